@@ -1,0 +1,2 @@
+import Colonnade
+print("colonnade-bench \(Colonnade.version)")

@@ -1,0 +1,52 @@
+// swift-tools-version: 6.2
+//
+// Colonnade — an in-memory columnar analytics engine for daily stock quotes.
+// No package dependencies: only the toolchain (stdlib, Foundation, Dispatch, Glibc, Swift Testing).
+import PackageDescription
+
+// Release builds of the engine are what users measure. `-enforce-exclusivity=unchecked`
+// removes the runtime exclusivity checks that would otherwise sit inside hot loops that
+// touch class-owned buffers; the engine never relies on them (its buffers are reached
+// through `withUnsafe…` closures that cannot overlap).
+let engineSettings: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    // Expensive invariant checks (padding bits, sortedness after every mutation).
+    // Turn on with `swift build -Xswiftc -DCOLONNADE_INTERNAL_CHECKS`; the benchmark refuses to report then.
+]
+
+let package = Package(
+    name: "Colonnade",
+    platforms: [.macOS(.v15)],
+    // MARK: Public products
+    products: [
+        .library(name: "Colonnade", targets: ["Colonnade"]),
+        .library(name: "DataLink", targets: ["DataLink"]),
+        .executable(name: "colonnade", targets: ["colonnade"]),
+        .executable(name: "colonnade-bench", targets: ["ColonnadeBenchmarks"]),
+    ],
+    targets: [
+        // MARK: Implementation
+        // The engine: columns, bitmasks, kernels, queries, decoding, snapshots, the generator.
+        .target(name: "Colonnade", swiftSettings: engineSettings),
+        // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
+        .target(name: "DataLink", dependencies: ["Colonnade"]),
+        // Argument parsing and the commands, as a library so tests can call them.
+        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLink"]),
+        .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
+
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "ColonnadeBenchmarks",
+            dependencies: ["Colonnade"],
+            path: "Benchmarks/ColonnadeBenchmarks",
+            swiftSettings: engineSettings
+        ),
+
+        // MARK: Tests
+        // Seeded data, obviously-correct references, fixture lookup, a loopback HTTP server.
+        .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
+        .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
+        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "ColonnadeTestSupport"]),
+        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
+    ]
+)
