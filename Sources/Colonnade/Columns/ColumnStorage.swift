@@ -1,0 +1,64 @@
+/// Raw memory behind a column or a bitmask: 64-byte aligned, padded to a multiple of 64 bytes.
+///
+/// Storage is either *owned* (allocated here, zero-filled, freed in `deinit`) or a *view* into
+/// memory that another object owns — for example a memory-mapped snapshot file. A view keeps its
+/// owner alive, so a mapping stays valid while any column that reads it is alive.
+///
+/// Kernels and the snapshot loader rely on the alignment and the padding: every buffer starts on
+/// a 64-byte boundary and may be read in whole 64-byte lines up to `byteCapacity`.
+public final class ColumnStorage: @unchecked Sendable {
+    // Safe to share across threads: the memory is only mutated through `Column`/`Bitmask`,
+    // which copy on write and check `isKnownUniquelyReferenced` first.
+
+    /// The alignment of every buffer, in bytes.
+    public static let alignment = 64
+
+    @usableFromInline let base: UnsafeMutableRawPointer
+    /// Usable bytes from `base`, a multiple of 64.
+    public let byteCapacity: Int
+    /// The object that owns borrowed memory, or nil when this storage owns it.
+    public let owner: AnyObject?
+
+    /// Allocates zero-filled storage of at least `byteCount` bytes, rounded up to 64.
+    public init(byteCount: Int) {
+        precondition(byteCount >= 0, "negative byte count")
+        let capacity = ColumnStorage.paddedByteCount(byteCount)
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, ColumnStorage.alignment),
+                                                       alignment: ColumnStorage.alignment)
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: max(capacity, ColumnStorage.alignment))
+        self.base = pointer
+        self.byteCapacity = capacity
+        self.owner = nil
+    }
+
+    /// A view of `byteCount` bytes at `base`, kept alive by `owner`.
+    ///
+    /// - Precondition: `base` is 64-byte aligned and `byteCount` is a multiple of 64 (the snapshot
+    ///   format guarantees both; the loader validates them before making a view).
+    public init(borrowing base: UnsafeRawPointer, byteCount: Int, owner: AnyObject) {
+        precondition(Int(bitPattern: base) % ColumnStorage.alignment == 0, "view is not 64-byte aligned")
+        precondition(byteCount % ColumnStorage.alignment == 0, "view length is not padded to 64 bytes")
+        self.base = UnsafeMutableRawPointer(mutating: base)
+        self.byteCapacity = byteCount
+        self.owner = owner
+    }
+
+    deinit {
+        if owner == nil { base.deallocate() }
+    }
+
+    /// Whether this storage is a view into memory owned by another object (never written to).
+    @inlinable public var isView: Bool { owner != nil }
+
+    /// `byteCount` rounded up to a multiple of 64.
+    @inlinable public static func paddedByteCount(_ byteCount: Int) -> Int {
+        (byteCount + alignment - 1) & ~(alignment - 1)
+    }
+
+    /// A new owned copy with room for `byteCount` bytes holding the first `usedBytes` of this one.
+    func copy(usedBytes: Int, byteCount: Int) -> ColumnStorage {
+        let fresh = ColumnStorage(byteCount: Swift.max(byteCount, usedBytes))
+        fresh.base.copyMemory(from: base, byteCount: usedBytes)
+        return fresh
+    }
+}

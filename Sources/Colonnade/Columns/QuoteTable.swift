@@ -1,0 +1,166 @@
+/// A table of daily quotes: named value columns of equal length, a date column, and a ticker
+/// dictionary with its index.
+///
+/// Physical layout (after kdb+'s parted, sorted tables): rows are grouped by ticker in ticker-code
+/// order; within a ticker, dates ascend and are unique. `tickers[code]` gives the ticker's symbol,
+/// metadata and row range, so a ticker filter is a slice and a date range two binary searches.
+///
+///     var table = try QuoteTable(symbol: "FDX", dates: [...], columns: [...])
+///     table.upsert(refetched)                                 // newer rows win, by date
+///     let hits = try table.select(where: "80 < high < 83 and 78 < low < 82")
+public struct QuoteTable: Sendable {
+    /// The value columns' names, identifiers and types, in source order.
+    public internal(set) var schema: [ColumnDescriptor]
+    /// The value columns, parallel to `schema`.
+    public internal(set) var columns: [AnyColumn]
+    /// Days since 1970-01-01 of every row.
+    public internal(set) var dates: Column<Int32>
+    /// The ticker dictionary and index: the code of a ticker is its position here.
+    public internal(set) var tickers: [TickerEntry]
+    /// The source's name for the date column (usually `Date`).
+    public var dateColumnName: String
+    /// Free-form table metadata, for example `["source": "synthetic sample"]`.
+    public var metadata: [String: String]
+
+    var codeBySymbol: [String: Int32]
+
+    /// The number of rows.
+    public var rowCount: Int { dates.count }
+
+    /// An empty table with the given value columns.
+    public init(schema: [ColumnDescriptor] = [], dateColumnName: String = "Date", metadata: [String: String] = [:]) {
+        self.schema = schema
+        self.columns = schema.map { AnyColumn(emptyOf: $0.type) }
+        self.dates = Column()
+        self.tickers = []
+        self.dateColumnName = dateColumnName
+        self.metadata = metadata
+        self.codeBySymbol = [:]
+    }
+
+    /// A table from parts already in table order (for the snapshot loader and builders).
+    ///
+    /// Checks lengths, unique identifiers and that the ticker index tiles the rows; with
+    /// `checkDates`, also that dates ascend strictly within every ticker.
+    public init(schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
+                dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true) throws(TableError) {
+        precondition(schema.count == columns.count, "schema and columns differ in count")
+        var seen = Set<String>()
+        for (d, c) in zip(schema, columns) {
+            if !seen.insert(d.identifier).inserted { throw .duplicateColumn(d.identifier) }
+            if c.count != dates.count { throw .lengthMismatch(column: d.name, expected: dates.count, actual: c.count) }
+        }
+        var next = 0
+        var codes = [String: Int32]()
+        for (code, t) in tickers.enumerated() {
+            if t.firstRow != next { throw .inconsistentIndex(ticker: t.symbol, detail: "first row \(t.firstRow), expected \(next)") }
+            if t.rowCount < 0 { throw .inconsistentIndex(ticker: t.symbol, detail: "negative row count") }
+            if codes.updateValue(Int32(code), forKey: t.symbol) != nil {
+                throw .inconsistentIndex(ticker: t.symbol, detail: "symbol appears twice")
+            }
+            next += t.rowCount
+        }
+        if next != dates.count {
+            throw .inconsistentIndex(ticker: tickers.last?.symbol ?? "(none)", detail: "index covers \(next) rows of \(dates.count)")
+        }
+        if checkDates {
+            if let problem = QuoteTable.dateOrderProblem(dates, tickers) { throw problem }
+        }
+        self.schema = schema
+        self.columns = columns
+        self.dates = dates
+        self.tickers = tickers
+        self.dateColumnName = dateColumnName
+        self.metadata = metadata
+        self.codeBySymbol = codes
+    }
+
+    /// The first place where dates do not ascend strictly within a ticker, if any.
+    static func dateOrderProblem(_ dates: Column<Int32>, _ tickers: [TickerEntry]) -> TableError? {
+        dates.withUnsafeBufferPointer { d in
+            for t in tickers where t.rowCount > 1 {
+                for r in t.firstRow + 1 ..< t.firstRow + t.rowCount where d[r] <= d[r - 1] {
+                    if d[r] == d[r - 1] { return .duplicateDate(ticker: t.symbol, day: d[r], rows: [r - 1, r]) }
+                    return .unsortedDates(ticker: t.symbol, row: r)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The code of `symbol`, or nil if the table has no such ticker.
+    public func code(of symbol: String) -> Int32? { codeBySymbol[symbol] }
+
+    /// The ticker entry of `symbol`.
+    public func ticker(_ symbol: String) -> TickerEntry? { codeBySymbol[symbol].map { tickers[Int($0)] } }
+
+    /// The code of the ticker that owns `row`.
+    /// - Complexity: O(log tickers).
+    public func tickerCode(ofRow row: Int) -> Int32 {
+        precondition(row >= 0 && row < rowCount, "row \(row) out of range")
+        var lo = 0, hi = tickers.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if tickers[mid].firstRow <= row { lo = mid } else { hi = mid - 1 }
+        }
+        return Int32(lo)
+    }
+
+    /// The index of the column named `name` — its identifier (`adj_close`) or its source name
+    /// (`Adj. Close`) — or nil.
+    public func columnIndex(named name: String) -> Int? {
+        if let i = schema.firstIndex(where: { $0.identifier == name }) { return i }
+        if let i = schema.firstIndex(where: { $0.name == name }) { return i }
+        return nil
+    }
+
+    /// The column named `name` (identifier or source name), or nil.
+    public func column(named name: String) -> AnyColumn? { columnIndex(named: name).map { columns[$0] } }
+
+    /// Sets metadata of an existing ticker (merged into what it has).
+    public mutating func updateMetadata(ofTicker symbol: String, _ values: [String: String]) {
+        guard let code = codeBySymbol[symbol] else { return }
+        tickers[Int(code)].metadata.merge(values) { _, new in new }
+    }
+
+    /// Computes block summaries for every column (dates included). Queries use them when present.
+    /// - Complexity: one pass over every column.
+    public mutating func computeSummaries() {
+        dates.computeSummaries()
+        for i in columns.indices { columns[i].computeSummaries() }
+    }
+
+    /// Whether every column carries block summaries.
+    public var hasSummaries: Bool { dates.summaries != nil && columns.allSatisfy(\.hasSummaries) }
+
+    /// Frees unused capacity in every column and drops validity bitmaps without nulls.
+    public mutating func shrinkToFit() {
+        dates.shrinkToFit()
+        for i in columns.indices {
+            switch columns[i] {
+            case .int32(var c): c.shrinkToFit(); columns[i] = .int32(c)
+            case .int64(var c): c.shrinkToFit(); columns[i] = .int64(c)
+            case .float32(var c): c.shrinkToFit(); columns[i] = .float32(c)
+            case .float64(var c): c.shrinkToFit(); columns[i] = .float64(c)
+            }
+        }
+    }
+
+    /// Bytes held by column values and validity bitmaps.
+    public var byteCount: Int {
+        var total = dates.count * 4
+        for c in columns {
+            total += c.count * c.elementType.byteWidth + (c.validity.map { $0.wordCount * 8 } ?? 0)
+        }
+        return total
+    }
+}
+
+extension QuoteTable: Equatable {
+    /// Tables are equal when schema, tickers (with metadata and ranges), dates, every value
+    /// (bit for bit, nulls alike), the date column's name and the table metadata are equal.
+    public static func == (lhs: QuoteTable, rhs: QuoteTable) -> Bool {
+        lhs.schema == rhs.schema && lhs.tickers == rhs.tickers && lhs.dates == rhs.dates
+            && lhs.columns == rhs.columns && lhs.dateColumnName == rhs.dateColumnName && lhs.metadata == rhs.metadata
+    }
+}

@@ -1,0 +1,28 @@
+/// Why a table could not be built or changed.
+public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Two rows of one ticker have the same date.
+    case duplicateDate(ticker: String, day: Int32, rows: [Int])
+    /// Columns of different lengths.
+    case lengthMismatch(column: String, expected: Int, actual: Int)
+    /// Two columns normalize to the same identifier.
+    case duplicateColumn(String)
+    /// The ticker index does not tile the rows.
+    case inconsistentIndex(ticker: String, detail: String)
+    /// Dates are not ascending within a ticker.
+    case unsortedDates(ticker: String, row: Int)
+
+    public var description: String {
+        switch self {
+        case let .duplicateDate(ticker, day, rows):
+            "duplicate date \(CivilDate.format(day: day)) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: ", ")))"
+        case let .lengthMismatch(column, expected, actual):
+            "column '\(column)' has \(actual) rows, expected \(expected)"
+        case let .duplicateColumn(name):
+            "two columns are both named '\(name)'"
+        case let .inconsistentIndex(ticker, detail):
+            "ticker index is inconsistent at \(ticker): \(detail)"
+        case let .unsortedDates(ticker, row):
+            "dates of ticker \(ticker) are not strictly ascending at row \(row)"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// Zone maps: the minimum, maximum and unknown count of each block of `blockRows` rows of a column.
+///
+/// "Unknown" counts the rows a comparison can never match: nulls and NaNs. Minimum and maximum
+/// are taken over the other rows (and are 0 for a block with none). A scan then decides per block:
+/// nothing can match (skip), everything matches (fill the mask words with ones, read no values),
+/// or maybe (run the kernel).
+///
+/// The block is 4,096 rows = 64 mask words: measured with the benchmark (docs/BENCHMARKS.md), it
+/// keeps the per-block decision negligible beside a kernel pass while still pruning smooth price
+/// series well; DuckDB uses 2,048-row vectors and ClickHouse 8,192-row granules.
+public struct BlockSummaries<Element: ColumnElement>: Sendable, Equatable {
+    /// Rows per block. A multiple of 64, so blocks cover whole mask words.
+    public static var blockRows: Int { 4096 }
+
+    /// The smallest known value in each block.
+    public var minimums: [Element]
+    /// The largest known value in each block.
+    public var maximums: [Element]
+    /// The number of nulls and NaNs in each block.
+    public var unknownCounts: [UInt32]
+
+    /// Summaries from their parts (the snapshot loader uses this).
+    public init(minimums: [Element], maximums: [Element], unknownCounts: [UInt32]) {
+        precondition(minimums.count == maximums.count && maximums.count == unknownCounts.count)
+        self.minimums = minimums
+        self.maximums = maximums
+        self.unknownCounts = unknownCounts
+    }
+
+    /// The number of blocks.
+    public var count: Int { minimums.count }
+
+    /// The number of blocks needed for `rows` rows.
+    public static func blockCount(forRows rows: Int) -> Int { (rows + blockRows - 1) / blockRows }
+
+    /// Computes the summaries of `column`.
+    /// - Complexity: O(column.count), one pass.
+    public init(of column: Column<Element>) {
+        let blocks = BlockSummaries.blockCount(forRows: column.count)
+        var mins = [Element](), maxs = [Element](), unknowns = [UInt32]()
+        mins.reserveCapacity(blocks); maxs.reserveCapacity(blocks); unknowns.reserveCapacity(blocks)
+        column.withUnsafeBufferPointer { values in
+            for b in 0 ..< blocks {
+                let lo = b * BlockSummaries.blockRows, hi = Swift.min(lo + BlockSummaries.blockRows, column.count)
+                var mn = Element.nullPlaceholder, mx = Element.nullPlaceholder
+                var seen = false
+                var unknown: UInt32 = 0
+                for r in lo ..< hi {
+                    let x = values[r]
+                    if column.isNull(r) || x.isNaNValue { unknown += 1; continue }
+                    if !seen { mn = x; mx = x; seen = true; continue }
+                    if x < mn { mn = x }
+                    if x > mx { mx = x }
+                }
+                mins.append(mn); maxs.append(mx); unknowns.append(unknown)
+            }
+        }
+        self.init(minimums: mins, maximums: maxs, unknownCounts: unknowns)
+    }
+
+    /// What `bounds` can do in block `block`, which holds `rows` rows.
+    @inlinable
+    public func outcome(of bounds: RangeBounds<Element>, inBlock block: Int, rows: Int) -> BlockOutcome {
+        let unknown = Int(unknownCounts[block])
+        if unknown >= rows { return .none }
+        let mn = minimums[block], mx = maximums[block]
+        if let lo = bounds.lower, bounds.lowerInclusive ? mx < lo : mx <= lo { return .none }
+        if let hi = bounds.upper, bounds.upperInclusive ? mn > hi : mn >= hi { return .none }
+        guard unknown == 0 else { return .some }
+        if let lo = bounds.lower, bounds.lowerInclusive ? !(mn >= lo) : !(mn > lo) { return .some }
+        if let hi = bounds.upper, bounds.upperInclusive ? !(mx <= hi) : !(mx < hi) { return .some }
+        return .all
+    }
+}
+
+/// What a predicate can do within one block, decided from its summary.
+public enum BlockOutcome: Sendable {
+    /// No row can match: skip the block.
+    case none
+    /// Every row matches: fill the words, read no values.
+    case all
+    /// Some rows may match: run the kernel.
+    case some
+}
+
+extension Column {
+    /// Computes (or recomputes) the block summaries.
+    public mutating func computeSummaries() {
+        summaries = BlockSummaries(of: self)
+    }
+}

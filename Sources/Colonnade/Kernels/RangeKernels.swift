@@ -1,0 +1,124 @@
+/// Branch-free range kernels: 64 comparisons packed into one mask word.
+///
+/// The loop shape the optimizer vectorizes (DESIGN.md, "Kernels"): bounds in locals, a plain
+/// loop over an unsafe pointer, each result turned into 0 or 1 with `?:` and combined with `&`
+/// (never `&&`), shifted into place, 64 per word. The generic body below is *scalar* and always
+/// inlined into a concrete entry point per element type (`Double._evaluateRange`, …), so every
+/// comparison is the concrete type's own; no generic SIMD code is involved.
+public enum RangeKernels {
+    /// Evaluates `bounds` over `values` and writes, intersects or unions the results into `words`.
+    ///
+    /// Scalar equivalent: `for i in 0..<count { bit(i) = bounds.matches(values[i]) }`. NaN never
+    /// matches; nulls are not seen here (callers AND with validity). Row `i` goes to bit `i & 63`
+    /// of `words[i >> 6]`; in the last, partial word only the first `count & 63` bits are written
+    /// (others are cleared in `.store` mode and left alone otherwise).
+    ///
+    /// - Precondition: `values` and `words` hold `count` values and `(count + 63) / 64` words.
+    /// - Complexity: O(count); in `.intersect` mode words that are already zero cost no reads.
+    @inlinable
+    public static func evaluate<T: ColumnElement>(_ bounds: RangeBounds<T>, values: UnsafeBufferPointer<T>,
+                                                  into words: UnsafeMutableBufferPointer<UInt64>, mode: MaskWriteMode) {
+        precondition(words.count >= (values.count + 63) >> 6, "mask too short for values")
+        guard let base = values.baseAddress, let out = words.baseAddress else { return }
+        T._evaluateRange(bounds, base, count: values.count, out, mode)
+    }
+
+    /// The body every concrete `_evaluateRange` inlines.
+    @inline(__always) @usableFromInline
+    static func _run<T: ColumnElement>(_ b: RangeBounds<T>, _ v: UnsafePointer<T>, _ n: Int,
+                                       _ out: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        switch (b.lower, b.upper) {
+        case let (lo?, hi?):
+            switch (b.lowerInclusive, b.upperInclusive) {
+            case (false, false): _loop(v, n, out, mode) { x in (x > lo ? 1 : 0) & (x < hi ? 1 : 0) }
+            case (true, true): _loop(v, n, out, mode) { x in (x >= lo ? 1 : 0) & (x <= hi ? 1 : 0) }
+            case (true, false): _loop(v, n, out, mode) { x in (x >= lo ? 1 : 0) & (x < hi ? 1 : 0) }
+            case (false, true): _loop(v, n, out, mode) { x in (x > lo ? 1 : 0) & (x <= hi ? 1 : 0) }
+            }
+        case let (lo?, nil):
+            if b.lowerInclusive { _loop(v, n, out, mode) { x in x >= lo ? 1 : 0 } }
+            else { _loop(v, n, out, mode) { x in x > lo ? 1 : 0 } }
+        case let (nil, hi?):
+            if b.upperInclusive { _loop(v, n, out, mode) { x in x <= hi ? 1 : 0 } }
+            else { _loop(v, n, out, mode) { x in x < hi ? 1 : 0 } }
+        case (nil, nil):
+            _loop(v, n, out, mode) { x in x == x ? 1 : 0 }
+        }
+    }
+
+    @inline(__always) @usableFromInline
+    static func _loop<T>(_ v: UnsafePointer<T>, _ n: Int, _ out: UnsafeMutablePointer<UInt64>,
+                         _ mode: MaskWriteMode, _ bit: (T) -> UInt64) {
+        let fullWords = n >> 6
+        switch mode {
+        case .store:
+            for w in 0 ..< fullWords {
+                // Safe: w < fullWords, so rows w*64 ..< w*64+64 are < n.
+                let p = v + (w << 6)
+                var word: UInt64 = 0
+                for j in 0 ..< 64 { word |= bit(p[j]) << UInt64(j) }
+                out[w] = word
+            }
+        case .intersect:
+            for w in 0 ..< fullWords {
+                let current = out[w]
+                if current == 0 { continue }
+                let p = v + (w << 6)
+                var word: UInt64 = 0
+                for j in 0 ..< 64 { word |= bit(p[j]) << UInt64(j) }
+                out[w] = current & word
+            }
+        case .union:
+            for w in 0 ..< fullWords {
+                let p = v + (w << 6)
+                var word: UInt64 = 0
+                for j in 0 ..< 64 { word |= bit(p[j]) << UInt64(j) }
+                out[w] |= word
+            }
+        }
+        let tail = n & 63
+        guard tail != 0 else { return }
+        let p = v + (fullWords << 6)
+        var word: UInt64 = 0
+        for j in 0 ..< tail { word |= bit(p[j]) << UInt64(j) }
+        switch mode {
+        case .store: out[fullWords] = word
+        case .intersect: out[fullWords] &= word | (~UInt64(0) << UInt64(tail))
+        case .union: out[fullWords] |= word
+        }
+    }
+}
+
+// Concrete entry points: one specialised loop per element type.
+
+extension Int32 {
+    /// Concrete range kernel for Int32; see `RangeKernels.evaluate`.
+    public static func _evaluateRange(_ bounds: RangeBounds<Int32>, _ values: UnsafePointer<Int32>, count: Int,
+                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        RangeKernels._run(bounds, values, count, words, mode)
+    }
+}
+
+extension Int64 {
+    /// Concrete range kernel for Int64; see `RangeKernels.evaluate`.
+    public static func _evaluateRange(_ bounds: RangeBounds<Int64>, _ values: UnsafePointer<Int64>, count: Int,
+                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        RangeKernels._run(bounds, values, count, words, mode)
+    }
+}
+
+extension Float {
+    /// Concrete range kernel for Float32; see `RangeKernels.evaluate`.
+    public static func _evaluateRange(_ bounds: RangeBounds<Float>, _ values: UnsafePointer<Float>, count: Int,
+                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        RangeKernels._run(bounds, values, count, words, mode)
+    }
+}
+
+extension Double {
+    /// Concrete range kernel for Float64; see `RangeKernels.evaluate`.
+    public static func _evaluateRange(_ bounds: RangeBounds<Double>, _ values: UnsafePointer<Double>, count: Int,
+                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        RangeKernels._run(bounds, values, count, words, mode)
+    }
+}

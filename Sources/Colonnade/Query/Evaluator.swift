@@ -1,0 +1,186 @@
+/// Evaluates a plan into a bitmask, one chunk of rows at a time.
+///
+/// Each chunk (`QueryOptions.chunkRows` rows, whole blocks) is evaluated on its own: the plan's
+/// leaves write, intersect or union into the chunk's words, so chunks run on any thread and the
+/// result is the same whatever the thread count. Within an `and`, the first child stores and the
+/// rest intersect — a kernel in intersect mode skips words that are already zero, and a block
+/// whose words are all zero is skipped without reading its values. Block summaries decide per
+/// block whether to skip, fill or run the kernel.
+struct Evaluator {
+    let rowCount: Int
+    let columns: [AnyColumn]
+    let useSummaries: Bool
+
+    static let blockRows = 4096
+    static let chunkWords = QueryOptions.chunkRows / 64
+
+    /// Evaluates `plan` over the whole table.
+    func mask(_ plan: PlanNode, threads: Int) -> Bitmask {
+        var mask = Bitmask(count: rowCount)
+        switch plan {
+        case .none: return mask
+        case .all: mask.setAll(); return mask
+        default: break
+        }
+        let chunks = (rowCount + QueryOptions.chunkRows - 1) / QueryOptions.chunkRows
+        mask.withUnsafeMutableWords { words in
+            guard let base = words.baseAddress else { return }
+            let shared = SharedPointer(base: base)
+            let scratchPerWorker = (0 ..< max(1, min(threads, chunks))).map { _ in Scratch() }
+            forEachChunk(chunks, threads: threads) { chunk, worker in
+                let start = chunk * QueryOptions.chunkRows
+                let rows = start ..< min(start + QueryOptions.chunkRows, rowCount)
+                evaluate(plan, rows: rows, out: shared.base + (start >> 6), mode: .store, scratch: scratchPerWorker[worker], depth: 0)
+            }
+        }
+        return mask
+    }
+
+    /// Evaluates `node` over `rows` (a chunk) into `out`, the chunk's first word.
+    func evaluate(_ node: PlanNode, rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+                  scratch: Scratch, depth: Int) {
+        let wordCount = (rows.count + 63) >> 6
+        switch node {
+        case .none:
+            if mode != .union { out.update(repeating: 0, count: wordCount) }
+        case .all:
+            if mode != .intersect { Evaluator.fill(out, rows: rows.count, overwrite: mode == .store) }
+        case .rows(let intervals):
+            Evaluator.applyIntervals(intervals, rows: rows, out: out, mode: mode)
+        case .range(let column, let bounds):
+            switch (columns[column], bounds) {
+            case let (.float64(c), .float64(b)): evaluateRange(b, c, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            case let (.float32(c), .float32(b)): evaluateRange(b, c, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            case let (.int64(c), .int64(b)): evaluateRange(b, c, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            case let (.int32(c), .int32(b)): evaluateRange(b, c, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            default: preconditionFailure("plan bounds do not match the column type")
+            }
+        case .and(let children):
+            if mode == .union {
+                let tmp = scratch.words(depth)
+                evaluate(node, rows: rows, out: tmp, mode: .store, scratch: scratch, depth: depth + 1)
+                for i in 0 ..< wordCount { out[i] |= tmp[i] }
+                return
+            }
+            for (i, child) in children.enumerated() {
+                evaluate(child, rows: rows, out: out, mode: i == 0 ? mode : .intersect, scratch: scratch, depth: depth + 1)
+            }
+        case .or(let children):
+            if mode == .intersect {
+                // Nothing to do where the running result is already empty.
+                if Evaluator.allZero(out, wordCount) { return }
+                let tmp = scratch.words(depth)
+                evaluate(node, rows: rows, out: tmp, mode: .store, scratch: scratch, depth: depth + 1)
+                for i in 0 ..< wordCount { out[i] &= tmp[i] }
+                return
+            }
+            for (i, child) in children.enumerated() {
+                evaluate(child, rows: rows, out: out, mode: i == 0 ? mode : .union, scratch: scratch, depth: depth + 1)
+            }
+        }
+    }
+
+    /// One range leaf over a chunk, block by block.
+    private func evaluateRange<T: ColumnElement>(_ bounds: RangeBounds<T>, _ column: Column<T>, rows: Range<Int>,
+                                                 out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+                                                 scratch: Scratch, depth: Int) {
+        if bounds.isEmpty {
+            evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            return
+        }
+        let summaries = useSummaries ? column.summaries : nil
+        column.withUnsafeBufferPointer { values in
+            let validity = column.validity
+            var blockStart = rows.lowerBound
+            while blockStart < rows.upperBound {
+                let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
+                let words = (n + 63) >> 6
+                let o = out + ((blockStart - rows.lowerBound) >> 6)
+                defer { blockStart += n }
+                if mode == .intersect && Evaluator.allZero(o, words) { continue }
+                let outcome = summaries?.outcome(of: bounds, inBlock: blockStart / Evaluator.blockRows, rows: n) ?? .some
+                switch outcome {
+                case .none:
+                    if mode != .union { o.update(repeating: 0, count: words) }
+                case .all:
+                    if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
+                case .some:
+                    // Safe: blockStart + n <= rowCount == values.count; o has `words` words in the mask.
+                    let v = values.baseAddress! + blockStart
+                    guard let validity else {
+                        T._evaluateRange(bounds, v, count: n, o, mode)
+                        continue
+                    }
+                    validity.withUnsafeWords { valid in
+                        let vw = valid.baseAddress! + (blockStart >> 6)
+                        if mode == .union {
+                            let tmp = scratch.words(depth)
+                            T._evaluateRange(bounds, v, count: n, tmp, .store)
+                            for i in 0 ..< words { o[i] |= tmp[i] & vw[i] }
+                        } else {
+                            T._evaluateRange(bounds, v, count: n, o, mode)
+                            for i in 0 ..< words { o[i] &= vw[i] }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies sorted, disjoint row intervals to a chunk.
+    static func applyIntervals(_ intervals: [Range<Int>], rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode) {
+        let wordCount = (rows.count + 63) >> 6
+        // The first interval that ends after the chunk starts.
+        var lo = 0, hi = intervals.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if intervals[mid].upperBound <= rows.lowerBound { lo = mid + 1 } else { hi = mid }
+        }
+        if mode == .store { out.update(repeating: 0, count: wordCount) }
+        var previousEnd = 0  // chunk-relative
+        var i = lo
+        while i < intervals.count && intervals[i].lowerBound < rows.upperBound {
+            let a = max(intervals[i].lowerBound, rows.lowerBound) - rows.lowerBound
+            let b = min(intervals[i].upperBound, rows.upperBound) - rows.lowerBound
+            switch mode {
+            case .store, .union: Bitmask._setBits(in: out, a, b)
+            case .intersect: Bitmask._clearBits(in: out, previousEnd, a)
+            }
+            previousEnd = b
+            i += 1
+        }
+        if mode == .intersect { Bitmask._clearBits(in: out, previousEnd, rows.count) }
+    }
+
+    /// Sets the first `rows` bits of `out`; with `overwrite`, the rest of the last word is cleared.
+    static func fill(_ out: UnsafeMutablePointer<UInt64>, rows: Int, overwrite: Bool) {
+        let full = rows >> 6
+        for i in 0 ..< full { out[i] = ~0 }
+        let tail = rows & 63
+        guard tail != 0 else { return }
+        let bits = (UInt64(1) << UInt64(tail)) &- 1
+        if overwrite { out[full] = bits } else { out[full] |= bits }
+    }
+
+    static func allZero(_ p: UnsafeMutablePointer<UInt64>, _ n: Int) -> Bool {
+        var acc: UInt64 = 0
+        for i in 0 ..< n { acc |= p[i] }
+        return acc == 0
+    }
+}
+
+/// Per-worker temporary words, one chunk's worth per nesting depth.
+final class Scratch {
+    private var buffers: [UnsafeMutablePointer<UInt64>] = []
+
+    func words(_ depth: Int) -> UnsafeMutablePointer<UInt64> {
+        while buffers.count <= depth {
+            let p = UnsafeMutablePointer<UInt64>.allocate(capacity: Evaluator.chunkWords)
+            p.initialize(repeating: 0, count: Evaluator.chunkWords)
+            buffers.append(p)
+        }
+        return buffers[depth]
+    }
+
+    deinit { for b in buffers { b.deallocate() } }
+}

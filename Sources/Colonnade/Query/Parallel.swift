@@ -1,0 +1,40 @@
+import Dispatch
+import Synchronization
+
+/// A pointer handed to worker threads that write disjoint parts of the memory it points to.
+struct SharedPointer<T>: @unchecked Sendable {
+    // Safe: every worker writes only the words of the chunks it claimed.
+    let base: UnsafeMutablePointer<T>
+}
+
+/// Hands out chunk numbers to workers.
+private final class ChunkCounter: Sendable {
+    let next = Atomic<Int>(0)
+}
+
+/// Runs `body(chunk, worker)` for every chunk in `0..<chunks` on up to `threads` threads, each
+/// worker claiming the next unclaimed chunk. With one thread (or one chunk) it runs inline.
+func forEachChunk(_ chunks: Int, threads: Int, _ body: (_ chunk: Int, _ worker: Int) -> Void) {
+    let workers = min(threads, chunks)
+    if workers <= 1 {
+        for c in 0 ..< chunks { body(c, 0) }
+        return
+    }
+    let counter = ChunkCounter()
+    withoutActuallyEscaping(body) { body in
+        let shared = UncheckedSendableBox(body)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            while true {
+                let c = counter.next.add(1, ordering: .relaxed).oldValue
+                if c >= chunks { break }
+                shared.value(c, worker)
+            }
+        }
+    }
+}
+
+/// A value handed to other threads that the caller knows is safe to share.
+struct UncheckedSendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,115 @@
+/// A filter over a table's rows, as a tree: column ranges, date ranges and ticker sets combined
+/// with `and`, `or` and `not`.
+///
+/// Build one from text with `QueryParser` (`try table.select(where: "80 < high < 83")`) or in
+/// Swift without strings:
+///
+///     let p = Field("high").isInside(80, 83) && Field("low").isInside(78, 82)
+///           && .tickers(["FDX", "AAPL"]) && Field.date >= Day(2005, 1, 1)
+///
+/// Truth is SQL's three-valued logic: a comparison with a null or NaN is *unknown*, unknown never
+/// matches, and `not unknown` is still unknown — so `not close > 60` does not match a row whose
+/// close is null. `and` and `or` follow SQL's truth tables.
+public indirect enum Predicate: Sendable, Equatable {
+    /// A value column (by identifier or source name) within bounds.
+    case range(column: String, bounds: RangeBounds<Double>)
+    /// The row's date (days since 1970-01-01) within bounds.
+    case dates(RangeBounds<Int32>)
+    /// The row's ticker is one of these symbols.
+    case tickers([String])
+    /// Every child holds.
+    case and([Predicate])
+    /// At least one child holds.
+    case or([Predicate])
+    /// The child is false (not unknown).
+    case not(Predicate)
+    /// Always true (every row) or always false (no row).
+    case constant(Bool)
+}
+
+extension Predicate {
+    /// Both hold.
+    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs, rhs) {
+        case let (.and(a), .and(b)): .and(a + b)
+        case let (.and(a), b): .and(a + [b])
+        case let (a, .and(b)): .and([a] + b)
+        default: .and([lhs, rhs])
+        }
+    }
+
+    /// Either holds.
+    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+        switch (lhs, rhs) {
+        case let (.or(a), .or(b)): .or(a + b)
+        case let (.or(a), b): .or(a + [b])
+        case let (a, .or(b)): .or([a] + b)
+        default: .or([lhs, rhs])
+        }
+    }
+
+    /// The negation (three-valued: unknown stays unknown).
+    public static prefix func ! (p: Predicate) -> Predicate { .not(p) }
+}
+
+/// A calendar day, for building date predicates in Swift.
+public struct Day: Sendable, Hashable, Comparable {
+    /// Days since 1970-01-01.
+    public var daysSinceEpoch: Int32
+
+    /// The day `year-month-day`.
+    /// - Precondition: the date exists in the proleptic Gregorian calendar.
+    public init(_ year: Int, _ month: Int, _ day: Int) {
+        guard let d = CivilDate.days(year: year, month: month, day: day) else {
+            preconditionFailure("invalid date \(year)-\(month)-\(day)")
+        }
+        daysSinceEpoch = d
+    }
+
+    /// The day written `YYYY-MM-DD`, or nil.
+    public init?(_ text: String) {
+        guard let d = CivilDate.parseDay(text) else { return nil }
+        daysSinceEpoch = d
+    }
+
+    /// A day from its number of days since 1970-01-01.
+    public init(daysSinceEpoch: Int32) { self.daysSinceEpoch = daysSinceEpoch }
+
+    public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
+}
+
+/// A column named in a Swift-built predicate.
+///
+///     Field("close") > 60                  // .range(column: "close", bounds: .greater(than: 60))
+///     Field("high").isInside(80, 83)       // 80 < high < 83
+///     Field("low").isBetween(78, 82)       // 78 <= low <= 82
+///     Field.date.isBetween(Day(2005, 1, 1), Day(2014, 5, 10))
+public struct Field: Sendable, Hashable {
+    /// The column's identifier or source name (`date` for the date column).
+    public var name: String
+
+    /// A column by identifier (`adj_close`) or source name (`Adj. Close`).
+    public init(_ name: String) { self.name = name }
+
+    /// The date column.
+    public static var date: Field { Field("date") }
+
+    /// `lo < x < hi` (exclusive, as the seed tutorials' filter was).
+    public func isInside(_ lo: Double, _ hi: Double) -> Predicate { .range(column: name, bounds: .open(lo, hi)) }
+    /// `lo <= x <= hi` (inclusive, like SQL's between).
+    public func isBetween(_ lo: Double, _ hi: Double) -> Predicate { .range(column: name, bounds: .closed(lo, hi)) }
+    /// `lo <= date <= hi`.
+    public func isBetween(_ lo: Day, _ hi: Day) -> Predicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
+
+    public static func > (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .greater(than: v)) }
+    public static func >= (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .atLeast(v)) }
+    public static func < (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .less(than: v)) }
+    public static func <= (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .atMost(v)) }
+    public static func == (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .equal(to: v)) }
+
+    public static func > (f: Field, d: Day) -> Predicate { .dates(.greater(than: d.daysSinceEpoch)) }
+    public static func >= (f: Field, d: Day) -> Predicate { .dates(.atLeast(d.daysSinceEpoch)) }
+    public static func < (f: Field, d: Day) -> Predicate { .dates(.less(than: d.daysSinceEpoch)) }
+    public static func <= (f: Field, d: Day) -> Predicate { .dates(.atMost(d.daysSinceEpoch)) }
+    public static func == (f: Field, d: Day) -> Predicate { .dates(.equal(to: d.daysSinceEpoch)) }
+}

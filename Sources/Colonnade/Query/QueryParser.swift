@@ -1,0 +1,472 @@
+/// Parses the text form of a predicate against a table's columns.
+///
+/// Grammar (keywords are case-insensitive):
+///
+///     expr       := and ('or' and)*
+///     and        := unary ('and' unary)*
+///     unary      := 'not' unary | '(' expr ')' | 'true' | 'false' | comparison
+///     comparison := operand op operand [op operand]        -- 80 < high < 83, close >= 1e6
+///                 | column ['not'] 'between' value 'and' value
+///                 | column ['not'] 'in' '(' value (',' value)* ')'
+///     op         := '<' | '<=' | '>' | '>=' | '=' | '==' | '!=' | '<>'
+///     operand    := column | number | date | 'text'
+///     column     := identifier | "Source Name" | ticker | date
+///
+/// Columns are normalized identifiers (`adj_low`) or double-quoted source names (`"Adj. Low"`);
+/// `ticker` and `date` always exist. Numbers may have a sign, a fraction and an exponent; dates
+/// are `YYYY-MM-DD` (bare or single-quoted). `<` and `>` are exclusive, `between` inclusive.
+/// Errors name the line, the column and what was expected.
+public struct QueryParser: Sendable {
+    private let identifiers: [String]
+    private let sourceNames: [String]
+    private let dateNames: Set<String>
+
+    /// A parser for expressions over `table`'s columns.
+    public init(table: QuoteTable) {
+        identifiers = table.schema.map(\.identifier)
+        sourceNames = table.schema.map(\.name)
+        dateNames = ["date", table.dateColumnName.lowercased()]
+    }
+
+    /// Parses `expression` into a predicate.
+    /// - Throws: `QueryError` naming the position (line:column) and what was expected.
+    public func parse(_ expression: String) throws(QueryError) -> Predicate {
+        var state = try State(text: expression, parser: self)
+        let p = try state.parseOr()
+        if state.peek.kind != .end {
+            throw state.error("unexpected \(state.peek.describe()), expected 'and', 'or' or the end of the expression", at: state.peek)
+        }
+        return p
+    }
+
+    // MARK: Tokens
+
+    enum Kind: Equatable {
+        case word(String)        // identifier or keyword, as written
+        case quoted(String)      // "Source Name"
+        case text(String)        // 'string'
+        case number(Double)
+        case date(Int32)
+        case op(String)
+        case lparen, rparen, comma, end
+    }
+
+    struct Token {
+        var kind: Kind
+        var offset: Int
+        var length: Int
+
+        func describe() -> String {
+            switch kind {
+            case .word(let w): "'\(w)'"
+            case .quoted(let q): "\"\(q)\""
+            case .text(let t): "'\(t)'"
+            case .number, .date: "value"
+            case .op(let o): "'\(o)'"
+            case .lparen: "'('"
+            case .rparen: "')'"
+            case .comma: "','"
+            case .end: "end of expression"
+            }
+        }
+
+        func isKeyword(_ k: String) -> Bool {
+            if case .word(let w) = kind { return w.lowercased() == k }
+            return false
+        }
+    }
+
+    enum Operand {
+        case value(name: String)  // a value column, by identifier
+        case date
+        case ticker
+        case number(Double)
+        case day(Int32)
+        case text(String)
+    }
+
+    struct State {
+        let bytes: [UInt8]
+        let parser: QueryParser
+        var tokens: [Token] = []
+        var index = 0
+
+        init(text: String, parser: QueryParser) throws(QueryError) {
+            bytes = Array(text.utf8)
+            self.parser = parser
+            try tokenize()
+        }
+
+        var peek: Token { tokens[index] }
+
+        mutating func next() -> Token {
+            let t = tokens[index]
+            if index < tokens.count - 1 { index += 1 }
+            return t
+        }
+
+        func error(_ message: String, at token: Token, suggestions: [String] = []) -> QueryError {
+            error(message, offset: token.offset, suggestions: suggestions)
+        }
+
+        func error(_ message: String, offset: Int, suggestions: [String] = []) -> QueryError {
+            var line = 1, lineStart = 0
+            for i in 0 ..< min(offset, bytes.count) where bytes[i] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = i + 1
+            }
+            let column = String(decoding: bytes[lineStart ..< min(offset, bytes.count)], as: UTF8.self).count + 1
+            return QueryError(message, line: line, column: column, offset: offset, suggestions: suggestions)
+        }
+
+        // MARK: Lexing
+
+        mutating func tokenize() throws(QueryError) {
+            var i = 0
+            let n = bytes.count
+            func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+            func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c >= 0x80 }
+            while i < n {
+                let c = bytes[i]
+                if c == 32 || c == 9 || c == 10 || c == 13 { i += 1; continue }
+                let start = i
+                if isDigit(c) || (c == 46 && i + 1 < n && isDigit(bytes[i + 1])) {
+                    // A date: four digits and a dash.
+                    if i + 4 < n && bytes[i ..< i + 4].allSatisfy(isDigit) && bytes[i + 4] == 45 {
+                        var j = i
+                        while j < n && (isDigit(bytes[j]) || bytes[j] == 45) { j += 1 }
+                        let text = String(decoding: bytes[i ..< j], as: UTF8.self)
+                        guard let day = CivilDate.parseDay(text) else {
+                            throw error("invalid date '\(text)' (expected YYYY-MM-DD)", offset: start)
+                        }
+                        tokens.append(Token(kind: .date(day), offset: start, length: j - i))
+                        i = j
+                        continue
+                    }
+                    var j = i
+                    while j < n && isDigit(bytes[j]) { j += 1 }
+                    if j < n && bytes[j] == 46 { j += 1; while j < n && isDigit(bytes[j]) { j += 1 } }
+                    if j < n && (bytes[j] == 101 || bytes[j] == 69) {
+                        var k = j + 1
+                        if k < n && (bytes[k] == 43 || bytes[k] == 45) { k += 1 }
+                        guard k < n && isDigit(bytes[k]) else {
+                            throw error("malformed number '\(String(decoding: bytes[i ..< min(k, n)], as: UTF8.self))': exponent has no digits", offset: start)
+                        }
+                        while k < n && isDigit(bytes[k]) { k += 1 }
+                        j = k
+                    }
+                    if j < n && isLetter(bytes[j]) {
+                        throw error("malformed number: unexpected '\(Character(Unicode.Scalar(bytes[j])))' after digits", offset: j)
+                    }
+                    let text = String(decoding: bytes[i ..< j], as: UTF8.self)
+                    guard let value = Double(text) else { throw error("malformed number '\(text)'", offset: start) }
+                    tokens.append(Token(kind: .number(value), offset: start, length: j - i))
+                    i = j
+                    continue
+                }
+                if isLetter(c) {
+                    var j = i
+                    while j < n && (isLetter(bytes[j]) || isDigit(bytes[j]) || bytes[j] == 46) { j += 1 }
+                    tokens.append(Token(kind: .word(String(decoding: bytes[i ..< j], as: UTF8.self)), offset: start, length: j - i))
+                    i = j
+                    continue
+                }
+                if c == 34 || c == 39 {  // "quoted identifier" or 'text'
+                    var j = i + 1
+                    var content = [UInt8]()
+                    var closed = false
+                    while j < n {
+                        if bytes[j] == c {
+                            if j + 1 < n && bytes[j + 1] == c { content.append(c); j += 2; continue }
+                            closed = true
+                            j += 1
+                            break
+                        }
+                        content.append(bytes[j])
+                        j += 1
+                    }
+                    guard closed else {
+                        throw error("unterminated \(c == 34 ? "quoted name" : "string"): missing closing \(c == 34 ? "\"" : "'")", offset: start)
+                    }
+                    let s = String(decoding: content, as: UTF8.self)
+                    tokens.append(Token(kind: c == 34 ? .quoted(s) : .text(s), offset: start, length: j - i))
+                    i = j
+                    continue
+                }
+                switch c {
+                case 40: tokens.append(Token(kind: .lparen, offset: start, length: 1)); i += 1; continue
+                case 41: tokens.append(Token(kind: .rparen, offset: start, length: 1)); i += 1; continue
+                case 44: tokens.append(Token(kind: .comma, offset: start, length: 1)); i += 1; continue
+                default: break
+                }
+                let two = i + 1 < n ? String(decoding: bytes[i ... i + 1], as: UTF8.self) : ""
+                if ["<=", ">=", "<>", "!=", "=="].contains(two) {
+                    tokens.append(Token(kind: .op(two), offset: start, length: 2)); i += 2; continue
+                }
+                if c == 60 || c == 62 || c == 61 || c == 45 || c == 43 {
+                    tokens.append(Token(kind: .op(String(Character(Unicode.Scalar(c)))), offset: start, length: 1)); i += 1; continue
+                }
+                let ch = String(decoding: bytes[i ..< min(n, i + 4)], as: UTF8.self).first.map(String.init) ?? "?"
+                throw error("unexpected character '\(ch)'", offset: start)
+            }
+            tokens.append(Token(kind: .end, offset: n, length: 0))
+        }
+
+        // MARK: Grammar
+
+        mutating func parseOr() throws(QueryError) -> Predicate {
+            var p = try parseAnd()
+            while peek.isKeyword("or") {
+                _ = next()
+                p = p || (try parseAnd())
+            }
+            return p
+        }
+
+        mutating func parseAnd() throws(QueryError) -> Predicate {
+            var p = try parseUnary()
+            while peek.isKeyword("and") {
+                _ = next()
+                p = p && (try parseUnary())
+            }
+            return p
+        }
+
+        mutating func parseUnary() throws(QueryError) -> Predicate {
+            if peek.isKeyword("not") {
+                _ = next()
+                return .not(try parseUnary())
+            }
+            if peek.kind == .lparen {
+                let open = next()
+                let p = try parseOr()
+                guard peek.kind == .rparen else {
+                    throw error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
+                }
+                _ = next()
+                return p
+            }
+            if peek.isKeyword("true") { _ = next(); return .constant(true) }
+            if peek.isKeyword("false") { _ = next(); return .constant(false) }
+            return try parseComparison()
+        }
+
+        func position(_ t: Token) -> String {
+            let e = error("", at: t)
+            return "\(e.line ?? 1):\(e.column ?? 1)"
+        }
+
+        mutating func parseComparison() throws(QueryError) -> Predicate {
+            let firstToken = peek
+            let first = try parseOperand()
+            if case .number = first {} else if case .day = first {} else if case .text = first {} else {
+                // A column first.
+                var negate = false
+                if peek.isKeyword("not") { _ = next(); negate = true
+                    guard peek.isKeyword("between") || peek.isKeyword("in") else {
+                        throw error("expected 'between' or 'in' after 'not', found \(peek.describe())", at: peek)
+                    }
+                }
+                if peek.isKeyword("between") {
+                    _ = next()
+                    let loToken = peek
+                    let lo = try parseOperand()
+                    guard peek.isKeyword("and") else {
+                        throw error("expected 'and' in 'between … and …', found \(peek.describe())", at: peek)
+                    }
+                    _ = next()
+                    let hiToken = peek
+                    let hi = try parseOperand()
+                    let p = try compare(first, firstToken, lower: (lo, loToken, true), upper: (hi, hiToken, true))
+                    return negate ? .not(p) : p
+                }
+                if peek.isKeyword("in") {
+                    _ = next()
+                    let p = try parseIn(first, firstToken)
+                    return negate ? .not(p) : p
+                }
+                guard case .op(let op) = peek.kind, op != "-" && op != "+" else {
+                    throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
+                }
+                let opToken = next()
+                let rightToken = peek
+                let right = try parseOperand(after: first)
+                if case .op(let op2) = peek.kind, ["<", "<=", ">", ">="].contains(op2) {
+                    throw error("a chained comparison must have the column in the middle, as in 80 < high < 83", at: peek)
+                }
+                return try single(first, firstToken, op, opToken, right, rightToken)
+            }
+            // A value first: `80 < high` or `80 < high < 83`.
+            guard case .op(let op1) = peek.kind, op1 != "-" && op1 != "+" else {
+                throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
+            }
+            let op1Token = next()
+            let columnToken = peek
+            let column = try parseOperand()
+            switch column {
+            case .number, .day, .text:
+                throw error("expected a column after '\(op1)', found a value (a comparison needs one column)", at: columnToken)
+            default: break
+            }
+            guard case .op(let op2) = peek.kind, op2 != "-" && op2 != "+" else {
+                return try single(column, columnToken, QueryParser.flip(op1), op1Token, first, firstToken)
+            }
+            let op2Token = next()
+            let lastToken = peek
+            let last = try parseOperand(after: column)
+            let lessChain = ["<", "<="].contains(op1) && ["<", "<="].contains(op2)
+            let greaterChain = [">", ">="].contains(op1) && [">", ">="].contains(op2)
+            guard lessChain || greaterChain else {
+                throw error("a chained comparison needs both operators in the same direction (< and <=, or > and >=), found '\(op1)' and '\(op2)'", at: op2Token)
+            }
+            if lessChain {
+                return try compare(column, columnToken, lower: (first, firstToken, op1 == "<="), upper: (last, lastToken, op2 == "<="))
+            }
+            return try compare(column, columnToken, lower: (last, lastToken, op2 == ">="), upper: (first, firstToken, op1 == ">="))
+        }
+
+        static func isValue(_ o: Operand) -> Bool {
+            switch o {
+            case .number, .day, .text: true
+            default: false
+            }
+        }
+
+        mutating func parseIn(_ column: Operand, _ columnToken: Token) throws(QueryError) -> Predicate {
+            guard peek.kind == .lparen else { throw error("expected '(' after 'in', found \(peek.describe())", at: peek) }
+            _ = next()
+            var items: [(Operand, Token)] = []
+            while true {
+                let t = peek
+                items.append((try parseOperand(after: column), t))
+                if peek.kind == .comma { _ = next(); continue }
+                if peek.kind == .rparen { _ = next(); break }
+                throw error("expected ',' or ')' in the list, found \(peek.describe())", at: peek)
+            }
+            if case .ticker = column {
+                var symbols = [String]()
+                for (item, token) in items {
+                    guard case .text(let s) = item else { throw error("expected a ticker symbol", at: token) }
+                    symbols.append(s)
+                }
+                return .tickers(symbols)
+            }
+            var parts = [Predicate]()
+            for (item, token) in items {
+                parts.append(try single(column, columnToken, "=", token, item, token))
+            }
+            return parts.count == 1 ? parts[0] : .or(parts)
+        }
+
+        /// Parses an operand. After a ticker column, bare words are ticker symbols.
+        mutating func parseOperand(after left: Operand? = nil) throws(QueryError) -> Operand {
+            let t = next()
+            var isTickerContext = false
+            if let left, case .ticker = left { isTickerContext = true }
+            switch t.kind {
+            case .number(let v): return .number(v)
+            case .date(let d): return .day(d)
+            case .text(let s):
+                if let left, case .date = left {
+                    guard let d = CivilDate.parseDay(s) else { throw error("invalid date '\(s)' (expected YYYY-MM-DD)", at: t) }
+                    return .day(d)
+                }
+                return .text(s)
+            case .op("-"), .op("+"):
+                let sign: Double = t.kind == .op("-") ? -1 : 1
+                let v = next()
+                guard case .number(let x) = v.kind else { throw error("expected a number after '\(t.kind == .op("-") ? "-" : "+")'", at: v) }
+                return .number(sign * x)
+            case .word(let w):
+                if isTickerContext { return .text(w) }
+                let lower = w.lowercased()
+                if ["and", "or", "not", "between", "in"].contains(lower) {
+                    throw error("expected a column or a value, found the keyword '\(w)'", at: t)
+                }
+                if lower == "ticker" { return .ticker }
+                if parser.dateNames.contains(lower) { return .date }
+                if parser.identifiers.contains(w) { return .value(name: w) }
+                if let i = parser.identifiers.firstIndex(where: { $0 == lower }) { return .value(name: parser.identifiers[i]) }
+                if let i = parser.sourceNames.firstIndex(of: w) { return .value(name: parser.identifiers[i]) }
+                throw error("unknown column '\(w)'", at: t,
+                            suggestions: Suggestions.closest(to: w, among: parser.identifiers + ["date", "ticker"]))
+            case .quoted(let q):
+                if isTickerContext { return .text(q) }
+                if let i = parser.sourceNames.firstIndex(of: q) { return .value(name: parser.identifiers[i]) }
+                if let i = parser.identifiers.firstIndex(of: q) { return .value(name: parser.identifiers[i]) }
+                if parser.dateNames.contains(q.lowercased()) { return .date }
+                if q.lowercased() == "ticker" { return .ticker }
+                throw error("unknown column \"\(q)\"", at: t,
+                            suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map { "\"\($0)\"" })
+            case .end:
+                throw error("unexpected end of expression, expected a column or a value", at: t)
+            default:
+                throw error("expected a column or a value, found \(t.describe())", at: t)
+            }
+        }
+
+        /// `column op value`.
+        func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
+                    _ value: Operand, _ valueToken: Token) throws(QueryError) -> Predicate {
+            if State.isValue(column) == false && State.isValue(value) == false {
+                throw error("comparing two columns is not supported; compare a column with a number or a date", at: valueToken)
+            }
+            switch op {
+            case "<": return try compare(column, columnToken, lower: nil, upper: (value, valueToken, false))
+            case "<=": return try compare(column, columnToken, lower: nil, upper: (value, valueToken, true))
+            case ">": return try compare(column, columnToken, lower: (value, valueToken, false), upper: nil)
+            case ">=": return try compare(column, columnToken, lower: (value, valueToken, true), upper: nil)
+            case "=", "==":
+                if case .ticker = column {
+                    guard case .text(let s) = value else { throw error("expected a ticker symbol", at: valueToken) }
+                    return .tickers([s])
+                }
+                return try compare(column, columnToken, lower: (value, valueToken, true), upper: (value, valueToken, true))
+            case "!=", "<>":
+                return .not(try single(column, columnToken, "=", opToken, value, valueToken))
+            default:
+                throw error("unknown operator '\(op)'", at: opToken)
+            }
+        }
+
+        /// A bounded comparison of one column.
+        func compare(_ column: Operand, _ columnToken: Token, lower: (Operand, Token, Bool)?,
+                     upper: (Operand, Token, Bool)?) throws(QueryError) -> Predicate {
+            switch column {
+            case .value(let name):
+                func number(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Double? {
+                    guard let b else { return nil }
+                    guard case .number(let x) = b.0 else {
+                        throw error("column '\(name)' holds numbers; expected a number", at: b.1)
+                    }
+                    return x
+                }
+                let bounds = RangeBounds(lower: try number(lower), lowerInclusive: lower?.2 ?? false,
+                                         upper: try number(upper), upperInclusive: upper?.2 ?? false)
+                return .range(column: name, bounds: bounds)
+            case .date:
+                func day(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Int32? {
+                    guard let b else { return nil }
+                    guard case .day(let d) = b.0 else { throw error("expected a date YYYY-MM-DD", at: b.1) }
+                    return d
+                }
+                return .dates(RangeBounds(lower: try day(lower), lowerInclusive: lower?.2 ?? false,
+                                          upper: try day(upper), upperInclusive: upper?.2 ?? false))
+            case .ticker:
+                throw error("tickers compare only with =, != or in (…)", at: lower?.1 ?? upper?.1 ?? columnToken)
+            default:
+                throw error("expected a column", at: columnToken)
+            }
+        }
+    }
+
+    static func flip(_ op: String) -> String {
+        switch op {
+        case "<": ">"
+        case "<=": ">="
+        case ">": "<"
+        case ">=": "<="
+        default: op
+        }
+    }
+}

@@ -1,0 +1,217 @@
+/// Bounds typed for one column's element type.
+enum TypedBounds: Sendable {
+    case int32(RangeBounds<Int32>)
+    case int64(RangeBounds<Int64>)
+    case float32(RangeBounds<Float>)
+    case float64(RangeBounds<Double>)
+}
+
+/// A predicate resolved against one table, in negation normal form: `not` has been pushed down to
+/// the leaves and turned into complementary comparisons, which keeps SQL's three-valued logic
+/// exact (`not x > 5` becomes `x <= 5`, which a null or NaN does not match either).
+indirect enum PlanNode: Sendable {
+    /// Column `column` within bounds (a kernel, pruned by block summaries).
+    case range(column: Int, bounds: TypedBounds)
+    /// Rows in sorted, disjoint row intervals (from ticker sets and date ranges: no scan).
+    case rows([Range<Int>])
+    case and([PlanNode])
+    case or([PlanNode])
+    case all
+    case none
+}
+
+extension QuoteTable {
+    /// Resolves names and pushes negation down; throws for unknown columns.
+    func plan(_ predicate: Predicate, negated: Bool = false) throws(QueryError) -> PlanNode {
+        switch predicate {
+        case .constant(let b):
+            return b != negated ? .all : .none
+        case .not(let p):
+            return try plan(p, negated: !negated)
+        case .and(let ps):
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated) }
+            return negated ? QuoteTable.simplifyOr(children) : QuoteTable.simplifyAnd(children)
+        case .or(let ps):
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated) }
+            return negated ? QuoteTable.simplifyAnd(children) : QuoteTable.simplifyOr(children)
+        case .tickers(let symbols):
+            let wanted = Set(symbols.compactMap { code(of: $0) })
+            let intervals = tickers.indices.filter { wanted.contains(Int32($0)) != negated }
+                .map { tickers[$0].rows }.filter { !$0.isEmpty }
+            return .rows(QuoteTable.coalesce(intervals))
+        case .dates(let bounds):
+            let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+            return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
+        case let .range(name, bounds):
+            if name == "date" || name == dateColumnName {
+                throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers")
+            }
+            guard let index = columnIndex(named: name) else {
+                let candidates = schema.map(\.identifier) + ["date", "ticker"]
+                throw QueryError("unknown column '\(name)'", suggestions: Suggestions.closest(to: name, among: candidates))
+            }
+            let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+            let leaves = parts.map { PlanNode.range(column: index, bounds: QuoteTable.typed($0, for: columns[index].elementType)) }
+            if parts.isEmpty { return .none }
+            return leaves.count == 1 ? leaves[0] : .or(leaves)
+        }
+    }
+
+    /// The complement of bounds as one-sided bounds (an empty list: nothing, since "any" negated
+    /// matches no known value either).
+    static func complement<V>(_ b: RangeBounds<V>) -> [RangeBounds<V>] {
+        var parts = [RangeBounds<V>]()
+        if let lo = b.lower { parts.append(RangeBounds(upper: lo, upperInclusive: !b.lowerInclusive)) }
+        if let hi = b.upper { parts.append(RangeBounds(lower: hi, lowerInclusive: !b.upperInclusive)) }
+        return parts
+    }
+
+    /// Converts Double bounds to a column's type so that the typed comparison selects exactly the
+    /// values the Double comparison would (`x > 80.5` on integers is `x >= 81`).
+    static func typed(_ b: RangeBounds<Double>, for type: ElementType) -> TypedBounds {
+        switch type {
+        case .float64: return .float64(b)
+        case .float32: return .float32(floatBounds(b))
+        case .int32: return .int32(integerBounds(b))
+        case .int64: return .int64(integerBounds(b))
+        }
+    }
+
+    private static func integerBounds<I: FixedWidthInteger & ColumnElement>(_ b: RangeBounds<Double>) -> RangeBounds<I> {
+        var r = RangeBounds<I>()
+        let empty = RangeBounds<I>(lower: I.max, upper: I.max)  // matches nothing
+        if let lo = b.lower {
+            if lo.isNaN { return empty }
+            // Smallest integer satisfying x > lo (or x >= lo).
+            var v = lo.rounded(.up)
+            if v == lo && !b.lowerInclusive { v += 1 }
+            if v > Double(I.max) { return empty }
+            if v > Double(I.min) { r.lower = I(v); r.lowerInclusive = true }
+        }
+        if let hi = b.upper {
+            if hi.isNaN { return empty }
+            var v = hi.rounded(.down)
+            if v == hi && !b.upperInclusive { v -= 1 }
+            if v < Double(I.min) { return empty }
+            if v < Double(I.max) { r.upper = I(v); r.upperInclusive = true }
+        }
+        return r
+    }
+
+    private static func floatBounds(_ b: RangeBounds<Double>) -> RangeBounds<Float> {
+        var r = RangeBounds<Float>()
+        if let lo = b.lower {
+            let f = Float(lo)
+            if lo.isNaN || Double(f) == lo { r.lower = f; r.lowerInclusive = b.lowerInclusive }
+            else if Double(f) < lo { r.lower = f; r.lowerInclusive = false }  // no Float lies in (f, lo]
+            else { r.lower = f; r.lowerInclusive = true }                     // no Float lies in [lo, f)
+        }
+        if let hi = b.upper {
+            let f = Float(hi)
+            if hi.isNaN || Double(f) == hi { r.upper = f; r.upperInclusive = b.upperInclusive }
+            else if Double(f) > hi { r.upper = f; r.upperInclusive = false }
+            else { r.upper = f; r.upperInclusive = true }
+        }
+        return r
+    }
+
+    /// Row intervals of every ticker whose dates fall within `bounds`: two binary searches per ticker.
+    func dateIntervals(_ bounds: RangeBounds<Int32>) -> [Range<Int>] {
+        if bounds.isEmpty { return [] }
+        return dates.withUnsafeBufferPointer { d in
+            var out = [Range<Int>]()
+            for t in tickers where t.rowCount > 0 {
+                var lo = t.firstRow, hi = t.firstRow + t.rowCount
+                if let l = bounds.lower {
+                    lo = QuoteTable.partition(d, lo, hi) { bounds.lowerInclusive ? $0 < l : $0 <= l }
+                }
+                if let u = bounds.upper {
+                    hi = QuoteTable.partition(d, lo, hi) { bounds.upperInclusive ? $0 <= u : $0 < u }
+                }
+                if lo < hi { out.append(lo ..< hi) }
+            }
+            return out
+        }
+    }
+
+    /// The first index in `lo..<hi` where `isBefore` turns false (dates ascend in that range).
+    private static func partition(_ d: UnsafeBufferPointer<Int32>, _ lo: Int, _ hi: Int, _ isBefore: (Int32) -> Bool) -> Int {
+        var lo = lo, hi = hi
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if isBefore(d[mid]) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    static func coalesce(_ sorted: [Range<Int>]) -> [Range<Int>] {
+        var out = [Range<Int>]()
+        for r in sorted where !r.isEmpty {
+            if let last = out.last, last.upperBound >= r.lowerBound {
+                out[out.count - 1] = last.lowerBound ..< max(last.upperBound, r.upperBound)
+            } else {
+                out.append(r)
+            }
+        }
+        return out
+    }
+
+    static func unionIntervals(_ lists: [[Range<Int>]]) -> [Range<Int>] {
+        coalesce(lists.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound })
+    }
+
+    static func intersectIntervals(_ a: [Range<Int>], _ b: [Range<Int>]) -> [Range<Int>] {
+        var out = [Range<Int>]()
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            let lo = max(a[i].lowerBound, b[j].lowerBound), hi = min(a[i].upperBound, b[j].upperBound)
+            if lo < hi { out.append(lo ..< hi) }
+            if a[i].upperBound < b[j].upperBound { i += 1 } else { j += 1 }
+        }
+        return out
+    }
+
+    /// Flattens nested ands, folds constants, intersects row-interval leaves into one and puts it
+    /// first (it is free and usually selective), then ranges, then everything else.
+    static func simplifyAnd(_ children: [PlanNode]) -> PlanNode {
+        var rows: [Range<Int>]? = nil
+        var ranges = [PlanNode](), others = [PlanNode]()
+        var stack = children
+        while let c = stack.popLast() {
+            switch c {
+            case .all: continue
+            case .none: return .none
+            case .and(let cs): stack.append(contentsOf: cs)
+            case .rows(let r): rows = rows.map { intersectIntervals($0, r) } ?? r
+            case .range: ranges.append(c)
+            case .or: others.append(c)
+            }
+        }
+        if let rows, rows.isEmpty { return .none }
+        var out = [PlanNode]()
+        if let rows { out.append(.rows(rows)) }
+        out += ranges.reversed() + others.reversed()
+        if out.isEmpty { return .all }
+        return out.count == 1 ? out[0] : .and(out)
+    }
+
+    /// Flattens nested ors, folds constants and unions row-interval leaves.
+    static func simplifyOr(_ children: [PlanNode]) -> PlanNode {
+        var rows: [[Range<Int>]] = []
+        var out = [PlanNode]()
+        var stack = children
+        while let c = stack.popLast() {
+            switch c {
+            case .none: continue
+            case .all: return .all
+            case .or(let cs): stack.append(contentsOf: cs)
+            case .rows(let r): rows.append(r)
+            default: out.append(c)
+            }
+        }
+        out.reverse()
+        if !rows.isEmpty { out.insert(.rows(unionIntervals(rows)), at: 0) }
+        if out.isEmpty { return .none }
+        return out.count == 1 ? out[0] : .or(out)
+    }
+}

@@ -1,0 +1,68 @@
+/// The rows of a table that matched a predicate.
+///
+///     let hits = try table.select(where: "80 < high < 83 and 78 < low < 82")
+///     hits.count                                   // matching rows
+///     hits.rows(limit: 10)                         // row numbers, in ticker/date order
+///     try hits.aggregate([.count, .sum("close")], byTicker: true)
+public struct Selection: Sendable {
+    /// The table the rows belong to.
+    public let table: QuoteTable
+    /// One bit per table row: set where the predicate holds.
+    public let mask: Bitmask
+    /// The number of matching rows.
+    public let count: Int
+
+    /// A selection of the rows set in `mask`.
+    /// - Precondition: the mask covers every row of the table.
+    public init(table: QuoteTable, mask: Bitmask) {
+        precondition(mask.count == table.rowCount, "mask does not cover the table")
+        self.table = table
+        self.mask = mask
+        self.count = mask.nonzeroBitCount
+    }
+
+    /// The matching row numbers in table order (ticker by ticker, dates ascending), at most `limit`.
+    public func rows(limit: Int? = nil) -> [Int] {
+        var out = [Int]()
+        out.reserveCapacity(min(limit ?? count, count))
+        let cap = limit ?? Int.max
+        guard cap > 0 else { return [] }
+        mask.forEachSetRow { row in
+            out.append(row)
+            return out.count < cap
+        }
+        return out
+    }
+
+    /// The matching rows of each ticker that has any: (ticker code, row count).
+    public func countsByTicker() -> [(code: Int32, count: Int)] {
+        table.tickers.enumerated().compactMap { code, t in
+            let n = mask.nonzeroBitCount(in: t.rows)
+            return n > 0 ? (Int32(code), n) : nil
+        }
+    }
+}
+
+extension QuoteTable {
+    /// The rows matching a predicate written as text, for example
+    /// `80 < high < 83 and 78 < low < 82 and ticker in (FDX, AAPL) and date >= 2005-01-01`.
+    ///
+    /// - Throws: `QueryError` with the position of a syntax error or an unknown column.
+    /// - Complexity: O(rows) kernel work at most, usually far less: ticker and date terms cost two
+    ///   binary searches per ticker, and block summaries skip or fill whole blocks.
+    public func select(where expression: String, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+        try select(QueryParser(table: self).parse(expression), options: options)
+    }
+
+    /// The rows matching a predicate built in Swift.
+    public func select(_ predicate: Predicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+        let plan = try plan(predicate)
+        let evaluator = Evaluator(rowCount: rowCount, columns: columns, useSummaries: options.useBlockSummaries)
+        return Selection(table: self, mask: evaluator.mask(plan, threads: options.effectiveThreads))
+    }
+
+    /// Every row.
+    public func selectAll() -> Selection {
+        Selection(table: self, mask: Bitmask(count: rowCount, allSet: true))
+    }
+}

@@ -1,0 +1,99 @@
+import Colonnade
+
+/// Obviously-correct, row-at-a-time evaluation of predicates with SQL's three-valued logic.
+public enum Reference {
+    /// true, false, or nil for unknown.
+    public static func evaluate(_ p: Predicate, table: QuoteTable, row: Int) -> Bool? {
+        switch p {
+        case .constant(let b): return b
+        case let .range(name, bounds):
+            guard let column = table.column(named: name), let x = column.doubleValue(at: row) else { return nil }
+            if x.isNaN { return nil }
+            return bounds.matches(x)
+        case .dates(let bounds):
+            return bounds.matches(table.dates[row])
+        case .tickers(let symbols):
+            return symbols.contains(table.tickers[Int(table.tickerCode(ofRow: row))].symbol)
+        case .not(let q):
+            return evaluate(q, table: table, row: row).map { !$0 }
+        case .and(let qs):
+            var unknown = false
+            for q in qs {
+                switch evaluate(q, table: table, row: row) {
+                case false?: return false
+                case nil: unknown = true
+                case true?: continue
+                }
+            }
+            return unknown ? nil : true
+        case .or(let qs):
+            var unknown = false
+            for q in qs {
+                switch evaluate(q, table: table, row: row) {
+                case true?: return true
+                case nil: unknown = true
+                case false?: continue
+                }
+            }
+            return unknown ? nil : false
+        }
+    }
+
+    /// The rows where `p` is true.
+    public static func rows(_ p: Predicate, table: QuoteTable) -> [Int] {
+        (0 ..< table.rowCount).filter { evaluate(p, table: table, row: $0) == true }
+    }
+
+    /// A random predicate tree over `table`'s columns, with bounds drawn from its own values so
+    /// that equality and inclusive bounds hit real data.
+    public static func randomPredicate(_ table: QuoteTable, rng: inout SplitMix64, depth: Int = 3) -> Predicate {
+        let pick = rng.next() % 10
+        if depth > 0 && pick < 4 {
+            let n = 2 + Int(rng.next() % 2)
+            let children = (0 ..< n).map { _ in randomPredicate(table, rng: &rng, depth: depth - 1) }
+            switch pick {
+            case 0, 1: return .and(children)
+            case 2: return .or(children)
+            default: return .not(children[0])
+            }
+        }
+        switch rng.next() % 8 {
+        case 0:
+            let k = 1 + Int(rng.next() % 3)
+            var symbols = (0 ..< k).map { _ in table.tickers.isEmpty ? "T0" : table.tickers[Int(rng.next() % UInt64(table.tickers.count))].symbol }
+            if rng.next() % 4 == 0 { symbols.append("NOPE") }
+            return .tickers(symbols)
+        case 1:
+            let a = table.rowCount > 0 ? table.dates[Int(rng.next() % UInt64(table.rowCount))] : 0
+            let b = a + Int32(rng.next() % 200)
+            return .dates(randomBounds(a, b, rng: &rng))
+        default:
+            let c = Int(rng.next() % UInt64(table.schema.count))
+            let name = rng.next() % 2 == 0 ? table.schema[c].identifier : table.schema[c].name
+            func sample() -> Double {
+                if table.rowCount > 0 && rng.next() % 3 != 0, let v = table.columns[c].doubleValue(at: Int(rng.next() % UInt64(table.rowCount))), v.isFinite {
+                    return v
+                }
+                return 60 + 40 * rng.nextUnit()
+            }
+            var a = sample(), b = sample()
+            if a > b { swap(&a, &b) }
+            if rng.next() % 8 == 0 { b = a + 0.5 }
+            return .range(column: name, bounds: randomBounds(a, b, rng: &rng))
+        }
+    }
+
+    static func randomBounds<V: Comparable & Sendable>(_ a: V, _ b: V, rng: inout SplitMix64) -> RangeBounds<V> {
+        switch rng.next() % 9 {
+        case 0: return .open(a, b)
+        case 1: return .closed(a, b)
+        case 2: return .halfOpen(a, b)
+        case 3: return .greater(than: a)
+        case 4: return .atLeast(a)
+        case 5: return .less(than: b)
+        case 6: return .atMost(b)
+        case 7: return .equal(to: a)
+        default: return RangeBounds(lower: a, lowerInclusive: false, upper: b, upperInclusive: true)
+        }
+    }
+}
