@@ -1,2 +1,107 @@
+import Foundation
 import Colonnade
-print("colonnade-bench \(Colonnade.version)")
+
+// colonnade-bench [--suite scan,decode,snapshot,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+
+#if DEBUG
+FileHandle.standardError.write(Data("colonnade-bench: refusing to report numbers from a debug build; run `swift run -c release colonnade-bench`\n".utf8))
+exit(2)
+#endif
+#if COLONNADE_INTERNAL_CHECKS
+FileHandle.standardError.write(Data("colonnade-bench: refusing to report numbers with COLONNADE_INTERNAL_CHECKS on\n".utf8))
+exit(2)
+#endif
+
+struct Options {
+    var suites: Set<String> = ["scan", "decode", "snapshot"]
+    var size = "large"
+    var threads = QueryOptions.availableCores
+    var json: String?
+    var compare: String?
+}
+
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("""
+    error: \(message)
+    usage: colonnade-bench [--suite scan,decode,snapshot,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+
+    """.utf8))
+    exit(2)
+}
+
+var options = Options()
+var args = Array(CommandLine.arguments.dropFirst())
+while !args.isEmpty {
+    let a = args.removeFirst()
+    func value() -> String {
+        guard !args.isEmpty else { usage("\(a) needs a value") }
+        return args.removeFirst()
+    }
+    switch a {
+    case "--suite":
+        let list = value().split(separator: ",").map(String.init)
+        var s = Set<String>()
+        for item in list {
+            switch item {
+            case "all": s.formUnion(["scan", "decode", "snapshot"])
+            case "scan", "decode", "snapshot": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, decode, snapshot, all)")
+            }
+        }
+        options.suites = s
+    case "--size":
+        options.size = value()
+        guard ["small", "medium", "large"].contains(options.size) else { usage("unknown size '\(options.size)' (small, medium, large)") }
+    case "--threads":
+        guard let n = Int(value()), n >= 1 else { usage("--threads needs a positive integer") }
+        options.threads = n
+    case "--json": options.json = value()
+    case "--compare": options.compare = value()
+    case "-h", "--help": usage("help requested")
+    default: usage("unknown option '\(a)'")
+    }
+}
+
+let sizes = ["small": (100, 2_520), "medium": (1_000, 5_000), "large": (2_000, 10_000)]
+let (tickerCount, dayCount) = sizes[options.size]!
+let label = "\(tickerCount * dayCount / 1_000_000 > 0 ? "\(tickerCount * dayCount / 1_000_000)M" : "\(tickerCount * dayCount / 1000)k")"
+let recorder = Recorder()
+let machine = MachineInfo.current(size: options.size, threads: options.threads)
+print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
+
+if options.suites.contains("scan") {
+    resetPeakResident()
+    let start = Date()
+    let table = QuoteGenerator(tickers: tickerCount, days: dayCount, seed: 42).makeTable()
+    print(String(format: "generated %d rows in %.1f s (setup, not timed)", table.rowCount, Date().timeIntervalSince(start)))
+    try ScanSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["scan"] = peakResidentBytes()
+    print("peak memory (scan): \(Format.bytes(recorder.peaks["scan"]!))")
+}
+
+if let path = options.json {
+    let report = Report(machine: machine, results: recorder.results, peakMemory: recorder.peaks)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+    print("wrote \(path)")
+}
+
+if let path = options.compare {
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    do {
+        let old = try decoder.decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        print("\ncompared with \(path) (commit \(old.machine.commit), \(old.machine.date)); ratio > 1 means faster now")
+        let previous = Dictionary(old.results.map { ($0.suite + "/" + $0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for m in recorder.results {
+            guard let p = previous[m.suite + "/" + m.name], p.seconds.isFinite, m.seconds.isFinite, m.seconds > 0 else { continue }
+            print(Format.pad(m.suite, 9) + Format.pad(m.name, 58) + String(format: "%8.2f×", p.seconds / m.seconds))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("error: cannot read --compare file \(path): \(error)\n".utf8))
+        exit(1)
+    }
+}
+print("sink \(benchmarkSink & 0xF)")

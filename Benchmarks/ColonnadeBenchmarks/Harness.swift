@@ -1,0 +1,175 @@
+import Foundation
+import Colonnade
+
+/// One measured figure.
+struct Measurement: Codable {
+    var suite: String
+    var name: String
+    /// Median seconds per run.
+    var seconds: Double
+    /// (max - min) / median over the runs.
+    var spread: Double
+    var runs: Int
+    /// Items processed per run (rows, or bytes for decode/snapshot) and their unit.
+    var items: Double
+    var unit: String
+    /// Bytes read per run, for GB/s (0 when not meaningful).
+    var bytes: Double
+    /// A free-form note (matched rows, ratio to baseline…).
+    var note: String
+
+    var perSecond: Double { items / seconds }
+    var gigabytesPerSecond: Double { bytes / seconds / 1e9 }
+}
+
+/// Results kept alive so the optimizer cannot drop the measured work.
+nonisolated(unsafe) var benchmarkSink: UInt64 = 0
+
+@inline(never) func sink(_ x: Int) { benchmarkSink &+= UInt64(truncatingIfNeeded: x) }
+@inline(never) func sink(_ x: Double) { benchmarkSink &+= x.bitPattern }
+@inline(never) func sink(_ x: UInt64) { benchmarkSink &+= x }
+
+/// Times `body`: one warm-up run, then `runs` timed runs; setup belongs outside `body`.
+func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
+    for _ in 0 ..< warmup { try body() }
+    var times = [Double]()
+    for _ in 0 ..< runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    times.sort()
+    let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+    return (median, median > 0 ? (times.last! - times.first!) / median : 0)
+}
+
+/// Peak resident memory of this process so far (VmHWM), in bytes.
+func peakResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kb * 1024
+    }
+    return 0
+}
+
+/// Resets the peak-memory mark (Linux: write 5 to /proc/self/clear_refs), so each suite reports its own peak.
+func resetPeakResident() {
+    if let h = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {
+        h.write(Data("5".utf8))
+        try? h.close()
+    }
+}
+
+func currentResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+    }
+    return 0
+}
+
+/// Facts about the machine and build, stored with the results.
+struct MachineInfo: Codable {
+    var cpuModel: String
+    var cores: Int
+    var commit: String
+    var date: String
+    var swiftVersion: String
+    var size: String
+    var threads: Int
+
+    static func current(size: String, threads: Int) -> MachineInfo {
+        var model = "unknown"
+        if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":") {
+            model = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return MachineInfo(cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
+                           date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
+                           size: size, threads: threads)
+    }
+
+    private static func gitCommit() -> String {
+        if let c = ProcessInfo.processInfo.environment["COLONNADE_COMMIT"] { return c }
+        return run(["git", "rev-parse", "--short=12", "HEAD"]) ?? "unknown"
+    }
+
+    private static func swiftVersion() -> String {
+        #if swift(>=6.3)
+        return "6.3+"
+        #else
+        return "<6.3"
+        #endif
+    }
+
+    static func run(_ args: [String]) -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// The whole report written with --json.
+struct Report: Codable {
+    var machine: MachineInfo
+    var results: [Measurement]
+    var peakMemory: [String: Int]
+}
+
+/// Formats numbers for the table.
+enum Format {
+    static func rate(_ x: Double, _ unit: String) -> String {
+        if unit == "B" { return String(format: "%.0f MB/s", x / 1e6) }
+        if x >= 1e9 { return String(format: "%.2f G%@/s", x / 1e9, unit) }
+        if x >= 1e6 { return String(format: "%.1f M%@/s", x / 1e6, unit) }
+        if x >= 1e3 { return String(format: "%.1f k%@/s", x / 1e3, unit) }
+        return String(format: "%.1f %@/s", x, unit)
+    }
+
+    static func time(_ s: Double) -> String {
+        if s >= 1 { return String(format: "%.2f s", s) }
+        if s >= 1e-3 { return String(format: "%.2f ms", s * 1e3) }
+        return String(format: "%.1f µs", s * 1e6)
+    }
+
+    static func bytes(_ b: Int) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
+
+    static func pad(_ s: String, _ w: Int, right: Bool = false) -> String {
+        let n = s.count
+        if n >= w { return s }
+        return right ? String(repeating: " ", count: w - n) + s : s + String(repeating: " ", count: w - n)
+    }
+}
+
+/// Collects measurements and prints them as they come.
+final class Recorder {
+    var results: [Measurement] = []
+    var peaks: [String: Int] = [:]
+    private var printedHeader = false
+
+    func record(_ m: Measurement) {
+        results.append(m)
+        if !printedHeader {
+            print(Format.pad("suite", 9) + Format.pad("benchmark", 58) + Format.pad("median", 11, right: true)
+                  + Format.pad("spread", 8, right: true) + Format.pad("throughput", 15, right: true)
+                  + Format.pad("GB/s", 7, right: true) + "  note")
+            printedHeader = true
+        }
+        print(Format.pad(m.suite, 9) + Format.pad(m.name, 58) + Format.pad(Format.time(m.seconds), 11, right: true)
+              + Format.pad(String(format: "%.0f%%", m.spread * 100), 8, right: true)
+              + Format.pad(Format.rate(m.perSecond, m.unit), 15, right: true)
+              + Format.pad(m.bytes > 0 ? String(format: "%.1f", m.gigabytesPerSecond) : "", 7, right: true)
+              + "  " + m.note)
+        fflush(nil)
+    }
+}
