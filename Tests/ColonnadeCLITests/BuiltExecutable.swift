@@ -55,15 +55,7 @@ enum BuiltExecutable {
     /// Standard error goes to a temporary file rather than a second pipe, so a chatty child
     /// cannot fill one pipe while the test blocks reading the other.
     static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = try url()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        let errorFile = try TemporaryFile()
-        process.standardError = errorFile.handle
-        try process.run()
+        let (process, output, errorFile) = try launch(arguments)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
@@ -75,15 +67,7 @@ enum BuiltExecutable {
     /// Runs `colonnade arguments`, reads standard output up to the first line feed, closes the
     /// pipe's read end as `head -1` would, and waits (at most `timeout`) for the process to end.
     static func runReadingOneLine(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> (firstLine: String, result: Result) {
-        let process = Process()
-        process.executableURL = try url()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        let errorFile = try TemporaryFile()
-        process.standardError = errorFile.handle
-        try process.run()
+        let (process, output, errorFile) = try launch(arguments)
         // The parent's copy of the write end would otherwise keep the pipe open.
         try? output.fileHandleForWriting.close()
 
@@ -109,6 +93,21 @@ enum BuiltExecutable {
         return (firstLine, Result(status: process.terminationStatus,
                                   terminatedBySignal: process.terminationReason == .uncaughtSignal,
                                   standardOutput: "", standardError: try errorFile.contents()))
+    }
+
+    /// Starts the executable: standard input empty, standard output a pipe, standard error a
+    /// temporary file.
+    private static func launch(_ arguments: [String]) throws -> (Process, Pipe, TemporaryFile) {
+        let process = Process()
+        process.executableURL = try url()
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
+        let errorFile = try TemporaryFile()
+        process.standardError = errorFile.handle
+        try process.run()
+        return (process, output, errorFile)
     }
 
     struct TimedOut: Error {

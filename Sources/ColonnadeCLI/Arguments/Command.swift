@@ -7,7 +7,7 @@
 ///     struct VerifyCommand: Command {
 ///         var spec: CommandSpec { .verify }
 ///         func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-///             let path = context.resolve(parsed.string("snapshot")!)
+///             let path = context.resolve(parsed.string("snapshot") ?? "snapshots/sample.snapshot")
 ///             try context.standardOutput.writeLine("ok \(path)")
 ///             return ExitStatus.success
 ///         }

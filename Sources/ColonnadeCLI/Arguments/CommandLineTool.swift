@@ -41,10 +41,8 @@ public struct CommandLineTool {
         } catch OutputError.brokenPipe {
             // The reader is gone (`| head`): nothing more can be shown, and nothing went wrong.
             return ExitStatus.success
-        } catch let error as UsageError {
-            return report(error, usage: spec, context: context)
         } catch {
-            return report(error, usage: nil, context: context)
+            return report(error, command: spec, context: context)
         }
     }
 
@@ -93,8 +91,9 @@ public struct CommandLineTool {
         throw .unknownCommand(name, suggestions: Suggestions.closest(to: name, among: listed + ["help"]))
     }
 
-    /// Writes the error and, for a usage error, the usage line; returns the exit status.
-    private func report(_ error: any Error, usage spec: CommandSpec?, context: CommandContext) -> Int32 {
+    /// Writes the error and, for a usage error, the usage line of `spec` (of the tool when
+    /// `nil`); returns the exit status.
+    private func report(_ error: any Error, command spec: CommandSpec?, context: CommandContext) -> Int32 {
         let report = ErrorReport(error)
         report.write(to: context.standardError)
         if error is UsageError {

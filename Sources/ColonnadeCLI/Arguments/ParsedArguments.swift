@@ -48,7 +48,7 @@ public struct ParsedArguments: Sendable {
         guard case .integer = declared(name).kind else {
             preconditionFailure("'--\(name)' of '\(spec.name)' is not an integer option")
         }
-        // Safe: the parser accepted only values `Int(_:)` parses, and defaults are checked in tests.
+        // The parser accepted only values `Int(_:)` parses; defaults are checked by a test.
         return string(name).flatMap { Int($0) }
     }
 
