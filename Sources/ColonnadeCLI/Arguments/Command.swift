@@ -1,0 +1,80 @@
+/// One `colonnade` subcommand: a declaration the parser checks arguments against, and the work.
+///
+/// To implement a command, declare a type that returns its ``CommandSpec`` (the shared
+/// declarations live in `CommandSpec+Colonnade.swift`) and does its work in ``run(_:context:)``,
+/// then list it in ``CommandLineTool/colonnade``:
+///
+///     struct VerifyCommand: Command {
+///         var spec: CommandSpec { .verify }
+///         func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+///             let path = context.resolve(parsed.string("snapshot") ?? "snapshots/sample.snapshot")
+///             try context.standardOutput.writeLine("ok \(path)")
+///             return ExitStatus.success
+///         }
+///     }
+///
+/// `run` only ever sees arguments that passed the spec's checks. Data goes to
+/// `context.standardOutput`, messages to `context.standardError`. Throw rather than print on
+/// failure: the top level turns any error into one `error:` line (and a `hint:` line) on
+/// stderr and exit status 1, through ``ErrorReport`` — conform an error type to
+/// ``CLIReportableError`` to choose its words; throw ``UsageError`` for a command-line mistake
+/// the spec could not catch (exit status 2, with the usage line).
+public protocol Command {
+    /// The declaration: name, help text, options, constraints.
+    var spec: CommandSpec { get }
+
+    /// Does the command's work.
+    ///
+    /// - Returns: The exit status, normally ``ExitStatus/success``.
+    /// - Throws: Anything; see ``ErrorReport`` for how it is shown.
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32
+}
+
+/// The exit statuses `colonnade` uses.
+public enum ExitStatus {
+    /// The command did what was asked (also when a reader closed the output pipe early).
+    public static let success: Int32 = 0
+    /// A runtime failure: a missing file, a corrupt snapshot, a network error.
+    public static let failure: Int32 = 1
+    /// A command-line mistake: unknown option, bad value, missing argument.
+    public static let usage: Int32 = 2
+}
+
+/// What a command may touch of its process, passed in so tests can run commands in-process
+/// with captured output, a chosen environment and a chosen working directory.
+public struct CommandContext {
+    /// Where data goes (rows, help text, the version).
+    public var standardOutput: any OutputWriter
+    /// Where messages go (errors, warnings, progress, `--timing`).
+    public var standardError: any OutputWriter
+    /// Environment variables (for example an API key).
+    public var environment: [String: String]
+    /// The directory relative paths are resolved against; absolute.
+    public var currentDirectory: String
+
+    /// Creates a context.
+    public init(
+        standardOutput: any OutputWriter,
+        standardError: any OutputWriter,
+        environment: [String: String],
+        currentDirectory: String
+    ) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.environment = environment
+        self.currentDirectory = currentDirectory
+    }
+
+    /// `path` made absolute against ``currentDirectory`` (unchanged when already absolute).
+    /// `-` is returned as is: by convention it means standard input or output.
+    public func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") || path == "-" { return path }
+        let base = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
+        return base + path
+    }
+
+    /// Writes `warning: message` on its own line to standard error, ignoring failures to do so.
+    public func warn(_ message: String) {
+        try? standardError.writeLine("warning: " + message)
+    }
+}

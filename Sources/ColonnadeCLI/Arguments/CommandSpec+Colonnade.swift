@@ -1,0 +1,195 @@
+// The declarations of colonnade's commands: the names later tools and scripts rely on
+// (DESIGN.md, "The CLI contract"). Behaviour lives in each command's `run`.
+
+extension CommandSpec {
+    /// The snapshot read when `--snapshot` is not given: the bundled sample.
+    static let sampleSnapshot = "snapshots/sample.snapshot"
+    /// The snapshot `import` and `fetch` write when `--snapshot` is not given.
+    static let defaultWritableSnapshot = "snapshots/quotes.snapshot"
+
+    private static func snapshot(_ abstract: String, default path: String = sampleSnapshot) -> OptionSpec {
+        OptionSpec("snapshot", value: "PATH", defaultValue: path, abstract: abstract)
+    }
+
+    private static let whereOption = OptionSpec(
+        "where", value: "EXPR",
+        abstract: "Keep rows matching a predicate over columns, e.g. '80 < high < 83 and low > 78'. "
+            + "Bounds written a < x < b are exclusive; 'between a and b' and a <= x <= b are inclusive; "
+            + "a comparison with null never matches."
+    )
+
+    private static func dateOption(_ name: String, _ abstract: String) -> OptionSpec {
+        OptionSpec(name, value: "YYYY-MM-DD", kind: .date, abstract: abstract)
+    }
+
+    /// `colonnade filter`: the query command.
+    public static let filter = CommandSpec(
+        name: "filter",
+        abstract: "Select the quote rows that match a predicate; print, count or aggregate them.",
+        discussion: """
+            Rows are narrowed by ticker and date range first (cheap lookups in the sorted \
+            table), then by --where. Column names are the source's, lower-cased with runs of \
+            other characters turned into '_' (Adj. Close is adj_close); ticker and date always exist.
+
+            With --timing, one JSON object goes to standard error: load_ms, query_ms (the median \
+            of --repeat runs of the query alone), repeat, rows, matched, threads.
+            """,
+        options: [
+            snapshot("Snapshot file to query."),
+            whereOption,
+            OptionSpec("tickers", value: "A,B", isList: true,
+                       abstract: "Only these tickers (comma-separated; may be repeated)."),
+            dateOption("from", "Only rows on or after this date."),
+            dateOption("to", "Only rows on or before this date."),
+            OptionSpec("columns", value: "a,b|all", isList: true,
+                       abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions."),
+            OptionSpec("format", value: "table|csv|json|ndjson", kind: .choice(OutputFormat.allCases.map(\.rawValue)),
+                       defaultValue: OutputFormat.table.rawValue, abstract: "Output format."),
+            OptionSpec(flag: "count", abstract: "Print only the number of matching rows."),
+            OptionSpec("agg", value: "LIST", isList: true,
+                       abstract: "Aggregates to compute over the matches instead of printing rows, "
+                           + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows."),
+            OptionSpec("by", value: "ticker", kind: .choice(["ticker"]),
+                       abstract: "Compute --count or --agg per ticker."),
+            OptionSpec("sort", value: "date|-date", kind: .choice(["date", "-date"]),
+                       abstract: "Order rows by date, ascending or (-date) descending; by default by ticker, then date."),
+            OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
+            OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
+            OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
+                       abstract: "Run the query N times (for --timing)."),
+            OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
+                       abstract: "Use at most N threads (default: one per core)."),
+        ],
+        constraints: [
+            .requires(option: "by", anyOf: ["count", "agg"]),
+            .mutuallyExclusive(["count", "agg"]),
+            .notAfter("from", "to"),
+        ],
+        examples: [
+            "filter --where '80 < high < 83 and 78 < low < 82' --tickers AAPL,MSFT --from 2005-01-01 --to 2014-12-31",
+            "filter --tickers FDX --columns date,close --sort -date --limit 10",
+            "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
+            "filter --where 'close > 100' --count --timing --repeat 5",
+        ]
+    )
+
+    /// `colonnade info`: what a snapshot holds.
+    public static let info = CommandSpec(
+        name: "info",
+        abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
+        options: [
+            snapshot("Snapshot file to describe."),
+            OptionSpec("format", value: "table|json", kind: .choice(["table", "json"]),
+                       defaultValue: "table", abstract: "Output format."),
+        ],
+        examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json"]
+    )
+
+    /// `colonnade verify`: check a snapshot's integrity.
+    public static let verify = CommandSpec(
+        name: "verify",
+        abstract: "Check a snapshot's structure and checksums; exit status 1 if it is damaged.",
+        options: [snapshot("Snapshot file to check.")],
+        examples: ["verify --snapshot snapshots/quotes.snapshot"]
+    )
+
+    /// `colonnade generate`: seeded synthetic quotes.
+    public static let generate = CommandSpec(
+        name: "generate",
+        abstract: "Generate synthetic daily quotes, reproducibly from a seed.",
+        discussion: "Write them to exactly one destination: a snapshot, a directory of JSON "
+            + "responses shaped like Nasdaq Data Link's, or one CSV file.",
+        options: [
+            OptionSpec("tickers", value: "N", kind: .integer(minimum: 1), isRequired: true,
+                       abstract: "Number of tickers."),
+            OptionSpec("days", value: "D", kind: .integer(minimum: 1), isRequired: true,
+                       abstract: "Trading days per ticker."),
+            OptionSpec("seed", value: "S", kind: .integer(minimum: 0), defaultValue: "1",
+                       abstract: "Random seed; the same seed gives the same quotes."),
+            OptionSpec("start", value: "YYYY-MM-DD", kind: .date, defaultValue: "2000-01-03",
+                       abstract: "First trading day."),
+            OptionSpec("snapshot", value: "PATH", abstract: "Write a snapshot file."),
+            OptionSpec("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR."),
+            OptionSpec("csv", value: "FILE", abstract: "Write one CSV file with a ticker column."),
+        ],
+        constraints: [.exactlyOne(["snapshot", "json-dir", "csv"])],
+        examples: [
+            "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
+            "generate --tickers 3 --days 20 --csv quotes.csv",
+        ]
+    )
+
+    /// `colonnade export`: stream rows out of a snapshot.
+    public static let export = CommandSpec(
+        name: "export",
+        abstract: "Write a snapshot's rows (or those matching --where) as CSV or NDJSON, streaming.",
+        options: [
+            snapshot("Snapshot file to read."),
+            whereOption,
+            OptionSpec("format", value: "csv|ndjson", kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue]),
+                       isRequired: true, abstract: "Output format."),
+            OptionSpec("output", short: "o", value: "FILE",
+                       abstract: "Write to FILE instead of standard output ('-' is standard output)."),
+        ],
+        examples: [
+            "export --format csv -o quotes.csv",
+            "export --where 'ticker = \"AAPL\"' --format ndjson | head",
+        ]
+    )
+
+    /// `colonnade import`: load quote files into a snapshot.
+    public static let importFiles = CommandSpec(
+        name: "import",
+        abstract: "Import Nasdaq Data Link JSON or CSV files into a snapshot, replacing rows with the same ticker and date.",
+        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json or .csv).")],
+        options: [
+            OptionSpec("ticker", value: "T",
+                       abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
+            snapshot("Snapshot file to create or update.", default: defaultWritableSnapshot),
+        ],
+        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"],
+        listing: .coming
+    )
+
+    /// `colonnade fetch`: download quotes from Nasdaq Data Link.
+    public static let fetch = CommandSpec(
+        name: "fetch",
+        abstract: "Download daily quotes from Nasdaq Data Link into a snapshot.",
+        discussion: "The API key is read from --api-key-file, else from the environment "
+            + "(NASDAQ_DATA_LINK_API_KEY); it is never printed. Either a time-series database "
+            + "(--database, one request per ticker) or a table (--table, e.g. WIKI/PRICES) is queried.",
+        positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to fetch (AAPL, BRK_A).")],
+        options: [
+            OptionSpec("database", value: "WIKI", defaultValue: "WIKI",
+                       abstract: "Time-series database code."),
+            OptionSpec("table", value: "WIKI/PRICES", abstract: "Tables API table, instead of a database."),
+            dateOption("from", "First date to fetch."),
+            dateOption("to", "Last date to fetch."),
+            snapshot("Snapshot file to create or update.", default: defaultWritableSnapshot),
+            OptionSpec("format", value: "json|csv", kind: .choice(["json", "csv"]), defaultValue: "json",
+                       abstract: "Response format to request."),
+            OptionSpec(flag: "update", abstract: "Fetch only dates after the newest one already in the snapshot."),
+            OptionSpec(flag: "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end."),
+            OptionSpec("concurrency", value: "N", kind: .integer(minimum: 1), defaultValue: "4",
+                       abstract: "Requests in flight at once."),
+            OptionSpec("base-url", value: "URL", defaultValue: "https://data.nasdaq.com/api/v3",
+                       abstract: "API base URL (for a mirror or a test server)."),
+            OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
+            OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
+            OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
+        ],
+        constraints: [
+            .mutuallyExclusive(["database", "table"]),
+            .mutuallyExclusive(["debug", "quiet"]),
+            .notAfter("from", "to"),
+        ],
+        examples: [
+            "fetch AAPL MSFT FDX --from 2005-01-01 --to 2014-12-31",
+            "fetch --table WIKI/PRICES AAPL --update --api-key-file ~/.nasdaq-key",
+        ],
+        listing: .coming
+    )
+
+    /// Every command colonnade declares, in `colonnade help` order.
+    public static let colonnadeCommands: [CommandSpec] = [filter, info, verify, generate, export, importFiles, fetch]
+}

@@ -1,0 +1,59 @@
+/// Writes a result as CSV (RFC 4180): a header line of column names, then one line per row.
+///
+///     ticker,date,close,name
+///     AAPL,2014-01-02,553.13,"Apple Inc., Common Stock"
+///     MSFT,2014-01-03,,""
+///
+/// - A field containing a comma, a double quote, CR or LF is enclosed in double quotes, with
+///   inner quotes doubled.
+/// - Numbers are exact: Swift's shortest round-trip spelling, so `Double(field)` gives the same
+///   value back (`2411643.0` stays as Swift prints it; NaN and infinities print as `nan`,
+///   `inf`, `-inf`, which `Double(_:)`, pandas and Polars read back).
+/// - Dates are `YYYY-MM-DD`; a null is an empty field, and empty text is `""` so the two stay
+///   distinct (as PostgreSQL's `COPY … CSV` does).
+/// - Lines end in LF rather than RFC 4180's CRLF: what Unix tools, pandas, Polars and DuckDB
+///   write by default, and every CSV reader accepts it.
+public struct CSVFormatter: ResultFormatter {
+    /// Creates a CSV formatter.
+    public init() {}
+
+    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+        var line = ""
+        for (index, column) in rows.columns.enumerated() {
+            if index > 0 { line += "," }
+            Self.appendField(column.name, to: &line)
+        }
+        try writer.writeLine(line)
+        var row: [Cell] = []
+        while try rows.nextRow(into: &row) {
+            line.removeAll(keepingCapacity: true)
+            for (index, cell) in row.enumerated() {
+                if index > 0 { line += "," }
+                switch cell {
+                case .null: break
+                case .integer(let value): line += value.description
+                case .number(let value): line += value.description
+                case .day(let day): line += dayText(day)
+                case .text(let text): Self.appendField(text, to: &line, quotingEmpty: true)
+                }
+            }
+            line += "\n"
+            try writer.write(line)
+        }
+    }
+
+    /// Appends `field`, quoted when RFC 4180 requires it (or when empty and `quotingEmpty`).
+    static func appendField(_ field: String, to line: inout String, quotingEmpty: Bool = false) {
+        let needsQuotes = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes || (quotingEmpty && field.isEmpty) else {
+            line += field
+            return
+        }
+        line += "\""
+        for character in field {
+            if character == "\"" { line += "\"" }
+            line.append(character)
+        }
+        line += "\""
+    }
+}

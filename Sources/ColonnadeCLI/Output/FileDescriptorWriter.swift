@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An ``OutputWriter`` on a file descriptor, with its own buffer and a `write(2)` loop.
+///
+///     let output = FileDescriptorWriter.standardOutput()
+///     try output.writeLine("ticker,date,close")
+///     try output.flush()
+///
+/// Partial writes and `EINTR` are retried; `EPIPE` becomes ``OutputError/brokenPipe`` (the
+/// process must ignore `SIGPIPE` for `write(2)` to return it, which `runColonnade` arranges).
+/// Not thread-safe: one writer per thread.
+public final class FileDescriptorWriter: OutputWriter {
+    /// The descriptor written to.
+    public let fileDescriptor: Int32
+    /// How the destination is named in error messages ("standard output", a path).
+    public let destination: String
+    private let capacity: Int
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var state = State.open
+
+    private enum State {
+        case open
+        /// The reader went away; every write fails with `brokenPipe`.
+        case broken
+        /// ``close()`` was called.
+        case closed
+    }
+
+    /// Wraps an open descriptor; the writer does not close it.
+    ///
+    /// - Parameters:
+    ///   - bufferCapacity: Bytes collected before a `write(2)`; 0 writes every call through.
+    public convenience init(fileDescriptor: Int32, destination: String, bufferCapacity: Int = 64 * 1024) {
+        self.init(fileDescriptor: fileDescriptor, destination: destination, bufferCapacity: bufferCapacity, owns: false)
+    }
+
+    private init(fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool) {
+        self.fileDescriptor = fileDescriptor
+        self.destination = destination
+        self.capacity = bufferCapacity
+        self.ownsDescriptor = owns
+        buffer.reserveCapacity(bufferCapacity)
+    }
+
+    /// Creates (or truncates) the file at `path` and writes to it; the descriptor is closed by
+    /// ``close()`` or when the writer is released.
+    public convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        self.init(fileDescriptor: descriptor, destination: path, bufferCapacity: bufferCapacity, owns: true)
+    }
+
+    /// Standard output, buffered in 64 KiB.
+    public static func standardOutput() -> FileDescriptorWriter {
+        FileDescriptorWriter(fileDescriptor: STDOUT_FILENO, destination: "standard output")
+    }
+
+    /// Standard error, unbuffered so messages appear when they are written.
+    public static func standardError() -> FileDescriptorWriter {
+        FileDescriptorWriter(fileDescriptor: STDERR_FILENO, destination: "standard error", bufferCapacity: 0)
+    }
+
+    deinit {
+        if state == .open { try? flush() }
+        if state != .closed, ownsDescriptor { _ = systemClose(fileDescriptor) }
+    }
+
+    public func write(_ text: String) throws(OutputError) {
+        try checkOpen()
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= capacity { try flush() }
+    }
+
+    public func flush() throws(OutputError) {
+        try checkOpen()
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var failure: Int32 = 0
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                // Safe: offset < bytes.count, so the pointer and length stay inside the buffer.
+                let written = systemWrite(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written >= 0 {
+                    offset += written
+                } else if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
+        }
+        switch failure {
+        case 0: return
+        case EPIPE:
+            state = .broken
+            throw .brokenPipe
+        default:
+            throw .writeFailed(destination: destination, errno: failure)
+        }
+    }
+
+    /// Flushes and, for a file this writer created, closes it.
+    ///
+    /// - Precondition: nothing is written after `close()`.
+    public func close() throws(OutputError) {
+        guard state != .closed else { return }
+        var failure: OutputError?
+        do { try flush() } catch { failure = error }
+        if ownsDescriptor, systemClose(fileDescriptor) != 0, failure == nil {
+            failure = .writeFailed(destination: destination, errno: errno)
+        }
+        state = .closed
+        if let failure { throw failure }
+    }
+
+    private func checkOpen() throws(OutputError) {
+        switch state {
+        case .open: return
+        case .broken: throw .brokenPipe
+        case .closed: preconditionFailure("write to \(destination) after close()")
+        }
+    }
+}
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.close(descriptor)
+    #else
+    Darwin.close(descriptor)
+    #endif
+}

@@ -1,0 +1,33 @@
+/// How a result is written: `--format table|csv|json|ndjson`.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    /// Aligned columns for people; see ``TableFormatter``.
+    case table
+    /// RFC 4180 CSV with a header line; see ``CSVFormatter``.
+    case csv
+    /// One JSON array of objects; see ``JSONFormatter``.
+    case json
+    /// One JSON object per line; see ``JSONFormatter``.
+    case ndjson
+
+    /// The formatter for this format; `footer` is used by the table format only.
+    public func formatter(footer: TableFooter? = nil) -> any ResultFormatter {
+        switch self {
+        case .table: TableFormatter(footer: footer)
+        case .csv: CSVFormatter()
+        case .json: JSONFormatter(layout: .array)
+        case .ndjson: JSONFormatter(layout: .lines)
+        }
+    }
+}
+
+/// Writes a result in one format.
+///
+///     var rows = MaterializedRows(columns: [ResultColumn(name: "close")], rows: [[.number(553.13)]])
+///     try OutputFormat.csv.formatter().write(&rows, to: context.standardOutput)
+public protocol ResultFormatter {
+    /// Writes the header and every remaining row of `rows` to `writer`.
+    ///
+    /// Each row is rendered into one string and written in one call. Does not flush.
+    /// - Throws: ``OutputError`` from the writer, or whatever `rows` throws.
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws
+}

@@ -1,0 +1,42 @@
+@testable import ColonnadeCLI
+
+/// What one in-process run of `colonnade` produced.
+struct Invocation {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+/// Runs `colonnade arguments` in-process with captured output.
+///
+/// - Parameter outputLimit: Bytes of standard output accepted before the "reader" goes away
+///   (writes then fail with `brokenPipe`), to test early-closed pipes without a process.
+func colonnade(_ arguments: String..., outputLimit: Int? = nil) -> Invocation {
+    colonnade(arguments, outputLimit: outputLimit)
+}
+
+func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
+    let output = MemoryOutputWriter(limit: outputLimit)
+    let errors = MemoryOutputWriter()
+    let context = CommandContext(standardOutput: output, standardError: errors,
+                                 environment: [:], currentDirectory: "/tmp")
+    let status = runColonnade(arguments, context: context)
+    return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
+}
+
+/// The usage error parsing `arguments` for `spec` throws, or `nil` if it parses.
+func usageError(_ arguments: [String], for spec: CommandSpec) -> UsageError? {
+    do {
+        _ = try ArgumentParser.parse(arguments, for: spec)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+import Testing
+
+extension CommandSpec: CustomTestStringConvertible {
+    /// Parameterized tests name the command, not its whole declaration.
+    public var testDescription: String { name }
+}
