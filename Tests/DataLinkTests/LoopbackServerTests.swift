@@ -1,0 +1,6 @@
+import ColonnadeTestSupport
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
