@@ -14,12 +14,13 @@ extension DataLinkClient {
             attempt += 1
             if Task.isCancelled { throw .cancelled(request.target) }
             let error: DataLinkError
-            switch await attemptOnce(request, attempt: attempt) {
+            let (outcome, retryAfter) = await attemptOnce(request, attempt: attempt)
+            switch outcome {
             case .success(let response): return response
             case .failure(let failure): error = failure
             }
             guard error.isRetryable, attempt < policy.maxAttempts else { throw error }
-            let delay = policy.delay(afterAttempt: attempt, retryAfter: error.retryAfter, random: Double.random(in: 0..<1))
+            let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0..<1))
             guard clock.now - start + delay <= policy.totalBudget else {
                 log("DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would exceed the \(DataLinkError.format(policy.totalBudget)) budget")
                 throw error
@@ -33,7 +34,9 @@ extension DataLinkClient {
         }
     }
 
-    private func attemptOnce(_ prepared: PreparedRequest, attempt: Int) async -> Result<DataLinkResponse, DataLinkError> {
+    /// One exchange: the judged outcome, and the server's `Retry-After` (honoured for any
+    /// retryable answer, 503 included, not only 429 and 202).
+    private func attemptOnce(_ prepared: PreparedRequest, attempt: Int) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
         let target = prepared.target
         var request = URLRequest(url: prepared.url)
         request.httpMethod = "GET"
@@ -59,10 +62,10 @@ extension DataLinkClient {
                     : .transport(target, reason: redactor.oneLine("\(reason) (URLError \(code))", limit: 300))
             }
             log("DataLink response for \(target): none: \(error)")
-            return .failure(error)
+            return (.failure(error), nil)
         case .success(let result):
             logResponse(result, target: target)
-            return judge(result, request: prepared, attempt: attempt)
+            return (judge(result, request: prepared, attempt: attempt), RetryAfter.parse(result.headers["retry-after"]))
         }
     }
 

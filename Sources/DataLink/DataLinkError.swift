@@ -70,14 +70,6 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The server's `Retry-After`, for the cases that carry one.
-    var retryAfter: Duration? {
-        switch self {
-        case let .rateLimited(_, retryAfter, _), let .notReady(_, retryAfter, _): retryAfter
-        default: nil
-        }
-    }
-
     public var description: String {
         switch self {
         case let .invalidRequest(reason):

@@ -19,7 +19,12 @@ enum TransferFailure: Error, Sendable {
     case cancelled
 }
 
-/// One GET through `URLSession`'s delegate API, with a body-size limit and prompt cancellation.
+/// One GET through `URLSession`'s delegate API, with a body-size limit, an idle timeout and
+/// prompt cancellation.
+///
+/// The timeout is our own watchdog, not `timeoutIntervalForRequest`: swift-corelibs-foundation
+/// truncates that interval to whole seconds (1.5 s acts as 1 s, and anything below 1 s times
+/// out at once). URLSession's own timeout is set far out, as a backstop only.
 ///
 /// Why the delegate API and a session per exchange: it is the only URLSession interface that
 /// works on Linux (swift-corelibs-foundation) and sees the body *while* it streams, so an
@@ -27,20 +32,22 @@ enum TransferFailure: Error, Sendable {
 /// session can be invalidated at the end, which breaks the session → delegate retain cycle.
 enum HTTPTransfer {
     static func get(_ request: URLRequest, timeout: Duration, limit: Int, keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
-        let seconds = max(0.001, Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        let backstop = 86_400.0
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForRequest = backstop
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         var request = request
-        request.timeoutInterval = seconds
+        request.timeoutInterval = backstop
 
-        let delegate = TransferDelegate(limit: limit, origin: request.url, keyHeader: keyHeader)
+        let delegate = TransferDelegate(limit: limit, timeout: timeout, origin: request.url, keyHeader: keyHeader)
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
+        let watchdog = Task { await delegate.watch() }
+        defer { watchdog.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 delegate.start(task, continuation: continuation)
@@ -62,15 +69,18 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var declaredLength: Int?
+        var lastActivity = ContinuousClock.now
     }
 
     private let limit: Int
+    private let timeout: Duration
     private let origin: URL?
     private let keyHeader: String?
     private let state = Mutex(State())
 
-    init(limit: Int, origin: URL?, keyHeader: String?) {
+    init(limit: Int, timeout: Duration, origin: URL?, keyHeader: String?) {
         self.limit = limit
+        self.timeout = timeout
         self.origin = origin
         self.keyHeader = keyHeader
     }
@@ -80,12 +90,31 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if state.cancelled { return true }
             state.task = task
             state.continuation = continuation
+            state.lastActivity = .now
             return false
         }
         if alreadyCancelled {
             continuation.resume(returning: .failure(.cancelled))
         } else {
             task.resume()
+        }
+    }
+
+    /// Fails the transfer with a timeout once nothing has arrived for `timeout`; returns when
+    /// it fired or when its task is cancelled (the transfer ended).
+    func watch() async {
+        while !Task.isCancelled {
+            let deadline = state.withLock { $0.lastActivity } + timeout
+            if ContinuousClock.now >= deadline {
+                let task = state.withLock { state -> URLSessionDataTask? in
+                    guard state.failure == nil, !state.cancelled else { return nil }
+                    state.failure = .urlError(code: NSURLErrorTimedOut, reason: "timed out")
+                    return state.task
+                }
+                task?.cancel()
+                return
+            }
+            try? await Task.sleep(until: deadline, clock: .continuous)
         }
     }
 
@@ -105,6 +134,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let tooLarge = state.withLock { state in
             state.response = response as? HTTPURLResponse
             state.declaredLength = declared
+            state.lastActivity = .now
             if let declared, declared > limit {
                 state.failure = .tooLarge(declaredLength: declared)
                 return true
@@ -123,6 +153,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overLimit = state.withLock { state in
             if state.failure != nil { return false }
+            state.lastActivity = .now
             if state.body.count + data.count > limit {
                 state.failure = .tooLarge(declaredLength: state.declaredLength)
                 state.body = Data()

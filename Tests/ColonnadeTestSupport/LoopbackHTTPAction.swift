@@ -11,9 +11,9 @@ public enum LoopbackHTTPAction: Sendable {
     case cutOff(status: Int, headers: [String: String], body: Data, sentBytes: Int)
     /// Closes the connection with a TCP reset (`SO_LINGER` 0, then `close`) without answering.
     case reset
-    /// Sends a 200-style header block and then `byteCount` bytes of filler, either with a
-    /// `Content-Length` (when `declaresLength`) or chunked without one; stops early when the
-    /// client goes away.
+    /// Sends a header block and then `byteCount` bytes of filler in 64 KiB pieces (paced at
+    /// ≤ 128 MB/s), either with a `Content-Length` (when `declaresLength`) or chunked without
+    /// one; stops early when the client goes away.
     case oversized(status: Int, headers: [String: String], byteCount: Int, declaresLength: Bool)
     /// Never answers; the connection stays open until the server stops.
     case hang

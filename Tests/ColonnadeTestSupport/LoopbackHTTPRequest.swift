@@ -50,8 +50,8 @@ public struct LoopbackHTTPRequest: Sendable, CustomStringConvertible {
 
     public var description: String { "#\(sequenceNumber) \(method) \(target)" }
 
-    /// Parses the request line and header block (without the terminating blank line).
-    static func parse(head: String, sequenceNumber: Int) -> LoopbackHTTPRequest? {
+    /// Parses the request line and header block (without the terminating blank line); nil when malformed.
+    public static func parse(head: String, sequenceNumber: Int) -> LoopbackHTTPRequest? {
         var lines = head.components(separatedBy: "\r\n")
         guard !lines.isEmpty else { return nil }
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)

@@ -247,6 +247,7 @@ public final class LoopbackHTTPServer: Sendable {
             guard write(fd, bytes) else { break }
             sent += count
             state.withLock { $0.bodyBytesSent[sequenceNumber] = sent }
+            usleep(500)  // ≤ 128 MB/s: fast, but slow enough that a client's cancel can win the race
         }
         if sent == byteCount, !declaresLength { _ = write(fd, Array("0\r\n\r\n".utf8)) }
     }
