@@ -9,6 +9,9 @@ public enum LoopbackHTTPAction: Sendable {
     /// Declares the full `Content-Length` of `body`, sends the headers and only the first
     /// `sentBytes` bytes of it, then closes the connection normally (FIN).
     case cutOff(status: Int, headers: [String: String], body: Data, sentBytes: Int)
+    /// Sends the headers, then `body` in `pieces` parts with `interval` seconds between them
+    /// (a slow but steady sender).
+    case drip(status: Int, headers: [String: String], body: Data, pieces: Int, interval: Double)
     /// Closes the connection with a TCP reset (`SO_LINGER` 0, then `close`) without answering.
     case reset
     /// Sends a header block and then `byteCount` bytes of filler in 64 KiB pieces (paced at

@@ -199,6 +199,17 @@ public final class LoopbackHTTPServer: Sendable {
             respond(fd, status: status, headers: headers, body: body, sentBytes: body.count, sequenceNumber: sequenceNumber)
         case let .cutOff(status, headers, body, sentBytes):
             respond(fd, status: status, headers: headers, body: body, sentBytes: min(sentBytes, body.count), sequenceNumber: sequenceNumber)
+        case let .drip(status, headers, body, pieces, interval):
+            guard write(fd, headerBlock(status: status, headers: headers, framing: "Content-Length: \(body.count)")) else { return }
+            let pieceSize = max(1, (body.count + max(pieces, 1) - 1) / max(pieces, 1))
+            var sent = 0
+            while sent < body.count {
+                if sent > 0 { guard waitUnlessStopped(seconds: interval) else { return } }
+                let end = min(body.count, sent + pieceSize)
+                guard write(fd, Array(body[body.startIndex + sent..<body.startIndex + end])) else { return }
+                sent = end
+                state.withLock { $0.bodyBytesSent[sequenceNumber] = sent }
+            }
         case .reset:
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))

@@ -129,6 +129,22 @@ import Testing
         }
     }
 
+    @Test func keyIsDroppedWhenARedirectLeavesTheOrigin() async throws {
+        try await LoopbackHTTPServer.run({ _ in .json(#"{"meta":{}}"#) }) { elsewhere in
+            let target = elsewhere.baseURL.absoluteString + "/download/page.json"
+            try await LoopbackHTTPServer.run({ request in
+                request.path.hasPrefix("/api/") ? .respond(status: 302, headers: ["Location": target], body: Data()) : .json(#"{"meta":{}}"#)
+            }) { origin in
+                let client = DataLinkClient(configuration: testConfiguration(origin, key: fakeKey))
+                let response = try await client.tablePage("WIKI/PRICES", tickers: ["AAPL"])
+                #expect(response.url.absoluteString == target)
+                #expect(origin.requests.first?.header("X-Api-Token") == fakeKey)
+                #expect(elsewhere.requests.count == 1)
+                #expect(elsewhere.requests.first?.header("X-Api-Token") == nil, "the key must not follow a redirect to another origin")
+            }
+        }
+    }
+
     @Test func noKeyMeansNoKeyHeader() async throws {
         try await LoopbackHTTPServer.run({ _ in .json(#"{"meta":{}}"#) }) { server in
             let log = LogRecorder()

@@ -104,6 +104,19 @@ import Testing
         }
     }
 
+    @Test func timeoutIsAboutSilenceNotTotalTime() async throws {
+        let body = Data(("Date,Close\n" + String(repeating: "2014-01-02,79.38\n", count: 100)).utf8)
+        try await LoopbackHTTPServer.run({ _ in
+            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 8, interval: 0.1)
+        }) { server in
+            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .milliseconds(400)))
+            let started = ContinuousClock.now
+            let response = try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv)
+            #expect(response.body == body)
+            #expect(ContinuousClock.now - started >= .milliseconds(600), "the body took longer than the timeout in total")
+        }
+    }
+
     @Test func bodyCutOffMidwayIsATransportFailureThenRetried() async throws {
         let body = Data(("Date,Close\n" + String(repeating: "2014-01-02,79.38\n", count: 1000)).utf8)
         try await LoopbackHTTPServer.run({ request in
