@@ -45,7 +45,8 @@ public struct DataLinkClient: Sendable {
     /// - Parameters:
     ///   - database: e.g. `WIKI`.
     ///   - ticker: an exchange ticker; sent as its API code (`BRK.B` → `BRK_B`, see ``TickerCode``).
-    ///   - from: `start_date`, inclusive. - to: `end_date`, inclusive.
+    ///   - from: `start_date`, inclusive; nil for the dataset's first day.
+    ///   - to: `end_date`, inclusive; nil for its last day.
     ///   - format: `.json` (a `dataset_data` object) or `.csv`.
     ///   - options: `order` (ascending by default), `column_index`, `collapse`, `transform`, `limit`.
     /// - Returns: the response; its body is JSON or CSV as asked (checked by content type).
@@ -81,8 +82,11 @@ public struct DataLinkClient: Sendable {
     /// - Parameters:
     ///   - table: `PUBLISHER/TABLE`, e.g. `WIKI/PRICES`.
     ///   - tickers: exchange tickers, sent as `ticker=A,B,…` (API codes). Empty: no ticker filter.
-    ///   - from: `date.gte`. - to: `date.lte`.
-    ///   - columns: `qopts.columns`. - perPage: `qopts.per_page`. - cursorID: `qopts.cursor_id`.
+    ///   - from: `date.gte`.
+    ///   - to: `date.lte`.
+    ///   - columns: `qopts.columns`, e.g. `["ticker", "date", "adj_close"]`.
+    ///   - perPage: `qopts.per_page` (the API caps pages at 10 000 rows).
+    ///   - cursorID: `qopts.cursor_id`, from the previous page's `meta.next_cursor_id`.
     /// - Throws: ``DataLinkError``.
     public func tablePage(
         _ table: String,
@@ -104,8 +108,11 @@ public struct DataLinkClient: Sendable {
     /// `onPage` gets each page and returns its `meta.next_cursor_id` (nil when it is the last),
     /// which is sent back as `qopts.cursor_id`. Batches and pages run one after another.
     ///
-    /// - Parameter onPage: decodes a page (typically with the caller's own decoder, or
-    ///   ``nextCursorID(inJSON:)``) and returns the next cursor id; errors it throws stop the walk.
+    /// - Parameters:
+    ///   - table, tickers, from, to, columns, perPage: as for ``tablePage(_:tickers:from:to:columns:perPage:cursorID:)``.
+    ///   - maxURLLength: the longest URL a batch may produce.
+    ///   - onPage: decodes a page (typically with the caller's own decoder, or
+    ///     ``nextCursorID(inJSON:)``) and returns the next cursor id; errors it throws stop the walk.
     /// - Throws: ``DataLinkError`` from the requests, or whatever `onPage` throws.
     public func tablePages(
         _ table: String,
@@ -207,6 +214,10 @@ public struct DataLinkClient: Sendable {
 
     /// Runs `operation` for every item with at most `maxConcurrentRequests` in flight
     /// (default: the configuration's ``DataLinkConfiguration/effectiveMaxConcurrentRequests``).
+    ///
+    /// The bound is per call: two `fetchMany` calls running at once on the same client may
+    /// together exceed it. A task group holds at most that many child tasks, so no request
+    /// waits on a queue while holding a connection.
     ///
     /// One item's failure does not stop the others; results come back in the order of `items`.
     /// Cancelling the calling task cancels every running operation (and their HTTP requests)

@@ -22,6 +22,11 @@ enum TransferFailure: Error, Sendable {
 /// One GET through `URLSession`'s delegate API, with a body-size limit, an idle timeout and
 /// prompt cancellation.
 ///
+/// Sizes: `Content-Length` is checked before the body is read; then the bytes delivered are
+/// counted. libcurl advertises `Accept-Encoding: deflate, gzip, br, zstd` and decompresses, so
+/// `Content-Length` is the compressed size while the count is of decompressed bytes — the
+/// count is what bounds memory (a compression bomb stops at the limit too).
+///
 /// The timeout is our own watchdog, not `timeoutIntervalForRequest`: swift-corelibs-foundation
 /// truncates that interval to whole seconds (1.5 s acts as 1 s, and anything below 1 s times
 /// out at once). URLSession's own timeout is set far out, as a backstop only.
