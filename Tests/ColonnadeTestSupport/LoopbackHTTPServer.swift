@@ -117,6 +117,17 @@ public final class LoopbackHTTPServer: Sendable {
         state.withLock { $0.bodyBytesSent[sequenceNumber] ?? 0 }
     }
 
+    /// Waits (polling, without blocking a thread) until no connection is open, e.g. until the
+    /// server noticed that a client hung up mid-body; false on timeout.
+    public func waitUntilIdle(timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.connections.isEmpty && $0.inFlight == 0 }) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
     /// True once `stop()` ran.
     public var isStopped: Bool { state.withLock { $0.stopped } }
 
@@ -293,6 +304,39 @@ public final class LoopbackHTTPServer: Sendable {
         }
         return nil
     }
+}
+
+/// A loopback port that refuses connections: bound (so no other server can take it) but never
+/// listening, so a connect gets an immediate RST. Closed on `deinit`.
+public final class LoopbackClosedPort: Sendable {
+    public let port: UInt16
+    /// `http://127.0.0.1:<port>`
+    public let baseURL: URL
+    private let fd: Int32
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackHTTPServerError.socket(errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else {
+            let code = errno
+            close(fd)
+            throw LoopbackHTTPServerError.bind(code)
+        }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    deinit { close(fd) }
 }
 
 /// Why a loopback server could not start.

@@ -155,17 +155,15 @@ import Testing
     }
 
     @Test func connectionRefusedIsATransportFailure() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let server = try LoopbackHTTPServer { _ in .hang }
-        let url = server.baseURL
-        server.stop()
+        let closed = try LoopbackClosedPort()
         let client = DataLinkClient(configuration: DataLinkConfiguration(
-            baseURL: url, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
+            baseURL: closed.baseURL, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
         let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
         guard case .transport? = error else {
             Issue.record("expected transport, got \(String(describing: error))")
             return
         }
+        withExtendedLifetime(closed) {}
     }
 
     @Test func policyDelays() {
