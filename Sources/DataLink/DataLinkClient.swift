@@ -1,0 +1,262 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A Nasdaq Data Link (Quandl) client: builds requests, sends them with retries, and hands
+/// back whole response bodies or typed errors. It does not decode quote data.
+///
+/// ```swift
+/// let client = DataLinkClient(configuration: DataLinkConfiguration(apiKey: key))
+/// let csv = try await client.datasetData(database: "WIKI", ticker: "AAPL",
+///                                        from: DataLinkDate("2014-01-01"), to: DataLinkDate("2014-12-31"),
+///                                        format: .csv)
+/// try await client.tablePages("WIKI/PRICES", tickers: ["AAPL", "BRK.B"]) { page in
+///     try decode(page.body)                         // caller's decoder
+///     return DataLinkClient.nextCursorID(inJSON: page.body)
+/// }
+/// ```
+///
+/// The key travels only in the `X-Api-Token` header; every request also sends `Accept` and
+/// `User-Agent: colonnade/<version>`. A client is a value: copies share nothing but their
+/// configuration, and there is no global instance.
+public struct DataLinkClient: Sendable {
+    /// The version sent in `User-Agent`.
+    public static let version = "0.1.0"
+    /// `colonnade/<version>`
+    public static let userAgent = "colonnade/\(version)"
+    /// The header that carries the key.
+    public static let keyHeader = "X-Api-Token"
+    /// Longest URL the table batching aims for (the API's own clients switch to POST above 6 300).
+    public static let defaultMaxURLLength = 4_000
+
+    public let configuration: DataLinkConfiguration
+    let redactor: Redactor
+
+    public init(configuration: DataLinkConfiguration) {
+        self.configuration = configuration
+        redactor = Redactor(key: configuration.apiKey)
+    }
+
+    // MARK: Time series
+
+    /// `GET {base}/api/v3/datasets/{database}/{code}/data.{json|csv}` for one ticker.
+    ///
+    /// - Parameters:
+    ///   - database: e.g. `WIKI`.
+    ///   - ticker: an exchange ticker; sent as its API code (`BRK.B` → `BRK_B`, see ``TickerCode``).
+    ///   - from: `start_date`, inclusive; nil for the dataset's first day.
+    ///   - to: `end_date`, inclusive; nil for its last day.
+    ///   - format: `.json` (a `dataset_data` object) or `.csv`.
+    ///   - options: `order` (ascending by default), `column_index`, `collapse`, `transform`, `limit`.
+    /// - Returns: the response; its body is JSON or CSV as asked (checked by content type).
+    /// - Throws: ``DataLinkError``, after retries where the policy allows them.
+    public func datasetData(
+        database: String,
+        ticker: String,
+        from: DataLinkDate? = nil,
+        to: DataLinkDate? = nil,
+        format: DataLinkFormat = .json,
+        options: DatasetOptions = DatasetOptions()
+    ) async throws(DataLinkError) -> DataLinkResponse {
+        try await perform(datasetRequest(database: database, ticker: ticker, from: from, to: to, format: format, options: options))
+    }
+
+    func datasetRequest(
+        database: String, ticker: String, from: DataLinkDate?, to: DataLinkDate?, format: DataLinkFormat, options: DatasetOptions
+    ) throws(DataLinkError) -> PreparedRequest {
+        let code = TickerCode.apiCode(forTicker: ticker)
+        try RequestBuilder.validate(database, as: "database code")
+        try RequestBuilder.validate(code, as: "dataset code")
+        let query = try RequestBuilder.datasetQuery(from: from, to: to, options: options)
+        let url = try RequestBuilder.url(
+            base: configuration.baseURL, segments: ["datasets", database, code, "data"],
+            suffix: ".\(format.rawValue)", query: query)
+        return PreparedRequest(target: .dataset(database: database, code: code), url: url, format: format)
+    }
+
+    // MARK: Tables
+
+    /// One page of `GET {base}/api/v3/datatables/{publisher}/{table}.json`.
+    ///
+    /// - Parameters:
+    ///   - table: `PUBLISHER/TABLE`, e.g. `WIKI/PRICES`.
+    ///   - tickers: exchange tickers, sent as `ticker=A,B,…` (API codes). Empty: no ticker filter.
+    ///   - from: `date.gte`.
+    ///   - to: `date.lte`.
+    ///   - columns: `qopts.columns`, e.g. `["ticker", "date", "adj_close"]`.
+    ///   - perPage: `qopts.per_page` (the API caps pages at 10 000 rows).
+    ///   - cursorID: `qopts.cursor_id`, from the previous page's `meta.next_cursor_id`.
+    /// - Throws: ``DataLinkError``.
+    public func tablePage(
+        _ table: String,
+        tickers: [String],
+        from: DataLinkDate? = nil,
+        to: DataLinkDate? = nil,
+        columns: [String]? = nil,
+        perPage: Int? = nil,
+        cursorID: String? = nil
+    ) async throws(DataLinkError) -> DataLinkResponse {
+        try await perform(tableRequest(table, codes: tickers.map(TickerCode.apiCode(forTicker:)), from: from, to: to,
+                                       columns: columns, perPage: perPage, cursorID: cursorID))
+    }
+
+    /// Every page of a table query, for any number of tickers.
+    ///
+    /// The tickers are split into batches whose URLs stay under `maxURLLength` (see
+    /// ``tickerBatches(_:maxEncodedLength:)``); each batch is requested and its pages followed:
+    /// `onPage` gets each page and returns its `meta.next_cursor_id` (nil when it is the last),
+    /// which is sent back as `qopts.cursor_id`. Batches and pages run one after another.
+    ///
+    /// - Parameters:
+    ///   - table, tickers, from, to, columns, perPage: as for ``tablePage(_:tickers:from:to:columns:perPage:cursorID:)``.
+    ///   - maxURLLength: the longest URL a batch may produce.
+    ///   - onPage: decodes a page (typically with the caller's own decoder, or
+    ///     ``nextCursorID(inJSON:)``) and returns the next cursor id; errors it throws stop the walk.
+    /// - Throws: ``DataLinkError`` from the requests, or whatever `onPage` throws.
+    public func tablePages(
+        _ table: String,
+        tickers: [String],
+        from: DataLinkDate? = nil,
+        to: DataLinkDate? = nil,
+        columns: [String]? = nil,
+        perPage: Int? = nil,
+        maxURLLength: Int = DataLinkClient.defaultMaxURLLength,
+        onPage: (DataLinkResponse) async throws -> String?
+    ) async throws {
+        let codes = tickers.map(TickerCode.apiCode(forTicker:))
+        // The fixed part of the URL, measured once with no tickers and a long cursor id.
+        let fixed = try tableRequest(table, codes: [], from: from, to: to, columns: columns, perPage: perPage,
+                                     cursorID: String(repeating: "x", count: 64)).url.absoluteString.utf8.count
+        let batches: [[String]] = codes.isEmpty
+            ? [[]]
+            : Self.tickerBatches(codes, maxEncodedLength: max(maxURLLength - fixed - 8, 64))
+        for batch in batches {
+            var cursor: String? = nil
+            var seen: Set<String> = []
+            repeat {
+                let request = try tableRequest(table, codes: batch, from: from, to: to, columns: columns,
+                                               perPage: perPage, cursorID: cursor)
+                let page = try await perform(request)
+                cursor = try await onPage(page)
+                if let next = cursor, !seen.insert(next).inserted {
+                    throw DataLinkError.unexpectedResponse(
+                        request.target, status: page.status, contentType: page.contentType,
+                        bodyPrefix: "cursor id \(redactor.oneLine(next, limit: 80)) repeated; pagination stopped")
+                }
+            } while cursor != nil
+        }
+    }
+
+    /// Splits ticker codes into groups whose comma-joined, percent-encoded form stays within
+    /// `maxEncodedLength` characters (a single code longer than that gets a batch of its own).
+    /// - Complexity: O(n) in the total length of the codes.
+    public static func tickerBatches(_ codes: [String], maxEncodedLength: Int) -> [[String]] {
+        var batches: [[String]] = []
+        var current: [String] = []
+        var length = 0
+        for code in codes {
+            let cost = RequestBuilder.percentEncode(code).utf8.count + (current.isEmpty ? 0 : 3)  // "%2C"
+            if !current.isEmpty, length + cost > maxEncodedLength {
+                batches.append(current)
+                current = []
+                length = 0
+            }
+            length += current.isEmpty ? RequestBuilder.percentEncode(code).utf8.count : cost
+            current.append(code)
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+
+    func tableRequest(
+        _ table: String, codes: [String], from: DataLinkDate?, to: DataLinkDate?, columns: [String]?, perPage: Int?, cursorID: String?
+    ) throws(DataLinkError) -> PreparedRequest {
+        let (publisher, name) = try RequestBuilder.tableParts(table)
+        for code in codes { try RequestBuilder.validate(code, as: "ticker") }
+        if let from, let to, to < from { throw .invalidRequest("end date \(to) is before start date \(from)") }
+        var query: [(String, String)] = []
+        if !codes.isEmpty { query.append(("ticker", codes.joined(separator: ","))) }
+        if let from { query.append(("date.gte", from.description)) }
+        if let to { query.append(("date.lte", to.description)) }
+        if let columns, !columns.isEmpty {
+            for column in columns { try RequestBuilder.validate(column, as: "column name") }
+            query.append(("qopts.columns", columns.joined(separator: ",")))
+        }
+        if let perPage {
+            guard perPage > 0 else { throw .invalidRequest("qopts.per_page \(perPage) is not positive") }
+            query.append(("qopts.per_page", String(perPage)))
+        }
+        if let cursorID { query.append(("qopts.cursor_id", cursorID)) }
+        let url = try RequestBuilder.url(
+            base: configuration.baseURL, segments: ["datatables", publisher, name], suffix: ".json", query: query)
+        return PreparedRequest(target: .table("\(publisher)/\(name)", tickers: codes), url: url, format: .json)
+    }
+
+    /// `meta.next_cursor_id` of a tables JSON page; nil when it is null, absent, or the body is
+    /// not JSON.
+    ///
+    /// Memory: `JSONSerialization` materialises the whole page as Foundation objects (several
+    /// times the body size, ≈ 10 000 rows at most per page). Fine for tests and small pages; a
+    /// caller that decodes the page anyway should read the cursor in the same pass instead.
+    public static func nextCursorID(inJSON body: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              let meta = object["meta"] as? [String: Any]
+        else { return nil }
+        switch meta["next_cursor_id"] {
+        case let text as String: return text.isEmpty ? nil : text
+        case let number as NSNumber: return number.stringValue
+        default: return nil
+        }
+    }
+
+    // MARK: Many requests
+
+    /// Runs `operation` for every item with at most `maxConcurrentRequests` in flight
+    /// (default: the configuration's ``DataLinkConfiguration/effectiveMaxConcurrentRequests``).
+    ///
+    /// The bound is per call: two `fetchMany` calls running at once on the same client may
+    /// together exceed it. A task group holds at most that many child tasks, so no request
+    /// waits on a queue while holding a connection.
+    ///
+    /// One item's failure does not stop the others; results come back in the order of `items`.
+    /// Cancelling the calling task cancels every running operation (and their HTTP requests)
+    /// and starts no new ones.
+    ///
+    /// ```swift
+    /// let results = try await client.fetchMany(["AAPL", "MSFT"]) { ticker in
+    ///     try await client.datasetData(database: "WIKI", ticker: ticker, format: .csv)
+    /// }
+    /// ```
+    /// - Throws: ``DataLinkError/cancelled(_:)`` when the calling task was cancelled.
+    public func fetchMany<Item: Sendable, Output: Sendable>(
+        _ items: [Item],
+        maxConcurrentRequests: Int? = nil,
+        _ operation: @escaping @Sendable (Item) async throws -> Output
+    ) async throws(DataLinkError) -> [Result<Output, any Error>] {
+        let limit = max(1, maxConcurrentRequests ?? configuration.effectiveMaxConcurrentRequests)
+        var results = [Result<Output, any Error>?](repeating: nil, count: items.count)
+        await withTaskGroup(of: (Int, Result<Output, any Error>).self) { group in
+            var next = 0
+            while next < items.count, next < limit {
+                let index = next
+                group.addTask { (index, await Self.capture { try await operation(items[index]) }) }
+                next += 1
+            }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                if next < items.count, !Task.isCancelled {
+                    let index = next
+                    group.addTask { (index, await Self.capture { try await operation(items[index]) }) }
+                    next += 1
+                }
+            }
+        }
+        if Task.isCancelled { throw .cancelled(nil) }
+        return results.map { $0 ?? .failure(DataLinkError.cancelled(nil)) }
+    }
+
+    private static func capture<Output>(_ body: () async throws -> Output) async -> Result<Output, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+}

@@ -1,0 +1,154 @@
+/// Why a Nasdaq Data Link request failed.
+///
+/// Every case names the request (``DataLinkTarget``) and has a one-line `description` for the
+/// CLI's stderr. No case ever holds the API key: server messages and body excerpts are
+/// redacted when the error is built (servers echo unknown keys back).
+///
+/// HTTP statuses are interpreted first, then the `QE…` code of the error body:
+///
+/// | status | `QE` code | case | retried |
+/// |---|---|---|---|
+/// | 202 | QEAx07 | ``notReady(_:retryAfter:_:)`` | yes |
+/// | 401, 400/422 with `QEA…` | | ``unauthorized(_:status:_:keySent:)`` | no |
+/// | 403, other 4xx with `QEP…` | | ``forbidden(_:status:_:keySent:)`` | no |
+/// | 404 | QECx02 … | ``notFound(_:_:)`` | no |
+/// | 410 | | ``gone(_:_:)`` | no |
+/// | 429 | QELx… | ``rateLimited(_:retryAfter:_:)`` | yes |
+/// | other 4xx | | ``clientError(_:status:_:)`` | no |
+/// | 5xx | QEMx/QEXx | ``serverError(_:status:_:)`` | yes |
+public enum DataLinkError: Error, Sendable, CustomStringConvertible {
+    /// The arguments cannot form a safe request (e.g. a code containing `/`); nothing was sent.
+    case invalidRequest(String)
+    /// The connection failed: refused, reset, closed mid-body, DNS, TLS, …
+    case transport(DataLinkTarget, reason: String)
+    /// No data arrived within the configured request timeout.
+    case timedOut(DataLinkTarget, after: Duration)
+    /// HTTP 404: the dataset or table does not exist (QECx02 "incorrect … code").
+    case notFound(DataLinkTarget, DataLinkErrorBody?)
+    /// HTTP 410: the API no longer serves this resource.
+    case gone(DataLinkTarget, DataLinkErrorBody?)
+    /// HTTP 401, or a `QEA…` code: the key is missing, unknown or not accepted.
+    case unauthorized(DataLinkTarget, status: Int, DataLinkErrorBody?, keySent: Bool)
+    /// HTTP 403, or a `QEP…` code: the key has no access (premium data, anonymous mode, …).
+    case forbidden(DataLinkTarget, status: Int, DataLinkErrorBody?, keySent: Bool)
+    /// HTTP 429: a rate limit; `retryAfter` is the server's `Retry-After` when it sent one.
+    case rateLimited(DataLinkTarget, retryAfter: Duration?, DataLinkErrorBody?)
+    /// HTTP 202 (QEAx07 "Please try again in 30 seconds"), still not ready after all retries.
+    case notReady(DataLinkTarget, retryAfter: Duration?, DataLinkErrorBody?)
+    /// Any other HTTP 4xx (400 bad parameters, 422, 406, …).
+    case clientError(DataLinkTarget, status: Int, DataLinkErrorBody?)
+    /// HTTP 5xx.
+    case serverError(DataLinkTarget, status: Int, DataLinkErrorBody?)
+    /// A response that is not what was asked for (wrong content type or shape, an HTML page, a
+    /// status that is neither success nor error); `bodyPrefix` is its first ~200 bytes, sanitized.
+    case unexpectedResponse(DataLinkTarget, status: Int, contentType: String?, bodyPrefix: String)
+    /// The body is longer than the configured maximum; reading stopped at the limit (or before
+    /// the first byte when `Content-Length` already said so).
+    case responseTooLarge(DataLinkTarget, limit: Int, declaredLength: Int?)
+    /// The task was cancelled; nil target when cancelled before any request started.
+    case cancelled(DataLinkTarget?)
+
+    /// The request the error is about, when there was one.
+    public var target: DataLinkTarget? {
+        switch self {
+        case .invalidRequest: nil
+        case let .transport(target, _), let .timedOut(target, _), let .notFound(target, _), let .gone(target, _),
+             let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
+             let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
+             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _):
+            target
+        case let .cancelled(target): target
+        }
+    }
+
+    /// Whether the retry policy may repeat the request: timeouts, connection failures, 429,
+    /// 202 and 5xx.
+    public var isRetryable: Bool {
+        switch self {
+        case .transport, .timedOut, .rateLimited, .notReady, .serverError: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .invalidRequest(reason):
+            return "invalid request: \(reason)"
+        case let .transport(target, reason):
+            return "\(target): connection failed: \(reason)"
+        case let .timedOut(target, after):
+            return "\(target): timed out (no response within \(Self.format(after)))"
+        case let .notFound(target, body):
+            return "unknown \(target) (HTTP 404\(Self.format(body)))"
+        case let .gone(target, body):
+            let hint: String
+            if case .dataset = target {
+                hint = "; the time-series API no longer serves this dataset, try the tables source instead (--table WIKI/PRICES)"
+            } else {
+                hint = "; the API no longer serves it"
+            }
+            return "\(target) is gone (HTTP 410\(Self.format(body)))\(hint)"
+        case let .unauthorized(target, status, body, keySent):
+            return "\(target): not authorized (HTTP \(status)\(Self.format(body))); \(Self.keyHint(keySent))"
+        case let .forbidden(target, status, body, keySent):
+            return "\(target): access forbidden (HTTP \(status)\(Self.format(body))); \(Self.keyHint(keySent))"
+        case let .rateLimited(target, retryAfter, body):
+            let wait = retryAfter.map { "; the server asks to retry after \(Self.format($0))" } ?? ""
+            return "\(target): rate limited (HTTP 429\(Self.format(body)))\(wait)"
+        case let .notReady(target, retryAfter, body):
+            let wait = retryAfter.map { "; the server asks to retry after \(Self.format($0))" } ?? ""
+            return "\(target): not ready, try again later (HTTP 202\(Self.format(body)))\(wait)"
+        case let .clientError(target, status, body):
+            return "\(target): request rejected (HTTP \(status)\(Self.format(body)))"
+        case let .serverError(target, status, body):
+            return "\(target): server error (HTTP \(status)\(Self.format(body)))"
+        case let .unexpectedResponse(target, status, contentType, bodyPrefix):
+            return "\(target): unexpected response (HTTP \(status), content type \(contentType ?? "none")): \(bodyPrefix)"
+        case let .responseTooLarge(target, limit, declaredLength):
+            let declared = declaredLength.map { "declares \($0) bytes" } ?? "exceeded the limit while streaming"
+            return "\(target): response too large (\(declared); limit \(limit) bytes)"
+        case let .cancelled(target):
+            return target.map { "\($0): cancelled" } ?? "cancelled"
+        }
+    }
+
+    private static func format(_ body: DataLinkErrorBody?) -> String {
+        guard let body else { return "" }
+        return ", \(body)"
+    }
+
+    private static func keyHint(_ keySent: Bool) -> String {
+        keySent
+            ? "an API key was sent (X-Api-Token) but not accepted"
+            : "no API key was sent; set NASDAQ_DATA_LINK_API_KEY or put it in ~/.nasdaq/data_link_apikey"
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        if seconds >= 1, seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        if seconds >= 1 { return "\((seconds * 10).rounded() / 10) s" }
+        return "\(Int((seconds * 1000).rounded())) ms"
+    }
+}
+
+/// The code and message of an error body: JSON `{"quandl_error":{"code":…,"message":…}}` or
+/// CSV `code,message\n<code>,<message>`. Already redacted and flattened to one line.
+public struct DataLinkErrorBody: Sendable, Hashable, CustomStringConvertible {
+    /// e.g. `QECx02`; may be empty when the body had a message only.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `QECx02: You have submitted an incorrect Quandl code. …`
+    public var description: String {
+        switch (code.isEmpty, message.isEmpty) {
+        case (false, false): "\(code): \(message)"
+        case (false, true): code
+        case (true, _): message
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// The body format of a time-series request (`data.json` or `data.csv`).
+public enum DataLinkFormat: String, Sendable, Hashable {
+    case json
+    case csv
+
+    /// The `Accept` header value sent for this format.
+    public var acceptHeader: String {
+        switch self {
+        case .json: "application/json"
+        case .csv: "text/csv"
+        }
+    }
+}
+
+/// Optional parameters of a time-series (`datasets/…/data`) request.
+///
+/// ```swift
+/// DatasetOptions(columnIndex: 4, collapse: .monthly)   // month-end closes
+/// ```
+public struct DatasetOptions: Sendable, Hashable {
+    /// `order`: the client asks for oldest first by default (the API's own default is newest first).
+    public enum Order: String, Sendable, Hashable { case ascending = "asc", descending = "desc" }
+    /// `collapse`: resample to the last observation of each period.
+    public enum Collapse: String, Sendable, Hashable, CaseIterable {
+        case none, daily, weekly, monthly, quarterly, annual
+    }
+    /// `transform`: computed by the server before download.
+    public enum Transform: String, Sendable, Hashable, CaseIterable {
+        case none, diff, rdiff, rdiffFrom = "rdiff_from", cumul, normalize
+    }
+
+    public var order: Order
+    /// `column_index`: only this column (0 = date, which is always returned; data starts at 1).
+    public var columnIndex: Int?
+    public var collapse: Collapse?
+    public var transform: Transform?
+    /// `limit`: the first *n* rows in the requested order.
+    public var limit: Int?
+
+    public init(order: Order = .ascending, columnIndex: Int? = nil, collapse: Collapse? = nil, transform: Transform? = nil, limit: Int? = nil) {
+        self.order = order
+        self.columnIndex = columnIndex
+        self.collapse = collapse
+        self.transform = transform
+        self.limit = limit
+    }
+}
