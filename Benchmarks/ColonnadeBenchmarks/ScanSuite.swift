@@ -131,7 +131,7 @@ struct ScanSuite {
         let runs = table.rowCount > 5_000_000 ? 9 : 15
         for (label, fraction) in [("1/1000", 0.001), ("1/50", 0.02), ("1/2", 0.5), ("all", 1.0)] {
             let bound = fraction >= 1 ? Double.infinity : sample[Int(Double(sample.count) * fraction)]
-            let predicate = Predicate.range(column: "high", bounds: .less(than: bound))
+            let predicate = RowPredicate.range(column: "high", bounds: .less(than: bound))
             for summaries in [false, true] {
                 var matched = 0
                 let r = try measure(runs: runs) {

@@ -28,7 +28,7 @@ import Testing
 
     @Test func absentOptionsGiveDefaultsOrNothing() throws {
         let parsed = try ArgumentParser.parse([], for: .filter)
-        #expect(parsed.string("snapshot") == "snapshots/sample.snapshot")
+        #expect(parsed.string("snapshot") == nil, "no default: SnapshotLocation applies the default-snapshot rules")
         #expect(parsed.string("format") == "table")
         #expect(parsed.int("repeat") == 1)
         #expect(parsed.int("limit") == nil)

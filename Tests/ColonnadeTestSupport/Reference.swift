@@ -3,7 +3,7 @@ import Colonnade
 /// Obviously-correct, row-at-a-time evaluation of predicates with SQL's three-valued logic.
 public enum Reference {
     /// true, false, or nil for unknown.
-    public static func evaluate(_ p: Predicate, table: QuoteTable, row: Int) -> Bool? {
+    public static func evaluate(_ p: RowPredicate, table: QuoteTable, row: Int) -> Bool? {
         switch p {
         case .constant(let b): return b
         case let .range(name, bounds):
@@ -40,13 +40,13 @@ public enum Reference {
     }
 
     /// The rows where `p` is true.
-    public static func rows(_ p: Predicate, table: QuoteTable) -> [Int] {
+    public static func rows(_ p: RowPredicate, table: QuoteTable) -> [Int] {
         (0 ..< table.rowCount).filter { evaluate(p, table: table, row: $0) == true }
     }
 
     /// A random predicate tree over `table`'s columns, with bounds drawn from its own values so
     /// that equality and inclusive bounds hit real data.
-    public static func randomPredicate(_ table: QuoteTable, rng: inout SplitMix64, depth: Int = 3) -> Predicate {
+    public static func randomPredicate(_ table: QuoteTable, rng: inout SplitMix64, depth: Int = 3) -> RowPredicate {
         let pick = rng.next() % 10
         if depth > 0 && pick < 4 {
             let n = 2 + Int(rng.next() % 2)

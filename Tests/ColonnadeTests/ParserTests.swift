@@ -7,7 +7,7 @@ import ColonnadeTestSupport
     var parser: QueryParser { QueryParser(table: table) }
 
     @Test func everyFormParsesToTheExpectedTree() throws {
-        let cases: [(String, Predicate)] = [
+        let cases: [(String, RowPredicate)] = [
             ("80 < high < 83", .range(column: "high", bounds: .open(80, 83))),
             ("83 > high > 80", .range(column: "high", bounds: .open(80, 83))),
             ("80 <= high <= 83", .range(column: "high", bounds: .closed(80, 83))),
@@ -41,9 +41,9 @@ import ColonnadeTestSupport
     }
 
     @Test func precedenceIsNotThenAndThenOr() throws {
-        let a = Predicate.range(column: "open", bounds: .greater(than: 1))
-        let b = Predicate.range(column: "high", bounds: .greater(than: 2))
-        let c = Predicate.range(column: "low", bounds: .greater(than: 3))
+        let a = RowPredicate.range(column: "open", bounds: .greater(than: 1))
+        let b = RowPredicate.range(column: "high", bounds: .greater(than: 2))
+        let c = RowPredicate.range(column: "low", bounds: .greater(than: 3))
         #expect(try parser.parse("open > 1 or high > 2 and low > 3") == .or([a, .and([b, c])]))
         #expect(try parser.parse("(open > 1 or high > 2) and low > 3") == .and([.or([a, b]), c]))
         #expect(try parser.parse("not open > 1 and high > 2") == .and([.not(a), b]))

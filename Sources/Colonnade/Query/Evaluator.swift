@@ -11,7 +11,7 @@ struct Evaluator {
     let columns: [AnyColumn]
     let useSummaries: Bool
 
-    static let blockRows = 4096
+    static let blockRows = zoneMapBlockRows
     static let chunkWords = QueryOptions.chunkRows / 64
 
     /// Evaluates `plan` over the whole table.
@@ -80,7 +80,8 @@ struct Evaluator {
         }
     }
 
-    /// One range leaf over a chunk, block by block.
+    /// One range leaf over a chunk, block by block. Consecutive blocks that need the kernel are
+    /// evaluated in one call, so small blocks cost little when nothing can be pruned.
     private func evaluateRange<T: ColumnElement>(_ bounds: RangeBounds<T>, _ column: Column<T>, rows: Range<Int>,
                                                  out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
                                                  scratch: Scratch, depth: Int) {
@@ -91,39 +92,67 @@ struct Evaluator {
         let summaries = useSummaries ? column.summaries : nil
         column.withUnsafeBufferPointer { values in
             let validity = column.validity
+            // Runs the kernel over rows [start, end) of the chunk (both relative to the table).
+            func kernel(_ start: Int, _ end: Int) {
+                guard start < end else { return }
+                let n = end - start
+                let words = (n + 63) >> 6
+                let o = out + ((start - rows.lowerBound) >> 6)
+                // Safe: end <= rowCount == values.count; o has `words` words in the chunk's mask.
+                let v = values.baseAddress! + start
+                guard let validity else {
+                    T._evaluateRange(bounds, v, count: n, o, mode)
+                    return
+                }
+                validity.withUnsafeWords { valid in
+                    let vw = valid.baseAddress! + (start >> 6)
+                    if mode == .union {
+                        var done = 0
+                        while done < words {  // through the chunk-sized scratch, a chunk at a time
+                            let part = min(words - done, Evaluator.chunkWords)
+                            let tmp = scratch.words(depth)
+                            T._evaluateRange(bounds, v + done * 64, count: min(n - done * 64, part * 64), tmp, .store)
+                            for i in 0 ..< part { o[done + i] |= tmp[i] & vw[done + i] }
+                            done += part
+                        }
+                    } else {
+                        T._evaluateRange(bounds, v, count: n, o, mode)
+                        for i in 0 ..< words { o[i] &= vw[i] }
+                    }
+                }
+            }
+            guard let summaries else {
+                kernel(rows.lowerBound, rows.upperBound)
+                return
+            }
+            var pending = rows.lowerBound  // start of the run of blocks waiting for the kernel
             var blockStart = rows.lowerBound
             while blockStart < rows.upperBound {
                 let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
                 let words = (n + 63) >> 6
                 let o = out + ((blockStart - rows.lowerBound) >> 6)
                 defer { blockStart += n }
-                if mode == .intersect && Evaluator.allZero(o, words) { continue }
-                let outcome = summaries?.outcome(of: bounds, inBlock: blockStart / Evaluator.blockRows, rows: n) ?? .some
+                let outcome: BlockOutcome
+                if mode == .intersect && Evaluator.allZero(o, words) {
+                    outcome = .none  // nothing left to narrow here
+                } else {
+                    outcome = summaries.outcome(of: bounds, inBlock: blockStart / Evaluator.blockRows, rows: n)
+                }
+                if outcome == .some { continue }
+                kernel(pending, blockStart)
+                pending = blockStart + n
                 switch outcome {
                 case .none:
-                    if mode != .union { o.update(repeating: 0, count: words) }
+                    if mode == .store { o.update(repeating: 0, count: words) }
+                    // .intersect: the words are already zero or must become zero.
+                    if mode == .intersect { o.update(repeating: 0, count: words) }
                 case .all:
                     if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
                 case .some:
-                    // Safe: blockStart + n <= rowCount == values.count; o has `words` words in the mask.
-                    let v = values.baseAddress! + blockStart
-                    guard let validity else {
-                        T._evaluateRange(bounds, v, count: n, o, mode)
-                        continue
-                    }
-                    validity.withUnsafeWords { valid in
-                        let vw = valid.baseAddress! + (blockStart >> 6)
-                        if mode == .union {
-                            let tmp = scratch.words(depth)
-                            T._evaluateRange(bounds, v, count: n, tmp, .store)
-                            for i in 0 ..< words { o[i] |= tmp[i] & vw[i] }
-                        } else {
-                            T._evaluateRange(bounds, v, count: n, o, mode)
-                            for i in 0 ..< words { o[i] &= vw[i] }
-                        }
-                    }
+                    break
                 }
             }
+            kernel(pending, rows.upperBound)
         }
     }
 

@@ -10,7 +10,7 @@
 /// Truth is SQL's three-valued logic: a comparison with a null or NaN is *unknown*, unknown never
 /// matches, and `not unknown` is still unknown — so `not close > 60` does not match a row whose
 /// close is null. `and` and `or` follow SQL's truth tables.
-public indirect enum Predicate: Sendable, Equatable {
+public indirect enum RowPredicate: Sendable, Equatable {
     /// A value column (by identifier or source name) within bounds.
     case range(column: String, bounds: RangeBounds<Double>)
     /// The row's date (days since 1970-01-01) within bounds.
@@ -18,18 +18,18 @@ public indirect enum Predicate: Sendable, Equatable {
     /// The row's ticker is one of these symbols.
     case tickers([String])
     /// Every child holds.
-    case and([Predicate])
+    case and([RowPredicate])
     /// At least one child holds.
-    case or([Predicate])
+    case or([RowPredicate])
     /// The child is false (not unknown).
-    case not(Predicate)
+    case not(RowPredicate)
     /// Always true (every row) or always false (no row).
     case constant(Bool)
 }
 
-extension Predicate {
+extension RowPredicate {
     /// Both hold.
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: RowPredicate, rhs: RowPredicate) -> RowPredicate {
         switch (lhs, rhs) {
         case let (.and(a), .and(b)): .and(a + b)
         case let (.and(a), b): .and(a + [b])
@@ -39,7 +39,7 @@ extension Predicate {
     }
 
     /// Either holds.
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: RowPredicate, rhs: RowPredicate) -> RowPredicate {
         switch (lhs, rhs) {
         case let (.or(a), .or(b)): .or(a + b)
         case let (.or(a), b): .or(a + [b])
@@ -49,7 +49,7 @@ extension Predicate {
     }
 
     /// The negation (three-valued: unknown stays unknown).
-    public static prefix func ! (p: Predicate) -> Predicate { .not(p) }
+    public static prefix func ! (p: RowPredicate) -> RowPredicate { .not(p) }
 }
 
 /// A calendar day, for building date predicates in Swift.
@@ -95,21 +95,21 @@ public struct Field: Sendable, Hashable {
     public static var date: Field { Field("date") }
 
     /// `lo < x < hi` (exclusive, as the seed tutorials' filter was).
-    public func isInside(_ lo: Double, _ hi: Double) -> Predicate { .range(column: name, bounds: .open(lo, hi)) }
+    public func isInside(_ lo: Double, _ hi: Double) -> RowPredicate { .range(column: name, bounds: .open(lo, hi)) }
     /// `lo <= x <= hi` (inclusive, like SQL's between).
-    public func isBetween(_ lo: Double, _ hi: Double) -> Predicate { .range(column: name, bounds: .closed(lo, hi)) }
+    public func isBetween(_ lo: Double, _ hi: Double) -> RowPredicate { .range(column: name, bounds: .closed(lo, hi)) }
     /// `lo <= date <= hi`.
-    public func isBetween(_ lo: Day, _ hi: Day) -> Predicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
+    public func isBetween(_ lo: Day, _ hi: Day) -> RowPredicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
 
-    public static func > (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .greater(than: v)) }
-    public static func >= (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .atLeast(v)) }
-    public static func < (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .less(than: v)) }
-    public static func <= (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .atMost(v)) }
-    public static func == (f: Field, v: Double) -> Predicate { .range(column: f.name, bounds: .equal(to: v)) }
+    public static func > (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .greater(than: v)) }
+    public static func >= (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .atLeast(v)) }
+    public static func < (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .less(than: v)) }
+    public static func <= (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .atMost(v)) }
+    public static func == (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .equal(to: v)) }
 
-    public static func > (f: Field, d: Day) -> Predicate { .dates(.greater(than: d.daysSinceEpoch)) }
-    public static func >= (f: Field, d: Day) -> Predicate { .dates(.atLeast(d.daysSinceEpoch)) }
-    public static func < (f: Field, d: Day) -> Predicate { .dates(.less(than: d.daysSinceEpoch)) }
-    public static func <= (f: Field, d: Day) -> Predicate { .dates(.atMost(d.daysSinceEpoch)) }
-    public static func == (f: Field, d: Day) -> Predicate { .dates(.equal(to: d.daysSinceEpoch)) }
+    public static func > (f: Field, d: Day) -> RowPredicate { .dates(.greater(than: d.daysSinceEpoch)) }
+    public static func >= (f: Field, d: Day) -> RowPredicate { .dates(.atLeast(d.daysSinceEpoch)) }
+    public static func < (f: Field, d: Day) -> RowPredicate { .dates(.less(than: d.daysSinceEpoch)) }
+    public static func <= (f: Field, d: Day) -> RowPredicate { .dates(.atMost(d.daysSinceEpoch)) }
+    public static func == (f: Field, d: Day) -> RowPredicate { .dates(.equal(to: d.daysSinceEpoch)) }
 }

@@ -30,7 +30,7 @@ public struct QueryParser: Sendable {
 
     /// Parses `expression` into a predicate.
     /// - Throws: `QueryError` naming the position (line:column) and what was expected.
-    public func parse(_ expression: String) throws(QueryError) -> Predicate {
+    public func parse(_ expression: String) throws(QueryError) -> RowPredicate {
         var state = try State(text: expression, parser: self)
         let p = try state.parseOr()
         if state.peek.kind != .end {
@@ -214,7 +214,7 @@ public struct QueryParser: Sendable {
 
         // MARK: Grammar
 
-        mutating func parseOr() throws(QueryError) -> Predicate {
+        mutating func parseOr() throws(QueryError) -> RowPredicate {
             var p = try parseAnd()
             while peek.isKeyword("or") {
                 _ = next()
@@ -223,7 +223,7 @@ public struct QueryParser: Sendable {
             return p
         }
 
-        mutating func parseAnd() throws(QueryError) -> Predicate {
+        mutating func parseAnd() throws(QueryError) -> RowPredicate {
             var p = try parseUnary()
             while peek.isKeyword("and") {
                 _ = next()
@@ -232,7 +232,7 @@ public struct QueryParser: Sendable {
             return p
         }
 
-        mutating func parseUnary() throws(QueryError) -> Predicate {
+        mutating func parseUnary() throws(QueryError) -> RowPredicate {
             if peek.isKeyword("not") {
                 _ = next()
                 return .not(try parseUnary())
@@ -256,7 +256,7 @@ public struct QueryParser: Sendable {
             return "\(e.line ?? 1):\(e.column ?? 1)"
         }
 
-        mutating func parseComparison() throws(QueryError) -> Predicate {
+        mutating func parseComparison() throws(QueryError) -> RowPredicate {
             let firstToken = peek
             let first = try parseOperand()
             if case .number = first {} else if case .day = first {} else if case .text = first {} else {
@@ -332,7 +332,7 @@ public struct QueryParser: Sendable {
             }
         }
 
-        mutating func parseIn(_ column: Operand, _ columnToken: Token) throws(QueryError) -> Predicate {
+        mutating func parseIn(_ column: Operand, _ columnToken: Token) throws(QueryError) -> RowPredicate {
             guard peek.kind == .lparen else { throw error("expected '(' after 'in', found \(peek.describe())", at: peek) }
             _ = next()
             var items: [(Operand, Token)] = []
@@ -351,7 +351,7 @@ public struct QueryParser: Sendable {
                 }
                 return .tickers(symbols)
             }
-            var parts = [Predicate]()
+            var parts = [RowPredicate]()
             for (item, token) in items {
                 parts.append(try single(column, columnToken, "=", token, item, token))
             }
@@ -407,7 +407,7 @@ public struct QueryParser: Sendable {
 
         /// `column op value`.
         func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
-                    _ value: Operand, _ valueToken: Token) throws(QueryError) -> Predicate {
+                    _ value: Operand, _ valueToken: Token) throws(QueryError) -> RowPredicate {
             if State.isValue(column) == false && State.isValue(value) == false {
                 throw error("comparing two columns is not supported; compare a column with a number or a date", at: valueToken)
             }
@@ -431,7 +431,7 @@ public struct QueryParser: Sendable {
 
         /// A bounded comparison of one column.
         func compare(_ column: Operand, _ columnToken: Token, lower: (Operand, Token, Bool)?,
-                     upper: (Operand, Token, Bool)?) throws(QueryError) -> Predicate {
+                     upper: (Operand, Token, Bool)?) throws(QueryError) -> RowPredicate {
             switch column {
             case .value(let name):
                 func number(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Double? {

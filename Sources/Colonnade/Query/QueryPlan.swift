@@ -22,7 +22,7 @@ indirect enum PlanNode: Sendable {
 
 extension QuoteTable {
     /// Resolves names and pushes negation down; throws for unknown columns.
-    func plan(_ predicate: Predicate, negated: Bool = false) throws(QueryError) -> PlanNode {
+    func plan(_ predicate: RowPredicate, negated: Bool = false) throws(QueryError) -> PlanNode {
         switch predicate {
         case .constant(let b):
             return b != negated ? .all : .none

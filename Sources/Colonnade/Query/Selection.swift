@@ -55,7 +55,7 @@ extension QuoteTable {
     }
 
     /// The rows matching a predicate built in Swift.
-    public func select(_ predicate: Predicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+    public func select(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
         let plan = try plan(predicate)
         let evaluator = Evaluator(rowCount: rowCount, columns: columns, useSummaries: options.useBlockSummaries)
         return Selection(table: self, mask: evaluator.mask(plan, threads: options.effectiveThreads))

@@ -7,8 +7,13 @@ extension CommandSpec {
     /// The snapshot `import` and `fetch` write when `--snapshot` is not given.
     static let defaultWritableSnapshot = "snapshots/quotes.snapshot"
 
-    private static func snapshot(_ abstract: String, default path: String = sampleSnapshot) -> OptionSpec {
-        OptionSpec("snapshot", value: "PATH", defaultValue: path, abstract: abstract)
+    /// `--snapshot`. Without it, commands that read use $COLONNADE_SNAPSHOT, else
+    /// snapshots/quotes.snapshot when it exists, else the bundled sample; commands that write use
+    /// $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot (see `SnapshotLocation`).
+    private static func snapshot(_ abstract: String, writes: Bool = false) -> OptionSpec {
+        OptionSpec("snapshot", value: "PATH", abstract: abstract + (writes
+            ? " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot."
+            : " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample."))
     }
 
     private static let whereOption = OptionSpec(
@@ -59,6 +64,8 @@ extension CommandSpec {
                        abstract: "Run the query N times (for --timing)."),
             OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
                        abstract: "Use at most N threads (default: one per core)."),
+            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots."),
+            OptionSpec(flag: "no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement)."),
         ],
         constraints: [
             .requires(option: "by", anyOf: ["count", "agg"]),
@@ -145,7 +152,7 @@ extension CommandSpec {
         options: [
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
-            snapshot("Snapshot file to create or update.", default: defaultWritableSnapshot),
+            snapshot("Snapshot file to create or update.", writes: true),
         ],
         examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"],
         listing: .coming
@@ -165,7 +172,7 @@ extension CommandSpec {
             OptionSpec("table", value: "WIKI/PRICES", abstract: "Tables API table, instead of a database."),
             dateOption("from", "First date to fetch."),
             dateOption("to", "Last date to fetch."),
-            snapshot("Snapshot file to create or update.", default: defaultWritableSnapshot),
+            snapshot("Snapshot file to create or update.", writes: true),
             OptionSpec("format", value: "json|csv", kind: .choice(["json", "csv"]), defaultValue: "json",
                        abstract: "Response format to request."),
             OptionSpec(flag: "update", abstract: "Fetch only dates after the newest one already in the snapshot."),

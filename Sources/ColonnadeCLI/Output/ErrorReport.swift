@@ -14,11 +14,14 @@ public protocol CLIReportableError: Error {
     var hint: String? { get }
     /// The exit status; ``ExitStatus/failure`` (1) by default.
     var exitStatus: Int32 { get }
+    /// Lines shown verbatim under the message (an expression with a caret); none by default.
+    var excerpt: [String] { get }
 }
 
 extension CLIReportableError {
     public var hint: String? { nil }
     public var exitStatus: Int32 { ExitStatus.failure }
+    public var excerpt: [String] { [] }
 }
 
 /// What the user sees for an error: `error: message`, maybe `hint: …`, and the exit status.
@@ -31,12 +34,15 @@ public struct ErrorReport: Sendable, Equatable {
     public var hint: String?
     /// The process's exit status.
     public var exitStatus: Int32
+    /// Lines shown verbatim under the message, for example an expression with a caret under the
+    /// problem.
+    public var excerpt: [String]
 
     /// Describes `error`.
     public init(_ error: any Error) {
         switch error {
         case let error as any CLIReportableError:
-            self.init(message: error.message, hint: error.hint, exitStatus: error.exitStatus)
+            self.init(message: error.message, hint: error.hint, exitStatus: error.exitStatus, excerpt: error.excerpt)
         case let error as CocoaError:
             // Foundation's file errors carry a readable description (with the path).
             self.init(message: error.localizedDescription, hint: nil, exitStatus: ExitStatus.failure)
@@ -45,16 +51,18 @@ public struct ErrorReport: Sendable, Equatable {
         }
     }
 
-    private init(message: String, hint: String?, exitStatus: Int32) {
+    private init(message: String, hint: String?, exitStatus: Int32, excerpt: [String] = []) {
         self.message = singleLine(message)
         self.hint = hint.map(singleLine)
         self.exitStatus = exitStatus
+        self.excerpt = excerpt.map(singleLine)
     }
 
     /// Writes the report to `writer` (standard error), ignoring failures to do so: there is
     /// nowhere left to report them.
     public func write(to writer: any OutputWriter) {
         try? writer.writeLine("error: " + message)
+        for line in excerpt { try? writer.writeLine(line) }
         if let hint { try? writer.writeLine("hint: " + hint) }
     }
 }
