@@ -18,7 +18,13 @@ public enum LoopbackHTTPAction: Sendable {
     /// ≤ 128 MB/s), either with a `Content-Length` (when `declaresLength`) or chunked without
     /// one; stops early when the client goes away.
     case oversized(status: Int, headers: [String: String], byteCount: Int, declaresLength: Bool)
-    /// Never answers; the connection stays open until the server stops.
+    /// Waits until the server has received `count` requests in all (counting this one), or
+    /// stops, then behaves like `respondAfter(seconds: delay, …)`. Server-side synchronization:
+    /// the first `count` requests are provably in flight at the same moment, however the
+    /// client's tasks happen to be scheduled.
+    case respondAfterRequests(count: Int, delay: Double, status: Int, headers: [String: String], body: Data)
+    /// Never answers; the connection stays open until the client hangs up or the server stops
+    /// (so ``LoopbackHTTPServer/waitUntilIdle(timeout:)`` tells when a client gave up).
     case hang
 
     /// A JSON response (`Content-Type: application/json; charset=utf-8`).

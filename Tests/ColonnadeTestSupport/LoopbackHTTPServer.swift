@@ -117,9 +117,22 @@ public final class LoopbackHTTPServer: Sendable {
         state.withLock { $0.bodyBytesSent[sequenceNumber] ?? 0 }
     }
 
+    /// Waits (polling, without blocking a thread) until at least `count` requests have arrived;
+    /// false on timeout. Returns as soon as they are there: the generous default timeout only
+    /// bounds how long a broken client can hold a test up, it is not a performance claim.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.requests.count >= count }) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return state.withLock { $0.requests.count >= count }
+    }
+
     /// Waits (polling, without blocking a thread) until no connection is open, e.g. until the
-    /// server noticed that a client hung up mid-body; false on timeout.
-    public func waitUntilIdle(timeout: Duration = .seconds(5)) async -> Bool {
+    /// server noticed that a client hung up mid-body; false on timeout (generous by default,
+    /// see ``waitForRequests(_:timeout:)``).
+    public func waitUntilIdle(timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if state.withLock({ $0.connections.isEmpty && $0.inFlight == 0 }) { return true }
@@ -226,16 +239,31 @@ public final class LoopbackHTTPServer: Sendable {
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         case let .oversized(status, headers, byteCount, declaresLength):
             streamFiller(fd, status: status, headers: headers, byteCount: byteCount, declaresLength: declaresLength, sequenceNumber: sequenceNumber)
+        case let .respondAfterRequests(count, delay, status, headers, body):
+            guard waitUnlessStopped(seconds: .infinity, until: { self.state.withLock { $0.requests.count >= count } }),
+                  waitUnlessStopped(seconds: delay) else { return }
+            respond(fd, status: status, headers: headers, body: body, sentBytes: body.count, sequenceNumber: sequenceNumber)
         case .hang:
-            _ = waitUnlessStopped(seconds: .infinity)
+            _ = waitUnlessStopped(seconds: .infinity, until: { Self.peerHungUp(fd) })
         }
     }
 
-    /// Sleeps in small steps; false when the server stopped first.
-    private func waitUnlessStopped(seconds: Double) -> Bool {
+    /// True when the peer closed or reset the connection (a non-blocking peek sees EOF or an error).
+    private static func peerHungUp(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        return false
+    }
+
+    /// Sleeps in small steps until `seconds` passed or `condition` holds; false when the server
+    /// stopped first.
+    private func waitUnlessStopped(seconds: Double, until condition: () -> Bool = { false }) -> Bool {
         let deadline = Date().addingTimeInterval(min(seconds, 3600))
         while Date() < deadline {
             if isStopped { return false }
+            if condition() { return true }
             usleep(5_000)
         }
         return !isStopped

@@ -1,6 +1,7 @@
 import ColonnadeTestSupport
 @testable import DataLink
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct LimitsAndCancellationTests {
@@ -50,72 +51,100 @@ import Testing
         }
     }
 
+    // The cancellation tests below wait for the server to *see* the requests (however long
+    // the client's tasks take to get a thread under load), then time only the span from
+    // `cancel()` to the result, on a dedicated thread so that span cannot include waiting
+    // behind other suites' CPU-bound tests in the cooperative pool.
+
     @Test func cancellingWhileTheServerHangsReturnsPromptly() async throws {
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
-            let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(30)))
-            let task = Task { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(server.requests.count == 1)
-            let cancelledAt = ContinuousClock.now
-            task.cancel()
-            let result = await task.result
-            let elapsed = ContinuousClock.now - cancelledAt
-            #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
-            guard case .cancelled(.dataset(database: "WIKI", code: "AAPL"))? = failure(of: result) else {
-                Issue.record("expected cancelled, got \(result)")
-                return
+            try await onDedicatedThread {
+                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(120)))
+                let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
+                    try await client.datasetData(database: "WIKI", ticker: "AAPL")
+                }
+                #expect(await server.waitForRequests(1), "the request never reached the server")
+                #expect(server.requests.count == 1)
+                let cancelledAt = ContinuousClock.now
+                task.cancel()
+                let result = await task.result
+                let elapsed = ContinuousClock.now - cancelledAt
+                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                guard case .cancelled(.dataset(database: "WIKI", code: "AAPL"))? = failure(of: result) else {
+                    Issue.record("expected cancelled, got \(result)")
+                    return
+                }
+                #expect(await server.waitUntilIdle(), "the client hung up")
+                #expect(server.requests.count == 1, "not retried")
             }
         }
     }
 
     @Test func cancellingDuringBackoffReturnsPromptly() async throws {
         try await LoopbackHTTPServer.run({ _ in .respond(status: 500, headers: [:], body: Data()) }) { server in
-            var configuration = testConfiguration(server, maxAttempts: 5)
-            configuration.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(20), maxDelay: .seconds(20), jitter: 0)
-            let client = DataLinkClient(configuration: configuration)
-            let task = Task { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(50))
-            let cancelledAt = ContinuousClock.now
-            task.cancel()
-            let result = await task.result
-            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
-            guard case .cancelled? = failure(of: result) else {
-                Issue.record("expected cancelled, got \(result)")
-                return
+            try await onDedicatedThread {
+                // The real sleep, plus a flag that says the client is now in its backoff.
+                let backoffs = Mutex<[Duration]>([])
+                var configuration = testConfiguration(server, maxAttempts: 5)
+                configuration.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(20), maxDelay: .seconds(20), jitter: 0)
+                configuration.sleep = { delay in
+                    backoffs.withLock { $0.append(delay) }
+                    try await Task.sleep(for: delay)
+                }
+                let client = DataLinkClient(configuration: configuration)
+                let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
+                    try await client.datasetData(database: "WIKI", ticker: "AAPL")
+                }
+                #expect(await eventually { !backoffs.withLock { $0.isEmpty } }, "the client never started its backoff")
+                let cancelledAt = ContinuousClock.now
+                task.cancel()
+                let result = await task.result
+                let elapsed = ContinuousClock.now - cancelledAt
+                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                guard case .cancelled? = failure(of: result) else {
+                    Issue.record("expected cancelled, got \(result)")
+                    return
+                }
+                #expect(backoffs.withLock { $0 } == [.seconds(20)])
+                #expect(server.requests.count == 1)
             }
-            #expect(server.requests.count == 1)
         }
     }
 
     @Test func cancellingFetchManyStopsEveryRequest() async throws {
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
-            let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(30), maxConcurrentRequests: 3))
-            let tickers = ["AAPL", "MSFT", "ZEN", "KO", "FB", "GOOG"]
-            let task = Task {
-                try await client.fetchMany(tickers) { ticker in try await client.datasetData(database: "WIKI", ticker: ticker) }
+            try await onDedicatedThread {
+                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(120), maxConcurrentRequests: 3))
+                let tickers = ["AAPL", "MSFT", "ZEN", "KO", "FB", "GOOG"]
+                let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
+                    try await client.fetchMany(tickers) { ticker in try await client.datasetData(database: "WIKI", ticker: ticker) }
+                }
+                #expect(await server.waitForRequests(3), "3 requests never reached the server")
+                let cancelledAt = ContinuousClock.now
+                task.cancel()
+                let result = await task.result
+                let elapsed = ContinuousClock.now - cancelledAt
+                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                guard case .cancelled(nil)? = failure(of: result) else {
+                    Issue.record("expected cancelled, got \(result)")
+                    return
+                }
+                #expect(await server.waitUntilIdle(), "every request in flight was hung up")
+                #expect(server.requests.count == 3, "no new request starts after cancellation")
             }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while server.requests.count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            let cancelledAt = ContinuousClock.now
-            task.cancel()
-            let result = await task.result
-            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
-            guard case .cancelled(nil)? = failure(of: result) else {
-                Issue.record("expected cancelled, got \(result)")
-                return
-            }
-            #expect(server.requests.count == 3, "no new request starts after cancellation")
         }
     }
 
     @Test(arguments: [nil, 1, 3] as [Int?])
     func fetchManyBoundsRequestsInFlight(_ limit: Int?) async throws {
+        let expected = limit ?? 1  // one in flight per key by default
         try await LoopbackHTTPServer.run({ request in
-            .respondAfter(seconds: 0.1, status: 200, headers: ["Content-Type": "text/csv"],
-                          body: Data("Date,Close\n\(request.path)\n".utf8))
+            // The first `expected` answers wait until that many requests arrived, so when the
+            // client may overlap them they do overlap, whatever the scheduling; every answer
+            // then takes 0.1 s, long enough for an extra request to show if the bound leaked.
+            .respondAfterRequests(count: request.sequenceNumber < expected ? expected : 0, delay: 0.1,
+                                  status: 200, headers: ["Content-Type": "text/csv"],
+                                  body: Data("Date,Close\n\(request.path)\n".utf8))
         }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey, maxConcurrentRequests: limit))
             let tickers = ["AAPL", "MSFT", "ZEN", "KO", "FB", "GOOG", "AMZN"]
@@ -127,10 +156,9 @@ import Testing
                 let body = try String(decoding: result.get().body, as: UTF8.self)
                 #expect(body.contains("/WIKI/\(ticker)/"), "results keep the order of the input")
             }
-            let expected = limit ?? 1  // one in flight per key by default
             #expect(server.maxConcurrentRequests <= expected)
             #expect(server.requests.count == tickers.count)
-            if expected > 1 { #expect(server.maxConcurrentRequests > 1, "requests did overlap") }
+            if expected > 1 { #expect(server.maxConcurrentRequests == expected, "requests did overlap") }
         }
     }
 

@@ -88,7 +88,10 @@ import Testing
     }
 
     @Test func slowResponseTimesOutAndIsRetried() async throws {
-        try await LoopbackHTTPServer.run({ _ in .respondAfter(seconds: 3, status: 200, headers: [:], body: Data()) }) { server in
+        // The server never answers (until the client hangs up), so only the client's own
+        // timeout can end each attempt: no race between a late answer and a watchdog that may
+        // be scheduled late when other suites keep the cooperative pool busy.
+        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in .hang }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 2, timeout: .milliseconds(300)))
             let started = ContinuousClock.now
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
@@ -98,22 +101,28 @@ import Testing
                 return
             }
             #expect(server.requests.count == 2)
-            #expect(elapsed < .seconds(2.5), "two 300 ms timeouts took \(elapsed)")
-            // Not early either: corelibs' own timeout truncates to whole seconds (0.3 s → at once).
+            #expect(await server.waitUntilIdle(), "the client hung up after each timeout")
+            // Not early: two full 300 ms silences. (corelibs' own timeout truncates to whole
+            // seconds, so 0.3 s would fire at once.) This is the bound that proves the timeout;
+            // scheduling delays can only make it later.
             #expect(elapsed >= .milliseconds(550), "two 300 ms timeouts took only \(elapsed)")
+            // Not stuck: a sanity bound only, far above two timeouts plus any wait for a thread.
+            #expect(elapsed < .seconds(120), "two 300 ms timeouts took \(elapsed)")
         }
     }
 
     @Test func timeoutIsAboutSilenceNotTotalTime() async throws {
+        // 8 pieces 0.25 s apart: ≥ 1.75 s in total against a 1 s timeout, yet never more than
+        // 0.25 s of silence — 0.75 s of slack for the sender or the client to be scheduled late.
         let body = Data(("Date,Close\n" + String(repeating: "2014-01-02,79.38\n", count: 100)).utf8)
         try await LoopbackHTTPServer.run({ _ in
-            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 8, interval: 0.1)
+            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 8, interval: 0.25)
         }) { server in
-            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .milliseconds(400)))
+            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .seconds(1)))
             let started = ContinuousClock.now
             let response = try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv)
             #expect(response.body == body)
-            #expect(ContinuousClock.now - started >= .milliseconds(600), "the body took longer than the timeout in total")
+            #expect(ContinuousClock.now - started >= .milliseconds(1500), "the body took longer than the timeout in total")
         }
     }
 

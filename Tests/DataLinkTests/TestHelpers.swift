@@ -27,11 +27,16 @@ final class SleepRecorder: Sendable {
 }
 
 /// A configuration pointing at the loopback server, with fast, deterministic retries.
+///
+/// The timeout and the retry budget are generous on purpose: they are measured on the wall
+/// clock, and under `swift test` the engine's CPU-bound tests can keep every thread of the
+/// cooperative pool busy for tens of seconds, so a tight budget would give up on a request
+/// that merely waited for a thread. Tests about timeouts or the budget set their own.
 func testConfiguration(
     _ server: LoopbackHTTPServer,
     key: String? = nil,
     maxAttempts: Int = 3,
-    timeout: Duration = .seconds(5),
+    timeout: Duration = .seconds(30),
     maximumResponseSize: Int = 512 << 20,
     maxConcurrentRequests: Int? = nil,
     log: LogRecorder? = nil,
@@ -42,7 +47,7 @@ func testConfiguration(
         apiKey: key.flatMap(APIKey.init),
         requestTimeout: timeout,
         retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100),
-                                 totalBudget: .seconds(20), jitter: 0),
+                                 totalBudget: .seconds(3600), jitter: 0),
         maxConcurrentRequests: maxConcurrentRequests,
         maximumResponseSize: maximumResponseSize,
         log: log?.hook)
@@ -81,4 +86,62 @@ func fixtureTrait(_ name: String) -> ConditionTrait {
 func failure<T, E: Error>(of result: Result<T, E>) -> DataLinkError? {
     if case .failure(let error) = result { return error as? DataLinkError }
     return nil
+}
+
+/// Polls `condition` every few milliseconds until it holds; false when `timeout` passed first.
+/// The timeout is generous by default: it ends as soon as the condition holds, and only bounds
+/// how long a real bug can hold a test up.
+func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+/// A task executor with its own thread, for tests that time how fast a task *resumes*.
+///
+/// `swift test` runs every suite at once, and the engine's CPU-bound tests are synchronous: on
+/// a 2-core machine they can hold both threads of the cooperative pool for many seconds. A
+/// cancelled request that is ready to return would then wait in the pool's queue behind them,
+/// and "cancellation returns within 2 s" would measure the other tests, not the client. Tasks
+/// that prefer this executor (and their child tasks) run on its thread instead, so the time
+/// from `cancel()` to the result is the client's own. One shared thread, alive for the
+/// process: the work on it is short bookkeeping, never CPU-heavy or blocking.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = DedicatedThreadExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []  // guarded by `condition`
+
+    private init() {
+        let thread = Thread { [self] in run() }
+        thread.name = "DataLinkTests.DedicatedThreadExecutor"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// Runs `body` (and the child tasks it creates) on ``DedicatedThreadExecutor/shared``; use
+/// `Task(executorPreference: DedicatedThreadExecutor.shared)` for unstructured tasks inside.
+func onDedicatedThread<T>(_ body: () async throws -> T) async throws -> T {
+    try await withTaskExecutorPreference(DedicatedThreadExecutor.shared) { try await body() }
 }
