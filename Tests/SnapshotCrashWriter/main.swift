@@ -10,21 +10,26 @@ import Colonnade
 import Glibc
 #endif
 
+/// Writes `text` to a file descriptor (stdio's globals are not concurrency-safe in Swift 6).
+func say(_ text: String, to fd: Int32) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 4 else {
-    fputs("usage: SnapshotCrashWriter TARGET SOURCE_A SOURCE_B\n", stderr)
+    say("usage: SnapshotCrashWriter TARGET SOURCE_A SOURCE_B\n", to: 2)
     exit(2)
 }
 do {
     let tables = [try QuoteTable.load(from: arguments[2], verify: false), try QuoteTable.load(from: arguments[3], verify: false)]
-    print("ready")
-    fflush(stdout)
+    say("ready\n", to: 1)
     var i = 0
     while true {
         try tables[i & 1].save(to: arguments[1])
         i += 1
     }
 } catch {
-    fputs("SnapshotCrashWriter: \(error)\n", stderr)
+    say("SnapshotCrashWriter: \(error)\n", to: 2)
     exit(1)
 }
