@@ -22,7 +22,7 @@ extension QuoteTable {
     /// - Throws: `SnapshotError` naming the file and the section at fault.
     /// - Complexity: O(footer) without verification, O(file) with it.
     public static func load(from path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
-        let reader = try SnapshotReader(path: path)
+        let reader = try SnapshotReader(path: path, populate: verify)
         if let problem = reader.layoutProblems().first { throw problem }
         if verify, let problem = reader.checksumProblems().first { throw problem }
         return try reader.makeTable(checkDates: verify)
@@ -49,7 +49,7 @@ struct SnapshotReader {
     let footer: SnapshotFooter
 
     /// Opens, maps and validates everything but the payloads' placement and contents.
-    init(path: String) throws(SnapshotError) {
+    init(path: String, populate: Bool = false) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
@@ -62,7 +62,7 @@ struct SnapshotReader {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notASnapshot(file: path) }
         let size = Int(st.st_size)
         guard size > 0 else { throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: 0) }
-        mapping = try SnapshotMapping(fd: fd, size: size, file: path)
+        mapping = try SnapshotMapping(fd: fd, size: size, populate: populate, file: path)
         let b = mapping.bytes
 
         // Header: magic, major version, then the header page's checksum.

@@ -44,7 +44,7 @@ extension QuoteTable {
     public static func verifySnapshot(at path: String) -> SnapshotVerification {
         let reader: SnapshotReader
         do {
-            reader = try SnapshotReader(path: path)
+            reader = try SnapshotReader(path: path, populate: true)
         } catch {
             return SnapshotVerification(path: path, info: nil, problems: [SnapshotProblem(error)])
         }

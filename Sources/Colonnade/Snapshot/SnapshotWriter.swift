@@ -144,7 +144,7 @@ struct SnapshotWriter {
         var done = 0
         while done < body {
             let n = min(chunk, body - done)
-            hasher.combine(stripes: s.base + done, stripeCount: n / 32)
+            hasher.combine(stripes: s.base + done, stripeCount: n / SnapshotChecksum.stripeBytes)
             try SnapshotFile.writeAll(fd, s.base + done, n, file: file)
             done += n
         }
