@@ -96,6 +96,20 @@ struct SnapshotByteReader {
         defer { offset += MemoryLayout<T>.size }
         return bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
+    /// `count` values copied in one go (little-endian in the file, as on every supported host).
+    mutating func readArray<T: BitwiseCopyable>(_ count: Int, _ what: String) throws(SnapshotError) -> [T] {
+        guard count > 0 else { return [] }
+        let bytes = count * MemoryLayout<T>.stride
+        try need(bytes, what)
+        // Safe: need() checked that `bytes` > 0 bytes remain, so the buffer has a base address.
+        let source = self.bytes.baseAddress! + offset
+        defer { offset += bytes }
+        return [T](unsafeUninitializedCapacity: count) { out, initialized in
+            UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: source, byteCount: bytes)
+            initialized = count
+        }
+    }
+
     mutating func expectEnd() throws(SnapshotError) {
         if remaining != 0 { throw fail("\(remaining) unexpected bytes at the end") }
     }

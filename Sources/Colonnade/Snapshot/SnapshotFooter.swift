@@ -336,12 +336,9 @@ struct SnapshotFooter: Sendable, Equatable {
     }
 
     private static func readSummaries<T: ColumnElement>(_ r: inout SnapshotByteReader, _ n: Int, _ name: String) throws(SnapshotError) -> BlockSummaries<T> {
-        try r.need(n * (2 * MemoryLayout<T>.size + 4), "summaries of \(name)")
-        var mins = [T](), maxs = [T](), unknowns = [UInt32]()
-        mins.reserveCapacity(n); maxs.reserveCapacity(n); unknowns.reserveCapacity(n)
-        for _ in 0 ..< n { mins.append(try r.readRaw(T.self, "minimum")) }
-        for _ in 0 ..< n { maxs.append(try r.readRaw(T.self, "maximum")) }
-        for _ in 0 ..< n { unknowns.append(try r.readUInt32LE("unknown count")) }
+        let mins: [T] = try r.readArray(n, "minimums of \(name)")
+        let maxs: [T] = try r.readArray(n, "maximums of \(name)")
+        let unknowns: [UInt32] = try r.readArray(n, "unknown counts of \(name)")
         return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknowns)
     }
 }
