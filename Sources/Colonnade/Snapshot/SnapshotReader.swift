@@ -167,6 +167,10 @@ struct SnapshotReader {
         }
         var next = 0
         for t in footer.tickers {
+            guard t.rowCount <= rows else {  // also keeps the sum below from overflowing
+                problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) has \(t.rowCount) rows of \(rows)"))
+                return problems
+            }
             if t.firstRow != next {
                 problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) starts at row \(t.firstRow), expected \(next)"))
                 next = t.firstRow

@@ -75,7 +75,7 @@ extension SnapshotProblem {
         case let .offsetOutOfRange(_, s, _), let .malformedFooter(_, s, _), let .inconsistentData(_, s, _): section = s
         case let .unsupportedSection(_, tag): section = tag
         case .malformedHeader, .unsupportedVersion, .notASnapshot: section = "header"
-        case .truncated: section = "trailer"
+        case .truncated: section = "file"
         default: break
         }
         self.init(section: section, column: column, ticker: ticker, row: row, error: error)
