@@ -57,5 +57,7 @@ let package = Package(
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
         .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
+        // A child process for the snapshot crash test: saves to one path in a loop until killed.
+        .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),
     ]
 )

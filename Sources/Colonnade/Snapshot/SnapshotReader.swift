@@ -1,0 +1,294 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension QuoteTable {
+    /// Loads a snapshot file by memory-mapping it: the columns are views into the mapping, nothing
+    /// is copied (format: `docs/SNAPSHOT_FORMAT.md`).
+    ///
+    ///     let table = try QuoteTable.load(from: "snapshots/sample.snapshot")
+    ///
+    /// Before any payload is touched, the header, the trailer (so a truncated file is detected
+    /// before the footer is parsed), the footer's checksum and every offset and length are
+    /// validated: in range, 64-byte aligned, not overlapping, consistent with the row count.
+    /// The mapping stays valid while any column of the table is alive.
+    ///
+    /// - Parameters:
+    ///   - path: the snapshot file.
+    ///   - verify: also hash every payload and compare with its stored checksum, and check that
+    ///     dates ascend within each ticker (reads every byte; several GB/s on two cores). With
+    ///     `false`, the structure and the footer checksum are still checked, and validity padding
+    ///     bits too, but damage inside a payload goes unnoticed.
+    /// - Throws: `SnapshotError` naming the file and the section at fault.
+    /// - Complexity: O(footer) without verification, O(file) with it.
+    public static func load(from path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
+        let reader = try SnapshotReader(path: path, populate: verify)
+        if let problem = reader.layoutProblems().first { throw problem }
+        if verify, let problem = reader.checksumProblems().first { throw problem }
+        return try reader.makeTable(checkDates: verify)
+    }
+
+    /// What the snapshot at `path` holds, from its header and footer (payloads are not read).
+    /// - Throws: `SnapshotError` as `load(from:verify:)` does for structural problems.
+    public static func snapshotInfo(at path: String) throws(SnapshotError) -> SnapshotInfo {
+        let reader = try SnapshotReader(path: path)
+        if let problem = reader.layoutProblems().first { throw problem }
+        return reader.info
+    }
+}
+
+/// Reads and validates a snapshot's header, trailer and footer; then checks payload layout and
+/// checksums, and builds the table. Every check that reads the file goes through here.
+struct SnapshotReader {
+    let path: String
+    let mapping: SnapshotMapping
+    let majorVersion: UInt16
+    let minorVersion: UInt16
+    let footerOffset: Int
+    let footerLength: Int
+    let footer: SnapshotFooter
+
+    /// Opens, maps and validates everything but the payloads' placement and contents.
+    init(path: String, populate: Bool = false) throws(SnapshotError) {
+        #if _endian(big)
+        throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
+        #endif
+        self.path = path
+        let fd = try SnapshotFile.open(path, O_RDONLY, file: path, operation: "open")
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw SnapshotError.system(path, "fstat", errno) }
+        if SnapshotFile.isDirectory(st) { throw .isADirectory(file: path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notASnapshot(file: path) }
+        let size = Int(st.st_size)
+        guard size > 0 else { throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: 0) }
+        mapping = try SnapshotMapping(fd: fd, size: size, populate: populate, file: path)
+        let b = mapping.bytes
+
+        // Header: magic, major version, then the header page's checksum.
+        let magicBytes = min(size, 8)
+        guard b.prefix(magicBytes).elementsEqual(SnapshotFormat.magic.prefix(magicBytes)) else { throw .notASnapshot(file: path) }
+        guard size >= SnapshotFormat.headerSize else {
+            throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: size)
+        }
+        // Safe: size >= 64 checked above for every header read.
+        func u16(_ o: Int) -> UInt16 { UInt16(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt16.self)) }
+        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+        majorVersion = u16(8)
+        minorVersion = u16(10)
+        guard majorVersion == SnapshotFormat.majorVersion else {
+            throw .unsupportedVersion(file: path, found: "\(majorVersion).\(minorVersion)",
+                                      supported: "\(SnapshotFormat.majorVersion).x (up to \(SnapshotFormat.majorVersion).\(SnapshotFormat.minorVersion))")
+        }
+        let recordedLength = u64(16)
+        guard size >= SnapshotFormat.payloadStart else {
+            throw .truncated(file: path, expected: Int(clamping: max(recordedLength, UInt64(SnapshotFormat.minimumFileSize))), actual: size)
+        }
+        var page = Array(b.prefix(SnapshotFormat.payloadStart))
+        for i in 0 ..< 8 { page[SnapshotFormat.headerChecksumOffset + i] = 0 }
+        let headerSum = SnapshotChecksum.hash(page, seed: 0), storedHeaderSum = u64(SnapshotFormat.headerChecksumOffset)
+        guard headerSum == storedHeaderSum else {
+            throw .checksumMismatch(file: path, section: "header", column: nil, expected: storedHeaderSum, actual: headerSum)
+        }
+        guard u32(12) == 0 else { throw .malformedHeader(file: path, detail: "unknown header flags \(u32(12))") }
+        guard u64(24) == UInt64(SnapshotFormat.payloadStart) else {
+            throw .malformedHeader(file: path, detail: "payloads start at \(u64(24)), expected \(SnapshotFormat.payloadStart)")
+        }
+        guard recordedLength <= UInt64(Int.max) else { throw .malformedHeader(file: path, detail: "file length \(recordedLength)") }
+        let fileLength = Int(recordedLength)
+        if fileLength > size { throw .truncated(file: path, expected: fileLength, actual: size) }
+        if fileLength < size {
+            throw .malformedHeader(file: path, detail: "file has \(size) bytes, its header records \(fileLength)")
+        }
+
+        // Trailer: magic, footer length, footer checksum; then the footer.
+        guard b[(size - 8)...].elementsEqual(SnapshotFormat.magic) else {
+            throw .malformedFooter(file: path, section: "trailer", detail: "the closing COLNSNAP magic is missing")
+        }
+        let recordedFooterLength = u64(size - 16)
+        let recordedFooterOffset = u64(32)
+        let footerEnd = size - SnapshotFormat.trailerSize
+        guard recordedFooterOffset >= UInt64(SnapshotFormat.payloadStart), recordedFooterOffset <= UInt64(footerEnd),
+              recordedFooterOffset % UInt64(SnapshotFormat.sectionAlignment) == 0,
+              recordedFooterLength == UInt64(footerEnd) - recordedFooterOffset
+        else {
+            throw .offsetOutOfRange(file: path, section: "trailer",
+                                    detail: "footer at \(recordedFooterOffset) of \(recordedFooterLength) bytes does not end at \(footerEnd) (8-aligned, after byte \(SnapshotFormat.payloadStart))")
+        }
+        footerOffset = Int(recordedFooterOffset)
+        footerLength = Int(recordedFooterLength)
+        let footerBytes = UnsafeRawBufferPointer(rebasing: b[footerOffset ..< footerEnd])
+        let footerSum = SnapshotChecksum.hash(footerBytes, seed: UInt64(footerOffset)), storedFooterSum = u64(size - 24)
+        guard footerSum == storedFooterSum else {
+            throw .checksumMismatch(file: path, section: "footer", column: nil, expected: storedFooterSum, actual: footerSum)
+        }
+        footer = try SnapshotFooter.decode(footerBytes, file: path, rowLimit: size)
+    }
+
+    /// Every payload with the name used in messages (`close`, `close.validity`).
+    var payloads: [(name: String, payload: SnapshotPayload)] {
+        var out = [(String, SnapshotPayload)]()
+        for (i, c) in footer.columns.enumerated() {
+            out.append((footer.columnName(i), c.values))
+            if let v = c.validity { out.append((footer.columnName(i) + ".validity", v)) }
+        }
+        return out
+    }
+
+    /// Placement problems: payloads out of the payload region, misaligned, overlapping, or of a
+    /// length the row count does not explain; a ticker index that does not tile the rows.
+    func layoutProblems() -> [SnapshotError] {
+        var problems = [SnapshotError]()
+        let rows = footer.rowCount
+        for (i, c) in footer.columns.enumerated() {
+            let parts: [(String, SnapshotPayload?, Int)] = [
+                (footer.columnName(i), c.values, rows * c.type.byteWidth),
+                (footer.columnName(i) + ".validity", c.validity, Bitmask.wordCount(forBits: rows) * 8),
+            ]
+            for (name, payload, expected) in parts {
+                guard let p = payload else { continue }
+                if p.offset % SnapshotFormat.payloadAlignment != 0 {
+                    problems.append(.offsetOutOfRange(file: path, section: "COLS", detail: "\(name) at offset \(p.offset) is not 64-byte aligned"))
+                } else if p.offset < SnapshotFormat.payloadStart || p.offset > footerOffset || p.paddedLength > footerOffset - p.offset {
+                    problems.append(.offsetOutOfRange(file: path, section: "COLS",
+                                                      detail: "\(name) at \(p.offset)..<\(p.offset + p.paddedLength) is outside the payload region \(SnapshotFormat.payloadStart)..<\(footerOffset)"))
+                } else if p.length != expected {
+                    problems.append(.malformedFooter(file: path, section: "COLS",
+                                                     detail: "\(name) has \(p.length) bytes; \(rows) rows of \(name.hasSuffix(".validity") ? "validity" : "\(c.type)") need \(expected)"))
+                }
+            }
+        }
+        if problems.isEmpty {
+            let extents = payloads.filter { $0.payload.length > 0 }.sorted { $0.payload.offset < $1.payload.offset }
+            for (a, b) in zip(extents, extents.dropFirst()) where a.payload.offset + a.payload.paddedLength > b.payload.offset {
+                problems.append(.offsetOutOfRange(file: path, section: "COLS", detail: "\(a.name) and \(b.name) overlap at \(b.payload.offset)"))
+            }
+        }
+        var next = 0
+        for t in footer.tickers {
+            guard t.rowCount <= rows else {  // also keeps the sum below from overflowing
+                problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) has \(t.rowCount) rows of \(rows)"))
+                return problems
+            }
+            if t.firstRow != next {
+                problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) starts at row \(t.firstRow), expected \(next)"))
+                next = t.firstRow
+            }
+            next += t.rowCount
+        }
+        if next != rows {
+            problems.append(.malformedFooter(file: path, section: "TIDX", detail: "the ticker index covers \(next) rows of \(rows)"))
+        }
+        return problems
+    }
+
+    /// Hashes every payload (on every core) and returns the mismatches.
+    /// - Precondition: `layoutProblems()` is empty.
+    func checksumProblems() -> [SnapshotError] {
+        let list = payloads
+        var results = [UInt64](repeating: 0, count: list.count)
+        let base = mapping.base
+        results.withUnsafeMutableBufferPointer { out in
+            let shared = SharedPointer(base: out.baseAddress!)
+            let sendableBase = UncheckedSendableBox(base)
+            forEachChunk(list.count, threads: QueryOptions.availableCores) { i, _ in
+                let p = list[i].payload
+                // Safe: layoutProblems() checked that the padded payload lies inside the mapping.
+                let bytes = UnsafeRawBufferPointer(start: sendableBase.value + p.offset, count: p.paddedLength)
+                shared.base[i] = SnapshotChecksum.hash(bytes, seed: UInt64(p.offset))
+            }
+        }
+        var problems = [SnapshotError]()
+        for (i, (name, p)) in list.enumerated() where results[i] != p.checksum {
+            problems.append(.checksumMismatch(file: path, section: "payload", column: name, expected: p.checksum, actual: results[i]))
+        }
+        return problems
+    }
+
+    /// Builds the table of views. Checks validity padding bits (cheap) and, with `checkDates`,
+    /// that dates ascend strictly within each ticker.
+    /// - Precondition: `layoutProblems()` is empty.
+    func makeTable(checkDates: Bool, checkValidityPadding: Bool = true) throws(SnapshotError) -> QuoteTable {
+        var columns = [AnyColumn]()
+        for (i, entry) in footer.columns.enumerated() {
+            let summaries = footer.summaries?[i]
+            columns.append(try column(entry, name: footer.columnName(i), summaries: summaries, checkPadding: checkValidityPadding))
+        }
+        guard case .int32(let dates) = columns.removeFirst() else {
+            throw .malformedFooter(file: path, section: "COLS", detail: "the date column is not int32")
+        }
+        if checkDates, let problem = dateProblems(dates, limit: 1).first { throw problem.error }
+        do {
+            return try QuoteTable(schema: footer.schema, columns: columns, dates: dates, tickers: footer.tickers,
+                                  dateColumnName: footer.dateColumnName, metadata: footer.metadata, checkDates: false)
+        } catch {
+            throw .malformedFooter(file: path, section: "TIDX", detail: error.description)
+        }
+    }
+
+    private func storage(_ p: SnapshotPayload) -> ColumnStorage {
+        // Safe: layoutProblems() checked the extent; the base is page-aligned and the offset a multiple of 64.
+        ColumnStorage(borrowing: mapping.base + p.offset, byteCount: p.paddedLength, owner: mapping)
+    }
+
+    private func column(_ entry: SnapshotColumnEntry, name: String, summaries: AnyBlockSummaries?, checkPadding: Bool) throws(SnapshotError) -> AnyColumn {
+        let rows = footer.rowCount
+        var validity: Bitmask?
+        if let v = entry.validity {
+            let mask = Bitmask(viewing: storage(v), count: rows)
+            if checkPadding && rows & 63 != 0 {
+                let last = mask.withUnsafeWords { $0[$0.count - 1] }
+                if last >> UInt64(rows & 63) != 0 {
+                    throw .inconsistentData(file: path, section: "payload", detail: "\(name).validity has bits set past row \(rows)")
+                }
+            }
+            validity = mask
+        }
+        let values = storage(entry.values)
+        switch (entry.type, summaries) {
+        case (.int32, .int32(let s)?): return .int32(Column(viewing: values, count: rows, validity: validity, summaries: s))
+        case (.int64, .int64(let s)?): return .int64(Column(viewing: values, count: rows, validity: validity, summaries: s))
+        case (.float32, .float32(let s)?): return .float32(Column(viewing: values, count: rows, validity: validity, summaries: s))
+        case (.float64, .float64(let s)?): return .float64(Column(viewing: values, count: rows, validity: validity, summaries: s))
+        case (.int32, _): return .int32(Column(viewing: values, count: rows, validity: validity, summaries: nil))
+        case (.int64, _): return .int64(Column(viewing: values, count: rows, validity: validity, summaries: nil))
+        case (.float32, _): return .float32(Column(viewing: values, count: rows, validity: validity, summaries: nil))
+        case (.float64, _): return .float64(Column(viewing: values, count: rows, validity: validity, summaries: nil))
+        }
+    }
+
+    /// Rows where dates do not ascend strictly within a ticker, at most `limit` per ticker.
+    func dateProblems(_ dates: Column<Int32>, limit: Int) -> [SnapshotProblem] {
+        var out = [SnapshotProblem]()
+        dates.withUnsafeBufferPointer { d in
+            for t in footer.tickers where t.rowCount > 1 {
+                var found = 0
+                for r in t.firstRow + 1 ..< t.firstRow + t.rowCount where d[r] <= d[r - 1] {
+                    found += 1
+                    if found > limit { continue }
+                    let what = d[r] == d[r - 1] ? "repeats" : "is before"
+                    let detail = "date \(CivilDate.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(CivilDate.format(day: d[r - 1]))"
+                    out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: r,
+                                               error: .inconsistentData(file: path, section: "payload", detail: detail)))
+                }
+                if found > limit && limit > 1 {
+                    out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: nil,
+                                               error: .inconsistentData(file: path, section: "payload",
+                                                                        detail: "\(found - limit) more date order problems in ticker \(t.symbol)")))
+                }
+                if limit == 1 && !out.isEmpty { return }
+            }
+        }
+        return out
+    }
+
+    var info: SnapshotInfo {
+        SnapshotInfo(path: path, majorVersion: majorVersion, minorVersion: minorVersion, fileSize: mapping.size,
+                     rowCount: footer.rowCount, tickerCount: footer.tickers.count, schema: footer.schema,
+                     dateColumnName: footer.dateColumnName, metadata: footer.metadata,
+                     payloadBytes: footerOffset - SnapshotFormat.payloadStart, footerBytes: footerLength,
+                     hasBlockSummaries: footer.summaries?.allSatisfy { $0 != nil } ?? false,
+                     nullableColumns: footer.columns.indices.dropFirst().filter { footer.columns[$0].validity != nil }.map { footer.columnName($0) })
+    }
+}
