@@ -29,8 +29,20 @@ extension CommandLineTool {
         CommandLineTool(
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
-            commands: CommandSpec.colonnadeCommands.map(PlaceholderCommand.init) + [SelfTestOutputCommand()]
+            commands: CommandSpec.colonnadeCommands.map(implementation(of:)) + [SelfTestOutputCommand()]
         )
+    }
+}
+
+/// The command that does the work of `spec`.
+private func implementation(of spec: CommandSpec) -> any Command {
+    switch spec.name {
+    case CommandSpec.filter.name: FilterCommand()
+    case CommandSpec.info.name: InfoCommand()
+    case CommandSpec.verify.name: VerifyCommand()
+    case CommandSpec.generate.name: GenerateCommand()
+    case CommandSpec.export.name: ExportCommand()
+    default: PlaceholderCommand(spec: spec)
     }
 }
 

@@ -1,0 +1,48 @@
+import Colonnade
+
+/// A bad `--where` expression: the message, then the expression with a caret under the problem.
+struct ExpressionError: CLIReportableError {
+    let error: QueryError
+    let expression: String
+    let option: String
+
+    var message: String { "\(option): \(error)" }
+
+    var excerpt: [String] {
+        guard let line = error.line, let column = error.column else { return [] }
+        let lines = expression.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1 && line <= lines.count else { return [] }
+        return ["  " + lines[line - 1], "  " + String(repeating: " ", count: max(0, column - 1)) + "^"]
+    }
+
+    var hint: String? {
+        if error.message.hasPrefix("unknown column") { return "'colonnade info' lists the columns; quote source names like \"Adj. Close\"" }
+        return nil
+    }
+
+    /// A bad expression is a usage mistake.
+    var exitStatus: Int32 { ExitStatus.usage }
+}
+
+extension TableError: CLIReportableError {
+    public var message: String { description }
+}
+
+extension SnapshotError: CLIReportableError {
+    public var message: String { description }
+
+    public var hint: String? {
+        switch self {
+        case .noSuchFile:
+            "create one with 'colonnade generate', 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH"
+        case .checksumMismatch, .truncated, .offsetOutOfRange, .malformedFooter, .malformedHeader, .inconsistentData:
+            "the file is damaged; 'colonnade verify --snapshot \(file)' lists every problem. Restore it or re-create it"
+        case .unsupportedVersion, .unsupportedSection:
+            "upgrade Colonnade to read this file"
+        case .notASnapshot:
+            "to read Nasdaq Data Link JSON or CSV responses, use 'colonnade import FILE'"
+        default:
+            nil
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Colonnade
+
+/// `colonnade export`: the whole table or a selection as CSV or NDJSON, streamed row by row
+/// (constant memory beyond the selection's bitmask, whatever the size).
+struct ExportCommand: Command {
+    var spec: CommandSpec { .export }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let table = try QuoteTable.load(from: path, verify: true)
+        let predicate = try FilterCommand.predicate(parsed, table: table)
+        let selection = try table.select(predicate)
+        let format = OutputFormat(rawValue: parsed.string("format") ?? "csv") ?? .csv
+        let names = ["ticker", "date"] + table.schema.map(\.identifier)
+        var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
+
+        if let output = parsed.string("output"), output != "-" {
+            let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
+            try format.formatter(footer: nil).write(&rows, to: writer)
+            try writer.close()
+            context.note("wrote \(selection.count) of \(table.rowCount) rows to \(output)")
+        } else {
+            try format.formatter(footer: nil).write(&rows, to: context.standardOutput)
+        }
+        return ExitStatus.success
+    }
+}

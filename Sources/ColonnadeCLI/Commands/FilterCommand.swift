@@ -1,0 +1,141 @@
+import Colonnade
+import Foundation
+
+/// `colonnade filter`: select rows, then print, count or aggregate them.
+struct FilterCommand: Command {
+    var spec: CommandSpec { .filter }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let loadStart = ContinuousClock.now
+        let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
+        let loadTime = ContinuousClock.now - loadStart
+
+        let predicate = try Self.predicate(parsed, table: table)
+        let threads = parsed.int("threads") ?? QueryOptions.availableCores
+        let options = QueryOptions(threads: threads, useBlockSummaries: !parsed.flag("no-zonemaps"))
+        let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
+        let byTicker = parsed.string("by") == "ticker"
+        let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
+
+        // The query alone, --repeat times; the median goes to --timing and the footer.
+        let repeats = parsed.int("repeat") ?? 1
+        var selection: Selection?
+        var aggregateResult: AggregateResult?
+        var times = [Duration]()
+        for _ in 0 ..< repeats {
+            let start = ContinuousClock.now
+            let s = try table.select(predicate, options: options)
+            if let aggregates {
+                aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+            }
+            times.append(ContinuousClock.now - start)
+            selection = s
+        }
+        guard let selection else { return ExitStatus.failure }
+        times.sort()
+        let median = times[times.count / 2]
+
+        if parsed.flag("timing") {
+            func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
+            try context.standardError.writeLine(
+                "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(median)),\"repeat\":\(repeats),\"rows\":\(table.rowCount),"
+                + "\"matched\":\(selection.count),\"threads\":\(options.effectiveThreads),\"zonemaps\":\(options.useBlockSummaries),"
+                + "\"verified\":\(!parsed.flag("no-verify"))}")
+        }
+
+        if parsed.flag("count") {
+            if byTicker {
+                let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
+                var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
+                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+            } else if format == .table {
+                try context.standardOutput.writeLine(String(selection.count))
+            } else {
+                var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
+                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+            }
+            return ExitStatus.success
+        }
+
+        if let aggregateResult {
+            var columns = aggregateResult.aggregates.map { ResultColumn(name: $0.description) }
+            if byTicker { columns.insert(ResultColumn(name: "ticker"), at: 0) }
+            let rows = aggregateResult.rows.map { row -> [Cell] in
+                let values = zip(aggregateResult.aggregates, row.values).map { a, v -> Cell in
+                    guard let v else { return .null }
+                    return a.function == .count ? .integer(Int64(v)) : .number(v)
+                }
+                return byTicker ? [.text(row.ticker ?? "")] + values : values
+            }
+            var source = MaterializedRows(columns: columns, rows: rows)
+            try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+            return ExitStatus.success
+        }
+
+        let names = try Self.columnNames(parsed, table: table, predicate: predicate)
+        let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
+        let limit = parsed.int("limit")
+        switch parsed.string("sort") {
+        case let sort?:
+            var rows = selection.rows()
+            let descending = sort == "-date"
+            table.dates.withUnsafeBufferPointer { d in
+                rows.sort { a, b in d[a] != d[b] ? (descending ? d[a] > d[b] : d[a] < d[b]) : a < b }
+            }
+            if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+            var source = try TableRows(table: table, columnNames: names, rows: rows.makeIterator())
+            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+        case nil:
+            var source = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: limit))
+            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+        }
+        return ExitStatus.success
+    }
+
+    /// --where, --tickers, --from and --to, and-ed together.
+    static func predicate(_ parsed: ParsedArguments, table: QuoteTable, option: String = "--where") throws -> RowPredicate {
+        var parts = [RowPredicate]()
+        if let text = parsed.string("where") {
+            do {
+                parts.append(try QueryParser(table: table).parse(text))
+            } catch {
+                throw ExpressionError(error: error, expression: text, option: option)
+            }
+        }
+        if parsed.isGiven("tickers") {
+            parts.append(.tickers(parsed.list("tickers")))
+        }
+        let from = parsed.isGiven("from") ? parsed.day("from") : nil
+        let to = parsed.isGiven("to") ? parsed.day("to") : nil
+        if from != nil || to != nil {
+            parts.append(.dates(RangeBounds(lower: from, lowerInclusive: true, upper: to, upperInclusive: true)))
+        }
+        switch parts.count {
+        case 0: return .constant(true)
+        case 1: return parts[0]
+        default: return .and(parts)
+        }
+    }
+
+    static func aggregates(_ parsed: ParsedArguments) throws -> [Aggregate] {
+        let text = parsed.list("agg").joined(separator: ",")
+        do {
+            return try Aggregate.parseList(text)
+        } catch {
+            throw ExpressionError(error: error, expression: text, option: "--agg")
+        }
+    }
+
+    /// --columns, or ticker, date and the columns --where mentions (all columns when it mentions none).
+    static func columnNames(_ parsed: ParsedArguments, table: QuoteTable, predicate: RowPredicate) throws -> [String] {
+        let all = ["ticker", "date"] + table.schema.map(\.identifier)
+        if parsed.isGiven("columns") {
+            let list = parsed.list("columns")
+            if list.count == 1 && list[0].lowercased() == "all" { return all }
+            return list
+        }
+        let mentioned = predicate.mentionedColumns.compactMap { table.columnIndex(named: $0).map { table.schema[$0].identifier } }
+        return mentioned.isEmpty ? all : ["ticker", "date"] + mentioned
+    }
+}

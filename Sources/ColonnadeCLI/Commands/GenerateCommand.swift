@@ -1,0 +1,30 @@
+import Colonnade
+
+/// `colonnade generate`: synthetic quotes from the seeded generator, to a snapshot, a directory
+/// of `dataset_data` JSON files (one per ticker, newest first) or one CSV file.
+struct GenerateCommand: Command {
+    var spec: CommandSpec { .generate }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let tickers = parsed.int("tickers") ?? 1, days = parsed.int("days") ?? 1
+        guard tickers.multipliedReportingOverflow(by: days).partialValue <= 500_000_000, tickers <= 1_000_000 else {
+            throw UsageError.invalidValue(option: "--days", value: String(days), reason: "tickers × days must be at most 500,000,000 rows",
+                                          suggestion: nil, command: spec.name)
+        }
+        let generator = QuoteGenerator(tickers: tickers, days: days, seed: UInt64(parsed.int("seed") ?? 1),
+                                       start: parsed.day("start") ?? Day(2000, 1, 3).daysSinceEpoch)
+        let table = generator.makeTable()
+        if let snapshot = parsed.string("snapshot") {
+            let path = context.resolve(snapshot)
+            try table.save(to: path)
+            context.note("wrote \(table.rowCount) rows (\(tickers) tickers × \(days) days) to \(snapshot)")
+        } else if let directory = parsed.string("json-dir") {
+            let files = 0; _ = directory; throw CommandFailure("generate --json-dir is not implemented yet")
+            context.note("wrote \(files) JSON files (\(table.rowCount) rows) to \(directory)")
+        } else if let file = parsed.string("csv") {
+            _ = file; throw CommandFailure("generate --csv is not implemented yet")
+            context.note("wrote \(table.rowCount) rows to \(file)")
+        }
+        return ExitStatus.success
+    }
+}
