@@ -115,12 +115,15 @@ import Colonnade
         ])
     }
 
-    @Test(arguments: ["filter", "info", "verify"])
-    func placeholderCommandsFailWithOneLine(name: String) {
-        let run = colonnade(name)
+    @Test(arguments: ["filter", "info", "verify", "export --format csv"])
+    func missingSnapshotFailsWithOneLineAndAHint(command: String) {
+        let run = colonnade(command.split(separator: " ").map(String.init) + ["--snapshot", "/nonexistent/x.snapshot"])
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError == "error: 'colonnade \(name)' is not implemented yet\n")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.count == 2, "\(run.standardError)")
+        #expect(lines.first == "error: /nonexistent/x.snapshot: no such file or directory")
+        #expect(lines.last?.hasPrefix("hint: create one with 'colonnade generate'") == true)
     }
 
     @Test func selfTestOutputPrintsNumberedLines() {

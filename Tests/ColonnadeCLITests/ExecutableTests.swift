@@ -43,10 +43,10 @@ import Testing
         #expect(result.standardError.hasPrefix("error: unknown option '--lmit' for 'colonnade filter'\nhint: did you mean '--limit'?\n"))
     }
 
-    @Test func placeholderCommandExitsOne() throws {
-        let result = try BuiltExecutable.run(["verify"])
+    @Test func missingSnapshotExitsOneWithOneErrorLine() throws {
+        let result = try BuiltExecutable.run(["verify", "--snapshot", "/nonexistent/x.snapshot"])
         #expect(result.status == 1)
-        #expect(result.standardError == "error: 'colonnade verify' is not implemented yet\n")
+        #expect(result.standardError.hasPrefix("error: /nonexistent/x.snapshot: no such file or directory\nhint: "))
     }
 
     /// `colonnade _selftest-output 1000000 | head -1`: the reader leaves after one line; the

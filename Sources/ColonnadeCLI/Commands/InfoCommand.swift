@@ -105,6 +105,13 @@ struct VerifyCommand: Command {
             try context.standardOutput.writeLine("ok: \(path): \(summary); every checksum and invariant holds")
             return ExitStatus.success
         }
+        // A file that cannot be opened at all is an ordinary error, with its hint.
+        if result.info == nil, result.problems.count == 1, let only = result.problems.first {
+            switch only.error {
+            case .noSuchFile, .permissionDenied, .isADirectory, .notASnapshot: throw only.error
+            default: break
+            }
+        }
         for problem in result.problems {
             var place = [problem.section]
             if let c = problem.column { place.append("column \(c)") }
