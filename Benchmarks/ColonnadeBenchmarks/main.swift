@@ -77,12 +77,30 @@ print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.c
 
 if options.suites.contains("scan") {
     resetPeakResident()
-    let start = Date()
-    let table = QuoteGenerator(tickers: tickerCount, days: dayCount, seed: 42).makeTable()
-    print(String(format: "generated %d rows in %.1f s (setup, not timed)", table.rowCount, Date().timeIntervalSince(start)))
+    let table = benchTable()
     try ScanSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["scan"] = peakResidentBytes()
     print("peak memory (scan): \(Format.bytes(recorder.peaks["scan"]!))")
+}
+
+/// The table for the snapshot (and decode) suites, generated once.
+nonisolated(unsafe) var sharedTable: QuoteTable?
+func benchTable() -> QuoteTable {
+    if let t = sharedTable { return t }
+    let start = Date()
+    let t = QuoteGenerator(tickers: tickerCount, days: dayCount, seed: 42).makeTable()
+    print(String(format: "generated %d rows in %.1f s (setup, not timed)", t.rowCount, Date().timeIntervalSince(start)))
+    sharedTable = t
+    return t
+}
+
+let workDirectory = ProcessInfo.processInfo.environment["COLONNADE_BENCH_DIR"] ?? FileManager.default.temporaryDirectory.path
+
+if options.suites.contains("snapshot") {
+    resetPeakResident()
+    try SnapshotSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["snapshot"] = peakResidentBytes()
+    print("peak memory (snapshot): \(Format.bytes(recorder.peaks["snapshot"]!))")
 }
 
 if let path = options.json {
