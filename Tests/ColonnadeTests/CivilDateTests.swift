@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import Colonnade
+
+/// SplitMix64 (Steele, Lea & Flood): tiny, seedable, good enough for test data.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func inRange(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+}
+
+@Suite struct CivilDateTests {
+    @Test func knownDays() {
+        #expect(CivilDate.days(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilDate.days(year: 1969, month: 12, day: 31) == -1)
+        #expect(CivilDate.days(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(CivilDate.days(year: 1, month: 1, day: 1) == -719_162)
+        #expect(CivilDate.days(year: 9999, month: 12, day: 31) == 2_932_896)
+        #expect(CivilDate.parseDay("2000-02-29") == 11_016)
+        #expect(CivilDate.parseDay("2017-03-27") == 17_252)
+        #expect(CivilDate.format(day: 0) == "1970-01-01")
+        #expect(CivilDate.format(day: -1) == "1969-12-31")
+        #expect(CivilDate.components(ofDay: 11_016) == (2000, 2, 29))
+    }
+
+    @Test func everyDayFromYear1ToYear9999RoundTrips() {
+        let first = CivilDate.days(year: 1, month: 1, day: 1)!
+        let last = CivilDate.days(year: 9999, month: 12, day: 31)!
+        var expected = (year: 1, month: 1, day: 1)
+        var failures: [Int32] = []
+        var bytes = [UInt8](repeating: 0, count: 10)
+        for day in first...last {
+            let parts = CivilDate.components(ofDay: day)
+            bytes.withUnsafeMutableBufferPointer { CivilDate.writeDay(day, to: $0.baseAddress!) }
+            let parsed = bytes.withUnsafeBufferPointer { CivilDate.parseDay($0.baseAddress!, count: 10) }
+            if parts != expected
+                || CivilDate.days(year: parts.year, month: parts.month, day: parts.day) != day
+                || parsed != day {
+                if failures.count < 10 { failures.append(day) }
+            }
+            // The next calendar day, counted the slow way.
+            let isLeap = expected.year % 4 == 0 && (expected.year % 100 != 0 || expected.year % 400 == 0)
+            let lengths = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            if expected.day < lengths[expected.month - 1] {
+                expected.day += 1
+            } else if expected.month < 12 {
+                expected = (expected.year, expected.month + 1, 1)
+            } else {
+                expected = (expected.year + 1, 1, 1)
+            }
+        }
+        #expect(last - first + 1 == 3_652_059)
+        #expect(failures.isEmpty, "days that do not round-trip: \(failures)")
+        // format and parseDay(String) on a sample (String building is slow in debug).
+        for day in stride(from: first, through: last, by: 997) {
+            #expect(CivilDate.parseDay(CivilDate.format(day: day)) == day)
+        }
+    }
+
+    @Test(arguments: [
+        "2001-02-29", "2000-02-30", "1900-02-29", "2014-13-01", "2014-00-10", "2014-01-00", "2014-01-32",
+        "2014-04-31", "2014-1-01", "2014-01-1", "14-01-01", "2014/01/01", "2014-01/01", "20140101",
+        "2014-01-01 ", " 2014-01-01", "2014-01-01T", "201a-01-01", "2014-0a-01", "2014-01-0a", "abcd-ef-gh",
+        "", "2014-01", "+014-01-01", "-014-01-01", "2014-+1-01", "2014--1-01", "２０１４-01-01",
+    ])
+    func invalidDatesAreRejected(_ text: String) {
+        #expect(CivilDate.parseDay(text) == nil)
+    }
+
+    @Test func validationOfComponents() {
+        #expect(CivilDate.days(year: 2000, month: 2, day: 29) == 11_016)
+        #expect(CivilDate.days(year: 2001, month: 2, day: 29) == nil)
+        #expect(CivilDate.days(year: 1900, month: 2, day: 29) == nil)
+        #expect(CivilDate.days(year: 2014, month: 13, day: 1) == nil)
+        #expect(CivilDate.days(year: 2014, month: 0, day: 1) == nil)
+        #expect(CivilDate.days(year: 2014, month: 6, day: 31) == nil)
+        #expect(CivilDate.days(year: 2014, month: 6, day: 0) == nil)
+        #expect(CivilDate.days(year: Int.max, month: 1, day: 1) == nil)
+        #expect(CivilDate.days(year: Int.min, month: 1, day: 1) == nil)
+        #expect(CivilDate.days(year: 0, month: 2, day: 29) != nil)  // year 0 (1 BC) is a leap year
+        let limit = CivilDate.components(ofDay: .max)
+        #expect(CivilDate.days(year: limit.year, month: limit.month, day: limit.day) == .max)
+        let lower = CivilDate.components(ofDay: .min)
+        #expect(CivilDate.days(year: lower.year, month: lower.month, day: lower.day) == .min)
+    }
+
+    @Test func formatOutsideFourDigitYears() {
+        let year10000 = CivilDate.days(year: 10_000, month: 1, day: 1)!
+        #expect(CivilDate.format(day: year10000) == "10000-01-01")
+        let yearMinus1 = CivilDate.days(year: -1, month: 12, day: 31)!
+        #expect(CivilDate.format(day: yearMinus1) == "-0001-12-31")
+        #expect(CivilDate.format(day: CivilDate.days(year: 0, month: 1, day: 1)!) == "0000-01-01")
+    }
+
+    @Test func agreesWithFoundationGregorianCalendarInUTC() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var rng = SplitMix64(seed: 7)
+        var failures: [String] = []
+        for _ in 0..<3_000 {
+            // Foundation switches to Julian before 1582; compare from 1600 on.
+            let year = rng.inRange(1600...9999), month = rng.inRange(1...12), day = rng.inRange(1...28)
+            let components = DateComponents(year: year, month: month, day: day)
+            guard let date = calendar.date(from: components) else { continue }
+            let expected = Int32(floor(date.timeIntervalSince1970 / 86_400))
+            let dayNumber = CivilDate.days(year: year, month: month, day: day)
+            let back = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(expected) * 86_400))
+            if dayNumber != expected || back.year != year || back.month != month || back.day != day {
+                failures.append("\(year)-\(month)-\(day)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(10))")
+    }
+}
