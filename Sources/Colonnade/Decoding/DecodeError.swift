@@ -96,7 +96,26 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One line: control characters from the input (in names, messages, keys) are escaped.
     public var description: String {
+        var out = ""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" || scalar == "\u{85}" {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    private var message: String {
         switch self {
         case .empty(let source):
             "\(source): empty input, not a Quandl response"
