@@ -160,7 +160,14 @@ struct CSVQuoteDecoder {
             for i in 0 ..< width {
                 // The field [start, stop); fast path unquoted.
                 var start = p, stop = p
-                if p < end && base[p] == UInt8(ascii: "\"") {
+                let kind = kinds[i]
+                var converted = false
+                if kind >= 0, let (v, after) = NumberScanning.scanPlainDecimal(base, p, end),
+                   after == end || base[after] == UInt8(ascii: ",") || base[after] == UInt8(ascii: "\n") || base[after] == UInt8(ascii: "\r") {
+                    values[Int(kind)][row] = v
+                    p = after
+                    converted = true
+                } else if p < end && base[p] == UInt8(ascii: "\"") {
                     (start, stop, p) = try field(at: p)
                 } else {
                     while stop < end {
@@ -170,8 +177,9 @@ struct CSVQuoteDecoder {
                     }
                     p = stop
                 }
-                let kind = kinds[i]
-                if kind >= 0 {
+                if converted {
+                    // Done on the fast path.
+                } else if kind >= 0 {
                     let column = values[Int(kind)]
                     if start == stop {
                         column[row] = 0

@@ -374,6 +374,14 @@ struct JSONQuoteDecoder {
                             }
                             p = stop + 1
                         } else {
+                            if let (v, after) = NumberScanning.scanPlainDecimal(base, p, end) {
+                                let c = after < end ? base[after] : UInt8(ascii: ",")
+                                if c == UInt8(ascii: ",") || c == UInt8(ascii: "]") || c <= 32 || c == UInt8(ascii: "}") {
+                                    column[row] = v
+                                    p = after
+                                    continue
+                                }
+                            }
                             while stop < end {
                                 let c = base[stop]
                                 if c == UInt8(ascii: ",") || c == UInt8(ascii: "]") || c <= 32 || c == UInt8(ascii: "}") { break }

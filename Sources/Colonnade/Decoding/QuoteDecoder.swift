@@ -141,10 +141,8 @@ public enum QuoteDecoder {
             columns.append(.float64(column))
         }
         // Rows are sorted now, so this only checks them and builds the ticker index.
-        var table = try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
-                                   columns: columns, dateColumnName: dateColumnName)
-        table.computeSummaries()
-        return table
+        return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
+                              columns: columns, dateColumnName: dateColumnName)
     }
 
     /// The permutation that sorts the rows by (ticker code, date), nil when they already are.

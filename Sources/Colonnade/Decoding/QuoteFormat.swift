@@ -34,6 +34,8 @@ public enum QuoteFormat: String, Sendable, CaseIterable, CustomStringConvertible
 /// A decoded response: the rows as a sorted table, and what the caller needs to fetch more.
 public struct DecodedResponse: Sendable {
     /// The rows, sorted by (ticker, date), dates unique per ticker. Every value column is Float64.
+    /// Block summaries are not computed (merging would drop them); `QuoteImporter` computes them
+    /// once on the merged table, or call `computeSummaries()`.
     public var table: QuoteTable
     /// The shape that was decoded.
     public var format: QuoteFormat

@@ -124,6 +124,10 @@ public enum QuoteImporter {
         if parts.count > 1, let joined = concatenate(&parts) { return joined }
         var first = parts[0]
         parts[0] = QuoteTable()
+        if parts.count == 1 {
+            first.computeSummaries()
+            return first
+        }
         for i in 1 ..< parts.count {
             first.upsert(parts[i])
             parts[i] = QuoteTable()
