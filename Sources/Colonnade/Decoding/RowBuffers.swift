@@ -155,13 +155,29 @@ final class RowBuffers {
         guard let raw = malloc(Swift.max(n, 1) * MemoryLayout<T>.stride) else {
             fatalError("out of memory allocating \(n) decoder rows")
         }
+        adviseHugePages(raw, n * MemoryLayout<T>.stride)
         return raw.bindMemory(to: T.self, capacity: n)
+    }
+
+    /// Asks for transparent huge pages on a large buffer: filling it then takes one page fault
+    /// per 2 MiB instead of per 4 KiB (page faults were a quarter of a 1 GB CSV decode).
+    private static func adviseHugePages(_ raw: UnsafeMutableRawPointer, _ byteCount: Int) {
+        #if os(Linux)
+        let huge = 2 << 20
+        guard byteCount >= 2 * huge else { return }
+        let start = (Int(bitPattern: raw) + huge - 1) & ~(huge - 1)
+        let end = (Int(bitPattern: raw) + byteCount) & ~(huge - 1)
+        if end > start, let p = UnsafeMutableRawPointer(bitPattern: start) {
+            _ = madvise(p, end - start, 14 /* MADV_HUGEPAGE */)
+        }
+        #endif
     }
 
     private static func reallocate<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) -> UnsafeMutablePointer<T> {
         guard let raw = realloc(p, Swift.max(n, 1) * MemoryLayout<T>.stride) else {
             fatalError("out of memory growing decoder rows to \(n)")
         }
+        adviseHugePages(raw, n * MemoryLayout<T>.stride)
         return raw.bindMemory(to: T.self, capacity: n)
     }
 }
