@@ -60,4 +60,32 @@ struct DecodingNumberTests {
         #expect(t.tickers.map(\.symbol) == ["BRK.A"])
         #expect(t.columns.map { $0.doubleValue(at: 0) } == [844, 65.81, nil, 1500])
     }
+
+    /// Seeded random decimals of 1…22 digits, both signs, with and without fractions and
+    /// exponents — the decoders' inline path and their fallback must both equal Double(String).
+    @Test func randomDecimalsInJSONAndCSVEqualDoubleFromString() throws {
+        var rng = SplitMix64(seed: 77)
+        var tokens: [String] = []
+        for _ in 0 ..< 6_000 {
+            let digits = 1 + Int(rng.next() % 22)
+            var text = rng.next() % 4 == 0 ? "-" : ""
+            var body = (0 ..< digits).map { _ in String(rng.next() % 10) }.joined()
+            let point = Int(rng.next() % UInt64(digits + 1))
+            if point < digits { body.insert(".", at: body.index(body.startIndex, offsetBy: point)) }
+            if body.hasPrefix(".") { body = "0" + body }
+            text += body
+            if rng.next() % 8 == 0 { text += "e" + String(Int(rng.next() % 60) - 30) }
+            tokens.append(text)
+        }
+        let dates = (0 ..< tokens.count).map { CivilDate.format(day: 10_957 + Int32($0)) }
+        let csv = "Date,Value\n" + zip(dates, tokens).map { "\($0),\($1)" }.joined(separator: "\n")
+        let json = #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + zip(dates, tokens).map { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
+        for text in [csv, json] {
+            let table = try Decode.text(text).table
+            for (r, token) in tokens.enumerated() where table.columns[0].doubleValue(at: r)?.bitPattern != Double(token)!.bitPattern {
+                Issue.record("\(token): \(String(describing: table.columns[0].doubleValue(at: r)))")
+                break
+            }
+        }
+    }
 }

@@ -27,6 +27,8 @@
 ///   `Integer`/`integer`, `long`, `BigInteger` (case-insensitive); anything else is
 ///   `DecodeError.unknownColumnType`. A `String` column other than `ticker`, and a second `Date`
 ///   column, are skipped (their values must still be well-formed JSON).
+/// - CSV has no column types: every column but `ticker` and the date must hold numbers (or be
+///   empty); fields may be double-quoted; blank lines are skipped.
 /// - Numbers may be integers, have exponents, or be quoted (`"86.90000000000001"`); `true`, `{}`,
 ///   `"abc"` are errors. A row's date must be a valid `YYYY-MM-DD`.
 /// - Rows may arrive newest first (the API default), oldest first or in any order; the table is
