@@ -1,0 +1,85 @@
+/// The bytes being decoded and their name, with the error-path helpers both decoders share:
+/// turning a byte offset into a `DecodePosition` and quoting what was found there.
+struct ByteInput {
+    /// The first byte.
+    let base: UnsafePointer<UInt8>
+    /// The number of bytes.
+    let count: Int
+    /// The input's name for messages.
+    let source: String
+
+    /// The 1-based line and byte column of `offset` (lines end at LF). Error path only: O(offset).
+    func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+        let offset = Swift.min(Swift.max(offset, 0), count)
+        var line = 1, lineStart = 0
+        var i = 0
+        while i < offset {
+            if base[i] == UInt8(ascii: "\n") { line += 1; lineStart = i + 1 }
+            i += 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+
+    /// The position of `offset`, with the row and column name being read there.
+    @inline(never)
+    func position(_ offset: Int, row: Int? = nil, column: String? = nil) -> DecodePosition {
+        let (line, col) = lineAndColumn(of: offset)
+        return DecodePosition(source: source, byteOffset: offset, line: line, column: col, row: row, columnName: column)
+    }
+
+    /// What is at `offset`, quoted for a message: up to 32 bytes of the token that starts there
+    /// (a whole JSON string, or bytes up to a delimiter), or `end of input`.
+    @inline(never)
+    func found(at offset: Int) -> String {
+        guard offset < count else { return "end of input" }
+        var end = offset
+        if base[offset] == UInt8(ascii: "\"") {
+            end += 1
+            while end < count && base[end] != UInt8(ascii: "\"") {
+                if base[end] == UInt8(ascii: "\\") { end += 1 }
+                end += 1
+            }
+            end = Swift.min(end + 1, count)
+        } else {
+            while end < count {
+                let b = base[end]
+                if b == UInt8(ascii: ",") || b == UInt8(ascii: "]") || b == UInt8(ascii: "}") || b <= 32 { break }
+                end += 1
+            }
+            if end == offset { end = offset + 1 }
+        }
+        return found(offset, end)
+    }
+
+    /// The bytes `[start, end)` quoted for a message (at most 32 bytes, control bytes escaped).
+    func found(_ start: Int, _ end: Int) -> String {
+        if start >= end { return start >= count ? "end of input" : "an empty value" }
+        let limit = Swift.min(end, start + 32, count)
+        var text = ""
+        for scalar in String(decoding: UnsafeBufferPointer(start: base + start, count: limit - start), as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "'": text += "\\'"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    text += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return "'" + text + (limit < end ? "…'" : "'")
+    }
+
+    /// Whether `[start, start + literal.count)` equals `literal`.
+    @inline(__always)
+    func matches(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard end - start == n else { return false }
+        let p = literal.utf8Start
+        for i in 0 ..< n where base[start + i] != p[i] { return false }
+        return true
+    }
+}

@@ -1,0 +1,249 @@
+/// The CSV side of `QuoteDecoder`: time-series CSV (date column first) and datatable CSV (with
+/// `ticker` and `date` columns), LF or CRLF line ends, an empty field is a null, a field may be
+/// wrapped in double quotes. Blank lines are skipped.
+struct CSVQuoteDecoder {
+    let input: ByteInput
+    /// The next byte to read.
+    var position: Int
+
+    init(input: ByteInput, position: Int) {
+        self.input = input
+        self.position = position
+    }
+
+    private enum Kind {
+        static let date: Int32 = -1
+        static let ticker: Int32 = -2
+    }
+
+    mutating func decode(ticker: String?, fallbackTicker: String?) throws(DecodeError) -> DecodedResponse {
+        let names = try readHeader()
+        let identifiers = names.map(ColumnDescriptor.identifier(for:))
+        if identifiers == ["code", "message"] {
+            throw apiError()
+        }
+        var kinds = [Int32]()
+        var valueNames = [String]()
+        let isDatatable = identifiers.contains("ticker")
+        let dateIndex: Int
+        if isDatatable {
+            guard let d = identifiers.firstIndex(of: "date") else {
+                throw .missing(source: input.source, what: "a 'date' column in the CSV header")
+            }
+            dateIndex = d
+        } else {
+            dateIndex = 0
+        }
+        var sawTicker = false
+        for (i, name) in names.enumerated() {
+            if i == dateIndex {
+                kinds.append(Kind.date)
+            } else if isDatatable && !sawTicker && identifiers[i] == "ticker" {
+                sawTicker = true
+                kinds.append(Kind.ticker)
+            } else {
+                kinds.append(Int32(valueNames.count))
+                valueNames.append(name)
+            }
+        }
+        try QuoteDecoder.checkDistinct(valueNames, source: input.source)
+        var symbols: [String] = []
+        let buffers = try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols)
+        if isDatatable {
+            let table = try QuoteDecoder.makeTable(buffers, valueNames: valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                                   dateColumnName: names[dateIndex], source: input.source)
+            return DecodedResponse(table: table, format: .datatableCSV)
+        }
+        guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
+        let table = try QuoteDecoder.makeTable(buffers, valueNames: valueNames, tickers: [TickerEntry(symbol: symbol)],
+                                               dateColumnName: names[0], source: input.source)
+        return DecodedResponse(table: table, format: .timeSeriesCSV)
+    }
+
+    /// The header's names; `position` moves to the first data line.
+    private mutating func readHeader() throws(DecodeError) -> [String] {
+        var names = [String]()
+        let base = input.base, end = input.count
+        var p = position
+        while true {
+            let (start, stop, next) = try field(at: p)
+            names.append(String(decoding: UnsafeBufferPointer(start: base + start, count: stop - start), as: UTF8.self))
+            p = next
+            if p < end && base[p] == UInt8(ascii: ",") { p += 1; continue }
+            break
+        }
+        position = try endOfLine(at: p)
+        return names
+    }
+
+    /// `code,message` then one line: the API's CSV error body.
+    private mutating func apiError() -> DecodeError {
+        var code = "", message = ""
+        if let (start, stop, next) = try? field(at: position) {
+            code = string(start, stop)
+            if next < input.count && input.base[next] == UInt8(ascii: ",") {
+                var e = next + 1
+                while e < input.count && input.base[e] != UInt8(ascii: "\n") && input.base[e] != UInt8(ascii: "\r") { e += 1 }
+                message = string(next + 1, e)
+                if message.hasPrefix("\"") && message.hasSuffix("\"") && message.count >= 2 {
+                    message = String(message.dropFirst().dropLast()).replacingDoubledQuotes()
+                }
+            }
+        }
+        return .apiError(source: input.source, code: code, message: message)
+    }
+
+    private func string(_ start: Int, _ stop: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: input.base + start, count: stop - start), as: UTF8.self)
+    }
+
+    /// The field at `p`: the contents' range (inside quotes if quoted) and the offset of the byte
+    /// after it (a comma, a line end or the end).
+    private func field(at p: Int) throws(DecodeError) -> (Int, Int, Int) {
+        let base = input.base, end = input.count
+        if p < end && base[p] == UInt8(ascii: "\"") {
+            var q = p + 1
+            while q < end {
+                if base[q] == UInt8(ascii: "\"") {
+                    if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") { q += 2; continue }
+                    break
+                }
+                q += 1
+            }
+            guard q < end else { throw .truncated(input.position(end), expected: "'\"' closing the field that starts at byte \(p)") }
+            let after = q + 1
+            if after < end && !Self.isFieldEnd(base[after]) {
+                throw .malformed(input.position(after), expected: "',' or a line end after a quoted field", found: input.found(at: after))
+            }
+            return (p + 1, q, after)
+        }
+        var q = p
+        while q < end && !Self.isFieldEnd(base[q]) { q += 1 }
+        return (p, q, q)
+    }
+
+    @inline(__always)
+    private static func isFieldEnd(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: ",") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r")
+    }
+
+    /// The offset after the line end at `p` (LF, CRLF, or the end of input).
+    private func endOfLine(at p: Int) throws(DecodeError) -> Int {
+        let base = input.base, end = input.count
+        if p >= end { return p }
+        if base[p] == UInt8(ascii: "\n") { return p + 1 }
+        if base[p] == UInt8(ascii: "\r") {
+            if p + 1 == end { return end }
+            if base[p + 1] == UInt8(ascii: "\n") { return p + 2 }
+        }
+        throw .malformed(input.position(p), expected: "a line end", found: input.found(at: p))
+    }
+
+    private mutating func decodeRows(names: [String], kinds: [Int32], valueCount: Int,
+                                     symbols: inout [String]) throws(DecodeError) -> RowBuffers {
+        let width = kinds.count
+        let base = input.base, end = input.count
+        // About 7 bytes per value (`123.45,`) plus the date.
+        let estimate = (end - position) / (7 * width + 6) + 16
+        let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(Kind.ticker))
+        let values = buffers.values
+        var symbolCodes: [String: Int32] = [:]
+        var lastTicker = (start: 0, count: -1, code: Int32(0))
+        var p = position
+        var row = 0
+        while p < end {
+            // Blank lines.
+            if base[p] == UInt8(ascii: "\n") { p += 1; continue }
+            if base[p] == UInt8(ascii: "\r") && p + 1 < end && base[p + 1] == UInt8(ascii: "\n") { p += 2; continue }
+            buffers.reserve(rows: row + 1)
+            let dates = buffers.dates
+            for i in 0 ..< width {
+                // The field [start, stop); fast path unquoted.
+                var start = p, stop = p
+                let kind = kinds[i]
+                var converted = false
+                if kind >= 0, let (v, after) = NumberScanning.scanPlainDecimal(base, p, end),
+                   after == end || base[after] == UInt8(ascii: ",") || base[after] == UInt8(ascii: "\n") || base[after] == UInt8(ascii: "\r") {
+                    values[Int(kind)][row] = v
+                    p = after
+                    converted = true
+                } else if p < end && base[p] == UInt8(ascii: "\"") {
+                    (start, stop, p) = try field(at: p)
+                } else {
+                    while stop < end {
+                        let c = base[stop]
+                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+                        stop += 1
+                    }
+                    p = stop
+                }
+                if converted {
+                    // Done on the fast path.
+                } else if kind >= 0 {
+                    let column = values[Int(kind)]
+                    if start == stop {
+                        column[row] = 0
+                        buffers.setNull(column: Int(kind), row: row)
+                    } else if let v = DecimalParser.parseDouble(base + start, count: stop - start) {
+                        column[row] = v
+                    } else {
+                        throw .badNumber(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
+                    }
+                } else if kind == Kind.date {
+                    guard let day = CivilDate.parseDay(base + start, count: stop - start) else {
+                        throw .badDate(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
+                    }
+                    dates[row] = day
+                } else {
+                    let count = stop - start
+                    var code: Int32
+                    if count == lastTicker.count && memoryEqual(base + start, base + lastTicker.start, count) {
+                        code = lastTicker.code
+                    } else {
+                        guard count > 0 else {
+                            throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
+                        }
+                        let symbol = DataLinkSymbols.symbol(fromCode: string(start, stop))
+                        if let known = symbolCodes[symbol] {
+                            code = known
+                        } else {
+                            code = Int32(symbols.count)
+                            symbolCodes[symbol] = code
+                            symbols.append(symbol)
+                        }
+                        lastTicker = (start, count, code)
+                    }
+                    buffers.tickerCodes![row] = code
+                }
+                // The separator.
+                let atComma = p < end && base[p] == UInt8(ascii: ",")
+                if i < width - 1 {
+                    guard atComma else {
+                        throw .rowWidth(input.position(p, row: row + 1, column: names[i + 1]), expected: width, found: i + 1)
+                    }
+                    p += 1
+                } else if atComma {
+                    throw .rowWidth(input.position(p, row: row + 1), expected: width, found: width + 1)
+                }
+            }
+            p = try endOfLine(at: p)
+            row += 1
+            buffers.count = row
+        }
+        position = p
+        return buffers
+    }
+}
+
+extension String {
+    fileprivate func replacingDoubledQuotes() -> String {
+        var out = ""
+        var previousWasQuote = false
+        for c in self {
+            if c == "\"" && previousWasQuote { previousWasQuote = false; continue }
+            previousWasQuote = c == "\""
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Imports response files (as saved from the API, or written by `QuoteGenerator`'s writers) into
+/// one table.
+///
+///     var table = try SnapshotReader.load(…)          // or QuoteTable()
+///     try QuoteImporter.importFiles(["WIKI-FDX.csv", "AMZN.json"], into: &table)
+///
+/// Each file is read whole into one buffer (`read(2)`), decoded with `QuoteDecoder`, and freed
+/// before the next is read. The ticker of a single-ticker file is, in order: the `ticker`
+/// argument, the code the body names (`dataset_code`), or the file name (see
+/// `tickerSymbol(fromFileName:)`); datatables carry their own tickers.
+public enum QuoteImporter {
+    /// Decodes every file and merges them into one new table, later files winning on equal
+    /// (ticker, date) as in `QuoteTable.upsert(_:)`.
+    ///
+    /// - Parameters:
+    ///   - paths: The files; each may be any `QuoteFormat`.
+    ///   - ticker: The symbol for every single-ticker file, overriding body and file name.
+    /// - Returns: The merged table (every value column Float64).
+    /// - Throws: The first file's `DecodeError`; nothing is returned then.
+    /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
+    ///   (their rows are concatenated), else one upsert per file.
+    public static func importFiles(_ paths: [String], ticker: String? = nil) throws(DecodeError) -> QuoteTable {
+        var parts: [QuoteTable] = []
+        parts.reserveCapacity(paths.count)
+        for path in paths {
+            parts.append(try decodeFile(path, ticker: ticker).table)
+        }
+        return merge(&parts)
+    }
+
+    /// Decodes every file and upserts them into `table` — only when all of them decode.
+    /// - Throws: The first file's `DecodeError`; `table` is unchanged then.
+    public static func importFiles(_ paths: [String], ticker: String? = nil, into table: inout QuoteTable) throws(DecodeError) {
+        let imported = try importFiles(paths, ticker: ticker)
+        if table.rowCount == 0 && table.tickers.isEmpty && table.schema.isEmpty {
+            let metadata = table.metadata
+            table = imported
+            for (k, v) in metadata { table.metadata[k] = v }
+        } else {
+            table.upsert(imported)
+        }
+    }
+
+    /// Reads and decodes one file.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - ticker: The symbol for a single-ticker file, overriding body and file name.
+    /// - Throws: `.unreadable` when the file cannot be read, else the decoder's errors, which name
+    ///   the file by its last path component.
+    public static func decodeFile(_ path: String, ticker: String? = nil) throws(DecodeError) -> DecodedResponse {
+        let name = fileName(of: path)
+        return try withContents(ofFile: path) { bytes throws(DecodeError) in
+            try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
+        }
+    }
+
+    /// The symbol a file name implies: the name up to its first `.`, after its first `-` if any
+    /// (the database code), with `_` read as `.` (`DataLinkSymbols.symbol(fromCode:)`).
+    ///
+    ///     tickerSymbol(fromFileName: "FDX.json")                 // "FDX"
+    ///     tickerSymbol(fromFileName: "WIKI-FDX.csv")             // "FDX"
+    ///     tickerSymbol(fromFileName: "WIKI-BRK_A.2014.asc.csv")  // "BRK.A"
+    ///
+    /// - Returns: nil when nothing is left (for example `.json`).
+    public static func tickerSymbol(fromFileName name: String) -> String? {
+        var stem = Substring(fileName(of: name))
+        if let dot = stem.firstIndex(of: ".") { stem = stem[..<dot] }
+        if let dash = stem.firstIndex(of: "-") { stem = stem[stem.index(after: dash)...] }
+        return stem.isEmpty ? nil : DataLinkSymbols.symbol(fromCode: String(stem))
+    }
+
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        let name = path[path.index(after: slash)...]
+        return name.isEmpty ? path : String(name)
+    }
+
+    /// Calls `body` with the whole file, read into one buffer that is freed afterwards.
+    public static func withContents<R>(ofFile path: String,
+                                       _ body: (UnsafeRawBufferPointer) throws(DecodeError) -> R) throws(DecodeError) -> R {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        var capacity = Swift.max(Int(info.st_size), 0) + 1
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        defer { buffer.deallocate() }
+        var count = 0
+        while true {
+            if count == capacity {
+                // The file grew while being read.
+                let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 64)
+                bigger.copyMemory(from: buffer, byteCount: count)
+                buffer.deallocate()
+                buffer = bigger
+                capacity *= 2
+            }
+            let n = read(fd, buffer + count, capacity - count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            count += n
+        }
+        return try body(UnsafeRawBufferPointer(start: buffer, count: count))
+    }
+
+    // MARK: Merging
+
+    /// Merges decoded tables: concatenation when they share a schema and have distinct tickers,
+    /// else upserts in order.
+    static func merge(_ parts: inout [QuoteTable]) -> QuoteTable {
+        guard !parts.isEmpty else { return QuoteTable() }
+        if parts.count > 1, let joined = concatenate(&parts) { return joined }
+        var first = parts[0]
+        parts[0] = QuoteTable()
+        if parts.count == 1 {
+            first.computeSummaries()
+            return first
+        }
+        for i in 1 ..< parts.count {
+            first.upsert(parts[i])
+            parts[i] = QuoteTable()
+        }
+        return first
+    }
+
+    /// Parts with equal schemas, equal date column names, distinct tickers and Float64 columns,
+    /// appended one column at a time (each part's column is released once copied); nil otherwise.
+    static func concatenate(_ parts: inout [QuoteTable]) -> QuoteTable? {
+        let schema = parts[0].schema, dateColumnName = parts[0].dateColumnName
+        var seen = Set<String>()
+        for part in parts {
+            guard part.schema == schema, part.dateColumnName == dateColumnName else { return nil }
+            for column in part.columns { guard case .float64 = column else { return nil } }
+            for t in part.tickers { guard seen.insert(t.symbol).inserted else { return nil } }
+        }
+        let total = parts.reduce(0) { $0 + $1.rowCount }
+        var tickers: [TickerEntry] = []
+        var offset = 0
+        for part in parts {
+            for var t in part.tickers {
+                t.firstRow += offset
+                tickers.append(t)
+            }
+            offset += part.rowCount
+        }
+        var dates = Column<Int32>()
+        dates.reserveCapacity(total)
+        for i in parts.indices {
+            dates.append(contentsOf: parts[i].dates, rows: 0 ..< parts[i].rowCount)
+            parts[i].dates = Column()
+        }
+        var columns: [AnyColumn] = []
+        for c in schema.indices {
+            var column = Column<Double>()
+            column.reserveCapacity(total)
+            for i in parts.indices {
+                guard case .float64(let part) = parts[i].columns[c] else { preconditionFailure("checked above") }
+                column.append(contentsOf: part, rows: 0 ..< part.count)
+                parts[i].columns[c] = .float64(Column())
+            }
+            columns.append(.float64(column))
+        }
+        var metadata: [String: String] = [:]
+        for part in parts { metadata.merge(part.metadata) { old, _ in old } }
+        parts = []
+        do {
+            var table = try QuoteTable(schema: schema, columns: columns, dates: dates, tickers: tickers,
+                                       dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+            table.shrinkToFit()
+            table.computeSummaries()
+            return table
+        } catch {
+            preconditionFailure("concatenated an inconsistent table: \(error)")
+        }
+    }
+}
