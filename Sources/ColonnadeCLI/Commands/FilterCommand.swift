@@ -27,7 +27,12 @@ struct FilterCommand: Command {
             let start = ContinuousClock.now
             let s = try table.select(predicate, options: options)
             if let aggregates {
-                aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+                do {
+                    aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+                } catch {
+                    // An unknown column in --agg is a command-line mistake, like one in --where.
+                    throw ExpressionError(error: error, expression: parsed.list("agg").joined(separator: ","), option: "--agg")
+                }
             }
             times.append(ContinuousClock.now - start)
             selection = s
