@@ -28,9 +28,10 @@ import Testing
         #expect(table.metadata["seed"] == String(EndToEndFixture.seed))
 
         let columns = try #require(info["columns"] as? [[String: Any]])
-        #expect(columns.map { $0["identifier"] as? String } == table.schema.map(\.identifier))
-        #expect(columns.map { $0["name"] as? String } == QuoteGenerator.columnNames)
-        #expect(columns.allSatisfy { $0["type"] as? String == "float64" && ($0["nullable"] as? NSNumber)?.boolValue == false })
+        #expect(columns.map { $0["identifier"] as? String } == ["date"] + table.schema.map(\.identifier))
+        #expect(columns.map { $0["name"] as? String } == ["Date"] + QuoteGenerator.columnNames)
+        #expect(columns.first?["type"] as? String == "date")
+        #expect(columns.dropFirst().allSatisfy { $0["type"] as? String == "float64" && ($0["nullable"] as? NSNumber)?.boolValue == false })
 
         let tickers = try #require(info["tickers"] as? [[String: Any]])
         #expect(tickers.map { $0["symbol"] as? String } == table.tickers.map(\.symbol))
@@ -107,7 +108,7 @@ import Testing
                                               "-o", "out.\(format)"], in: directory)
         #expect(relative.status == 0)
         #expect(relative.standardOutput.isEmpty)
-        #expect(relative.standardError == "note: wrote \(count) of 3600 rows to out.\(format)\n")
+        #expect(relative.standardError == "note: wrote \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) of 3,600 rows to out.\(format)\n")
         let written = try String(contentsOf: directory.appendingPathComponent("out.\(format)"), encoding: .utf8)
         #expect(written == toStdout.standardOutput)
 

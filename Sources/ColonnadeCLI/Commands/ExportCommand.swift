@@ -18,7 +18,7 @@ struct ExportCommand: Command {
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
             try format.formatter(footer: nil).write(&rows, to: writer)
             try writer.close()
-            context.note("wrote \(selection.count) of \(table.rowCount) rows to \(output)")
+            context.note("wrote \(selection.count.groupedText) of \(table.rowCount.groupedText) rows to \(output)")
         } else {
             try format.formatter(footer: nil).write(&rows, to: context.standardOutput)
         }

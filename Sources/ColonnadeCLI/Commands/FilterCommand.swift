@@ -12,6 +12,10 @@ struct FilterCommand: Command {
         let loadTime = ContinuousClock.now - loadStart
 
         let predicate = try Self.predicate(parsed, table: table)
+        Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
+        // Check --columns before running anything, so a mistake costs no query time.
+        let names = try Self.columnNames(parsed, table: table, predicate: predicate)
+        _ = try TableRows(table: table, columnNames: names, rows: [Int]().makeIterator())
         let threads = parsed.int("threads") ?? QueryOptions.availableCores
         let options = QueryOptions(threads: threads, useBlockSummaries: !parsed.flag("no-zonemaps"))
         let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
@@ -78,7 +82,6 @@ struct FilterCommand: Command {
             return ExitStatus.success
         }
 
-        let names = try Self.columnNames(parsed, table: table, predicate: predicate)
         let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
         let limit = parsed.int("limit")
         switch parsed.string("sort") {
@@ -122,6 +125,25 @@ struct FilterCommand: Command {
         case 0: return .constant(true)
         case 1: return parts[0]
         default: return .and(parts)
+        }
+    }
+
+    /// `ticker in (…)` and --tickers match nothing for symbols the table lacks (as in SQL); say so.
+    static func warnAboutUnknownTickers(in predicate: RowPredicate, table: QuoteTable, context: CommandContext) {
+        var unknown = [String]()
+        func walk(_ p: RowPredicate) {
+            switch p {
+            case .tickers(let symbols): unknown += symbols.filter { table.code(of: $0) == nil && !unknown.contains($0) }
+            case .and(let ps), .or(let ps): ps.forEach(walk)
+            case .not(let q): walk(q)
+            case .range, .dates, .constant: break
+            }
+        }
+        walk(predicate)
+        for symbol in unknown {
+            let close = Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol))
+            context.warn("no ticker '\(symbol)' in this snapshot; it matches no rows"
+                + (close.isEmpty ? "" : " (did you mean '\(close[0])'?)"))
         }
     }
 

@@ -17,13 +17,13 @@ struct GenerateCommand: Command {
         if let snapshot = parsed.string("snapshot") {
             let path = context.resolve(snapshot)
             try table.save(to: path)
-            context.note("wrote \(table.rowCount) rows (\(tickers) tickers × \(days) days) to \(snapshot)")
+            context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot)")
         } else if let directory = parsed.string("json-dir") {
             let files = try QuoteGenerator.writeDatasetJSON(table, toDirectory: context.resolve(directory)).count
-            context.note("wrote \(files) JSON files (\(table.rowCount) rows) to \(directory)")
+            context.note("wrote \(files.groupedText) JSON files (\(table.rowCount.groupedText) rows) to \(directory)")
         } else if let file = parsed.string("csv") {
             try QuoteGenerator.writeDatatableCSV(table, to: context.resolve(file))
-            context.note("wrote \(table.rowCount) rows to \(file)")
+            context.note("wrote \(table.rowCount.groupedText) rows to \(file)")
         }
         return ExitStatus.success
     }

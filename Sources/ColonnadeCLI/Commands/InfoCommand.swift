@@ -31,8 +31,9 @@ struct InfoCommand: Command {
                 "path": path, "format_version": info.formatVersion, "file_bytes": info.fileSize, "rows": info.rowCount,
                 "ticker_count": info.tickerCount, "date_column": info.dateColumnName, "metadata": info.metadata,
                 "checksums": verification, "block_summaries": info.hasBlockSummaries,
-                "columns": info.schema.map { ["name": $0.name, "identifier": $0.identifier, "type": $0.type.description,
-                                              "nullable": info.nullableColumns.contains($0.identifier) || info.nullableColumns.contains($0.name)] },
+                "columns": [["name": info.dateColumnName, "identifier": "date", "type": "date", "nullable": false] as [String: Any]]
+                    + info.schema.map { ["name": $0.name, "identifier": $0.identifier, "type": $0.type.description,
+                                         "nullable": info.nullableColumns.contains($0.identifier) || info.nullableColumns.contains($0.name)] },
                 "tickers": tickers.map { t -> [String: Any] in
                     var o: [String: Any] = ["symbol": t.symbol, "rows": t.rows]
                     if let f = t.first { o["first_date"] = CivilDate.format(day: f) }

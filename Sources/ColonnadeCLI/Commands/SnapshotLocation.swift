@@ -35,7 +35,10 @@ struct SnapshotLocation {
     /// (`.build/<config>/colonnade` → `../../snapshots/sample.snapshot`).
     private static func sampleCandidates(_ context: CommandContext) -> [String] {
         var out = [context.resolve(CommandSpec.sampleSnapshot)]
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        // The running executable: /proc/self/exe works however it was started (through PATH too).
+        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? ""
+        let executable = URL(fileURLWithPath: selfPath).resolvingSymlinksInPath()
         var directory = executable.deletingLastPathComponent()
         for _ in 0 ..< 4 {
             out.append(directory.appendingPathComponent(CommandSpec.sampleSnapshot).path)
