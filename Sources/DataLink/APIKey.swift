@@ -25,8 +25,11 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         value = trimmed
     }
 
+    /// Always `APIKey(redacted)`.
     public var description: String { "APIKey(redacted)" }
+    /// Always `APIKey(redacted)`.
     public var debugDescription: String { "APIKey(redacted)" }
+    /// A mirror that hides the key.
     public var customMirror: Mirror { Mirror(self, children: ["key": "<redacted>"], displayStyle: .struct) }
 }
 

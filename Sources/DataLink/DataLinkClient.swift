@@ -30,9 +30,11 @@ public struct DataLinkClient: Sendable {
     /// Longest URL the table batching aims for (the API's own clients switch to POST above 6 300).
     public static let defaultMaxURLLength = 4_000
 
+    /// How the client connects, authenticates, retries and limits.
     public let configuration: DataLinkConfiguration
     let redactor: Redactor
 
+    /// A client with its configuration (no shared state: make as many as you like).
     public init(configuration: DataLinkConfiguration) {
         self.configuration = configuration
         redactor = Redactor(key: configuration.apiKey)

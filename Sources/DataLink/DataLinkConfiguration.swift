@@ -40,6 +40,7 @@ public struct DataLinkConfiguration: Sendable {
     /// `https://data.nasdaq.com`
     public static let defaultBaseURL = URL(string: "https://data.nasdaq.com")!
 
+    /// A configuration; every setting has a default suited to the public API.
     public init(
         baseURL: URL = DataLinkConfiguration.defaultBaseURL,
         apiKey: APIKey? = nil,

@@ -7,8 +7,11 @@
 /// ```
 /// Validation and formatting are plain arithmetic (no `DateFormatter`, no time zones).
 public struct DataLinkDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The year (1...9999).
     public let year: Int
+    /// The month (1...12).
     public let month: Int
+    /// The day of the month.
     public let day: Int
 
     /// A valid proleptic-Gregorian day in years 1…9999, or nil.
@@ -46,6 +49,7 @@ public struct DataLinkDate: Sendable, Hashable, Comparable, CustomStringConverti
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
+    /// Earlier dates sort first.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }

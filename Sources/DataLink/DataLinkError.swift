@@ -70,6 +70,7 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// One line: what failed, for which dataset or table, never the key.
     public var description: String {
         switch self {
         case let .invalidRequest(reason):
@@ -136,8 +137,10 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
 public struct DataLinkErrorBody: Sendable, Hashable, CustomStringConvertible {
     /// e.g. `QECx02`; may be empty when the body had a message only.
     public var code: String
+    /// The API's message.
     public var message: String
 
+    /// An error body from its parts.
     public init(code: String, message: String) {
         self.code = code
         self.message = message

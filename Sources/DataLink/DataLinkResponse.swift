@@ -15,6 +15,7 @@ public struct DataLinkResponse: Sendable {
     /// How many attempts it took (1 when the first one succeeded).
     public var attempts: Int
 
+    /// A response from its parts.
     public init(target: DataLinkTarget, status: Int, headers: [String: String], body: Data, url: URL, attempts: Int) {
         self.target = target
         self.status = status

@@ -29,14 +29,18 @@ public struct DatasetOptions: Sendable, Hashable {
         case none, diff, rdiff, rdiffFrom = "rdiff_from", cumul, normalize
     }
 
+    /// Row order; ascending by default (the API default is descending).
     public var order: Order
     /// `column_index`: only this column (0 = date, which is always returned; data starts at 1).
     public var columnIndex: Int?
+    /// Server-side resampling (`collapse=`), none by default.
     public var collapse: Collapse?
+    /// Server-side transformation (`transform=`), none by default.
     public var transform: Transform?
     /// `limit`: the first *n* rows in the requested order.
     public var limit: Int?
 
+    /// Options; every one optional.
     public init(order: Order = .ascending, columnIndex: Int? = nil, collapse: Collapse? = nil, transform: Transform? = nil, limit: Int? = nil) {
         self.order = order
         self.columnIndex = columnIndex

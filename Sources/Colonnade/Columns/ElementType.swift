@@ -57,38 +57,56 @@ public protocol ColumnElement: BitwiseCopyable, Comparable, Sendable, CustomStri
 }
 
 extension Int32: ColumnElement {
+    /// The typed column if `column` holds this element type.
     public static func unwrap(_ column: AnyColumn) -> Column<Int32>? {
         if case .int32(let c) = column { return c }
         return nil
     }
+    /// The element type tag.
     public static var elementType: ElementType { .int32 }
+    /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Int32 { 0 }
+    /// Whether the value is NaN.
     @inlinable public var isNaNValue: Bool { false }
+    /// The value as a Double.
     @inlinable public var doubleValue: Double { Double(self) }
+    /// The value if `value` is exactly representable.
     public init?(exactlyDouble value: Double) { self.init(exactly: value) }
 }
 
 extension Int64: ColumnElement {
+    /// The typed column if `column` holds this element type.
     public static func unwrap(_ column: AnyColumn) -> Column<Int64>? {
         if case .int64(let c) = column { return c }
         return nil
     }
+    /// The element type tag.
     public static var elementType: ElementType { .int64 }
+    /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Int64 { 0 }
+    /// Whether the value is NaN.
     @inlinable public var isNaNValue: Bool { false }
+    /// The value as a Double.
     @inlinable public var doubleValue: Double { Double(self) }
+    /// The value if `value` is exactly representable.
     public init?(exactlyDouble value: Double) { self.init(exactly: value) }
 }
 
 extension Float: ColumnElement {
+    /// The typed column if `column` holds this element type.
     public static func unwrap(_ column: AnyColumn) -> Column<Float>? {
         if case .float32(let c) = column { return c }
         return nil
     }
+    /// The element type tag.
     public static var elementType: ElementType { .float32 }
+    /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Float { 0 }
+    /// Whether the value is NaN.
     @inlinable public var isNaNValue: Bool { isNaN }
+    /// The value as a Double.
     @inlinable public var doubleValue: Double { Double(self) }
+    /// The value if `value` is exactly representable.
     public init?(exactlyDouble value: Double) {
         if value.isNaN { self = .nan; return }
         self.init(exactly: value)
@@ -96,13 +114,19 @@ extension Float: ColumnElement {
 }
 
 extension Double: ColumnElement {
+    /// The typed column if `column` holds this element type.
     public static func unwrap(_ column: AnyColumn) -> Column<Double>? {
         if case .float64(let c) = column { return c }
         return nil
     }
+    /// The element type tag.
     public static var elementType: ElementType { .float64 }
+    /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Double { 0 }
+    /// Whether the value is NaN.
     @inlinable public var isNaNValue: Bool { isNaN }
+    /// The value as a Double.
     @inlinable public var doubleValue: Double { self }
+    /// The value if `value` is exactly representable.
     public init?(exactlyDouble value: Double) { self = value }
 }

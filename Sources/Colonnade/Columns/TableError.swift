@@ -11,6 +11,7 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Dates are not ascending within a ticker.
     case unsortedDates(ticker: String, row: Int)
 
+    /// One line naming the ticker, column or row.
     public var description: String {
         switch self {
         case let .duplicateDate(ticker, day, rows):

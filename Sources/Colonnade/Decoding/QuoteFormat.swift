@@ -19,6 +19,7 @@ public enum QuoteFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// Whether the format is JSON.
     public var isJSON: Bool { self != .timeSeriesCSV && self != .datatableCSV }
 
+    /// A short name of the format.
     public var description: String {
         switch self {
         case .datasetDataJSON: "dataset_data JSON"

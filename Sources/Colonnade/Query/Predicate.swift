@@ -75,6 +75,7 @@ public struct Day: Sendable, Hashable, Comparable {
     /// A day from its number of days since 1970-01-01.
     public init(daysSinceEpoch: Int32) { self.daysSinceEpoch = daysSinceEpoch }
 
+    /// Earlier days sort first.
     public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
 }
 
@@ -101,15 +102,25 @@ public struct Field: Sendable, Hashable {
     /// `lo <= date <= hi`.
     public func isBetween(_ lo: Day, _ hi: Day) -> RowPredicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
 
+    /// `field > v`.
     public static func > (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .greater(than: v)) }
+    /// `field >= v`.
     public static func >= (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .atLeast(v)) }
+    /// `field < v`.
     public static func < (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .less(than: v)) }
+    /// `field <= v`.
     public static func <= (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .atMost(v)) }
+    /// `field == v`.
     public static func == (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .equal(to: v)) }
 
+    /// `date > d` (Day comparisons always concern the date column).
     public static func > (f: Field, d: Day) -> RowPredicate { .dates(.greater(than: d.daysSinceEpoch)) }
+    /// `date >= d`.
     public static func >= (f: Field, d: Day) -> RowPredicate { .dates(.atLeast(d.daysSinceEpoch)) }
+    /// `date < d`.
     public static func < (f: Field, d: Day) -> RowPredicate { .dates(.less(than: d.daysSinceEpoch)) }
+    /// `date <= d`.
     public static func <= (f: Field, d: Day) -> RowPredicate { .dates(.atMost(d.daysSinceEpoch)) }
+    /// `date == d`.
     public static func == (f: Field, d: Day) -> RowPredicate { .dates(.equal(to: d.daysSinceEpoch)) }
 }
