@@ -104,9 +104,15 @@ struct FetchPlan: Sendable {
         var failures: [(symbol: String, error: any Error)] = []
     }
 
+    /// The symbol `symbol`'s rows are stored under: the decoder's spelling of its API code
+    /// (`brk_b` and `BRK.B` are both sent as `BRK_B`, and rows come back as `BRK.B`).
+    static func storedSymbol(_ symbol: String) -> String {
+        DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
+    }
+
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
-        guard update, let entry = existing.ticker(symbol), entry.rowCount > 0 else { return from }
+        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return from }
         let next = existing.dates[entry.firstRow + entry.rowCount - 1] + 1
         return max(next, from ?? next)
     }
@@ -121,7 +127,7 @@ struct FetchPlan: Sendable {
             let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
                                                         to: Self.date(to), format: format)
             let decoded = try response.body.withUnsafeBytes { bytes in
-                try QuoteDecoder.decode(bytes, ticker: symbol, source: "\(database)/\(symbol)")
+                try QuoteDecoder.decode(bytes, ticker: Self.storedSymbol(symbol), source: "\(database)/\(symbol)")
             }
             progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
             return decoded.table
@@ -151,7 +157,9 @@ struct FetchPlan: Sendable {
         }
         var outcome = Outcome(tables: pages.tables)
         let returned = Set(pages.tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
-        for symbol in symbols where !returned.contains(symbol) && !(update && existing.ticker(symbol) != nil) {
+        for symbol in symbols {
+            let stored = Self.storedSymbol(symbol)
+            guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
             outcome.failures.append((symbol, CommandFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
         }
         progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
