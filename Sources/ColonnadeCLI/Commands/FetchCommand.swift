@@ -117,6 +117,13 @@ struct FetchPlan: Sendable {
         return max(next, from ?? next)
     }
 
+    /// Whether there is anything to ask for: not when --update already reaches past `--to`
+    /// (the request would be refused as "end date before start date").
+    func needsRequest(for symbol: String) -> Bool {
+        guard let start = start(for: symbol), let to else { return true }
+        return start <= to
+    }
+
     static func date(_ day: Int32?) -> DataLinkDate? {
         day.flatMap { DataLinkDate(CivilDate.format(day: $0)) }
     }
@@ -124,6 +131,10 @@ struct FetchPlan: Sendable {
     func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {
         if let table { return try await runTable(table, client: client, progress: progress) }
         let results = try await client.fetchMany(symbols) { symbol -> QuoteTable in
+            guard needsRequest(for: symbol) else {
+                progress.advance(rows: 0, bytes: 0, tickers: 1)
+                return QuoteTable()
+            }
             let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
                                                         to: Self.date(to), format: format)
             let decoded = try response.body.withUnsafeBytes { bytes in
@@ -144,10 +155,15 @@ struct FetchPlan: Sendable {
 
     /// The Tables API: many tickers per request, following cursors; unknown tickers return no rows.
     private func runTable(_ table: String, client: DataLinkClient, progress: Progress) async throws -> Outcome {
-        let earliest = symbols.map { start(for: $0) }
+        let pending = symbols.filter(needsRequest(for:))
+        guard !pending.isEmpty else {
+            progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
+            return Outcome()
+        }
+        let earliest = pending.map { start(for: $0) }
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
         let pages = PageCollector()
-        try await client.tablePages(table, tickers: symbols, from: Self.date(from), to: Self.date(to)) { response in
+        try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to)) { response in
             let decoded = try response.body.withUnsafeBytes { bytes in
                 try QuoteDecoder.decode(bytes, source: "\(table) page \(pages.count + 1)")
             }
@@ -157,7 +173,7 @@ struct FetchPlan: Sendable {
         }
         var outcome = Outcome(tables: pages.tables)
         let returned = Set(pages.tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
-        for symbol in symbols {
+        for symbol in pending {
             let stored = Self.storedSymbol(symbol)
             guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
             outcome.failures.append((symbol, CommandFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
