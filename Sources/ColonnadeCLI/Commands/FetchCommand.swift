@@ -22,6 +22,10 @@ struct FetchCommand: Command {
             }
             configuration.baseURL = url
         }
+        // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
+        if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
+            configuration.maximumResponseSize = limit
+        }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
                                                   explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
