@@ -34,7 +34,10 @@ struct FetchCommand: Command {
             let log = Progress(enabled: true, total: 0, writer: context.standardError)
             configuration.log = { line in log.writeLine("debug: " + line) }
         }
-        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && isatty(STDERR_FILENO) == 1,
+        // The context's standard error decides, not the process's fd 2: an in-process run writes
+        // to memory even when the host's stderr is a terminal.
+        let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
+        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
         let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
