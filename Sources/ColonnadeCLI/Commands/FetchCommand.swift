@@ -22,6 +22,10 @@ struct FetchCommand: Command {
             }
             configuration.baseURL = url
         }
+        // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
+        if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
+            configuration.maximumResponseSize = limit
+        }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
                                                   explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
@@ -30,7 +34,10 @@ struct FetchCommand: Command {
             let log = Progress(enabled: true, total: 0, writer: context.standardError)
             configuration.log = { line in log.writeLine("debug: " + line) }
         }
-        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && isatty(STDERR_FILENO) == 1,
+        // The context's standard error decides, not the process's fd 2: an in-process run writes
+        // to memory even when the host's stderr is a terminal.
+        let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
+        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
         let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
@@ -104,11 +111,24 @@ struct FetchPlan: Sendable {
         var failures: [(symbol: String, error: any Error)] = []
     }
 
+    /// The symbol `symbol`'s rows are stored under: the decoder's spelling of its API code
+    /// (`brk_b` and `BRK.B` are both sent as `BRK_B`, and rows come back as `BRK.B`).
+    static func storedSymbol(_ symbol: String) -> String {
+        DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
+    }
+
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
-        guard update, let entry = existing.ticker(symbol), entry.rowCount > 0 else { return from }
+        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return from }
         let next = existing.dates[entry.firstRow + entry.rowCount - 1] + 1
         return max(next, from ?? next)
+    }
+
+    /// Whether there is anything to ask for: not when --update already reaches past `--to`
+    /// (the request would be refused as "end date before start date").
+    func needsRequest(for symbol: String) -> Bool {
+        guard let start = start(for: symbol), let to else { return true }
+        return start <= to
     }
 
     static func date(_ day: Int32?) -> DataLinkDate? {
@@ -118,10 +138,14 @@ struct FetchPlan: Sendable {
     func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {
         if let table { return try await runTable(table, client: client, progress: progress) }
         let results = try await client.fetchMany(symbols) { symbol -> QuoteTable in
+            guard needsRequest(for: symbol) else {
+                progress.advance(rows: 0, bytes: 0, tickers: 1)
+                return QuoteTable()
+            }
             let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
                                                         to: Self.date(to), format: format)
             let decoded = try response.body.withUnsafeBytes { bytes in
-                try QuoteDecoder.decode(bytes, ticker: symbol, source: "\(database)/\(symbol)")
+                try QuoteDecoder.decode(bytes, ticker: Self.storedSymbol(symbol), source: "\(database)/\(symbol)")
             }
             progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
             return decoded.table
@@ -138,10 +162,15 @@ struct FetchPlan: Sendable {
 
     /// The Tables API: many tickers per request, following cursors; unknown tickers return no rows.
     private func runTable(_ table: String, client: DataLinkClient, progress: Progress) async throws -> Outcome {
-        let earliest = symbols.map { start(for: $0) }
+        let pending = symbols.filter(needsRequest(for:))
+        guard !pending.isEmpty else {
+            progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
+            return Outcome()
+        }
+        let earliest = pending.map { start(for: $0) }
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
         let pages = PageCollector()
-        try await client.tablePages(table, tickers: symbols, from: Self.date(from), to: Self.date(to)) { response in
+        try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to)) { response in
             let decoded = try response.body.withUnsafeBytes { bytes in
                 try QuoteDecoder.decode(bytes, source: "\(table) page \(pages.count + 1)")
             }
@@ -151,7 +180,9 @@ struct FetchPlan: Sendable {
         }
         var outcome = Outcome(tables: pages.tables)
         let returned = Set(pages.tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
-        for symbol in symbols where !returned.contains(symbol) && !(update && existing.ticker(symbol) != nil) {
+        for symbol in pending {
+            let stored = Self.storedSymbol(symbol)
+            guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
             outcome.failures.append((symbol, CommandFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
         }
         progress.advance(rows: 0, bytes: 0, tickers: symbols.count)

@@ -1,0 +1,52 @@
+import Colonnade
+import ColonnadeTestSupport
+import Foundation
+import Testing
+
+/// Ctrl-C during `colonnade fetch`: the built process, a server that never answers, SIGINT.
+@Suite struct FetchCancellationTests {
+    @Test func interruptEndsPromptlyAndLeavesTheSnapshotAlone() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        try await LoopbackHTTPServer.run({ _ in .hang }) { server in
+            let process = Process()
+            process.executableURL = try BuiltExecutable.url()
+            process.arguments = ["fetch", "AAPL", "MSFT", "--concurrency", "2", "--debug",
+                                 "--base-url", server.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+            process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
+            process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+            process.standardInput = FileHandle.nullDevice
+            let errorPath = scratch.file("stderr.txt")
+            FileManager.default.createFile(atPath: errorPath, contents: nil)
+            let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+            defer { try? errorHandle.close() }
+            process.standardError = errorHandle
+            process.standardOutput = errorHandle
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            // Both requests are in flight (so the signal handler is installed) before the signal.
+            #expect(await server.waitForRequests(2))
+            let clock = ContinuousClock()
+            let sent = clock.now
+            kill(process.processIdentifier, SIGINT)
+            while process.isRunning, clock.now - sent < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let elapsed = clock.now - sent
+            #expect(!process.isRunning, "still running 30 s after SIGINT")
+            guard !process.isRunning else { return }
+            process.waitUntilExit()
+
+            #expect(elapsed < .seconds(5), "exit took \(elapsed)")
+            #expect(process.terminationReason == .exit, "handled SIGINT rather than died of it")
+            #expect(process.terminationStatus == 1)
+            let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
+            #expect(output.contains("error: cancelled"), "\(output)")
+            #expect(!output.contains(fetchTestKey))
+            #expect(scratch.bytes("quotes.snapshot") == before)
+            // The client hung up on the server.
+            #expect(await server.waitUntilIdle(timeout: .seconds(30)))
+        }
+    }
+}
