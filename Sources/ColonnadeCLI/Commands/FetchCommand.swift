@@ -61,7 +61,9 @@ struct FetchCommand: Command {
         for table in outcome.tables { incoming.upsert(table) }
         var merged = existing
         merged.upsert(incoming)
-        if incoming.rowCount > 0 || !FileManager.default.fileExists(atPath: path) {
+        // Save only when something arrived: a run where every ticker failed (--keep-going) must not
+        // leave an empty snapshot behind.
+        if incoming.rowCount > 0 {
             try merged.save(to: path)
         }
         if !quiet { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
@@ -75,15 +77,18 @@ struct FetchCommand: Command {
 
     /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
     private func runCancellably<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let task = Task { try await work() }
+        // The handler is in place before any work starts, so Ctrl-C always cancels, never kills.
+        let cancellation = CancellationRelay()
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { task.cancel() }
+        interrupt.setEventHandler { cancellation.cancel() }
         interrupt.resume()
         defer {
             interrupt.cancel()
             signal(SIGINT, SIG_DFL)
         }
+        let task = Task { try await work() }
+        cancellation.attach(task)
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
         Task {
@@ -198,6 +203,30 @@ final class PageCollector: @unchecked Sendable {
     var count: Int { lock.withLock { items.count } }
     var tables: [QuoteTable] { lock.withLock { items } }
     func append(_ t: QuoteTable) { lock.withLock { items.append(t) } }
+}
+
+/// Cancels a task once it is attached, even if the cancellation came first.
+final class CancellationRelay: @unchecked Sendable {
+    // Safe: guarded by `lock`.
+    private let lock = NSLock()
+    private var cancelled = false
+    private var cancelTask: (@Sendable () -> Void)?
+
+    func attach<T>(_ task: Task<T, any Error>) {
+        let cancelNow = lock.withLock { () -> Bool in
+            cancelTask = { task.cancel() }
+            return cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        let action = lock.withLock { () -> (@Sendable () -> Void)? in
+            cancelled = true
+            return cancelTask
+        }
+        action?()
+    }
 }
 
 /// A result handed from a task to the waiting thread.
