@@ -19,8 +19,9 @@ let releaseFlags = ["-enforce-exclusivity=unchecked"] + (portable ? [] : ["-targ
 
 let engineSettings: [SwiftSetting] = [
     .unsafeFlags(releaseFlags, .when(configuration: .release)),
-    // Expensive invariant checks (padding bits, sortedness after every mutation).
-    // Turn on with `swift build -Xswiftc -DCOLONNADE_INTERNAL_CHECKS`; the benchmark refuses to report then.
+    // Expensive invariant checks (query-mask padding bits, sortedness and index tiling after every
+    // upsert; see InternalChecks.swift). Turn on with `swift test -Xswiftc -DCOLONNADE_INTERNAL_CHECKS`;
+    // colonnade-bench refuses to report numbers from such a build.
 ]
 
 let package = Package(

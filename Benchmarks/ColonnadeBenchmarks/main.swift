@@ -96,6 +96,14 @@ func benchTable() -> QuoteTable {
 
 let workDirectory = ProcessInfo.processInfo.environment["COLONNADE_BENCH_DIR"] ?? FileManager.default.temporaryDirectory.path
 
+if options.suites.contains("decode") {
+    resetPeakResident()
+    let before = currentResidentBytes()
+    try DecodeSuite(table: benchTable(), recorder: recorder, label: label).run()
+    recorder.peaks["decode"] = peakResidentBytes()
+    print("peak memory (decode): \(Format.bytes(recorder.peaks["decode"]!)) (the generated table alone: \(Format.bytes(before)))")
+}
+
 if options.suites.contains("snapshot") {
     resetPeakResident()
     try SnapshotSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()

@@ -42,6 +42,8 @@ private func implementation(of spec: CommandSpec) -> any Command {
     case CommandSpec.verify.name: VerifyCommand()
     case CommandSpec.generate.name: GenerateCommand()
     case CommandSpec.export.name: ExportCommand()
+    case CommandSpec.importFiles.name: ImportCommand()
+    case CommandSpec.fetch.name: FetchCommand()
     default: PlaceholderCommand(spec: spec)
     }
 }

@@ -54,8 +54,12 @@ enum BuiltExecutable {
     ///
     /// Standard error goes to a temporary file rather than a second pipe, so a chatty child
     /// cannot fill one pipe while the test blocks reading the other.
-    static func run(_ arguments: [String]) throws -> Result {
-        let (process, output, errorFile) = try launch(arguments)
+    ///
+    /// - Parameters:
+    ///   - environment: The child's whole environment; `nil` inherits the test process's.
+    ///   - currentDirectory: The child's working directory; `nil` inherits the test process's.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Result {
+        let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
@@ -66,8 +70,9 @@ enum BuiltExecutable {
 
     /// Runs `colonnade arguments`, reads standard output up to the first line feed, closes the
     /// pipe's read end as `head -1` would, and waits (at most `timeout`) for the process to end.
-    static func runReadingOneLine(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> (firstLine: String, result: Result) {
-        let (process, output, errorFile) = try launch(arguments)
+    static func runReadingOneLine(_ arguments: [String], environment: [String: String]? = nil,
+                                  timeout: Duration = .seconds(20)) throws -> (firstLine: String, result: Result) {
+        let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: nil)
         // The parent's copy of the write end would otherwise keep the pipe open.
         try? output.fileHandleForWriting.close()
 
@@ -97,10 +102,13 @@ enum BuiltExecutable {
 
     /// Starts the executable: standard input empty, standard output a pipe, standard error a
     /// temporary file.
-    private static func launch(_ arguments: [String]) throws -> (Process, Pipe, TemporaryFile) {
+    private static func launch(_ arguments: [String], environment: [String: String]? = nil,
+                               currentDirectory: URL? = nil) throws -> (Process, Pipe, TemporaryFile) {
         let process = Process()
         process.executableURL = try url()
         process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.standardInput = FileHandle.nullDevice
         let output = Pipe()
         process.standardOutput = output

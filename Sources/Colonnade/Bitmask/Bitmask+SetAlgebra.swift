@@ -39,6 +39,7 @@ extension Bitmask {
             for i in 0 ..< a.count { a[i] = ~a[i] }
         }
         clearPadding()
+        assert(paddingIsClear)
     }
 
     /// The rows in both masks.

@@ -91,6 +91,7 @@ extension QuoteTable {
         for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v }
         shrinkToFit()
         computeSummaries()
+        InternalChecks.check(self, "after upsert")
     }
 
     private func columnIndex(forIdentifier identifier: String) -> Int? {

@@ -33,6 +33,8 @@ struct Evaluator {
                 evaluate(plan, rows: rows, out: shared.base + (start >> 6), mode: .store, scratch: scratchPerWorker[worker], depth: 0)
             }
         }
+        assert(mask.paddingIsClear, "a kernel set bits past the last row")
+        InternalChecks.check(mask, "query result")
         return mask
     }
 

@@ -91,12 +91,13 @@ public struct CommandLineTool {
         throw .unknownCommand(name, suggestions: Suggestions.closest(to: name, among: listed + ["help"]))
     }
 
-    /// Writes the error and, for a usage error, the usage line of `spec` (of the tool when
-    /// `nil`); returns the exit status.
+    /// Writes the error and, for a command-line mistake (a usage error, or any error whose exit
+    /// status is ``ExitStatus/usage``, such as a bad `--where` expression), the usage line of
+    /// `spec` (of the tool when `nil`); returns the exit status.
     private func report(_ error: any Error, command spec: CommandSpec?, context: CommandContext) -> Int32 {
         let report = ErrorReport(error)
         report.write(to: context.standardError)
-        if error is UsageError {
+        if error is UsageError || report.exitStatus == ExitStatus.usage {
             let usage = spec?.compactUsage() ?? "\(Self.programName) <command> [options]"
             let help = spec.map { "\(Self.programName) help \($0.name)" } ?? "\(Self.programName) help"
             try? context.standardError.writeLine("usage: \(usage); see '\(help)'")

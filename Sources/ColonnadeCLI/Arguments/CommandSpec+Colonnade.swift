@@ -154,8 +154,7 @@ extension CommandSpec {
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
         ],
-        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"],
-        listing: .coming
+        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"]
     )
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
@@ -177,10 +176,10 @@ extension CommandSpec {
                        abstract: "Response format to request."),
             OptionSpec(flag: "update", abstract: "Fetch only dates after the newest one already in the snapshot."),
             OptionSpec(flag: "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end."),
-            OptionSpec("concurrency", value: "N", kind: .integer(minimum: 1), defaultValue: "4",
-                       abstract: "Requests in flight at once."),
-            OptionSpec("base-url", value: "URL", defaultValue: "https://data.nasdaq.com/api/v3",
-                       abstract: "API base URL (for a mirror or a test server)."),
+            OptionSpec("concurrency", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
+                       abstract: "Requests in flight at once (default 1: the documented per-key limit is one in flight)."),
+            OptionSpec("base-url", value: "URL",
+                       abstract: "API base URL, for a mirror or a test server (default $COLONNADE_BASE_URL, else https://data.nasdaq.com)."),
             OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
             OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
             OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
@@ -193,8 +192,7 @@ extension CommandSpec {
         examples: [
             "fetch AAPL MSFT FDX --from 2005-01-01 --to 2014-12-31",
             "fetch --table WIKI/PRICES AAPL --update --api-key-file ~/.nasdaq-key",
-        ],
-        listing: .coming
+        ]
     )
 
     /// Every command colonnade declares, in `colonnade help` order.

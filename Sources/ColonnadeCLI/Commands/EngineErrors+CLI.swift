@@ -46,3 +46,7 @@ extension SnapshotError: CLIReportableError {
         }
     }
 }
+
+extension QuoteGenerator.WriteError: CLIReportableError {
+    public var message: String { description }
+}

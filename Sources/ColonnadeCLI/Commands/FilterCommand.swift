@@ -27,7 +27,12 @@ struct FilterCommand: Command {
             let start = ContinuousClock.now
             let s = try table.select(predicate, options: options)
             if let aggregates {
-                aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+                do {
+                    aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+                } catch {
+                    // An unknown column in --agg is a command-line mistake, like one in --where.
+                    throw ExpressionError(error: error, expression: parsed.list("agg").joined(separator: ","), option: "--agg")
+                }
             }
             times.append(ContinuousClock.now - start)
             selection = s
@@ -93,8 +98,10 @@ struct FilterCommand: Command {
         return ExitStatus.success
     }
 
-    /// --where, --tickers, --from and --to, and-ed together.
+    /// --where, --tickers, --from and --to, and-ed together (those of them the command declares:
+    /// `export` has only --where).
     static func predicate(_ parsed: ParsedArguments, table: QuoteTable, option: String = "--where") throws -> RowPredicate {
+        func isGiven(_ name: String) -> Bool { parsed.spec.option(named: name) != nil && parsed.isGiven(name) }
         var parts = [RowPredicate]()
         if let text = parsed.string("where") {
             do {
@@ -103,11 +110,11 @@ struct FilterCommand: Command {
                 throw ExpressionError(error: error, expression: text, option: option)
             }
         }
-        if parsed.isGiven("tickers") {
+        if isGiven("tickers") {
             parts.append(.tickers(parsed.list("tickers")))
         }
-        let from = parsed.isGiven("from") ? parsed.day("from") : nil
-        let to = parsed.isGiven("to") ? parsed.day("to") : nil
+        let from = isGiven("from") ? parsed.day("from") : nil
+        let to = isGiven("to") ? parsed.day("to") : nil
         if from != nil || to != nil {
             parts.append(.dates(RangeBounds(lower: from, lowerInclusive: true, upper: to, upperInclusive: true)))
         }

@@ -19,10 +19,10 @@ struct GenerateCommand: Command {
             try table.save(to: path)
             context.note("wrote \(table.rowCount) rows (\(tickers) tickers × \(days) days) to \(snapshot)")
         } else if let directory = parsed.string("json-dir") {
-            let files = 0; _ = directory; throw CommandFailure("generate --json-dir is not implemented yet")
+            let files = try QuoteGenerator.writeDatasetJSON(table, toDirectory: context.resolve(directory)).count
             context.note("wrote \(files) JSON files (\(table.rowCount) rows) to \(directory)")
         } else if let file = parsed.string("csv") {
-            _ = file; throw CommandFailure("generate --csv is not implemented yet")
+            try QuoteGenerator.writeDatatableCSV(table, to: context.resolve(file))
             context.note("wrote \(table.rowCount) rows to \(file)")
         }
         return ExitStatus.success

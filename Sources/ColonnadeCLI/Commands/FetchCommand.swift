@@ -1,0 +1,246 @@
+import Colonnade
+import DataLink
+import Dispatch
+import Foundation
+
+/// `colonnade fetch`: download quotes from Nasdaq Data Link and upsert them into a snapshot,
+/// saved once, atomically, at the end. A failure or Ctrl-C leaves the snapshot exactly as it was
+/// (with `--keep-going`, the tickers that succeeded are saved and the failures listed).
+struct FetchCommand: Command {
+    var spec: CommandSpec { .fetch }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let symbols = parsed.positionals
+        let path = SnapshotLocation.forWriting(parsed, context: context)
+        let existing = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
+
+        var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
+        if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw UsageError.invalidValue(option: "--base-url", value: base, reason: "expected an http(s) URL",
+                                              suggestion: nil, command: spec.name)
+            }
+            configuration.baseURL = url
+        }
+        let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
+        configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
+                                                  explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
+        let quiet = parsed.flag("quiet")
+        if parsed.flag("debug") {
+            let log = Progress(enabled: true, total: 0, writer: context.standardError)
+            configuration.log = { line in log.writeLine("debug: " + line) }
+        }
+        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && isatty(STDERR_FILENO) == 1,
+                                total: symbols.count, writer: context.standardError)
+
+        let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
+                             from: parsed.day("from"), to: parsed.day("to"), update: parsed.flag("update"),
+                             format: parsed.string("format") == "csv" ? .csv : .json, existing: existing)
+        let client = DataLinkClient(configuration: configuration)
+        let outcome = try runCancellably { try await plan.run(client: client, progress: progress) }
+        progress.finish()
+
+        for (symbol, error) in outcome.failures {
+            let report = ErrorReport(error)
+            try context.standardError.writeLine("error: \(symbol): \(report.message)")
+            if let hint = report.hint { try context.standardError.writeLine("hint: \(hint)") }
+        }
+        if !outcome.failures.isEmpty && !parsed.flag("keep-going") {
+            try context.standardError.writeLine("\(outcome.failures.count) of \(symbols.count) tickers failed; "
+                + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
+            return ExitStatus.failure
+        }
+        var incoming = QuoteTable()
+        for table in outcome.tables { incoming.upsert(table) }
+        var merged = existing
+        merged.upsert(incoming)
+        if incoming.rowCount > 0 || !FileManager.default.fileExists(atPath: path) {
+            try merged.save(to: path)
+        }
+        if !quiet { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
+        if !outcome.failures.isEmpty {
+            try context.standardError.writeLine("\(outcome.failures.count) of \(symbols.count) tickers failed: "
+                + outcome.failures.map(\.symbol).joined(separator: ", "))
+            return ExitStatus.failure
+        }
+        return ExitStatus.success
+    }
+
+    /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
+    private func runCancellably<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let task = Task { try await work() }
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { task.cancel() }
+        interrupt.resume()
+        defer {
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox<T>()
+        Task {
+            result.set(await task.result)
+            done.signal()
+        }
+        done.wait()
+        return try result.get()
+    }
+}
+
+/// What to fetch and how.
+struct FetchPlan: Sendable {
+    let symbols: [String]
+    let database: String
+    let table: String?
+    let from: Int32?
+    let to: Int32?
+    let update: Bool
+    let format: DataLinkFormat
+    let existing: QuoteTable
+
+    struct Outcome: Sendable {
+        var tables: [QuoteTable] = []
+        var failures: [(symbol: String, error: any Error)] = []
+    }
+
+    /// The first day to ask for: with --update, the day after the newest stored one.
+    func start(for symbol: String) -> Int32? {
+        guard update, let entry = existing.ticker(symbol), entry.rowCount > 0 else { return from }
+        let next = existing.dates[entry.firstRow + entry.rowCount - 1] + 1
+        return max(next, from ?? next)
+    }
+
+    static func date(_ day: Int32?) -> DataLinkDate? {
+        day.flatMap { DataLinkDate(CivilDate.format(day: $0)) }
+    }
+
+    func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {
+        if let table { return try await runTable(table, client: client, progress: progress) }
+        let results = try await client.fetchMany(symbols) { symbol -> QuoteTable in
+            let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
+                                                        to: Self.date(to), format: format)
+            let decoded = try response.body.withUnsafeBytes { bytes in
+                try QuoteDecoder.decode(bytes, ticker: symbol, source: "\(database)/\(symbol)")
+            }
+            progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
+            return decoded.table
+        }
+        var outcome = Outcome()
+        for (symbol, result) in zip(symbols, results) {
+            switch result {
+            case .success(let t): outcome.tables.append(t)
+            case .failure(let e): outcome.failures.append((symbol, e))
+            }
+        }
+        return outcome
+    }
+
+    /// The Tables API: many tickers per request, following cursors; unknown tickers return no rows.
+    private func runTable(_ table: String, client: DataLinkClient, progress: Progress) async throws -> Outcome {
+        let earliest = symbols.map { start(for: $0) }
+        let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
+        let pages = PageCollector()
+        try await client.tablePages(table, tickers: symbols, from: Self.date(from), to: Self.date(to)) { response in
+            let decoded = try response.body.withUnsafeBytes { bytes in
+                try QuoteDecoder.decode(bytes, source: "\(table) page \(pages.count + 1)")
+            }
+            pages.append(decoded.table)
+            progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 0)
+            return decoded.nextCursorID
+        }
+        var outcome = Outcome(tables: pages.tables)
+        let returned = Set(pages.tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
+        for symbol in symbols where !returned.contains(symbol) && !(update && existing.ticker(symbol) != nil) {
+            outcome.failures.append((symbol, CommandFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
+        }
+        progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
+        return outcome
+    }
+}
+
+/// Decoded pages, appended from the page callback.
+final class PageCollector: @unchecked Sendable {
+    // Safe: guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [QuoteTable] = []
+    var count: Int { lock.withLock { items.count } }
+    var tables: [QuoteTable] { lock.withLock { items } }
+    func append(_ t: QuoteTable) { lock.withLock { items.append(t) } }
+}
+
+/// A result handed from a task to the waiting thread.
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // Safe: written once before the semaphore is signalled, read after the wait.
+    private var result: Result<T, any Error>?
+    func set(_ r: Result<T, any Error>) { result = r }
+    func get() throws -> T {
+        guard let result else { throw CommandFailure("fetch ended without a result") }
+        return try result.get()
+    }
+}
+
+/// Progress on stderr when it is a terminal: tickers done / total, rows, bytes, rate, elapsed.
+final class Progress: @unchecked Sendable {
+    // Safe: all state behind `lock`.
+    private let lock = NSLock()
+    private let enabled: Bool
+    private let total: Int
+    private let writer: any OutputWriter
+    private let start = ContinuousClock.now
+    private var tickers = 0, rows = 0, bytes = 0
+
+    init(enabled: Bool, total: Int, writer: any OutputWriter) {
+        self.enabled = enabled
+        self.total = total
+        self.writer = writer
+    }
+
+    func advance(rows: Int, bytes: Int, tickers: Int) {
+        lock.withLock {
+            self.rows += rows
+            self.bytes += bytes
+            self.tickers += tickers
+            guard enabled else { return }
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let rate = seconds > 0 ? Double(self.bytes) / seconds / 1e6 : 0
+            try? writer.write(String(format: "\r\u{1B}[Kfetched %d/%d tickers · %@ rows · %.1f MB · %.1f MB/s · %.1f s",
+                                     self.tickers, total, self.rows.groupedText, Double(self.bytes) / 1e6, rate, seconds))
+            try? writer.flush()
+        }
+    }
+
+    /// Writes a whole line (used for --debug output).
+    func writeLine(_ line: String) {
+        lock.withLock { try? writer.writeLine(line) }
+    }
+
+    func finish() {
+        lock.withLock {
+            guard enabled else { return }
+            try? writer.write("\r\u{1B}[K")
+            try? writer.flush()
+        }
+    }
+}
+
+extension DataLinkError: CLIReportableError {
+    public var message: String { description }
+
+    public var hint: String? {
+        switch self {
+        case .gone: "the time-series API no longer serves many datasets; the Tables API does: --table WIKI/PRICES"
+        case .unauthorized(_, _, _, let keySent), .forbidden(_, _, _, let keySent):
+            keySent ? "check the key in $NASDAQ_DATA_LINK_API_KEY or ~/.nasdaq/data_link_apikey"
+                : "no API key was sent: set $NASDAQ_DATA_LINK_API_KEY or write it to ~/.nasdaq/data_link_apikey"
+        case .rateLimited: "wait and run again with --update; --concurrency 1 sends one request at a time"
+        case .notFound: "check the ticker and --database (a ticker like BRK.B is sent as BRK_B)"
+        default: nil
+        }
+    }
+}
+
+extension APIKeyError: CLIReportableError {
+    public var message: String { String(describing: self) }
+}

@@ -1,0 +1,51 @@
+import Colonnade
+import Foundation
+
+/// `colonnade import`: decode saved Nasdaq Data Link responses (JSON or CSV, time-series or
+/// tables) and upsert them into a snapshot, saved atomically. All or nothing: if any file fails
+/// to decode, the snapshot is left exactly as it was.
+struct ImportCommand: Command {
+    var spec: CommandSpec { .importFiles }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let files = parsed.positionals.map(context.resolve)
+        let path = SnapshotLocation.forWriting(parsed, context: context)
+        let incoming = try QuoteImporter.importFiles(files, ticker: parsed.string("ticker"))
+        var table = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
+        table.upsert(incoming)
+        try table.save(to: path)
+        try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
+        return ExitStatus.success
+    }
+
+    /// One line per ticker (rows and date range), then a total.
+    static func printSummary(of incoming: QuoteTable, into path: String, verb: String, context: CommandContext) throws {
+        var rows = [[Cell]]()
+        for t in incoming.tickers {
+            rows.append([.text(t.symbol), .integer(Int64(t.rowCount)),
+                         t.rowCount > 0 ? .day(incoming.dates[t.firstRow]) : .null,
+                         t.rowCount > 0 ? .day(incoming.dates[t.firstRow + t.rowCount - 1]) : .null])
+        }
+        var source = MaterializedRows(columns: ["ticker", "rows", "first", "last"].map(ResultColumn.init(name:)), rows: rows)
+        try TableFormatter().write(&source, to: context.standardOutput)
+        try context.standardOutput.writeLine("\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
+            + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(path)")
+    }
+}
+
+extension DecodeError: CLIReportableError {
+    public var message: String { description }
+
+    public var hint: String? {
+        switch self {
+        case .apiError:
+            "the file holds the API's error response, not quotes; fetch it again"
+        case .notAQuandlResponse:
+            "colonnade imports Nasdaq Data Link (Quandl) JSON and CSV responses: dataset, dataset_data or datatable"
+        case .missingTicker:
+            "name the ticker with --ticker T, or name the file after it (FDX.json, WIKI-FDX.csv)"
+        default:
+            nil
+        }
+    }
+}

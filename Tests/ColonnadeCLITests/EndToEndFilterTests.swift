@@ -1,0 +1,266 @@
+import Colonnade
+import Foundation
+import Testing
+
+/// End-to-end: `colonnade filter` as a process, its output parsed back and compared with the
+/// engine's own answer on the same snapshot.
+@Suite struct EndToEndFilterTests {
+    static let expression = "close > 100 and 1e5 < volume < 1e6"
+
+    /// The engine's matching rows for `expression`.
+    static func engineSelection(_ fx: EndToEndFixture, _ expression: String = expression) throws -> Selection {
+        try fx.table.select(where: expression)
+    }
+
+    @Test(arguments: ["table", "csv", "json", "ndjson"])
+    func everyFormatPrintsTheEnginesRowsWithTheMentionedColumns(format: String) throws {
+        let fx = try EndToEndFixture.get()
+        let selection = try Self.engineSelection(fx)
+        #expect(selection.count > 10 && selection.count < fx.table.rowCount / 2, "a selective query")
+        let run = try fx.run("filter", "--where", Self.expression, "--format", format)
+        #expect(run.status == 0)
+        #expect(run.standardError.isEmpty)
+
+        // By default: ticker, date and the columns --where mentions, in first-mention order.
+        let columns = ["ticker", "date", "close", "volume"]
+        let parsed: ParsedResult
+        switch format {
+        case "csv": parsed = try OutputParser.csv(run.standardOutput)
+        case "json": parsed = try OutputParser.jsonArray(run.standardOutput, columns: columns)
+        case "ndjson": parsed = try OutputParser.ndjson(run.standardOutput, columns: columns)
+        default:
+            let (table, footer) = try OutputParser.table(run.standardOutput)
+            parsed = table
+            #expect(footer.hasPrefix("\(selection.count) of 3,600 rows in "), "\(footer)")
+        }
+        #expect(parsed.columns == columns)
+        #expect(parsed.rows.count == selection.count)
+        #expect(parsed.rows == fx.expectedRows(selection.rows(), columns: columns))
+    }
+
+    @Test(arguments: ["csv", "json", "ndjson"])
+    func allColumnsOfEveryRowRoundTripExactly(format: String) throws {
+        let fx = try EndToEndFixture.get()
+        let run = try fx.run("filter", "--columns", "all", "--format", format)
+        #expect(run.status == 0)
+        let parsed = switch format {
+        case "csv": try OutputParser.csv(run.standardOutput)
+        case "json": try OutputParser.jsonArray(run.standardOutput, columns: fx.allColumns)
+        default: try OutputParser.ndjson(run.standardOutput, columns: fx.allColumns)
+        }
+        #expect(parsed.columns == fx.allColumns)
+        #expect(parsed.rows.count == fx.table.rowCount)
+        #expect(parsed.rows == fx.expectedRows(0 ..< fx.table.rowCount, columns: fx.allColumns))
+    }
+
+    @Test func columnsAreThoseAskedForInTheirOrderWhateverTheirSpelling() throws {
+        let fx = try EndToEndFixture.get()
+        let selection = try Self.engineSelection(fx)
+        // Identifiers, a source name and the date column's source name.
+        let run = try fx.run("filter", "--where", Self.expression, "--columns", "adj_close,Date,ticker,Adj. Volume", "--format", "csv")
+        #expect(run.status == 0)
+        let parsed = try OutputParser.csv(run.standardOutput)
+        #expect(parsed.columns == ["adj_close", "date", "ticker", "adj_volume"])
+        #expect(parsed.rows == fx.expectedRows(selection.rows(), columns: parsed.columns))
+    }
+
+    @Test func limitPrintsTheFirstRowsAndTheFooterCountsEveryMatch() throws {
+        let fx = try EndToEndFixture.get()
+        let selection = try Self.engineSelection(fx)
+        let csv = try fx.run("filter", "--where", Self.expression, "--limit", "7", "--format", "csv")
+        #expect(try OutputParser.csv(csv.standardOutput).rows == fx.expectedRows(selection.rows(limit: 7), columns: ["ticker", "date", "close", "volume"]))
+
+        let table = try fx.run("filter", "--where", Self.expression, "--limit", "7")
+        #expect(table.status == 0)
+        let (parsed, footer) = try OutputParser.table(table.standardOutput)
+        #expect(parsed.rows.count == 7)
+        #expect(footer.wholeMatch(of: /\d+ of 3,600 rows in [0-9.]+ (µs|ms|s)/) != nil, "\(footer)")
+        #expect(footer.hasPrefix("\(selection.count) of 3,600 rows"))
+
+        // A limit above the matches prints them all.
+        let all = try fx.run("filter", "--where", Self.expression, "--limit", "100000", "--format", "ndjson")
+        #expect(try OutputParser.lines(all.standardOutput).count == selection.count)
+    }
+
+    @Test func theFooterSaysHowManyRowsMatchedOfHowMany() throws {
+        let fx = try EndToEndFixture.get()
+        let run = try fx.run("filter", "--tickers", "KO", "--columns", "date,close")
+        #expect(run.status == 0)
+        let (parsed, footer) = try OutputParser.table(run.standardOutput)
+        #expect(parsed.columns == ["date", "close"])
+        #expect(parsed.rows.count == EndToEndFixture.days)
+        #expect(footer.wholeMatch(of: /300 of 3,600 rows in [0-9.]+ (µs|ms|s)/) != nil, "\(footer)")
+
+        let none = try fx.run("filter", "--where", "close < 0")
+        #expect(none.status == 0)
+        let (empty, emptyFooter) = try OutputParser.table(none.standardOutput)
+        #expect(empty.rows.isEmpty)
+        #expect(emptyFooter.hasPrefix("0 of 3,600 rows in "))
+    }
+
+    @Test(arguments: ["date", "-date"])
+    func sortOrdersByDateThenTableOrder(sort: String) throws {
+        let fx = try EndToEndFixture.get()
+        let selection = try Self.engineSelection(fx)
+        let dates = fx.table.dates
+        let descending = sort == "-date"
+        let expectedOrder = selection.rows().sorted { a, b in
+            dates[a] != dates[b] ? (descending ? dates[a] > dates[b] : dates[a] < dates[b]) : a < b
+        }
+        let columns = ["ticker", "date", "close", "volume"]
+        let run = try fx.run("filter", "--where", Self.expression, "--sort", sort, "--format", "csv")
+        #expect(run.status == 0)
+        let parsed = try OutputParser.csv(run.standardOutput)
+        #expect(parsed.rows == fx.expectedRows(expectedOrder, columns: columns))
+        let printedDates = parsed.rows.map { $0[1].description }
+        #expect(printedDates == (descending ? printedDates.sorted(by: >) : printedDates.sorted()))
+        #expect(Set(parsed.rows.map { $0[0] }).count > 1, "rows of several tickers interleave")
+
+        // With --limit: the first rows of that order.
+        let limited = try fx.run("filter", "--where", Self.expression, "--sort", sort, "--limit", "25", "--format", "csv")
+        #expect(try OutputParser.csv(limited.standardOutput).rows == fx.expectedRows(expectedOrder.prefix(25), columns: columns))
+    }
+
+    @Test func tickersAndDateRangeNarrowTheRows() throws {
+        let fx = try EndToEndFixture.get()
+        let selection = try fx.table.select(where: "ticker in (KO, AAPL) and date >= 2000-03-01 and date <= 2000-06-30")
+        #expect(selection.count > 0)
+        for arguments in [["--tickers", "KO,AAPL"], ["--tickers", "KO", "--tickers", "AAPL"]] {
+            let run = try fx.run(["filter", "--snapshot", fx.snapshot] + arguments
+                + ["--from", "2000-03-01", "--to", "2000-06-30", "--columns", "all", "--format", "csv"])
+            #expect(run.status == 0)
+            let parsed = try OutputParser.csv(run.standardOutput)
+            #expect(parsed.rows == fx.expectedRows(selection.rows(), columns: fx.allColumns))
+            #expect(Set(parsed.rows.map { $0[0] }) == [.text("AAPL"), .text("KO")])
+            #expect(parsed.rows.first?[1] == .text("2000-03-01"))
+            #expect(parsed.rows.last?[1] == .text("2000-06-30"))
+        }
+        // With --where too, everything is and-ed.
+        let both = try fx.table.select(where: "ticker in (KO, AAPL) and date >= 2000-03-01 and date <= 2000-06-30 and close > 30")
+        let run = try fx.run("filter", "--tickers", "KO,AAPL", "--from", "2000-03-01", "--to", "2000-06-30", "--where", "close > 30", "--count")
+        #expect(run.standardOutput == "\(both.count)\n")
+    }
+
+    @Test func countPrintsTheNumberOfMatchesInEveryFormat() throws {
+        let fx = try EndToEndFixture.get()
+        let n = try Self.engineSelection(fx).count
+        let table = try fx.run("filter", "--where", Self.expression, "--count")
+        #expect(table.status == 0 && table.standardError.isEmpty)
+        #expect(table.standardOutput == "\(n)\n")
+        let csv = try fx.run("filter", "--where", Self.expression, "--count", "--format", "csv")
+        #expect(csv.standardOutput == "count\n\(n)\n")
+        let json = try fx.run("filter", "--where", Self.expression, "--count", "--format", "json")
+        #expect(try OutputParser.jsonArray(json.standardOutput, columns: ["count"]).rows == [[.number(Double(n))]])
+        let ndjson = try fx.run("filter", "--where", Self.expression, "--count", "--format", "ndjson")
+        #expect(ndjson.standardOutput == "{\"count\":\(n)}\n")
+    }
+
+    @Test(arguments: ["table", "csv", "json"])
+    func countByTickerMatchesTheEngine(format: String) throws {
+        let fx = try EndToEndFixture.get()
+        let expected = try Self.engineSelection(fx).countsByTicker().map { [Value.text(fx.table.tickers[Int($0.code)].symbol), .number(Double($0.count))] }
+        let run = try fx.run("filter", "--where", Self.expression, "--count", "--by", "ticker", "--format", format)
+        #expect(run.status == 0)
+        let parsed = switch format {
+        case "csv": try OutputParser.csv(run.standardOutput)
+        case "json": try OutputParser.jsonArray(run.standardOutput, columns: ["ticker", "count"])
+        default: try OutputParser.table(run.standardOutput, hasFooter: false).result
+        }
+        #expect(parsed.columns == ["ticker", "count"])
+        #expect(parsed.rows == expected)
+        #expect(expected.count > 1)
+    }
+
+    static let aggregates = "count,sum(close),min(low),max(high),avg(volume)"
+    static let aggregateColumns = ["count(*)", "sum(close)", "min(low)", "max(high)", "mean(volume)"]
+
+    /// The engine's aggregate rows as values (ticker first when grouped).
+    static func expectedAggregates(_ fx: EndToEndFixture, byTicker: Bool) throws -> [[Value]] {
+        let result = try engineSelection(fx).aggregate(try Aggregate.parseList(aggregates), byTicker: byTicker)
+        return result.rows.map { row in
+            (byTicker ? [Value.text(row.ticker ?? "?")] : []) + row.values.map { $0.map(Value.number) ?? .null }
+        }
+    }
+
+    @Test(arguments: ["csv", "json", "ndjson"], [false, true])
+    func aggregatesMatchTheEngine(format: String, byTicker: Bool) throws {
+        let fx = try EndToEndFixture.get()
+        let columns = (byTicker ? ["ticker"] : []) + Self.aggregateColumns
+        let run = try fx.run(["filter", "--snapshot", fx.snapshot, "--where", Self.expression, "--agg", Self.aggregates, "--format", format]
+            + (byTicker ? ["--by", "ticker"] : []))
+        #expect(run.status == 0)
+        #expect(run.standardError.isEmpty)
+        let parsed = switch format {
+        case "csv": try OutputParser.csv(run.standardOutput)
+        case "json": try OutputParser.jsonArray(run.standardOutput, columns: columns)
+        default: try OutputParser.ndjson(run.standardOutput, columns: columns)
+        }
+        #expect(parsed.columns == columns)
+        let expected = try Self.expectedAggregates(fx, byTicker: byTicker)
+        #expect(parsed.rows == expected)
+        #expect(expected.count == (byTicker ? try Self.engineSelection(fx).countsByTicker().count : 1))
+    }
+
+    @Test func aggregatesInTheTableFormat() throws {
+        let fx = try EndToEndFixture.get()
+        let run = try fx.run("filter", "--where", Self.expression, "--agg", Self.aggregates, "--by", "ticker")
+        #expect(run.status == 0)
+        // No footer under aggregates.
+        let parsed = try OutputParser.table(run.standardOutput, hasFooter: false).result
+        #expect(parsed.columns == ["ticker"] + Self.aggregateColumns)
+        #expect(parsed.rows == (try Self.expectedAggregates(fx, byTicker: true)))
+    }
+
+    @Test func timingWritesOneJSONLineToStandardError() throws {
+        let fx = try EndToEndFixture.get()
+        let n = try Self.engineSelection(fx).count
+        let run = try fx.run("filter", "--where", Self.expression, "--count", "--timing", "--repeat", "3", "--threads", "3")
+        #expect(run.status == 0)
+        #expect(run.standardOutput == "\(n)\n")
+        let lines = try OutputParser.lines(run.standardError)
+        #expect(lines.count == 1, "\(run.standardError)")
+        let timing = try OutputParser.jsonObject(lines[0])
+        for key in ["load_ms", "query_ms", "repeat", "rows", "matched", "threads"] {
+            #expect(timing[key] is NSNumber, "\(key) in \(lines[0])")
+        }
+        #expect((timing["load_ms"] as? NSNumber)?.doubleValue ?? -1 >= 0)
+        #expect((timing["query_ms"] as? NSNumber)?.doubleValue ?? -1 >= 0)
+        #expect((timing["repeat"] as? NSNumber)?.intValue == 3)
+        #expect((timing["threads"] as? NSNumber)?.intValue == 3)
+        #expect((timing["rows"] as? NSNumber)?.intValue == fx.table.rowCount)
+        #expect((timing["matched"] as? NSNumber)?.intValue == n)
+
+        // Printing rows: still one line, the rest of the output unchanged.
+        let rows = try fx.run("filter", "--where", Self.expression, "--format", "csv", "--timing", "--threads", "1")
+        let plain = try fx.run("filter", "--where", Self.expression, "--format", "csv")
+        #expect(rows.standardOutput == plain.standardOutput)
+        let rowLines = try OutputParser.lines(rows.standardError)
+        #expect(rowLines.count == 1)
+        let rowTiming = try OutputParser.jsonObject(rowLines.first ?? "")
+        #expect((rowTiming["repeat"] as? NSNumber)?.intValue == 1)
+        #expect((rowTiming["threads"] as? NSNumber)?.intValue == 1)
+        #expect((rowTiming["matched"] as? NSNumber)?.intValue == n)
+        #expect(plain.standardError.isEmpty)
+    }
+
+    @Test func threadCountDoesNotChangeTheOutput() throws {
+        let fx = try EndToEndFixture.get()
+        let variants: [[String]] = [
+            ["--where", Self.expression, "--columns", "all", "--format", "csv"],
+            ["--where", Self.expression, "--sort", "-date", "--format", "ndjson"],
+            ["--where", Self.expression, "--agg", Self.aggregates, "--by", "ticker", "--format", "csv"],
+            ["--agg", Self.aggregates, "--format", "json"],
+            ["--where", "volume > 1e6 and not (close < 20 or close > 500)", "--count", "--by", "ticker", "--format", "csv"],
+        ]
+        for arguments in variants {
+            let base = ["filter", "--snapshot", fx.snapshot] + arguments
+            let one = try fx.run(base + ["--threads", "1"])
+            let three = try fx.run(base + ["--threads", "3"])
+            let noZoneMaps = try fx.run(base + ["--threads", "3", "--no-zonemaps"])
+            #expect(one.status == 0 && three.status == 0 && noZoneMaps.status == 0)
+            #expect(!one.standardOutput.isEmpty)
+            #expect(one.standardOutput == three.standardOutput, "\(arguments)")
+            #expect(one.standardOutput == noZoneMaps.standardOutput, "\(arguments)")
+        }
+    }
+}
