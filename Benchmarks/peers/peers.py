@@ -152,7 +152,10 @@ def worker_numpy(path, ids, threads_list, repeat):
     import numpy as np
     dtype = [(i, "U16" if i == "ticker" else "datetime64[D]" if i == "date" else "f8") for i in ids]
     t0 = time.perf_counter()
-    rec = np.loadtxt(path, delimiter=",", skiprows=1, dtype=dtype)
+    try:
+        rec = np.loadtxt(path, delimiter=",", skiprows=1, dtype=dtype)
+    except ValueError as e:  # e.g. an empty cell: NumPy float arrays have no nulls
+        sys.exit("peers: numpy cannot load %s (%s); run without numpy (--engines) for data with nulls" % (path, e))
     cols = {i: np.ascontiguousarray(rec[i]) for i in ids}
     del rec
     symbols, codes = np.unique(cols.pop("ticker"), return_inverse=True)
@@ -195,7 +198,8 @@ def worker_sqlite(path, ids, threads_list, repeat):
             next(r)
             for rec in r:
                 # Python's float() rounds correctly; SQLite's own text-to-real conversion need not.
-                yield tuple(v if k in (ti, di) else float(v) for k, v in enumerate(rec))
+                # An empty cell is a null (none in generated data).
+                yield tuple(v if k in (ti, di) else float(v) if v else None for k, v in enumerate(rec))
     t0 = time.perf_counter()
     con.execute("BEGIN")
     con.executemany("INSERT INTO quotes VALUES (%s)" % ", ".join("?" * len(ids)), rows())
@@ -274,6 +278,14 @@ def run_worker(engine, csv_path, threads, repeat):
     return json.loads(p.stdout)
 
 
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def machine():
     model = "unknown"
     try:
@@ -336,6 +348,12 @@ def render(results, meta, threads_all):
     m = meta["machine"]
     out.append("- Machine: %s, %d cores (%d usable), %s; Python %s" % (m["cpu"], m["cores"], m["usable_cores"],
                                                                         m["os"], m["python"]))
+    la0, la1 = meta.get("loadavg_start"), meta.get("loadavg_end")
+    if la0 is not None and la1 is not None:
+        out.append("- Load average (1 min) at start / end: %.2f / %.2f on %d cores" % (la0, la1, m["usable_cores"]))
+        if max(la0, la1) > 0.5 * m["usable_cores"]:
+            out.append("- **Warning: other processes were busy on this machine during the run; times (and so ratios) "
+                       "are noisy. Re-run on an idle machine for numbers to quote.**")
     out.append("- Versions: " + ", ".join("%s %s" % (LABELS[r["engine"]], r["version"]) for r in results))
     out.append("- Date: %s; each time is the median of %d runs after one warm-up, query only (data already loaded)"
                % (meta["date"], meta["repeat"]))
@@ -411,6 +429,7 @@ def main():
     if unknown:
         sys.exit("peers: unknown engine(s) %s (known: %s)" % (", ".join(sorted(unknown)), ", ".join(ENGINES)))
     settings = sorted(set([1, a.threads]))
+    loadavg_start = loadavg()
     results = []
     if not a.no_colonnade:
         if not a.colonnade or not (os.path.isfile(a.colonnade) and os.access(a.colonnade, os.X_OK)):
@@ -422,6 +441,7 @@ def main():
         results.append(run_colonnade(a.colonnade, a.snapshot, settings, a.repeat))
     for e in engines:
         if e == "polars":
+            print("peers: polars, threads %s (one process each) ..." % settings, file=sys.stderr, flush=True)
             runs = [run_worker(e, a.csv, [t], a.repeat) for t in settings]
             merged = runs[0]
             merged["load_ms"] = statistics.median(r["load_ms"] for r in runs)
@@ -442,7 +462,7 @@ def main():
     meta = dict(title="%s, %s" % (a.size.split(" ")[0], datetime.date.today().isoformat()), size=a.size,
                 rows=next(iter(row_counts.values())), data=os.path.basename(a.csv),
                 machine=machine(), date=datetime.datetime.now().isoformat(timespec="seconds"),
-                repeat=a.repeat, threads=a.threads)
+                repeat=a.repeat, threads=a.threads, loadavg_start=loadavg_start, loadavg_end=loadavg())
     text = render(results, meta, a.threads)
     print(text)
     for line in mismatches:

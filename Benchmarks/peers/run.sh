@@ -77,7 +77,9 @@ if [ ! -f "$csvfile" ]; then
             # A colonnade without `generate --csv` yet: write the snapshot's rows (the same data) as
             # CSV with `export`, or failing that with `filter --columns all --format csv`.
             echo "run.sh: this colonnade has no 'generate --csv' yet; writing the snapshot's rows as CSV instead" >&2
-            if ! ( "$bin" export --snapshot "$snapshot" --format csv --output "$base.tmp.csv" ) >"$data/export.err" 2>&1; then
+            # (In a subshell that outlives the command, so a crash is reported into export.err, not here.)
+            if ! ( "$bin" export --snapshot "$snapshot" --format csv --output "$base.tmp.csv"; status=$?; exit $status ) \
+                    >"$data/export.err" 2>&1; then
                 "$bin" filter --snapshot "$snapshot" --columns all --format csv >"$base.tmp.csv" 2>"$data/export.err" \
                     || { cat "$data/export.err" >&2; die "colonnade could not write the data as CSV"; }
             fi
