@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Self-test of peers.py without colonnade: a small random-walk CSV plus hand-made rows on every
+query's boundaries, a plain-Python reference answer, and the peers' answers must all agree.
+Also checks that a disagreement is reported as MISMATCH with exit status 1.
+
+    Benchmarks/peers/.venv/bin/python Benchmarks/peers/test_peers.py
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import peers  # noqa: E402
+
+HEADER = ["ticker", "Date", "Open", "High", "Low", "Close", "Volume", "Ex-Dividend", "Split Ratio",
+          "Adj. Open", "Adj. High", "Adj. Low", "Adj. Close", "Adj. Volume"]
+
+
+def boundary_rows():
+    """Rows sitting exactly on (and just inside) each query's bounds: exclusive ones must not match."""
+    rows = []
+    for high in (80.0, 80.01, 82.99, 83.0):
+        for low in (78.0, 80.0, 82.0):
+            rows.append(["ZZZ", "2001-01-02", 80, high, low, 80.5, 1e6, 0, 1, 80, 80, 72, 80, 1e6])
+    for adj_high, adj_low in ((75.0, 72.0), (76.0, 70.0), (85.0, 71.0), (84.9, 74.99), (80.0, 75.0)):
+        rows.append(["ZZZ", "2001-01-03", 80, 81, 79, 80.5, 1e6, 0, 1, 80, adj_high, 79, adj_low, 1e6])
+    for date in ("2004-12-31", "2005-01-01", "2014-05-10", "2014-05-11"):
+        for vol in (1000000.0, 1000001.0):
+            for close in (20.0, 20.01, 199.99, 200.0):
+                rows.append(["KO", date, close, close, close, close, vol, 0, 1, close, close, close, close, vol])
+    rows.append(["KOX", "2006-01-02", 50, 50, 50, 50, 2e6, 0, 1, 50, 50, 50, 50, 2e6])  # not in the list
+    for close in (19.99, 20.0, 500.0, 500.01):
+        for vol in (499999.0, 500000.0):
+            rows.append(["ZZZ", "2003-03-03", close, close, close, close, vol, 0, 1, close, close, close, close, vol])
+    return rows
+
+
+def reference(path):
+    """The four queries by plain Python loops over the CSV."""
+    out = {q: [0, 0.0] for q in peers.QUERIES}
+    with open(path, newline="") as f:
+        r = csv.reader(f)
+        ids = [peers.identifier(n) for n in next(r)]
+        for rec in r:
+            v = dict(zip(ids, rec))
+            hi, lo, ahi, alo = float(v["high"]), float(v["low"]), float(v["adj_high"]), float(v["adj_low"])
+            close, vol, date = float(v["close"]), float(v["volume"]), v["date"]
+            m = {
+                "Q1": 80 < hi < 83,
+                "Q2": 80 < hi < 83 and 78 < lo < 82 and 75 < ahi < 85 and 70 < alo < 75,
+                "Q3": v["ticker"] in peers.TICKERS and peers.DATE_FROM <= date <= peers.DATE_TO
+                      and vol > 1000000 and 20 < close < 200,
+                "Q4": (close < 20 or close > 500) and not vol < 500000,
+            }
+            for q, hit in m.items():
+                if hit:
+                    out[q][0] += 1
+                    out[q][1] += close
+    return out
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "quotes.csv")
+        with open(path, "w") as f:
+            subprocess.run([sys.executable, os.path.join(here, "devdata.py"), "--tickers", "30", "--days", "4000",
+                            "--seed", "7"], stdout=f, check=True)
+            w = csv.writer(f, lineterminator="\n")
+            for row in boundary_rows():
+                w.writerow([x if isinstance(x, str) else repr(float(x)) for x in row])
+        ref = reference(path)
+        out_json = os.path.join(tmp, "out.json")
+        p = subprocess.run([sys.executable, os.path.join(here, "peers.py"), "--csv", path, "--no-colonnade",
+                            "--repeat", "2", "--threads", "2", "--json", out_json], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append("peers.py exited %d:\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
+        else:
+            report = json.load(open(out_json))
+            for r in report["results"]:
+                for run in r["runs"]:
+                    want = tuple(ref[run["query"]])
+                    if not peers.agree(want, tuple(run["result"])):
+                        failures.append("%s %s t=%d: got %r, reference %r" % (r["engine"], run["query"],
+                                                                              run["threads"], run["result"], want))
+            engines = {(r["engine"], run["threads"]) for r in report["results"] for run in r["runs"]}
+            expected = {("duckdb", 1), ("duckdb", 2), ("polars", 1), ("polars", 2), ("numpy", 1), ("sqlite", 1)}
+            if engines != expected:
+                failures.append("engines/threads measured: %s, expected %s" % (sorted(engines), sorted(expected)))
+        print("reference:", {q: (c, round(s, 2)) for q, (c, s) in ref.items()})
+
+    # A disagreement must be reported.
+    fake = [dict(engine="colonnade", runs=[dict(query=q, threads=1, result=(10, 100.0)) for q in peers.QUERIES]),
+            dict(engine="duckdb", runs=[dict(query=q, threads=1, result=(10, 100.0 * (1 + 1e-12))) for q in peers.QUERIES]
+                 + [dict(query="Q2", threads=2, result=(11, 100.0))]),
+            dict(engine="sqlite", runs=[dict(query="Q3", threads=1, result=(10, 100.001))])]
+    lines = peers.check(fake)
+    if len(lines) != 2 or "Q2" not in lines[0] or "DuckDB (2 threads)" not in lines[0] or "SQLite" not in lines[1]:
+        failures.append("check() reported %r" % lines)
+
+    for f in failures:
+        print("FAIL:", f)
+    total = 2
+    print("%d passed, %d failed" % (total - min(total, len(failures)), min(total, len(failures))))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
