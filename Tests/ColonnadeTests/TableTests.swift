@@ -63,6 +63,25 @@ import ColonnadeTestSupport
         #expect(t.rowCount == model.values.reduce(0) { $0 + $1.count })
     }
 
+    @Test func batchUpsertEqualsSequentialUpserts() throws {
+        var rng = SplitMix64(seed: 33)
+        var base = try table("T0", [1, 2, 3], [1, 2, 3])
+        base.upsert(try table("T1", [5, 6], [50, 60]))
+        for round in 0 ..< 20 {
+            var parts = [QuoteTable]()
+            for _ in 0 ..< 1 + Int(rng.next() % 6) {
+                let symbol = "T\(rng.next() % 4)"
+                let days = Array(Set((0 ..< Int(rng.next() % 12)).map { _ in Int32(rng.next() % 20) }))
+                parts.append(try table(symbol, days, days.map { _ in rng.next() % 5 == 0 ? nil : Double(rng.next() % 100) }))
+            }
+            var sequential = base, batch = base
+            for p in parts { sequential.upsert(p) }
+            batch.upsert(contentsOf: parts)
+            #expect(batch == sequential, "round \(round)")
+            base = batch
+        }
+    }
+
     @Test func upsertAddsMissingColumnsAsNullsAndPromotesTypes() throws {
         var t = try table("A", [1, 2], [1, 2])
         let other = try QuoteTable(sortingRows: [TickerEntry(symbol: "B")], rowTickers: nil, dates: Column([1]),

@@ -9,21 +9,57 @@ extension QuoteTable {
     /// tickers, is merged in. Columns only one side has are filled with nulls on the other; a
     /// column whose types differ becomes Float64.
     ///
-    /// - Complexity: O(rows of both tables); block summaries are recomputed.
+    /// - Complexity: O(rows of both tables); block summaries are recomputed. To merge many tables,
+    ///   use `upsert(contentsOf:)`, which copies the table once rather than once per table.
     public mutating func upsert(_ other: QuoteTable) {
-        guard other.rowCount > 0 || !other.tickers.isEmpty else { return }
+        upsert(contentsOf: [other])
+    }
 
-        // The merged schema: ours, then other's new columns.
+    /// Merges several tables at once, as if `upsert(_:)` were called with each in order (so a later
+    /// table's row wins over an earlier one's for the same ticker and date), in one pass.
+    ///
+    /// - Complexity: O(rows of all tables); tickers present in one table only are copied as whole
+    ///   runs.
+    public mutating func upsert(contentsOf others: [QuoteTable]) {
+        let others = others.filter { $0.rowCount > 0 || !$0.tickers.isEmpty }
+        guard !others.isEmpty else { return }
+        let sources = [self] + others  // source 0 is this table
+
+        // The merged schema: ours, then each other table's new columns.
         var mergedSchema = schema
-        for d in other.schema {
-            if let i = mergedSchema.firstIndex(where: { $0.identifier == d.identifier }) {
-                if mergedSchema[i].type != d.type { mergedSchema[i].type = .float64 }
-            } else {
-                mergedSchema.append(d)
+        for other in others {
+            for d in other.schema {
+                if let i = mergedSchema.firstIndex(where: { $0.identifier == d.identifier }) {
+                    if mergedSchema[i].type != d.type { mergedSchema[i].type = .float64 }
+                } else {
+                    mergedSchema.append(d)
+                }
             }
         }
 
-        // The row plan: runs of rows from self (source 0) or other (source 1).
+        // Tickers: ours first, then new ones in order of first appearance; per ticker, which
+        // sources hold it, in order.
+        var entries = tickers
+        var codeOf = codeBySymbol
+        var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
+        for (code, t) in tickers.enumerated() where t.rowCount > 0 { holders[code].append((0, t.rows)) }
+        for (s, other) in others.enumerated() {
+            for t in other.tickers {
+                let code: Int
+                if let c = codeOf[t.symbol] {
+                    code = Int(c)
+                } else {
+                    code = entries.count
+                    codeOf[t.symbol] = Int32(code)
+                    entries.append(TickerEntry(symbol: t.symbol))
+                    holders.append([])
+                }
+                entries[code].metadata.merge(t.metadata) { _, new in new }
+                if t.rowCount > 0 { holders[code].append((s + 1, t.rows)) }
+            }
+        }
+
+        // The row plan: runs of rows from one source each.
         var runs: [(source: Int, start: Int, count: Int)] = []
         var planned = 0
         func emit(_ source: Int, _ start: Int, _ count: Int) {
@@ -35,81 +71,85 @@ extension QuoteTable {
                 runs.append((source, start, count))
             }
         }
-        var entries = tickers
-        var otherBySymbol = [String: Int]()
-        for (i, t) in other.tickers.enumerated() { otherBySymbol[t.symbol] = i }
-        for t in other.tickers where codeBySymbol[t.symbol] == nil {
-            entries.append(TickerEntry(symbol: t.symbol, metadata: [:]))
-        }
-        var next = 0
-        self.dates.withUnsafeBufferPointer { mine in
-            other.dates.withUnsafeBufferPointer { theirs in
-                for code in entries.indices {
-                    let symbol = entries[code].symbol
-                    let ours = code < tickers.count ? tickers[code].rows : 0 ..< 0
-                    if let oi = otherBySymbol[symbol] {
-                        let theirsRange = other.tickers[oi].rows
-                        entries[code].metadata.merge(other.tickers[oi].metadata) { _, new in new }
-                        var a = ours.lowerBound, b = theirsRange.lowerBound
-                        while a < ours.upperBound || b < theirsRange.upperBound {
-                            if b == theirsRange.upperBound || (a < ours.upperBound && mine[a] < theirs[b]) {
-                                emit(0, a, 1); a += 1
-                            } else {
-                                if a < ours.upperBound && mine[a] == theirs[b] { a += 1 }
-                                emit(1, b, 1); b += 1
-                            }
-                        }
-                    } else {
-                        emit(0, ours.lowerBound, ours.count)
-                    }
-                    entries[code].firstRow = next
-                    entries[code].rowCount = planned - next
-                    next = planned
-                }
+        for code in entries.indices {
+            let first = planned
+            let held = holders[code]
+            if held.count == 1 {
+                emit(held[0].source, held[0].rows.lowerBound, held[0].rows.count)
+            } else if held.count > 1 {
+                for (source, row) in QuoteTable.mergeByDate(held, sources) { emit(source, row, 1) }
             }
+            entries[code].firstRow = first
+            entries[code].rowCount = planned - first
         }
 
         // Gather every column along the plan.
         var newDates = Column<Int32>()
-        newDates.reserveCapacity(next)
+        newDates.reserveCapacity(planned)
         for run in runs {
-            newDates.append(contentsOf: run.source == 0 ? dates : other.dates, rows: run.start ..< run.start + run.count)
+            newDates.append(contentsOf: sources[run.source].dates, rows: run.start ..< run.start + run.count)
         }
-        var newColumns = [AnyColumn]()
-        for d in mergedSchema {
-            let mine = columnIndex(forIdentifier: d.identifier).map { columns[$0] }
-            let theirs = other.columnIndex(forIdentifier: d.identifier).map { other.columns[$0] }
-            newColumns.append(QuoteTable.gather(type: d.type, mine, theirs, runs: runs, total: next))
+        let newColumns = mergedSchema.map { d in
+            QuoteTable.gather(type: d.type, sources.map { $0.column(forIdentifier: d.identifier) }, runs: runs, total: planned)
         }
 
         schema = mergedSchema
         columns = newColumns
         dates = newDates
         tickers = entries
-        codeBySymbol = [:]
-        for (i, t) in entries.enumerated() { codeBySymbol[t.symbol] = Int32(i) }
-        for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v }
+        codeBySymbol = codeOf
+        for other in others { for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v } }
         shrinkToFit()
         computeSummaries()
         InternalChecks.check(self, "after upsert")
     }
 
-    private func columnIndex(forIdentifier identifier: String) -> Int? {
-        schema.firstIndex { $0.identifier == identifier }
+    /// One ticker's rows from several sources, merged by date; for equal dates the later source wins.
+    private static func mergeByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
+        var merged = held[0].rows.map { (held[0].source, $0) }
+        for next in held.dropFirst() {
+            let incoming = sources[next.source].dates
+            var out = [(Int, Int)]()
+            out.reserveCapacity(merged.count + next.rows.count)
+            var i = 0, j = next.rows.lowerBound
+            while i < merged.count || j < next.rows.upperBound {
+                if j == next.rows.upperBound {
+                    out.append(merged[i]); i += 1
+                    continue
+                }
+                if i == merged.count {
+                    out.append((next.source, j)); j += 1
+                    continue
+                }
+                let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
+                if a < b {
+                    out.append(merged[i]); i += 1
+                } else {
+                    if a == b { i += 1 }  // the later source replaces the day
+                    out.append((next.source, j)); j += 1
+                }
+            }
+            merged = out
+        }
+        return merged
     }
 
-    private static func gather(type: ElementType, _ a: AnyColumn?, _ b: AnyColumn?,
+    private func column(forIdentifier identifier: String) -> AnyColumn? {
+        schema.firstIndex { $0.identifier == identifier }.map { columns[$0] }
+    }
+
+    private static func gather(type: ElementType, _ sourceColumns: [AnyColumn?],
                                runs: [(source: Int, start: Int, count: Int)], total: Int) -> AnyColumn {
         func typed<T: ColumnElement>(_ c: AnyColumn?, as _: T.Type) -> Column<T>? {
             guard let c else { return nil }
             return T.unwrap(c) ?? T.unwrap(.float64(c.convertedToFloat64()))
         }
         func build<T: ColumnElement>(_: T.Type) -> AnyColumn {
-            let sources = [typed(a, as: T.self), typed(b, as: T.self)]
+            let typedSources = sourceColumns.map { typed($0, as: T.self) }
             var out = Column<T>()
             out.reserveCapacity(total)
             for run in runs {
-                if let src = sources[run.source] {
+                if let src = typedSources[run.source] {
                     out.append(contentsOf: src, rows: run.start ..< run.start + run.count)
                 } else {
                     out.appendNulls(run.count)

@@ -118,7 +118,7 @@ public enum QuoteImporter {
     // MARK: Merging
 
     /// Merges decoded tables: concatenation when they share a schema and have distinct tickers,
-    /// else upserts in order.
+    /// else one upsert of all of them (`upsert(contentsOf:)`).
     static func merge(_ parts: inout [QuoteTable]) -> QuoteTable {
         guard !parts.isEmpty else { return QuoteTable() }
         if parts.count > 1, let joined = concatenate(&parts) { return joined }
@@ -128,10 +128,8 @@ public enum QuoteImporter {
             first.computeSummaries()
             return first
         }
-        for i in 1 ..< parts.count {
-            first.upsert(parts[i])
-            parts[i] = QuoteTable()
-        }
+        first.upsert(contentsOf: Array(parts[1...]))
+        parts.removeAll()
         return first
     }
 

@@ -58,7 +58,7 @@ struct FetchCommand: Command {
             return ExitStatus.failure
         }
         var incoming = QuoteTable()
-        for table in outcome.tables { incoming.upsert(table) }
+        incoming.upsert(contentsOf: outcome.tables)
         var merged = existing
         merged.upsert(incoming)
         // Save only when something arrived: a run where every ticker failed (--keep-going) must not
