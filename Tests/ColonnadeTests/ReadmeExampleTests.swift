@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+import Colonnade
+
+/// The README's Swift example, so it keeps compiling and doing what it says.
+@Suite struct ReadmeExampleTests {
+    @Test func theReadmeSwiftExampleRuns() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sample = root.appendingPathComponent("snapshots/sample.snapshot").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).snapshot").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+
+        let table = try QuoteTable.load(from: sample)
+
+        let hits = try table.select(where: "80 < high < 83 and 78 < low < 82 and date >= 2005-01-01")
+        #expect(hits.count > 0 && hits.rows(limit: 5).count == 5)
+
+        let same = try table.select(Field("high").isInside(80, 83) && Field("low").isInside(78, 82)
+                                    && Field.date >= Day(2005, 1, 1))
+        #expect(same.mask == hits.mask)
+
+        let perTicker = try hits.aggregate([.count, .mean("close"), .max("volume")], byTicker: true)
+        #expect(!perTicker.rows.isEmpty && perTicker.rows.allSatisfy { $0.ticker != nil && $0.values.count == 3 })
+
+        var mine = table
+        mine.upsert(QuoteGenerator(tickers: 3, days: 250, seed: 7).makeTable())
+        try mine.save(to: out)
+        #expect(try QuoteTable.load(from: out) == mine)
+    }
+}
