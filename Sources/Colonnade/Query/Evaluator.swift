@@ -65,6 +65,8 @@ struct Evaluator {
                 return
             }
             for (i, child) in children.enumerated() {
+                // Once nothing is left in this chunk, the remaining terms cannot add anything.
+                if i > 0 && Evaluator.allZero(out, wordCount) { return }
                 evaluate(child, rows: rows, out: out, mode: i == 0 ? mode : .intersect, scratch: scratch, depth: depth + 1)
             }
         case .or(let children):
