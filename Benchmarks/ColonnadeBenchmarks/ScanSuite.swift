@@ -70,7 +70,6 @@ struct ScanSuite {
                                         bytes: rows * 8, note: "RangeKernels.evaluate over the whole column"))
         }
 
-        var q2Single: Double = 0
         for (name, text, columns) in Self.queries {
             let predicate = try QueryParser(table: table).parse(text)
             for t in Set([1, threads]).sorted() {
@@ -82,15 +81,12 @@ struct ScanSuite {
                         matched = s.count
                         sink(s.count)
                     }
-                    if name == "Q2" && t == 1 && !summaries { q2Single = r.median }
                     recorder.record(Measurement(suite: "scan", name: "\(name) \(label) t=\(t) zonemaps=\(summaries ? "on" : "off")",
                                                 seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
                                                 bytes: rows * 8 * Double(columns), note: "matched \(matched)"))
                 }
             }
         }
-        _ = q2Single
-
         try seedBaseline()
         try selectivitySweep()
     }
