@@ -15,7 +15,14 @@ import ColonnadeTestSupport
         let n = values.count
         let expected = values.map { bounds.matches($0) }
         var rng = SplitMix64(seed: UInt64(n))
-        let prior = (0 ..< Bitmask.wordCount(forBits: n)).map { _ in rng.next() }
+        let dense = (0 ..< Bitmask.wordCount(forBits: n)).map { _ in rng.next() }
+        // Words with 0…12 rows set: exercises the sparse path of intersect mode (≤ 8 bits) and the dense one.
+        let sparse = (0 ..< Bitmask.wordCount(forBits: n)).map { _ -> UInt64 in
+            var w: UInt64 = 0
+            for _ in 0 ..< rng.next() % 13 { w |= 1 << (rng.next() % 64) }
+            return w
+        }
+        for prior in [dense, sparse] {
         values.withUnsafeBufferPointer { v in
             for mode in [MaskWriteMode.store, .intersect, .union] {
                 var words = prior
@@ -37,6 +44,7 @@ import ColonnadeTestSupport
                 }
                 if n & 63 != 0 { #expect(words[words.count - 1] >> UInt64(n & 63) == 0, "padding bits set") }
             }
+        }
         }
     }
 

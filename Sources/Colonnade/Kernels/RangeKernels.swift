@@ -67,6 +67,17 @@ public enum RangeKernels {
                 let current = out[w]
                 if current == 0 { continue }
                 let p = v + (w << 6)
+                if current.nonzeroBitCount <= _sparseWordBits {
+                    // Few rows left in this word: test only those (DESIGN.md, "Bitmasks").
+                    var rest = current, word: UInt64 = 0
+                    while rest != 0 {
+                        let j = rest.trailingZeroBitCount
+                        word |= test.bit(p[j]) << UInt64(j)
+                        rest &= rest &- 1
+                    }
+                    out[w] = word
+                    continue
+                }
                 var word: UInt64 = 0
                 for j in 0 ..< 64 { word |= test.bit(p[j]) << UInt64(j) }
                 out[w] = current & word
@@ -91,6 +102,10 @@ public enum RangeKernels {
         }
     }
 }
+
+/// In intersect mode, a word with at most this many rows still set has only those rows tested
+/// (one scalar comparison each) instead of all 64 in the vectorized loop.
+@usableFromInline let _sparseWordBits = 8
 
 // MARK: Comparison shapes (generic scalar code; always inlined into the concrete loops)
 
