@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Colonnade
+import ColonnadeTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -11,24 +12,6 @@ import Glibc
 // random decimals of every shape the grammar allows, plus hand-picked hard cases. Mismatches are
 // collected and reported together (one #expect per shape keeps the debug build fast).
 
-/// SplitMix64 (Steele, Lea & Flood): tiny, seedable, good enough for test data.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in 0..<bound (bias negligible for test bounds).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func inRange(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + below(range.count)
-    }
-    mutating func chance(_ oneIn: Int) -> Bool { below(oneIn) == 0 }
-}
 
 /// Collects inputs whose parse differs from Double(String).
 private struct Differential {
