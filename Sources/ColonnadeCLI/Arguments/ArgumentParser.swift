@@ -120,7 +120,7 @@ public enum ArgumentParser {
             }
             guard number >= minimum else { throw invalid("must be at least \(minimum)") }
         case .date:
-            if case .failure(let problem) = CivilDateStopgap.parse(value) {
+            if case .failure(let problem) = DateArgument.parse(value) {
                 throw invalid(problem.description)
             }
         case .choice(let allowed):
@@ -165,8 +165,8 @@ public enum ArgumentParser {
             }
         case .notAfter(let first, let second):
             guard let firstValue = given[first]?.last, let secondValue = given[second]?.last,
-                  let firstDay = try? CivilDateStopgap.parse(firstValue).get(),
-                  let secondDay = try? CivilDateStopgap.parse(secondValue).get()
+                  let firstDay = try? DateArgument.parse(firstValue).get(),
+                  let secondDay = try? DateArgument.parse(secondValue).get()
             else { return }
             if firstDay > secondDay {
                 throw .reversedRange(first: "--" + first, firstValue: firstValue,

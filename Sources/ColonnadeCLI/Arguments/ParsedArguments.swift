@@ -55,7 +55,7 @@ public struct ParsedArguments: Sendable {
     /// The value of a date option as days since 1970-01-01, typed or default.
     public func day(_ name: String) -> Int32? {
         precondition(declared(name).kind == .date, "'--\(name)' of '\(spec.name)' is not a date option")
-        return string(name).flatMap { try? CivilDateStopgap.parse($0).get() }
+        return string(name).flatMap { try? DateArgument.parse($0).get() }
     }
 
     /// The items of a list option: every item typed, in order, else the default's items, else `[]`.

@@ -1,3 +1,4 @@
+import Colonnade
 // How cells become text, shared by the formatters.
 
 extension Double {
@@ -24,6 +25,5 @@ extension BinaryInteger {
 
 /// `YYYY-MM-DD` for days since 1970-01-01.
 func dayText(_ day: Int32) -> String {
-    // TODO: replace with the engine's `CivilDate.format(day:)` when it lands.
-    CivilDateStopgap.format(day: day)
+    CivilDate.format(day: day)
 }
