@@ -147,8 +147,8 @@ struct CSVQuoteDecoder {
         let estimate = (end - position) / (7 * width + 6) + 16
         let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(Kind.ticker))
         let values = buffers.values
-        var symbolCodes: [String: Int32] = [:]
-        var lastTicker = (start: 0, count: -1, code: Int32(0))
+        var tickers = TickerInterner()
+        defer { symbols = tickers.symbols }
         var p = position
         var row = 0
         while p < end {
@@ -196,23 +196,10 @@ struct CSVQuoteDecoder {
                     dates[row] = day
                 } else {
                     let count = stop - start
-                    var code: Int32
-                    if count == lastTicker.count && memoryEqual(base + start, base + lastTicker.start, count) {
-                        code = lastTicker.code
-                    } else {
-                        guard count > 0 else {
-                            throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
-                        }
-                        let symbol = DataLinkSymbols.symbol(fromCode: string(start, stop))
-                        if let known = symbolCodes[symbol] {
-                            code = known
-                        } else {
-                            code = Int32(symbols.count)
-                            symbolCodes[symbol] = code
-                            symbols.append(symbol)
-                        }
-                        lastTicker = (start, count, code)
+                    guard count > 0 else {
+                        throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
                     }
+                    let code = tickers.code(at: start, count: count, in: base) { string(start, stop) }
                     buffers.tickerCodes![row] = code
                 }
                 // The separator.

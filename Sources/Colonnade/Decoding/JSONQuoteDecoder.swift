@@ -309,8 +309,8 @@ struct JSONQuoteDecoder {
         let values = buffers.values
         var p = position
         var row = 0
-        var symbolCodes: [String: Int32] = [:]
-        var lastTicker = (start: 0, count: -1, code: Int32(0))
+        var tickers = TickerInterner()
+        defer { symbols = tickers.symbols }
 
         @inline(__always) func skipBlanks() {
             while p < end && base[p] <= 32 && QuoteDecoder.isBlank(base[p]) { p += 1 }
@@ -411,21 +411,8 @@ struct JSONQuoteDecoder {
                     let range = try readStringRange()
                     p = position
                     let count = range.upperBound - range.lowerBound
-                    var code: Int32
-                    if count == lastTicker.count && memoryEqual(base + range.lowerBound, base + lastTicker.start, count) {
-                        code = lastTicker.code
-                    } else {
-                        guard count > 0 else { throw fail("a ticker", column: i) }
-                        let symbol = DataLinkSymbols.symbol(fromCode: string(range))
-                        if let known = symbolCodes[symbol] {
-                            code = known
-                        } else {
-                            code = Int32(symbols.count)
-                            symbolCodes[symbol] = code
-                            symbols.append(symbol)
-                        }
-                        lastTicker = (range.lowerBound, count, code)
-                    }
+                    guard count > 0 else { throw fail("a ticker", column: i) }
+                    let code = tickers.code(at: range.lowerBound, count: count, in: base) { string(range) }
                     buffers.tickerCodes![row] = code
                 } else {
                     position = p
@@ -661,6 +648,33 @@ struct JSONQuoteDecoder {
         }
         flush()
         return String(scalars)
+    }
+}
+
+/// Ticker codes of a datatable response numbered in order of first appearance, as symbols
+/// (`BRK_A` → `BRK.A`), with a one-entry cache: rows of one ticker usually come together.
+struct TickerInterner {
+    /// The symbols, by number.
+    private(set) var symbols: [String] = []
+    private var numbers: [String: Int32] = [:]
+    private var last = (start: 0, count: -1, code: Int32(0))
+
+    /// The number of the ticker whose API code is the `count` bytes at `start` of `base`;
+    /// `text` gives those bytes as a string (called only for a ticker unlike the previous one).
+    @inline(__always)
+    mutating func code(at start: Int, count: Int, in base: UnsafePointer<UInt8>, text: () -> String) -> Int32 {
+        if count == last.count && memoryEqual(base + start, base + last.start, count) { return last.code }
+        let symbol = DataLinkSymbols.symbol(fromCode: text())
+        let code: Int32
+        if let known = numbers[symbol] {
+            code = known
+        } else {
+            code = Int32(symbols.count)
+            numbers[symbol] = code
+            symbols.append(symbol)
+        }
+        last = (start, count, code)
+        return code
     }
 }
 
