@@ -13,9 +13,8 @@ struct FilterCommand: Command {
 
         let predicate = try Self.predicate(parsed, table: table)
         Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
-        // Check --columns before running anything, so a mistake costs no query time.
-        let names = try Self.columnNames(parsed, table: table, predicate: predicate)
-        _ = try TableRows(table: table, columnNames: names, rows: [Int]().makeIterator())
+        // Resolve --columns before running anything, so a mistake costs no query time.
+        let shown = try ColumnSelection(Self.columnNames(parsed, table: table, predicate: predicate), in: table)
         let threads = parsed.int("threads") ?? QueryOptions.availableCores
         let options = QueryOptions(threads: threads, useBlockSummaries: !parsed.flag("no-zonemaps"))
         let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
@@ -92,10 +91,10 @@ struct FilterCommand: Command {
                 rows.sort { a, b in d[a] != d[b] ? (descending ? d[a] > d[b] : d[a] < d[b]) : a < b }
             }
             if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
-            var source = try TableRows(table: table, columnNames: names, rows: rows.makeIterator())
+            var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
             try format.formatter(footer: footer).write(&source, to: context.standardOutput)
         case nil:
-            var source = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: limit))
+            var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
             try format.formatter(footer: footer).write(&source, to: context.standardOutput)
         }
         return ExitStatus.success

@@ -1,22 +1,19 @@
 import Colonnade
 
-/// Rows of a table — given row numbers, chosen columns — as cells for the formatters.
-/// Reads values straight from the columns, one row at a time (constant memory).
-struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
+/// The columns a result shows: `ticker`, `date` or value columns (identifier or source name).
+struct ColumnSelection {
+    /// Where one output column comes from.
     enum Source {
         case ticker
         case date
         case value(Int)
     }
 
-    let table: QuoteTable
     let sources: [Source]
     let columns: [ResultColumn]
-    var rows: Rows
 
-    /// `names` are `ticker`, `date` or value columns (identifier or source name).
-    init(table: QuoteTable, columnNames names: [String], rows: Rows) throws {
-        self.table = table
+    /// Resolves `names` against `table`; a usage error (with a suggestion) for an unknown name.
+    init(_ names: [String], in table: QuoteTable) throws {
         var sources = [Source](), columns = [ResultColumn]()
         for name in names {
             switch name.lowercased() {
@@ -35,7 +32,27 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
         }
         self.sources = sources
         self.columns = columns
+    }
+}
+
+/// Rows of a table — given row numbers, chosen columns — as cells for the formatters.
+/// Reads values straight from the columns, one row at a time (constant memory).
+struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
+    let table: QuoteTable
+    let sources: [ColumnSelection.Source]
+    let columns: [ResultColumn]
+    var rows: Rows
+
+    init(table: QuoteTable, selection: ColumnSelection, rows: Rows) {
+        self.table = table
+        self.sources = selection.sources
+        self.columns = selection.columns
         self.rows = rows
+    }
+
+    /// `names` are `ticker`, `date` or value columns (identifier or source name).
+    init(table: QuoteTable, columnNames names: [String], rows: Rows) throws {
+        self.init(table: table, selection: try ColumnSelection(names, in: table), rows: rows)
     }
 
     mutating func nextRow(into row: inout [Cell]) throws -> Bool {

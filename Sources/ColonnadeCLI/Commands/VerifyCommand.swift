@@ -1,0 +1,32 @@
+import Colonnade
+
+/// `colonnade verify`: every checksum and invariant; exit 1 with what is wrong.
+struct VerifyCommand: Command {
+    var spec: CommandSpec { .verify }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let result = QuoteTable.verifySnapshot(at: path)
+        if result.isValid {
+            let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
+            try context.standardOutput.writeLine("ok: \(path): \(summary); every checksum and invariant holds")
+            return ExitStatus.success
+        }
+        // A file that cannot be opened at all is an ordinary error, with its hint.
+        if result.info == nil, result.problems.count == 1, let only = result.problems.first {
+            switch only.error {
+            case .noSuchFile, .permissionDenied, .isADirectory, .notASnapshot: throw only.error
+            default: break
+            }
+        }
+        for problem in result.problems {
+            var place = [problem.section]
+            if let c = problem.column { place.append("column \(c)") }
+            if let t = problem.ticker { place.append("ticker \(t)") }
+            if let r = problem.row { place.append("row \(r)") }
+            try context.standardError.writeLine("error: [\(place.joined(separator: ", "))] \(problem.error)")
+        }
+        try context.standardError.writeLine("\(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s") found")
+        return ExitStatus.failure
+    }
+}
