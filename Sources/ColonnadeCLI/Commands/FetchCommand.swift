@@ -31,7 +31,7 @@ struct FetchCommand: Command {
                                                   explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
         let quiet = parsed.flag("quiet")
         if parsed.flag("debug") {
-            let log = Progress(enabled: true, total: 0, writer: context.standardError)
+            let log = SynchronizedWriter(context.standardError)
             configuration.log = { line in log.writeLine("debug: " + line) }
         }
         // The context's standard error decides, not the process's fd 2: an in-process run writes
@@ -240,6 +240,19 @@ final class ResultBox<T: Sendable>: @unchecked Sendable {
     }
 }
 
+/// A writer shared by concurrent requests (the --debug log): whole lines, one at a time.
+final class SynchronizedWriter: @unchecked Sendable {
+    // Safe: every write holds `lock`.
+    private let lock = NSLock()
+    private let writer: any OutputWriter
+
+    init(_ writer: any OutputWriter) { self.writer = writer }
+
+    func writeLine(_ line: String) {
+        lock.withLock { try? writer.writeLine(line) }
+    }
+}
+
 /// Progress on stderr when it is a terminal: tickers done / total, rows, bytes, rate, elapsed.
 final class Progress: @unchecked Sendable {
     // Safe: all state behind `lock`.
@@ -269,11 +282,6 @@ final class Progress: @unchecked Sendable {
                                      self.tickers, total, self.rows.groupedText, Double(self.bytes) / 1e6, rate, seconds))
             try? writer.flush()
         }
-    }
-
-    /// Writes a whole line (used for --debug output).
-    func writeLine(_ line: String) {
-        lock.withLock { try? writer.writeLine(line) }
     }
 
     func finish() {
