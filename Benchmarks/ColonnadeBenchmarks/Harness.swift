@@ -44,11 +44,16 @@ func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> 
 }
 
 /// Peak resident memory of this process so far (VmHWM), in bytes.
-func peakResidentBytes() -> Int {
+func peakResidentBytes() -> Int { statusKilobytes("VmHWM:") * 1024 }
+
+/// Resident memory now (VmRSS), in bytes.
+func currentResidentBytes() -> Int { statusKilobytes("VmRSS:") * 1024 }
+
+/// A `kB` field of /proc/self/status, or 0.
+private func statusKilobytes(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kb * 1024
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
+        return line.split(separator: " ").compactMap { Int($0) }.first ?? 0
     }
     return 0
 }
@@ -61,13 +66,6 @@ func resetPeakResident() {
     }
 }
 
-func currentResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
-    }
-    return 0
-}
 
 /// Facts about the machine and build, stored with the results.
 struct MachineInfo: Codable {
