@@ -170,7 +170,3 @@ func makeSnapshot(in scratch: Scratch, tickers: Int = 3, days: Int = 50) async t
     return try #require(FileManager.default.contents(atPath: scratch.snapshot))
 }
 
-/// Whether a fixture is present, with a skip message naming where it was looked for.
-func fixturePresent(_ name: String) -> ConditionTrait {
-    .enabled(if: Fixtures.quandl(name) != nil, Comment(rawValue: Fixtures.missingMessage(name)))
-}

@@ -7,14 +7,14 @@ import Testing
 /// `colonnade import`: saved responses (real fixtures and generated files) into a snapshot,
 /// all or nothing.
 @Suite struct ImportCommandTests {
-    static func fixture(_ name: String) -> String { Fixtures.quandlDirectory.appendingPathComponent(name).path }
+    static func fixture(_ name: String) -> String { Fixtures.quandlPath(name) }
 
     /// The rows `QuoteImporter` decodes from one file, for comparing counts.
     static func rows(_ path: String, ticker: String? = nil) throws -> QuoteTable {
         try QuoteImporter.decodeFile(path, ticker: ticker).table
     }
 
-    @Test(fixturePresent("WIKI-AAPL.2014.asc.csv"), fixturePresent("WIKI-AMZN.dataset.json"), fixturePresent("WIKI-PRICES.datatable.json"))
+    @Test
     func importsRealFixturesOfEveryShape() async throws {
         let scratch = try Scratch()
         let files = ["WIKI-AAPL.2014.asc.csv", "WIKI-AMZN.dataset.json", "WIKI-PRICES.datatable.json"].map(Self.fixture)
@@ -60,7 +60,7 @@ import Testing
         #expect(saved.columns[close].doubleValue(at: first) == generated.columns[generatedClose].doubleValue(at: generatedFirst))
     }
 
-    @Test(fixturePresent("WIKI-MSFT.2014.asc.csv"))
+    @Test
     func tickerOptionNamesTheRows() async throws {
         let scratch = try Scratch()
         let copy = scratch.file("prices.csv")
@@ -92,7 +92,6 @@ import Testing
 
     @Test(arguments: ["error.QECx02.csv", "error.QECx05.json"])
     func anErrorBodyIsExplained(name: String) async throws {
-        try #require(Fixtures.quandl(name) != nil, Comment(rawValue: Fixtures.missingMessage(name)))
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
         let run = await runOffPool(["import", Self.fixture("WIKI-AAPL.2014.asc.csv"), Self.fixture(name), "--snapshot", scratch.snapshot],

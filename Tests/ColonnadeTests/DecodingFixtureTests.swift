@@ -7,7 +7,7 @@ import Testing
 struct DecodingFixtureTests {
     static let dataFixtures = Fixtures.allNames.filter { !$0.hasPrefix("error.") && !$0.contains("mock-wrapped") }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"), arguments: dataFixtures)
+    @Test(arguments: dataFixtures)
     func fixtureDecodesEqualToReference(_ name: String) throws {
         let data = try Data(contentsOf: Fixtures.url(name))
         let ticker = QuoteImporter.tickerSymbol(fromFileName: name)!
@@ -26,7 +26,7 @@ struct DecodingFixtureTests {
         for column in response.table.columns { #expect(column.elementType == .float64) }
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func formatsAreSniffed() throws {
         let expected: [String: QuoteFormat] = [
             "WIKI-AMZN.dataset.json": .datasetJSON, "BCHAIN-BLCHS.dataset.json": .datasetJSON,
@@ -38,7 +38,7 @@ struct DecodingFixtureTests {
         }
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func nullRowOfKOIsNullInTheRightColumns() throws {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-KO.asc.csv").path).table
         let day = CivilDate.parseDay("2001-09-12")!
@@ -53,7 +53,7 @@ struct DecodingFixtureTests {
         #expect(table.rowCount == 13_747)
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func msft2014HasItsGaps() throws {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-MSFT.2014.asc.csv").path).table
         #expect(table.rowCount == 247)
@@ -61,7 +61,7 @@ struct DecodingFixtureTests {
         #expect(!table.dates.withUnsafeBufferPointer { $0.contains(CivilDate.parseDay("2014-11-05")!) })
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func datasetJSONKeepsNameAndSortsNewestFirstRows() throws {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-AMZN.dataset.json").path).table
         #expect(table.tickers.map(\.symbol) == ["AMZN"])
@@ -73,7 +73,7 @@ struct DecodingFixtureTests {
                                                    "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume"])
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func datatableJSONMixesIntegersAndFloats() throws {
         let response = try QuoteImporter.decodeFile(Fixtures.url("WIKI-PRICES.datatable.json").path)
         let table = response.table
@@ -90,7 +90,7 @@ struct DecodingFixtureTests {
         #expect(table.column(named: "open")!.doubleValue(at: first) == 65.81)
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func datatableCSVMapsUnderscoreCodesToSymbols() throws {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-PRICES.datatable.2014.csv").path).table
         #expect(table.tickers.map(\.symbol) == ["AAPL", "BRK.A", "MSFT", "ZEN"])
@@ -99,7 +99,7 @@ struct DecodingFixtureTests {
         #expect(brk.tickers.map(\.symbol) == ["BRK.A"])
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func errorBodiesGiveTheErrorCase() throws {
         for (name, code) in [("error.QECx05.json", "QECx05"), ("error.QECx02.csv", "QECx02")] {
             do {
@@ -116,7 +116,7 @@ struct DecodingFixtureTests {
         }
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func mockWrappedResponseIsNotAQuandlResponse() throws {
         do {
             _ = try QuoteImporter.decodeFile(Fixtures.url("WIKI-PRICES.datatable.mock-wrapped.json").path)

@@ -5,8 +5,8 @@ import Testing
 
 @Suite("Decoding survives corrupted input")
 struct DecodingMutationTests {
-    /// Valid responses: small generated ones of every shape, plus small fixtures when present.
-    static func corpus() -> [(String, [UInt8])] {
+    /// Valid responses: small generated ones of every shape, plus small real fixtures.
+    static func corpus() throws -> [(String, [UInt8])] {
         let table = QuoteGenerator(tickers: 2, days: 40, seed: 3).makeTable()
         var out: [(String, [UInt8])] = [
             ("dataset_data", QuoteGenerator.datasetJSON(table, ticker: 0)),
@@ -15,7 +15,7 @@ struct DecodingMutationTests {
             ("series.csv", QuoteGenerator.timeSeriesCSV(table, ticker: 0)),
         ]
         for name in ["WIKI-PRICES.datatable.json", "error.QECx05.json", "error.QECx02.csv", "WIKI-PRICES.datatable.mock-wrapped.json"] {
-            if let data = Fixtures.quandl(name) { out.append((name, Array(data))) }
+            out.append((name, Array(try Fixtures.quandl(name))))
         }
         return out
     }
@@ -38,10 +38,10 @@ struct DecodingMutationTests {
         return b
     }
 
-    @Test func thousandsOfRandomEditsEitherDecodeOrThrowDecodeError() {
+    @Test func thousandsOfRandomEditsEitherDecodeOrThrowDecodeError() throws {
         var rng = SplitMix64(seed: 20_240_601)
         var decoded = 0, failed = 0
-        for (name, bytes) in Self.corpus() {
+        for (name, bytes) in try Self.corpus() {
             for _ in 0 ..< 600 {
                 let mutated = Self.mutate(bytes, rng: &rng)
                 do {

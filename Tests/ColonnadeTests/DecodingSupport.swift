@@ -3,21 +3,14 @@ import ColonnadeTestSupport
 import Foundation
 
 extension Fixtures {
-    /// Whether `../shared/fixtures/quandl` exists beside the package.
-    static var available: Bool {
-        FileManager.default.fileExists(atPath: quandlDirectory.appendingPathComponent("SOURCES.md").path)
-    }
-
     /// The URL of fixture `name`.
     static func url(_ name: String) -> URL { quandlDirectory.appendingPathComponent(name) }
 
-    /// Every fixture file name (not SOURCES.md), sorted.
+    /// Every fixture file name (not SOURCES.md), sorted, for parameterized tests. An unreadable
+    /// folder yields one name that does not exist, so the test fails instead of running on nothing.
     static var allNames: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: quandlDirectory.path)) ?? [])
-            .filter { $0 != "SOURCES.md" }.sorted()
+        (try? quandlNames()) ?? ["(Tests/Fixtures/quandl could not be read)"]
     }
-
-    static let skipMessage = "../shared/fixtures/quandl is absent; fixture tests skipped"
 }
 
 /// One row as an obviously-correct reference reads it.

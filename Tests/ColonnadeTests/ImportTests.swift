@@ -66,7 +66,7 @@ struct ImportTests {
         #expect(throws: DecodeError.self) { try QuoteImporter.importFiles(["/tmp"]) }
     }
 
-    @Test(.enabled(if: Fixtures.available, "../shared/fixtures/quandl is absent; fixture tests skipped"))
+    @Test
     func importingFixturesOfSeveralShapes() throws {
         let names = ["WIKI-AAPL.2014.asc.csv", "WIKI-MSFT.2014.asc.csv", "WIKI-PRICES.datatable.2014.csv", "WIKI-AMZN.dataset.json"]
         let table = try QuoteImporter.importFiles(names.map { Fixtures.url($0).path })

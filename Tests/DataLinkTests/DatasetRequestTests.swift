@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 @Suite struct DatasetRequestTests {
-    @Test(fixtureTrait("WIKI-AMZN.dataset.json"))
+    @Test
     func datasetJSONComesBackWhole() async throws {
-        let fixture = try #require(Fixtures.quandl("WIKI-AMZN.dataset.json"))
+        let fixture = try Fixtures.quandl("WIKI-AMZN.dataset.json")
         try await LoopbackHTTPServer.run({ request in
             request.path == "/api/v3/datasets/WIKI/AMZN/data.json" ? .json(fixture) : .json(quandlError("QECx02", "nope"), status: 404)
         }) { server in
@@ -29,9 +29,9 @@ import Testing
         }
     }
 
-    @Test(fixtureTrait("WIKI-AAPL.2014.asc.csv"))
+    @Test
     func datasetCSVWithEveryOption() async throws {
-        let fixture = try #require(Fixtures.quandl("WIKI-AAPL.2014.asc.csv"))
+        let fixture = try Fixtures.quandl("WIKI-AAPL.2014.asc.csv")
         try await LoopbackHTTPServer.run({ _ in .csv(fixture) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey))
             let options = DatasetOptions(order: .ascending, columnIndex: 4, collapse: .weekly, transform: .rdiff, limit: 300)

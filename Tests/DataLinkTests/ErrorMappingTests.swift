@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 @Suite struct ErrorMappingTests {
-    @Test(fixtureTrait("error.QECx02.csv"))
+    @Test
     func notFoundWithCSVErrorBody() async throws {
-        let body = try #require(Fixtures.quandl("error.QECx02.csv"))
+        let body = try Fixtures.quandl("error.QECx02.csv")
         try await LoopbackHTTPServer.run({ _ in .csv(body, status: 404) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "FDXX", format: .csv) }
@@ -24,9 +24,9 @@ import Testing
         }
     }
 
-    @Test(fixtureTrait("error.QECx05.json"))
+    @Test
     func notFoundWithJSONErrorBody() async throws {
-        let body = try #require(Fixtures.quandl("error.QECx05.json"))
+        let body = try Fixtures.quandl("error.QECx05.json")
         try await LoopbackHTTPServer.run({ _ in .json(body, status: 404) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             let error = await dataLinkError { try await client.datasetData(database: "GOOG", ticker: "X") }

@@ -77,10 +77,6 @@ func quandlError(_ code: String, _ message: String) -> String {
     #"{"quandl_error":{"code":"\#(code)","message":"\#(message)"}}"#
 }
 
-/// Whether a fixture is present, as a Swift Testing condition with a clear skip message.
-func fixtureTrait(_ name: String) -> ConditionTrait {
-    .enabled(if: Fixtures.quandl(name) != nil, Comment(rawValue: Fixtures.missingMessage(name)))
-}
 
 /// The DataLinkError a finished task failed with, if any.
 func failure<T, E: Error>(of result: Result<T, E>) -> DataLinkError? {
