@@ -60,24 +60,19 @@ public struct FileTarget: Sendable {
         }
     }
 
-    /// Throws `readOnly` when the target exists and the permission bits that apply to this
-    /// process (owner's if we own it, else group's if we are in its group, else others') grant
-    /// no write. Checked on the bits, not with `access(2)`, so that root too respects a file its
-    /// owner marked read-only; an unprivileged process is also refused what `access(2)` refuses
-    /// (for example by an ACL).
+    /// Throws `readOnly` when the target exists and we may not write it: for an unprivileged
+    /// process, when `faccessat(W_OK, AT_EACCESS)` refuses (mode bits, ACLs); for root, which
+    /// the kernel lets write anything, when no write bit is set at all (its owner marked it
+    /// read-only). Replacing goes through the directory, so without this check a read-only
+    /// file would be replaced silently.
     public func checkWritable() throws(ReplacementFileError) {
         guard let st = status else { return }
-        let bits: mode_t
-        if st.st_uid == geteuid() {
-            bits = S_IWUSR
-        } else if Self.inGroup(st.st_gid) {
-            bits = S_IWGRP
-        } else {
-            bits = S_IWOTH
-        }
         let mode = UInt32(st.st_mode & 0o7777)
-        if st.st_mode & bits == 0 { throw .readOnly(path: path, mode: mode) }
-        if geteuid() != 0 && access(resolvedPath, W_OK) != 0 && errno == EACCES { throw .readOnly(path: path, mode: mode) }
+        if geteuid() == 0 {
+            if st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 { throw .readOnly(path: path, mode: mode) }
+        } else if faccessat(AT_FDCWD, resolvedPath, W_OK, AT_EACCESS) != 0 && errno == EACCES {
+            throw .readOnly(path: path, mode: mode)
+        }
     }
 
     /// The directory part of `path` (`.` when it has none, `/` for a file at the root).
@@ -105,15 +100,6 @@ public struct FileTarget: Sendable {
         case S_IFLNK: "a symbolic link"
         default: "a special file"
         }
-    }
-
-    static func inGroup(_ gid: gid_t) -> Bool {
-        if gid == getegid() { return true }
-        let count = getgroups(0, nil)
-        guard count > 0 else { return false }
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        let n = getgroups(count, &groups)
-        return n > 0 && groups.prefix(Int(n)).contains(gid)
     }
 
     static func readLink(_ path: String) -> String? {

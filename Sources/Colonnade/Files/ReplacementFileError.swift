@@ -14,8 +14,9 @@ public enum ReplacementFileError: Error, Sendable, Equatable, CustomStringConver
     case notARegularFile(path: String, kind: String)
     /// The path is a symbolic link (possibly through others) to `target`, which does not exist.
     case danglingSymlink(path: String, target: String)
-    /// The file exists and its permission bits give us no write access (`mode`, e.g. 0o444).
-    /// Replacing it would be allowed by the directory, but the owner marked it read-only.
+    /// The file exists and we may not write it (for root: no write bit is set at all); `mode`
+    /// is its permission bits, e.g. 0o444. The directory would allow replacing it, but its
+    /// owner marked it read-only.
     case readOnly(path: String, mode: UInt32)
     /// The process may not create files in the directory (or search the path).
     case permissionDenied(path: String, operation: String)

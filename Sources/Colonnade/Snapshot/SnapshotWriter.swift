@@ -30,8 +30,8 @@ extension QuoteTable {
     ///   - durable: `false` skips both `fsync` calls (for benchmarks and scratch files): the rename
     ///     is still atomic for other processes, but a power loss may lose the new file.
     /// - Throws: `SnapshotError` naming `path`: `noSuchFile` (no such directory), `isADirectory`,
-    ///   `notARegularFile` (a FIFO, a device), `danglingSymlink`, `readOnly` (the file's permission
-    ///   bits deny us writing, even as root), `permissionDenied` (the directory), `ioError` (for
+    ///   `notARegularFile` (a FIFO, a device), `danglingSymlink`, `readOnly` (we may not write the
+    ///   file; as root, when it has no write bit at all), `permissionDenied` (the directory), `ioError` (for
     ///   example ENOSPC). The target is untouched then.
     /// - Complexity: one pass over the table's bytes (hashed while written).
     public func save(to path: String, durable: Bool = true) throws(SnapshotError) {
