@@ -54,12 +54,13 @@ struct SnapshotReader {
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
         self.path = path
-        let fd = try SnapshotFile.open(path, O_RDONLY, file: path, operation: "open")
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+        let fd = try SnapshotFile.open(path, O_RDONLY | O_NONBLOCK, file: path, operation: "open")
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw SnapshotError.system(path, "fstat", errno) }
         if SnapshotFile.isDirectory(st) { throw .isADirectory(file: path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notASnapshot(file: path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(file: path, kind: FileTarget.kind(st.st_mode)) }
         let size = Int(st.st_size)
         guard size > 0 else { throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: 0) }
         mapping = try SnapshotMapping(fd: fd, size: size, populate: populate, file: path)

@@ -16,6 +16,12 @@ extension CommandSpec {
             : " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample."))
     }
 
+    /// `--no-wait`, for commands that write a snapshot.
+    private static let noWaitOption = OptionSpec(
+        flag: "no-wait",
+        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
+    )
+
     private static let whereOption = OptionSpec(
         "where", value: "EXPR",
         abstract: "Keep rows matching a predicate over columns, e.g. '80 < high < 83 and low > 78'. "
@@ -118,6 +124,7 @@ extension CommandSpec {
             OptionSpec("snapshot", value: "PATH", abstract: "Write a snapshot file."),
             OptionSpec("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR."),
             OptionSpec("csv", value: "FILE", abstract: "Write one CSV file with a ticker column."),
+            noWaitOption,
         ],
         constraints: [.exactlyOne(["snapshot", "json-dir", "csv"])],
         examples: [
@@ -153,6 +160,7 @@ extension CommandSpec {
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
+            noWaitOption,
         ],
         examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"]
     )
@@ -183,6 +191,7 @@ extension CommandSpec {
             OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
             OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
             OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
+            noWaitOption,
         ],
         constraints: [
             .mutuallyExclusive(["database", "table"]),

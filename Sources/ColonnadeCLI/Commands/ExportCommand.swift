@@ -1,4 +1,5 @@
 import Colonnade
+import Foundation
 
 /// `colonnade export`: the whole table or a selection as CSV or NDJSON, streamed row by row
 /// (constant memory beyond the selection's bitmask, whatever the size).
@@ -15,6 +16,7 @@ struct ExportCommand: Command {
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
         if let output = parsed.string("output"), output != "-" {
+            try Self.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
             try format.formatter(footer: nil).write(&rows, to: writer)
             try writer.close()
@@ -23,5 +25,17 @@ struct ExportCommand: Command {
             try format.formatter(footer: nil).write(&rows, to: context.standardOutput)
         }
         return ExitStatus.success
+    }
+
+    /// Refuses an output file that is the snapshot being read: the same device and inode, however
+    /// it is named (the same path, a symbolic link, a hard link). Replacing it would destroy the
+    /// data being exported.
+    static func refuseSameFile(output: String, snapshot: String, given: String) throws {
+        var out = stat(), snap = stat()
+        guard stat(output, &out) == 0, stat(snapshot, &snap) == 0 else { return }
+        if out.st_dev == snap.st_dev && out.st_ino == snap.st_ino {
+            throw CommandFailure("\(given) is the snapshot being exported (\(snapshot)); writing it would destroy the snapshot",
+                                 hint: "choose another --output file")
+        }
     }
 }

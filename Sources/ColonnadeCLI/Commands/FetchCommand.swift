@@ -4,7 +4,8 @@ import Dispatch
 import Foundation
 
 /// `colonnade fetch`: download quotes from Nasdaq Data Link and upsert them into a snapshot,
-/// saved once, atomically, at the end. A failure or Ctrl-C leaves the snapshot exactly as it was
+/// saved once, atomically, at the end, under the snapshot's write lock (held from the load, through
+/// the download, to the save). A failure or Ctrl-C leaves the snapshot exactly as it was
 /// (with `--keep-going`, the tickers that succeeded are saved and the failures listed).
 struct FetchCommand: Command {
     var spec: CommandSpec { .fetch }
@@ -12,7 +13,6 @@ struct FetchCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let symbols = parsed.positionals
         let path = SnapshotLocation.forWriting(parsed, context: context)
-        let existing = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
         if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
@@ -39,6 +39,12 @@ struct FetchCommand: Command {
         let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
         let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
+
+        // The write lock is held from the load, through the whole download, to the rename: a
+        // concurrent import or fetch into the same snapshot waits instead of losing rows.
+        let lock = try SnapshotLocation.lock(path, parsed, context: context)
+        defer { lock.release() }
+        let existing = try QuoteTable.loadForUpdate(path)
 
         let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
                              from: parsed.day("from"), to: parsed.day("to"), update: parsed.flag("update"),

@@ -2,8 +2,8 @@ import Colonnade
 import Foundation
 
 /// `colonnade import`: decode saved Nasdaq Data Link responses (JSON or CSV, time-series or
-/// tables) and upsert them into a snapshot, saved atomically. All or nothing: if any file fails
-/// to decode, the snapshot is left exactly as it was.
+/// tables) and upsert them into a snapshot, saved atomically under the snapshot's write lock. All
+/// or nothing: if any file fails to decode, the snapshot is left exactly as it was.
 struct ImportCommand: Command {
     var spec: CommandSpec { .importFiles }
 
@@ -11,9 +11,8 @@ struct ImportCommand: Command {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed, context: context)
         let incoming = try QuoteImporter.importFiles(files, ticker: parsed.string("ticker"))
-        var table = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
-        table.upsert(incoming)
-        try table.save(to: path)
+        // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
+        try SnapshotLocation.update(path, parsed, context: context) { table in table.upsert(incoming) }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
     }
