@@ -151,7 +151,15 @@ struct Evaluator {
                     // .intersect: the words are already zero or must become zero.
                     if mode == .intersect { o.update(repeating: 0, count: words) }
                 case .all:
-                    if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
+                    // Every *value* matches; a null row still does not (a summary can only vouch
+                    // for the values, and one loaded without verification may not even do that).
+                    if let validity {
+                        validity.withUnsafeWords { valid in
+                            Evaluator.applyValidity(o, valid.baseAddress! + (blockStart >> 6), rows: n, mode: mode)
+                        }
+                    } else if mode != .intersect {
+                        Evaluator.fill(o, rows: n, overwrite: mode == .store)
+                    }
                 case .some:
                     break
                 }
@@ -193,6 +201,21 @@ struct Evaluator {
         guard tail != 0 else { return }
         let bits = (UInt64(1) << UInt64(tail)) &- 1
         if overwrite { out[full] = bits } else { out[full] |= bits }
+    }
+
+    /// Combines the validity words of a block whose every value matches into `out`: stored,
+    /// intersected or united as `mode` says; bits past `rows` are left clear (store) or untouched.
+    static func applyValidity(_ out: UnsafeMutablePointer<UInt64>, _ valid: UnsafePointer<UInt64>, rows: Int, mode: MaskWriteMode) {
+        let words = (rows + 63) >> 6
+        for i in 0 ..< words {
+            var v = valid[i]
+            if i == words - 1 && rows & 63 != 0 { v &= (UInt64(1) << UInt64(rows & 63)) &- 1 }
+            switch mode {
+            case .store: out[i] = v
+            case .intersect: out[i] &= v
+            case .union: out[i] |= v
+            }
+        }
     }
 
     static func allZero(_ p: UnsafeMutablePointer<UInt64>, _ n: Int) -> Bool {

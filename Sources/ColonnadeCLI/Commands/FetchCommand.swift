@@ -128,16 +128,26 @@ struct FetchPlan: Sendable {
         DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
     }
 
+    /// The newest stored day of `symbol` when --update applies to it.
+    private func newestStored(_ symbol: String) -> Int32? {
+        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return nil }
+        return existing.dates[entry.firstRow + entry.rowCount - 1]
+    }
+
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
-        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return from }
-        let next = existing.dates[entry.firstRow + entry.rowCount - 1] + 1
+        guard let newest = newestStored(symbol) else { return from }
+        // The stored day comes from a file: the last representable day has no day after it
+        // (needsRequest then says there is nothing to ask for).
+        let next = newest == .max ? newest : newest + 1
         return max(next, from ?? next)
     }
 
     /// Whether there is anything to ask for: not when --update already reaches past `--to`
-    /// (the request would be refused as "end date before start date").
+    /// (the request would be refused as "end date before start date"), nor when the newest stored
+    /// day is the last one a date can hold.
     func needsRequest(for symbol: String) -> Bool {
+        if newestStored(symbol) == .max { return false }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }
