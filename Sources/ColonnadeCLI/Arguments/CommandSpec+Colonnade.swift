@@ -129,18 +129,31 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     public static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those matching --where) as CSV or NDJSON, streaming.",
+        abstract: "Write a snapshot's rows (or those matching --where) as CSV, NDJSON, Arrow IPC or Parquet.",
+        discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
+            + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
+            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
         options: [
             snapshot("Snapshot file to read."),
             whereOption,
-            OptionSpec("format", value: "csv|ndjson", kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue]),
+            OptionSpec("format", value: "csv|ndjson|arrow|arrows|parquet",
+                       kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue, "arrow", "arrows", "parquet"]),
                        isRequired: true, abstract: "Output format."),
             OptionSpec("output", short: "o", value: "FILE",
-                       abstract: "Write to FILE instead of standard output ('-' is standard output)."),
+                       abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet)."),
+            OptionSpec("partition-by", value: "year", kind: .choice(["year"]),
+                       abstract: "parquet: write a directory with one partition per year (Hive layout)."),
+            OptionSpec("row-group-rows", value: "N", kind: .integer(minimum: 1), defaultValue: "1048576",
+                       abstract: "parquet: rows per row group."),
+            OptionSpec("compression", value: "none|snappy", kind: .choice(["none", "snappy"]), defaultValue: "none",
+                       abstract: "parquet: page compression."),
         ],
         examples: [
             "export --format csv -o quotes.csv",
             "export --where 'ticker = \"AAPL\"' --format ndjson | head",
+            "export --format arrow -o quotes.arrow",
+            "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
+            "export --format parquet --partition-by year -o quotes.parquet",
         ]
     )
 
