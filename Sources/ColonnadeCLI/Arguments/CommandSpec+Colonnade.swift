@@ -160,14 +160,19 @@ extension CommandSpec {
     /// `colonnade import`: load quote files into a snapshot.
     public static let importFiles = CommandSpec(
         name: "import",
-        abstract: "Import Nasdaq Data Link JSON or CSV files into a snapshot, replacing rows with the same ticker and date.",
-        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json or .csv).")],
+        abstract: "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
+        discussion: "Arrow (.arrow, .arrows, .feather) and Parquet (.parquet) files from pyarrow, Polars, DuckDB or "
+            + "'colonnade export' are read when uncompressed or Snappy-compressed; a directory is read as a "
+            + "dataset (every .parquet/.arrow file under it, as 'export --partition-by year' writes). Columns map by "
+            + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
+        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json, .csv, .arrow, .arrows, .parquet, or a directory).")],
         options: [
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
         ],
-        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"]
+        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
+                   "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
     )
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
