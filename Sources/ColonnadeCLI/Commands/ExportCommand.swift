@@ -2,7 +2,8 @@ import Colonnade
 import Foundation
 
 /// `colonnade export`: the whole table or a selection as CSV or NDJSON, streamed row by row
-/// (constant memory beyond the selection's bitmask, whatever the size).
+/// (constant memory beyond the selection's bitmask, whatever the size), or as Arrow IPC or
+/// Parquet (see `ExportCommand+Columnar.swift`).
 struct ExportCommand: Command {
     var spec: CommandSpec { .export }
 
@@ -11,6 +12,14 @@ struct ExportCommand: Command {
         let table = try QuoteTable.load(from: path, verify: true)
         let predicate = try FilterCommand.predicate(parsed, table: table)
         let selection = try table.select(predicate)
+        if let columnar = parsed.string("format"), OutputFormat(rawValue: columnar) == nil {
+            return try Self.writeColumnar(table.subtable(selection), format: columnar, parsed, context: context)
+        }
+        if parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression") {
+            throw UsageError.invalidValue(option: "--format", value: parsed.string("format") ?? "csv",
+                                          reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
+                                          suggestion: "parquet", command: "export")
+        }
         let format = OutputFormat(rawValue: parsed.string("format") ?? "csv") ?? .csv
         let names = ["ticker", "date"] + table.schema.map(\.identifier)
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
