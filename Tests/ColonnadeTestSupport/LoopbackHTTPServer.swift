@@ -95,7 +95,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Starts a server, runs `body`, and stops the server however `body` ends.
     public static func run<R>(
-        maxLifetime: Double = 60,
+        maxLifetime: Double = 900,
         _ handler: @escaping Handler,
         body: (LoopbackHTTPServer) async throws -> R
     ) async throws -> R {
