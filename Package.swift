@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
         .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "ColonnadeTestSupport"]),
-        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "ColonnadeTestSupport"]),
+        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
         // A child process for the snapshot crash test: saves to one path in a loop until killed.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),

@@ -224,6 +224,8 @@ extension JSONScanner {
         return DecodedResponse(table: result, format: .datatableJSON, nextCursorID: nextCursor)
     }
 
+    /// `meta.next_cursor_id`: a string, or a number's text; nil when null, empty or absent
+    /// (the last page). The one reader of it: `DataLinkCursor` and `decodeResponse` both use it.
     private mutating func decodeMeta() throws(DecodeError) -> String? {
         var cursor: String?
         try expectObjectStart("an object")
@@ -242,7 +244,7 @@ extension JSONScanner {
                 try d.skipValue()
             }
         }
-        return cursor
+        return cursor?.isEmpty == true ? nil : cursor
     }
 
     /// `{"code": …, "message": …}` of an error body.
@@ -261,9 +263,29 @@ extension JSONScanner {
         return (code, message)
     }
 
+    // MARK: Cursor only
+
+    /// Reads only `meta.next_cursor_id` of the object at `position`, skipping every other value
+    /// with a structural scan (no number parsing).
+    mutating func scanNextCursorID() throws(DecodeError) -> String? {
+        var cursor: String?
+        try expectObjectStart("'{'")
+        try forEachKey { (d: inout JSONScanner, key: Range<Int>) throws(DecodeError) in
+            if d.input.matches(key.lowerBound, key.upperBound, "meta") {
+                cursor = try d.decodeMeta()
+            } else {
+                try d.skipValue()
+            }
+        }
+        skipBlanks()
+        if position < input.count {
+            throw .malformed(input.position(position), expected: "end of input after the top-level object", found: input.found(at: position))
+        }
+        return cursor
+    }
 }
 
-    /// What the top-level object holds.
+/// What the top-level object holds.
 private struct TopLevel {
     /// The `dataset_data` or `dataset` object.
     var wrapped = Series()

@@ -54,13 +54,7 @@ public enum QuoteDecoder {
     ///   unordered rows. Peak memory: the input, the column buffers and one more column.
     public static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
                               fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
-        guard let raw = bytes.baseAddress, bytes.count > 0 else { throw .empty(source: source) }
-        let input = ByteInput(base: raw.assumingMemoryBound(to: UInt8.self), count: bytes.count, source: source)
-        var start = 0
-        // A UTF-8 byte order mark, then blanks.
-        if input.count >= 3 && input.base[0] == 0xEF && input.base[1] == 0xBB && input.base[2] == 0xBF { start = 3 }
-        while start < input.count && ByteInput.isBlank(input.base[start]) { start += 1 }
-        guard start < input.count else { throw .empty(source: source) }
+        let (input, start) = try start(of: bytes, source: source)
 
         let response: DecodedResponse
         switch input.base[start] {
@@ -79,6 +73,18 @@ public enum QuoteDecoder {
             throw .notADataLinkResponse(source: source, detail: "expected \(format), found \(response.format)")
         }
         return response
+    }
+
+    /// The input and the offset of its first byte after a UTF-8 byte order mark and blanks.
+    /// - Throws: `.empty` when nothing is left.
+    static func start(of bytes: UnsafeRawBufferPointer, source: String) throws(ResponseError) -> (ByteInput, Int) {
+        guard let raw = bytes.baseAddress, bytes.count > 0 else { throw .empty(source: source) }
+        let input = ByteInput(base: raw.assumingMemoryBound(to: UInt8.self), count: bytes.count, source: source)
+        var start = 0
+        if input.count >= 3 && input.base[0] == 0xEF && input.base[1] == 0xBB && input.base[2] == 0xBF { start = 3 }
+        while start < input.count && ByteInput.isBlank(input.base[start]) { start += 1 }
+        guard start < input.count else { throw .empty(source: source) }
+        return (input, start)
     }
 
     /// Decodes one response held in an array.
