@@ -3,9 +3,8 @@
 //     SnapshotCrashWriter TARGET SOURCE_A SOURCE_B
 //
 // Loads the two source snapshots (memory-mapped, so start-up is instant), prints "ready" on stdout,
-// then saves A, B, A, B, … to TARGET with durable saves, printing "saved A" or "saved B" after each.
-// The test kills it with SIGKILL at random
-// moments and checks that TARGET is always a whole snapshot, A or B.
+// then saves A, B, A, B, … to TARGET with durable saves, printing "saved N" after the N-th. The
+// test kills it with SIGKILL at random moments and checks that TARGET is always a whole snapshot, A or B.
 import Colonnade
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +27,8 @@ do {
     var i = 0
     while true {
         try tables[i & 1].save(to: arguments[1])
-        say(i & 1 == 0 ? "saved A\n" : "saved B\n", to: 1)
         i += 1
+        say("saved \(i)\n", to: 1)
     }
 } catch {
     say("SnapshotCrashWriter: \(error)\n", to: 2)
