@@ -1,3 +1,4 @@
+import DataLinkFormat
 import Foundation
 
 /// A Nasdaq Data Link API key that never shows itself.

@@ -1,3 +1,4 @@
+import DataLinkFormat
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -15,7 +15,7 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .duplicateDate(ticker, day, rows):
-            "duplicate date \(CivilDate.format(day: day)) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: ", ")))"
+            "duplicate date \(Day.format(day: day)) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: ", ")))"
         case let .lengthMismatch(column, expected, actual):
             "column '\(column)' has \(actual) rows, expected \(expected)"
         case let .duplicateColumn(name):

@@ -22,7 +22,7 @@ extension RowBuffers {
         } catch {
             switch error {
             case let .duplicateDate(ticker, day, rows):
-                throw .duplicateDate(source: source, ticker: ticker, date: CivilDate.format(day: day), rows: rows.map { $0 + 1 })
+                throw .duplicateDate(source: source, ticker: ticker, date: Day.format(day: day), rows: rows.map { $0 + 1 })
             case let .duplicateColumn(name):
                 throw .duplicateColumn(source: source, name: name)
             default:
@@ -92,7 +92,7 @@ extension RowBuffers {
         for r in 1 ..< n where keyed[r].key == keyed[r - 1].key {
             let row = Int(keyed[r].row)
             let symbol = tickers.indices.contains(Int(code(row))) ? tickers[Int(code(row))].symbol : "?"
-            throw .duplicateDate(source: source, ticker: symbol, date: CivilDate.format(day: dates[row]),
+            throw .duplicateDate(source: source, ticker: symbol, date: Day.format(day: dates[row]),
                                  rows: [Int(keyed[r - 1].row) + 1, row + 1])
         }
         return keyed.map(\.row)

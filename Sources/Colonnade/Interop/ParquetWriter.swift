@@ -66,8 +66,8 @@ public struct ParquetWriter {
         var years = Set<Int>()
         table.dates.withUnsafeBufferPointer { d in
             for t in table.tickers where t.rowCount > 0 {
-                let first = CivilDate.components(ofDay: d[t.firstRow]).year
-                let last = CivilDate.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
+                let first = Day.components(ofDay: d[t.firstRow]).year
+                let last = Day.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
                 for y in first ... last { years.insert(y) }
             }
         }
@@ -101,8 +101,8 @@ public struct ParquetWriter {
         table.dates.withUnsafeBufferPointer { d in
             var lo: Int32 = .min, hi: Int32 = .max
             if let year {
-                lo = CivilDate.days(year: year, month: 1, day: 1) ?? .min
-                hi = CivilDate.days(year: year + 1, month: 1, day: 1) ?? .max
+                lo = Day.days(year: year, month: 1, day: 1) ?? .min
+                hi = Day.days(year: year + 1, month: 1, day: 1) ?? .max
             }
             for code in order {
                 let t = table.tickers[code]

@@ -136,7 +136,7 @@ public struct QueryParser: Sendable {
                         var j = i
                         while j < n && (isDigit(bytes[j]) || bytes[j] == 45) { j += 1 }
                         let text = String(decoding: bytes[i ..< j], as: UTF8.self)
-                        guard let day = CivilDate.parseDay(text) else {
+                        guard let day = Day(text)?.daysSinceEpoch else {
                             throw error("invalid date '\(text)' (expected YYYY-MM-DD)", offset: start)
                         }
                         tokens.append(Token(kind: .date(day), offset: start, length: j - i))
@@ -368,7 +368,7 @@ public struct QueryParser: Sendable {
             case .date(let d): return .day(d)
             case .text(let s):
                 if let left, case .date = left {
-                    guard let d = CivilDate.parseDay(s) else { throw error("invalid date '\(s)' (expected YYYY-MM-DD)", at: t) }
+                    guard let d = Day(s)?.daysSinceEpoch else { throw error("invalid date '\(s)' (expected YYYY-MM-DD)", at: t) }
                     return .day(d)
                 }
                 return .text(s)

@@ -388,7 +388,7 @@ struct SnapshotReader {
                     found += 1
                     if found > limit { continue }
                     let what = d[r] == d[r - 1] ? "repeats" : "is before"
-                    let detail = "date \(CivilDate.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(CivilDate.format(day: d[r - 1]))"
+                    let detail = "date \(Day.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(Day.format(day: d[r - 1]))"
                     out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: r,
                                                error: .inconsistentData(file: path, section: "payload", detail: detail)))
                 }

@@ -126,7 +126,7 @@ struct FetchPlan: Sendable {
     /// The symbol `symbol`'s rows are stored under: the decoder's spelling of its API code
     /// (`brk_b` and `BRK.B` are both sent as `BRK_B`, and rows come back as `BRK.B`).
     static func storedSymbol(_ symbol: String) -> String {
-        DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
+        DataLinkSymbols.symbol(fromCode: DataLinkSymbols.code(fromSymbol: symbol))
     }
 
     /// The newest stored day of `symbol` when --update applies to it.
@@ -153,8 +153,8 @@ struct FetchPlan: Sendable {
         return start <= to
     }
 
-    static func date(_ day: Int32?) -> DataLinkDate? {
-        day.flatMap { DataLinkDate(CivilDate.format(day: $0)) }
+    static func date(_ day: Int32?) -> Day? {
+        day.map(Day.init(daysSinceEpoch:))
     }
 
     func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {

@@ -36,14 +36,14 @@ struct InfoCommand: Command {
                                          "nullable": info.nullableColumns.contains($0.identifier) || info.nullableColumns.contains($0.name)] },
                 "tickers": tickers.map { t -> [String: Any] in
                     var o: [String: Any] = ["symbol": t.symbol, "rows": t.rows]
-                    if let f = t.first { o["first_date"] = CivilDate.format(day: f) }
-                    if let l = t.last { o["last_date"] = CivilDate.format(day: l) }
+                    if let f = t.first { o["first_date"] = Day(daysSinceEpoch: f).description }
+                    if let l = t.last { o["last_date"] = Day(daysSinceEpoch: l).description }
                     if let n = t.name { o["name"] = n }
                     return o
                 },
             ]
-            if let firstDay { object["first_date"] = CivilDate.format(day: firstDay) }
-            if let lastDay { object["last_date"] = CivilDate.format(day: lastDay) }
+            if let firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
+            if let lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
             try context.standardOutput.writeLine(String(decoding: data, as: UTF8.self))
         } else {
@@ -51,7 +51,7 @@ struct InfoCommand: Command {
             try out.writeLine("snapshot    \(path)")
             try out.writeLine("format      version \(info.formatVersion), \(Self.bytes(info.fileSize))")
             try out.writeLine("rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
-                + (firstDay.map { " from \(CivilDate.format(day: $0))" } ?? "") + (lastDay.map { " to \(CivilDate.format(day: $0))" } ?? ""))
+                + (firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "") + (lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
             try out.writeLine("checksums   \(verification)")
             try out.writeLine("zone maps   \(info.hasBlockSummaries ? "yes (min/max per \(zoneMapBlockRows) rows)" : "no")")
             for (k, v) in info.metadata.sorted(by: { $0.key < $1.key }) {

@@ -1,14 +1,16 @@
-/// Proleptic Gregorian calendar dates as day numbers (days since 1970-01-01), by arithmetic.
+/// `Day`'s internals: proleptic Gregorian calendar dates as day numbers (days since 1970-01-01),
+/// by arithmetic, on raw `Int32` day numbers (what date columns store) and raw bytes (what the
+/// decoders and writers see).
 ///
 /// The conversions are Howard Hinnant's `days_from_civil` and `civil_from_days`
 /// (<https://howardhinnant.github.io/date_algorithms.html>): shift the year to start in March so
 /// the leap day is last, then count 400-year eras of 146 097 days. No `Calendar`, no
 /// `DateFormatter`, no allocation except in `format(day:)`.
 ///
-///     CivilDate.parseDay("2000-02-29")        // 11_016
-///     CivilDate.format(day: 11_016)           // "2000-02-29"
-///     CivilDate.days(year: 2001, month: 2, day: 29)  // nil
-public enum CivilDate {
+///     Day.parseDay(bytes, count: 10)          // 11_016 for "2000-02-29"
+///     Day.format(day: 11_016)                 // "2000-02-29"
+///     Day.days(year: 2001, month: 2, day: 29) // nil
+extension Day {
     /// Days since 1970-01-01 for a proleptic Gregorian date.
     ///
     /// - Parameters:
@@ -18,8 +20,7 @@ public enum CivilDate {
     /// - Returns: The day number, or `nil` if the date is invalid (month 13, February 30,
     ///   February 29 in a non-leap year, …) or its day number does not fit in `Int32`.
     /// - Complexity: O(1).
-    @inlinable
-    public static func days(year: Int, month: Int, day: Int) -> Int32? {
+    static func days(year: Int, month: Int, day: Int) -> Int32? {
         guard month >= 1 && month <= 12 && day >= 1 && day <= 31 else { return nil }
         guard day <= daysInMonth(year: year, month: month) else { return nil }
         // Int32 day numbers span about ±5.8 million years; this bound also keeps the
@@ -36,8 +37,7 @@ public enum CivilDate {
     /// - Returns: The day number, or `nil` if malformed (wrong length, separators, non-digits)
     ///   or not a valid date.
     /// - Complexity: O(1).
-    @inlinable
-    public static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
+    static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
         guard count == 10 else { return nil }
         guard start[4] == UInt8(ascii: "-") && start[7] == UInt8(ascii: "-") else { return nil }
         let y0 = start[0] &- UInt8(ascii: "0"), y1 = start[1] &- UInt8(ascii: "0")
@@ -57,21 +57,10 @@ public enum CivilDate {
         return Int32(truncatingIfNeeded: _unsafeDays(year: year, month: month, day: day))
     }
 
-    /// Parses exactly `YYYY-MM-DD` into days since 1970-01-01; `nil` if malformed or invalid.
-    ///
-    /// - Complexity: O(1).
-    public static func parseDay(_ text: String) -> Int32? {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return nil }
-            return parseDay(base, count: bytes.count)
-        }
-    }
-
     /// The (year, month, day) of a day number; years may be ≤ 0 (proleptic, astronomical).
     ///
     /// - Complexity: O(1).
-    public static func components(ofDay days: Int32) -> (year: Int, month: Int, day: Int) {
+    static func components(ofDay days: Int32) -> (year: Int, month: Int, day: Int) {
         let z = Int(days) + 719_468  // days since 0000-03-01
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097  // 0...146096
@@ -87,7 +76,7 @@ public enum CivilDate {
     /// with more digits, earlier ones with a `-` and at least four digits (`-0001-12-31`).
     ///
     /// - Complexity: O(1).
-    public static func format(day: Int32) -> String {
+    static func format(day: Int32) -> String {
         let (year, month, dayOfMonth) = components(ofDay: day)
         if year >= 0 && year <= 9999 {
             return String(unsafeUninitializedCapacity: 10) { buffer in
@@ -105,9 +94,9 @@ public enum CivilDate {
     ///
     /// - Precondition: the year of `day` is in 0...9999; `out` has room for 10 bytes.
     /// - Complexity: O(1).
-    public static func writeDay(_ day: Int32, to out: UnsafeMutablePointer<UInt8>) {
+    package static func writeDay(_ day: Int32, to out: UnsafeMutablePointer<UInt8>) {
         let (year, month, dayOfMonth) = components(ofDay: day)
-        precondition(year >= 0 && year <= 9999, "CivilDate.writeDay: year \(year) outside 0...9999")
+        precondition(year >= 0 && year <= 9999, "Day.writeDay: year \(year) outside 0...9999")
         let zero = UInt8(ascii: "0")
         out[0] = zero &+ UInt8(truncatingIfNeeded: year / 1000)
         out[1] = zero &+ UInt8(truncatingIfNeeded: year / 100 % 10)
@@ -122,8 +111,8 @@ public enum CivilDate {
     }
 
     /// The number of days in `month` (1...12) of `year`.
-    @inlinable @inline(__always)
-    internal static func daysInMonth(year: Int, month: Int) -> Int {
+    @inline(__always)
+    static func daysInMonth(year: Int, month: Int) -> Int {
         if month == 2 {
             let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
             return isLeap ? 29 : 28
@@ -135,8 +124,8 @@ public enum CivilDate {
     /// `days_from_civil` without validation.
     ///
     /// - Precondition: a valid date with |year| well below 2^60.
-    @inlinable @inline(__always)
-    internal static func _unsafeDays(year: Int, month: Int, day: Int) -> Int {
+    @inline(__always)
+    static func _unsafeDays(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year  // the year starts on March 1
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400  // 0...399
