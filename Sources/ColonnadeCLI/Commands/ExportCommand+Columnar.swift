@@ -62,9 +62,9 @@ extension ExportCommand {
 }
 
 extension InteropError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .unsupportedCodec:
             "re-export it uncompressed or with Snappy: pyarrow.parquet.write_table(t, p, compression='snappy'), "

@@ -311,9 +311,9 @@ final class Progress: @unchecked Sendable {
 }
 
 extension DataLinkError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .gone: "the time-series API no longer serves many datasets; the Tables API does: --table WIKI/PRICES"
         case .unauthorized(_, _, _, let keySent), .forbidden(_, _, _, let keySent):
@@ -327,5 +327,5 @@ extension DataLinkError: CLIReportableError {
 }
 
 extension APIKeyError: CLIReportableError {
-    public var message: String { String(describing: self) }
+    var message: String { String(describing: self) }
 }

@@ -53,9 +53,9 @@ struct ImportCommand: Command {
 }
 
 extension ResponseError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .apiError:
             "the file holds the API's error response, not quotes; fetch it again"

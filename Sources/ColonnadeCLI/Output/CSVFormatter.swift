@@ -13,11 +13,11 @@
 ///   distinct (as PostgreSQL's `COPY … CSV` does).
 /// - Lines end in LF rather than RFC 4180's CRLF: what Unix tools, pandas, Polars and DuckDB
 ///   write by default, and every CSV reader accepts it.
-public struct CSVFormatter: ResultFormatter {
+struct CSVFormatter: ResultFormatter {
     /// Creates a CSV formatter.
-    public init() {}
+    init() {}
 
-    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         var line = ""
         for (index, column) in rows.columns.enumerated() {
             if index > 0 { line += "," }

@@ -11,9 +11,9 @@
 /// from a missing value. Dates are `"YYYY-MM-DD"` strings. Strings escape `"`, `\`, every
 /// control character and U+2028/U+2029 (so the output is also valid JavaScript); other
 /// characters are written as UTF-8.
-public struct JSONFormatter: ResultFormatter {
+struct JSONFormatter: ResultFormatter {
     /// How the objects are laid out.
-    public enum Layout: Sendable {
+    enum Layout: Sendable {
         /// `[`, one object per line separated by commas, `]` — a single JSON document.
         case array
         /// One object per line, nothing else (NDJSON / JSON Lines).
@@ -21,14 +21,14 @@ public struct JSONFormatter: ResultFormatter {
     }
 
     /// How the objects are laid out.
-    public var layout: Layout
+    var layout: Layout
 
     /// Creates a JSON formatter.
-    public init(layout: Layout) {
+    init(layout: Layout) {
         self.layout = layout
     }
 
-    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         let keys = rows.columns.map { column in
             var key = ""
             Self.appendString(column.name, to: &key)
