@@ -46,7 +46,7 @@ struct CSVQuoteDecoder {
                 valueNames.append(name)
             }
         }
-        try QuoteDecoder.checkDistinct(valueNames, source: input.source)
+        try QuoteDecoder.checkColumnNames(valueNames, dateColumnName: names[dateIndex], source: input.source)
         var symbols: [String] = []
         let buffers = try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols)
         if isDatatable {

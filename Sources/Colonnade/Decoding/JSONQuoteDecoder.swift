@@ -108,7 +108,7 @@ struct JSONQuoteDecoder {
             guard !names.isEmpty else {
                 throw .malformed(input.position(namesOffset), expected: "at least the date column in 'column_names'", found: "'[]'")
             }
-            try QuoteDecoder.checkDistinct(Array(names.dropFirst()), source: input.source)
+            try QuoteDecoder.checkColumnNames(Array(names.dropFirst()), dateColumnName: names[0], source: input.source)
             series.columnNames = names
             if let deferred = series.deferredData {
                 let resume = position
@@ -234,7 +234,7 @@ struct JSONQuoteDecoder {
             }
         }
         guard tickerIndex != nil else { throw .missing(source: input.source, what: "a 'ticker' column of type String in 'columns'") }
-        try QuoteDecoder.checkDistinct(valueNames, source: input.source)
+        try QuoteDecoder.checkColumnNames(valueNames, dateColumnName: columns[dateIndex].name, source: input.source)
         var symbols: [String] = []
         table.buffers = try decodeRows(names: columns.map(\.name), kinds: kinds, symbols: &symbols, valueCount: valueNames.count)
         table.symbols = symbols
