@@ -17,11 +17,12 @@ struct FetchCommand: Command {
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
         if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.invalidValue(option: "--base-url", value: base, reason: "expected an http(s) URL",
+                throw UsageError.invalidValue(option: "--base-url", value: Self.withoutCredentials(base), reason: "expected an http(s) URL",
                                               suggestion: nil, command: spec.name)
             }
             configuration.baseURL = url
         }
+        if let seconds = parsed.int("timeout") { configuration.requestDeadline = .seconds(seconds) }
         // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
         if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
             configuration.maximumResponseSize = limit
@@ -29,6 +30,7 @@ struct FetchCommand: Command {
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
                                                   explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
+        if let key = configuration.apiKey { (context.standardError as? RedactingWriter)?.add(key) }
         let quiet = parsed.flag("quiet")
         if parsed.flag("debug") {
             let log = SynchronizedWriter(context.standardError)
@@ -36,7 +38,8 @@ struct FetchCommand: Command {
         }
         // The context's standard error decides, not the process's fd 2: an in-process run writes
         // to memory even when the host's stderr is a terminal.
-        let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
+        let errorWriter = (context.standardError as? RedactingWriter)?.destination ?? context.standardError
+        let errorIsTerminal = (errorWriter as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
         let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
@@ -79,6 +82,15 @@ struct FetchCommand: Command {
             return ExitStatus.failure
         }
         return ExitStatus.success
+    }
+
+    /// `text` with the `user:password@` of a URL-like string cut out, for messages.
+    static func withoutCredentials(_ text: String) -> String {
+        guard let scheme = text.range(of: "://") else { return text }
+        let rest = text[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + "<redacted>@" + String(rest[rest.index(after: at)...])
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
@@ -320,6 +332,8 @@ extension DataLinkError: CLIReportableError {
                 : "no API key was sent: set $NASDAQ_DATA_LINK_API_KEY or write it to ~/.nasdaq/data_link_apikey"
         case .rateLimited: "wait and run again with --update; --concurrency 1 sends one request at a time"
         case .notFound: "check the ticker and --database (a ticker like BRK.B is sent as BRK_B)"
+        case .insecureTransport: "use an https:// --base-url (plain http is allowed only to localhost, for tests)"
+        case .deadlineExceeded: "--timeout SECONDS allows a slow response more time"
         default: nil
         }
     }
