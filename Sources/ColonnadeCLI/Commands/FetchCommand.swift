@@ -34,12 +34,13 @@ struct FetchCommand: Command {
         let quiet = parsed.flag("quiet")
         if parsed.flag("debug") {
             let log = SynchronizedWriter(context.standardError)
-            configuration.log = { line in log.writeLine("debug: " + line) }
+            // Server text in the log is already one line per header; the lines are escaped again
+            // here, the CLI's own guarantee (`TerminalText`).
+            configuration.log = { line in log.writeLine("debug: " + TerminalText.escapedLines(line)) }
         }
         // The context's standard error decides, not the process's fd 2: an in-process run writes
         // to memory even when the host's stderr is a terminal.
-        let errorWriter = (context.standardError as? RedactingWriter)?.destination ?? context.standardError
-        let errorIsTerminal = (errorWriter as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
+        let errorIsTerminal = context.standardError.isTerminal
         let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
@@ -58,7 +59,7 @@ struct FetchCommand: Command {
 
         for (symbol, error) in outcome.failures {
             let report = ErrorReport(error)
-            try context.standardError.writeLine("error: \(symbol): \(report.message)")
+            try context.standardError.writeLine("error: \(TerminalText.escaped(symbol)): \(report.message)")
             if let hint = report.hint { try context.standardError.writeLine("hint: \(hint)") }
         }
         if !outcome.failures.isEmpty && !parsed.flag("keep-going") {
@@ -78,7 +79,7 @@ struct FetchCommand: Command {
         if !quiet { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
         if !outcome.failures.isEmpty {
             try context.standardError.writeLine("\(outcome.failures.count) of \(symbols.count) tickers failed: "
-                + outcome.failures.map(\.symbol).joined(separator: ", "))
+                + TerminalText.escaped(outcome.failures.map(\.symbol).joined(separator: ", ")))
             return ExitStatus.failure
         }
         return ExitStatus.success

@@ -17,6 +17,9 @@ import Darwin
 public final class FileDescriptorWriter: OutputWriter {
     /// The descriptor written to.
     public let fileDescriptor: Int32
+
+    /// Whether the descriptor is a terminal (`isatty`).
+    public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
     /// How the destination is named in error messages ("standard output", a path).
     public let destination: String
     private let capacity: Int

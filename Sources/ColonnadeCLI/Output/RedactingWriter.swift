@@ -31,6 +31,8 @@ public final class RedactingWriter: OutputWriter, @unchecked Sendable {
         try destination.write(redacted)
     }
 
+    public var isTerminal: Bool { destination.isTerminal }
+
     public func flush() throws(OutputError) {
         try destination.flush()
     }
