@@ -36,11 +36,13 @@ import Testing
         ]
     }()
 
-    @Test(arguments: Array(0 ..< 13), [[], ["--format", "csv"], ["--debug"], ["--debug", "--format", "csv"]])
+    // Serialized: 52 concurrent in-process fetches, each with its own server, would only load the
+    // machine (servers outliving their lifetime, ports reused by other tests' servers).
+    @Test(.serialized, arguments: Array(0 ..< 13), [[], ["--format", "csv"], ["--debug"], ["--debug", "--format", "csv"]])
     func anEchoedKeyNeverReachesTheTerminal(index: Int, extra: [String]) async throws {
         let (name, action) = Self.responses[index]
         let scratch = try Scratch()
-        try await LoopbackHTTPServer.run({ _ in action }) { server in
+        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in action }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
                                        environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1, "\(name): \(run.standardError)")
