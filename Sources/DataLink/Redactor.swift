@@ -21,13 +21,42 @@ struct Redactor: Sendable {
         self.secrets = secrets.sorted { $0.count > $1.count }
     }
 
-    /// `text` with every occurrence of a secret replaced by `<redacted>`.
+    /// `text` with every occurrence of a secret replaced by `<redacted>`, and every cut-off
+    /// start of one (its first 6 or more characters, as an excerpt cut inside the key shows it)
+    /// too.
     func callAsFunction(_ text: String) -> String {
         var text = text
         for secret in secrets where text.contains(secret) {
             text = text.replacingOccurrences(of: secret, with: Self.placeholder)
         }
+        for secret in secrets where secret.count > Self.fragmentLength {
+            text = Self.removingFragments(of: secret, from: text)
+        }
         return text
+    }
+
+    /// The shortest start of a secret that is removed when the rest is cut off.
+    static let fragmentLength = 6
+
+    /// `text` with each run that starts with `secret`'s first `fragmentLength` characters and
+    /// continues as `secret` does (but ends early) replaced by `<redacted>`.
+    static func removingFragments(of secret: String, from text: String) -> String {
+        let start = String(secret.prefix(fragmentLength))
+        guard text.contains(start) else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let hit = rest.range(of: start) {
+            out += rest[..<hit.lowerBound]
+            var end = hit.upperBound
+            var s = secret.index(secret.startIndex, offsetBy: fragmentLength)
+            while end < rest.endIndex, s < secret.endIndex, rest[end] == secret[s] {
+                end = rest.index(after: end)
+                s = secret.index(after: s)
+            }
+            out += placeholder
+            rest = rest[end...]
+        }
+        return out + rest
     }
 
     /// `body` with every occurrence of a secret's UTF-8 bytes overwritten by `*`, byte for byte:

@@ -65,6 +65,21 @@ import Testing
         }
     }
 
+    /// `import` of a saved response that echoes the key: standard error passes through the
+    /// configured key's redaction, which also removes a start of it (6+ characters) that a
+    /// decoder's 32-byte excerpt cut off.
+    @Test(arguments: [0, 10, 20, 24, 26])
+    func importOfAFileEchoingTheKeyNeverShowsIt(padding: Int) async throws {
+        let scratch = try Scratch()
+        let filler = String(repeating: "x", count: padding)
+        try scratch.write("Date,Close\n2014-01-02,\(filler)\(fetchTestKey)\n", to: "WIKI-AAPL.csv")
+        let run = await runOffPool(["import", scratch.file("WIKI-AAPL.csv"), "--snapshot", scratch.snapshot], in: scratch,
+                                   environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+        #expect(run.status == 1)
+        #expect(run.errorLines.first?.contains("expected a number") == true, "\(run.standardError)")
+        #expect(!run.standardError.contains(fetchTestKey.prefix(6)), "\(run.standardError)")
+    }
+
     @Test func fetchRefusesToSendTheKeyOverPlainHTTPToARemoteHost() async throws {
         let scratch = try Scratch()
         let run = await runOffPool(["fetch", "AAPL", "--base-url", "http://data.nasdaq.example", "--snapshot", scratch.snapshot], in: scratch,

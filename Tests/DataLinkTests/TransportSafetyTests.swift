@@ -159,3 +159,15 @@ final class PoolBlocker: Sendable {
 
     private static func wait(_ semaphore: DispatchSemaphore) { semaphore.wait() }
 }
+
+@Suite struct RedactorFragmentTests {
+    @Test func cutOffStartsOfTheKeyAreRedactedInText() {
+        let redactor = Redactor(key: APIKey("sk-LIVE-0123456789"))
+        #expect(redactor("found 'sk-LIVE-0123…'") == "found '<redacted>…'")
+        #expect(redactor("sk-LIVE-0123456789 and sk-LIVE-01") == "<redacted> and <redacted>")
+        #expect(redactor("sk-LIV is a prefix; sk-LI is too short") == "<redacted> is a prefix; sk-LI is too short")
+        #expect(redactor("nothing here") == "nothing here")
+        // A short key is only removed whole.
+        #expect(Redactor(key: APIKey("abcd12"))("abcd1 abcd12") == "abcd1 <redacted>")
+    }
+}
