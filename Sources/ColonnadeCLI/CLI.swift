@@ -1,4 +1,5 @@
 import Colonnade
+import DataLink
 import Foundation
 
 /// Runs the `colonnade` command line with `arguments` (without the program name) and returns its
@@ -18,8 +19,18 @@ public func runColonnade(_ arguments: [String]) -> Int32 {
 }
 
 /// Runs the `colonnade` command line in `context`: what tests call to run a command in-process.
+///
+/// Standard error is wrapped in a ``RedactingWriter`` holding the API key the environment or
+/// `~/.nasdaq/data_link_apikey` provides (when one does): whatever a command, an error or a
+/// log line says, that key never reaches the terminal.
 func runColonnade(_ arguments: [String], context: CommandContext) -> Int32 {
-    CommandLineTool.colonnade.run(arguments, context: context)
+    var context = context
+    if !(context.standardError is RedactingWriter) {
+        let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
+        let key = (try? APIKey.resolve(environment: context.environment, homeDirectory: home)) ?? nil
+        context.standardError = RedactingWriter(context.standardError, keys: key.map { [$0] } ?? [])
+    }
+    return CommandLineTool.colonnade.run(arguments, context: context)
 }
 
 extension CommandLineTool {

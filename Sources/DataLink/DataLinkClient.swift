@@ -19,7 +19,11 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// The key travels only in the `X-Api-Token` header; every request also sends `Accept` and
+/// The key travels only in the `X-Api-Token` header, and only over HTTPS — or plain HTTP to a
+/// loopback address (`localhost`, `127.0.0.0/8`, `::1`; for tests): a key with an `http://` base
+/// URL elsewhere fails with ``DataLinkError/insecureTransport(_:host:)`` before anything is sent.
+/// Response bodies and headers come back with the key overwritten (servers echo it), and
+/// `user:password@` of a base URL is never shown. Every request also sends `Accept` and
 /// `User-Agent: colonnade/<version>`. A client is a value: copies share nothing but their
 /// configuration, and there is no global instance.
 public struct DataLinkClient: Sendable {
@@ -37,7 +41,7 @@ public struct DataLinkClient: Sendable {
     /// A client with its configuration (no shared state: make as many as you like).
     public init(configuration: DataLinkConfiguration) {
         self.configuration = configuration
-        redactor = Redactor(key: configuration.apiKey)
+        redactor = Redactor(key: configuration.apiKey, baseURL: configuration.baseURL)
     }
 
     // MARK: Time series

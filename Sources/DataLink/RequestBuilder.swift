@@ -51,7 +51,7 @@ enum RequestBuilder {
         if !query.isEmpty {
             text += "?" + query.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
         }
-        guard let url = URL(string: text) else { throw .invalidRequest("cannot form a URL from base \(base.absoluteString)") }
+        guard let url = URL(string: text) else { throw .invalidRequest("cannot form a URL from base \(Redactor.displayURL(base))") }
         return url
     }
 

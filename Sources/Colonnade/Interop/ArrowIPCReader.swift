@@ -193,6 +193,9 @@ struct ArrowIPCDecoder {
                 values[i] = .some(nil)
             }
         }
+        if values.count > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: values.count, limit: QuoteTable.maximumColumnCount))
+        }
         if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
         if tickerField == nil && defaultTicker == nil {
             throw .missingColumn(file: file, column: "ticker (or symbol)", available: fields.map(\.name))

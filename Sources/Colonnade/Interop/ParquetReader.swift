@@ -85,6 +85,11 @@ struct ParquetDecoder {
             if key == InteropTableInfo.key { info = InteropTableInfo(decoding: value) }
             if !ImportedColumns.isToolKey(key) { keyValues[key] = value }
         }
+        // Before anything is allocated per column: a footer may list a million leaves.
+        let valueLeaves = leaves.count { if case .value = $0.role { return true }; return false }
+        if valueLeaves > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: valueLeaves, limit: QuoteTable.maximumColumnCount))
+        }
         let names = leaves.map(\.name)
         let tickers = leaves.filter { if case .ticker = $0.role { return true }; return false }
         let datesFound = leaves.filter { if case .date = $0.role { return true }; return false }

@@ -207,6 +207,9 @@ extension CommandSpec {
             OptionSpec("base-url", value: "URL",
                        abstract: "API base URL, for a mirror or a test server (default $COLONNADE_BASE_URL, else https://data.nasdaq.com)."),
             OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
+            OptionSpec("timeout", value: "SECONDS", kind: .integer(minimum: 1), defaultValue: "300",
+                       abstract: "Give up on a request (all its retries included) not complete after this long; a stalled "
+                           + "connection fails after 60 s without data."),
             OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
             OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
             noWaitOption,

@@ -27,11 +27,11 @@ struct ExportCommand: Command {
         if let output = parsed.string("output"), output != "-" {
             try Self.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
-            try format.formatter(footer: nil).write(&rows, to: writer)
+            try format.formatter(footer: nil, forTerminal: writer.isTerminal).write(&rows, to: writer)
             try writer.close()
             context.note("wrote \(selection.count.groupedText) of \(table.rowCount.groupedText) rows to \(output)")
         } else {
-            try format.formatter(footer: nil).write(&rows, to: context.standardOutput)
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
         }
         return ExitStatus.success
     }

@@ -45,17 +45,19 @@ struct InfoCommand: Command {
             if let firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
             if let lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            try context.standardOutput.writeLine(String(decoding: data, as: UTF8.self))
+            // JSONSerialization leaves DEL, C1 and bidirectional controls raw: escape them.
+            try context.standardOutput.writeLine(TerminalText.escapedJSON(String(decoding: data, as: UTF8.self)))
         } else {
             let out = context.standardOutput
-            try out.writeLine("snapshot    \(path)")
+            // Everything below but the fixed labels comes from the file (or its name): escaped.
+            try out.writeLine("snapshot    \(TerminalText.escaped(path))")
             try out.writeLine("format      version \(info.formatVersion), \(Self.bytes(info.fileSize))")
             try out.writeLine("rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
                 + (firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "") + (lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
-            try out.writeLine("checksums   \(verification)")
+            try out.writeLine("checksums   \(TerminalText.escaped(verification))")
             try out.writeLine("zone maps   \(info.hasBlockSummaries ? "yes (min/max per \(zoneMapBlockRows) rows)" : "no")")
             for (k, v) in info.metadata.sorted(by: { $0.key < $1.key }) {
-                try out.writeLine("metadata    \(k): \(v)")
+                try out.writeLine("metadata    \(TerminalText.escaped(k)): \(TerminalText.escaped(v))")
             }
             try out.writeLine("")
             var columns = MaterializedRows(

@@ -98,7 +98,9 @@ func systemMessage(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
-/// `text` with line breaks turned into spaces, so a report stays one line per part.
+/// `text` with line breaks turned into spaces, so a report stays one line per part, and every
+/// other terminal control character escaped (`TerminalText`): messages quote file names,
+/// tickers, column names and server text.
 private func singleLine(_ text: String) -> String {
-    String(text.map { $0.isNewline ? " " : $0 })
+    TerminalText.escaped(String(text.map { $0.isNewline ? " " : $0 }))
 }

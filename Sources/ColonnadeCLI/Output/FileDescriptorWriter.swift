@@ -17,6 +17,9 @@ import Darwin
 final class FileDescriptorWriter: OutputWriter {
     /// The descriptor written to.
     let fileDescriptor: Int32
+
+    /// Whether the descriptor is a terminal (`isatty`).
+    var isTerminal: Bool { isatty(fileDescriptor) == 1 }
     /// How the destination is named in error messages ("standard output", a path).
     let destination: String
     private let capacity: Int

@@ -10,10 +10,12 @@ enum OutputFormat: String, Sendable, CaseIterable {
     case ndjson
 
     /// The formatter for this format; `footer` is used by the table format only.
-    func formatter(footer: TableFooter? = nil) -> any ResultFormatter {
+    /// `forTerminal`: CSV escapes terminal control characters in text (the table always does,
+    /// JSON always escapes them losslessly).
+    func formatter(footer: TableFooter? = nil, forTerminal: Bool = false) -> any ResultFormatter {
         switch self {
         case .table: TableFormatter(footer: footer)
-        case .csv: CSVFormatter()
+        case .csv: CSVFormatter(escapesControlCharacters: forTerminal)
         case .json: JSONFormatter(layout: .array)
         case .ndjson: JSONFormatter(layout: .lines)
         }

@@ -13,9 +13,14 @@ protocol OutputWriter: AnyObject {
     func write(_ text: String) throws(OutputError)
     /// Hands everything buffered to the destination.
     func flush() throws(OutputError)
+    /// Whether the destination is a terminal (data formats then escape control characters, as
+    /// `ls` does for names; files and pipes get the exact bytes). False by default.
+    var isTerminal: Bool { get }
 }
 
 extension OutputWriter {
+    var isTerminal: Bool { false }
+
     /// Appends `text` and a line feed, in one write.
     func writeLine(_ text: String) throws(OutputError) {
         try write(text + "\n")
@@ -52,6 +57,8 @@ enum OutputError: Error, Equatable, Sendable {
 final class MemoryOutputWriter: OutputWriter {
     /// Everything written so far.
     private(set) var text = ""
+    /// What ``isTerminal`` answers: tests set it to see what a terminal would get.
+    var isTerminal = false
     private let limit: Int?
     private var isBroken = false
 

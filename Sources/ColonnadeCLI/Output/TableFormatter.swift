@@ -24,8 +24,9 @@ struct TableFormatter: ResultFormatter {
 
     func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         let columns = rows.columns
+        let names = columns.map { TerminalText.escaped($0.name) }
         var texts: [[String]] = []
-        var widths = columns.map(\.name.count)
+        var widths = names.map(\.count)
         var isNumeric = [Bool](repeating: true, count: columns.count)
         var hasValue = [Bool](repeating: false, count: columns.count)
         var row: [Cell] = []
@@ -47,7 +48,7 @@ struct TableFormatter: ResultFormatter {
         let rightAligned = zip(isNumeric, hasValue).map { $0 && $1 }
 
         if !columns.isEmpty {
-            try writer.writeLine(Self.line(columns.map(\.name), widths: widths, rightAligned: rightAligned))
+            try writer.writeLine(Self.line(names, widths: widths, rightAligned: rightAligned))
             try writer.writeLine(Self.line(widths.map { String(repeating: "-", count: $0) }, widths: widths, rightAligned: rightAligned))
             for line in texts {
                 try writer.writeLine(Self.line(line, widths: widths, rightAligned: rightAligned))
@@ -80,24 +81,8 @@ struct TableFormatter: ResultFormatter {
         case .integer(let value): value.description
         case .number(let value): value.compactText
         case .day(let day): dayText(day)
-        case .text(let text): escapingControlCharacters(text)
+        case .text(let text): TerminalText.escaped(text)
         }
-    }
-
-    private static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }
 
