@@ -135,6 +135,17 @@ struct MachineInfo: Codable {
     var swiftVersion: String
     var size: String
     var threads: Int
+    /// The 1-minute load average when the run started and ended (`/proc/loadavg`): how shared the
+    /// machine was. Optional so that reports from before they were recorded still decode.
+    var loadAverageStart: Double?
+    var loadAverageEnd: Double?
+
+    /// The 1-minute load average now, if the system reports it.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+              let first = text.split(separator: " ").first else { return nil }
+        return Double(first)
+    }
 
     static func current(size: String, threads: Int) -> MachineInfo {
         var model = "unknown"
@@ -145,7 +156,7 @@ struct MachineInfo: Codable {
         }
         return MachineInfo(cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
                            date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
-                           size: size, threads: threads)
+                           size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil)
     }
 
     private static func gitCommit() -> String {
