@@ -160,6 +160,11 @@ def context(bench, peer):
     def pempty(engine, q, threads=1):
         return "%.3g ms" % p(engine, q, threads)["empty_ms"]
 
+    def pempty_range(engine, threads=1):
+        """The smallest and largest fixed cost over the queries, e.g. "0.41–1.2 ms"."""
+        v = [p(engine, q, threads)["empty_ms"] for q in peers.QUERIES]
+        return "%.3g–%.3g ms" % (min(v), max(v))
+
     def pload(engine):
         return peers.fmt_ms(engines[engine]["load_ms"])
 
@@ -199,8 +204,15 @@ def context(bench, peer):
 
 
 def render(template, names):
+    builtins = {f.__name__: f for f in (min, max, abs, len, round, sorted, sum, any, all, str, int, float)}
+
     def sub(match):
-        value = eval(match.group(1), {"__builtins__": {"min": min, "max": max, "abs": abs, "len": len, "round": round}}, names)
+        expression = match.group(1)
+        try:
+            value = eval(expression, {"__builtins__": builtins}, names)
+        except Exception as e:
+            line = template.count("\n", 0, match.start()) + 1
+            raise SystemExit("report.py: template line %d: {{%s}}: %s: %s" % (line, expression, type(e).__name__, e))
         return str(value)
     return re.sub(r"\{\{(.+?)\}\}", sub, template, flags=re.S)
 
