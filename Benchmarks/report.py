@@ -190,6 +190,23 @@ def context(bench, peer):
                                      % (peers.LABELS[e], q, pms(e, q, 1), pms(e, q, T), T))
         return "\n".join(lines) if lines else "- none in these runs"
 
+    def load_caveat():
+        """How busy the machine was, from the load averages both JSON files record."""
+        cores = bench.machine.get("cores") or 1
+        loads = [v for v in (bench.machine.get("loadAverageStart"), bench.machine.get("loadAverageEnd"),
+                             peer["meta"].get("loadavg_start") if peer else None,
+                             peer["meta"].get("loadavg_end") if peer else None) if v is not None]
+        if not loads:
+            return "**The load on the machine was not recorded** for these runs."
+        if max(loads) <= 0.5 * cores:
+            return ("The machine was quiet: load average (1 min) at most %.1f on %d cores during these runs."
+                    % (max(loads), cores))
+        return ("**Measured on a shared machine: load average (1 min) up to %.1f on %d cores.** Other work "
+                "was running during these runs, so single figures can be several times slower than on an "
+                "idle machine and ratios between rows measured minutes apart move with the load. Figures "
+                "for decisions should come from a re-run on a quiet machine (one command, below)."
+                % (max(loads), cores))
+
     def peers_tables():
         meta = dict(peer["meta"])
         text = peers.render(peer["results"], meta, meta["threads"])
