@@ -72,7 +72,7 @@ let sizes = ["small": (100, 2_520), "medium": (1_000, 5_000), "large": (2_000, 1
 let (tickerCount, dayCount) = sizes[options.size]!
 let label = "\(tickerCount * dayCount / 1_000_000 > 0 ? "\(tickerCount * dayCount / 1_000_000)M" : "\(tickerCount * dayCount / 1000)k")"
 let recorder = Recorder()
-let machine = MachineInfo.current(size: options.size, threads: options.threads)
+var machine = MachineInfo.current(size: options.size, threads: options.threads)
 print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
 
 if options.suites.contains("scan") {
@@ -111,6 +111,8 @@ if options.suites.contains("snapshot") {
     print("peak memory (snapshot): \(Format.bytes(recorder.peaks["snapshot"]!))")
 }
 
+machine.loadAverageEnd = MachineInfo.loadAverage()
+print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))
 if let path = options.json {
     let report = Report(machine: machine, results: recorder.results, peakMemory: recorder.peaks)
     let encoder = JSONEncoder()

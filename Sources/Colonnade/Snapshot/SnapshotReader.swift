@@ -16,7 +16,7 @@ extension QuoteTable {
     /// - Parameters:
     ///   - path: the snapshot file.
     ///   - verify: also hash every payload and compare with its stored checksum, and check that
-    ///     dates ascend within each ticker (reads every byte; several GB/s on two cores). With
+    ///     dates ascend within each ticker (reads every byte; warm and cold figures in docs/BENCHMARKS.md). With
     ///     `false`, the structure and the footer checksum are still checked, and validity padding
     ///     bits too, but damage inside a payload goes unnoticed.
     /// - Throws: `SnapshotError` naming the file and the section at fault.

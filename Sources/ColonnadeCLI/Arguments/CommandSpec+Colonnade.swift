@@ -43,7 +43,8 @@ extension CommandSpec {
             other characters turned into '_' (Adj. Close is adj_close); ticker and date always exist.
 
             With --timing, one JSON object goes to standard error: load_ms, query_ms (the median \
-            of --repeat runs of the query alone), repeat, rows, matched, threads.
+            of --repeat runs of the query alone, after one untimed warm-up run when --repeat is \
+            given), repeat, warmup, rows, matched, threads.
             """,
         options: [
             snapshot("Snapshot file to query."),
@@ -67,7 +68,7 @@ extension CommandSpec {
             OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
             OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
             OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
-                       abstract: "Run the query N times (for --timing)."),
+                       abstract: "Run the query N times after one untimed warm-up run (for --timing)."),
             OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
                        abstract: "Use at most N threads (default: one per core)."),
             OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots."),
