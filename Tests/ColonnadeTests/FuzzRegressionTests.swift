@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import Colonnade
+import ColonnadeTestSupport
+
+/// Inputs the fuzz targets (Tests/Fuzz, docs/FUZZING.md) found, each kept as the smallest input
+/// that showed the failure, with the behaviour now required.
+@Suite struct FuzzRegressionTests {
+    static func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/" + name)))
+    }
+
+    // MARK: Snappy target
+
+    /// A 5-byte Snappy block claiming 2³¹−1 bytes allocated (and zero-filled) 2 GiB before finding
+    /// out it had no data. The declared length is now checked against what the rest of the input
+    /// could expand to (at most 64/3 times) first.
+    @Test func snappyLengthThatTheInputCannotHoldIsRefusedBeforeAllocating() {
+        for block: [UInt8] in [[0xFF, 0xFF, 0xFF, 0xFF, 0x07], [0x80, 0x80, 0x80, 0x40, 0x00, 0x01, 0x02]] {
+            do {
+                let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 100) }
+                Issue.record("decompressed \(out.count) bytes")
+            } catch {
+                guard case InteropError.malformed(let file, let offset, let detail) = error else { Issue.record("\(error)"); continue }
+                #expect(file == "page" && offset == 100)
+                #expect(detail.contains("of Snappy data"), "\(detail)")
+            }
+        }
+    }
+
+    /// The bound is not too tight: the most expanding block there is (one literal, then 3-byte
+    /// copies of 64 bytes each) still decompresses.
+    @Test func snappyAtTheLargestExpansionStillDecompresses() throws {
+        let copies = 1000
+        let total = 1 + 64 * copies
+        var block = [UInt8]()
+        var n = total
+        while n >= 0x80 { block.append(UInt8(n & 0x7F) | 0x80); n >>= 7 }
+        block.append(UInt8(n))
+        block += [0x00, 0x41]  // a literal of one byte, "A"
+        for _ in 0 ..< copies { block += [(63 << 2) | 2, 0x01, 0x00] }  // copy 64 bytes from 1 back
+        let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 0, expectedLength: total) }
+        #expect(out == [UInt8](repeating: 0x41, count: total))
+    }
+}
