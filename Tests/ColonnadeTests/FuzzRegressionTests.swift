@@ -42,4 +42,21 @@ import ColonnadeTestSupport
         let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 0, expectedLength: total) }
         #expect(out == [UInt8](repeating: 0x41, count: total))
     }
+
+    // MARK: Arrow target
+
+    /// A 708-byte Arrow stream whose record batch claims more rows than its body can hold made
+    /// the reader allocate 6.9 GB of per-row arrays before looking at a buffer. Now refused with
+    /// the row count and the body size.
+    @Test func arrowBatchWithMoreRowsThanItsBodyCanHoldIsRefused() throws {
+        let bytes = try Self.fixture("arrow-stream-batch-rows-past-body.arrows")
+        do {
+            let table = try bytes.withUnsafeBytes { try ArrowIPCReader.read($0, file: "fuzz.arrows", ticker: "FUZZ") }
+            Issue.record("read \(table.rowCount) rows")
+        } catch {
+            guard case InteropError.malformed(let file, _, let detail) = error else { Issue.record("\(error)"); return }
+            #expect(file == "fuzz.arrows")
+            #expect(detail.contains("rows in a body of"), "\(detail)")
+        }
+    }
 }
