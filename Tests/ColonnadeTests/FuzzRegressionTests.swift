@@ -59,4 +59,29 @@ import ColonnadeTestSupport
             #expect(detail.contains("rows in a body of"), "\(detail)")
         }
     }
+
+    // MARK: Query target
+
+    /// The fuzz target's seed `volume >= 9223372036854775807` (the literal is 2⁶³ as a Double)
+    /// selected no rows in the engine and the Int64.max rows in the reference, which compared
+    /// `Double(Int64.max)`, itself 2⁶³. The engine was right (integer bounds are exact,
+    /// NumericEdgeTests); the reference now compares Int64 values exactly too.
+    @Test func referenceComparesInt64ValuesExactly() throws {
+        let values = NumericEdgeTests.int64Values
+        var t = try QuoteTable(schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
+                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        t.computeSummaries()
+        for b in NumericEdgeTests.bounds {
+            for bounds: RangeBounds<Double> in [.greater(than: b), .atLeast(b), .less(than: b), .atMost(b), .equal(to: b)] {
+                let predicate = RowPredicate.range(column: "volume", bounds: bounds)
+                let expected = values.indices.filter { NumericEdgeTests.exactly(values[$0], bounds) }
+                #expect(Reference.rows(predicate, table: t) == expected, "\(bounds)")
+                #expect(try t.select(predicate).rows() == expected, "\(bounds)")
+            }
+        }
+        let parsed = try QueryParser(table: t).parse("volume >= 9223372036854775807 or volume < -9223372036854775808")
+        #expect(Reference.rows(parsed, table: t) == [])
+        #expect(try t.select(parsed).rows() == [])
+    }
 }
