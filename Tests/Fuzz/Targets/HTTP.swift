@@ -83,7 +83,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     switch client.judge(result, request: request, attempt: 1) {
     case .failure(let error):
         let text = "\(error) \(String(describing: error)) \(error.isRetryable)"
-        if text.contains(key) { fatalError("the API key leaked into an error: \(text)") }
+        // Only the client configured with the key knows it; the anonymous one may echo a body
+        // that happens to hold the same text (the first finding of this target was that, a
+        // harness bug).
+        if client.configuration.apiKey != nil && text.contains(key) { fatalError("the API key leaked into an error: \(text)") }
     case .success(let response):
         precondition(response.status == status && response.body == body)
         if case .table = request.target {

@@ -14,11 +14,15 @@ func buildOnce<T>(_ make: () -> T) -> T {
     return make()
 }
 
-/// A table that decoded rows are merged into, as `import` merges into a snapshot.
+/// A table that decoded rows are merged into, as `import` merges into a snapshot: ticker FUZZ,
+/// 2014-01-02 and 2014-01-03, Float64 columns Open, Close, Volume. Built directly (not decoded),
+/// so targets need not link the response decoders.
 let importBase: QuoteTable = {
-    let csv = Array("Date,Open,Close,Volume\n2014-01-03,1,2,3\n2014-01-02,4,5,6\n".utf8)
+    let schema = ["Open", "Close", "Volume"].map { ColumnDescriptor(name: $0, type: .float64) }
     do {
-        return try QuoteDecoder.decode(csv, ticker: "FUZZ", source: "base.csv").table
+        return try QuoteTable(schema: schema, columns: [AnyColumn(Column<Double>([4, 1])), AnyColumn(Column<Double>([5, 2])),
+                                                        AnyColumn(Column<Double>([6, 3]))],
+                              dates: Column<Int32>([16_072, 16_073]), tickers: [TickerEntry(symbol: "FUZZ", firstRow: 0, rowCount: 2)])
     } catch {
         fatalError("fuzz base table: \(error)")
     }
