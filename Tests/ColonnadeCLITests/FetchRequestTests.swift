@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
 import Foundation
@@ -151,7 +152,7 @@ import Testing
         let symbols = Array(bodies.symbols.prefix(6))
         // The first three answers wait until three requests are in, which proves three were in
         // flight at once; the server's own count then shows no fourth joined them.
-        try await LoopbackHTTPServer.run(maxLifetime: 120, { request in
+        try await LoopbackHTTPServer.run({ request in
             guard let symbol = bodies.symbol(forPath: request.path) else { return notFound }
             let body = bodies.datasetJSON(symbol)
             let headers = ["Content-Type": "application/json"]
@@ -208,6 +209,7 @@ import Testing
 
             let seen = server.requests
             #expect(seen.map { $0.query("qopts.cursor_id") } == [nil, "c-2", "c+3/="])
+            try #require(seen.count == 3)
             #expect(seen[2].rawQuery.contains("qopts.cursor_id=c%2B3%2F%3D"))
             for request in seen {
                 #expect(request.path == "/api/v3/datatables/WIKI/PRICES.json")
