@@ -1,4 +1,4 @@
-// fuzz-modules: DataLink DataLinkFormat?
+// fuzz-modules: Colonnade DataLink DataLinkFormat?
 //
 // HTTP response handling: status, headers and body → the DataLink client's verdict
 // (`DataLinkClient.judge`, the pure step after the transfer: success, or a typed error with the
@@ -90,7 +90,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .success(let response):
         precondition(response.status == status && response.body == body)
         if case .table = request.target {
+            #if canImport(DataLinkFormat)
+            _ = try? DataLinkCursor.nextCursorID(inJSON: body)
+            #else
             _ = DataLinkClient.nextCursorID(inJSON: body)
+            #endif
         }
         // What `fetch` does next with the body.
         do {
