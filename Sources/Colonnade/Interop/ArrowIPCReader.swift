@@ -98,7 +98,8 @@ struct ArrowIPCDecoder {
         }
         let bodyLength = try root.int64(ArrowIPCFormat.Message.bodyLength)
         let bodyStart = metaStart + length
-        guard bodyLength >= 0, bodyLength <= Int64(bytes.count - bodyStart) else {
+        guard bodyLength >= 0 else { throw bad(metaStart, "Arrow message with a body of \(bodyLength) bytes") }
+        guard bodyLength <= Int64(bytes.count - bodyStart) else {
             throw .truncated(file: file, offset: bodyStart, needed: Int(clamping: bodyLength))
         }
         return Message(headerType: headerType, header: header, bodyStart: bodyStart, bodyLength: Int(bodyLength),
@@ -219,8 +220,11 @@ struct ArrowIPCDecoder {
             self.message = message
             self.reader = batch.reader
             let length = try batch.int64(ArrowIPCFormat.RecordBatch.length)
-            guard length >= 0, length <= Int64(Int32.max) * 64 else {
-                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows")
+            // Every column Colonnade reads needs at least one body byte per row (a date 4, an int8
+            // value 1, string offsets 4), so a longer batch is a lie; checking it first keeps the
+            // per-row arrays from being allocated for it.
+            guard length >= 0, length <= Int64(message.bodyLength) else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
             }
             self.length = Int(length)
             if let c = try batch.table(ArrowIPCFormat.RecordBatch.compression) {

@@ -110,8 +110,13 @@ enum Snappy {
             shift += 7
             if b < 0x80 { break }
         }
-        if length > UInt64(Int32.max) || (expectedLength.map { UInt64($0) != length } ?? false) {
+        if length > UInt64(Int32.max) || (expectedLength.map { $0 < 0 || UInt64($0) != length } ?? false) {
             throw bad(0, "uncompressed length \(length), expected \(expectedLength.map(String.init) ?? "at most 2 GiB")")
+        }
+        // No Snappy element expands more than 64 / 3 times (a 3-byte copy of 64 bytes), so a larger
+        // declared length is a lie; refusing it keeps a few hostile bytes from allocating gigabytes.
+        if length > UInt64(input.count) * 22 + 64 {
+            throw bad(0, "uncompressed length \(length) from \(input.count) compressed bytes (more than Snappy can expand)")
         }
         let total = Int(length)
         var out = [UInt8](repeating: 0, count: total)
