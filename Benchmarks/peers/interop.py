@@ -139,7 +139,7 @@ def polars_answers(df):
 def read_polars(path, kind):
     import polars as pl
     if kind == "arrow":
-        return pl.read_ipc(path, memory_map=False)
+        return pl.read_ipc(path)
     if kind == "arrows":
         return pl.read_ipc_stream(path)
     if kind == "dir":
