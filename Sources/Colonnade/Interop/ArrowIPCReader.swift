@@ -48,7 +48,8 @@ struct ArrowIPCDecoder {
     var interner = InteropValues.SymbolInterner()
     var rowTickers: [Int32] = []
     var dates = Column<Int32>()
-    var values: [Int: AnyColumn?] = [:]
+    /// Per value field: its columns, one per record batch, joined once at the end.
+    var valueChunks: [Int: [AnyColumn]] = [:]
     var metadata: [String: String] = [:]
     var info: InteropTableInfo?
     var rows = 0
@@ -191,7 +192,7 @@ struct ArrowIPCDecoder {
                 guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
                     throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription)
                 }
-                values[i] = .some(nil)
+                valueChunks[i] = []
             }
         }
         if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
@@ -404,9 +405,7 @@ struct ArrowIPCDecoder {
                 let width = field.bitWidth / 8
                 let data = try cursor.nextBuffer(minimum: width * n)
                 let chunk = try ArrowIPCDecoder.numeric(field, data, validity: validity, count: n, file: file)
-                var existing = values[i] ?? nil
-                InteropValues.append(chunk, to: &existing)
-                values[i] = existing
+                valueChunks[i, default: []].append(chunk)
             }
         }
         if !sawTicker, let symbol = defaultTicker {
@@ -463,9 +462,10 @@ struct ArrowIPCDecoder {
         out.rowTickers = rowTickers
         out.dates = dates
         out.dateName = fields[dateField].name
-        for (i, f) in fields.enumerated() where values[i] != nil {
+        for (i, f) in fields.enumerated() {
+            guard let chunks = valueChunks[i] else { continue }
             out.names.append(f.name)
-            out.values.append((values[i] ?? nil) ?? AnyColumn(emptyOf: f.elementType))
+            out.values.append(InteropValues.concatenate(chunks, as: f.elementType))
         }
         out.metadata = metadata
         out.info = info
