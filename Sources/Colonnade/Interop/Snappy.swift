@@ -110,7 +110,7 @@ enum Snappy {
             shift += 7
             if b < 0x80 { break }
         }
-        if length > UInt64(Int32.max) || (expectedLength.map { UInt64($0) != length } ?? false) {
+        if length > UInt64(Int32.max) || (expectedLength.map { $0 < 0 || UInt64($0) != length } ?? false) {
             throw bad(0, "uncompressed length \(length), expected \(expectedLength.map(String.init) ?? "at most 2 GiB")")
         }
         // No element expands more than 64/3 times (a 3-byte copy of 64 bytes), so the rest of the

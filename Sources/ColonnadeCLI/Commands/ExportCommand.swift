@@ -13,7 +13,7 @@ struct ExportCommand: Command {
         let predicate = try FilterCommand.predicate(parsed, table: table)
         let selection = try table.select(predicate)
         if let columnar = parsed.string("format"), OutputFormat(rawValue: columnar) == nil {
-            return try Self.writeColumnar(table.subtable(selection), format: columnar, parsed, context: context)
+            return try Self.writeColumnar(table.subtable(selection), format: columnar, snapshot: path, parsed, context: context)
         }
         if parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression") {
             throw UsageError.invalidValue(option: "--format", value: parsed.string("format") ?? "csv",
