@@ -195,8 +195,8 @@ struct ArrowIPCDecoder {
                 valueChunks[i] = []
             }
         }
-        if values.count > QuoteTable.maximumColumnCount {
-            throw .table(file: file, .tooManyColumns(count: values.count, limit: QuoteTable.maximumColumnCount))
+        if valueChunks.count > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: valueChunks.count, limit: QuoteTable.maximumColumnCount))
         }
         if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
         if tickerField == nil && defaultTicker == nil {
@@ -228,12 +228,6 @@ struct ArrowIPCDecoder {
             // value 1, string offsets 4), so a longer batch is a lie; checking it first keeps the
             // per-row arrays from being allocated for it.
             guard length >= 0, length <= Int64(message.bodyLength) else {
-                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
-            }
-            // Every column holds at least a bit per row (a validity or boolean buffer; dates take
-            // 4 bytes), so a body of B bytes holds at most 8·B rows. Checked before the per-row
-            // arrays are allocated: a few bytes claiming 2³⁷ rows must not allocate gigabytes.
-            guard length <= Int64(message.bodyLength) * 8 else {
                 throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
             }
             self.length = Int(length)
