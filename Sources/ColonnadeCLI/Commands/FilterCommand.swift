@@ -58,12 +58,12 @@ struct FilterCommand: Command {
             if byTicker {
                 let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
                 var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
-                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             } else if format == .table {
                 try context.standardOutput.writeLine(String(selection.count))
             } else {
                 var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
-                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             }
             return ExitStatus.success
         }
@@ -79,7 +79,7 @@ struct FilterCommand: Command {
                 return byTicker ? [.text(row.ticker ?? "")] + values : values
             }
             var source = MaterializedRows(columns: columns, rows: rows)
-            try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             return ExitStatus.success
         }
 
@@ -94,10 +94,10 @@ struct FilterCommand: Command {
             }
             if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
             var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
-            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         case nil:
             var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
-            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         }
         return ExitStatus.success
     }
