@@ -14,6 +14,8 @@ indirect enum PlanNode: Sendable {
     case range(column: Int, bounds: TypedBounds)
     /// Rows in sorted, disjoint row intervals (from ticker sets and date ranges: no scan).
     case rows([Range<Int>])
+    /// A computed value within bounds (evaluated into a Float64 buffer per chunk, then the kernel).
+    case expression(ExpressionProgram, RangeBounds<Double>)
     case and([PlanNode])
     case or([PlanNode])
     case all
@@ -42,6 +44,17 @@ extension QuoteTable {
         case .dates(let bounds):
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
+        case let .compare(expression, bounds):
+            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated) }
+            let program = try ExpressionProgram(expression, table: self)
+            let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+            if let c = program.constant {
+                // No column: the same answer for every row (a null or NaN matches nothing).
+                return !c.isNaN && parts.contains { $0.matches(c) } ? .all : .none
+            }
+            let leaves = parts.filter { !$0.isEmpty }.map { PlanNode.expression(program, $0) }
+            if leaves.isEmpty { return .none }
+            return leaves.count == 1 ? leaves[0] : .or(leaves)
         case let .range(name, bounds):
             if name == "date" || name == dateColumnName {
                 throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers")
@@ -184,7 +197,7 @@ extension QuoteTable {
             case .and(let cs): stack.append(contentsOf: cs)
             case .rows(let r): rows = rows.map { intersectIntervals($0, r) } ?? r
             case .range: ranges.append(c)
-            case .or: others.append(c)
+            case .or, .expression: others.append(c)
             }
         }
         if let rows, rows.isEmpty { return .none }
