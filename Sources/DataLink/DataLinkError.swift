@@ -126,6 +126,8 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
 
     static func format(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        // A server's Retry-After can be any integer: Int(2^63 as a Double) would trap.
+        if seconds >= 1e15 { return "\(seconds) s" }
         if seconds >= 1, seconds == seconds.rounded() { return "\(Int(seconds)) s" }
         if seconds >= 1 { return "\((seconds * 10).rounded() / 10) s" }
         return "\(Int((seconds * 1000).rounded())) ms"

@@ -194,7 +194,7 @@ import Testing
         #expect(usageError(["--snapshot", "s"], for: .importFiles) == .missingArgument(name: "FILE...", command: "import"))
         #expect(usageError([], for: .fetch) == .missingArgument(name: "TICKER...", command: "fetch"))
         #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: []))
-        #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson", command: "export"))
+        #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet", command: "export"))
     }
 
     @Test func generateNeedsExactlyOneDestination() {

@@ -17,7 +17,7 @@ import Testing
             process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
             process.standardInput = FileHandle.nullDevice
             let errorPath = scratch.file("stderr.txt")
-            FileManager.default.createFile(atPath: errorPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
             let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
             defer { try? errorHandle.close() }
             process.standardError = errorHandle

@@ -26,5 +26,14 @@ import Colonnade
         mine.upsert(QuoteGenerator(tickers: 3, days: 250, seed: 7).makeTable())
         try mine.save(to: out)
         #expect(try QuoteTable.load(from: out) == mine)
+
+        defer { try? FileManager.default.removeItem(atPath: out + ".lock") }
+        let added = QuoteGenerator(tickers: 2, days: 5, seed: 8).makeTable()
+        try QuoteTable.update(at: out) { stored in
+            stored.upsert(added)
+        }
+        var expected = mine
+        expected.upsert(added)
+        #expect(try QuoteTable.load(from: out) == expected)
     }
 }

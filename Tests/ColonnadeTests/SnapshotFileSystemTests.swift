@@ -48,18 +48,21 @@ import Glibc
         }
     }
 
-    @Test func strayTemporariesOfDeadSaversAreRemovedAndNeverBreakASave() throws {
+    /// Whether a temporary is stale is decided by its lock, not by the PID in its name: a PID
+    /// that exists here may be an unrelated process, one that does not may be a live saver in
+    /// another PID namespace (see SnapshotWriteSafetyTests for the locked case).
+    @Test func strayUnlockedTemporariesAreRemovedAndNeverBreakASave() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("t.snapshot")
         let dead = dir.file(".t.snapshot.tmp-2147483647-00000000deadbeef")  // no such pid
-        let alive = dir.file(".t.snapshot.tmp-\(getppid())-0000000000000001")  // a live process's (maybe in use)
+        let unlocked = dir.file(".t.snapshot.tmp-\(getppid())-0000000000000001")  // a live pid, but nobody holds the file
         let other = dir.file(".other.snapshot.tmp-2147483647-0000000000000002")  // another target's
-        for p in [dead, alive, other] { writeBytes(Array("half a snapshot".utf8), to: p) }
+        for p in [dead, unlocked, other] { writeBytes(Array("half a snapshot".utf8), to: p) }
         try sampleTestTable().save(to: path)
         #expect(try QuoteTable.load(from: path) == sampleTestTable())
         #expect(!FileManager.default.fileExists(atPath: dead))
-        #expect(FileManager.default.fileExists(atPath: alive))
+        #expect(!FileManager.default.fileExists(atPath: unlocked))
         #expect(FileManager.default.fileExists(atPath: other))
     }
 

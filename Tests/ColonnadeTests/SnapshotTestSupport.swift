@@ -50,6 +50,10 @@ func caseName(_ error: SnapshotError?) -> String {
     case .malformedFooter: return "malformedFooter"
     case .unsupportedSection: return "unsupportedSection"
     case .inconsistentData: return "inconsistentData"
+    case .notARegularFile: return "notARegularFile"
+    case .danglingSymlink: return "danglingSymlink"
+    case .readOnly: return "readOnly"
+    case .locked: return "locked"
     }
 }
 

@@ -85,12 +85,15 @@ public enum QuoteImporter {
     /// Calls `body` with the whole file, read into one buffer that is freed afterwards.
     public static func withContents<R>(ofFile path: String,
                                        _ body: (UnsafeRawBufferPointer) throws(DecodeError) -> R) throws(DecodeError) -> R {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .unreadable(path: path, reason: "is \(FileTarget.kind(info.st_mode)), not a regular file")
+        }
         var capacity = Swift.max(Int(info.st_size), 0) + 1
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
         defer { buffer.deallocate() }

@@ -127,7 +127,8 @@ extension Selection {
     /// skip NaN, while a NaN value makes sum and mean NaN.
     ///
     /// Floating-point sums reassociate: each `QueryOptions.chunkRows`-row chunk is summed left to
-    /// right, then the chunk sums are added in chunk order (per ticker: its rows left to right).
+    /// right, then the chunk sums are added in chunk order, starting from 0 (per ticker: its rows
+    /// left to right).
     /// So the result does not depend on the thread count, but may differ in the last bits from a
     /// single left-to-right sum.
     ///
@@ -163,13 +164,15 @@ extension Selection {
         }
 
         if !byTicker {
-            let chunks = (table.rowCount + QueryOptions.chunkRows - 1) / QueryOptions.chunkRows
+            let chunkRows = options.rowsPerChunk
+            let chunks = (table.rowCount + chunkRows - 1) / chunkRows
+            options.counters?.addRun(chunks: chunks, threads: threads)
             var partials = [[Accumulator]](repeating: [], count: chunks)
             partials.withUnsafeMutableBufferPointer { p in
                 let shared = SharedPointer(base: p.baseAddress!)
                 forEachChunk(chunks, threads: threads) { chunk, _ in
-                    let start = chunk * QueryOptions.chunkRows
-                    let range = start ..< min(start + QueryOptions.chunkRows, table.rowCount)
+                    let start = chunk * chunkRows
+                    let range = start ..< min(start + chunkRows, table.rowCount)
                     shared.base[chunk] = used.map { accumulate(column: $0, rows: range) }
                 }
             }
@@ -179,6 +182,7 @@ extension Selection {
         }
 
         let groups = countsByTicker()
+        options.counters?.addRun(chunks: groups.count, threads: threads)
         var rows = [AggregateResult.Row?](repeating: nil, count: groups.count)
         rows.withUnsafeMutableBufferPointer { p in
             let shared = SharedPointer(base: p.baseAddress!)

@@ -1,6 +1,6 @@
 /// Evaluates a plan into a bitmask, one chunk of rows at a time.
 ///
-/// Each chunk (`QueryOptions.chunkRows` rows, whole blocks) is evaluated on its own: the plan's
+/// Each chunk (`QueryOptions.rowsPerChunk` rows, whole blocks) is evaluated on its own: the plan's
 /// leaves write, intersect or union into the chunk's words, so chunks run on any thread and the
 /// result is the same whatever the thread count. Within an `and`, the first child stores and the
 /// rest intersect — a kernel in intersect mode skips words that are already zero, and a block
@@ -10,9 +10,23 @@ struct Evaluator {
     let rowCount: Int
     let columns: [AnyColumn]
     let useSummaries: Bool
+    /// Rows per chunk: a multiple of `blockRows`, so chunks cover whole blocks and mask words.
+    let chunkRows: Int
+    /// Where to count what was done (tests), or nil.
+    let counters: EvaluationCounters?
 
     static let blockRows = zoneMapBlockRows
-    static let chunkWords = QueryOptions.chunkRows / 64
+
+    init(rowCount: Int, columns: [AnyColumn], options: QueryOptions) {
+        self.rowCount = rowCount
+        self.columns = columns
+        self.useSummaries = options.useBlockSummaries
+        self.chunkRows = options.rowsPerChunk
+        self.counters = options.counters
+    }
+
+    /// Mask words per chunk (the size of each scratch buffer).
+    var chunkWords: Int { chunkRows / 64 }
 
     /// Evaluates `plan` over the whole table.
     func mask(_ plan: PlanNode, threads: Int) -> Bitmask {
@@ -22,14 +36,15 @@ struct Evaluator {
         case .all: mask.setAll(); return mask
         default: break
         }
-        let chunks = (rowCount + QueryOptions.chunkRows - 1) / QueryOptions.chunkRows
+        let chunks = (rowCount + chunkRows - 1) / chunkRows
+        counters?.addRun(chunks: chunks, threads: threads)
         mask.withUnsafeMutableWords { words in
             guard let base = words.baseAddress else { return }
             let shared = SharedPointer(base: base)
-            let scratchPerWorker = (0 ..< max(1, min(threads, chunks))).map { _ in Scratch() }
+            let scratchPerWorker = (0 ..< max(1, min(threads, chunks))).map { _ in Scratch(wordsPerBuffer: chunkWords) }
             forEachChunk(chunks, threads: threads) { chunk, worker in
-                let start = chunk * QueryOptions.chunkRows
-                let rows = start ..< min(start + QueryOptions.chunkRows, rowCount)
+                let start = chunk * chunkRows
+                let rows = start ..< min(start + chunkRows, rowCount)
                 evaluate(plan, rows: rows, out: shared.base + (start >> 6), mode: .store, scratch: scratchPerWorker[worker], depth: 0)
             }
         }
@@ -115,7 +130,7 @@ struct Evaluator {
                     if mode == .union {
                         var done = 0
                         while done < words {  // through the chunk-sized scratch, a chunk at a time
-                            let part = min(words - done, Evaluator.chunkWords)
+                            let part = min(words - done, chunkWords)
                             let tmp = scratch.words(depth)
                             T._evaluateRange(bounds, v + done * 64, count: min(n - done * 64, part * 64), tmp, .store)
                             for i in 0 ..< part { o[done + i] |= tmp[i] & vw[done + i] }
@@ -133,6 +148,8 @@ struct Evaluator {
             }
             var pending = rows.lowerBound  // start of the run of blocks waiting for the kernel
             var blockStart = rows.lowerBound
+            var skipped = 0, filled = 0, kernelRun = 0, emptied = 0  // for `counters` (tests)
+            defer { counters?.addBlocks(skipped: skipped, filled: filled, kernel: kernelRun, emptied: emptied) }
             while blockStart < rows.upperBound {
                 let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
                 let words = (n + 63) >> 6
@@ -141,8 +158,14 @@ struct Evaluator {
                 let outcome: BlockOutcome
                 if mode == .intersect && Evaluator.allZero(o, words) {
                     outcome = .none  // nothing left to narrow here
+                    emptied += 1
                 } else {
                     outcome = summaries.outcome(of: bounds, inBlock: blockStart / Evaluator.blockRows, rows: n)
+                    switch outcome {
+                    case .none: skipped += 1
+                    case .all: filled += 1
+                    case .some: kernelRun += 1
+                    }
                 }
                 if outcome == .some { continue }
                 kernel(pending, blockStart)
@@ -153,7 +176,15 @@ struct Evaluator {
                     // .intersect: the words are already zero or must become zero.
                     if mode == .intersect { o.update(repeating: 0, count: words) }
                 case .all:
-                    if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
+                    // Every *value* matches; a null row still does not (a summary can only vouch
+                    // for the values, and one loaded without verification may not even do that).
+                    if let validity {
+                        validity.withUnsafeWords { valid in
+                            Evaluator.applyValidity(o, valid.baseAddress! + (blockStart >> 6), rows: n, mode: mode)
+                        }
+                    } else if mode != .intersect {
+                        Evaluator.fill(o, rows: n, overwrite: mode == .store)
+                    }
                 case .some:
                     break
                 }
@@ -226,6 +257,21 @@ struct Evaluator {
         if overwrite { out[full] = bits } else { out[full] |= bits }
     }
 
+    /// Combines the validity words of a block whose every value matches into `out`: stored,
+    /// intersected or united as `mode` says; bits past `rows` are left clear (store) or untouched.
+    static func applyValidity(_ out: UnsafeMutablePointer<UInt64>, _ valid: UnsafePointer<UInt64>, rows: Int, mode: MaskWriteMode) {
+        let words = (rows + 63) >> 6
+        for i in 0 ..< words {
+            var v = valid[i]
+            if i == words - 1 && rows & 63 != 0 { v &= (UInt64(1) << UInt64(rows & 63)) &- 1 }
+            switch mode {
+            case .store: out[i] = v
+            case .intersect: out[i] &= v
+            case .union: out[i] |= v
+            }
+        }
+    }
+
     static func allZero(_ p: UnsafeMutablePointer<UInt64>, _ n: Int) -> Bool {
         var acc: UInt64 = 0
         for i in 0 ..< n { acc |= p[i] }
@@ -236,13 +282,16 @@ struct Evaluator {
 /// Per-worker temporary words, one chunk's worth per nesting depth.
 final class Scratch {
     private var buffers: [UnsafeMutablePointer<UInt64>] = []
+    private let wordsPerBuffer: Int
     /// Float64 buffers for computed values.
     let expressions = ExpressionScratch()
 
+    init(wordsPerBuffer: Int) { self.wordsPerBuffer = wordsPerBuffer }
+
     func words(_ depth: Int) -> UnsafeMutablePointer<UInt64> {
         while buffers.count <= depth {
-            let p = UnsafeMutablePointer<UInt64>.allocate(capacity: Evaluator.chunkWords)
-            p.initialize(repeating: 0, count: Evaluator.chunkWords)
+            let p = UnsafeMutablePointer<UInt64>.allocate(capacity: wordsPerBuffer)
+            p.initialize(repeating: 0, count: wordsPerBuffer)
             buffers.append(p)
         }
         return buffers[depth]

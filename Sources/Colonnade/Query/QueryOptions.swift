@@ -8,6 +8,15 @@ public struct QueryOptions: Sendable, Equatable {
     public var threads: Int?
     /// Whether to consult block summaries (zone maps) to skip or fill whole blocks.
     public var useBlockSummaries: Bool
+    /// Rows per unit of parallel work for this query: `QueryOptions.chunkRows` unless a test lowers
+    /// it, so that a small table spans many chunks and many threads. A positive multiple of
+    /// `zoneMapBlockRows` (chunks must cover whole blocks). Aggregate sums depend on it (see
+    /// `Selection.aggregate`); selections never do.
+    package var rowsPerChunk: Int = QueryOptions.chunkRows {
+        willSet { precondition(newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)") }
+    }
+    /// Where the evaluator counts what it did (tests only; nil costs one branch per range leaf).
+    package var counters: EvaluationCounters?
 
     /// Options with every core and block summaries on.
     public init(threads: Int? = nil, useBlockSummaries: Bool = true) {
@@ -27,7 +36,7 @@ public struct QueryOptions: Sendable, Equatable {
     /// The thread count that will actually be used.
     public var effectiveThreads: Int { max(1, threads ?? QueryOptions.availableCores) }
 
-    /// Rows per unit of parallel work: 16 blocks of 4,096 rows. Fixed, so that per-chunk partial
-    /// results (sums) combine in the same order whatever the thread count.
+    /// Rows per unit of parallel work: 65,536 rows (128 zone-map blocks of 512). Fixed, so that
+    /// per-chunk partial results (sums) combine in the same order whatever the thread count.
     public static let chunkRows = 16 * 4096
 }

@@ -90,23 +90,42 @@ extension QuoteTable {
         }
     }
 
-    private static func integerBounds<I: FixedWidthInteger & ColumnElement>(_ b: RangeBounds<Double>) -> RangeBounds<I> {
+    /// Integer bounds selecting exactly the integers the Double bounds admit. Computed in the
+    /// integer domain once the bound is known to be in range: `Double(Int64.max)` is 2⁶³, one
+    /// past the largest Int64, and above 2⁵³ a Double `+ 1` is lost to rounding.
+    static func integerBounds<I: FixedWidthInteger & ColumnElement>(_ b: RangeBounds<Double>) -> RangeBounds<I> {
         var r = RangeBounds<I>()
-        let empty = RangeBounds<I>(lower: I.max, upper: I.max)  // matches nothing
+        let empty = RangeBounds<I>(lower: I.max, upper: I.max)  // matches nothing (both bounds exclusive)
+        // 2^(bits-1) as a Double: exact. Every Double at or above it is beyond I.max.
+        let limit = Double(sign: .plus, exponent: I.bitWidth - 1, significand: 1)
         if let lo = b.lower {
             if lo.isNaN { return empty }
             // Smallest integer satisfying x > lo (or x >= lo).
-            var v = lo.rounded(.up)
-            if v == lo && !b.lowerInclusive { v += 1 }
-            if v > Double(I.max) { return empty }
-            if v > Double(I.min) { r.lower = I(v); r.lowerInclusive = true }
+            let v = lo.rounded(.up)
+            if v >= limit { return empty }
+            if v >= -limit {
+                // Safe: -2^(bits-1) <= v < 2^(bits-1), and v is integral.
+                var i = I(v)
+                if v == lo && !b.lowerInclusive {
+                    if i == I.max { return empty }
+                    i += 1
+                }
+                r.lower = i; r.lowerInclusive = true
+            }
         }
         if let hi = b.upper {
             if hi.isNaN { return empty }
-            var v = hi.rounded(.down)
-            if v == hi && !b.upperInclusive { v -= 1 }
-            if v < Double(I.min) { return empty }
-            if v < Double(I.max) { r.upper = I(v); r.upperInclusive = true }
+            let v = hi.rounded(.down)
+            if v < -limit { return empty }
+            if v < limit {
+                // Safe: as above.
+                var i = I(v)
+                if v == hi && !b.upperInclusive {
+                    if i == I.min { return empty }
+                    i -= 1
+                }
+                r.upper = i; r.upperInclusive = true
+            }
         }
         return r
     }

@@ -57,7 +57,7 @@ extension QuoteTable {
     /// The rows matching a predicate built in Swift.
     public func select(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
         let plan = try plan(predicate)
-        let evaluator = Evaluator(rowCount: rowCount, columns: columns, useSummaries: options.useBlockSummaries)
+        let evaluator = Evaluator(rowCount: rowCount, columns: columns, options: options)
         return Selection(table: self, mask: evaluator.mask(plan, threads: options.effectiveThreads))
     }
 

@@ -35,6 +35,17 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedSection(file: String, tag: String)
     /// The data breaks an invariant of tables (dates out of order, validity padding set, …).
     case inconsistentData(file: String, section: String, detail: String)
+    /// The path names something other than a regular file or a directory (a FIFO, a socket, a
+    /// device); `kind` says what. Refused at once, without blocking.
+    case notARegularFile(file: String, kind: String)
+    /// The path is a symbolic link to `target`, which does not exist. Saving does not start a
+    /// new table there (see `FileTarget`).
+    case danglingSymlink(file: String, target: String)
+    /// The snapshot is read-only for us (its permission bits, `mode`); saving would replace it.
+    case readOnly(file: String, mode: UInt32)
+    /// Another process holds the snapshot's write lock (`lockFile`) and the caller chose not to
+    /// wait; `holder` is its PID when the lock file names one.
+    case locked(file: String, lockFile: String, holder: Int32?)
 
     /// The file the error is about.
     public var file: String {
@@ -42,7 +53,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noSuchFile(f), let .permissionDenied(f, _), let .isADirectory(f), let .ioError(f, _, _),
              let .notASnapshot(f), let .unsupportedVersion(f, _, _), let .truncated(f, _, _),
              let .checksumMismatch(f, _, _, _, _), let .offsetOutOfRange(f, _, _), let .malformedHeader(f, _),
-             let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _):
+             let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _),
+             let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _):
             f
         }
     }
@@ -76,6 +88,14 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(f): required footer section '\(tag)' is not known to this build; a newer Colonnade wrote it"
         case let .inconsistentData(f, section, detail):
             "\(f): inconsistent data in \(section): \(detail)"
+        case let .notARegularFile(f, kind):
+            "\(f): is \(kind), not a regular file"
+        case let .danglingSymlink(f, target):
+            "\(f): is a symbolic link to \(target), which does not exist"
+        case let .readOnly(f, mode):
+            "\(f): is read-only (mode \(FileTarget.octal(mode))); not replacing it"
+        case let .locked(f, lockFile, holder):
+            "\(f): another process\(holder.map { " (PID \($0))" } ?? "") is writing it (lock file \(lockFile))"
         }
     }
 
@@ -86,6 +106,19 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case EACCES, EPERM, EROFS: .permissionDenied(file: file, operation: operation)
         case EISDIR: .isADirectory(file: file)
         default: .ioError(file: file, operation: operation, errno: code)
+        }
+    }
+
+    /// The same problem as a snapshot error, naming `file`.
+    init(_ error: ReplacementFileError, file: String) {
+        switch error {
+        case .noSuchDirectory: self = .noSuchFile(file: file)
+        case .isADirectory: self = .isADirectory(file: file)
+        case let .notARegularFile(_, kind): self = .notARegularFile(file: file, kind: kind)
+        case let .danglingSymlink(_, target): self = .danglingSymlink(file: file, target: target)
+        case let .readOnly(_, mode): self = .readOnly(file: file, mode: mode)
+        case let .permissionDenied(_, op): self = .permissionDenied(file: file, operation: op)
+        case let .ioError(_, op, code): self = .ioError(file: file, operation: op, errno: code)
         }
     }
 

@@ -24,6 +24,10 @@ public enum SnapshotFormat {
     static let payloadStart = 4096
     /// Payload alignment and padding.
     static let payloadAlignment = 64
+    /// The header's reserved bytes (zero in 1.x).
+    static let reservedHeaderBytes = 40 ..< 56
+    /// The header page after the header (zero).
+    static let headerPaddingBytes = 64 ..< 4096
     /// Size of the trailer: footer checksum, footer length, magic.
     static let trailerSize = 24
     /// The smallest possible snapshot: header page, empty footer, trailer.

@@ -11,15 +11,21 @@ final class SnapshotMapping: @unchecked Sendable {
     let base: UnsafeRawPointer
     let size: Int
 
-    /// Maps `size` bytes of `fd` with `mmap(PROT_READ, MAP_PRIVATE)`; with `populate`, the kernel
-    /// maps every page up front (`MAP_POPULATE`: much faster than faulting page by page when the
-    /// whole file is about to be read, as verification does).
-    init(fd: Int32, size: Int, populate: Bool, file: String) throws(SnapshotError) {
+    /// Maps `size` bytes of `fd` with `mmap(PROT_READ, MAP_PRIVATE)`.
+    init(fd: Int32, size: Int, file: String) throws(SnapshotError) {
         precondition(size > 0)
-        let p = mmap(nil, size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0)
+        let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
         guard let p, p != MAP_FAILED else { throw SnapshotError.system(file, "mmap", errno) }
         self.base = UnsafeRawPointer(p)
         self.size = size
+    }
+
+    /// Maps every page up front (`MADV_POPULATE_READ`): much faster than faulting page by page
+    /// when the whole file is about to be read, as verification does. Call it only once the
+    /// layout is known to be sound (payloads packed up to the footer), so a hostile file cannot
+    /// make it fault in a sparse hole. Best effort: an older kernel just faults page by page.
+    func populate() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), size, 22 /* MADV_POPULATE_READ, Linux 5.14 */)
     }
 
     deinit {

@@ -22,9 +22,12 @@ extension QuoteTable {
     /// - Throws: `SnapshotError` naming the file and the section at fault.
     /// - Complexity: O(footer) without verification, O(file) with it.
     public static func load(from path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
-        let reader = try SnapshotReader(path: path, populate: verify)
+        let reader = try SnapshotReader(path: path)
         if let problem = reader.layoutProblems().first { throw problem }
-        if verify, let problem = reader.checksumProblems().first { throw problem }
+        if verify {
+            reader.mapping.populate()  // only now: the layout check has bounded what will be read
+            if let problem = reader.checksumProblems(checkSummaries: true).first { throw problem }
+        }
         return try reader.makeTable(checkDates: verify)
     }
 
@@ -49,20 +52,21 @@ struct SnapshotReader {
     let footer: SnapshotFooter
 
     /// Opens, maps and validates everything but the payloads' placement and contents.
-    init(path: String, populate: Bool = false) throws(SnapshotError) {
+    init(path: String) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
         self.path = path
-        let fd = try SnapshotFile.open(path, O_RDONLY, file: path, operation: "open")
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+        let fd = try SnapshotFile.open(path, O_RDONLY | O_NONBLOCK, file: path, operation: "open")
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw SnapshotError.system(path, "fstat", errno) }
         if SnapshotFile.isDirectory(st) { throw .isADirectory(file: path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notASnapshot(file: path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(file: path, kind: FileTarget.kind(st.st_mode)) }
         let size = Int(st.st_size)
         guard size > 0 else { throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: 0) }
-        mapping = try SnapshotMapping(fd: fd, size: size, populate: populate, file: path)
+        mapping = try SnapshotMapping(fd: fd, size: size, file: path)
         let b = mapping.bytes
 
         // Header: magic, major version, then the header page's checksum.
@@ -92,6 +96,11 @@ struct SnapshotReader {
             throw .checksumMismatch(file: path, section: "header", column: nil, expected: storedHeaderSum, actual: headerSum)
         }
         guard u32(12) == 0 else { throw .malformedHeader(file: path, detail: "unknown header flags \(u32(12))") }
+        // Reserved bytes and the header page's padding are zero in 1.x: a reader that ignored them
+        // would let a later version's meaning (or hidden data) pass unnoticed.
+        if let i = (Array(SnapshotFormat.reservedHeaderBytes) + SnapshotFormat.headerPaddingBytes).first(where: { b[$0] != 0 }) {
+            throw .malformedHeader(file: path, detail: "header byte \(i) is \(b[i]), reserved bytes must be 0")
+        }
         guard u64(24) == UInt64(SnapshotFormat.payloadStart) else {
             throw .malformedHeader(file: path, detail: "payloads start at \(u64(24)), expected \(SnapshotFormat.payloadStart)")
         }
@@ -164,6 +173,23 @@ struct SnapshotReader {
             for (a, b) in zip(extents, extents.dropFirst()) where a.payload.offset + a.payload.paddedLength > b.payload.offset {
                 problems.append(.offsetOutOfRange(file: path, section: "COLS", detail: "\(a.name) and \(b.name) overlap at \(b.payload.offset)"))
             }
+            // Packed: the padded payloads tile 4096 ..< F with no gap (a gap is bytes nothing
+            // describes: hidden data, or a sparse hole that every populating load would fault in).
+            if problems.isEmpty {
+                var expected = SnapshotFormat.payloadStart
+                for e in extents {
+                    if e.payload.offset != expected {
+                        problems.append(.offsetOutOfRange(file: path, section: "COLS",
+                                                          detail: "\(e.name) starts at \(e.payload.offset), expected \(expected): payloads must be packed"))
+                        break
+                    }
+                    expected += e.payload.paddedLength
+                }
+                if problems.isEmpty && expected != footerOffset {
+                    problems.append(.offsetOutOfRange(file: path, section: "trailer",
+                                                      detail: "the footer starts at \(footerOffset) but the payloads end at \(expected): no gap is allowed"))
+                }
+            }
         }
         var next = 0
         for t in footer.tickers {
@@ -183,27 +209,121 @@ struct SnapshotReader {
         return problems
     }
 
-    /// Hashes every payload (on every core) and returns the mismatches.
+    /// Hashes every payload (on every core) and returns the mismatches; with `checkSummaries`,
+    /// also checks each value payload's block summaries against its data, fused with the hashing
+    /// (a piece of the payload is hashed, then its blocks are checked while they are in cache).
+    ///
+    /// The summary check is what queries need to answer right: every known value (not null, not
+    /// NaN) of a block lies within the block's stored minimum and maximum, and the block's count
+    /// of nulls and NaNs is exact. (`verifySnapshot` compares summaries bit for bit instead.)
     /// - Precondition: `layoutProblems()` is empty.
-    func checksumProblems() -> [SnapshotError] {
+    func checksumProblems(checkSummaries: Bool = false) -> [SnapshotError] {
         let list = payloads
+        let rows = footer.rowCount
+        // For each payload: the column whose values it is (nil for validity), for the summary check.
+        var valuesOf = [Int?]()
+        for (i, c) in footer.columns.enumerated() {
+            valuesOf.append(i)
+            if c.validity != nil { valuesOf.append(nil) }
+        }
         var results = [UInt64](repeating: 0, count: list.count)
+        var badBlocks = [Int](repeating: -1, count: list.count)
         let base = mapping.base
         results.withUnsafeMutableBufferPointer { out in
-            let shared = SharedPointer(base: out.baseAddress!)
-            let sendableBase = UncheckedSendableBox(base)
-            forEachChunk(list.count, threads: QueryOptions.availableCores) { i, _ in
-                let p = list[i].payload
-                // Safe: layoutProblems() checked that the padded payload lies inside the mapping.
-                let bytes = UnsafeRawBufferPointer(start: sendableBase.value + p.offset, count: p.paddedLength)
-                shared.base[i] = SnapshotChecksum.hash(bytes, seed: UInt64(p.offset))
+            badBlocks.withUnsafeMutableBufferPointer { bad in
+                let shared = SharedPointer(base: out.baseAddress!)
+                let sharedBad = SharedPointer(base: bad.baseAddress!)
+                let sendableBase = UncheckedSendableBox(base)
+                forEachChunk(list.count, threads: QueryOptions.availableCores) { i, _ in
+                    let p = list[i].payload
+                    // Safe: layoutProblems() checked that the padded payload lies inside the mapping.
+                    let bytes = UnsafeRawBufferPointer(start: sendableBase.value + p.offset, count: p.paddedLength)
+                    guard checkSummaries, let c = valuesOf[i], let summaries = footer.summaries?[c] else {
+                        shared.base[i] = SnapshotChecksum.hash(bytes, seed: UInt64(p.offset))
+                        return
+                    }
+                    let validity = footer.columns[c].validity.map { v in
+                        // Safe: as above, for the validity payload (ceil(rows / 64) words).
+                        UnsafePointer<UInt64>(OpaquePointer(sendableBase.value + v.offset))
+                    }
+                    let (sum, block) = Self.hashCheckingSummaries(bytes, seed: UInt64(p.offset), rows: rows,
+                                                                   summaries: summaries, validity: validity)
+                    shared.base[i] = sum
+                    sharedBad.base[i] = block ?? -1
+                }
             }
         }
         var problems = [SnapshotError]()
         for (i, (name, p)) in list.enumerated() where results[i] != p.checksum {
             problems.append(.checksumMismatch(file: path, section: "payload", column: name, expected: p.checksum, actual: results[i]))
         }
+        for (i, (name, _)) in list.enumerated() where badBlocks[i] >= 0 {
+            let first = badBlocks[i] * BlockSummaries<Int32>.blockRows
+            problems.append(.inconsistentData(file: path, section: "SUMM",
+                                              detail: "block summary \(badBlocks[i]) of \(name) (rows from \(first)) does not match the data"))
+        }
         return problems
+    }
+
+    /// The checksum of a value payload, and the first block whose summary does not hold for its
+    /// values (nil when every one does).
+    private static func hashCheckingSummaries(_ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
+                                              summaries: AnyBlockSummaries, validity: UnsafePointer<UInt64>?) -> (UInt64, Int?) {
+        switch summaries {
+        case .int32(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
+        case .int64(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
+        case .float32(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
+        case .float64(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
+        }
+    }
+
+    private static func hashCheckingSummaries<T: ColumnElement>(_ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
+                                                                _ summaries: BlockSummaries<T>,
+                                                                _ validity: UnsafePointer<UInt64>?) -> (UInt64, Int?) {
+        let blockRows = BlockSummaries<T>.blockRows
+        let piecesBlocks = 32  // 32 blocks of 512 rows: 64–128 KiB, hashed then checked in L2
+        let pieceBytes = piecesBlocks * blockRows * MemoryLayout<T>.stride
+        var hasher = SnapshotChecksum(seed: seed)
+        var firstBad: Int?
+        var scratch = [UInt64](repeating: 0, count: 2 * blockRows / 64)
+        var done = 0, block = 0
+        // Safe: bytes covers the padded payload, whose length is a multiple of 64; it holds `rows`
+        // values of T (checked by layoutProblems()), and the mapping's base is page-aligned.
+        let values = bytes.baseAddress.map { UnsafePointer<T>(OpaquePointer($0)) }
+        while done < bytes.count {
+            let n = min(pieceBytes, bytes.count - done)
+            hasher.combine(stripes: bytes.baseAddress! + done, stripeCount: n / 64)
+            done += n
+            let end = min(rows, done / MemoryLayout<T>.stride)
+            while firstBad == nil, block < summaries.count, (block + 1) * blockRows <= end || end == rows {
+                let lo = block * blockRows, count = min(blockRows, rows - lo)
+                if !scratch.withUnsafeMutableBufferPointer({ summaryHolds(summaries, block: block, values!, lo, count, validity, $0.baseAddress!) }) {
+                    firstBad = block
+                }
+                block += 1
+            }
+        }
+        return (hasher.value, firstBad)
+    }
+
+    /// Whether block `block` (rows `lo ..< lo + count`) agrees with its summary: every known value
+    /// within [minimum, maximum], and exactly the stored number of nulls and NaNs.
+    @inline(__always)
+    private static func summaryHolds<T: ColumnElement>(_ s: BlockSummaries<T>, block: Int, _ values: UnsafePointer<T>, _ lo: Int, _ count: Int,
+                                                       _ validity: UnsafePointer<UInt64>?, _ scratch: UnsafeMutablePointer<UInt64>) -> Bool {
+        let words = (count + 63) >> 6
+        let inRange = scratch, known = scratch + words
+        T._evaluateRange(.closed(s.minimums[block], s.maximums[block]), values + lo, count: count, inRange, .store)
+        T._evaluateRange(.any, values + lo, count: count, known, .store)  // not NaN
+        var knownCount = 0, outside: UInt64 = 0
+        for w in 0 ..< words {
+            var k = known[w]
+            if let validity { k &= validity[(lo >> 6) + w] }
+            if w == words - 1 && count & 63 != 0 { k &= (UInt64(1) << UInt64(count & 63)) &- 1 }
+            knownCount += k.nonzeroBitCount
+            outside |= k & ~inRange[w]
+        }
+        return outside == 0 && count - knownCount == Int(s.unknownCounts[block])
     }
 
     /// Builds the table of views. Checks validity padding bits (cheap) and, with `checkDates`,

@@ -44,12 +44,13 @@ extension QuoteTable {
     public static func verifySnapshot(at path: String) -> SnapshotVerification {
         let reader: SnapshotReader
         do {
-            reader = try SnapshotReader(path: path, populate: true)
+            reader = try SnapshotReader(path: path)
         } catch {
             return SnapshotVerification(path: path, info: nil, problems: [SnapshotProblem(error)])
         }
         var problems = reader.layoutProblems().map { SnapshotProblem($0) }
         guard problems.isEmpty else { return SnapshotVerification(path: path, info: nil, problems: problems) }
+        reader.mapping.populate()
         problems += reader.checksumProblems().map { SnapshotProblem($0) }
         problems += reader.paddingProblems()
 

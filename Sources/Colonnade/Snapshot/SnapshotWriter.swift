@@ -8,21 +8,31 @@ extension QuoteTable {
     ///     try table.save(to: "snapshots/wiki.snapshot")
     ///     let again = try QuoteTable.load(from: "snapshots/wiki.snapshot")
     ///
-    /// The table is written to a new temporary file beside the target (`.NAME.tmp-PID-RANDOM`), with
-    /// large `write(2)` calls straight from the column buffers; the file is `fsync`ed, renamed over
-    /// the target, and the directory is `fsync`ed. The target is never rewritten in place, so a
-    /// process killed at any instant leaves the old snapshot or the new one, and processes that have
-    /// the old one mapped keep reading it. Two processes saving to one path at once each write their
-    /// own temporary; the last rename wins and both files are whole. Temporaries left by killed
-    /// savers (whose process no longer exists) are removed by the next save to the same path.
-    /// Block summaries are written from the columns, computed here for columns without them.
+    /// The table is written to a new temporary file beside the target (a `ReplacementFile`:
+    /// `.NAME.tmp-PID-RANDOM`, locked with `flock` while written), with large `write(2)` calls
+    /// straight from the column buffers; the file is `fsync`ed, renamed over the target, and the
+    /// directory is `fsync`ed. The target is never rewritten in place, so a process killed at any
+    /// instant leaves the old snapshot or the new one, and processes that have the old one mapped
+    /// keep reading it. Temporaries left by killed savers are removed by the next save to the same
+    /// path (only those no live saver holds locked).
+    ///
+    /// The new file keeps the replaced one's permission bits, and its owner and group where the
+    /// process may set them. A symbolic link is written through: its target is replaced and the
+    /// link stays (`FileTarget`). Block summaries are written from the columns, computed here for
+    /// columns without them.
+    ///
+    /// `save` alone does not lock out other writers: two processes that each load, change and save
+    /// one path can lose one's change. Use `update(at:wait:verify:durable:whileWaiting:_:)` for a
+    /// read-modify-write.
     ///
     /// - Parameters:
     ///   - path: the snapshot file to create or replace.
     ///   - durable: `false` skips both `fsync` calls (for benchmarks and scratch files): the rename
     ///     is still atomic for other processes, but a power loss may lose the new file.
     /// - Throws: `SnapshotError` naming `path`: `noSuchFile` (no such directory), `isADirectory`,
-    ///   `permissionDenied`, `ioError` (for example ENOSPC). The target is untouched then.
+    ///   `notARegularFile` (a FIFO, a device), `danglingSymlink`, `readOnly` (we may not write the
+    ///   file; as root, when it has no write bit at all), `permissionDenied` (the directory), `ioError` (for
+    ///   example ENOSPC). The target is untouched then.
     /// - Complexity: one pass over the table's bytes (hashed while written).
     public func save(to path: String, durable: Bool = true) throws(SnapshotError) {
         try SnapshotWriter(table: self, path: path).save(durable: durable)
@@ -44,12 +54,8 @@ struct SnapshotWriter {
     }
 
     func save(durable: Bool) throws(SnapshotError) {
-        let (directory, name) = SnapshotFile.split(path)
-        if name.isEmpty { throw .isADirectory(file: path) }
-        if let st = SnapshotFile.status(path), SnapshotFile.isDirectory(st) { throw .isADirectory(file: path) }
-        guard let dirStatus = SnapshotFile.status(directory) else { throw .noSuchFile(file: path) }
-        guard SnapshotFile.isDirectory(dirStatus) else { throw .noSuchFile(file: path) }
-        Self.removeStaleTemporaries(directory: directory, name: name)
+        let file: ReplacementFile
+        do { file = try ReplacementFile(replacing: path) } catch { throw SnapshotError(error, file: path) }
 
         // Layout: payloads from 4096, dates first, each value column's values then its validity.
         var sources = [Source]()
@@ -75,10 +81,7 @@ struct SnapshotWriter {
         let footerLength = footer.encoded().count  // checksums do not change the length
         let fileLength = footerOffset + footerLength + SnapshotFormat.trailerSize
 
-        let random = SystemRandomNumberGenerator().nextHex()
-        let temporary = directory + "/.\(name).tmp-\(getpid())-\(random)"
-        let fd = try SnapshotFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644, file: path, operation: "create temporary file")
-        var closed = false
+        let fd = file.fileDescriptor
         do throws(SnapshotError) {
             try SnapshotFile.writeAll(fd, Self.header(fileLength: fileLength, footerOffset: footerOffset), file: path)
             var checksums = [UInt64]()
@@ -94,20 +97,11 @@ struct SnapshotWriter {
             trailer.writeUInt64LE(UInt64(footerBytes.count))
             trailer.bytes.append(contentsOf: SnapshotFormat.magic)
             try SnapshotFile.writeAll(fd, footerBytes + trailer.bytes, file: path)
-            if durable { try SnapshotFile.fsync(fd, file: path, operation: "fsync") }
-            closed = true
-            if close(fd) != 0 { throw SnapshotError.system(path, "close", errno) }
-            if rename(temporary, path) != 0 { throw SnapshotError.system(path, "rename", errno) }
         } catch {
-            if !closed { close(fd) }
-            unlink(temporary)
+            file.discard()
             throw error
         }
-        if durable {
-            let dfd = try SnapshotFile.open(directory, O_RDONLY | O_DIRECTORY, file: path, operation: "open directory")
-            defer { close(dfd) }
-            try SnapshotFile.fsync(dfd, file: path, operation: "fsync directory")
-        }
+        do { try file.commit(durable: durable) } catch { throw SnapshotError(error, file: path) }
     }
 
     static func valueStorage(_ column: AnyColumn) -> (ColumnStorage, Int) {
@@ -156,32 +150,5 @@ struct SnapshotWriter {
         try SnapshotFile.writeAll(fd, tail, file: file)
         withExtendedLifetime(s.storage) {}
         return hasher.value
-    }
-
-    /// Removes `.NAME.tmp-PID-*` files in `directory` whose process no longer exists.
-    static func removeStaleTemporaries(directory: String, name: String) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        let prefix = ".\(name).tmp-"
-        var stale = [String]()
-        while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard entryName.hasPrefix(prefix) else { continue }
-            let rest = entryName.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(entryName) }
-        }
-        for s in stale { unlink(directory + "/" + s) }
-    }
-}
-
-extension SystemRandomNumberGenerator {
-    /// 16 random hexadecimal digits.
-    func nextHex() -> String {
-        var g = self
-        let digits = String(g.next() as UInt64, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -213,15 +213,27 @@ extension QuoteGenerator {
         }
     }
 
+    /// Writes a file through a `ReplacementFile`: a temporary beside `path`, renamed over it
+    /// once complete, so an existing file is never truncated or left half-written.
     private static func write(to path: String, _ body: (inout ByteSink) -> Void) throws(WriteError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
-        var sink = ByteSink(target: .file(fd))
+        let file: ReplacementFile
+        do { file = try ReplacementFile(replacing: path) } catch { throw WriteError(path: path, reason: error.reason) }
+        var sink = ByteSink(target: .file(file.fileDescriptor))
         body(&sink)
         _ = sink.finish()
-        let failure = sink.failure
-        if close(fd) != 0 && failure == nil { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
-        if let failure { throw WriteError(path: path, reason: String(cString: strerror(failure))) }
+        if let failure = sink.failure {
+            file.discard()
+            throw WriteError(path: path, reason: String(cString: strerror(failure)))
+        }
+        do { try file.commit() } catch { throw WriteError(path: path, reason: error.reason) }
+    }
+}
+
+extension ReplacementFileError {
+    /// The description without the leading path.
+    var reason: String {
+        let text = description
+        return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
     }
 }
 

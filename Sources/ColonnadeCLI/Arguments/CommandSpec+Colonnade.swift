@@ -16,6 +16,12 @@ extension CommandSpec {
             : " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample."))
     }
 
+    /// `--no-wait`, for commands that write a snapshot.
+    private static let noWaitOption = OptionSpec(
+        flag: "no-wait",
+        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
+    )
+
     private static let whereOption = OptionSpec(
         "where", value: "EXPR",
         abstract: "Keep rows matching a predicate over columns, e.g. '80 < high < 83 and low > 78'. "
@@ -118,6 +124,7 @@ extension CommandSpec {
             OptionSpec("snapshot", value: "PATH", abstract: "Write a snapshot file."),
             OptionSpec("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR."),
             OptionSpec("csv", value: "FILE", abstract: "Write one CSV file with a ticker column."),
+            noWaitOption,
         ],
         constraints: [.exactlyOne(["snapshot", "json-dir", "csv"])],
         examples: [
@@ -129,32 +136,51 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     public static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those matching --where) as CSV or NDJSON, streaming.",
+        abstract: "Write a snapshot's rows (or those matching --where) as CSV, NDJSON, Arrow IPC or Parquet.",
+        discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
+            + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
+            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
         options: [
             snapshot("Snapshot file to read."),
             whereOption,
-            OptionSpec("format", value: "csv|ndjson", kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue]),
+            OptionSpec("format", value: "csv|ndjson|arrow|arrows|parquet",
+                       kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue, "arrow", "arrows", "parquet"]),
                        isRequired: true, abstract: "Output format."),
             OptionSpec("output", short: "o", value: "FILE",
-                       abstract: "Write to FILE instead of standard output ('-' is standard output)."),
+                       abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet)."),
+            OptionSpec("partition-by", value: "year", kind: .choice(["year"]),
+                       abstract: "parquet: write a directory with one partition per year (Hive layout)."),
+            OptionSpec("row-group-rows", value: "N", kind: .integer(minimum: 1), defaultValue: "1048576",
+                       abstract: "parquet: rows per row group."),
+            OptionSpec("compression", value: "none|snappy", kind: .choice(["none", "snappy"]), defaultValue: "none",
+                       abstract: "parquet: page compression."),
         ],
         examples: [
             "export --format csv -o quotes.csv",
             "export --where 'ticker = \"AAPL\"' --format ndjson | head",
+            "export --format arrow -o quotes.arrow",
+            "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
+            "export --format parquet --partition-by year -o quotes.parquet",
         ]
     )
 
     /// `colonnade import`: load quote files into a snapshot.
     public static let importFiles = CommandSpec(
         name: "import",
-        abstract: "Import Nasdaq Data Link JSON or CSV files into a snapshot, replacing rows with the same ticker and date.",
-        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json or .csv).")],
+        abstract: "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
+        discussion: "Arrow (.arrow, .arrows, .feather) and Parquet (.parquet) files from pyarrow, Polars, DuckDB or "
+            + "'colonnade export' are read when uncompressed or Snappy-compressed; a directory is read as a "
+            + "dataset (every .parquet/.arrow file under it, as 'export --partition-by year' writes). Columns map by "
+            + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
+        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json, .csv, .arrow, .arrows, .parquet, or a directory).")],
         options: [
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
+            noWaitOption,
         ],
-        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot"]
+        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
+                   "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
     )
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
@@ -183,6 +209,7 @@ extension CommandSpec {
             OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
             OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
             OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
+            noWaitOption,
         ],
         constraints: [
             .mutuallyExclusive(["database", "table"]),

@@ -41,6 +41,14 @@ extension SnapshotError: CLIReportableError {
             "upgrade Colonnade to read this file"
         case .notASnapshot:
             "to read Nasdaq Data Link JSON or CSV responses, use 'colonnade import FILE'"
+        case .notARegularFile:
+            "a snapshot is a regular file; pass its path with --snapshot PATH"
+        case .danglingSymlink:
+            "create the link's target (or remove the link) first; colonnade does not start a new snapshot behind a broken link"
+        case let .readOnly(f, _):
+            "make it writable ('chmod u+w \(f)') to replace it, or write to another --snapshot"
+        case let .locked(_, lockFile, _):
+            "wait for that process to finish (leave out --no-wait to wait for it); if no such process runs, \(lockFile) is not locked and this cannot happen"
         default:
             nil
         }

@@ -4,7 +4,8 @@ import Dispatch
 import Foundation
 
 /// `colonnade fetch`: download quotes from Nasdaq Data Link and upsert them into a snapshot,
-/// saved once, atomically, at the end. A failure or Ctrl-C leaves the snapshot exactly as it was
+/// saved once, atomically, at the end, under the snapshot's write lock (held from the load, through
+/// the download, to the save). A failure or Ctrl-C leaves the snapshot exactly as it was
 /// (with `--keep-going`, the tickers that succeeded are saved and the failures listed).
 struct FetchCommand: Command {
     var spec: CommandSpec { .fetch }
@@ -12,7 +13,6 @@ struct FetchCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let symbols = parsed.positionals
         let path = SnapshotLocation.forWriting(parsed, context: context)
-        let existing = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
         if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
@@ -39,6 +39,12 @@ struct FetchCommand: Command {
         let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
         let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
+
+        // The write lock is held from the load, through the whole download, to the rename: a
+        // concurrent import or fetch into the same snapshot waits instead of losing rows.
+        let lock = try SnapshotLocation.lock(path, parsed, context: context)
+        defer { lock.release() }
+        let existing = try QuoteTable.loadForUpdate(path)
 
         let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
                              from: parsed.day("from"), to: parsed.day("to"), update: parsed.flag("update"),
@@ -122,16 +128,26 @@ struct FetchPlan: Sendable {
         DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
     }
 
+    /// The newest stored day of `symbol` when --update applies to it.
+    private func newestStored(_ symbol: String) -> Int32? {
+        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return nil }
+        return existing.dates[entry.firstRow + entry.rowCount - 1]
+    }
+
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
-        guard update, let entry = existing.ticker(Self.storedSymbol(symbol)), entry.rowCount > 0 else { return from }
-        let next = existing.dates[entry.firstRow + entry.rowCount - 1] + 1
+        guard let newest = newestStored(symbol) else { return from }
+        // The stored day comes from a file: the last representable day has no day after it
+        // (needsRequest then says there is nothing to ask for).
+        let next = newest == .max ? newest : newest + 1
         return max(next, from ?? next)
     }
 
     /// Whether there is anything to ask for: not when --update already reaches past `--to`
-    /// (the request would be refused as "end date before start date").
+    /// (the request would be refused as "end date before start date"), nor when the newest stored
+    /// day is the last one a date can hold.
     func needsRequest(for symbol: String) -> Bool {
+        if newestStored(symbol) == .max { return false }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }

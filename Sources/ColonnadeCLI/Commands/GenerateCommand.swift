@@ -16,6 +16,8 @@ struct GenerateCommand: Command {
         let table = generator.makeTable()
         if let snapshot = parsed.string("snapshot") {
             let path = context.resolve(snapshot)
+            let lock = try SnapshotLocation.lock(path, parsed, context: context)
+            defer { lock.release() }
             try table.save(to: path)
             context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot)")
         } else if let directory = parsed.string("json-dir") {

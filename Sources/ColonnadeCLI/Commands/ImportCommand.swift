@@ -2,7 +2,8 @@ import Colonnade
 import Foundation
 
 /// `colonnade import`: decode saved Nasdaq Data Link responses (JSON or CSV, time-series or
-/// tables) and upsert them into a snapshot, saved atomically. All or nothing: if any file fails
+/// tables), Arrow IPC files and streams, Parquet files and directories, and upsert them into a
+/// snapshot, saved atomically under the snapshot's write lock. All or nothing: if any file fails
 /// to decode, the snapshot is left exactly as it was.
 struct ImportCommand: Command {
     var spec: CommandSpec { .importFiles }
@@ -10,12 +11,29 @@ struct ImportCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed, context: context)
-        let incoming = try QuoteImporter.importFiles(files, ticker: parsed.string("ticker"))
-        var table = FileManager.default.fileExists(atPath: path) ? try QuoteTable.load(from: path) : QuoteTable()
-        table.upsert(incoming)
-        try table.save(to: path)
+        let incoming = try Self.importAll(files, ticker: parsed.string("ticker"))
+        // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
+        try SnapshotLocation.update(path, parsed, context: context) { table in table.upsert(incoming) }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
+    }
+
+    /// Decodes every input: Arrow IPC and Parquet files and directories through `InteropReader`,
+    /// Data Link responses through `QuoteImporter`; later inputs win on equal (ticker, date).
+    static func importAll(_ files: [String], ticker: String?) throws -> QuoteTable {
+        let columnar = files.filter(InteropReader.handles(path:))
+        if columnar.isEmpty { return try QuoteImporter.importFiles(files, ticker: ticker) }
+        var parts: [QuoteTable] = []
+        for file in files {
+            if InteropReader.handles(path: file) {
+                parts.append(try InteropReader.read(path: file, ticker: ticker))
+            } else {
+                parts.append(try QuoteImporter.importFiles([file], ticker: ticker))
+            }
+        }
+        var first = parts.removeFirst()
+        if !parts.isEmpty { first.upsert(contentsOf: parts) }
+        return first
     }
 
     /// One line per ticker (rows and date range), then a total.

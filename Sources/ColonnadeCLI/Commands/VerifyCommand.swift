@@ -15,7 +15,7 @@ struct VerifyCommand: Command {
         // A file that cannot be opened at all is an ordinary error, with its hint.
         if result.info == nil, result.problems.count == 1, let only = result.problems.first {
             switch only.error {
-            case .noSuchFile, .permissionDenied, .isADirectory, .notASnapshot: throw only.error
+            case .noSuchFile, .permissionDenied, .isADirectory, .notASnapshot, .notARegularFile: throw only.error
             default: break
             }
         }

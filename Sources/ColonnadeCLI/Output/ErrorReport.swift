@@ -76,6 +76,19 @@ extension OutputError: CLIReportableError {
             "cannot write to \(destination): \(systemMessage(code))"
         case .cannotOpen(let path, let code):
             "cannot create '\(path)': \(systemMessage(code))"
+        case .cannotReplace(let reason):
+            "cannot write \(reason)"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .cannotReplace(.readOnly(let path, _)):
+            "make it writable ('chmod u+w \(path)') to replace it, or write to another file"
+        case .cannotReplace(.danglingSymlink):
+            "create the link's target, or write to another file"
+        default:
+            nil
         }
     }
 }

@@ -1,3 +1,4 @@
+import Colonnade
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,6 +21,8 @@ public final class FileDescriptorWriter: OutputWriter {
     public let destination: String
     private let capacity: Int
     private let ownsDescriptor: Bool
+    /// For a file this writer creates: the temporary that ``close()`` renames over the target.
+    private let replacement: ReplacementFile?
     private var buffer: [UInt8] = []
     private var state = State.open
 
@@ -39,20 +42,30 @@ public final class FileDescriptorWriter: OutputWriter {
         self.init(fileDescriptor: fileDescriptor, destination: destination, bufferCapacity: bufferCapacity, owns: false)
     }
 
-    private init(fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool) {
+    private init(fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool,
+                 replacement: ReplacementFile? = nil) {
         self.fileDescriptor = fileDescriptor
         self.destination = destination
         self.capacity = bufferCapacity
         self.ownsDescriptor = owns
+        self.replacement = replacement
         buffer.reserveCapacity(bufferCapacity)
     }
 
-    /// Creates (or truncates) the file at `path` and writes to it; the descriptor is closed by
-    /// ``close()`` or when the writer is released.
+    /// Writes a new version of the file at `path`: into a temporary beside it (a
+    /// `ReplacementFile`), which ``close()`` `fsync`s and renames over `path`. Until then `path`
+    /// is untouched, so a failed write (a full disk), an error or Ctrl-C never leaves it truncated
+    /// or half-written; a writer released without ``close()`` removes its temporary. The new file
+    /// keeps the permissions of the one it replaces; a symbolic link is written through.
+    ///
+    /// - Throws: ``OutputError/cannotOpen(path:errno:)`` when the directory is missing or not
+    ///   writable, ``OutputError/cannotReplace(_:)`` for a read-only file, a dangling link or a
+    ///   non-regular file.
     public convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        self.init(fileDescriptor: descriptor, destination: path, bufferCapacity: bufferCapacity, owns: true)
+        let file: ReplacementFile
+        do { file = try ReplacementFile(replacing: path) } catch { throw OutputError(error) }
+        self.init(fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
+                  replacement: file)
     }
 
     /// Standard output, buffered in 64 KiB.
@@ -66,6 +79,11 @@ public final class FileDescriptorWriter: OutputWriter {
     }
 
     deinit {
+        if let replacement {
+            // Not closed: the output is incomplete, so the target keeps its old contents.
+            if state != .closed { replacement.discard() }
+            return
+        }
         if state == .open { try? flush() }
         if state != .closed, ownsDescriptor { _ = systemClose(fileDescriptor) }
     }
@@ -103,13 +121,23 @@ public final class FileDescriptorWriter: OutputWriter {
         }
     }
 
-    /// Flushes and, for a file this writer created, closes it.
+    /// Flushes and, for a file this writer created, makes it the file at its path (`fsync`,
+    /// rename) and closes it. If anything fails, the file at the path is left as it was.
     ///
     /// - Precondition: nothing is written after `close()`.
     public func close() throws(OutputError) {
         guard state != .closed else { return }
         var failure: OutputError?
         do { try flush() } catch { failure = error }
+        if let replacement {
+            state = .closed
+            if let failure {
+                replacement.discard()
+                throw failure
+            }
+            do { try replacement.commit() } catch { throw OutputError(error) }
+            return
+        }
         if ownsDescriptor, systemClose(fileDescriptor) != 0, failure == nil {
             failure = .writeFailed(destination: destination, errno: errno)
         }

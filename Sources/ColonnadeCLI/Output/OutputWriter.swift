@@ -1,3 +1,8 @@
+import Colonnade
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A destination for text: standard output or error, a file, or memory in tests.
 ///
 /// Writers buffer; call ``flush()`` at the end (the top level does so for standard output).
@@ -24,8 +29,22 @@ public enum OutputError: Error, Equatable, Sendable {
     case brokenPipe
     /// `write(2)` failed with `errno` (for example `ENOSPC`) on `destination`.
     case writeFailed(destination: String, errno: Int32)
-    /// The file at `path` could not be created or truncated for writing.
+    /// The file at `path` could not be created (or its replacement renamed into place).
     case cannotOpen(path: String, errno: Int32)
+    /// The file may not be replaced: it is read-only, a dangling symbolic link, or not a regular
+    /// file.
+    case cannotReplace(ReplacementFileError)
+
+    /// A replacement failure as an output error: system failures as ``cannotOpen(path:errno:)``.
+    init(_ error: ReplacementFileError) {
+        switch error {
+        case let .noSuchDirectory(p): self = .cannotOpen(path: p, errno: ENOENT)
+        case let .isADirectory(p): self = .cannotOpen(path: p, errno: EISDIR)
+        case let .permissionDenied(p, _): self = .cannotOpen(path: p, errno: EACCES)
+        case let .ioError(p, _, code): self = .cannotOpen(path: p, errno: code)
+        case .notARegularFile, .danglingSymlink, .readOnly: self = .cannotReplace(error)
+        }
+    }
 }
 
 /// An ``OutputWriter`` that keeps everything in memory: for tests, and for output that must be

@@ -1,0 +1,163 @@
+/// A zip archive read from a file (mapped, not copied) or from bytes: its members, and their
+/// uncompressed bytes — whole, or streamed in chunks with bounded memory.
+///
+///     let archive = try ZipArchive(contentsOfFile: "export.zip")
+///     for member in archive.members where !member.isDirectory {
+///         let bytes = try archive.extract(member)           // CRC-32 and size checked
+///     }
+///
+/// What is implemented (docs/ZIP.md): the end-of-central-directory record (and ZIP64's record and
+/// locator), central-directory headers with ZIP64 extra fields, local headers, data descriptors
+/// (with or without signature, 32- or 64-bit sizes), stored and deflate members. Every member's
+/// CRC-32 and size are checked. Split archives, encryption and other methods are refused with a
+/// `ZipError` naming the member and the byte.
+///
+/// For fuzzing and tests, `extractAll(_:limits:)` takes bytes and returns every member or throws.
+public final class ZipArchive: @unchecked Sendable {
+    // Safe to share: immutable after init; the storage is read-only.
+    /// The archive's name for messages (usually the file name).
+    public let name: String
+    /// The members in central-directory order.
+    public let members: [ZipMember]
+    private let storage: ZipStorage
+
+    /// Maps and reads the archive at `path`; `name` defaults to its last path component.
+    public convenience init(contentsOfFile path: String, name: String? = nil) throws(ZipError) {
+        let label = name ?? Self.lastComponent(path)
+        try self.init(storage: ZipStorage(mapping: path, archive: label), name: label)
+    }
+
+    /// Reads an archive held in memory.
+    public convenience init(bytes: [UInt8], name: String) throws(ZipError) {
+        try self.init(storage: ZipStorage(bytes: bytes), name: name)
+    }
+
+    private init(storage: ZipStorage, name: String) throws(ZipError) {
+        self.storage = storage
+        self.name = name
+        self.members = try ZipDirectoryReader(storage: storage, archive: name).readMembers()
+    }
+
+    /// Whether `bytes` start like a zip archive (a local header, or an empty archive's end record).
+    public static func looksLikeZip(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        return bytes[0] == 0x50 && bytes[1] == 0x4B && ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6))
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        let tail = path[path.index(after: slash)...]
+        return tail.isEmpty ? path : String(tail)
+    }
+
+    // MARK: Reading members
+
+    /// Every file member's bytes (directories skipped), each checked; the fuzz-friendly entry point.
+    /// - Throws: The first `ZipError`.
+    public static func extractAll(_ bytes: [UInt8], limits: ZipLimits = .standard) throws(ZipError) -> [(name: String, bytes: [UInt8])] {
+        let archive = try ZipArchive(bytes: bytes, name: "input")
+        var out: [(name: String, bytes: [UInt8])] = []
+        for member in archive.members where !member.isDirectory {
+            out.append((member.name, try archive.extract(member, limits: limits)))
+        }
+        return out
+    }
+
+    /// The member's uncompressed bytes, CRC-32 and size checked.
+    /// - Throws: `ZipError` (limits first, from the recorded size, so a bomb costs nothing).
+    public func extract(_ member: ZipMember, limits: ZipLimits = .standard) throws(ZipError) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(Swift.min(member.uncompressedSize, limits.allowedSize(compressedSize: member.compressedSize)))
+        try stream(member, limits: limits, chunkSize: 1 << 20) { chunk in
+            out.append(contentsOf: UnsafeBufferPointer(start: chunk.base + chunk.dataStart, count: chunk.count - chunk.dataStart))
+            return 0
+        }
+        return out
+    }
+
+    /// Streams the member's uncompressed bytes to `consume` in chunks of about `chunkSize` bytes.
+    ///
+    /// `consume` returns how many trailing bytes of the chunk's data it has not used and wants
+    /// again at the start of the next chunk's data (for example a partial line), or nil to stop
+    /// early. Chunks may be kept and read on other threads.
+    ///
+    /// The CRC-32 and size are checked after the last chunk, so a consumer must not act on the
+    /// bytes for good until this returns without throwing.
+    ///
+    /// - Throws: `ZipError`: encrypted or unsupported member, over the limits (checked against the
+    ///   recorded size first, then against the bytes produced), corrupt data, size or CRC mismatch.
+    /// - Complexity: O(uncompressed size); memory about two chunks plus what the consumer keeps.
+    public func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
+                       _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
+        if member.isEncrypted { throw .encrypted(archive: name, member: member.name, offset: member.localHeaderOffset) }
+        guard member.method == 0 || member.method == 8 else {
+            throw .unsupportedMethod(archive: name, member: member.name, offset: member.localHeaderOffset, method: member.method)
+        }
+        let allowed = limits.allowedSize(compressedSize: member.compressedSize)
+        if member.uncompressedSize > allowed {
+            throw .tooLarge(archive: name, member: member.name, size: member.uncompressedSize,
+                            compressedSize: member.compressedSize, limit: allowed)
+        }
+        if member.method == 0 && member.compressedSize != member.uncompressedSize {
+            throw .malformed(archive: name, member: member.name, offset: member.localHeaderOffset,
+                             detail: "a stored member with compressed size \(member.compressedSize) "
+                                 + "and uncompressed size \(member.uncompressedSize)")
+        }
+        let window = 32 << 10
+        let chunk = Swift.max(chunkSize, Inflater.minimumSpace)
+        let data = UnsafeRawBufferPointer(start: storage.base + member.dataOffset, count: member.compressedSize)
+        var inflater = Inflater(data)
+        var storedPosition = 0
+        var buffer = InflatedChunk(capacity: chunk + Inflater.margin)
+        var produced = 0
+        var crc = CRC32()
+        while true {
+            let from = buffer.count
+            let end: Int
+            let finished: Bool
+            if member.method == 0 {
+                let n = Swift.min(member.compressedSize - storedPosition, buffer.capacity - Inflater.margin - from)
+                // Safe: n bytes remain in the member's data and fit in the buffer.
+                (buffer.base + from).update(from: storage.base + member.dataOffset + storedPosition, count: n)
+                storedPosition += n
+                end = from + n
+                finished = storedPosition == member.compressedSize
+            } else {
+                do {
+                    end = try inflater.inflate(into: buffer.base, from: from, capacity: buffer.capacity)
+                } catch {
+                    throw .corruptData(archive: name, member: member.name, offset: member.dataOffset + Swift.min(error.offset, member.compressedSize),
+                                       reason: error.reason)
+                }
+                finished = inflater.isFinished
+            }
+            crc.update(buffer.base + from, count: end - from)
+            produced += end - from
+            if produced > allowed {
+                throw .tooLarge(archive: name, member: member.name, size: produced, compressedSize: member.compressedSize, limit: allowed)
+            }
+            if produced > member.uncompressedSize {
+                throw .sizeMismatch(archive: name, member: member.name, expected: member.uncompressedSize, actual: produced)
+            }
+            buffer.count = end
+            buffer.isLast = finished
+            guard let keep = consume(buffer) else { return }
+            if finished { break }
+            // The next buffer starts with the history (32 KiB) or what the consumer keeps, if more.
+            let kept = Swift.min(Swift.max(keep, 0), end - buffer.dataStart)
+            let tail = Swift.min(Swift.max(window, kept), end)
+            let next = InflatedChunk(capacity: tail + chunk + Inflater.margin)
+            next.base.update(from: buffer.base + end - tail, count: tail)
+            next.count = tail
+            next.dataStart = tail - kept
+            next.memberOffset = produced - kept
+            buffer = next
+        }
+        if produced != member.uncompressedSize {
+            throw .sizeMismatch(archive: name, member: member.name, expected: member.uncompressedSize, actual: produced)
+        }
+        if crc.value != member.crc32 {
+            throw .checksumMismatch(archive: name, member: member.name, expected: member.crc32, actual: crc.value)
+        }
+    }
+}

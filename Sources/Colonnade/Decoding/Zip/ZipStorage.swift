@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of a zip archive: a read-only mapping of a file, or a copy of an array. Never changes.
+final class ZipStorage: @unchecked Sendable {
+    // Safe to share: read-only for its whole life.
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    private let release: @Sendable (UnsafeMutableRawPointer, Int) -> Void
+
+    init(bytes: [UInt8]) {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(bytes.count, 1))
+        p.initialize(repeating: 0, count: Swift.max(bytes.count, 1))
+        bytes.withUnsafeBufferPointer { b in
+            if let from = b.baseAddress { p.update(from: from, count: b.count) }
+        }
+        base = UnsafePointer(p)
+        count = bytes.count
+        release = { p, _ in p.deallocate() }
+    }
+
+    /// Maps `path` read-only.
+    init(mapping path: String, archive: String) throws(ZipError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .notAZip(archive: archive, detail: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .notAZip(archive: archive, detail: "cannot read: \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notAZip(archive: archive, detail: "not a regular file") }
+        let size = Int(info.st_size)
+        guard size > 0 else { throw .notAZip(archive: archive, detail: "the file is empty") }
+        let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let p, p != MAP_FAILED else {
+            throw .notAZip(archive: archive, detail: "cannot map: \(String(cString: strerror(errno)))")
+        }
+        madvise(p, size, MADV_SEQUENTIAL)
+        base = UnsafePointer(p.assumingMemoryBound(to: UInt8.self))
+        count = size
+        release = { p, n in munmap(p, n) }
+    }
+
+    deinit { release(UnsafeMutableRawPointer(mutating: base), Swift.max(count, 1)) }
+
+    // MARK: Little-endian reads (callers check bounds)
+
+    @inline(__always) func getUInt16LE(at offset: Int) -> Int {
+        Int(base[offset]) | Int(base[offset + 1]) << 8
+    }
+
+    @inline(__always) func getUInt32LE(at offset: Int) -> Int {
+        getUInt16LE(at: offset) | getUInt16LE(at: offset + 2) << 16
+    }
+
+    @inline(__always) func getUInt64LE(at offset: Int) -> UInt64 {
+        UInt64(getUInt32LE(at: offset)) | UInt64(getUInt32LE(at: offset + 4)) << 32
+    }
+}

@@ -1,0 +1,98 @@
+/// One field of an Arrow schema, as far as Colonnade reads it.
+struct ArrowField {
+    var name: String
+    var type: UInt8
+    /// Int: bit width and signedness; FloatingPoint: 16, 32 or 64.
+    var bitWidth = 0
+    var isSigned = true
+    /// Date: 0 days, 1 milliseconds. Timestamp: 0 s, 1 ms, 2 µs, 3 ns.
+    var unit: Int16 = 0
+    var timezone: String?
+    /// Dictionary encoding: the dictionary id and the index type.
+    var dictionaryID: Int64?
+    var indexBitWidth = 32
+    var indexIsSigned = true
+    var childCount = 0
+
+    /// A readable type name for messages.
+    var typeDescription: String {
+        var t = ArrowIPCFormat.typeName(type)
+        switch ArrowIPCFormat.TypeID(rawValue: type) {
+        case .int: t = (isSigned ? "int" : "uint") + "\(bitWidth)"
+        case .floatingPoint: t = "float\(bitWidth)"
+        default: break
+        }
+        return dictionaryID == nil ? t : "dictionary<\(t)>"
+    }
+
+    var isString: Bool {
+        let t = ArrowIPCFormat.TypeID(rawValue: type)
+        return t == .utf8 || t == .largeUtf8 || t == .utf8View
+    }
+
+    var isNumeric: Bool {
+        switch ArrowIPCFormat.TypeID(rawValue: type) {
+        case .int: return bitWidth == 8 || bitWidth == 16 || bitWidth == 32 || bitWidth == 64
+        case .floatingPoint: return bitWidth == 32 || bitWidth == 64
+        default: return false
+        }
+    }
+
+    var isDate: Bool {
+        let t = ArrowIPCFormat.TypeID(rawValue: type)
+        return t == .date || t == .timestamp
+    }
+
+    /// The element type a numeric field becomes: integers keep an integer type (wider when needed).
+    var elementType: ElementType {
+        if ArrowIPCFormat.TypeID(rawValue: type) == .floatingPoint { return bitWidth == 32 ? .float32 : .float64 }
+        if bitWidth < 32 || (bitWidth == 32 && isSigned) { return .int32 }
+        return .int64
+    }
+
+    /// Units of the date or timestamp per day.
+    var unitsPerDay: Int64 {
+        if ArrowIPCFormat.TypeID(rawValue: type) == .date { return unit == 0 ? 1 : 86_400_000 }
+        switch unit {
+        case 0: return 86_400
+        case 1: return 86_400_000
+        case 2: return 86_400_000_000
+        default: return 86_400_000_000_000
+        }
+    }
+
+    /// Bytes per date or timestamp value.
+    var dateWidth: Int {
+        ArrowIPCFormat.TypeID(rawValue: type) == .date && unit == 0 ? 4 : 8
+    }
+
+    /// Decodes a field table of a schema.
+    init(_ t: FlatBufferTable) throws(InteropError) {
+        name = try t.string(ArrowIPCFormat.Field.name) ?? ""
+        type = try t.uint8(ArrowIPCFormat.Field.typeType)
+        if let typeTable = try t.table(ArrowIPCFormat.Field.type) {
+            switch ArrowIPCFormat.TypeID(rawValue: type) {
+            case .int:
+                bitWidth = Int(try typeTable.int32(0))
+                isSigned = try typeTable.bool(1)
+            case .floatingPoint:
+                bitWidth = [16, 32, 64][Int(max(0, min(2, try typeTable.int16(0))))]
+            case .date:
+                unit = try typeTable.int16(0, default: 1)
+            case .timestamp:
+                unit = try typeTable.int16(0)
+                timezone = try typeTable.string(1)
+            default:
+                break
+            }
+        }
+        if let d = try t.table(ArrowIPCFormat.Field.dictionary) {
+            dictionaryID = try d.int64(ArrowIPCFormat.DictionaryEncoding.id)
+            if let index = try d.table(ArrowIPCFormat.DictionaryEncoding.indexType) {
+                indexBitWidth = Int(try index.int32(0))
+                indexIsSigned = try index.bool(1)
+            }
+        }
+        childCount = try t.tables(ArrowIPCFormat.Field.children).count
+    }
+}

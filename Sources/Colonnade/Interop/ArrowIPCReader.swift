@@ -1,0 +1,470 @@
+/// Reads Arrow IPC files and streams (as pyarrow, Polars and Colonnade write them) into a table.
+///
+///     let table = try ArrowIPCReader.read(bytes, file: "quotes.arrow")
+///
+/// A file is read through its footer (schema, then the dictionary and record batch blocks); a
+/// stream message by message up to its end marker. Columns map by name: `ticker` or `symbol`
+/// (utf8, large_utf8, utf8_view, or a dictionary of those), `date` (date32, date64 or a timestamp
+/// of any unit, which becomes its UTC day), and every other column must be numeric: integers keep
+/// an integer type (int32, or int64 for uint32/int64/uint64), floats stay float32/float64.
+/// Compressed bodies (LZ4_FRAME, ZSTD) are refused with `InteropError.unsupportedCodec`.
+///
+/// Every offset and length is checked against the input before use; malformed input throws
+/// `InteropError` with the byte offset, never traps. The entry point is a function of bytes, so a
+/// fuzzer can call it directly.
+public enum ArrowIPCReader {
+    /// Decodes `bytes` (a whole IPC file or stream).
+    /// - Parameters:
+    ///   - file: names the input in errors.
+    ///   - ticker: the symbol of every row when the input has no ticker column.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+        try columns(bytes, file: file, ticker: ticker).assemble()
+    }
+
+    /// Decodes `bytes` into columns (before they become a table).
+    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?) throws(InteropError) -> ImportedColumns {
+        var decoder = ArrowIPCDecoder(bytes: bytes, file: file, defaultTicker: ticker)
+        if bytes.count >= 6 && bytes.prefix(6).elementsEqual(ArrowIPCFormat.magic) {
+            try decoder.readFile()
+        } else {
+            try decoder.readStream()
+        }
+        return try decoder.finish()
+    }
+}
+
+/// The state of one Arrow IPC decode.
+struct ArrowIPCDecoder {
+    let bytes: UnsafeRawBufferPointer
+    let file: String
+    let defaultTicker: String?
+    var fields: [ArrowField] = []
+    var hasSchema = false
+    var tickerField: Int?
+    var dateField = -1
+    var dictionaries: [Int64: [String]] = [:]
+    /// Per dictionary id: the interned code of each entry (rebuilt when the dictionary changes).
+    var dictionaryCodes: [Int64: [Int32]] = [:]
+    var interner = InteropValues.SymbolInterner()
+    var rowTickers: [Int32] = []
+    var dates = Column<Int32>()
+    var values: [Int: AnyColumn?] = [:]
+    var metadata: [String: String] = [:]
+    var info: InteropTableInfo?
+    var rows = 0
+
+    init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?) {
+        self.bytes = bytes
+        self.file = file
+        self.defaultTicker = defaultTicker
+    }
+
+    func bad(_ offset: Int, _ detail: String) -> InteropError { .malformed(file: file, offset: offset, detail: detail) }
+
+    func uint32(at o: Int) throws(InteropError) -> UInt32 {
+        guard o >= 0, o <= bytes.count - 4 else { throw .truncated(file: file, offset: o, needed: 4) }
+        // Safe: checked above.
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: o, as: UInt32.self))
+    }
+
+    // MARK: Framing
+
+    /// One encapsulated message: its header table and where its body is.
+    struct Message {
+        var headerType: UInt8
+        var header: FlatBufferTable
+        var bodyStart: Int
+        var bodyLength: Int
+        var end: Int
+    }
+
+    /// The message at `offset`, or nil at an end-of-stream marker (or the end of the input).
+    func message(at offset: Int) throws(InteropError) -> Message? {
+        if offset == bytes.count { return nil }
+        var length = Int(try uint32(at: offset))
+        var metaStart = offset + 4
+        if length == 0xFFFF_FFFF {
+            length = Int(try uint32(at: offset + 4))
+            metaStart = offset + 8
+        }
+        if length == 0 { return nil }
+        guard length <= bytes.count - metaStart else { throw .truncated(file: file, offset: metaStart, needed: length) }
+        let reader = FlatBufferReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[metaStart ..< metaStart + length]),
+                                      fileOffset: metaStart, file: file)
+        let root = try reader.root()
+        let headerType = try root.uint8(ArrowIPCFormat.Message.headerType)
+        guard let header = try root.table(ArrowIPCFormat.Message.header) else {
+            throw bad(metaStart, "Arrow message without a header")
+        }
+        let bodyLength = try root.int64(ArrowIPCFormat.Message.bodyLength)
+        let bodyStart = metaStart + length
+        guard bodyLength >= 0, bodyLength <= Int64(bytes.count - bodyStart) else {
+            throw .truncated(file: file, offset: bodyStart, needed: Int(clamping: bodyLength))
+        }
+        return Message(headerType: headerType, header: header, bodyStart: bodyStart, bodyLength: Int(bodyLength),
+                       end: bodyStart + Int(bodyLength))
+    }
+
+    mutating func readStream() throws(InteropError) {
+        var offset = 0
+        while let m = try message(at: offset) {
+            try handle(m)
+            offset = m.end
+        }
+        if !hasSchema { throw .unrecognizedFormat(file: file) }
+    }
+
+    mutating func readFile() throws(InteropError) {
+        let n = bytes.count
+        guard n >= 8 + 4 + 6, bytes.suffix(6).elementsEqual(ArrowIPCFormat.magic) else {
+            throw .truncated(file: file, offset: n, needed: 6)
+        }
+        let footerLength = Int(try uint32(at: n - 10))
+        let footerStart = n - 10 - footerLength
+        guard footerLength > 0, footerStart >= 8 else {
+            throw bad(n - 10, "Arrow footer length \(footerLength) in a file of \(n) bytes")
+        }
+        let reader = FlatBufferReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 10]), fileOffset: footerStart, file: file)
+        let footer = try reader.root()
+        guard let schema = try footer.table(ArrowIPCFormat.Footer.schema) else { throw bad(footerStart, "Arrow footer without a schema") }
+        try readSchema(schema)
+        for slot in [ArrowIPCFormat.Footer.dictionaries, ArrowIPCFormat.Footer.recordBatches] {
+            guard let (start, count) = try footer.vector(slot, elementSize: 24) else { continue }
+            for i in 0 ..< count {
+                let b = start + 24 * i
+                let offset = Int(Int64(bitPattern: try reader.uint64(at: b)))
+                guard offset >= 8, offset < footerStart else { throw bad(footerStart + b, "Arrow block offset \(offset) outside the file's messages") }
+                guard let m = try message(at: offset) else { throw bad(offset, "Arrow block at \(offset) is an end-of-stream marker") }
+                let expected: UInt8 = slot == ArrowIPCFormat.Footer.dictionaries ? ArrowIPCFormat.Header.dictionaryBatch.rawValue
+                    : ArrowIPCFormat.Header.recordBatch.rawValue
+                guard m.headerType == expected else { throw bad(offset, "Arrow block at \(offset) holds message type \(m.headerType), expected \(expected)") }
+                guard m.end <= footerStart else { throw .truncated(file: file, offset: m.bodyStart, needed: m.bodyLength) }
+                try handle(m)
+            }
+        }
+    }
+
+    mutating func handle(_ m: Message) throws(InteropError) {
+        switch ArrowIPCFormat.Header(rawValue: m.headerType) {
+        case .schema:
+            if !hasSchema { try readSchema(m.header) }
+        case .dictionaryBatch:
+            guard hasSchema else { throw bad(m.bodyStart, "Arrow dictionary batch before the schema") }
+            try readDictionary(m)
+        case .recordBatch:
+            guard hasSchema else { throw bad(m.bodyStart, "Arrow record batch before the schema") }
+            try readBatch(m)
+        case nil:
+            throw bad(m.bodyStart, "Arrow message type \(m.headerType) (tensors are not tables)")
+        }
+    }
+
+    // MARK: Schema
+
+    mutating func readSchema(_ schema: FlatBufferTable) throws(InteropError) {
+        if try schema.int16(ArrowIPCFormat.Schema.endianness) != 0 {
+            throw bad(schema.position, "big-endian Arrow data")
+        }
+        for f in try schema.tables(ArrowIPCFormat.Schema.fields) { fields.append(try ArrowField(f)) }
+        for kv in try schema.tables(ArrowIPCFormat.Schema.customMetadata) {
+            guard let key = try kv.string(ArrowIPCFormat.KeyValue.key) else { continue }
+            let value = try kv.string(ArrowIPCFormat.KeyValue.value) ?? ""
+            if key == InteropTableInfo.key { info = InteropTableInfo(decoding: value) }
+            if !ImportedColumns.isToolKey(key) { metadata[key] = value }
+        }
+        hasSchema = true
+        // Roles by name.
+        for (i, f) in fields.enumerated() {
+            let id = ColumnDescriptor.identifier(for: f.name)
+            if (id == "ticker" || id == "symbol") && tickerField == nil {
+                guard f.isString && f.childCount == 0 else {
+                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a ticker must be a string)")
+                }
+                tickerField = i
+            } else if id == "date" && dateField < 0 {
+                guard f.isDate && f.dictionaryID == nil else {
+                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a date must be a date or a timestamp)")
+                }
+                dateField = i
+            } else {
+                guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
+                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription)
+                }
+                values[i] = .some(nil)
+            }
+        }
+        if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
+        if tickerField == nil && defaultTicker == nil {
+            throw .missingColumn(file: file, column: "ticker (or symbol)", available: fields.map(\.name))
+        }
+    }
+
+    // MARK: Batches
+
+    /// Walks a record batch's nodes and buffers.
+    struct BatchCursor {
+        let decoder: ArrowIPCDecoder
+        let message: Message
+        let length: Int
+        let nodes: (start: Int, count: Int)
+        let buffers: (start: Int, count: Int)
+        let variadic: (start: Int, count: Int)?
+        let reader: FlatBufferReader
+        var node = 0
+        var buffer = 0
+        var variadicIndex = 0
+
+        init(_ decoder: ArrowIPCDecoder, _ message: Message, _ batch: FlatBufferTable) throws(InteropError) {
+            self.decoder = decoder
+            self.message = message
+            self.reader = batch.reader
+            let length = try batch.int64(ArrowIPCFormat.RecordBatch.length)
+            guard length >= 0, length <= Int64(Int32.max) * 64 else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows")
+            }
+            self.length = Int(length)
+            if let c = try batch.table(ArrowIPCFormat.RecordBatch.compression) {
+                let codec = try c.uint8(ArrowIPCFormat.BodyCompression.codec)
+                throw .unsupportedCodec(file: decoder.file, codec: codec == 0 ? "LZ4_FRAME (Arrow IPC body compression)" : codec == 1 ? "ZSTD (Arrow IPC body compression)" : "Arrow codec #\(codec)")
+            }
+            nodes = try batch.vector(ArrowIPCFormat.RecordBatch.nodes, elementSize: 16) ?? (0, 0)
+            buffers = try batch.vector(ArrowIPCFormat.RecordBatch.buffers, elementSize: 16) ?? (0, 0)
+            variadic = try batch.vector(ArrowIPCFormat.RecordBatch.variadicBufferCounts, elementSize: 8)
+        }
+
+        /// The next field node: (length, null count).
+        mutating func nextNode() throws(InteropError) -> (Int, Int) {
+            guard node < nodes.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema") }
+            let p = nodes.start + 16 * node
+            node += 1
+            let n = Int64(bitPattern: try reader.uint64(at: p)), nulls = Int64(bitPattern: try reader.uint64(at: p + 8))
+            guard n == Int64(length), nulls >= 0, nulls <= n else {
+                throw decoder.bad(reader.fileOffset + p, "Arrow field node of \(n) rows and \(nulls) nulls in a batch of \(length)")
+            }
+            return (Int(n), Int(nulls))
+        }
+
+        /// The next buffer, checked to lie inside the body and to hold at least `minimum` bytes.
+        mutating func nextBuffer(minimum: Int) throws(InteropError) -> UnsafeRawBufferPointer {
+            guard buffer < buffers.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema") }
+            let p = buffers.start + 16 * buffer
+            buffer += 1
+            let offset = Int64(bitPattern: try reader.uint64(at: p)), len = Int64(bitPattern: try reader.uint64(at: p + 8))
+            guard offset >= 0, len >= 0, offset <= Int64(message.bodyLength), len <= Int64(message.bodyLength) - offset else {
+                throw decoder.bad(reader.fileOffset + p, "Arrow buffer at \(offset) of \(len) bytes outside a body of \(message.bodyLength)")
+            }
+            guard len >= Int64(minimum) else {
+                throw decoder.bad(message.bodyStart + Int(offset), "Arrow buffer of \(len) bytes, needs \(minimum)")
+            }
+            let start = message.bodyStart + Int(offset)
+            return UnsafeRawBufferPointer(rebasing: decoder.bytes[start ..< start + Int(len)])
+        }
+
+        /// The validity buffer of a field with `nulls` nulls (nil when it has none).
+        mutating func validity(nulls: Int) throws(InteropError) -> UnsafeRawBufferPointer? {
+            let b = try nextBuffer(minimum: nulls > 0 ? (length + 7) / 8 : 0)
+            return nulls > 0 ? b : nil
+        }
+
+        mutating func nextVariadicCount() throws(InteropError) -> Int {
+            guard let v = variadic, variadicIndex < v.count else { return 0 }
+            let c = Int64(bitPattern: try reader.uint64(at: v.start + 8 * variadicIndex))
+            variadicIndex += 1
+            guard c >= 0, c <= Int64(buffers.count) else { throw decoder.bad(message.bodyStart, "Arrow variadic buffer count \(c)") }
+            return Int(c)
+        }
+    }
+
+    /// Strings of a utf8, large_utf8 or utf8_view array; `each(row, bytes)` per non-null row.
+    func strings(_ field: ArrowField, _ cursor: inout BatchCursor, nulls: Int,
+                 _ each: (Int, UnsafeRawBufferPointer?) throws(InteropError) -> Void) throws(InteropError) {
+        let n = cursor.length
+        let validity = try cursor.validity(nulls: nulls)
+        func isNull(_ r: Int) -> Bool {
+            // Safe: the validity buffer holds at least (n + 7) / 8 bytes.
+            guard let v = validity else { return false }
+            return (v[r >> 3] >> UInt8(r & 7)) & 1 == 0
+        }
+        switch ArrowIPCFormat.TypeID(rawValue: field.type) {
+        case .utf8View:
+            let views = try cursor.nextBuffer(minimum: 16 * n)
+            var data: [UnsafeRawBufferPointer] = []
+            for _ in 0 ..< (try cursor.nextVariadicCount()) { data.append(try cursor.nextBuffer(minimum: 0)) }
+            for r in 0 ..< n {
+                if isNull(r) { try each(r, nil); continue }
+                let v = 16 * r
+                let len = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v, as: UInt32.self))))
+                if len >= 0 && len <= 12 {
+                    try each(r, UnsafeRawBufferPointer(rebasing: views[v + 4 ..< v + 4 + len]))
+                } else {
+                    let index = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v + 8, as: UInt32.self))))
+                    let offset = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v + 12, as: UInt32.self))))
+                    guard len > 0, index >= 0, index < data.count, offset >= 0, offset <= data[index].count - len else {
+                        throw bad(cursor.message.bodyStart, "Arrow string view \(r) (length \(len), buffer \(index), offset \(offset)) outside its data")
+                    }
+                    try each(r, UnsafeRawBufferPointer(rebasing: data[index][offset ..< offset + len]))
+                }
+            }
+        default:
+            let wide = ArrowIPCFormat.TypeID(rawValue: field.type) == .largeUtf8
+            let w = wide ? 8 : 4
+            let offsets = try cursor.nextBuffer(minimum: n == 0 ? 0 : w * (n + 1))
+            let data = try cursor.nextBuffer(minimum: 0)
+            func offset(_ i: Int) -> Int {
+                wide ? Int(Int64(littleEndian: offsets.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)))
+                    : Int(Int32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)))
+            }
+            for r in 0 ..< n {
+                if isNull(r) { try each(r, nil); continue }
+                let a = offset(r), b = offset(r + 1)
+                guard a >= 0, a <= b, b <= data.count else {
+                    throw bad(cursor.message.bodyStart, "Arrow string offsets \(a)..<\(b) of row \(r) outside \(data.count) bytes of data")
+                }
+                try each(r, UnsafeRawBufferPointer(rebasing: data[a ..< b]))
+            }
+        }
+    }
+
+    mutating func readDictionary(_ m: Message) throws(InteropError) {
+        let id = try m.header.int64(ArrowIPCFormat.DictionaryBatch.id)
+        guard let batch = try m.header.table(ArrowIPCFormat.DictionaryBatch.data) else { throw bad(m.bodyStart, "Arrow dictionary batch without data") }
+        let isDelta = try m.header.bool(ArrowIPCFormat.DictionaryBatch.isDelta)
+        guard let field = fields.first(where: { $0.dictionaryID == id }) else {
+            throw bad(m.bodyStart, "Arrow dictionary \(id) belongs to no field")
+        }
+        var cursor = try BatchCursor(self, m, batch)
+        let (_, nulls) = try cursor.nextNode()
+        var entries: [String] = isDelta ? dictionaries[id] ?? [] : []
+        try strings(field, &cursor, nulls: nulls) { _, b throws(InteropError) in
+            entries.append(b.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        }
+        dictionaries[id] = entries
+        dictionaryCodes[id] = entries.map { interner.code($0) }
+    }
+
+    mutating func readBatch(_ m: Message) throws(InteropError) {
+        var cursor = try BatchCursor(self, m, m.header)
+        let n = cursor.length
+        let base = rows
+        var tickerCodes = [Int32](repeating: 0, count: n)
+        var chunkDates = [Int32](repeating: 0, count: n)
+        var sawTicker = false
+        for (i, field) in fields.enumerated() {
+            let (_, nulls) = try cursor.nextNode()
+            if i == tickerField {
+                sawTicker = true
+                if let id = field.dictionaryID {
+                    let validity = try cursor.validity(nulls: nulls)
+                    let width = field.indexBitWidth / 8
+                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "dictionary index of \(field.indexBitWidth) bits") }
+                    let indices = try cursor.nextBuffer(minimum: width * n)
+                    guard let codes = dictionaryCodes[id] else { throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent") }
+                    for r in 0 ..< n {
+                        if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
+                        var index: Int64
+                        switch width {
+                        case 1: index = field.indexIsSigned ? Int64(Int8(bitPattern: indices[r])) : Int64(indices[r])
+                        case 2: let u = indices.loadUnaligned(fromByteOffset: 2 * r, as: UInt16.self); index = field.indexIsSigned ? Int64(Int16(bitPattern: u)) : Int64(u)
+                        case 4: let u = indices.loadUnaligned(fromByteOffset: 4 * r, as: UInt32.self); index = field.indexIsSigned ? Int64(Int32(bitPattern: u)) : Int64(u)
+                        default: index = indices.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
+                        }
+                        guard index >= 0, index < Int64(codes.count) else {
+                            throw bad(m.bodyStart, "Arrow dictionary index \(index) in row \(base + r), dictionary has \(codes.count) entries")
+                        }
+                        tickerCodes[r] = codes[Int(index)]
+                    }
+                } else {
+                    var interner = self.interner
+                    try strings(field, &cursor, nulls: nulls) { r, b throws(InteropError) in
+                        guard let b else { throw .nullKey(file: file, column: field.name, row: base + r) }
+                        tickerCodes[r] = interner.code(b)
+                    }
+                    self.interner = interner
+                }
+            } else if i == dateField {
+                let validity = try cursor.validity(nulls: nulls)
+                let data = try cursor.nextBuffer(minimum: field.dateWidth * n)
+                let perDay = field.unitsPerDay
+                for r in 0 ..< n {
+                    if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
+                    if field.dateWidth == 4 {
+                        chunkDates[r] = data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self)
+                    } else {
+                        let day = InteropValues.day(data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self), unitsPerDay: perDay)
+                        guard let d = Int32(exactly: day) else { throw bad(m.bodyStart, "date of row \(base + r) out of range") }
+                        chunkDates[r] = d
+                    }
+                }
+            } else {
+                let validity = try cursor.validity(nulls: nulls)
+                let width = field.bitWidth / 8
+                let data = try cursor.nextBuffer(minimum: width * n)
+                let chunk = try ArrowIPCDecoder.numeric(field, data, validity: validity, count: n, file: file)
+                var existing = values[i] ?? nil
+                InteropValues.append(chunk, to: &existing)
+                values[i] = existing
+            }
+        }
+        if !sawTicker, let symbol = defaultTicker {
+            let c = interner.code(symbol)
+            for r in 0 ..< n { tickerCodes[r] = c }
+        }
+        rowTickers.append(contentsOf: tickerCodes)
+        dates.append(contentsOf: Column(chunkDates), rows: 0 ..< n)
+        rows += n
+    }
+
+    /// A numeric buffer as a column of the field's element type.
+    static func numeric(_ field: ArrowField, _ data: UnsafeRawBufferPointer, validity: UnsafeRawBufferPointer?,
+                        count n: Int, file: String) throws(InteropError) -> AnyColumn {
+        let mask = validity.map { InteropValues.bitmask($0, count: n) } ?? nil
+        func make<T: ColumnElement>(_: T.Type, _ convert: (Int) -> T) -> Column<T> {
+            var c = Column<T>(unsafeUninitializedCount: n) { dst in for r in 0 ..< n { dst[r] = convert(r) } }
+            if let mask { c.setValidity(mask) }
+            return c
+        }
+        func raw<T: ColumnElement>(_: T.Type) -> Column<T> {
+            var c = Column<T>(unsafeUninitializedCount: n) { dst in
+                // Safe: the buffer holds at least n elements (checked by the cursor).
+                UnsafeMutableRawPointer(dst.baseAddress!).copyMemory(from: data.baseAddress!, byteCount: n * MemoryLayout<T>.size)
+            }
+            if let mask { c.setValidity(mask) }
+            return c
+        }
+        let isFloat = ArrowIPCFormat.TypeID(rawValue: field.type) == .floatingPoint
+        switch (isFloat, field.bitWidth, field.isSigned) {
+        case (true, 32, _): return .float32(raw(Float.self))
+        case (true, _, _): return .float64(raw(Double.self))
+        case (false, 8, true): return .int32(make(Int32.self) { Int32(Int8(bitPattern: data[$0])) })
+        case (false, 8, false): return .int32(make(Int32.self) { Int32(data[$0]) })
+        case (false, 16, true): return .int32(make(Int32.self) { Int32(data.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) })
+        case (false, 16, false): return .int32(make(Int32.self) { Int32(data.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) })
+        case (false, 32, true): return .int32(raw(Int32.self))
+        case (false, 32, false): return .int64(make(Int64.self) { Int64(data.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)) })
+        case (false, 64, true): return .int64(raw(Int64.self))
+        default:
+            for r in 0 ..< n where mask.map({ $0[r] }) ?? true {
+                if data.loadUnaligned(fromByteOffset: 8 * r, as: UInt64.self) > UInt64(Int64.max) {
+                    throw .unsupportedColumn(file: file, column: field.name, type: "uint64 with a value above 2^63 - 1 in row \(r)")
+                }
+            }
+            return .int64(make(Int64.self) { Int64(data.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) })
+        }
+    }
+
+    /// The decoded columns.
+    func finish() throws(InteropError) -> ImportedColumns {
+        var out = ImportedColumns(file: file)
+        out.symbols = interner.symbols
+        out.rowTickers = rowTickers
+        out.dates = dates
+        out.dateName = fields[dateField].name
+        for (i, f) in fields.enumerated() where values[i] != nil {
+            out.names.append(f.name)
+            out.values.append((values[i] ?? nil) ?? AnyColumn(emptyOf: f.elementType))
+        }
+        out.metadata = metadata
+        out.info = info
+        return out
+    }
+}

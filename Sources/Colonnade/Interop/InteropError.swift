@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why an Arrow IPC or Parquet file could not be written or read.
+///
+/// Every case names the file (as the caller named it); malformed input also gives the byte offset
+/// where the reader found the problem.
+public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input ends before `needed` bytes at `offset` (a truncated file or a lying length).
+    case truncated(file: String, offset: Int, needed: Int)
+    /// The bytes at `offset` are not what the format allows: `detail` says what was found.
+    case malformed(file: String, offset: Int, detail: String)
+    /// The file is neither an Arrow IPC file or stream nor a Parquet file.
+    case unrecognizedFormat(file: String)
+    /// The data is compressed with a codec Colonnade does not implement (`ZSTD`, `GZIP`, `LZ4`…).
+    case unsupportedCodec(file: String, codec: String)
+    /// A column whose type cannot become a ticker, a date or a numeric value column.
+    case unsupportedColumn(file: String, column: String, type: String)
+    /// A column the table needs (`ticker`/`symbol`, `date`) is missing.
+    case missingColumn(file: String, column: String, available: [String])
+    /// A ticker or date is null.
+    case nullKey(file: String, column: String, row: Int)
+    /// Two files or batches disagree about the columns.
+    case schemaMismatch(file: String, detail: String)
+    /// A system call failed (`operation` is for example `create`, `write`, `rename`).
+    case io(file: String, operation: String, errno: Int32)
+    /// The rows do not form a table (for example one date twice for a ticker).
+    case table(file: String, TableError)
+
+    public var description: String {
+        switch self {
+        case let .truncated(file, offset, needed):
+            return "\(file): truncated: needs \(needed) bytes at offset \(offset), past the end of the input"
+        case let .malformed(file, offset, detail):
+            return "\(file): malformed at byte \(offset): \(detail)"
+        case let .unrecognizedFormat(file):
+            return "\(file): not an Arrow IPC file or stream, nor a Parquet file (no ARROW1, continuation marker or PAR1 magic)"
+        case let .unsupportedCodec(file, codec):
+            return "\(file): compressed with \(codec), which Colonnade does not decode (it reads uncompressed and Snappy data)"
+        case let .unsupportedColumn(file, column, type):
+            return "\(file): column '\(column)' has type \(type), which is not a ticker, a date or a number"
+        case let .missingColumn(file, column, available):
+            return "\(file): no \(column) column (columns: \(available.joined(separator: ", ")))"
+        case let .nullKey(file, column, row):
+            return "\(file): null \(column) in row \(row)"
+        case let .schemaMismatch(file, detail):
+            return "\(file): \(detail)"
+        case let .io(file, operation, code):
+            return "\(file): \(operation) failed: \(String(cString: strerror(code)))"
+        case let .table(file, error):
+            return "\(file): \(error)"
+        }
+    }
+}

@@ -1,0 +1,404 @@
+/// Reads Parquet files (as pyarrow, Polars, DuckDB and Colonnade write them) into a table.
+///
+///     let table = try ParquetReader.read(bytes, file: "quotes.parquet")
+///
+/// Flat schemas only. Columns map by name: `ticker`/`symbol` (byte array), `date` (INT32 DATE, or
+/// INT64 TIMESTAMP of any unit, which becomes its UTC day), and numeric value columns (INT32,
+/// INT64, FLOAT, DOUBLE; unsigned 32-bit integers widen to int64). Pages may be PLAIN or
+/// dictionary-encoded (v1 or v2 data pages), uncompressed or Snappy; other codecs throw
+/// `InteropError.unsupportedCodec` naming the codec.
+///
+/// Every offset, length and count is checked against the input before use; malformed input
+/// throws `InteropError` with the byte offset, never traps. The entry point is a function of
+/// bytes, so a fuzzer can call it directly.
+public enum ParquetReader {
+    /// Decodes `bytes` (a whole Parquet file).
+    /// - Parameters:
+    ///   - file: names the input in errors.
+    ///   - ticker: the symbol of every row when the file has no ticker column.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+        try columns(bytes, file: file, ticker: ticker).assemble()
+    }
+
+    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?) throws(InteropError) -> ImportedColumns {
+        var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker)
+        try decoder.decodeRowGroups()
+        return try decoder.finish()
+    }
+}
+
+/// The state of one Parquet decode.
+struct ParquetDecoder {
+    let bytes: UnsafeRawBufferPointer
+    let file: String
+    let defaultTicker: String?
+    let metadata: [Int16: ThriftValue]
+    var leaves: [ParquetLeaf] = []
+    let totalRows: Int
+    var interner = InteropValues.SymbolInterner()
+    var rowTickers: [Int32]
+    var dates: ColumnStorage
+    var storages: [ColumnStorage?]
+    var validity: [Bitmask?]
+    var keyValues: [String: String] = [:]
+    var info: InteropTableInfo?
+
+    init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?) throws(InteropError) {
+        self.bytes = bytes
+        self.file = file
+        self.defaultTicker = defaultTicker
+        let n = bytes.count
+        let magic = ParquetFormat.magic
+        guard n >= 12, bytes.prefix(4).elementsEqual(magic) else {
+            if n < 12 { throw .truncated(file: file, offset: n, needed: 12 - n) }
+            throw .unrecognizedFormat(file: file)
+        }
+        guard bytes.suffix(4).elementsEqual(magic) else {
+            throw .malformed(file: file, offset: n - 4, detail: "no PAR1 at the end (a truncated or unfinished Parquet file)")
+        }
+        let footerLength = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: n - 8, as: UInt32.self)))
+        let footerStart = n - 8 - footerLength
+        guard footerStart >= 4 else {
+            throw .malformed(file: file, offset: n - 8, detail: "Parquet footer length \(footerLength) in a file of \(n) bytes")
+        }
+        var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 8]), file: file, fileOffset: footerStart)
+        metadata = try reader.readStruct()
+        guard let schema = metadata[2]?.list, let rows = metadata[3]?.int, rows >= 0, metadata[4]?.list != nil else {
+            throw .malformed(file: file, offset: footerStart, detail: "Parquet footer without schema, row count or row groups")
+        }
+        totalRows = Int(clamping: rows)
+        // The row count must be believable before anything is allocated for it.
+        guard totalRows <= n * 8 + 1024 else {
+            throw .malformed(file: file, offset: footerStart, detail: "Parquet footer claims \(rows) rows in \(n) bytes")
+        }
+        for (i, e) in schema.enumerated() {
+            guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
+            if i == 0 { continue }
+            if let children = fields[5]?.int, children > 0 {
+                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group")
+            }
+            leaves.append(try ParquetLeaf(fields, file: file))
+        }
+        for kv in metadata[5]?.list ?? [] {
+            guard let f = kv.fields, let key = f[1]?.string else { continue }
+            let value = f[2]?.string ?? ""
+            if key == InteropTableInfo.key { info = InteropTableInfo(decoding: value) }
+            if !ImportedColumns.isToolKey(key) { keyValues[key] = value }
+        }
+        let names = leaves.map(\.name)
+        let tickers = leaves.filter { if case .ticker = $0.role { return true }; return false }
+        let datesFound = leaves.filter { if case .date = $0.role { return true }; return false }
+        if datesFound.isEmpty { throw .missingColumn(file: file, column: "date", available: names) }
+        if datesFound.count > 1 { throw .unsupportedColumn(file: file, column: datesFound[1].name, type: "a second date column") }
+        if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
+        if tickers.count > 1 { throw .unsupportedColumn(file: file, column: tickers[1].name, type: "a second ticker column") }
+        rowTickers = [Int32](repeating: 0, count: totalRows)
+        dates = ColumnStorage(byteCount: totalRows * 4)
+        let rowCount = totalRows
+        storages = leaves.map { leaf in
+            if case .value = leaf.role { return ColumnStorage(byteCount: rowCount * leaf.width) }
+            return nil
+        }
+        validity = leaves.map { _ in nil }
+    }
+
+    func bad(_ offset: Int, _ detail: String) -> InteropError { .malformed(file: file, offset: offset, detail: detail) }
+
+    // MARK: Row groups and pages
+
+    mutating func decodeRowGroups() throws(InteropError) {
+        var at = 0
+        for (g, group) in (metadata[4]?.list ?? []).enumerated() {
+            guard let gf = group.fields, let columns = gf[1]?.list, let rows = gf[3]?.int, rows >= 0 else {
+                throw bad(0, "Parquet row group \(g) without columns or row count")
+            }
+            guard columns.count == leaves.count else {
+                throw bad(0, "Parquet row group \(g) has \(columns.count) column chunks for \(leaves.count) columns")
+            }
+            guard Int(clamping: rows) <= totalRows - at else {
+                throw bad(0, "Parquet row groups hold more rows than the footer's \(totalRows)")
+            }
+            for (c, chunk) in columns.enumerated() {
+                guard let meta = chunk.fields?[3]?.fields else { throw bad(0, "Parquet column chunk \(c) of row group \(g) without metadata") }
+                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at)
+            }
+            at += Int(rows)
+        }
+        if at != totalRows { throw bad(0, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
+    }
+
+    /// The decoded dictionary of a chunk: raw PLAIN values, or codes of interned symbols.
+    enum Dictionary {
+        case values([UInt8], count: Int)
+        case symbols([Int32])
+    }
+
+    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int) throws(InteropError) {
+        let leaf = leaves[c]
+        let codec = Int32(meta[4]?.int ?? 0)
+        guard codec == 0 || codec == 1 else { throw .unsupportedCodec(file: file, codec: ParquetFormat.codecName(codec) + " (Parquet column '\(leaf.name)')") }
+        if let type = meta[1]?.int, type != Int64(leaf.physical.rawValue) {
+            throw bad(0, "Parquet column chunk of '\(leaf.name)' has type \(type), the schema says \(leaf.physical.rawValue)")
+        }
+        let dataOffset = Int(clamping: meta[9]?.int ?? -1)
+        var start = dataOffset
+        if let d = meta[11]?.int, d > 0, Int(clamping: d) < start { start = Int(clamping: d) }
+        guard start >= 4, start < bytes.count else { throw bad(0, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file") }
+        var position = start
+        var done = 0
+        var dictionary: Dictionary?
+        while done < rows {
+            guard position < bytes.count - 8 else { throw .truncated(file: file, offset: position, needed: 1) }
+            var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
+            let header = try reader.readStruct()
+            let bodyStart = position + reader.position
+            guard let type = header[1]?.int, let uncompressed = header[2]?.int, let compressed = header[3]?.int,
+                  uncompressed >= 0, compressed >= 0, uncompressed < Int64(Int32.max) else {
+                throw bad(position, "Parquet page header without type or sizes")
+            }
+            guard compressed <= Int64(bytes.count - bodyStart) else { throw .truncated(file: file, offset: bodyStart, needed: Int(compressed)) }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[bodyStart ..< bodyStart + Int(compressed)])
+            position = bodyStart + Int(compressed)
+            switch Int32(type) {
+            case ParquetFormat.PageType.dictionaryPage.rawValue:
+                let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
+                guard count >= 0, count <= Int(uncompressed) + 1 else { throw bad(bodyStart, "Parquet dictionary page of \(count) values") }
+                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
+                dictionary = try withInteropBytes(data) { d throws(InteropError) in
+                    try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
+                }
+            case ParquetFormat.PageType.dataPage.rawValue:
+                guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int, n64 >= 0, Int(n64) <= rows - done else {
+                    throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
+                }
+                let n = Int(n64)
+                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
+                try withInteropBytes(data) { d throws(InteropError) in
+                    var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
+                    var valuesStart = 0
+                    if leaf.optional {
+                        guard d.count >= 4 else { throw .truncated(file: file, offset: bodyStart, needed: 4) }
+                        let len = Int(UInt32(littleEndian: d.loadUnaligned(as: UInt32.self)))
+                        guard len <= d.count - 4 else { throw .truncated(file: file, offset: bodyStart + 4, needed: len) }
+                        levels = UnsafeRawBufferPointer(rebasing: d[4 ..< 4 + len])
+                        valuesStart = 4 + len
+                    }
+                    try decodeValues(levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
+                                     encoding: Int32(encoding), dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                }
+                done += n
+            case ParquetFormat.PageType.dataPageV2.rawValue:
+                guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int, n64 >= 0, Int(n64) <= rows - done,
+                      let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed else {
+                    throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
+                }
+                let n = Int(n64)
+                let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
+                let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
+                let isCompressed = h[7]?.bool ?? true
+                let data = isCompressed ? try decompress(rest, codec: codec, length: Int(uncompressed) - Int(defLength), at: bodyStart + Int(defLength))
+                    : Array(rest)
+                try withInteropBytes(data) { d throws(InteropError) in
+                    try decodeValues(levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
+                                     encoding: Int32(encoding), dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
+                }
+                done += n
+            default:
+                continue  // index pages and unknown pages carry no values
+            }
+        }
+    }
+
+    func decompress(_ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int) throws(InteropError) -> [UInt8] {
+        if codec == 0 {
+            guard body.count == length else { throw bad(offset, "uncompressed Parquet page of \(body.count) bytes, header says \(length)") }
+            return Array(body)
+        }
+        return try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length)
+    }
+
+    mutating func decodeDictionary(_ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int) throws(InteropError) -> Dictionary {
+        if case .ticker = leaf.role {
+            var codes: [Int32] = []
+            codes.reserveCapacity(count)
+            var p = 0
+            for _ in 0 ..< count {
+                guard p + 4 <= d.count else { throw .truncated(file: file, offset: offset + p, needed: 4) }
+                let len = Int(UInt32(littleEndian: d.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+                guard len <= d.count - p - 4 else { throw .truncated(file: file, offset: offset + p + 4, needed: len) }
+                codes.append(interner.code(UnsafeRawBufferPointer(rebasing: d[p + 4 ..< p + 4 + len])))
+                p += 4 + len
+            }
+            return .symbols(codes)
+        }
+        guard leaf.width > 0, count * leaf.width <= d.count else { throw .truncated(file: file, offset: offset, needed: count * leaf.width) }
+        return .values(Array(d.prefix(count * leaf.width)), count: count)
+    }
+
+    /// Decodes one page's `count` rows into rows `row ..< row + count` of leaf `c`.
+    mutating func decodeValues(levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
+                               dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false) throws(InteropError) {
+        let leaf = leaves[c]
+        // Definition levels: nil when every row holds a value.
+        var defined: [UInt32]?
+        if leaf.optional {
+            let decoder = RLEHybridDecoder(levels, bitWidth: 1, file: file, fileOffset: fileOffset)
+            if !decoder.startsWithRun(of: 1, count: n) {
+                var levelsOut = [UInt32](repeating: 0, count: n)
+                var d = decoder
+                try levelsOut.withUnsafeMutableBufferPointer { p throws(InteropError) in try d.decode(count: n, into: p.baseAddress!) }
+                defined = levelsOut
+            }
+        }
+        let k = defined.map { $0.reduce(0) { $0 + Int($1) } } ?? n
+        if let defined, k < n {
+            switch leaf.role {
+            case .ticker, .date:
+                let r = defined.firstIndex(of: 0) ?? 0
+                throw .nullKey(file: file, column: leaf.name, row: row + r)
+            case .value:
+                if validity[c] == nil { validity[c] = Bitmask(count: totalRows, allSet: true) }
+                for (i, v) in defined.enumerated() where v == 0 { validity[c]![row + i] = false }
+            }
+        }
+        // The k present values, as indices into the dictionary or as PLAIN bytes.
+        var indices: [UInt32]?
+        switch encoding {
+        case ParquetFormat.Encoding.plain.rawValue:
+            break
+        case ParquetFormat.Encoding.plainDictionary.rawValue, ParquetFormat.Encoding.rleDictionary.rawValue:
+            guard dictionary != nil else { throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page") }
+            guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
+            var out = [UInt32](repeating: 0, count: k)
+            if k > 0 {
+                var decoder = RLEHybridDecoder(UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
+                try out.withUnsafeMutableBufferPointer { p throws(InteropError) in try decoder.decode(count: k, into: p.baseAddress!) }
+            }
+            indices = out
+        default:
+            let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
+            throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN and dictionary pages)")
+        }
+
+        switch leaf.role {
+        case .ticker:
+            if let indices {
+                guard case .symbols(let codes)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays") }
+                for i in 0 ..< n {
+                    let x = Int(indices[i])
+                    guard x < codes.count else { throw bad(fileOffset, "Parquet dictionary index \(x) of \(codes.count) in '\(leaf.name)'") }
+                    rowTickers[row + i] = codes[x]
+                }
+            } else {
+                var p = 0
+                for i in 0 ..< n {
+                    guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
+                    let len = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+                    guard len <= values.count - p - 4 else { throw .truncated(file: file, offset: fileOffset + p + 4, needed: len) }
+                    rowTickers[row + i] = interner.code(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
+                    p += 4 + len
+                }
+            }
+        case .date(let perDay):
+            let width = leaf.width
+            let out = dates.base.assumingMemoryBound(to: Int32.self) + row
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
+                if perDay == 1 {
+                    out[i] = p.loadUnaligned(as: Int32.self)
+                    return true
+                }
+                let day = InteropValues.day(p.loadUnaligned(as: Int64.self), unitsPerDay: perDay)
+                guard let d = Int32(exactly: day) else { return false }
+                out[i] = d
+                return true
+            }
+        case .value:
+            guard let storage = storages[c] else { return }
+            let width = leaf.width
+            let out = storage.base + row * width
+            if indices == nil && defined == nil {
+                // The common case: PLAIN values, no nulls: one copy.
+                guard values.count >= n * width else { throw .truncated(file: file, offset: fileOffset, needed: n * width) }
+                // Safe: rows row ..< row + n lie within the storage (row groups checked against totalRows).
+                out.copyMemory(from: values.baseAddress!, byteCount: n * width)
+                return
+            }
+            var slots: [Int] = []
+            if let defined {
+                slots.reserveCapacity(k)
+                for (i, v) in defined.enumerated() where v != 0 { slots.append(i) }
+            }
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name) { i, p in
+                let r = defined == nil ? i : slots[i]
+                (out + r * width).copyMemory(from: p, byteCount: width)
+                return true
+            }
+        }
+    }
+
+    /// Calls `store(i, pointer)` with the i-th present value's bytes (PLAIN or via the dictionary).
+    func gather(_ values: UnsafeRawBufferPointer, indices: [UInt32]?, dictionary: Dictionary?, width: Int, count: Int,
+                fileOffset: Int, column: String, _ store: (Int, UnsafeRawPointer) -> Bool) throws(InteropError) {
+        if let indices {
+            guard case .values(let dict, let entries)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(column)' holds byte arrays") }
+            try withInteropBytes(dict) { d throws(InteropError) in
+                for i in 0 ..< count {
+                    let x = Int(indices[i])
+                    guard x < entries else { throw bad(fileOffset, "Parquet dictionary index \(x) of \(entries) in '\(column)'") }
+                    if !store(i, d.baseAddress! + x * width) { throw bad(fileOffset, "value out of range in '\(column)'") }
+                }
+            }
+        } else {
+            guard values.count >= count * width else { throw .truncated(file: file, offset: fileOffset, needed: count * width) }
+            for i in 0 ..< count where !store(i, values.baseAddress! + i * width) {
+                throw bad(fileOffset, "value out of range in '\(column)'")
+            }
+        }
+    }
+
+    // MARK: Result
+
+    func finish() throws(InteropError) -> ImportedColumns {
+        var out = ImportedColumns(file: file)
+        out.symbols = interner.symbols
+        out.rowTickers = rowTickers
+        if !leaves.contains(where: { if case .ticker = $0.role { return true }; return false }), let symbol = defaultTicker {
+            out.symbols = [symbol]
+            out.rowTickers = [Int32](repeating: 0, count: totalRows)
+        }
+        out.dates = Column<Int32>(viewing: dates, count: totalRows, validity: nil, summaries: nil)
+        for (c, leaf) in leaves.enumerated() {
+            switch leaf.role {
+            case .date: out.dateName = leaf.name
+            case .ticker: break
+            case .value(let element, let unsignedSource):
+                guard let storage = storages[c] else { continue }
+                out.names.append(leaf.name)
+                let mask = validity[c]
+                var column: AnyColumn
+                switch (leaf.physical, element) {
+                case (.int32, .int64):
+                    let src = storage.base.assumingMemoryBound(to: UInt32.self)
+                    var col = Column<Int64>(unsafeUninitializedCount: totalRows) { d in for r in 0 ..< totalRows { d[r] = Int64(src[r]) } }
+                    if let mask { col.setValidity(mask) }
+                    column = .int64(col)
+                case (.int32, _): column = .int32(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                case (.int64, _):
+                    if unsignedSource {
+                        let src = storage.base.assumingMemoryBound(to: UInt64.self)
+                        for r in 0 ..< totalRows where src[r] > UInt64(Int64.max) && (mask.map { $0[r] } ?? true) {
+                            throw .unsupportedColumn(file: file, column: leaf.name, type: "UINT64 with a value above 2^63 - 1 in row \(r)")
+                        }
+                    }
+                    column = .int64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                case (.float, _): column = .float32(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                default: column = .float64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                }
+                out.values.append(column)
+            }
+        }
+        out.metadata = keyValues
+        out.info = info
+        return out
+    }
+}

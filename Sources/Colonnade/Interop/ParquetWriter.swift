@@ -1,0 +1,399 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a table as Parquet: one file, or a Hive-style directory partitioned by year.
+///
+///     var writer = ParquetWriter(table: table)
+///     writer.compression = .snappy
+///     try writer.write(toFile: "quotes.parquet")
+///     try writer.writePartitionedByYear(toDirectory: "quotes")   // quotes/year=2014/part-00000.parquet
+///
+/// The file (format version 2, layout in docs/INTEROP.md): rows sorted by (ticker, date) — tickers by
+/// their UTF-8 bytes, as Parquet orders byte arrays — in row groups of `rowGroupRows`; columns
+/// `ticker` (required UTF-8 byte array, dictionary-encoded: a sorted dictionary page, then indices
+/// as RLE runs), `date` (required INT32 with the DATE logical type), and every value column by its
+/// identifier (optional DOUBLE, FLOAT, INT64 or INT32; nulls as definition levels, bit-packed
+/// straight from the validity bits). Every column chunk carries min/max statistics and the null
+/// count, so readers skip row groups the way our block summaries skip blocks. The key-value
+/// metadata holds the table metadata and a `colonnade` key (see `InteropTableInfo`).
+public struct ParquetWriter {
+    /// Page compression.
+    public enum Compression: Sendable {
+        case none
+        case snappy
+    }
+
+    /// The table to write.
+    public var table: QuoteTable
+    /// Rows per row group (the last may be shorter).
+    public var rowGroupRows: Int = 1 << 20
+    /// Page compression.
+    public var compression: Compression = .none
+    /// Rows per data page.
+    var pageRows: Int = 1 << 17
+
+    /// A writer of `table` with row groups of about a million rows, uncompressed.
+    public init(table: QuoteTable) {
+        self.table = table
+    }
+
+    /// A run of source rows of one ticker, in output order.
+    struct Segment {
+        var code: Int
+        var rows: Range<Int>
+    }
+
+    /// Writes one file at `path`, atomically (temporary, fsync, rename).
+    public func write(toFile path: String, durable: Bool = true) throws(InteropError) {
+        let segments = Self.segments(of: table, order: tickerOrder(), year: nil)
+        try AtomicFileWriter.write(to: path, durable: durable) { output throws(InteropError) in
+            try write(segments: segments, to: output)
+        }
+    }
+
+    /// Writes the whole table to `output`.
+    public func write(to output: InteropOutput) throws(InteropError) {
+        try write(segments: Self.segments(of: table, order: tickerOrder(), year: nil), to: output)
+    }
+
+    /// Writes `directory/year=YYYY/part-00000.parquet` for every year with rows, each file atomically.
+    /// Year directories already there for other years are left alone, so exporting one new year
+    /// into an existing dataset adds it; a year exported again is replaced.
+    /// - Returns: The files written, oldest year first.
+    public func writePartitionedByYear(toDirectory directory: String, durable: Bool = true) throws(InteropError) -> [String] {
+        let order = tickerOrder()
+        var years = Set<Int>()
+        table.dates.withUnsafeBufferPointer { d in
+            for t in table.tickers where t.rowCount > 0 {
+                let first = CivilDate.components(ofDay: d[t.firstRow]).year
+                let last = CivilDate.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
+                for y in first ... last { years.insert(y) }
+            }
+        }
+        try AtomicFileWriter.makeDirectories(directory)
+        var written: [String] = []
+        for year in years.sorted() {
+            let segments = Self.segments(of: table, order: order, year: year)
+            if segments.isEmpty { continue }
+            let partition = directory + "/year=\(year)"
+            try AtomicFileWriter.makeDirectories(partition)
+            let path = partition + "/part-00000.parquet"
+            try AtomicFileWriter.write(to: path, durable: durable) { output throws(InteropError) in
+                try write(segments: segments, to: output)
+            }
+            if durable { AtomicFileWriter.syncDirectory(directory) }
+            written.append(path)
+        }
+        return written
+    }
+
+    /// Ticker codes in the order of their symbols' UTF-8 bytes.
+    func tickerOrder() -> [Int] {
+        let keys = table.tickers.map { Array($0.symbol.utf8) }
+        return keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
+    }
+
+    /// The rows of every ticker in `order` (only those dated in `year`, when given).
+    static func segments(of table: QuoteTable, order: [Int], year: Int?) -> [Segment] {
+        var out: [Segment] = []
+        out.reserveCapacity(order.count)
+        table.dates.withUnsafeBufferPointer { d in
+            var lo: Int32 = .min, hi: Int32 = .max
+            if let year {
+                lo = CivilDate.days(year: year, month: 1, day: 1) ?? .min
+                hi = CivilDate.days(year: year + 1, month: 1, day: 1) ?? .max
+            }
+            for code in order {
+                let t = table.tickers[code]
+                var a = t.firstRow, b = t.firstRow + t.rowCount
+                if year != nil {
+                    a = Self.lowerBound(d, lo, in: a ..< b)
+                    b = Self.lowerBound(d, hi, in: a ..< b)
+                }
+                if a < b { out.append(Segment(code: code, rows: a ..< b)) }
+            }
+        }
+        return out
+    }
+
+    /// The first row in `range` whose date is at least `day` (dates ascend within a ticker).
+    static func lowerBound(_ d: UnsafeBufferPointer<Int32>, _ day: Int32, in range: Range<Int>) -> Int {
+        var lo = range.lowerBound, hi = range.upperBound
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if d[mid] < day { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The segments covering output rows `range` (output row = position in the concatenation).
+    static func slice(_ segments: [Segment], starts: [Int], _ range: Range<Int>) -> [Segment] {
+        var out: [Segment] = []
+        // The last segment starting at or before range.lowerBound.
+        var lo = 0, hi = segments.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if starts[mid] <= range.lowerBound { lo = mid } else { hi = mid - 1 }
+        }
+        var i = lo
+        while i < segments.count && starts[i] < range.upperBound {
+            let s = segments[i]
+            let a = max(range.lowerBound, starts[i]) - starts[i], b = min(range.upperBound, starts[i] + s.rows.count) - starts[i]
+            if a < b { out.append(Segment(code: s.code, rows: s.rows.lowerBound + a ..< s.rows.lowerBound + b)) }
+            i += 1
+        }
+        return out
+    }
+
+    // MARK: File
+
+    /// What the footer needs to know about one written column chunk.
+    struct ChunkInfo {
+        var type: ParquetFormat.PhysicalType
+        var encodings: [ParquetFormat.Encoding]
+        var path: String
+        var valueCount: Int
+        var uncompressedSize: Int
+        var compressedSize: Int
+        var dataPageOffset: Int
+        var dictionaryPageOffset: Int?
+        var statistics: ParquetStatistics
+    }
+
+    func write(segments: [Segment], to output: InteropOutput) throws(InteropError) {
+        let base = output.position
+        try output.write(ParquetFormat.magic)
+        var starts: [Int] = []
+        starts.reserveCapacity(segments.count)
+        var total = 0
+        for s in segments { starts.append(total); total += s.rows.count }
+        var groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)] = []
+        var row = 0
+        while row < total {
+            let end = min(total, row + rowGroupRows)
+            let pieces = Self.slice(segments, starts: starts, row ..< end)
+            let offset = output.position - base
+            var chunks: [ChunkInfo] = []
+            chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
+            chunks.append(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
+            for (d, column) in zip(table.schema, table.columns) {
+                chunks.append(try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
+            }
+            groups.append((end - row, chunks, offset))
+            row = end
+        }
+        let footer = footerBytes(rowCount: total, groups: groups, tickerCodes: segments.map(\.code))
+        try output.write(footer)
+        var trailer = FlatBufferByteArray()
+        trailer.appendUInt32LE(UInt32(footer.count))
+        try output.write(trailer.bytes + ParquetFormat.magic)
+    }
+
+    /// Writes one page (header, then data, compressed when asked); returns (uncompressed, written) sizes with header.
+    func writePage(_ data: [UInt8], header: (inout ThriftCompactWriter, Int, Int) -> Void,
+                   to output: InteropOutput) throws(InteropError) -> (Int, Int) {
+        let body: [UInt8]
+        switch compression {
+        case .none: body = data
+        case .snappy: body = data.withUnsafeBytes { Snappy.compress($0) }
+        }
+        var h = ThriftCompactWriter()
+        header(&h, data.count, body.count)
+        try output.write(h.bytes)
+        try output.write(body)
+        return (h.bytes.count + data.count, h.bytes.count + body.count)
+    }
+
+    func writeTickerChunk(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> ChunkInfo {
+        // The dictionary: this row group's tickers, in output (sorted) order.
+        var dictionary = [UInt8]()
+        var indexOfCode: [Int: Int] = [:]
+        var order: [Int] = []
+        for p in pieces where indexOfCode[p.code] == nil {
+            indexOfCode[p.code] = order.count
+            order.append(p.code)
+            let symbol = Array(table.tickers[p.code].symbol.utf8)
+            var n = UInt32(symbol.count)
+            withUnsafeBytes(of: &n) { dictionary.append(contentsOf: $0) }
+            dictionary.append(contentsOf: symbol)
+        }
+        let dictionaryOffset = output.position - base
+        let dictSizes = try writePage(dictionary, header: { h, u, c in
+            h.structBegin(nil)
+            h.i32(1, ParquetFormat.PageType.dictionaryPage.rawValue)
+            h.i32(2, Int32(u)); h.i32(3, Int32(c))
+            h.structBegin(7)
+            h.i32(1, Int32(order.count)); h.i32(2, ParquetFormat.Encoding.plain.rawValue); h.bool(3, true)
+            h.structEnd()
+            h.structEnd()
+        }, to: output)
+        let dataOffset = output.position - base
+        let width = max(1, RLEHybridEncoder.bitWidth(forMax: order.count - 1))
+        var uncompressed = dictSizes.0, compressed = dictSizes.1
+        var page = 0
+        while page < rows {
+            let end = min(rows, page + pageRows)
+            var encoder = RLEHybridEncoder(bitWidth: width)
+            encoder.bytes.append(UInt8(width))
+            // Runs: one per piece overlapping this page.
+            var at = 0
+            for p in pieces {
+                let a = max(at, page), b = min(at + p.rows.count, end)
+                if a < b { encoder.appendRun(UInt32(indexOfCode[p.code] ?? 0), count: b - a) }
+                at += p.rows.count
+                if at >= end { break }
+            }
+            let sizes = try writePage(encoder.bytes, header: { h, u, c in
+                Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .rleDictionary)
+            }, to: output)
+            uncompressed += sizes.0; compressed += sizes.1
+            page = end
+        }
+        var stats = ParquetStatistics(nullCount: 0)
+        if let first = order.first, let last = order.last {
+            stats.min = Array(table.tickers[first].symbol.utf8)
+            stats.max = Array(table.tickers[last].symbol.utf8)
+        }
+        return ChunkInfo(type: .byteArray, encodings: [.plain, .rle, .rleDictionary], path: "ticker", valueCount: rows,
+                         uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
+                         dictionaryPageOffset: dictionaryOffset, statistics: stats)
+    }
+
+    static func dataPageHeader(_ h: inout ThriftCompactWriter, values: Int, uncompressed: Int, compressed: Int,
+                               encoding: ParquetFormat.Encoding) {
+        h.structBegin(nil)
+        h.i32(1, ParquetFormat.PageType.dataPage.rawValue)
+        h.i32(2, Int32(uncompressed)); h.i32(3, Int32(compressed))
+        h.structBegin(5)
+        h.i32(1, Int32(values)); h.i32(2, encoding.rawValue)
+        h.i32(3, ParquetFormat.Encoding.rle.rawValue); h.i32(4, ParquetFormat.Encoding.rle.rawValue)
+        h.structEnd()
+        h.structEnd()
+    }
+
+    func writeValueChunk(_ column: AnyColumn, name: String, required: Bool, _ pieces: [Segment], rows: Int,
+                         to output: InteropOutput, base: Int) throws(InteropError) -> ChunkInfo {
+        let dataOffset = output.position - base
+        var uncompressed = 0, compressed = 0
+        var stats = ParquetStatistics(nullCount: 0)
+        var page = 0
+        while page < rows {
+            let end = min(rows, page + pageRows)
+            // The pieces of this page.
+            var pagePieces: [Segment] = []
+            var at = 0
+            for p in pieces {
+                let a = max(at, page), b = min(at + p.rows.count, end)
+                if a < b { pagePieces.append(Segment(code: p.code, rows: p.rows.lowerBound + (a - at) ..< p.rows.lowerBound + (b - at))) }
+                at += p.rows.count
+                if at >= end { break }
+            }
+            let data = ParquetPageEncoder.encode(column, pagePieces, rows: end - page, required: required, statistics: &stats)
+            let sizes = try writePage(data, header: { h, u, c in
+                Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .plain)
+            }, to: output)
+            uncompressed += sizes.0; compressed += sizes.1
+            page = end
+        }
+        let type: ParquetFormat.PhysicalType = switch column.elementType {
+        case .int32: .int32
+        case .int64: .int64
+        case .float32: .float
+        case .float64: .double
+        }
+        return ChunkInfo(type: type, encodings: required ? [.plain] : [.plain, .rle], path: name, valueCount: rows,
+                         uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
+                         dictionaryPageOffset: nil, statistics: stats)
+    }
+
+    // MARK: Footer
+
+    func footerBytes(rowCount: Int, groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)], tickerCodes: [Int]) -> [UInt8] {
+        var w = ThriftCompactWriter()
+        w.structBegin(nil)
+        w.i32(1, 2)
+        // Schema: the root, then the leaves.
+        w.listBegin(2, .structure, count: 3 + table.schema.count)
+        w.structBegin(nil); w.string(4, "schema"); w.i32(5, Int32(2 + table.schema.count)); w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "ticker"); w.i32(6, ParquetFormat.Converted.utf8)
+        w.structBegin(10); w.structBegin(1); w.structEnd(); w.structEnd()
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "date"); w.i32(6, ParquetFormat.Converted.date)
+        w.structBegin(10); w.structBegin(6); w.structEnd(); w.structEnd()
+        w.structEnd()
+        for d in table.schema {
+            let type: ParquetFormat.PhysicalType = switch d.type {
+            case .int32: .int32
+            case .int64: .int64
+            case .float32: .float
+            case .float64: .double
+            }
+            w.structBegin(nil)
+            w.i32(1, type.rawValue); w.i32(3, ParquetFormat.Repetition.optional.rawValue)
+            w.string(4, d.identifier)
+            w.structEnd()
+        }
+        w.i64(3, Int64(rowCount))
+        w.listBegin(4, .structure, count: groups.count)
+        for (i, g) in groups.enumerated() {
+            w.structBegin(nil)
+            w.listBegin(1, .structure, count: g.chunks.count)
+            for c in g.chunks {
+                w.structBegin(nil)
+                w.i64(2, Int64(c.dictionaryPageOffset ?? c.dataPageOffset))
+                w.structBegin(3)
+                w.i32(1, c.type.rawValue)
+                w.i32List(2, c.encodings.map(\.rawValue))
+                w.listBegin(3, .binary, count: 1); w.binaryElement(Array(c.path.utf8))
+                w.i32(4, compression == .snappy ? ParquetFormat.Codec.snappy.rawValue : ParquetFormat.Codec.uncompressed.rawValue)
+                w.i64(5, Int64(c.valueCount))
+                w.i64(6, Int64(c.uncompressedSize))
+                w.i64(7, Int64(c.compressedSize))
+                w.i64(9, Int64(c.dataPageOffset))
+                if let d = c.dictionaryPageOffset { w.i64(11, Int64(d)) }
+                w.structBegin(12)
+                w.i64(3, Int64(c.statistics.nullCount))
+                if let max = c.statistics.max, let min = c.statistics.min {
+                    w.binary(5, max); w.binary(6, min)
+                }
+                w.structEnd()
+                w.structEnd()
+                w.structEnd()
+            }
+            w.i64(2, Int64(g.chunks.reduce(0) { $0 + $1.uncompressedSize }))
+            w.i64(3, Int64(g.rows))
+            // Sorted by ticker, then date.
+            w.listBegin(4, .structure, count: 2)
+            for column in 0 ..< 2 {
+                w.structBegin(nil); w.i32(1, Int32(column)); w.bool(2, false); w.bool(3, false); w.structEnd()
+            }
+            w.i64(5, Int64(g.offset))
+            w.i64(6, Int64(g.chunks.reduce(0) { $0 + $1.compressedSize }))
+            w.fieldHeader(7, .i16); w.zigzag(Int64(i))
+            w.structEnd()
+        }
+        var metadata = table.metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        metadata.append((InteropTableInfo.key, InteropTableInfo(table: table).encoded()))
+        w.listBegin(5, .structure, count: metadata.count)
+        for (k, v) in metadata { w.structBegin(nil); w.string(1, k); w.string(2, v); w.structEnd() }
+        w.string(6, "colonnade version 1 (Swift)")
+        w.listBegin(7, .structure, count: 2 + table.schema.count)
+        for _ in 0 ..< 2 + table.schema.count {
+            w.structBegin(nil); w.structBegin(1); w.structEnd(); w.structEnd()
+        }
+        w.structEnd()
+        return w.bytes
+    }
+}
+
+/// Min, max (PLAIN-encoded) and null count of a column chunk.
+struct ParquetStatistics {
+    var nullCount: Int
+    var min: [UInt8]?
+    var max: [UInt8]?
+}

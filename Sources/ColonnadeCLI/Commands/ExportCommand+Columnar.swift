@@ -1,0 +1,81 @@
+import Colonnade
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ExportCommand {
+    /// `--format arrow|arrows|parquet`: the table (already narrowed to the selection) as Arrow IPC
+    /// or Parquet. Files are written to a temporary and renamed; only `arrows` may go to standard output.
+    static func writeColumnar(_ table: QuoteTable, format: String, _ parsed: ParsedArguments,
+                              context: CommandContext) throws -> Int32 {
+        let output = parsed.string("output").map { $0 == "-" ? "-" : context.resolve($0) }
+        if format != "parquet" && (parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression")) {
+            throw UsageError.invalidValue(option: "--format", value: format,
+                                          reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
+                                          suggestion: "parquet", command: "export")
+        }
+        do {
+            switch format {
+            case "arrow", "arrows":
+                let writer = ArrowIPCWriter(table: table, format: format == "arrow" ? .file : .stream)
+                if let output, output != "-" {
+                    try writer.write(toFile: output)
+                } else if format == "arrows" {
+                    try writeToStandardOutput(context) { out throws(InteropError) in try writer.write(to: out) }
+                    return ExitStatus.success
+                } else {
+                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: "export")
+                }
+            default:
+                guard let output, output != "-" else {
+                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: "export")
+                }
+                var writer = ParquetWriter(table: table)
+                writer.rowGroupRows = parsed.int("row-group-rows") ?? writer.rowGroupRows
+                writer.compression = parsed.string("compression") == "snappy" ? .snappy : .none
+                if parsed.string("partition-by") == "year" {
+                    let files = try writer.writePartitionedByYear(toDirectory: output)
+                    context.note("wrote \(table.rowCount.groupedText) rows in \(files.count) partition\(files.count == 1 ? "" : "s") under \(output)")
+                    return ExitStatus.success
+                }
+                try writer.write(toFile: output)
+            }
+        } catch InteropError.io(_, _, EPIPE) {
+            throw OutputError.brokenPipe
+        }
+        context.note("wrote \(table.rowCount.groupedText) rows to \(parsed.string("output") ?? "-")")
+        return ExitStatus.success
+    }
+
+    /// Binary output to standard output: the text writer is flushed first, then bytes go to its
+    /// descriptor. In-process callers without a descriptor get an error.
+    static func writeToStandardOutput(_ context: CommandContext,
+                                      _ body: (DescriptorInteropOutput) throws(InteropError) -> Void) throws {
+        try context.standardOutput.flush()
+        guard let fdWriter = context.standardOutput as? FileDescriptorWriter else {
+            throw CommandFailure("binary output needs a file descriptor", hint: "pass --output FILE")
+        }
+        let out = DescriptorInteropOutput(fd: fdWriter.fileDescriptor, name: fdWriter.destination)
+        try body(out)
+        try out.flush()
+    }
+}
+
+extension InteropError: CLIReportableError {
+    public var message: String { description }
+
+    public var hint: String? {
+        switch self {
+        case .unsupportedCodec:
+            "re-export it uncompressed or with Snappy: pyarrow.parquet.write_table(t, p, compression='snappy'), "
+                + "pyarrow.feather.write_feather(t, p, compression='uncompressed'), Polars df.write_parquet(p, compression='uncompressed'), "
+                + "DuckDB COPY t TO 'p' (FORMAT parquet, COMPRESSION uncompressed)"
+        case .missingColumn:
+            "a table needs a ticker (or symbol) column and a date column; name single-ticker files with --ticker"
+        case .truncated, .malformed:
+            "the file is damaged or was still being written; write it again"
+        default:
+            nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Colonnade
+import Foundation
+
+/// How commands that write a snapshot take its write lock (`SnapshotLock`): waiting for another
+/// writer with a note naming it, or with `--no-wait` failing at once.
+extension SnapshotLocation {
+    /// Takes the write lock of the snapshot at `path`.
+    static func lock(_ path: String, _ parsed: ParsedArguments, context: CommandContext) throws -> SnapshotLock {
+        try SnapshotLock(snapshotAt: path, wait: !parsed.flag("no-wait")) { holder in
+            context.note(waitingNote(path: path, holder: holder))
+        }
+    }
+
+    /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:_:context:)``), load or start
+    /// empty, `body`, save, unlock.
+    @discardableResult
+    static func update(_ path: String, _ parsed: ParsedArguments, context: CommandContext,
+                       _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
+        try QuoteTable.update(at: path, wait: !parsed.flag("no-wait"), whileWaiting: { holder in
+            context.note(waitingNote(path: path, holder: holder))
+        }) { table in
+            try holdForTest(context)
+            try body(&table)
+        }
+    }
+
+    static func waitingNote(path: String, holder: Int32?) -> String {
+        "waiting for \(holder.map { "process \($0)" } ?? "another process"), which is writing \(path)"
+    }
+
+    /// Hidden, for tests of the lock (`COLONNADE_TEST_HOLD_LOCK=PREFIX`): once the snapshot is
+    /// locked and loaded, create `PREFIX.held` and wait until `PREFIX.release` exists, so a test
+    /// can start a second writer while this one holds the lock.
+    static func holdForTest(_ context: CommandContext) throws {
+        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return }
+        _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
+        while !FileManager.default.fileExists(atPath: prefix + ".release") {
+            usleep(5_000)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Colonnade
+import ColonnadeTestSupport
+import Foundation
+import Testing
+
+@Suite("Zip archives")
+struct ZipReaderTests {
+    static let zipNames = ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
+                           "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"]
+
+    static func path(_ name: String) -> String { Fixtures.exportDirectory.appendingPathComponent(name).path }
+    static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
+    static func csv() throws -> [UInt8] { [UInt8](try Fixtures.quandl("WIKI-PRICES.datatable.2014.csv")) }
+
+    @Test func crc32MatchesTheCheckValueAndABitwiseReference() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([UInt8]()) == 0)
+        var rng = SplitMix64(seed: 32)
+        for count in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
+            let bytes = (0 ..< count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var reference: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                reference ^= UInt32(b)
+                for _ in 0 ..< 8 { reference = reference & 1 != 0 ? 0xEDB8_8320 ^ (reference >> 1) : reference >> 1 }
+            }
+            #expect(CRC32.checksum(bytes) == ~reference, "count \(count)")
+            // Split anywhere: the same value.
+            let cut = count / 3
+            var crc = CRC32()
+            bytes[..<cut].withUnsafeBytes { crc.update($0) }
+            bytes[cut...].withUnsafeBytes { crc.update($0) }
+            #expect(crc.value == ~reference)
+        }
+    }
+
+    @Test(arguments: zipNames)
+    func everyFixtureZipHoldsTheCSVExactly(_ name: String) throws {
+        let archive = try ZipArchive(contentsOfFile: Self.path(name))
+        #expect(archive.members.count == 1)
+        let member = try #require(archive.members.first)
+        #expect(member.crc32 == 0xE759_631F)
+        #expect(member.uncompressedSize == 109_607)
+        #expect(try archive.extract(member) == Self.csv())
+        // The same from memory, through the fuzz entry point.
+        let all = try ZipArchive.extractAll(Self.bytes(name))
+        #expect(all.map(\.name) == [member.name])
+        #expect(try all.first?.bytes == Self.csv())
+    }
+
+    @Test(arguments: zipNames)
+    func streamingInSmallChunksKeepsWhatTheConsumerAsksFor(_ name: String) throws {
+        let archive = try ZipArchive(contentsOfFile: Self.path(name))
+        let member = try #require(archive.members.first)
+        let csv = try Self.csv()
+        // Consume whole lines only; keep the partial last line for the next chunk.
+        var lines: [UInt8] = []
+        var chunks = 0
+        try archive.stream(member, chunkSize: 1500) { chunk in
+            chunks += 1
+            let data = chunk.data
+            #expect(Array(csv[chunk.memberOffset ..< chunk.memberOffset + data.count]) == Array(data))
+            guard !chunk.isLast, let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else {
+                lines += data
+                return 0
+            }
+            lines += data[...lastNewline]
+            return data.count - lastNewline - 1
+        }
+        #expect(chunks > 60)
+        #expect(lines == csv)
+    }
+
+    @Test func zip64DescriptorsAndCommentsBuiltByHandAreRead() throws {
+        let csv = try Self.csv()
+        let text = try #require(DeflateCase.all.first { $0.name == "text level 9" })
+        for descriptor in [ZipBuilder.Member.Descriptor.none, .withSignature, .withoutSignature] {
+            for zip64 in [false, true] {
+                var a = ZipBuilder.Member.stored("a/PRICES.csv", csv)
+                a.descriptor = descriptor
+                a.zip64 = zip64
+                var b = ZipBuilder.Member.deflated("b.txt", stream: text.stream, original: text.output)
+                b.descriptor = descriptor
+                b.zip64 = zip64
+                var builder = ZipBuilder([.stored("a/", []), a, b], zip64End: zip64)
+                builder.comment = Array("a comment".utf8)
+                let archive = try ZipArchive(bytes: builder.bytes(), name: "built.zip")
+                #expect(archive.members.map(\.name) == ["a/", "a/PRICES.csv", "b.txt"])
+                #expect(archive.members[0].isDirectory)
+                #expect(try archive.extract(archive.members[1]) == csv)
+                #expect(try archive.extract(archive.members[2]) == text.output)
+            }
+        }
+    }
+
+    // MARK: Failures, one test per class
+
+    static func expectZipError(_ bytes: [UInt8], limits: ZipLimits = .standard, _ check: (ZipError) -> Bool) {
+        do {
+            _ = try ZipArchive.extractAll(bytes, limits: limits)
+            Issue.record("no error")
+        } catch {
+            #expect(check(error), "\(error)")
+        }
+    }
+
+    @Test func unsupportedMethodsAreNamed() {
+        for (method, label) in [(9, "Deflate64"), (12, "bzip2"), (14, "LZMA"), (93, "Zstandard")] {
+            var m = ZipBuilder.Member.stored("x.csv", Array("a,b\n".utf8))
+            m.method = method
+            Self.expectZipError(ZipBuilder([m]).bytes()) { error in
+                guard case .unsupportedMethod(_, "x.csv", 0, method) = error else { return false }
+                return error.description.contains(label) && error.description.contains("method \(method)")
+            }
+        }
+    }
+
+    @Test func encryptedMembersAreRefused() {
+        var m = ZipBuilder.Member.stored("secret.csv", Array("a,b\n".utf8))
+        m.flags = 1
+        Self.expectZipError(ZipBuilder([m]).bytes()) { error in
+            if case .encrypted(_, "secret.csv", 0) = error { return true }
+            return false
+        }
+    }
+
+    @Test func aCRCMismatchIsCaught() throws {
+        var bytes = try Self.bytes("WIKI-PRICES.2014.stored.zip")
+        let archive = try ZipArchive(bytes: bytes, name: "x")
+        bytes[try #require(archive.members.first).dataOffset + 500] ^= 0x01
+        Self.expectZipError(bytes) { error in
+            if case .checksumMismatch(_, "WIKI_PRICES.csv", 0xE759_631F, _) = error { return true }
+            return false
+        }
+    }
+
+    @Test func aRecordedSizeThatDiffersFromTheDataIsCaught() throws {
+        let text = try #require(DeflateCase.all.first { $0.name == "text level 6" })
+        var smaller = ZipBuilder.Member.deflated("t", stream: text.stream, original: text.output)
+        smaller.uncompressedSize -= 1
+        Self.expectZipError(ZipBuilder([smaller]).bytes()) { error in
+            if case .sizeMismatch(_, "t", text.output.count - 1, _) = error { return true }
+            return false
+        }
+        var larger = ZipBuilder.Member.deflated("t", stream: text.stream, original: text.output)
+        larger.uncompressedSize += 1
+        Self.expectZipError(ZipBuilder([larger]).bytes()) { error in
+            if case .sizeMismatch(_, "t", text.output.count + 1, text.output.count) = error { return true }
+            return false
+        }
+    }
+
+    @Test func aZipBombIsStoppedByRatioAndByAbsoluteSize() throws {
+        let run = try #require(DeflateCase.all.first { $0.name.hasPrefix("run of one byte") })  // 20000 bytes from ~50
+        let bomb = ZipBuilder([.deflated("bomb.csv", stream: run.stream, original: run.output)]).bytes()
+        let limits = ZipLimits(maximumRatio: 10, ratioFloor: 1000)
+        Self.expectZipError(bomb, limits: limits) { error in
+            if case let .tooLarge(_, "bomb.csv", 20000, compressed, limit) = error { return limit == max(1000, compressed * 10) }
+            return false
+        }
+        // A member that understates its size is stopped while inflating, not after.
+        var liar = ZipBuilder.Member.deflated("bomb.csv", stream: run.stream, original: run.output)
+        liar.uncompressedSize = 10
+        Self.expectZipError(ZipBuilder([liar]).bytes()) { error in
+            if case .sizeMismatch(_, "bomb.csv", 10, _) = error { return true }
+            return false
+        }
+        Self.expectZipError(bomb, limits: ZipLimits(maximumRatio: 1000, maximumSize: 5000)) { error in
+            if case .tooLarge(_, _, _, _, 5000) = error { return true }
+            return false
+        }
+        // Raised limits let it through.
+        #expect(try ZipArchive.extractAll(bomb, limits: ZipLimits(maximumRatio: 1000, ratioFloor: 0)).first?.bytes == run.output)
+    }
+
+    @Test func corruptDeflateDataNamesTheMemberAndTheArchiveByte() throws {
+        var bytes = try Self.bytes("WIKI-PRICES.export.zip")
+        let member = try #require(try ZipArchive(bytes: bytes, name: "x").members.first)
+        // A reserved block type at the first block header.
+        bytes[member.dataOffset] |= 0x06
+        Self.expectZipError(bytes) { error in
+            if case let .corruptData(_, name, offset, _) = error { return name == member.name && offset == member.dataOffset }
+            return false
+        }
+    }
+
+    @Test func notAZipTruncatedAndMalformedStructuresAreNamed() throws {
+        Self.expectZipError(Array("date,close\n".utf8)) { if case .notAZip = $0 { return true }; return false }
+        Self.expectZipError([]) { if case .notAZip = $0 { return true }; return false }
+        let whole = try Self.bytes("WIKI-PRICES.2014.infozip-9.zip")
+        // Cut before the end record: not found.
+        Self.expectZipError(Array(whole[..<(whole.count - 10)])) { if case .notAZip = $0 { return true }; return false }
+        // Central directory offset pointing past its end record.
+        var moved = whole
+        let end = whole.count - 22
+        moved[end + 16] = 0xFF; moved[end + 17] = 0xFF
+        Self.expectZipError(moved) { if case .malformed = $0 { return true }; return false }
+        // Local header signature damaged.
+        var local = whole
+        local[0] = 0
+        Self.expectZipError(local) { error in
+            if case .malformed(_, _, 0, let detail) = error { return detail.contains("local header") }
+            return false
+        }
+    }
+
+    /// Seeded single-byte changes and truncations of every fixture: never a crash, always an error
+    /// or exactly the CSV.
+    @Test(arguments: zipNames)
+    func mutationsAreAnErrorOrTheRightAnswer(_ name: String) throws {
+        let original = try Self.bytes(name)
+        let csv = try Self.csv()
+        var rng = SplitMix64(seed: 0x2116)
+        var errors = 0, right = 0
+        for trial in 0 ..< 400 {
+            var bytes = original
+            if trial % 4 == 3 {
+                bytes = Array(bytes[..<Int(rng.next() % UInt64(bytes.count))])
+            } else {
+                // Half of the changes hit the structures at either end, where a change is most likely to matter.
+                let i: Int
+                switch trial % 4 {
+                case 0: i = Int(rng.next() % UInt64(min(200, bytes.count)))
+                case 1: i = bytes.count - 1 - Int(rng.next() % UInt64(min(200, bytes.count)))
+                default: i = Int(rng.next() % UInt64(bytes.count))
+                }
+                bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+            }
+            do {
+                let out = try ZipArchive.extractAll(bytes)
+                #expect(out.count == 1 && out.first?.bytes == csv, "\(name) trial \(trial)")
+                right += 1
+            } catch {
+                errors += 1
+            }
+        }
+        #expect(errors > 100)
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes the interop fixture files once, with pyarrow, Polars and DuckDB.
+
+Run from the repository root with the Benchmarks/peers virtual environment (plus pyarrow):
+
+    Benchmarks/peers/.venv/bin/python Tests/Fixtures/interop/make_fixtures.py
+
+The same 9 rows go into every file: tickers AAA, BBB, CCC over three days, a float64 `close`
+with one null, an int64 `volume` with one null, a float64 `open`. Variants name the tool and its
+settings; SOURCES.md lists them with the versions used. swift test reads them back and compares
+with exact expected contents (Tests/ColonnadeTests/InteropFixtureTests.swift).
+"""
+import datetime
+import os
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.feather as feather
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TICKERS = ["AAA", "AAA", "AAA", "BBB", "BBB", "BBB", "CCC", "CCC", "CCC"]
+DAYS = [datetime.date(2014, 1, 2), datetime.date(2014, 1, 3), datetime.date(2014, 1, 6)] * 3
+OPEN = [10.5, 11.25, 12.0, 200.0, 201.5, 199.75, 0.125, 0.25, 0.5]
+CLOSE = [10.75, None, 12.5, 201.0, 202.25, 198.5, 0.1875, 0.3125, 0.625]
+VOLUME = [1000, 2000, None, 30000000000, 40, 50, 7, 8, 9]
+
+
+def path(name):
+    return os.path.join(HERE, name)
+
+
+def arrow_table(date_type="date"):
+    dates = DAYS
+    if date_type == "timestamp":
+        dates = [datetime.datetime(d.year, d.month, d.day) for d in DAYS]
+    return pa.table({
+        "ticker": pa.array(TICKERS, pa.string()),
+        "date": pa.array(dates, pa.date32() if date_type == "date" else pa.timestamp("us")),
+        "open": pa.array(OPEN, pa.float64()),
+        "close": pa.array(CLOSE, pa.float64()),
+        "volume": pa.array(VOLUME, pa.int64()),
+    })
+
+
+def main():
+    t = arrow_table()
+    # pyarrow: IPC file and stream (no compression by default), Feather (LZ4 by default), Parquet.
+    with ipc.new_file(path("pyarrow.arrow"), t.schema) as w:
+        w.write_table(t)
+    with ipc.new_stream(path("pyarrow.arrows"), t.schema) as w:
+        w.write_table(t)
+    feather.write_feather(t, path("pyarrow-feather-default.arrow"))
+    pq.write_table(t, path("pyarrow-default.parquet"))
+    pq.write_table(t, path("pyarrow-uncompressed.parquet"), compression="none")
+    pq.write_table(arrow_table("timestamp"), path("pyarrow-timestamp.parquet"))
+    # Polars: IPC file and stream, Parquet default (zstd), uncompressed and Snappy.
+    df = pl.from_arrow(t)
+    df.write_ipc(path("polars.arrow"))
+    df.write_ipc_stream(path("polars.arrows"))
+    df.write_parquet(path("polars-default.parquet"))
+    df.write_parquet(path("polars-uncompressed.parquet"), compression="uncompressed")
+    df.write_parquet(path("polars-snappy.parquet"), compression="snappy")
+    pl.from_arrow(arrow_table("timestamp")).write_ipc(path("polars-timestamp.arrow"))
+    # DuckDB: Parquet default (Snappy) and uncompressed; the ticker column named symbol.
+    con = duckdb.connect()
+    con.register("t", t)
+    con.execute(f"COPY (SELECT ticker AS symbol, date, open, close, volume FROM t) TO '{path('duckdb-default.parquet')}' (FORMAT parquet)")
+    con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-uncompressed.parquet')}' (FORMAT parquet, COMPRESSION uncompressed)")
+    con.execute(f"COPY (SELECT ticker, date::TIMESTAMP AS date, open, close, volume FROM t) TO '{path('duckdb-timestamp.parquet')}' (FORMAT parquet)")
+
+    versions = f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}"
+    print("wrote fixtures with", versions)
+
+
+if __name__ == "__main__":
+    main()
