@@ -96,13 +96,45 @@ public struct ExpressionOracle {
         return out
     }
 
+    /// Per row: nil where either side is null or NaN, else -1, 0 or 1 as `l` is below, equal to or
+    /// above `r` (Swift's `<` and `==`, which order infinities).
+    public mutating func order(_ l: ValueExpression, _ r: ValueExpression) -> [Double?] {
+        let a = values(l), b = values(r)
+        return (0 ..< table.rowCount).map { row -> Double? in
+            guard let x = a[row], let y = b[row], !x.isNaN, !y.isNaN else { return nil }
+            return x < y ? -1 : x == y ? 0 : 1
+        }
+    }
+
+    /// A predicate with every expression computed for all rows.
+    indirect enum Node {
+        case values([Double?], RangeBounds<Double>)
+        case other(RowPredicate)
+        case not(Node), and([Node]), or([Node])
+    }
+
+    mutating func resolve(_ p: RowPredicate) -> Node {
+        switch p {
+        case let .compare(e, bounds): return .values(values(e), bounds)
+        case let .compareExpressions(l, r, bounds): return .values(order(l, r), bounds)
+        case .not(let q): return .not(resolve(q))
+        case .and(let qs): return .and(qs.map { resolve($0) })
+        case .or(let qs): return .or(qs.map { resolve($0) })
+        default: return .other(p)
+        }
+    }
+
     /// true, false or nil (unknown) for `p` at `row`, with SQL's three-valued logic; a comparison
     /// of a null or NaN value is unknown.
     public mutating func evaluate(_ p: RowPredicate, row: Int) -> Bool? {
-        switch p {
-        case let .compare(e, bounds):
-            guard let v = values(e)[row], !v.isNaN else { return nil }
-            return bounds.matches(v)
+        evaluate(resolve(p), row: row)
+    }
+
+    func evaluate(_ n: Node, row: Int) -> Bool? {
+        switch n {
+        case let .values(v, bounds):
+            guard let x = v[row], !x.isNaN else { return nil }
+            return bounds.matches(x)
         case .not(let q):
             return evaluate(q, row: row).map { !$0 }
         case .and(let qs):
@@ -125,13 +157,14 @@ public struct ExpressionOracle {
                 }
             }
             return unknown ? nil : false
-        default:
+        case .other(let p):
             return Reference.evaluate(p, table: table, row: row)
         }
     }
 
     /// The rows where `p` is true.
     public mutating func rows(_ p: RowPredicate) -> [Int] {
-        (0 ..< table.rowCount).filter { evaluate(p, row: $0) == true }
+        let node = resolve(p)
+        return (0 ..< table.rowCount).filter { evaluate(node, row: $0) == true }
     }
 }

@@ -10,7 +10,7 @@ public enum Reference {
             guard let column = table.column(named: name), let x = column.doubleValue(at: row) else { return nil }
             if x.isNaN { return nil }
             return bounds.matches(x)
-        case .compare:
+        case .compare, .compareExpressions:
             var oracle = ExpressionOracle(table: table)
             return oracle.evaluate(p, row: row)
         case .dates(let bounds):

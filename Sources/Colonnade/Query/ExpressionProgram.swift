@@ -21,6 +21,9 @@ struct ExpressionProgram: @unchecked Sendable {
         case arithmetic(ValueExpression.Operator, Node, Node)
         case math(ValueExpression.MathFunction, Node)
         case series(ValueExpression.SeriesFunction, Node, window: Int)
+        /// 0 where the two are equal (equal infinities too), else `a - b`: a number whose sign is
+        /// the order of `a` and `b`, for comparing two expressions exactly.
+        case ordering(Node, Node)
     }
 
     let root: Node
@@ -34,6 +37,15 @@ struct ExpressionProgram: @unchecked Sendable {
     /// Resolves `expression` against `table`.
     /// - Throws: `QueryError` for an unknown column or a window that is not positive.
     init(_ expression: ValueExpression, table: QuoteTable) throws(QueryError) {
+        try self.init(expression, nil, table: table)
+    }
+
+    /// The order of `left` against `right` (see `Node.ordering`), for `left op right`.
+    init(ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable) throws(QueryError) {
+        try self.init(left, right, table: table)
+    }
+
+    private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable) throws(QueryError) {
         func compile(_ e: ValueExpression) throws(QueryError) -> (Node, Int) {
             switch e {
             case .column(let name):
@@ -65,7 +77,17 @@ struct ExpressionProgram: @unchecked Sendable {
                 return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
             }
         }
-        (root, lookback) = try compile(expression)
+        if let right {
+            let (a, la) = try compile(expression)
+            let (b, lb) = try compile(right)
+            if case .constant(let x) = a, case .constant(let y) = b {
+                (root, lookback) = (.constant(x == y ? 0 : x - y), 0)
+            } else {
+                (root, lookback) = (.ordering(a, b), max(la, lb))
+            }
+        } else {
+            (root, lookback) = try compile(expression)
+        }
         columns = table.columns
         tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
         rowCount = table.rowCount
@@ -158,6 +180,12 @@ struct ExpressionProgram: @unchecked Sendable {
                 evaluate(b, range, into: tmp, scratch)
                 ExpressionProgram.combine(op, dst, UnsafePointer(tmp), n)
             }
+        case let .ordering(a, b):
+            evaluate(a, range, into: dst, scratch)
+            let tmp = scratch.acquire(n)
+            defer { scratch.release() }
+            evaluate(b, range, into: tmp, scratch)
+            for i in 0 ..< n { dst[i] = dst[i] == tmp[i] ? 0 : dst[i] - tmp[i] }
         case let .series(f, x, w):
             let src = scratch.acquire(n)
             defer { scratch.release() }

@@ -46,15 +46,12 @@ extension QuoteTable {
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .compare(expression, bounds):
             if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated) }
-            let program = try ExpressionProgram(expression, table: self)
-            let parts = negated ? QuoteTable.complement(bounds) : [bounds]
-            if let c = program.constant {
-                // No column: the same answer for every row (a null or NaN matches nothing).
-                return !c.isNaN && parts.contains { $0.matches(c) } ? .all : .none
+            return try planExpression(ExpressionProgram(expression, table: self), bounds, negated: negated)
+        case let .compareExpressions(l, r, bounds):
+            guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {
+                throw QueryError("a comparison of two expressions takes bounds against 0 (the order of the two), not \(bounds)")
             }
-            let leaves = parts.filter { !$0.isEmpty }.map { PlanNode.expression(program, $0) }
-            if leaves.isEmpty { return .none }
-            return leaves.count == 1 ? leaves[0] : .or(leaves)
+            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self), bounds, negated: negated)
         case let .range(name, bounds):
             if name == "date" || name == dateColumnName {
                 throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers")
@@ -68,6 +65,18 @@ extension QuoteTable {
             if parts.isEmpty { return .none }
             return leaves.count == 1 ? leaves[0] : .or(leaves)
         }
+    }
+
+    /// A computed value within bounds (or, negated, within the complement of the bounds).
+    private func planExpression(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, negated: Bool) -> PlanNode {
+        let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+        if let c = program.constant {
+            // No column: the same answer for every row (a null or NaN matches nothing).
+            return !c.isNaN && parts.contains { $0.matches(c) } ? .all : .none
+        }
+        let leaves = parts.filter { !$0.isEmpty }.map { PlanNode.expression(program, $0) }
+        if leaves.isEmpty { return .none }
+        return leaves.count == 1 ? leaves[0] : .or(leaves)
     }
 
     /// The complement of bounds as one-sided bounds (an empty list: nothing, since "any" negated

@@ -14,7 +14,9 @@
 /// - `mmin`, `mmax`: a monotonic deque of row indices, O(1) amortized per row; NaN in the window
 ///   makes the result NaN.
 /// - `mdev`: Welford's update for a value entering and one leaving, restarted by a two-pass
-///   computation every `n` rows (as for sums) and whenever a non-finite value has left the window.
+///   computation every `n` rows (as for sums), whenever a non-finite value has left the window and
+///   whenever m2 falls below 1e-4 of its peak since the last restart (an outlier left, so the
+///   update's rounding would show); a window of `n` identical values is exactly 0.
 enum SeriesKernels {
     static func run(_ f: ValueExpression.SeriesFunction, window n: Int, src: UnsafePointer<Double>,
                     dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int,
@@ -109,23 +111,40 @@ enum SeriesKernels {
             var bad = 0  // non-finite values in the window
             for j in q - n + 1 ... q where !src[j].isFinite { bad += 1 }
             var state = bad == 0 ? fresh(q) : (mean: 0, m2: 0)
+            var peak = state.m2  // the largest m2 since the last two-pass computation
+            // Identical values ending at the current row: a window of n of them is exactly 0 (the
+            // sliding update would leave rounding residue), as pandas does.
+            var same = 1
+            while same < n && src[q - same] == src[q] { same += 1 }
             var i = q
             while true {
-                if i >= first { dst[i] = bad > 0 ? .nan : (max(state.m2, 0) / (count - 1)).squareRoot() }
+                if i >= first {
+                    dst[i] = bad > 0 ? .nan : same >= n ? 0 : (max(state.m2, 0) / (count - 1)).squareRoot()
+                }
                 i += 1
                 if i >= blockEnd { break }
                 let x = src[i], y = src[i - n]
+                same = x == src[i - 1] ? same + 1 : 1
                 let wasBad = bad > 0
                 if !x.isFinite { bad += 1 }
                 if !y.isFinite { bad -= 1 }
                 if bad > 0 { continue }
                 if wasBad {
                     state = fresh(i)
+                    peak = state.m2
                 } else {
                     let delta = x - y
                     let newMean = state.mean + delta / count
                     state.m2 += delta * (x - newMean + y - state.mean)
                     state.mean = newMean
+                    if state.m2 < peak * 1e-4 {
+                        // A large value left (an outlier): the update cancelled most of m2 and its
+                        // rounding error, relative to the old m2, would now be visible.
+                        state = fresh(i)
+                        peak = state.m2
+                    } else {
+                        peak = max(peak, state.m2)
+                    }
                 }
             }
             q += n

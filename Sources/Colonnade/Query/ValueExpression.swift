@@ -233,12 +233,12 @@ extension ValueExpression {
 }
 
 extension RowPredicate {
-    /// `l op r` for two expressions, as `l - r` against 0. In IEEE arithmetic `l - r` is zero
-    /// exactly when `l == r` and has the sign of the difference (infinities included: `inf - inf`
-    /// is NaN, as `inf > inf` is false), so this selects exactly the rows `l op r` does.
+    /// `l op r` for two expressions, with `op` given as bounds against 0 (see
+    /// `RowPredicate.compareExpressions`). A constant side becomes the bound, so a plain column
+    /// against a number stays on the range kernels.
     static func comparing(_ l: ValueExpression, _ r: ValueExpression, _ againstZero: RangeBounds<Double>) -> RowPredicate {
         if let c = r.constantValue, !c.isNaN {
-            // x op c: keep the constant as the bound (a plain column then stays on the kernels).
+            // x op c: keep the constant as the bound.
             return .compare(l, RangeBounds(lower: againstZero.lower.map { _ in c }, lowerInclusive: againstZero.lowerInclusive,
                                            upper: againstZero.upper.map { _ in c }, upperInclusive: againstZero.upperInclusive))
         }
@@ -247,6 +247,6 @@ extension RowPredicate {
             return .compare(r, RangeBounds(lower: againstZero.upper.map { _ in c }, lowerInclusive: againstZero.upperInclusive,
                                            upper: againstZero.lower.map { _ in c }, upperInclusive: againstZero.lowerInclusive))
         }
-        return .compare(l - r, againstZero)
+        return .compareExpressions(l, r, againstZero)
     }
 }

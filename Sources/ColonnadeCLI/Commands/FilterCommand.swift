@@ -135,7 +135,7 @@ struct FilterCommand: Command {
             case .tickers(let symbols): unknown += symbols.filter { table.code(of: $0) == nil && !unknown.contains($0) }
             case .and(let ps), .or(let ps): ps.forEach(walk)
             case .not(let q): walk(q)
-            case .range, .compare, .dates, .constant: break
+            case .range, .compare, .compareExpressions, .dates, .constant: break
             }
         }
         walk(predicate)
