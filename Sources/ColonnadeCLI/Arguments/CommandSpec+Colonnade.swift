@@ -52,6 +52,9 @@ extension CommandSpec {
                        abstract: "Only these tickers (comma-separated; may be repeated)."),
             dateOption("from", "Only rows on or after this date."),
             dateOption("to", "Only rows on or before this date."),
+            OptionSpec("on", value: "YYYY-MM-DD|latest",
+                       abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
+                           + "Series functions still see each ticker's whole history; --from/--to narrow the output only."),
             OptionSpec("columns", value: "a,b|all", isList: true,
                        abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions."),
             OptionSpec("format", value: "table|csv|json|ndjson", kind: .choice(OutputFormat.allCases.map(\.rawValue)),
@@ -83,6 +86,7 @@ extension CommandSpec {
             "filter --tickers FDX --columns date,close --sort -date --limit 10",
             "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
             "filter --where 'close > 100' --count --timing --repeat 5",
+            "filter --where 'close > mavg(close, 200) and volume > 2 * mavg(volume, 20)' --on latest",
         ]
     )
 

@@ -20,6 +20,14 @@ struct FilterCommand: Command {
         let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
         let byTicker = parsed.string("by") == "ticker"
         let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
+        var screenDay: ScreenDay?
+        if let text = parsed.string("on") {
+            guard let day = ScreenDay(text) else {
+                throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                                              suggestion: nil, command: "filter")
+            }
+            screenDay = day
+        }
 
         // The query alone, --repeat times; the median goes to --timing and the footer.
         let repeats = parsed.int("repeat") ?? 1
@@ -28,7 +36,8 @@ struct FilterCommand: Command {
         var times = [Duration]()
         for _ in 0 ..< repeats {
             let start = ContinuousClock.now
-            let s = try table.select(predicate, options: options)
+            let s = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
+                ?? table.select(predicate, options: options)
             if let aggregates {
                 do {
                     aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
