@@ -39,6 +39,20 @@ public struct QueryParser: Sendable {
         return p
     }
 
+    /// Parses a value expression such as `pct_change(close)` or `(high - low) / close` (for sort
+    /// keys and computed columns).
+    /// - Throws: `QueryError` naming the position, or saying the text is not a number per row
+    ///   (`ticker`, `date` and comparisons are not values here).
+    public func parseValue(_ expression: String) throws(QueryError) -> ValueExpression {
+        var state = try State(text: expression, parser: self)
+        let first = state.peek
+        let operand = try state.parseSum()
+        if state.peek.kind != .end {
+            throw state.error("unexpected \(state.peek.describe()), expected an operator or the end of the expression", at: state.peek)
+        }
+        return try state.numeric(operand, first, "a value")
+    }
+
     // MARK: Tokens
 
     enum Kind: Equatable {

@@ -65,8 +65,9 @@ extension CommandSpec {
                            + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows."),
             OptionSpec("by", value: "ticker", kind: .choice(["ticker"]),
                        abstract: "Compute --count or --agg per ticker."),
-            OptionSpec("sort", value: "date|-date", kind: .choice(["date", "-date"]),
-                       abstract: "Order rows by date, ascending or (-date) descending; by default by ticker, then date."),
+            OptionSpec("sort", value: "KEYS", isList: true,
+                       abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
+                           + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k."),
             OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
             OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
             OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
@@ -87,6 +88,7 @@ extension CommandSpec {
             "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
             "filter --where 'close > 100' --count --timing --repeat 5",
             "filter --where 'close > mavg(close, 200) and volume > 2 * mavg(volume, 20)' --on latest",
+            "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
         ]
     )
 

@@ -20,6 +20,14 @@ struct FilterCommand: Command {
         let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
         let byTicker = parsed.string("by") == "ticker"
         let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
+        var sortKeys = [SortKey]()
+        for text in parsed.list("sort") {
+            do {
+                sortKeys.append(try SortKey.parse(text, table: table))
+            } catch {
+                throw ExpressionError(error: error, expression: text, option: "--sort")
+            }
+        }
         var screenDay: ScreenDay?
         if let text = parsed.string("on") {
             guard let day = ScreenDay(text) else {
@@ -92,17 +100,11 @@ struct FilterCommand: Command {
 
         let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
         let limit = parsed.int("limit")
-        switch parsed.string("sort") {
-        case let sort?:
-            var rows = selection.rows()
-            let descending = sort == "-date"
-            table.dates.withUnsafeBufferPointer { d in
-                rows.sort { a, b in d[a] != d[b] ? (descending ? d[a] > d[b] : d[a] < d[b]) : a < b }
-            }
-            if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+        if !sortKeys.isEmpty {
+            let rows = try selection.rows(sortedBy: sortKeys, limit: limit)
             var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
             try format.formatter(footer: footer).write(&source, to: context.standardOutput)
-        case nil:
+        } else {
             var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
             try format.formatter(footer: footer).write(&source, to: context.standardOutput)
         }
