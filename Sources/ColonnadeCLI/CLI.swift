@@ -29,7 +29,7 @@ extension CommandLineTool {
         CommandLineTool(
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
-            commands: CommandSpec.colonnadeCommands.map(implementation(of:)) + [SelfTestOutputCommand()]
+            commands: CommandSpec.colonnadeCommands.map(implementation(of:)) + [SelfTestOutputCommand(), CompleteNamesCommand()]
         )
     }
 }
@@ -44,6 +44,8 @@ private func implementation(of spec: CommandSpec) -> any Command {
     case CommandSpec.export.name: ExportCommand()
     case CommandSpec.importFiles.name: ImportCommand()
     case CommandSpec.fetch.name: FetchCommand()
+    case CommandSpec.chart.name: ChartCommand()
+    case CommandSpec.completions.name: CompletionsCommand()
     default: PlaceholderCommand(spec: spec)
     }
 }

@@ -1,0 +1,20 @@
+import Colonnade
+
+/// `colonnade completions bash|zsh|fish`: prints a completion script for the tool's commands.
+struct CompletionsCommand: Command {
+    var spec: CommandSpec { .completions }
+
+    /// The commands the script completes; `CommandLineTool.colonnade`'s by default.
+    var commands: [CommandSpec] = CommandSpec.colonnadeCommands
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let name = parsed.positionals[0]
+        guard let shell = CompletionScript.Shell(rawValue: name) else {
+            let shells = CompletionScript.Shell.allCases.map(\.rawValue)
+            throw UsageError.invalidValue(option: "SHELL", value: name, reason: "expected one of " + shells.joined(separator: ", "),
+                                          suggestion: Suggestions.closest(to: name, among: shells).first, command: spec.name)
+        }
+        try context.standardOutput.write(CompletionScript(commands: commands).text(for: shell))
+        return ExitStatus.success
+    }
+}
