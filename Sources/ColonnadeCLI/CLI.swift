@@ -45,6 +45,7 @@ private func implementation(of spec: CommandSpec) -> any Command {
     case CommandSpec.importFiles.name: ImportCommand()
     case CommandSpec.fetch.name: FetchCommand()
     case CommandSpec.chart.name: ChartCommand()
+    case CommandSpec.shell.name: ShellCommand()
     case CommandSpec.completions.name: CompletionsCommand()
     default: PlaceholderCommand(spec: spec)
     }

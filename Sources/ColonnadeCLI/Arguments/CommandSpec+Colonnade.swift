@@ -223,5 +223,5 @@ extension CommandSpec {
     )
 
     /// Every command colonnade declares, in `colonnade help` order.
-    public static let colonnadeCommands: [CommandSpec] = [filter, info, verify, generate, export, importFiles, fetch, chart, completions]
+    public static let colonnadeCommands: [CommandSpec] = [filter, info, verify, generate, export, importFiles, fetch, chart, shell, completions]
 }

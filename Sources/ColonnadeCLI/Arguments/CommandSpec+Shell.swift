@@ -68,3 +68,28 @@ extension CommandSpec {
             + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
     }
 }
+
+extension CommandSpec {
+    /// `colonnade shell`: load once, then answer screens line by line.
+    public static let shell = CommandSpec(
+        name: "shell",
+        abstract: "Load a snapshot once, then answer screens typed line by line.",
+        discussion: """
+            Each line is a --where expression (or filter options such as --count or --agg), answered \
+            exactly as 'colonnade filter' would with the settings made by dot-commands (.tickers, .from, \
+            .to, .format, .columns, .limit, .timing, .open, .info, .show, .help, .quit; see .help). \
+            On a terminal: a prompt, line editing, history in ~/.colonnade_history, Ctrl-C cancels the \
+            running query, Ctrl-D quits. From a pipe or file: no prompt, one answer per line read, \
+            errors name the line; the exit status is 1 if any line failed.
+            """,
+        options: [
+            snapshotOption("Snapshot file to load."),
+            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked)."),
+        ],
+        examples: [
+            "shell --snapshot snapshots/quotes.snapshot",
+            "shell < screens.txt",
+            "printf '.tickers AAPL\\nclose > 600\\n' | colonnade shell --snapshot snapshots/quotes.snapshot",
+        ]
+    )
+}
