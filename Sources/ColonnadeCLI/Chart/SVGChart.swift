@@ -160,8 +160,8 @@ struct SVGChart {
                 overlayNumber += 1
             }
         }
-        // Marks: one dot per pixel column and series, at the price (at the pane's foot when the
-        // price is null).
+        // Marks: one dot per pixel column and series, at the price (above the candle's high with
+        // candlesticks; at the pane's foot when the price is null).
         var marks = ""
         for (i, s) in series.enumerated() {
             var lastColumn = Int.min
@@ -170,7 +170,8 @@ struct SVGChart {
                 let column = Int(px.rounded(.down))
                 if column == lastColumn { continue }
                 lastColumn = column
-                let py = scaled[i].close[row].map(y) ?? priceBottom - 4
+                let above = candles ? scaled[i].high[row].map { clampY(y($0) - 6) } : nil
+                let py = above ?? scaled[i].close[row].map(y) ?? priceBottom - 4
                 marks += "<circle cx=\"\(n(px))\" cy=\"\(n(py))\" r=\"3\"/>"
             }
         }

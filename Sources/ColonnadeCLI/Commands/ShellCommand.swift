@@ -44,7 +44,9 @@ struct ShellCommand: Command {
                 case .query(let parsed):
                     let start = ContinuousClock.now
                     _ = try session.answer(parsed, context: context, isCancelled: { false })
-                    if session.settings.timing { try context.standardError.writeLine(Self.timing(ContinuousClock.now - start)) }
+                    let elapsed = ContinuousClock.now - start
+                    try context.standardOutput.flush()  // the answer before its time, even when both go to one terminal
+                    if session.settings.timing { try context.standardError.writeLine(Self.timing(elapsed)); try context.standardError.flush() }
                 }
                 try context.standardOutput.flush()
             } catch OutputError.brokenPipe {
