@@ -1,0 +1,86 @@
+import Colonnade
+
+/// The Nasdaq Data Link CSV response shapes, read with the engine's `CSVScanner`: time-series CSV
+/// (date column first), datatable CSV (with `ticker` and `date` columns) and the `code,message`
+/// error body.
+extension CSVScanner {
+    /// Decodes the response at `position` (its header line).
+    mutating func decodeResponse(ticker: String?, fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+        let names = try ResponseError.wrapping { () throws(DecodeError) in try readHeader() }
+        let identifiers = names.map(ColumnDescriptor.identifier(for:))
+        if identifiers == ["code", "message"] {
+            throw apiError()
+        }
+        var kinds = [Int32]()
+        var valueNames = [String]()
+        let isDatatable = identifiers.contains("ticker")
+        let dateIndex: Int
+        if isDatatable {
+            guard let d = identifiers.firstIndex(of: "date") else {
+                throw .decoding(.missing(source: input.source, what: "a 'date' column in the CSV header"))
+            }
+            dateIndex = d
+        } else {
+            dateIndex = 0
+        }
+        var sawTicker = false
+        for (i, name) in names.enumerated() {
+            if i == dateIndex {
+                kinds.append(RowSlot.date)
+            } else if isDatatable && !sawTicker && identifiers[i] == "ticker" {
+                sawTicker = true
+                kinds.append(RowSlot.ticker)
+            } else {
+                kinds.append(Int32(valueNames.count))
+                valueNames.append(name)
+            }
+        }
+        var symbols: [String] = []
+        let buffers = try ResponseError.wrapping { () throws(DecodeError) in
+            try RowBuffers.checkDistinct(valueNames, source: input.source)
+            return try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols,
+                                  tickerSymbol: DataLinkSymbols.symbol(fromCode:))
+        }
+        let tickers: [TickerEntry]
+        if isDatatable {
+            tickers = symbols.map { TickerEntry(symbol: $0) }
+        } else {
+            guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
+            tickers = [TickerEntry(symbol: symbol)]
+        }
+        let table = try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeTable(valueNames: valueNames, tickers: tickers, dateColumnName: names[dateIndex], source: input.source)
+        }
+        return DecodedResponse(table: table, format: isDatatable ? .datatableCSV : .timeSeriesCSV)
+    }
+
+    /// `code,message` then one line: the API's CSV error body.
+    private func apiError() -> ResponseError {
+        var code = "", message = ""
+        if let (start, stop, next) = try? field(at: position) {
+            code = string(start, stop)
+            if next < input.count && input.base[next] == UInt8(ascii: ",") {
+                var e = next + 1
+                while e < input.count && input.base[e] != UInt8(ascii: "\n") && input.base[e] != UInt8(ascii: "\r") { e += 1 }
+                message = string(next + 1, e)
+                if message.hasPrefix("\"") && message.hasSuffix("\"") && message.count >= 2 {
+                    message = String(message.dropFirst().dropLast()).replacingDoubledQuotes()
+                }
+            }
+        }
+        return .apiError(source: input.source, code: code, message: message)
+    }
+}
+
+extension String {
+    fileprivate func replacingDoubledQuotes() -> String {
+        var out = ""
+        var previousWasQuote = false
+        for c in self {
+            if c == "\"" && previousWasQuote { previousWasQuote = false; continue }
+            previousWasQuote = c == "\""
+            out.append(c)
+        }
+        return out
+    }
+}
