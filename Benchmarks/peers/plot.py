@@ -86,6 +86,8 @@ def charts(report):
     queries = list(report.get("queries", {}).keys()) or sorted({q for (_, q, _) in by})
     subtitle = "%s rows, %s, %s cores; median ms of %s runs, %s" % (
         meta.get("rows"), m.get("cpu", "?"), m.get("usable_cores", "?"), meta.get("repeat"), meta.get("date", "")[:10])
+    if meta.get("loadavg_start") is not None and meta.get("loadavg_end") is not None:
+        subtitle += "; load average %.1f → %.1f (a shared machine)" % (meta["loadavg_start"], meta["loadavg_end"])
     groups = []
     for t in settings:
         for q in queries:
