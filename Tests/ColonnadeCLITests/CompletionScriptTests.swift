@@ -154,9 +154,10 @@ import Testing
             ["colonnade", "help", "comp"],
             ["colonnade", "completions", ""],
             ["colonnade", "filter", "--where", ""],
+            ["colonnade", "chart", "--snapshot", fx.snapshot, "--overlay", "close,"],
         ], in: directory)
-        #expect(out.count == 11, "\(out)")
-        guard out.count == 11 else { return }
+        #expect(out.count == 12, "\(out)")
+        guard out.count == 12 else { return }
         #expect(out[0] == "filter")
         #expect(out[1] == "--format")
         #expect(out[2] == "table csv json ndjson")
@@ -168,6 +169,7 @@ import Testing
         #expect(out[8] == "completions")
         #expect(out[9] == "bash zsh fish")
         #expect(out[10] == "", "free text gets no candidates")
+        #expect(out[11] == fx.table.schema.map { "close," + $0.identifier }.joined(separator: " "), "value columns only")
     }
 
     @Test(.enabled(if: installed("fish") != nil, "fish is not installed"))
@@ -200,6 +202,9 @@ import Testing
         #expect(columns.standardOutput == (["all", "ticker", "date"] + fx.table.schema.map(\.identifier)).map { $0 + "\n" }.joined())
         let tickers = colonnade("_complete", "tickers", "--snapshot", fx.snapshot)
         #expect(tickers.standardOutput == fx.table.tickers.map { $0.symbol + "\n" }.joined())
+        let values = colonnade("_complete", "value-columns", "--snapshot", fx.snapshot)
+        #expect(values.standardOutput == fx.table.schema.map { $0.identifier + "\n" }.joined())
+        #expect(colonnade("_complete", "rows", "--snapshot", fx.snapshot).status == ExitStatus.usage)
         let missing = colonnade("_complete", "columns", "--snapshot", "/nonexistent/x.snapshot")
         #expect(missing.status == 0 && missing.standardOutput.isEmpty && missing.standardError.isEmpty)
         #expect(!colonnade("help").standardOutput.contains("_complete"))

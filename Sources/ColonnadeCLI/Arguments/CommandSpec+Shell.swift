@@ -21,7 +21,7 @@ extension CommandSpec {
     static let completeNames = CommandSpec(
         name: "_complete",
         abstract: "Internal: print a snapshot's column names or tickers, one per line, for completion scripts.",
-        positionals: [PositionalSpec("TOPIC", abstract: "columns or tickers.")],
+        positionals: [PositionalSpec("TOPIC", abstract: "columns, value-columns or tickers.")],
         options: [OptionSpec("snapshot", value: "PATH", abstract: "Snapshot to read. Default: as for filter.")],
         listing: .hidden
     )

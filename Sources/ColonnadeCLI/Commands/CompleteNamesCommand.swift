@@ -1,6 +1,6 @@
 import Colonnade
 
-/// `colonnade _complete columns|tickers [--snapshot PATH]`: internal, called by completion scripts
+/// `colonnade _complete columns|value-columns|tickers [--snapshot PATH]`: internal, called by completion scripts
 /// while the user presses Tab. Prints the names one per line; prints nothing (and succeeds) when
 /// there is no snapshot to read, so that a completion never shows an error.
 struct CompleteNamesCommand: Command {
@@ -8,8 +8,8 @@ struct CompleteNamesCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let topic = parsed.positionals[0]
-        guard topic == "columns" || topic == "tickers" else {
-            throw UsageError.invalidValue(option: "TOPIC", value: topic, reason: "expected columns or tickers",
+        guard ["columns", "value-columns", "tickers"].contains(topic) else {
+            throw UsageError.invalidValue(option: "TOPIC", value: topic, reason: "expected columns, value-columns or tickers",
                                           suggestion: nil, command: spec.name)
         }
         // Quietly: a missing or damaged snapshot completes to nothing.
@@ -18,9 +18,11 @@ struct CompleteNamesCommand: Command {
         guard let (path, _) = try? SnapshotLocation.forReading(parsed, context: quiet),
               let table = try? QuoteTable.load(from: path, verify: false)
         else { return ExitStatus.success }
-        let names = topic == "columns"
-            ? ["all", "ticker", "date"] + table.schema.map(\.identifier)
-            : table.tickers.map(\.symbol)
+        let names = switch topic {
+        case "columns": ["all", "ticker", "date"] + table.schema.map(\.identifier)
+        case "value-columns": table.schema.map(\.identifier)
+        default: table.tickers.map(\.symbol)
+        }
         // Names come from a file: only those that are plain words reach the shell.
         for name in names where name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0.isASCII }) {
             try context.standardOutput.writeLine(name)

@@ -113,7 +113,7 @@ extension CompletionScript {
         case .words(let words): return "COMPREPLY=( $(compgen -W \"\(words.map(shellWord).joined(separator: " "))\" -- \"$cur\") )"
         case .files: return "\(f)_files \"$cur\""
         case .directories: return "\(f)_directories \"$cur\""
-        case .columns, .tickers: return "\(f)_names \(completion.topic ?? "") \"$cur\""
+        case .columns, .valueColumns, .tickers: return "\(f)_names \(completion.topic ?? "") \"$cur\""
         }
     }
 }

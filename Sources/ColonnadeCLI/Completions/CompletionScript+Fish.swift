@@ -67,7 +67,7 @@ extension CompletionScript {
         case .words(let words): return "-x -a " + fishQuote(words.joined(separator: " "))
         case .files: return "-r -F"
         case .directories: return "-x -a '(__fish_complete_directories)'"
-        case .columns, .tickers: return "-x -a " + fishQuote("(\(f)_names \(completion.topic ?? ""))")
+        case .columns, .valueColumns, .tickers: return "-x -a " + fishQuote("(\(f)_names \(completion.topic ?? ""))")
         }
     }
 

@@ -115,7 +115,7 @@ extension CompletionScript {
         case .words(let words): return message + ":(" + words.joined(separator: " ") + ")"
         case .files: return message + ":_files"
         case .directories: return message + ":_files -/"
-        case .columns, .tickers: return message + ":{\(f)_names \(completion.topic ?? "")}"
+        case .columns, .valueColumns, .tickers: return message + ":{\(f)_names \(completion.topic ?? "")}"
         }
     }
 

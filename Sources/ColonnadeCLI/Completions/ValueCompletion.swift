@@ -13,16 +13,20 @@ enum ValueCompletion: Equatable, Sendable {
     /// Column names of the snapshot the command line names (or the default one), asked of
     /// `colonnade _complete columns` when completing; comma-separated lists complete item by item.
     case columns
+    /// The snapshot's value columns only (`close`, `adj_close`: no `ticker`, `date` or `all`), for
+    /// a `COLUMN` placeholder (`chart --price`, `--overlay`).
+    case valueColumns
     /// Ticker symbols of that snapshot, from `colonnade _complete tickers`.
     case tickers
 
     /// Whether the value is a comma-separated list (completion then works on the last item).
-    var isDynamic: Bool { self == .columns || self == .tickers }
+    var isDynamic: Bool { topic != nil }
 
     /// The `_complete` topic (`columns`, `tickers`) for a dynamic completion.
     var topic: String? {
         switch self {
         case .columns: "columns"
+        case .valueColumns: "value-columns"
         case .tickers: "tickers"
         default: nil
         }
@@ -32,12 +36,14 @@ enum ValueCompletion: Equatable, Sendable {
 extension OptionSpec {
     /// How completion scripts complete this option's value: the choices of a choice option,
     /// file names for a `PATH`/`FILE`/`*.svg` placeholder, directories for `DIR`, the snapshot's
-    /// columns for `--columns` and its tickers for a ticker list (`--tickers A,B`); else nothing.
+    /// columns for `--columns` (value columns for a `COLUMN` placeholder) and its tickers for a
+    /// ticker list (`--tickers A,B`); else nothing.
     var valueCompletion: ValueCompletion {
         guard let valueName else { return .none }
         if case .choice(let words) = kind { return .words(words) }
         if name == "columns" { return .columns }
         if name == "tickers", case .string = kind { return .tickers }
+        if valueName == "COLUMN" { return .valueColumns }
         return ValueCompletion(placeholder: valueName)
     }
 }
