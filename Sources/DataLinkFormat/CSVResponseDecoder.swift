@@ -37,7 +37,7 @@ extension CSVScanner {
         }
         var symbols: [String] = []
         let buffers = try ResponseError.wrapping { () throws(DecodeError) in
-            try RowBuffers.checkDistinct(valueNames, source: input.source)
+            try RowBuffers.checkColumnNames(valueNames, dateColumnName: names[dateIndex], source: input.source)
             return try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols,
                                   tickerSymbol: DataLinkSymbols.symbol(fromCode:))
         }

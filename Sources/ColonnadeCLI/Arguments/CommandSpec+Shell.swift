@@ -3,7 +3,7 @@
 
 extension CommandSpec {
     /// `colonnade completions`: a completion script generated from these declarations.
-    public static let completions = CommandSpec(
+    static let completions = CommandSpec(
         name: "completions",
         abstract: "Print a shell completion script for bash, zsh or fish.",
         discussion: "The script is generated from the same declarations the parser and 'colonnade help' use: "
@@ -29,7 +29,7 @@ extension CommandSpec {
 
 extension CommandSpec {
     /// `colonnade chart`: an SVG price chart.
-    public static let chart = CommandSpec(
+    static let chart = CommandSpec(
         name: "chart",
         abstract: "Draw tickers' prices as one self-contained SVG chart.",
         discussion: """
@@ -71,7 +71,7 @@ extension CommandSpec {
 
 extension CommandSpec {
     /// `colonnade shell`: load once, then answer screens line by line.
-    public static let shell = CommandSpec(
+    static let shell = CommandSpec(
         name: "shell",
         abstract: "Load a snapshot once, then answer screens typed line by line.",
         discussion: """

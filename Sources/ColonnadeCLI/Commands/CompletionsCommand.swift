@@ -4,8 +4,9 @@ import Colonnade
 struct CompletionsCommand: Command {
     var spec: CommandSpec { .completions }
 
-    /// The commands the script completes; `CommandLineTool.colonnade`'s by default.
-    var commands: [CommandSpec] = CommandSpec.colonnadeCommands
+    /// The commands the script completes; nil for `CommandLineTool.colonnade`'s (looked up when
+    /// run: that tool's list contains this command).
+    var commands: [CommandSpec]?
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let name = parsed.positionals[0]
@@ -14,7 +15,7 @@ struct CompletionsCommand: Command {
             throw UsageError.invalidValue(option: "SHELL", value: name, reason: "expected one of " + shells.joined(separator: ", "),
                                           suggestion: Suggestions.closest(to: name, among: shells).first, command: spec.name)
         }
-        try context.standardOutput.write(CompletionScript(commands: commands).text(for: shell))
+        try context.standardOutput.write(CompletionScript(commands: commands ?? CommandSpec.colonnadeCommands).text(for: shell))
         return ExitStatus.success
     }
 }

@@ -11,25 +11,25 @@ import Foundation
 /// `FILE` arguments, and — asked of `colonnade _complete columns|tickers` while completing — the
 /// column names and tickers of the snapshot the line names with `--snapshot` (else the default
 /// one) for `--columns`, `--tickers` and `TICKER` arguments, item by item in comma lists.
-public struct CompletionScript: Sendable {
+struct CompletionScript: Sendable {
     /// The shells a script can be generated for.
-    public enum Shell: String, CaseIterable, Sendable {
+    enum Shell: String, CaseIterable, Sendable {
         case bash, zsh, fish
     }
 
     /// The program name the script completes (`colonnade`).
-    public var programName: String
+    var programName: String
     /// The commands offered, in order (hidden ones are left out).
-    public var commands: [CommandSpec]
+    var commands: [CommandSpec]
 
     /// A script for `commands` (those with ``CommandSpec/Listing-swift.enum/hidden`` listing are dropped).
-    public init(programName: String = CommandLineTool.programName, commands: [CommandSpec]) {
+    init(programName: String = CommandLineTool.programName, commands: [CommandSpec]) {
         self.programName = programName
         self.commands = commands.filter { $0.listing != .hidden }
     }
 
     /// The script's text for `shell`.
-    public func text(for shell: Shell) -> String {
+    func text(for shell: Shell) -> String {
         switch shell {
         case .bash: bashScript()
         case .zsh: zshScript()
