@@ -45,7 +45,7 @@ import Testing
 
     // MARK: Date ticks
 
-    static func day(_ text: String) -> Int32 { CivilDate.parseDay(text) ?? 0 }
+    static func day(_ text: String) -> Int32 { Day(text)?.daysSinceEpoch ?? 0 }
 
     @Test(arguments: [
         ("2014-03-05", "2014-03-07", CalendarTicks.Unit.days(1)),  // 3 days
@@ -66,7 +66,7 @@ import Testing
         #expect(!ticks.days.isEmpty && ticks.days.count <= 9)
         #expect(ticks.days == ticks.days.sorted() && ticks.days.allSatisfy { a <= $0 && $0 <= b })
         for tick in ticks.days {
-            let (year, month, dayOfMonth) = CivilDate.components(ofDay: tick)
+            let (year, month, dayOfMonth) = Day(daysSinceEpoch: tick).components
             switch ticks.unit {
             case .days(let n): #expect(Int(tick).floorMod(n) == 0)
             case .weeks: #expect(Int(tick - 4).floorMod(7) == 0, "a Monday")

@@ -77,9 +77,9 @@ struct CalendarTicks: Equatable {
                 d += 7
             }
         case .months(let n):
-            var (year, month, _) = CivilDate.components(ofDay: first)
+            var (year, month, _) = Day(daysSinceEpoch: first).components
             while true {
-                if (month - 1) % n == 0, let d = CivilDate.days(year: year, month: month, day: 1) {
+                if (month - 1) % n == 0, let d = Day(year: year, month: month, day: 1)?.daysSinceEpoch {
                     if d > last { break }
                     if d >= first { out.append(d) }
                 }
@@ -88,9 +88,9 @@ struct CalendarTicks: Equatable {
                 if year > 6_000_000 { break }
             }
         case .years(let n):
-            let (firstYear, _, _) = CivilDate.components(ofDay: first)
+            let (firstYear, _, _) = Day(daysSinceEpoch: first).components
             var year = firstYear + (n - firstYear.floorMod(n)) % n
-            while let d = CivilDate.days(year: year, month: 1, day: 1), d <= last {
+            while let d = Day(year: year, month: 1, day: 1)?.daysSinceEpoch, d <= last {
                 if d >= first { out.append(d) }
                 year += n
             }
@@ -103,12 +103,12 @@ struct CalendarTicks: Equatable {
     func label(_ day: Int32) -> String {
         switch unit {
         case .days, .weeks:
-            return CivilDate.format(day: day)
+            return Day(daysSinceEpoch: day).description
         case .months:
-            let (year, month, _) = CivilDate.components(ofDay: day)
+            let (year, month, _) = Day(daysSinceEpoch: day).components
             return Self.monthNames[month - 1] + " " + String(year)
         case .years:
-            return String(CivilDate.components(ofDay: day).year)
+            return String(Day(daysSinceEpoch: day).components.year)
         }
     }
 

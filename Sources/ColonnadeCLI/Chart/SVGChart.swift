@@ -197,7 +197,7 @@ struct SVGChart {
     }
 
     private func subtitle(_ first: Int32, _ last: Int32, _ count: Int) -> String {
-        var text = "\(CivilDate.format(day: first)) to \(CivilDate.format(day: last)) · \(count) trading day\(count == 1 ? "" : "s") · \(priceLabel)"
+        var text = "\(Day(daysSinceEpoch: first).description) to \(Day(daysSinceEpoch: last).description) · \(count) trading day\(count == 1 ? "" : "s") · \(priceLabel)"
         if normalize { text += " ÷ first \(priceLabel)" }
         if let whereText {
             let marked = series.reduce(0) { $0 + $1.marked.lazy.filter { $0 }.count }

@@ -45,7 +45,7 @@ struct ChartCommand: Command {
                                      hint: close.isEmpty ? "see 'colonnade info' for the tickers" : "did you mean '\(close[0])'?")
             }
             guard s.count > 0 else {
-                let range = [from.map { "from \(CivilDate.format(day: $0))" }, to.map { "to \(CivilDate.format(day: $0))" }]
+                let range = [from.map { "from \(Day(daysSinceEpoch: $0).description)" }, to.map { "to \(Day(daysSinceEpoch: $0).description)" }]
                     .compactMap { $0 }.joined(separator: " ")
                 throw CommandFailure("\(symbol) has no rows\(range.isEmpty ? "" : " " + range)", hint: "widen --from/--to")
             }

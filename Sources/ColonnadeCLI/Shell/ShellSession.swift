@@ -107,7 +107,7 @@ final class ShellSession {
         case ".from", ".to":
             if let value, case .failure(let problem) = DateArgument.parse(value) { throw invalid("\(problem)") }
             if name == ".from" { settings.from = value } else { settings.to = value }
-            if let from = settings.from.flatMap(CivilDate.parseDay), let to = settings.to.flatMap(CivilDate.parseDay), from > to {
+            if let from = settings.from.flatMap({ Day($0) }), let to = settings.to.flatMap({ Day($0) }), from > to {
                 return .message("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing")
             }
             return .message("")
