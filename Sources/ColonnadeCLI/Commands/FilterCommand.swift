@@ -10,7 +10,18 @@ struct FilterCommand: Command {
         let loadStart = ContinuousClock.now
         let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
         let loadTime = ContinuousClock.now - loadStart
+        return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
+    }
 
+    /// Runs the query `parsed` describes against an already loaded `table` and writes the answer:
+    /// the work of `filter` after loading, shared with `colonnade shell`.
+    ///
+    /// - Parameters:
+    ///   - loadTime: reported by `--timing` as `load_ms`.
+    ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
+    ///     ``QueryCancelled``.
+    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
+                       isCancelled: () -> Bool = { false }) throws -> Int32 {
         let predicate = try Self.predicate(parsed, table: table)
         Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
         // Resolve --columns before running anything, so a mistake costs no query time.
@@ -45,6 +56,7 @@ struct FilterCommand: Command {
         var aggregateResult: AggregateResult?
         var times = [Duration]()
         for run in 0 ..< warmups + repeats {
+            if isCancelled() { throw QueryCancelled() }
             let start = ContinuousClock.now
             let s = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
                 ?? table.select(predicate, options: options)
