@@ -11,12 +11,38 @@ struct CSVQuoteDecoder {
         self.position = position
     }
 
-    private enum Kind {
+    enum Kind {
         static let date: Int32 = -1
         static let ticker: Int32 = -2
     }
 
+    /// What a CSV header says: the names, what each column is, and the value columns.
+    struct Layout: @unchecked Sendable {
+        let names: [String]
+        /// Per column: `Kind.date`, `Kind.ticker`, or the value column's index.
+        let kinds: [Int32]
+        let valueNames: [String]
+        let dateIndex: Int
+        let isDatatable: Bool
+    }
+
     mutating func decode(ticker: String?, fallbackTicker: String?) throws(DecodeError) -> DecodedResponse {
+        let layout = try readLayout()
+        var symbols: [String] = []
+        let buffers = try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols)
+        if layout.isDatatable {
+            let table = try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                                   dateColumnName: layout.names[layout.dateIndex], source: input.source)
+            return DecodedResponse(table: table, format: .datatableCSV)
+        }
+        guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
+        let table = try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: [TickerEntry(symbol: symbol)],
+                                               dateColumnName: layout.names[0], source: input.source)
+        return DecodedResponse(table: table, format: .timeSeriesCSV)
+    }
+
+    /// Reads the header; `position` moves to the first data line.
+    mutating func readLayout() throws(DecodeError) -> Layout {
         let names = try readHeader()
         let identifiers = names.map(ColumnDescriptor.identifier(for:))
         if identifiers == ["code", "message"] {
@@ -47,17 +73,18 @@ struct CSVQuoteDecoder {
             }
         }
         try QuoteDecoder.checkDistinct(valueNames, source: input.source)
+        return Layout(names: names, kinds: kinds, valueNames: valueNames, dateIndex: dateIndex, isDatatable: isDatatable)
+    }
+
+    /// Decodes the data lines from `position` on with a datatable `layout` read elsewhere (the
+    /// chunks of a file split at line ends, after the first). Positions in errors are relative
+    /// to this input.
+    mutating func decodeDatatableRows(_ layout: Layout) throws(DecodeError) -> QuoteTable {
+        precondition(layout.isDatatable)
         var symbols: [String] = []
-        let buffers = try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols)
-        if isDatatable {
-            let table = try QuoteDecoder.makeTable(buffers, valueNames: valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
-                                                   dateColumnName: names[dateIndex], source: input.source)
-            return DecodedResponse(table: table, format: .datatableCSV)
-        }
-        guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
-        let table = try QuoteDecoder.makeTable(buffers, valueNames: valueNames, tickers: [TickerEntry(symbol: symbol)],
-                                               dateColumnName: names[0], source: input.source)
-        return DecodedResponse(table: table, format: .timeSeriesCSV)
+        let buffers = try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols)
+        return try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                          dateColumnName: layout.names[layout.dateIndex], source: input.source)
     }
 
     /// The header's names; `position` moves to the first data line.

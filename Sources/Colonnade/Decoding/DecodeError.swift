@@ -72,6 +72,8 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateDate(source: String, ticker: String, date: String, rows: [Int])
     /// The file could not be read.
     case unreadable(path: String, reason: String)
+    /// The input is a zip archive that cannot be read (see `ZipError`).
+    case archive(ZipError)
 
     /// The input's name.
     public var source: String {
@@ -79,6 +81,8 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .empty(let s), .notAQuandlResponse(let s, _), .apiError(let s, _, _), .missing(let s, _),
              .duplicateColumn(let s, _), .missingTicker(let s), .duplicateDate(let s, _, _, _), .unreadable(let s, _):
             s
+        case .archive(let e):
+            e.archive
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
              .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p.source
@@ -147,6 +151,8 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(source): duplicate date \(date) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: " and ")))"
         case let .unreadable(path, reason):
             "\(path): cannot read: \(reason)"
+        case let .archive(error):
+            error.description
         }
     }
 }
