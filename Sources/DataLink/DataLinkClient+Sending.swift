@@ -64,14 +64,17 @@ extension DataLinkClient {
             log("DataLink response for \(target): none: \(error)")
             return (.failure(error), nil)
         case .success(let result):
-            logResponse(result, target: target)
-            return (judge(result, request: prepared, attempt: attempt), RetryAfter.parse(result.headers["retry-after"]))
+            let redactor = prepared.export ? self.redactor.hidingURLs(in: result.body) : self.redactor
+            logResponse(result, target: target, redactor: redactor)
+            return (judge(result, request: prepared, attempt: attempt, redactor: redactor), RetryAfter.parse(result.headers["retry-after"]))
         }
     }
 
     /// Status first, then the `QE…` code of the error body; a 2xx must also have the expected
     /// content type and shape.
-    func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int) -> Result<DataLinkResponse, DataLinkError> {
+    func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int,
+               redactor: Redactor? = nil) -> Result<DataLinkResponse, DataLinkError> {
+        let redactor = redactor ?? self.redactor
         let target = request.target
         let status = result.status
         let contentType = result.headers["content-type"]
@@ -141,13 +144,13 @@ extension DataLinkClient {
         log(lines.joined(separator: "\n"))
     }
 
-    private func logResponse(_ result: TransferResult, target: DataLinkTarget) {
-        guard configuration.log != nil else { return }
+    private func logResponse(_ result: TransferResult, target: DataLinkTarget, redactor: Redactor) {
+        guard let log = configuration.log else { return }
         var lines = ["DataLink response for \(target): HTTP \(result.status)"]
         for (name, value) in result.headers.sorted(by: { $0.key < $1.key }) {
             lines.append("\(name): \(redactor.oneLine(value, limit: 300))")
         }
         lines.append("body (\(result.body.count) bytes): \(redactor.bodyPrefix(result.body, limit: 256))")
-        log(lines.joined(separator: "\n"))
+        log(redactor(lines.joined(separator: "\n")))
     }
 }
