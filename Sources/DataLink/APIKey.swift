@@ -92,6 +92,9 @@ extension APIKey {
             if mustExist { throw .unreadableFile(path: path) }
             return nil
         }
+        // Only a regular file is read: reading a FIFO would wait for a writer forever.
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path) }
         guard let data = try? Data(contentsOf: url) else { throw .unreadableFile(path: path) }
         let text = String(decoding: data, as: UTF8.self)
         let firstLine = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })

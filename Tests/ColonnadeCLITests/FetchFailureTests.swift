@@ -102,7 +102,8 @@ import Testing
         let (run, requests) = try await expectFailure(.json(
             quandlErrorBody("QELx01", "You have exceeded the anonymous user limit of 50 calls per day."), status: 429,
             headers: ["Retry-After": "3600"]))
-        #expect(clock.now - start < .seconds(60))
+        // Far below the hour asked for; generous because a shared machine can starve the test process.
+        #expect(clock.now - start < .seconds(600))
         #expect(requests.count == 1)
         #expect(run.errorLines.first?.contains("rate limited (HTTP 429, QELx01") == true)
         #expect(run.errorLines.first?.contains("the server asks to retry after 3600 s") == true)

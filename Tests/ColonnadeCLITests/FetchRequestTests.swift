@@ -151,7 +151,7 @@ import Testing
         let symbols = Array(bodies.symbols.prefix(6))
         // The first three answers wait until three requests are in, which proves three were in
         // flight at once; the server's own count then shows no fourth joined them.
-        try await LoopbackHTTPServer.run(maxLifetime: 120, { request in
+        try await LoopbackHTTPServer.run({ request in
             guard let symbol = bodies.symbol(forPath: request.path) else { return notFound }
             let body = bodies.datasetJSON(symbol)
             let headers = ["Content-Type": "application/json"]

@@ -17,6 +17,34 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
     }
 
+    /// The file at the path changes only at `close()`, all at once, keeping its mode; a writer
+    /// dropped before (an error while exporting) leaves the old file and no temporary.
+    @Test func aFileIsReplacedWholeAtCloseOrNotAtAll() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("colonnade-writer-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/out.csv"
+        try Data("old contents\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(chmod(path, 0o600) == 0)
+        do {
+            let abandoned = try FileDescriptorWriter(creatingFileAt: path, bufferCapacity: 4)
+            try abandoned.write("half of a new file\n")
+            try abandoned.flush()
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "old contents\n")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old contents\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.csv"])
+        let writer = try FileDescriptorWriter(creatingFileAt: path, bufferCapacity: 4)
+        try writer.write("new contents\n")
+        try writer.flush()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old contents\n")
+        try writer.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new contents\n")
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & 0o7777 == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.csv"])
+    }
+
     @Test func closedPipeBecomesBrokenPipeAndStaysBroken() throws {
         signal(SIGPIPE, SIG_IGN) // as runColonnade does; otherwise the test process would die
         var ends: [Int32] = [0, 0]

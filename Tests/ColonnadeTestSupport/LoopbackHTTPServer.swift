@@ -45,7 +45,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Binds 127.0.0.1:0, starts accepting, and returns.
     /// - Parameter maxLifetime: seconds after which the server stops by itself.
-    public init(maxLifetime: Double = 60, handler: @escaping Handler) throws {
+    public init(maxLifetime: Double = 600, handler: @escaping Handler) throws {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackHTTPServerError.socket(errno) }
@@ -95,7 +95,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Starts a server, runs `body`, and stops the server however `body` ends.
     public static func run<R>(
-        maxLifetime: Double = 60,
+        maxLifetime: Double = 600,
         _ handler: @escaping Handler,
         body: (LoopbackHTTPServer) async throws -> R
     ) async throws -> R {

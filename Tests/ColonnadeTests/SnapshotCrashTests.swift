@@ -44,10 +44,18 @@ import Glibc
             let out = Pipe()
             child.standardOutput = out
             try child.run()
-            // Wait until it has loaded its tables, then let it save for a random while.
-            let ready = out.fileHandleForReading.availableData
-            #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"), "kill \(kill): child did not start")
-            usleep(UInt32(rng.next() % 700_000))
+            // Wait until it has loaded its tables and finished `kill % 4` saves (counted, not
+            // timed: a loaded machine may take seconds per save), then let it save for a random
+            // while — none after the second save (B), so that at least one kill finds B (the second save) whole.
+            let wanted = kill % 4
+            var said = ""
+            while !said.contains(wanted == 0 ? "ready\n" : "saved \(wanted)\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                said += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(said.hasPrefix("ready"), "kill \(kill): child did not start: \(said)")
+            if wanted != 2 { usleep(UInt32(rng.next() % 300_000)) }
             Glibc.kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             #expect(child.terminationReason == .uncaughtSignal, "kill \(kill): the child ended by itself")

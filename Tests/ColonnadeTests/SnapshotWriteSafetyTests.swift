@@ -120,6 +120,12 @@ import Glibc
         writeBytes(Array("not a snapshot".utf8), to: path)
         #expect(throws: SnapshotError.notASnapshot(file: path)) { try QuoteTable.update(at: path) { _ in } }
         #expect(readBytes(path) == Array("not a snapshot".utf8))
+        // Only ENOENT means "new": a path whose parent is a file (ENOTDIR) is an error before the
+        // body runs, not an empty table.
+        let underAFile = path + "/inner.snapshot"
+        var ran = false
+        #expect(throws: SnapshotError.self) { try QuoteTable.update(at: underAFile) { _ in ran = true } }
+        #expect(!ran)
     }
 
     // MARK: Item 9: permissions

@@ -1,6 +1,7 @@
 import ColonnadeTestSupport
 @testable import DataLink
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct APIKeyTests {
@@ -57,6 +58,28 @@ import Testing
         #expect(throws: APIKeyError.unreadableFile(path: missing)) {
             try APIKey.resolve(environment: ["NASDAQ_DATA_LINK_API_KEY": "x"], homeDirectory: home, explicitKeyFile: missing)
         }
+        // A FIFO is refused at once; reading it would wait for a writer that never comes (the
+        // guard opens the other end so that a blocked read returns, and the test fails).
+        let fifo = home.appendingPathComponent("key.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<String>("")
+        Thread.detachNewThread {
+            do {
+                _ = try APIKey.resolve(environment: [:], homeDirectory: nil, explicitKeyFile: fifo)
+                outcome.withLock { $0 = "read" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 30) == .timedOut {
+            Issue.record("blocked reading the FIFO \(fifo)")
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            close(writer)
+            done.wait()
+        }
+        #expect(outcome.withLock { $0 } == APIKeyError.unreadableFile(path: fifo).description)
         let empty = home.appendingPathComponent("empty")
         try Data(" \n\n".utf8).write(to: empty)
         #expect(throws: APIKeyError.noKeyInFile(path: empty.path)) {

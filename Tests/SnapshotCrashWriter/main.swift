@@ -3,8 +3,8 @@
 //     SnapshotCrashWriter TARGET SOURCE_A SOURCE_B
 //
 // Loads the two source snapshots (memory-mapped, so start-up is instant), prints "ready" on stdout,
-// then saves A, B, A, B, … to TARGET with durable saves. The test kills it with SIGKILL at random
-// moments and checks that TARGET is always a whole snapshot, A or B.
+// then saves A, B, A, B, … to TARGET with durable saves, printing "saved N" after the N-th. The
+// test kills it with SIGKILL at random moments and checks that TARGET is always a whole snapshot, A or B.
 import Colonnade
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +28,7 @@ do {
     while true {
         try tables[i & 1].save(to: arguments[1])
         i += 1
+        say("saved \(i)\n", to: 1)
     }
 } catch {
     say("SnapshotCrashWriter: \(error)\n", to: 2)
