@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,decode,snapshot,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+// colonnade-bench [--suite scan,decode,snapshot,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
 
 /// Why these numbers would not be honest, or nil.
 func refusalReason() -> String? {
@@ -29,7 +29,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,decode,snapshot,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+    usage: colonnade-bench [--suite scan,decode,snapshot,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
 
     """.utf8))
     exit(2)
@@ -49,9 +49,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "decode", "snapshot"])
-            case "scan", "decode", "snapshot": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, decode, snapshot, all)")
+            case "all": s.formUnion(["scan", "decode", "snapshot", "zip"])
+            case "scan", "decode", "snapshot", "zip": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, decode, snapshot, zip, all)")
             }
         }
         options.suites = s
@@ -109,6 +109,13 @@ if options.suites.contains("snapshot") {
     try SnapshotSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["snapshot"] = peakResidentBytes()
     print("peak memory (snapshot): \(Format.bytes(recorder.peaks["snapshot"]!))")
+}
+
+if options.suites.contains("zip") {
+    resetPeakResident()
+    try ZipSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["zip"] = peakResidentBytes()
+    print("peak memory (zip): \(Format.bytes(recorder.peaks["zip"]!))")
 }
 
 if let path = options.json {
