@@ -30,24 +30,32 @@ let package = Package(
     // MARK: Public products
     products: [
         .library(name: "Colonnade", targets: ["Colonnade"]),
+        .library(name: "DataLinkFormat", targets: ["DataLinkFormat"]),
         .library(name: "DataLink", targets: ["DataLink"]),
         .executable(name: "colonnade", targets: ["colonnade"]),
         .executable(name: "colonnade-bench", targets: ["ColonnadeBenchmarks"]),
     ],
     targets: [
         // MARK: Implementation
-        // The engine: columns, bitmasks, kernels, queries, decoding, snapshots, the generator.
+        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeCLI ← colonnade.
+        // See docs/ARCHITECTURE.md.
+        //
+        // The engine: columns, bitmasks, kernels, queries, snapshots, number and date parsing, the
+        // JSON/CSV byte scanners, the generator. Knows nothing of Nasdaq Data Link.
         .target(name: "Colonnade", swiftSettings: engineSettings),
+        // Nasdaq Data Link (Quandl) response shapes → tables: dataset, dataset_data, datatables,
+        // error bodies, cursors, ticker codes; the generator's response files; importing files.
+        .target(name: "DataLinkFormat", dependencies: ["Colonnade"], swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
-        .target(name: "DataLink", dependencies: ["Colonnade"]),
+        .target(name: "DataLink", dependencies: ["DataLinkFormat"]),
         // Argument parsing and the commands, as a library so tests can call them.
-        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLink"]),
+        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"]),
         .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
 
         // MARK: Benchmarks
         .executableTarget(
             name: "ColonnadeBenchmarks",
-            dependencies: ["Colonnade"],
+            dependencies: ["Colonnade", "DataLinkFormat"],
             path: "Benchmarks/ColonnadeBenchmarks",
             swiftSettings: engineSettings
         ),
@@ -56,7 +64,8 @@ let package = Package(
         // Seeded data, obviously-correct references, fixture lookup, a loopback HTTP server.
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
-        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "ColonnadeTestSupport"]),
+        .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "ColonnadeTestSupport"]),
+        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
         // A child process for the snapshot crash test: saves to one path in a loop until killed.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),

@@ -1,5 +1,6 @@
 import Foundation
 import Colonnade
+import DataLinkFormat
 
 /// A seed-tutorial row: 13 fields, dates through DateFormatter, numbers through NSNumber.
 struct SeedRow {

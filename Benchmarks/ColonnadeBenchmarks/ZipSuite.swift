@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import Foundation
 
 /// The `zip` suite: inflate throughput on a large zipped CSV (the generated table as a datatable

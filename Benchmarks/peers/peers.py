@@ -57,7 +57,7 @@ REL_TOL = 1e-9
 
 
 def identifier(name):
-    """A column's identifier as DESIGN.md defines it: lower case, runs of non-alphanumerics -> '_'."""
+    """A column's identifier as Colonnade defines it (ColumnDescriptor.identifier(for:)): lower case, runs of non-alphanumerics -> '_'."""
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 

@@ -13,7 +13,7 @@ import FoundationNetworking
 ///                                        format: .csv)
 /// try await client.tablePages("WIKI/PRICES", tickers: ["AAPL", "BRK.B"]) { page in
 ///     try decode(page.body)                         // caller's decoder
-///     return DataLinkClient.nextCursorID(inJSON: page.body)
+///     return try DataLinkCursor.nextCursorID(inJSON: page.body)   // DataLinkFormat
 /// }
 /// ```
 ///
@@ -114,7 +114,7 @@ public struct DataLinkClient: Sendable {
     ///   - table, tickers, from, to, columns, perPage: as for ``tablePage(_:tickers:from:to:columns:perPage:cursorID:)``.
     ///   - maxURLLength: the longest URL a batch may produce.
     ///   - onPage: decodes a page (typically with the caller's own decoder, or
-    ///     ``nextCursorID(inJSON:)``) and returns the next cursor id; errors it throws stop the walk.
+    ///     `DataLinkCursor.nextCursorID(inJSON:)` of DataLinkFormat) and returns the next cursor id; errors it throws stop the walk.
     /// - Throws: ``DataLinkError`` from the requests, or whatever `onPage` throws.
     public func tablePages(
         _ table: String,
@@ -195,23 +195,6 @@ public struct DataLinkClient: Sendable {
         let url = try RequestBuilder.url(
             base: configuration.baseURL, segments: ["datatables", publisher, name], suffix: ".json", query: query)
         return PreparedRequest(target: .table("\(publisher)/\(name)", tickers: codes), url: url, format: .json, export: export)
-    }
-
-    /// `meta.next_cursor_id` of a tables JSON page; nil when it is null, absent, or the body is
-    /// not JSON.
-    ///
-    /// Memory: `JSONSerialization` materialises the whole page as Foundation objects (several
-    /// times the body size, ≈ 10 000 rows at most per page). Fine for tests and small pages; a
-    /// caller that decodes the page anyway should read the cursor in the same pass instead.
-    public static func nextCursorID(inJSON body: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let meta = object["meta"] as? [String: Any]
-        else { return nil }
-        switch meta["next_cursor_id"] {
-        case let text as String: return text.isEmpty ? nil : text
-        case let number as NSNumber: return number.stringValue
-        default: return nil
-        }
     }
 
     // MARK: Many requests

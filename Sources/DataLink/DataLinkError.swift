@@ -92,7 +92,7 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
         case let .gone(target, body):
             let hint: String
             if case .dataset = target {
-                hint = "; the time-series API no longer serves this dataset, try the tables source instead (--table WIKI/PRICES)"
+                hint = "; the time-series API no longer serves this dataset, try the table WIKI/PRICES instead"
             } else {
                 hint = "; the API no longer serves it"
             }

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import Foundation
 import Testing
 @testable import ColonnadeCLI

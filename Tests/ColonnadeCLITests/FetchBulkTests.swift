@@ -1,6 +1,7 @@
 import Colonnade
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
+import DataLinkFormat
 import Foundation
 import Synchronization
 import Testing
@@ -180,7 +181,10 @@ import Testing
             #expect(run.status == 1)
             #expect(run.errorLines.first?.contains("the export was still 'creating' after") == true, "\(run.standardError)")
             #expect(run.standardError.contains("--bulk-timeout"), "the hint names the option")
-            #expect(api.requests.count >= 2)
+            // How many status requests fit in 0.4 s depends on the machine's load; the message counts them.
+            let count = api.requests.count
+            #expect(count >= 1)
+            #expect(run.errorLines.first?.contains("(\(count) status request\(count == 1 ? "" : "s"))") == true, "\(run.standardError)")
         }
         #expect(scratch.bytes("quotes.snapshot") == before)
     }

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
 import Foundation
@@ -208,6 +209,7 @@ import Testing
 
             let seen = server.requests
             #expect(seen.map { $0.query("qopts.cursor_id") } == [nil, "c-2", "c+3/="])
+            try #require(seen.count == 3)
             #expect(seen[2].rawQuery.contains("qopts.cursor_id=c%2B3%2F%3D"))
             for request in seen {
                 #expect(request.path == "/api/v3/datatables/WIKI/PRICES.json")

@@ -1,6 +1,7 @@
 import Colonnade
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
+import DataLinkFormat
 import Foundation
 import Testing
 

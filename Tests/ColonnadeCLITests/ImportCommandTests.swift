@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
 import Foundation

@@ -47,7 +47,8 @@ import Testing
                 Issue.record("expected gone, got \(String(describing: error))")
                 return
             }
-            #expect(error?.description.contains("--table WIKI/PRICES") == true)
+            // The table, not the CLI's option: the CLI's hint adds `--table WIKI/PRICES`.
+            #expect(error?.description.contains("try the table WIKI/PRICES instead") == true)
             #expect(server.requests.count == 1)
         }
     }
@@ -174,5 +175,25 @@ import Testing
         }
         #expect(DataLinkError.timedOut(target, after: .milliseconds(300)).description.contains("300 ms"))
         #expect(DataLinkError.rateLimited(target, retryAfter: .seconds(30), nil).description.contains("retry after 30 s"))
+    }
+
+    /// The library's text never names a command-line option (`--table`, `--ticker`, …): the CLI
+    /// adds those hints. Covers every case, for a dataset and a table.
+    @Test func noDescriptionNamesACommandLineOption() {
+        let body = DataLinkErrorBody(code: "QECx06", message: "deprecated")
+        for target in [DataLinkTarget.dataset(database: "WIKI", code: "AAPL"), .table("WIKI/PRICES", tickers: ["A"])] {
+            let errors: [DataLinkError] = [
+                .invalidRequest("a code with '/'"), .transport(target, reason: "reset"), .timedOut(target, after: .seconds(1)),
+                .notFound(target, body), .gone(target, body), .unauthorized(target, status: 401, nil, keySent: false),
+                .forbidden(target, status: 403, nil, keySent: true), .rateLimited(target, retryAfter: nil, body),
+                .notReady(target, retryAfter: nil, nil), .clientError(target, status: 400, body),
+                .serverError(target, status: 500, nil), .unexpectedResponse(target, status: 200, contentType: nil, bodyPrefix: "x"),
+                .responseTooLarge(target, limit: 1, declaredLength: nil), .cancelled(target),
+            ]
+            for error in errors {
+                #expect(!error.description.contains("--"), "\(error)")
+            }
+        }
+        #expect(DataLinkError.gone(.dataset(database: "WIKI", code: "AAPL"), nil).description.contains("WIKI/PRICES"))
     }
 }

@@ -1,4 +1,5 @@
 import ColonnadeTestSupport
+import DataLinkFormat
 @testable import DataLink
 import Foundation
 import Synchronization
@@ -26,7 +27,7 @@ import Testing
             ) { page in
                 bodies.append(String(decoding: page.body, as: UTF8.self))
                 #expect(page.target == .table("WIKI/PRICES", tickers: ["AAPL", "MSFT"]))
-                return DataLinkClient.nextCursorID(inJSON: page.body)
+                return try DataLinkCursor.nextCursorID(inJSON: page.body)
             }
             #expect(bodies.count == 3)
             #expect(bodies[2].contains("MSFT"))
@@ -57,7 +58,7 @@ import Testing
             try await client.tablePages("WIKI/PRICES", tickers: ["MSFT", "COF", "GOOGL"]) { page in
                 pages += 1
                 #expect(page.body == fixture)
-                return DataLinkClient.nextCursorID(inJSON: page.body)
+                return try DataLinkCursor.nextCursorID(inJSON: page.body)
             }
             #expect(pages == 1)
             #expect(server.requests.first?.queryDictionary == ["ticker": "MSFT,COF,GOOGL"])
@@ -79,7 +80,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .json(#"{"datatable":{"data":[]},"meta":{"next_cursor_id":"same"}}"#) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             let error = await dataLinkError {
-                try await client.tablePages("WIKI/PRICES", tickers: ["AAPL"]) { DataLinkClient.nextCursorID(inJSON: $0.body) }
+                try await client.tablePages("WIKI/PRICES", tickers: ["AAPL"]) { try DataLinkCursor.nextCursorID(inJSON: $0.body) }
             }
             #expect({ if case .unexpectedResponse? = error { true } else { false } }())
             #expect(server.requests.count == 2)
@@ -91,7 +92,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .json(#"{"datatable":{"data":[]},"meta":{"next_cursor_id":null}}"#) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             try await client.tablePages("WIKI/PRICES", tickers: tickers, from: DataLinkDate("2014-01-01")) {
-                DataLinkClient.nextCursorID(inJSON: $0.body)
+                try DataLinkCursor.nextCursorID(inJSON: $0.body)
             }
             let seen = server.requests
             #expect(seen.count > 1)
@@ -111,12 +112,5 @@ import Testing
         #expect(DataLinkClient.tickerBatches(["AAPL", "MSFT"], maxEncodedLength: 11) == [["AAPL", "MSFT"]])
         #expect(DataLinkClient.tickerBatches(["AAPL", "MSFT"], maxEncodedLength: 10) == [["AAPL"], ["MSFT"]])
         #expect(DataLinkClient.tickerBatches(["AVERYLONGCODE", "A"], maxEncodedLength: 5) == [["AVERYLONGCODE"], ["A"]])
-    }
-
-    @Test func nextCursorIDReadsOnlyMeta() {
-        #expect(DataLinkClient.nextCursorID(inJSON: Data(#"{"meta":{"next_cursor_id":"abc"}}"#.utf8)) == "abc")
-        #expect(DataLinkClient.nextCursorID(inJSON: Data(#"{"meta":{"next_cursor_id":null}}"#.utf8)) == nil)
-        #expect(DataLinkClient.nextCursorID(inJSON: Data(#"{"datatable":{}}"#.utf8)) == nil)
-        #expect(DataLinkClient.nextCursorID(inJSON: Data("<html>".utf8)) == nil)
     }
 }

@@ -32,7 +32,7 @@ public enum ElementType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
 ///
 /// Each conforming type implements the hot kernels concretely (see `RangeKernels.swift`): a
 /// generic `SIMD` comparison is about 30× slower than the concrete scalar loop the optimizer
-/// vectorizes (DESIGN.md), so generic code forwards here and never loops itself.
+/// vectorizes (docs/ARCHITECTURE.md, "Kernels"), so generic code forwards here and never loops itself.
 public protocol ColumnElement: BitwiseCopyable, Comparable, Sendable, CustomStringConvertible {
     /// The element type tag stored in schemas and snapshots.
     static var elementType: ElementType { get }

@@ -1,15 +1,28 @@
 /// The bytes being decoded and their name, with the error-path helpers both decoders share:
 /// turning a byte offset into a `DecodePosition` and quoting what was found there.
-struct ByteInput {
+package struct ByteInput {
     /// The first byte.
-    let base: UnsafePointer<UInt8>
+    package let base: UnsafePointer<UInt8>
     /// The number of bytes.
-    let count: Int
+    package let count: Int
     /// The input's name for messages.
-    let source: String
+    package let source: String
+
+    /// The bytes at `base`, named `source` in messages.
+    package init(base: UnsafePointer<UInt8>, count: Int, source: String) {
+        self.base = base
+        self.count = count
+        self.source = source
+    }
+
+    /// Whether `b` is JSON whitespace (space, LF, CR, tab).
+    @inline(__always)
+    package static func isBlank(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: " ") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r") || b == UInt8(ascii: "\t")
+    }
 
     /// The 1-based line and byte column of `offset` (lines end at LF). Error path only: O(offset).
-    func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+    package func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
         let offset = Swift.min(Swift.max(offset, 0), count)
         var line = 1, lineStart = 0
         var i = 0
@@ -22,7 +35,7 @@ struct ByteInput {
 
     /// The position of `offset`, with the row and column name being read there.
     @inline(never)
-    func position(_ offset: Int, row: Int? = nil, column: String? = nil) -> DecodePosition {
+    package func position(_ offset: Int, row: Int? = nil, column: String? = nil) -> DecodePosition {
         let (line, col) = lineAndColumn(of: offset)
         return DecodePosition(source: source, byteOffset: offset, line: line, column: col, row: row, columnName: column)
     }
@@ -30,7 +43,7 @@ struct ByteInput {
     /// What is at `offset`, quoted for a message: up to 32 bytes of the token that starts there
     /// (a whole JSON string, or bytes up to a delimiter), or `end of input`.
     @inline(never)
-    func found(at offset: Int) -> String {
+    package func found(at offset: Int) -> String {
         guard offset < count else { return "end of input" }
         var end = offset
         if base[offset] == UInt8(ascii: "\"") {
@@ -52,7 +65,7 @@ struct ByteInput {
     }
 
     /// The bytes `[start, end)` quoted for a message (at most 32 bytes, control bytes escaped).
-    func found(_ start: Int, _ end: Int) -> String {
+    package func found(_ start: Int, _ end: Int) -> String {
         if start >= end { return start >= count ? "end of input" : "an empty value" }
         let limit = Swift.min(end, start + 32, count)
         var text = ""
@@ -75,7 +88,7 @@ struct ByteInput {
 
     /// Whether `[start, start + literal.count)` equals `literal`.
     @inline(__always)
-    func matches(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
+    package func matches(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
         guard end - start == n else { return false }
         let p = literal.utf8Start

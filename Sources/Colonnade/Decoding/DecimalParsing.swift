@@ -8,7 +8,7 @@
 ///         DecimalParser.parseDouble($0.baseAddress!, count: $0.count)
 ///     }
 ///
-/// How a number is converted (see DESIGN.md, "Decoding"):
+/// How a number is converted (see docs/ARCHITECTURE.md, "Decoding"):
 /// 1. One pass reads sign, digits, the decimal point and the exponent; up to 19 significant
 ///    digits go into a `UInt64`.
 /// 2. Clinger's fast path: a significand ≤ 2^53 times an exact power of ten 10^±0…22 is one

@@ -36,20 +36,14 @@ public struct DecodePosition: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a Nasdaq Data Link (Quandl) response could not be decoded.
+/// Why bytes (JSON or CSV rows of quotes) could not be decoded.
 ///
 /// Every case names its input (`source`); cases about bytes carry a `DecodePosition` (byte offset,
-/// line, column, data row, column name). `description` is one line, for example:
+/// line, column, data row, column name). A format module wraps these in its own error, adding what
+/// is about its shapes (the Data Link format's `ResponseError`). `description` is one line, for example:
 ///
 ///     WIKI-FDX.csv:1234:17 (byte 56789): row 1233, column 'High': expected a number, found 'abc'
 public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The input holds no bytes (or only whitespace).
-    case empty(source: String)
-    /// The input is well-formed but not a Quandl response shape this decoder knows (for example a
-    /// test mock wrapping one, or an HTML page).
-    case notAQuandlResponse(source: String, detail: String)
-    /// The input is an API error body (`{"quandl_error":{…}}` or CSV `code,message`).
-    case apiError(source: String, code: String, message: String)
     /// The input ended where more was expected.
     case truncated(DecodePosition, expected: String)
     /// A byte that the grammar does not allow here (wrong nesting, a missing comma, …).
@@ -66,23 +60,16 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case missing(source: String, what: String)
     /// Two columns whose identifiers are equal (see `ColumnDescriptor.identifier(for:)`).
     case duplicateColumn(source: String, name: String)
-    /// A single-ticker response whose ticker is neither given nor in the body.
-    case missingTicker(source: String)
     /// One response holds two rows for the same ticker and date (1-based data rows).
     case duplicateDate(source: String, ticker: String, date: String, rows: [Int])
     /// The file could not be read.
     case unreadable(path: String, reason: String)
-    /// The input is a zip archive that cannot be read (see `ZipError`).
-    case archive(ZipError)
 
     /// The input's name.
     public var source: String {
         switch self {
-        case .empty(let s), .notAQuandlResponse(let s, _), .apiError(let s, _, _), .missing(let s, _),
-             .duplicateColumn(let s, _), .missingTicker(let s), .duplicateDate(let s, _, _, _), .unreadable(let s, _):
+        case .missing(let s, _), .duplicateColumn(let s, _), .duplicateDate(let s, _, _, _), .unreadable(let s, _):
             s
-        case .archive(let e):
-            e.archive
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
              .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p.source
@@ -101,9 +88,12 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One line: control characters from the input (in names, messages, keys) are escaped.
-    public var description: String {
+    public var description: String { Self.oneLine(message) }
+
+    /// `text` on one line: line breaks, tabs and other control characters escaped.
+    package static func oneLine(_ text: String) -> String {
         var out = ""
-        for scalar in message.unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
@@ -121,12 +111,6 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private var message: String {
         switch self {
-        case .empty(let source):
-            "\(source): empty input, not a Quandl response"
-        case let .notAQuandlResponse(source, detail):
-            "\(source): not a Quandl response: \(detail)"
-        case let .apiError(source, code, message):
-            "\(source): the API returned error \(code): \(message)"
         case let .truncated(p, expected):
             "\(p): input ends early, expected \(expected)"
         case let .malformed(p, expected, found):
@@ -145,14 +129,10 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(source): missing \(what)"
         case let .duplicateColumn(source, name):
             "\(source): two columns named '\(name)'"
-        case let .missingTicker(source):
-            "\(source): no ticker: the response does not name one; pass one (--ticker)"
         case let .duplicateDate(source, ticker, date, rows):
             "\(source): duplicate date \(date) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: " and ")))"
         case let .unreadable(path, reason):
             "\(path): cannot read: \(reason)"
-        case let .archive(error):
-            error.description
         }
     }
 }

@@ -13,7 +13,7 @@ import Darwin
 /// a large buffer is a remap, not a copy. `makeColumns` moves the rows into `Column`s one column at
 /// a time (freeing each buffer as it goes), optionally through a permutation, so the peak is the
 /// buffers plus one column.
-final class RowBuffers {
+package final class RowBuffers {
     /// Value columns.
     let columnCount: Int
     /// Rows that fit.

@@ -1,6 +1,6 @@
 /// Branch-free range kernels: 64 comparisons packed into one mask word.
 ///
-/// The loop shape the optimizer vectorizes (DESIGN.md, "Kernels"): bounds in locals, a plain
+/// The loop shape the optimizer vectorizes (docs/ARCHITECTURE.md, "Kernels"): bounds in locals, a plain
 /// loop over an unsafe pointer, each result turned into 0 or 1 with `?:` and combined with `&`
 /// (never `&&`), shifted into place, 64 per word. The generic body below is *scalar* and always
 /// inlined into a concrete entry point per element type (`Double._evaluateRange`, …), so every
@@ -68,7 +68,7 @@ public enum RangeKernels {
                 if current == 0 { continue }
                 let p = v + (w << 6)
                 if current.nonzeroBitCount <= _sparseWordBits {
-                    // Few rows left in this word: test only those (DESIGN.md, "Bitmasks").
+                    // Few rows left in this word: test only those (docs/ARCHITECTURE.md, "Bitmasks").
                     var rest = current, word: UInt64 = 0
                     while rest != 0 {
                         let j = rest.trailingZeroBitCount

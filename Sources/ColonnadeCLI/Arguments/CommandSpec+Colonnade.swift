@@ -1,5 +1,5 @@
 // The declarations of colonnade's commands: the names later tools and scripts rely on
-// (DESIGN.md, "The CLI contract"). Behaviour lives in each command's `run`.
+// (docs/ARCHITECTURE.md, "The CLI contract"). Behaviour lives in each command's `run`.
 
 extension CommandSpec {
     /// The snapshot read when `--snapshot` is not given: the bundled sample.

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 
 /// A bad `--where` expression: the message, then the expression with a caret under the problem.
 struct ExpressionError: CLIReportableError {

@@ -1,5 +1,6 @@
 import Colonnade
 import DataLink
+import DataLinkFormat
 import Foundation
 
 /// `colonnade fetch --table T --bulk`: one export zip instead of pages (see
@@ -34,7 +35,7 @@ struct BulkFetch {
         do {
             archive = try ZipArchive(contentsOfFile: keepZip ?? temporary, name: "\(table) export")
         } catch {
-            throw DecodeError.archive(error)
+            throw ResponseError.archive(error)
         }
         return try ArchiveImporter.importArchive(archive, options: archiveOptions)
     }

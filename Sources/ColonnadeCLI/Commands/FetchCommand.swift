@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import DataLink
 import Dispatch
 import Foundation

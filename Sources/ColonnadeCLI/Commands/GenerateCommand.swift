@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 
 /// `colonnade generate`: synthetic quotes from the seeded generator, to a snapshot, a directory
 /// of `dataset_data` JSON files (one per ticker, newest first) or one CSV file.

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import Foundation
 
 /// `colonnade import`: decode saved Nasdaq Data Link responses (JSON or CSV, time-series or
@@ -68,14 +69,14 @@ struct ImportCommand: Command {
     }
 }
 
-extension DecodeError: CLIReportableError {
+extension ResponseError: CLIReportableError {
     public var message: String { description }
 
     public var hint: String? {
         switch self {
         case .apiError:
             "the file holds the API's error response, not quotes; fetch it again"
-        case .notAQuandlResponse:
+        case .notADataLinkResponse:
             "colonnade imports Nasdaq Data Link (Quandl) JSON and CSV responses: dataset, dataset_data or datatable"
         case .missingTicker:
             "name the ticker with --ticker T, or name the file after it (FDX.json, WIKI-FDX.csv)"

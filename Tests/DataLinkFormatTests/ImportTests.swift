@@ -1,6 +1,12 @@
 import Colonnade
+import DataLinkFormat
 import ColonnadeTestSupport
+import Dispatch
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @Suite("Importing response files")
@@ -36,7 +42,7 @@ struct ImportTests {
             try QuoteImporter.importFiles(paths, into: &table)
             Issue.record("imported a corrupt file")
         } catch {
-            guard case let .badDate(p, _) = error else { Issue.record("\(error)"); return }
+            guard case let .decoding(.badDate(p, _)) = error else { Issue.record("\(error)"); return }
             #expect(p.source == (paths[1] as NSString).lastPathComponent)
         }
         #expect(table == before)
@@ -62,8 +68,8 @@ struct ImportTests {
     }
 
     @Test func unreadableFiles() {
-        #expect(throws: DecodeError.self) { try QuoteImporter.importFiles(["/nonexistent/WIKI-X.csv"]) }
-        #expect(throws: DecodeError.self) { try QuoteImporter.importFiles(["/tmp"]) }
+        #expect(throws: ResponseError.self) { try QuoteImporter.importFiles(["/nonexistent/WIKI-X.csv"]) }
+        #expect(throws: ResponseError.self) { try QuoteImporter.importFiles(["/tmp"]) }
     }
 
     @Test
@@ -76,5 +82,30 @@ struct ImportTests {
         let r = aapl.rows.first { table.dates[$0] == CivilDate.parseDay("2014-06-09")! }!
         #expect(table.column(named: "volume")!.doubleValue(at: r) == 75_414_997)
         #expect(table.ticker("MSFT")!.rowCount == 252)
+    }
+
+    /// A FIFO is refused at once, without waiting for a writer (moved here from the engine's
+    /// snapshot write-safety tests with the importer).
+    @Test func aFIFOIsRefusedAtOnce() throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fifo = dir + "/q.fifo"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<String>("")
+        Thread.detachNewThread {
+            let text: String
+            do { _ = try QuoteImporter.decodeFile(fifo, ticker: "A"); text = "imported" } catch { text = "\(error)" }
+            result.withLock { $0 = text }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 30) == .timedOut {
+            Issue.record("blocked on the FIFO \(fifo)")
+            let fd = open(fifo, O_RDWR | O_NONBLOCK)  // lets the blocked open return
+            done.wait()
+            close(fd)
+        }
+        let imported = result.withLock { $0 }
+        #expect(imported.contains("is a FIFO (named pipe), not a regular file"), "\(imported)")
     }
 }

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import ColonnadeTestSupport
 import Foundation
 
@@ -113,17 +114,24 @@ enum ReferenceReader {
 
 /// Decoding helpers for tests.
 enum Decode {
-    static func bytes(_ bytes: [UInt8], ticker: String? = nil, source: String = "input") throws(DecodeError) -> DecodedResponse {
+    static func bytes(_ bytes: [UInt8], ticker: String? = nil, source: String = "input") throws(ResponseError) -> DecodedResponse {
         try QuoteDecoder.decode(bytes, ticker: ticker, source: source)
     }
 
-    static func text(_ text: String, ticker: String? = "T", source: String = "input") throws(DecodeError) -> DecodedResponse {
+    static func text(_ text: String, ticker: String? = "T", source: String = "input") throws(ResponseError) -> DecodedResponse {
         try QuoteDecoder.decode(Array(text.utf8), ticker: ticker, source: source)
     }
 
     /// The error decoding `text` throws, or nil when it decodes.
-    static func error(_ text: String, ticker: String? = "T", source: String = "input") -> DecodeError? {
+    static func failure(_ text: String, ticker: String? = "T", source: String = "input") -> ResponseError? {
         do { _ = try Self.text(text, ticker: ticker, source: source); return nil } catch { return error }
+    }
+
+    /// The byte-level error decoding `text` throws (`ResponseError.decoding`), or nil when it
+    /// decodes or fails for another reason.
+    static func error(_ text: String, ticker: String? = "T", source: String = "input") -> DecodeError? {
+        guard case .decoding(let error)? = failure(text, ticker: ticker, source: source) else { return nil }
+        return error
     }
 
     /// A copy of `table` with every column converted to Float64, ticker metadata and table

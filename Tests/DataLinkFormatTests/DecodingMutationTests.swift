@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import ColonnadeTestSupport
 import Foundation
 import Testing

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Colonnade
 
 /// Imports response files (as saved from the API, or written by `QuoteGenerator`'s writers) into
 /// one table.
@@ -22,13 +23,13 @@ public enum QuoteImporter {
     ///   - paths: The files; each may be any `QuoteFormat`.
     ///   - ticker: The symbol for every single-ticker file, overriding body and file name.
     /// - Returns: The merged table (every value column Float64).
-    /// - Throws: The first file's `DecodeError`; nothing is returned then.
+    /// - Throws: The first file's `ResponseError`; nothing is returned then.
     /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
     ///   (their rows are concatenated), else one upsert per file.
     ///   - archiveOptions: How zip archives among the files are read (`ArchiveImporter`); a file
     ///     is a zip when it starts with a zip signature, whatever its name.
     public static func importFiles(_ paths: [String], ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(DecodeError) -> QuoteTable {
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
         var parts: [QuoteTable] = []
         parts.reserveCapacity(paths.count)
         for path in paths {
@@ -40,14 +41,14 @@ public enum QuoteImporter {
                 parts.append(try decodeFile(path, ticker: ticker).table)
             }
         }
-        return merge(&parts)
+        return QuoteTable.merging(&parts)
     }
 
     /// Decodes one response body, or a zip archive of them, held in memory (for example read from
     /// standard input).
     /// - Parameter source: The input's name for messages.
     public static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(DecodeError) -> QuoteTable {
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
         let isZip = bytes.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
         if isZip {
             var options = archiveOptions
@@ -57,7 +58,7 @@ public enum QuoteImporter {
             return try ArchiveImporter.importArchive(archive, options: options)
         }
         var parts = [try QuoteDecoder.decode(bytes, ticker: ticker, source: source).table]
-        return merge(&parts)
+        return QuoteTable.merging(&parts)
     }
 
     /// Whether the file at `path` starts with a zip signature (`PK\3\4`, or `PK\5\6` for an empty
@@ -73,10 +74,10 @@ public enum QuoteImporter {
     }
 
     /// Decodes every file and upserts them into `table` — only when all of them decode.
-    /// - Throws: The first file's `DecodeError`; `table` is unchanged then.
+    /// - Throws: The first file's `ResponseError`; `table` is unchanged then.
     public static func importFiles(_ paths: [String], ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                   into table: inout QuoteTable) throws(DecodeError) {
+                                   into table: inout QuoteTable) throws(ResponseError) {
         let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions)
         if table.rowCount == 0 && table.tickers.isEmpty && table.schema.isEmpty {
             let metadata = table.metadata
@@ -94,9 +95,9 @@ public enum QuoteImporter {
     ///   - ticker: The symbol for a single-ticker file, overriding body and file name.
     /// - Throws: `.unreadable` when the file cannot be read, else the decoder's errors, which name
     ///   the file by its last path component.
-    public static func decodeFile(_ path: String, ticker: String? = nil) throws(DecodeError) -> DecodedResponse {
+    public static func decodeFile(_ path: String, ticker: String? = nil) throws(ResponseError) -> DecodedResponse {
         let name = fileName(of: path)
-        return try withContents(ofFile: path) { bytes throws(DecodeError) in
+        return try withContents(ofFile: path) { bytes throws(ResponseError) in
             try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
         }
     }
@@ -124,15 +125,15 @@ public enum QuoteImporter {
 
     /// Calls `body` with the whole file, read into one buffer that is freed afterwards.
     public static func withContents<R>(ofFile path: String,
-                                       _ body: (UnsafeRawBufferPointer) throws(DecodeError) -> R) throws(DecodeError) -> R {
+                                       _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .unreadable(path: path, reason: "is \(FileTarget.kind(info.st_mode)), not a regular file")
+            throw .decoding(.unreadable(path: path, reason: "is \(FileTarget.kind(info.st_mode)), not a regular file"))
         }
         var capacity = Swift.max(Int(info.st_size), 0) + 1
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
@@ -150,80 +151,11 @@ public enum QuoteImporter {
             let n = read(fd, buffer + count, capacity - count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+                throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno))))
             }
             if n == 0 { break }
             count += n
         }
         return try body(UnsafeRawBufferPointer(start: buffer, count: count))
-    }
-
-    // MARK: Merging
-
-    /// Merges decoded tables: concatenation when they share a schema and have distinct tickers,
-    /// else one upsert of all of them (`upsert(contentsOf:)`).
-    static func merge(_ parts: inout [QuoteTable]) -> QuoteTable {
-        guard !parts.isEmpty else { return QuoteTable() }
-        if parts.count > 1, let joined = concatenate(&parts) { return joined }
-        var first = parts[0]
-        parts[0] = QuoteTable()
-        if parts.count == 1 {
-            first.computeSummaries()
-            return first
-        }
-        first.upsert(contentsOf: Array(parts[1...]))
-        parts.removeAll()
-        return first
-    }
-
-    /// Parts with equal schemas, equal date column names, distinct tickers and Float64 columns,
-    /// appended one column at a time (each part's column is released once copied); nil otherwise.
-    static func concatenate(_ parts: inout [QuoteTable]) -> QuoteTable? {
-        let schema = parts[0].schema, dateColumnName = parts[0].dateColumnName
-        var seen = Set<String>()
-        for part in parts {
-            guard part.schema == schema, part.dateColumnName == dateColumnName else { return nil }
-            for column in part.columns { guard case .float64 = column else { return nil } }
-            for t in part.tickers { guard seen.insert(t.symbol).inserted else { return nil } }
-        }
-        let total = parts.reduce(0) { $0 + $1.rowCount }
-        var tickers: [TickerEntry] = []
-        var offset = 0
-        for part in parts {
-            for var t in part.tickers {
-                t.firstRow += offset
-                tickers.append(t)
-            }
-            offset += part.rowCount
-        }
-        var dates = Column<Int32>()
-        dates.reserveCapacity(total)
-        for i in parts.indices {
-            dates.append(contentsOf: parts[i].dates, rows: 0 ..< parts[i].rowCount)
-            parts[i].dates = Column()
-        }
-        var columns: [AnyColumn] = []
-        for c in schema.indices {
-            var column = Column<Double>()
-            column.reserveCapacity(total)
-            for i in parts.indices {
-                guard case .float64(let part) = parts[i].columns[c] else { preconditionFailure("checked above") }
-                column.append(contentsOf: part, rows: 0 ..< part.count)
-                parts[i].columns[c] = .float64(Column())
-            }
-            columns.append(.float64(column))
-        }
-        var metadata: [String: String] = [:]
-        for part in parts { metadata.merge(part.metadata) { old, _ in old } }
-        parts = []
-        do {
-            var table = try QuoteTable(schema: schema, columns: columns, dates: dates, tickers: tickers,
-                                       dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
-            table.shrinkToFit()
-            table.computeSummaries()
-            return table
-        } catch {
-            preconditionFailure("concatenated an inconsistent table: \(error)")
-        }
     }
 }

@@ -1,3 +1,4 @@
+import Colonnade
 import Dispatch
 import Foundation
 
@@ -42,8 +43,8 @@ public enum ArchiveImporter {
     }
 
     /// Imports every member of the zip archive at `path`.
-    /// - Throws: `DecodeError.archive` for a zip problem, else the first member's decode error.
-    public static func importArchive(atPath path: String, options: Options = Options()) throws(DecodeError) -> QuoteTable {
+    /// - Throws: `ResponseError.archive` for a zip problem, else the first member's decode error.
+    public static func importArchive(atPath path: String, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         let archive: ZipArchive
         do {
             archive = try ZipArchive(contentsOfFile: path)
@@ -54,7 +55,7 @@ public enum ArchiveImporter {
     }
 
     /// Imports every member of `archive`, later members winning on equal (ticker, date).
-    public static func importArchive(_ archive: ZipArchive, options: Options = Options()) throws(DecodeError) -> QuoteTable {
+    public static func importArchive(_ archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         var parts: [QuoteTable] = []
         for member in archive.members where !member.isDirectory && !member.name.hasPrefix("__MACOSX/") {
             parts.append(try importMember(member, of: archive, options: options))
@@ -62,7 +63,7 @@ public enum ArchiveImporter {
         guard !parts.isEmpty else {
             throw .empty(source: archive.name)
         }
-        return QuoteImporter.merge(&parts)
+        return QuoteTable.merging(&parts)
     }
 
     /// The name errors give a member: `archive.zip:member.csv`.
@@ -71,13 +72,13 @@ public enum ArchiveImporter {
     }
 
     /// Decodes one member: pipelined when it is a datatable CSV, else whole.
-    public static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(DecodeError) -> QuoteTable {
+    public static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         if let table = try pipelined(member, of: archive, options: options) { return table }
         return try decodeWhole(member, of: archive, options: options)
     }
 
     /// Extracts the member and decodes it in one piece.
-    static func decodeWhole(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(DecodeError) -> QuoteTable {
+    static func decodeWhole(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(ResponseError) -> QuoteTable {
         let bytes: [UInt8]
         do {
             bytes = try archive.extract(member, limits: options.limits)
@@ -95,10 +96,10 @@ public enum ArchiveImporter {
 
     /// The member decoded by the pipeline; nil when it is not a datatable CSV or a chunk failed
     /// (the caller then decodes it whole, which gives the exact error).
-    static func pipelined(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(DecodeError) -> QuoteTable? {
+    static func pipelined(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(ResponseError) -> QuoteTable? {
         let source = sourceName(member, of: archive)
         let pipeline = ChunkPipeline(maximumInFlight: options.threads + 1)
-        var layout: CSVQuoteDecoder.Layout?
+        var layout: CSVScanner.Layout?
         var notDatatable = false
         var index = 0
         do {
@@ -117,13 +118,13 @@ public enum ArchiveImporter {
                     guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return data.count - end }
                     var p = 0
                     if end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { p = 3 }
-                    while p < end && QuoteDecoder.isBlank(base[p]) { p += 1 }
+                    while p < end && ByteInput.isBlank(base[p]) { p += 1 }
                     if p == end { return chunk.isLast ? 0 : data.count - p }
                     if base[p] == UInt8(ascii: "{") || base[p] == UInt8(ascii: "[") || base[p] == UInt8(ascii: "<") {
                         notDatatable = true
                         return nil
                     }
-                    var decoder = CSVQuoteDecoder(input: ByteInput(base: base, count: end, source: source), position: p)
+                    var decoder = CSVScanner(input: ByteInput(base: base, count: end, source: source), position: p)
                     guard let read = try? decoder.readLayout(), read.isDatatable else {
                         notDatatable = true
                         return nil
@@ -138,7 +139,7 @@ public enum ArchiveImporter {
                 pipeline.submit(piece) {
                     // Safe: the chunk is kept alive by this closure and never changes.
                     let base = chunk.base + chunk.dataStart + first
-                    var decoder = CSVQuoteDecoder(input: ByteInput(base: base, count: stop - first, source: source), position: 0)
+                    var decoder = CSVScanner(input: ByteInput(base: base, count: stop - first, source: source), position: 0)
                     return try? decoder.decodeDatatableRows(layout)
                 }
                 return data.count - end
@@ -156,7 +157,7 @@ public enum ArchiveImporter {
             return nil
         }
         if hasDuplicatesAcrossChunks(parts) { return nil }
-        return QuoteImporter.merge(&parts)
+        return QuoteTable.merging(&parts)
     }
 
     /// Whether two chunks hold a row for the same ticker and date (one chunk's own duplicates

@@ -1,94 +1,19 @@
-/// The CSV side of `QuoteDecoder`: time-series CSV (date column first) and datatable CSV (with
-/// `ticker` and `date` columns), LF or CRLF line ends, an empty field is a null, a field may be
-/// wrapped in double quotes. Blank lines are skipped.
-struct CSVQuoteDecoder {
-    let input: ByteInput
+/// A CSV scanner over bytes: the header, quoted or plain fields, LF or CRLF line ends, and a row
+/// loop that appends rows straight into `RowBuffers` (an empty field is a null; blank lines are
+/// skipped). Which columns mean what is the caller's business (see `RowSlot`); the Data Link
+/// format module decides that from the header. Errors are `DecodeError`s with byte positions.
+package struct CSVScanner {
+    package let input: ByteInput
     /// The next byte to read.
-    var position: Int
+    package var position: Int
 
-    init(input: ByteInput, position: Int) {
+    package init(input: ByteInput, position: Int) {
         self.input = input
         self.position = position
     }
 
-    enum Kind {
-        static let date: Int32 = -1
-        static let ticker: Int32 = -2
-    }
-
-    /// What a CSV header says: the names, what each column is, and the value columns.
-    struct Layout: @unchecked Sendable {
-        let names: [String]
-        /// Per column: `Kind.date`, `Kind.ticker`, or the value column's index.
-        let kinds: [Int32]
-        let valueNames: [String]
-        let dateIndex: Int
-        let isDatatable: Bool
-    }
-
-    mutating func decode(ticker: String?, fallbackTicker: String?) throws(DecodeError) -> DecodedResponse {
-        let layout = try readLayout()
-        var symbols: [String] = []
-        let buffers = try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols)
-        if layout.isDatatable {
-            let table = try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
-                                                   dateColumnName: layout.names[layout.dateIndex], source: input.source)
-            return DecodedResponse(table: table, format: .datatableCSV)
-        }
-        guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
-        let table = try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: [TickerEntry(symbol: symbol)],
-                                               dateColumnName: layout.names[0], source: input.source)
-        return DecodedResponse(table: table, format: .timeSeriesCSV)
-    }
-
-    /// Reads the header; `position` moves to the first data line.
-    mutating func readLayout() throws(DecodeError) -> Layout {
-        let names = try readHeader()
-        let identifiers = names.map(ColumnDescriptor.identifier(for:))
-        if identifiers == ["code", "message"] {
-            throw apiError()
-        }
-        var kinds = [Int32]()
-        var valueNames = [String]()
-        let isDatatable = identifiers.contains("ticker")
-        let dateIndex: Int
-        if isDatatable {
-            guard let d = identifiers.firstIndex(of: "date") else {
-                throw .missing(source: input.source, what: "a 'date' column in the CSV header")
-            }
-            dateIndex = d
-        } else {
-            dateIndex = 0
-        }
-        var sawTicker = false
-        for (i, name) in names.enumerated() {
-            if i == dateIndex {
-                kinds.append(Kind.date)
-            } else if isDatatable && !sawTicker && identifiers[i] == "ticker" {
-                sawTicker = true
-                kinds.append(Kind.ticker)
-            } else {
-                kinds.append(Int32(valueNames.count))
-                valueNames.append(name)
-            }
-        }
-        try QuoteDecoder.checkDistinct(valueNames, source: input.source)
-        return Layout(names: names, kinds: kinds, valueNames: valueNames, dateIndex: dateIndex, isDatatable: isDatatable)
-    }
-
-    /// Decodes the data lines from `position` on with a datatable `layout` read elsewhere (the
-    /// chunks of a file split at line ends, after the first). Positions in errors are relative
-    /// to this input.
-    mutating func decodeDatatableRows(_ layout: Layout) throws(DecodeError) -> QuoteTable {
-        precondition(layout.isDatatable)
-        var symbols: [String] = []
-        let buffers = try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols)
-        return try QuoteDecoder.makeTable(buffers, valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
-                                          dateColumnName: layout.names[layout.dateIndex], source: input.source)
-    }
-
     /// The header's names; `position` moves to the first data line.
-    private mutating func readHeader() throws(DecodeError) -> [String] {
+    package mutating func readHeader() throws(DecodeError) -> [String] {
         var names = [String]()
         let base = input.base, end = input.count
         var p = position
@@ -103,30 +28,13 @@ struct CSVQuoteDecoder {
         return names
     }
 
-    /// `code,message` then one line: the API's CSV error body.
-    private mutating func apiError() -> DecodeError {
-        var code = "", message = ""
-        if let (start, stop, next) = try? field(at: position) {
-            code = string(start, stop)
-            if next < input.count && input.base[next] == UInt8(ascii: ",") {
-                var e = next + 1
-                while e < input.count && input.base[e] != UInt8(ascii: "\n") && input.base[e] != UInt8(ascii: "\r") { e += 1 }
-                message = string(next + 1, e)
-                if message.hasPrefix("\"") && message.hasSuffix("\"") && message.count >= 2 {
-                    message = String(message.dropFirst().dropLast()).replacingDoubledQuotes()
-                }
-            }
-        }
-        return .apiError(source: input.source, code: code, message: message)
-    }
-
-    private func string(_ start: Int, _ stop: Int) -> String {
+    package func string(_ start: Int, _ stop: Int) -> String {
         String(decoding: UnsafeBufferPointer(start: input.base + start, count: stop - start), as: UTF8.self)
     }
 
     /// The field at `p`: the contents' range (inside quotes if quoted) and the offset of the byte
     /// after it (a comma, a line end or the end).
-    private func field(at p: Int) throws(DecodeError) -> (Int, Int, Int) {
+    package func field(at p: Int) throws(DecodeError) -> (Int, Int, Int) {
         let base = input.base, end = input.count
         if p < end && base[p] == UInt8(ascii: "\"") {
             var q = p + 1
@@ -166,13 +74,15 @@ struct CSVQuoteDecoder {
         throw .malformed(input.position(p), expected: "a line end", found: input.found(at: p))
     }
 
-    private mutating func decodeRows(names: [String], kinds: [Int32], valueCount: Int,
-                                     symbols: inout [String]) throws(DecodeError) -> RowBuffers {
+    /// Decodes the rows after the header into new buffers; `kinds` as for
+    /// `JSONScanner.decodeRows`. One long function on purpose: it is the hot path of every CSV decode.
+    package mutating func decodeRows(names: [String], kinds: [Int32], valueCount: Int, symbols: inout [String],
+                                     tickerSymbol: (String) -> String = { $0 }) throws(DecodeError) -> RowBuffers {
         let width = kinds.count
         let base = input.base, end = input.count
         // About 7 bytes per value (`123.45,`) plus the date.
         let estimate = (end - position) / (7 * width + 6) + 16
-        let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(Kind.ticker))
+        let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker))
         let values = buffers.values
         var tickers = TickerInterner()
         defer { symbols = tickers.symbols }
@@ -216,7 +126,7 @@ struct CSVQuoteDecoder {
                     } else {
                         throw .badNumber(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
                     }
-                } else if kind == Kind.date {
+                } else if kind == RowSlot.date {
                     guard let day = CivilDate.parseDay(base + start, count: stop - start) else {
                         throw .badDate(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
                     }
@@ -226,7 +136,7 @@ struct CSVQuoteDecoder {
                     guard count > 0 else {
                         throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
                     }
-                    let code = tickers.code(at: start, count: count, in: base) { string(start, stop) }
+                    let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(string(start, stop)) }
                     buffers.tickerCodes![row] = code
                 }
                 // The separator.
@@ -246,18 +156,5 @@ struct CSVQuoteDecoder {
         }
         position = p
         return buffers
-    }
-}
-
-extension String {
-    fileprivate func replacingDoubledQuotes() -> String {
-        var out = ""
-        var previousWasQuote = false
-        for c in self {
-            if c == "\"" && previousWasQuote { previousWasQuote = false; continue }
-            previousWasQuote = c == "\""
-            out.append(c)
-        }
-        return out
     }
 }

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import ColonnadeTestSupport
 import Foundation
 import Testing
@@ -122,7 +123,7 @@ struct DecodingFixtureTests {
             _ = try QuoteImporter.decodeFile(Fixtures.url("WIKI-PRICES.datatable.mock-wrapped.json").path)
             Issue.record("mock decoded")
         } catch {
-            guard case .notAQuandlResponse = error else { Issue.record("\(error)"); return }
+            guard case .notADataLinkResponse = error else { Issue.record("\(error)"); return }
             #expect(error.description.contains("not a Quandl response"))
             #expect(error.description.contains("'all'"))
         }

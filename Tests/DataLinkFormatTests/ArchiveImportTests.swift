@@ -1,5 +1,6 @@
 import Colonnade
 import ColonnadeTestSupport
+import DataLinkFormat
 import Foundation
 import Testing
 
@@ -8,7 +9,8 @@ import Testing
 /// errors are the whole file's; nothing changes on failure.
 @Suite("Importing zip archives")
 struct ArchiveImportTests {
-    static let zipNames = ZipReaderTests.zipNames
+    static let zipNames = ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
+                           "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"]
     static let csvName = "WIKI-PRICES.datatable.2014.csv"
 
     static func zipPath(_ name: String) -> String { Fixtures.exportDirectory.appendingPathComponent(name).path }
@@ -120,10 +122,10 @@ struct ArchiveImportTests {
 
     @Test func aBadValueDeepInAMemberIsReportedAtItsLineInTheMember() throws {
         let (csv, line) = try Self.csvWithBadValue()
-        var whole: DecodeError?
+        var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(csv, source: "prices.zip:PRICES.csv") } catch { whole = error }
         let expected = try #require(whole)
-        guard case .badNumber(let position, _) = expected else { Issue.record("\(expected)"); return }
+        guard case .decoding(.badNumber(let position, _)) = expected else { Issue.record("\(expected)"); return }
         #expect(position.line == line)
         let archive = try ZipArchive(bytes: ZipBuilder([.stored("PRICES.csv", csv)]).bytes(), name: "prices.zip")
         for chunkSize in [1024, 5000, 1 << 20] {
@@ -139,10 +141,10 @@ struct ArchiveImportTests {
         // Repeat the first data line at the end: the same (ticker, date) far apart.
         let lines = csv.split(separator: UInt8(ascii: "\n")).map { Array($0) }
         csv += lines[1] + [UInt8(ascii: "\n")]
-        var whole: DecodeError?
+        var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(csv, source: "dup.zip:PRICES.csv") } catch { whole = error }
         let expected = try #require(whole)
-        guard case .duplicateDate = expected else { Issue.record("\(expected)"); return }
+        guard case .decoding(.duplicateDate) = expected else { Issue.record("\(expected)"); return }
         let archive = try ZipArchive(bytes: ZipBuilder([.stored("PRICES.csv", csv)]).bytes(), name: "dup.zip")
         #expect(throws: expected) {
             try ArchiveImporter.importArchive(archive, options: Self.options(threads: 2, chunkSize: 2048))
@@ -197,7 +199,7 @@ struct ArchiveImportTests {
         #expect {
             try ArchiveImporter.importArchive(atPath: path, options: tight)
         } throws: { error in
-            guard let error = error as? DecodeError, case .archive(.tooLarge(_, _, let size, _, let limit)) = error else { return false }
+            guard let error = error as? ResponseError, case .archive(.tooLarge(_, _, let size, _, let limit)) = error else { return false }
             return size == 109_607 && limit < size
         }
         let raised = ArchiveImporter.Options(limits: ZipLimits(maximumRatio: 4, maximumSize: 1 << 30, ratioFloor: 0))
@@ -206,7 +208,7 @@ struct ArchiveImportTests {
 
     @Test func anArchiveWithNothingToImportIsAnError() throws {
         let empty = ZipBuilder([.stored("dir/", []), .stored("__MACOSX/._x", [1, 2])]).bytes()
-        #expect(throws: DecodeError.empty(source: "empty.zip")) {
+        #expect(throws: ResponseError.empty(source: "empty.zip")) {
             try QuoteImporter.importBytes(empty, source: "empty.zip")
         }
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Colonnade
 
 /// Writers that turn a `QuoteTable` into response files shaped like the API's, for round trips,
 /// fixtures of any size and decoding benchmarks.

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLinkFormat
 import ColonnadeTestSupport
 import Testing
 
@@ -29,7 +30,7 @@ struct DecodingErrorTests {
         #expect(p.row == 2 && p.columnName == "High")
         // Truncated anywhere: always an error, never a crash or a partial table.
         for cut in 0 ..< text.utf8.count {
-            #expect(Decode.error(String(decoding: Array(text.utf8)[..<cut], as: UTF8.self)) != nil)
+            #expect(Decode.failure(String(decoding: Array(text.utf8)[..<cut], as: UTF8.self)) != nil)
         }
     }
 
@@ -92,7 +93,7 @@ struct DecodingErrorTests {
 
     @Test func emptyInputs() {
         for text in ["", "   \n\r\n", "\u{FEFF}"] {
-            guard case .empty(let source)? = Decode.error(text, source: "x.json") else { Issue.record("\(String(describing: Decode.error(text)))"); continue }
+            guard case .empty(let source)? = Decode.failure(text, source: "x.json") else { Issue.record("\(String(describing: Decode.failure(text)))"); continue }
             #expect(source == "x.json")
         }
     }
@@ -118,7 +119,7 @@ struct DecodingErrorTests {
 
     @Test func responsesThatAreNotQuandls() {
         for text in ["[1,2]", "<html><body>Incapsula</body></html>", #"{"foo":{"dataset":{}}}"#] {
-            guard case .notAQuandlResponse? = Decode.error(text) else { Issue.record("\(text): \(String(describing: Decode.error(text)))"); continue }
+            guard case .notADataLinkResponse? = Decode.failure(text) else { Issue.record("\(text): \(String(describing: Decode.failure(text)))"); continue }
         }
         let expected = try? QuoteDecoder.decode(Array("Date,Open\n2017-01-03,1\n".utf8), format: .datasetDataJSON, ticker: "T", source: "s")
         #expect(expected == nil)
@@ -128,15 +129,15 @@ struct DecodingErrorTests {
         guard case .missing(_, let what)? = Decode.error(#"{"dataset_data":{"column_names":["Date"]}}"#) else { Issue.record("data"); return }
         #expect(what.contains("'data'"))
         guard case .missing? = Decode.error(#"{"dataset_data":{"data":[]}}"#) else { Issue.record("column_names"); return }
-        guard case .missingTicker("s")? = Decode.error("Date,Open\n2017-01-03,1\n", ticker: nil, source: "s") else { Issue.record("ticker"); return }
+        guard case .missingTicker("s")? = Decode.failure("Date,Open\n2017-01-03,1\n", ticker: nil, source: "s") else { Issue.record("ticker"); return }
         guard case .duplicateColumn? = Decode.error("Date,Open,open\n2017-01-03,1,2\n") else { Issue.record("duplicate"); return }
     }
 
     @Test func apiErrorBodies() {
         let json = #"{"quandl_error":{"code":"QELx01","message":"You have exceeded the anonymous user limit of 50 calls per day."}}"#
-        #expect(Decode.error(json) == .apiError(source: "input", code: "QELx01", message: "You have exceeded the anonymous user limit of 50 calls per day."))
+        #expect(Decode.failure(json) == .apiError(source: "input", code: "QELx01", message: "You have exceeded the anonymous user limit of 50 calls per day."))
         let csv = "code,message\r\nQECx02,\"You have submitted an incorrect Quandl code, \"\"really\"\".\"\r\n"
-        #expect(Decode.error(csv) == .apiError(source: "input", code: "QECx02", message: "You have submitted an incorrect Quandl code, \"really\"."))
+        #expect(Decode.failure(csv) == .apiError(source: "input", code: "QECx02", message: "You have submitted an incorrect Quandl code, \"really\"."))
     }
 
     @Test func dataBeforeColumnNamesAndUnknownNestedKeysAreFine() throws {

@@ -1,3 +1,5 @@
+import Colonnade
+
 /// The response shapes `QuoteDecoder` reads.
 public enum QuoteFormat: String, Sendable, CaseIterable, CustomStringConvertible {
     /// Time-series JSON from `/datasets/{db}/{code}/data.json`: `{"dataset_data": {column_names, data, …}}`.

@@ -1,0 +1,109 @@
+/// Turning decoded rows into a table: the decoders' last step, whatever the input format.
+extension RowBuffers {
+    /// Moves decoded rows into a sorted `QuoteTable`.
+    ///
+    /// Ascending rows are copied column by column; rows descending per ticker, or unordered, go
+    /// through a permutation (4 bytes per row) as they are copied, so no column exists twice.
+    /// - Throws: `.duplicateDate` (1-based input rows) or `.duplicateColumn`, naming `source`.
+    package func makeTable(valueNames: [String], tickers: [TickerEntry],
+                           dateColumnName: String, source: String) throws(DecodeError) -> QuoteTable {
+        let buffers = self
+        let order = try Self.rowOrder(buffers, tickers: tickers, source: source)
+        let schema = valueNames.map { ColumnDescriptor(name: $0, type: .float64) }
+        let table: QuoteTable
+        do {
+            if let order {
+                table = try order.withUnsafeBufferPointer { o throws(TableError) in
+                    try Self.build(buffers, schema: schema, tickers: tickers, order: o, dateColumnName: dateColumnName)
+                }
+            } else {
+                table = try Self.build(buffers, schema: schema, tickers: tickers, order: nil, dateColumnName: dateColumnName)
+            }
+        } catch {
+            switch error {
+            case let .duplicateDate(ticker, day, rows):
+                throw .duplicateDate(source: source, ticker: ticker, date: CivilDate.format(day: day), rows: rows.map { $0 + 1 })
+            case let .duplicateColumn(name):
+                throw .duplicateColumn(source: source, name: name)
+            default:
+                preconditionFailure("decoder built an inconsistent table: \(error)")
+            }
+        }
+        return table
+    }
+
+    private static func build(_ buffers: RowBuffers, schema: [ColumnDescriptor], tickers: [TickerEntry],
+                              order: UnsafeBufferPointer<Int32>?, dateColumnName: String) throws(TableError) -> QuoteTable {
+        let dates = buffers.takeDates(order: order)
+        let rowTickers = buffers.takeTickerCodes(order: order)
+        var columns = [AnyColumn]()
+        columns.reserveCapacity(schema.count)
+        for c in 0 ..< schema.count {
+            var column = buffers.takeColumn(c, order: order)
+            column.shrinkToFit()
+            columns.append(.float64(column))
+        }
+        // Rows are sorted now, so this only checks them and builds the ticker index.
+        return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
+                              columns: columns, dateColumnName: dateColumnName)
+    }
+
+    /// The permutation that sorts the rows by (ticker code, date), nil when they already are.
+    /// - Throws: `.duplicateDate` naming both input rows (1-based).
+    static func rowOrder(_ buffers: RowBuffers, tickers: [TickerEntry], source: String) throws(DecodeError) -> [Int32]? {
+        let n = buffers.count
+        guard n > 1 else { return nil }
+        let dates = buffers.dates
+        let codes = buffers.tickerCodes
+        @inline(__always) func code(_ i: Int) -> Int32 { codes?[i] ?? 0 }
+        @inline(__always) func key(_ i: Int) -> UInt64 {
+            UInt64(UInt32(bitPattern: code(i))) << 32 | UInt64(UInt32(bitPattern: dates[i]) ^ 0x8000_0000)
+        }
+        var ascending = true
+        var i = 1
+        while i < n { if key(i - 1) >= key(i) { ascending = false; break }; i += 1 }
+        if ascending { return nil }
+
+        // Newest first within each ticker, tickers in code order: reverse each run.
+        var descending = true
+        i = 1
+        while i < n {
+            let a = code(i - 1), b = code(i)
+            if b < a || (a == b && dates[i] >= dates[i - 1]) { descending = false; break }
+            i += 1
+        }
+        if descending {
+            var order = [Int32](repeating: 0, count: n)
+            var runStart = 0
+            while runStart < n {
+                var runEnd = runStart + 1
+                while runEnd < n && code(runEnd) == code(runStart) { runEnd += 1 }
+                for k in runStart ..< runEnd { order[k] = Int32(runStart + runEnd - 1 - k) }
+                runStart = runEnd
+            }
+            return order
+        }
+
+        // Any order: sort (key, input row); ties keep input order, so duplicates are adjacent.
+        var keyed = [(key: UInt64, row: Int32)]()
+        keyed.reserveCapacity(n)
+        for r in 0 ..< n { keyed.append((key(r), Int32(r))) }
+        keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.row < $1.row) }
+        for r in 1 ..< n where keyed[r].key == keyed[r - 1].key {
+            let row = Int(keyed[r].row)
+            let symbol = tickers.indices.contains(Int(code(row))) ? tickers[Int(code(row))].symbol : "?"
+            throw .duplicateDate(source: source, ticker: symbol, date: CivilDate.format(day: dates[row]),
+                                 rows: [Int(keyed[r - 1].row) + 1, row + 1])
+        }
+        return keyed.map(\.row)
+    }
+
+    /// Checks that value column names are distinct as identifiers (and not `ticker`/`date`
+    /// duplicates of each other).
+    package static func checkDistinct(_ names: [String], source: String) throws(DecodeError) {
+        var seen = Set<String>()
+        for name in names where !seen.insert(ColumnDescriptor.identifier(for: name)).inserted {
+            throw .duplicateColumn(source: source, name: name)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Colonnade
+
+/// The Nasdaq Data Link CSV response shapes, read with the engine's `CSVScanner`: time-series CSV
+/// (date column first), datatable CSV (with `ticker` and `date` columns) and the `code,message`
+/// error body.
+extension CSVScanner {
+    /// What a CSV header says: the names, what each column is, and the value columns.
+    struct Layout: Sendable {
+        let names: [String]
+        /// Per column: `RowSlot.date`, `RowSlot.ticker`, or the value column's index.
+        let kinds: [Int32]
+        let valueNames: [String]
+        let dateIndex: Int
+        let isDatatable: Bool
+    }
+
+    /// Decodes the response at `position` (its header line).
+    mutating func decodeResponse(ticker: String?, fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+        let layout = try readLayout()
+        var symbols: [String] = []
+        let buffers = try decodeRows(layout, symbols: &symbols)
+        let tickers: [TickerEntry]
+        if layout.isDatatable {
+            tickers = symbols.map { TickerEntry(symbol: $0) }
+        } else {
+            guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
+            tickers = [TickerEntry(symbol: symbol)]
+        }
+        let table = try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeTable(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
+                                  source: input.source)
+        }
+        return DecodedResponse(table: table, format: layout.isDatatable ? .datatableCSV : .timeSeriesCSV)
+    }
+
+    /// Reads the header; `position` moves to the first data line.
+    mutating func readLayout() throws(ResponseError) -> Layout {
+        let names = try ResponseError.wrapping { () throws(DecodeError) in try readHeader() }
+        let identifiers = names.map(ColumnDescriptor.identifier(for:))
+        if identifiers == ["code", "message"] {
+            throw apiError()
+        }
+        var kinds = [Int32]()
+        var valueNames = [String]()
+        let isDatatable = identifiers.contains("ticker")
+        let dateIndex: Int
+        if isDatatable {
+            guard let d = identifiers.firstIndex(of: "date") else {
+                throw .decoding(.missing(source: input.source, what: "a 'date' column in the CSV header"))
+            }
+            dateIndex = d
+        } else {
+            dateIndex = 0
+        }
+        var sawTicker = false
+        for (i, name) in names.enumerated() {
+            if i == dateIndex {
+                kinds.append(RowSlot.date)
+            } else if isDatatable && !sawTicker && identifiers[i] == "ticker" {
+                sawTicker = true
+                kinds.append(RowSlot.ticker)
+            } else {
+                kinds.append(Int32(valueNames.count))
+                valueNames.append(name)
+            }
+        }
+        try ResponseError.wrapping { () throws(DecodeError) in try RowBuffers.checkDistinct(valueNames, source: input.source) }
+        return Layout(names: names, kinds: kinds, valueNames: valueNames, dateIndex: dateIndex, isDatatable: isDatatable)
+    }
+
+    /// The data lines from `position` on, per `layout`.
+    private mutating func decodeRows(_ layout: Layout, symbols: inout [String]) throws(ResponseError) -> RowBuffers {
+        try ResponseError.wrapping { () throws(DecodeError) in
+            try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols,
+                           tickerSymbol: DataLinkSymbols.symbol(fromCode:))
+        }
+    }
+
+    /// Decodes the data lines from `position` on with a datatable `layout` read elsewhere (the
+    /// chunks of a file split at line ends, after the first). Positions in errors are relative
+    /// to this input.
+    mutating func decodeDatatableRows(_ layout: Layout) throws(ResponseError) -> QuoteTable {
+        precondition(layout.isDatatable)
+        var symbols: [String] = []
+        let buffers = try decodeRows(layout, symbols: &symbols)
+        return try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeTable(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                  dateColumnName: layout.names[layout.dateIndex], source: input.source)
+        }
+    }
+
+    /// `code,message` then one line: the API's CSV error body.
+    private func apiError() -> ResponseError {
+        var code = "", message = ""
+        if let (start, stop, next) = try? field(at: position) {
+            code = string(start, stop)
+            if next < input.count && input.base[next] == UInt8(ascii: ",") {
+                var e = next + 1
+                while e < input.count && input.base[e] != UInt8(ascii: "\n") && input.base[e] != UInt8(ascii: "\r") { e += 1 }
+                message = string(next + 1, e)
+                if message.hasPrefix("\"") && message.hasSuffix("\"") && message.count >= 2 {
+                    message = String(message.dropFirst().dropLast()).replacingDoubledQuotes()
+                }
+            }
+        }
+        return .apiError(source: input.source, code: code, message: message)
+    }
+}
+
+extension String {
+    fileprivate func replacingDoubledQuotes() -> String {
+        var out = ""
+        var previousWasQuote = false
+        for c in self {
+            if c == "\"" && previousWasQuote { previousWasQuote = false; continue }
+            previousWasQuote = c == "\""
+            out.append(c)
+        }
+        return out
+    }
+}
