@@ -61,12 +61,16 @@ public enum QuoteImporter {
         return QuoteTable.merging(&parts)
     }
 
-    /// Whether the file at `path` starts with a zip signature (`PK\3\4`, or `PK\5\6` for an empty
-    /// archive). False when it cannot be read (the decoder then reports why).
+    /// Whether the file at `path` is a regular file starting with a zip signature (`PK\3\4`, or
+    /// `PK\5\6` for an empty archive). False when it cannot be read or is not a regular file (the
+    /// decoder then reports why).
     public static func isZipFile(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO must not make this wait for a writer.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: 4)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
         guard n == 4 else { return false }

@@ -208,6 +208,16 @@ import Testing
         #expect(Self.leftovers(scratch).isEmpty)
     }
 
+    @Test func tickersAreRequiredWithoutBulk() async throws {
+        let scratch = try Scratch()
+        for arguments in [["fetch"], ["fetch", "--table", "WIKI/PRICES"]] {
+            let run = await runOffPool(arguments + ["--snapshot", scratch.snapshot], in: scratch)
+            #expect(run.status == 2, "\(run.standardError)")
+            #expect(run.standardError.contains("missing argument TICKER..."), "\(run.standardError)")
+        }
+        #expect(scratch.bytes("quotes.snapshot") == nil)
+    }
+
     @Test func bulkNeedsATable() {
         #expect(usageError(["fetch", "--bulk", "AAPL"], for: .fetch) != nil)
         #expect(usageError(["fetch", "--table", "WIKI/PRICES", "--keep-zip", "x.zip"], for: .fetch) != nil)
