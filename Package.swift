@@ -47,7 +47,7 @@ let package = Package(
         // error bodies, cursors, ticker codes; the generator's response files; importing files.
         .target(name: "DataLinkFormat", dependencies: ["Colonnade"], swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
-        .target(name: "DataLink", dependencies: ["DataLinkFormat"]),
+        .target(name: "DataLink", dependencies: ["Colonnade", "DataLinkFormat"]),
         // Argument parsing and the commands, as a library so tests can call them.
         .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"]),
         .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
         .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "ColonnadeTestSupport"]),
-        .testTarget(name: "DataLinkTests", dependencies: ["DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
+        .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
         // A child process for the snapshot crash test: saves to one path in a loop until killed.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),

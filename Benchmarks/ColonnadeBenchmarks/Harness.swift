@@ -1,5 +1,8 @@
 import Foundation
 import Colonnade
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One measured figure.
 struct Measurement: Codable {
@@ -43,6 +46,62 @@ func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> 
     return (median, median > 0 ? (times.last! - times.first!) / median : 0)
 }
 
+/// Times `body` from a cold page cache: before each run (not timed) `evict` drops the file's pages
+/// and returns the fraction still resident; no warm-up run. Returns the largest such fraction too.
+func measureCold(runs: Int, evict: () throws -> Double, _ body: () throws -> Void) rethrows
+    -> (median: Double, spread: Double, resident: Double) {
+    var resident = 0.0
+    var times = [Double]()
+    for _ in 0 ..< runs {
+        resident = max(resident, try evict())
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    times.sort()
+    let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+    return (median, median > 0 ? (times.last! - times.first!) / median : 0, resident)
+}
+
+/// The page cache's view of one file.
+enum PageCache {
+    /// Writes back and drops the file's cached pages (`fsync`, then
+    /// `posix_fadvise(POSIX_FADV_DONTNEED)`); returns the fraction of its pages still resident.
+    static func evict(_ path: String) throws -> Double {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw BenchError("open \(path): errno \(errno)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw BenchError("fsync \(path): errno \(errno)") }
+        let rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        guard rc == 0 else { throw BenchError("posix_fadvise \(path): error \(rc)") }
+        return try residentFraction(path)
+    }
+
+    /// The fraction of the file's pages in the page cache now (`mincore` on a fresh mapping).
+    static func residentFraction(_ path: String) throws -> Double {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw BenchError("open \(path): errno \(errno)") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { return 0 }
+        let size = Int(st.st_size)
+        guard let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw BenchError("mmap \(path): errno \(errno)")
+        }
+        defer { munmap(p, size) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let pages = (size + page - 1) / page
+        var vector = [UInt8](repeating: 0, count: pages)
+        guard mincore(p, size, &vector) == 0 else { throw BenchError("mincore \(path): errno \(errno)") }
+        return Double(vector.reduce(0) { $0 + Int($1 & 1) }) / Double(pages)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
 /// Peak resident memory of this process so far (VmHWM), in bytes.
 func peakResidentBytes() -> Int { statusKilobytes("VmHWM:") * 1024 }
 
@@ -76,6 +135,17 @@ struct MachineInfo: Codable {
     var swiftVersion: String
     var size: String
     var threads: Int
+    /// The 1-minute load average when the run started and ended (`/proc/loadavg`): how shared the
+    /// machine was. Optional so that reports from before they were recorded still decode.
+    var loadAverageStart: Double?
+    var loadAverageEnd: Double?
+
+    /// The 1-minute load average now, if the system reports it.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+              let first = text.split(separator: " ").first else { return nil }
+        return Double(first)
+    }
 
     static func current(size: String, threads: Int) -> MachineInfo {
         var model = "unknown"
@@ -86,7 +156,7 @@ struct MachineInfo: Codable {
         }
         return MachineInfo(cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
                            date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
-                           size: size, threads: threads)
+                           size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil)
     }
 
     private static func gitCommit() -> String {
@@ -165,7 +235,7 @@ final class Recorder {
         }
         print(Format.pad(m.suite, 9) + Format.pad(m.name, 58) + Format.pad(Format.time(m.seconds), 11, right: true)
               + Format.pad(String(format: "%.0f%%", m.spread * 100), 8, right: true)
-              + Format.pad(Format.rate(m.perSecond, m.unit), 15, right: true)
+              + Format.pad(m.items > 0 ? Format.rate(m.perSecond, m.unit) : "—", 15, right: true)
               + Format.pad(m.bytes > 0 ? String(format: "%.1f", m.gigabytesPerSecond) : "", 7, right: true)
               + "  " + m.note)
         fflush(nil)

@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,decode,snapshot,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+// colonnade-bench [--suite scan,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
 
 /// Why these numbers would not be honest, or nil.
 func refusalReason() -> String? {
@@ -29,7 +29,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,decode,snapshot,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+    usage: colonnade-bench [--suite scan,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
 
     """.utf8))
     exit(2)
@@ -49,9 +49,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "decode", "snapshot", "zip"])
-            case "scan", "decode", "snapshot", "zip": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, decode, snapshot, zip, all)")
+            case "all": s.formUnion(["scan", "decode", "snapshot", "interop", "zip"])
+            case "scan", "decode", "snapshot", "interop", "zip": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, decode, snapshot, interop, zip, all)")
             }
         }
         options.suites = s
@@ -72,7 +72,7 @@ let sizes = ["small": (100, 2_520), "medium": (1_000, 5_000), "large": (2_000, 1
 let (tickerCount, dayCount) = sizes[options.size]!
 let label = "\(tickerCount * dayCount / 1_000_000 > 0 ? "\(tickerCount * dayCount / 1_000_000)M" : "\(tickerCount * dayCount / 1000)k")"
 let recorder = Recorder()
-let machine = MachineInfo.current(size: options.size, threads: options.threads)
+var machine = MachineInfo.current(size: options.size, threads: options.threads)
 print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
 
 if options.suites.contains("scan") {
@@ -111,6 +111,13 @@ if options.suites.contains("snapshot") {
     print("peak memory (snapshot): \(Format.bytes(recorder.peaks["snapshot"]!))")
 }
 
+if options.suites.contains("interop") {
+    resetPeakResident()
+    try InteropSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["interop"] = peakResidentBytes()
+    print("peak memory (interop): \(Format.bytes(recorder.peaks["interop"]!))")
+}
+
 if options.suites.contains("zip") {
     resetPeakResident()
     try ZipSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
@@ -118,6 +125,8 @@ if options.suites.contains("zip") {
     print("peak memory (zip): \(Format.bytes(recorder.peaks["zip"]!))")
 }
 
+machine.loadAverageEnd = MachineInfo.loadAverage()
+print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))
 if let path = options.json {
     let report = Report(machine: machine, results: recorder.results, peakMemory: recorder.peaks)
     let encoder = JSONEncoder()

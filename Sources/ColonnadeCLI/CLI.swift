@@ -1,4 +1,5 @@
 import Colonnade
+import DataLink
 import Foundation
 
 /// Runs the `colonnade` command line with `arguments` (without the program name) and returns its
@@ -18,43 +19,30 @@ public func runColonnade(_ arguments: [String]) -> Int32 {
 }
 
 /// Runs the `colonnade` command line in `context`: what tests call to run a command in-process.
-public func runColonnade(_ arguments: [String], context: CommandContext) -> Int32 {
-    CommandLineTool.colonnade.run(arguments, context: context)
+///
+/// Standard error is wrapped in a ``RedactingWriter`` holding the API key the environment or
+/// `~/.nasdaq/data_link_apikey` provides (when one does): whatever a command, an error or a
+/// log line says, that key never reaches the terminal.
+func runColonnade(_ arguments: [String], context: CommandContext) -> Int32 {
+    var context = context
+    if !(context.standardError is RedactingWriter) {
+        let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
+        let key = (try? APIKey.resolve(environment: context.environment, homeDirectory: home)) ?? nil
+        context.standardError = RedactingWriter(context.standardError, keys: key.map { [$0] } ?? [])
+    }
+    return CommandLineTool.colonnade.run(arguments, context: context)
 }
 
 extension CommandLineTool {
-    /// The `colonnade` tool and its commands. To implement a command, replace its
-    /// `PlaceholderCommand` here with a type conforming to ``Command``.
-    public static var colonnade: CommandLineTool {
+    /// The `colonnade` tool and its commands, in the order `colonnade help` lists them. To add a
+    /// command, declare its `CommandSpec` and list a type conforming to ``Command`` here.
+    static var colonnade: CommandLineTool {
         CommandLineTool(
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
-            commands: CommandSpec.colonnadeCommands.map(implementation(of:)) + [SelfTestOutputCommand()]
+            commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
+                       ImportCommand(), FetchCommand(), SelfTestOutputCommand()]
         )
-    }
-}
-
-/// The command that does the work of `spec`.
-private func implementation(of spec: CommandSpec) -> any Command {
-    switch spec.name {
-    case CommandSpec.filter.name: FilterCommand()
-    case CommandSpec.info.name: InfoCommand()
-    case CommandSpec.verify.name: VerifyCommand()
-    case CommandSpec.generate.name: GenerateCommand()
-    case CommandSpec.export.name: ExportCommand()
-    case CommandSpec.importFiles.name: ImportCommand()
-    case CommandSpec.fetch.name: FetchCommand()
-    default: PlaceholderCommand(spec: spec)
-    }
-}
-
-/// A declared command whose work is not written yet: it parses its arguments and says so.
-struct PlaceholderCommand: Command {
-    let spec: CommandSpec
-
-    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        try context.standardError.writeLine("error: '\(CommandLineTool.programName) \(spec.name)' is not implemented yet")
-        return ExitStatus.failure
     }
 }
 

@@ -1,3 +1,4 @@
+import DataLinkFormat
 import Foundation
 
 /// A Nasdaq Data Link API key that never shows itself.
@@ -31,6 +32,11 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     public var debugDescription: String { "APIKey(redacted)" }
     /// A mirror that hides the key.
     public var customMirror: Mirror { Mirror(self, children: ["key": "<redacted>"], displayStyle: .struct) }
+
+    /// `text` with every occurrence of this key replaced by `<redacted>`: for a caller's own
+    /// last line of defence on everything it prints (the CLI passes all of standard error
+    /// through it). The client already removes the key from its errors, logs and bodies.
+    public func redact(_ text: String) -> String { Redactor(key: self)(text) }
 }
 
 /// Why a key source that was asked for could not give a key.

@@ -1,3 +1,5 @@
+import Colonnade
+import DataLinkFormat
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,14 +28,14 @@ extension DataLinkClient {
     public func downloadTableExport(
         _ table: String,
         tickers: [String] = [],
-        from: DataLinkDate? = nil,
-        to: DataLinkDate? = nil,
+        from: Day? = nil,
+        to: Day? = nil,
         columns: [String]? = nil,
         to path: String,
         polling: ExportPolling = ExportPolling(),
         events: @Sendable (ExportEvent) -> Void = { _ in }
     ) async throws(DataLinkError) -> ExportDownload {
-        let request = try tableRequest(table, codes: tickers.map(TickerCode.apiCode(forTicker:)), from: from, to: to,
+        let request = try tableRequest(table, codes: tickers.map { DataLinkSymbols.code(fromSymbol: $0) }, from: from, to: to,
                                        columns: columns, perPage: nil, cursorID: nil, export: true)
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -61,8 +63,9 @@ extension DataLinkClient {
             switch outcome {
             case .failure(.cancelled):
                 throw .cancelled(request.target)
-            case .failure(.tooLarge):
-                throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "too large")
+            case .failure(.tooLarge), .failure(.deadline):
+                // Not produced by HTTPDownload (no size limit, no whole-request deadline: the file streams to disk).
+                throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "stopped")
             case .failure(.urlError(let code, let reason)):
                 if code == NSURLErrorCannotWriteToFile {
                     throw .exportDownloadFailed(request.target, host: host, status: nil, reason: redactor.oneLine(reason))

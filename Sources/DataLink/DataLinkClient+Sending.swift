@@ -1,6 +1,10 @@
+import DataLinkFormat
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
 #endif
 
 extension DataLinkClient {
@@ -9,18 +13,26 @@ extension DataLinkClient {
         let policy = configuration.retryPolicy
         let clock = ContinuousClock()
         let start = clock.now
+        let deadline = start + configuration.requestDeadline
+        if configuration.apiKey != nil, let host = Self.insecureHost(request.url) {
+            throw .insecureTransport(request.target, host: redactor.oneLine(host, limit: 100))
+        }
         var attempt = 0
         while true {
             attempt += 1
             if Task.isCancelled { throw .cancelled(request.target) }
             let error: DataLinkError
-            let (outcome, retryAfter) = await attemptOnce(request, attempt: attempt)
+            let (outcome, retryAfter) = await attemptOnce(request, attempt: attempt, deadline: deadline)
             switch outcome {
             case .success(let response): return response
             case .failure(let failure): error = failure
             }
             guard error.isRetryable, attempt < policy.maxAttempts else { throw error }
             let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0..<1))
+            guard clock.now + delay < deadline else {
+                log("DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would pass the \(DataLinkError.format(configuration.requestDeadline)) request deadline")
+                throw error
+            }
             guard clock.now - start + delay <= policy.totalBudget else {
                 log("DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would exceed the \(DataLinkError.format(policy.totalBudget)) budget")
                 throw error
@@ -34,9 +46,33 @@ extension DataLinkClient {
         }
     }
 
+    /// The host of `url` when sending the key there would be clear text: plain `http` to a host
+    /// that is not a loopback address (`localhost`, `127.0.0.0/8`, `::1`, `::ffff:127.…`);
+    /// nil when it is safe (`https`, or loopback).
+    static func insecureHost(_ url: URL) -> String? {
+        guard url.scheme?.lowercased() != "https" else { return nil }
+        let host = url.host ?? ""
+        return isLoopback(host) ? nil : (host.isEmpty ? "(no host)" : host)
+    }
+
+    /// Whether `host` (a name or a literal address, IPv6 with or without brackets) is loopback.
+    static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name == "localhost" || name == "localhost." { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }  // ::1
+        return bytes[0 ..< 10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127  // ::ffff:127.x.x.x
+    }
+
     /// One exchange: the judged outcome, and the server's `Retry-After` (honoured for any
     /// retryable answer, 503 included, not only 429 and 202).
-    private func attemptOnce(_ prepared: PreparedRequest, attempt: Int) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
+    private func attemptOnce(_ prepared: PreparedRequest, attempt: Int,
+                             deadline: ContinuousClock.Instant) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
         let target = prepared.target
         var request = URLRequest(url: prepared.url)
         request.httpMethod = "GET"
@@ -46,7 +82,7 @@ extension DataLinkClient {
         logRequest(prepared, attempt: attempt)
 
         let outcome = await HTTPTransfer.get(
-            request, timeout: configuration.requestTimeout, limit: configuration.maximumResponseSize,
+            request, timeout: configuration.requestTimeout, deadline: deadline, limit: configuration.maximumResponseSize,
             keyHeader: configuration.apiKey == nil ? nil : Self.keyHeader)
         switch outcome {
         case .failure(let failure):
@@ -54,6 +90,8 @@ extension DataLinkClient {
             switch failure {
             case .cancelled:
                 error = .cancelled(target)
+            case .deadline:
+                error = .deadlineExceeded(target, after: configuration.requestDeadline)
             case .tooLarge(let declared):
                 error = .responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: declared)
             case .urlError(let code, let reason):
@@ -63,10 +101,15 @@ extension DataLinkClient {
             }
             log("DataLink response for \(target): none: \(error)")
             return (.failure(error), nil)
-        case .success(let result):
-            let redactor = prepared.export ? self.redactor.hidingURLs(in: result.body) : self.redactor
-            logResponse(result, target: target, redactor: redactor)
-            return (judge(result, request: prepared, attempt: attempt, redactor: redactor), RetryAfter.parse(result.headers["retry-after"]))
+        case .success(var result):
+            // Servers echo the key (QEAx01 "We could not recognize your API key: '…'"), in
+            // headers too; bodies are scrubbed in `judge` (errors are built from the original,
+            // redacted to `<redacted>`, successes hand out a scrubbed copy). An export status's
+            // link is hidden in what is shown (log, errors), never in the body handed out.
+            result.headers = result.headers.mapValues { redactor($0) }
+            let shown = prepared.export ? redactor.hidingURLs(in: result.body) : redactor
+            logResponse(result, target: target, redactor: shown)
+            return (judge(result, request: prepared, attempt: attempt, redactor: shown), RetryAfter.parse(result.headers["retry-after"]))
         }
     }
 
@@ -85,8 +128,10 @@ extension DataLinkClient {
                     target, status: status, contentType: contentType.map { redactor.oneLine($0, limit: 100) },
                     bodyPrefix: "\(problem): \(redactor.bodyPrefix(result.body))"))
             }
+            // A 2xx body may echo the key too, and then fail to decode: the caller gets it with
+            // the key overwritten, so no decoder error or excerpt built from it can hold any of it.
             return .success(DataLinkResponse(
-                target: target, status: status, headers: result.headers, body: result.body,
+                target: target, status: status, headers: result.headers, body: redactor.scrub(result.body),
                 url: result.url ?? request.url, attempts: attempt))
         }
         let body = DataLinkErrorBody.parse(result.body, redactor: redactor)
@@ -137,7 +182,7 @@ extension DataLinkClient {
     private func logRequest(_ request: PreparedRequest, attempt: Int) {
         guard configuration.log != nil else { return }
         var lines = ["DataLink request for \(request.target) (attempt \(attempt) of \(configuration.retryPolicy.maxAttempts)):"]
-        lines.append("GET \(request.url.absoluteString) HTTP/1.1")
+        lines.append("GET \(Redactor.displayURL(request.url)) HTTP/1.1")
         lines.append("Accept: \(request.format.acceptHeader)")
         lines.append("User-Agent: \(Self.userAgent)")
         if configuration.apiKey != nil { lines.append("\(Self.keyHeader): \(Redactor.placeholder)") }

@@ -1,3 +1,5 @@
+import Colonnade
+import DataLinkFormat
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,7 +11,7 @@ import FoundationNetworking
 /// ```swift
 /// let client = DataLinkClient(configuration: DataLinkConfiguration(apiKey: key))
 /// let csv = try await client.datasetData(database: "WIKI", ticker: "AAPL",
-///                                        from: DataLinkDate("2014-01-01"), to: DataLinkDate("2014-12-31"),
+///                                        from: Day(2014, 1, 1), to: Day(2014, 12, 31),
 ///                                        format: .csv)
 /// try await client.tablePages("WIKI/PRICES", tickers: ["AAPL", "BRK.B"]) { page in
 ///     try decode(page.body)                         // caller's decoder
@@ -17,14 +19,16 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// The key travels only in the `X-Api-Token` header; every request also sends `Accept` and
+/// The key travels only in the `X-Api-Token` header, and only over HTTPS — or plain HTTP to a
+/// loopback address (`localhost`, `127.0.0.0/8`, `::1`; for tests): a key with an `http://` base
+/// URL elsewhere fails with ``DataLinkError/insecureTransport(_:host:)`` before anything is sent.
+/// Response bodies and headers come back with the key overwritten (servers echo it), and
+/// `user:password@` of a base URL is never shown. Every request also sends `Accept` and
 /// `User-Agent: colonnade/<version>`. A client is a value: copies share nothing but their
 /// configuration, and there is no global instance.
 public struct DataLinkClient: Sendable {
-    /// The version sent in `User-Agent`.
-    public static let version = "0.1.0"
-    /// `colonnade/<version>`
-    public static let userAgent = "colonnade/\(version)"
+    /// `colonnade/<version>`, from `Colonnade.version`.
+    public static let userAgent = "colonnade/\(Colonnade.version)"
     /// The header that carries the key.
     public static let keyHeader = "X-Api-Token"
     /// Longest URL the table batching aims for (the API's own clients switch to POST above 6 300).
@@ -37,7 +41,7 @@ public struct DataLinkClient: Sendable {
     /// A client with its configuration (no shared state: make as many as you like).
     public init(configuration: DataLinkConfiguration) {
         self.configuration = configuration
-        redactor = Redactor(key: configuration.apiKey)
+        redactor = Redactor(key: configuration.apiKey, baseURL: configuration.baseURL)
     }
 
     // MARK: Time series
@@ -46,7 +50,7 @@ public struct DataLinkClient: Sendable {
     ///
     /// - Parameters:
     ///   - database: e.g. `WIKI`.
-    ///   - ticker: an exchange ticker; sent as its API code (`BRK.B` → `BRK_B`, see ``TickerCode``).
+    ///   - ticker: an exchange ticker; sent as its API code (`BRK.B` → `BRK_B`, see `DataLinkSymbols.code(fromSymbol:)`).
     ///   - from: `start_date`, inclusive; nil for the dataset's first day.
     ///   - to: `end_date`, inclusive; nil for its last day.
     ///   - format: `.json` (a `dataset_data` object) or `.csv`.
@@ -56,8 +60,8 @@ public struct DataLinkClient: Sendable {
     public func datasetData(
         database: String,
         ticker: String,
-        from: DataLinkDate? = nil,
-        to: DataLinkDate? = nil,
+        from: Day? = nil,
+        to: Day? = nil,
         format: DataLinkFormat = .json,
         options: DatasetOptions = DatasetOptions()
     ) async throws(DataLinkError) -> DataLinkResponse {
@@ -65,9 +69,9 @@ public struct DataLinkClient: Sendable {
     }
 
     func datasetRequest(
-        database: String, ticker: String, from: DataLinkDate?, to: DataLinkDate?, format: DataLinkFormat, options: DatasetOptions
+        database: String, ticker: String, from: Day?, to: Day?, format: DataLinkFormat, options: DatasetOptions
     ) throws(DataLinkError) -> PreparedRequest {
-        let code = TickerCode.apiCode(forTicker: ticker)
+        let code = DataLinkSymbols.code(fromSymbol: ticker)
         try RequestBuilder.validate(database, as: "database code")
         try RequestBuilder.validate(code, as: "dataset code")
         let query = try RequestBuilder.datasetQuery(from: from, to: to, options: options)
@@ -93,13 +97,13 @@ public struct DataLinkClient: Sendable {
     public func tablePage(
         _ table: String,
         tickers: [String],
-        from: DataLinkDate? = nil,
-        to: DataLinkDate? = nil,
+        from: Day? = nil,
+        to: Day? = nil,
         columns: [String]? = nil,
         perPage: Int? = nil,
         cursorID: String? = nil
     ) async throws(DataLinkError) -> DataLinkResponse {
-        try await perform(tableRequest(table, codes: tickers.map(TickerCode.apiCode(forTicker:)), from: from, to: to,
+        try await perform(tableRequest(table, codes: tickers.map(DataLinkSymbols.code(fromSymbol:)), from: from, to: to,
                                        columns: columns, perPage: perPage, cursorID: cursorID))
     }
 
@@ -119,14 +123,14 @@ public struct DataLinkClient: Sendable {
     public func tablePages(
         _ table: String,
         tickers: [String],
-        from: DataLinkDate? = nil,
-        to: DataLinkDate? = nil,
+        from: Day? = nil,
+        to: Day? = nil,
         columns: [String]? = nil,
         perPage: Int? = nil,
         maxURLLength: Int = DataLinkClient.defaultMaxURLLength,
         onPage: (DataLinkResponse) async throws -> String?
     ) async throws {
-        let codes = tickers.map(TickerCode.apiCode(forTicker:))
+        let codes = tickers.map(DataLinkSymbols.code(fromSymbol:))
         // The fixed part of the URL, measured once with no tickers and a long cursor id.
         let fixed = try tableRequest(table, codes: [], from: from, to: to, columns: columns, perPage: perPage,
                                      cursorID: String(repeating: "x", count: 64)).url.absoluteString.utf8.count
@@ -172,7 +176,7 @@ public struct DataLinkClient: Sendable {
     }
 
     func tableRequest(
-        _ table: String, codes: [String], from: DataLinkDate?, to: DataLinkDate?, columns: [String]?, perPage: Int?, cursorID: String?,
+        _ table: String, codes: [String], from: Day?, to: Day?, columns: [String]?, perPage: Int?, cursorID: String?,
         export: Bool = false
     ) throws(DataLinkError) -> PreparedRequest {
         let (publisher, name) = try RequestBuilder.tableParts(table)
@@ -180,8 +184,8 @@ public struct DataLinkClient: Sendable {
         if let from, let to, to < from { throw .invalidRequest("end date \(to) is before start date \(from)") }
         var query: [(String, String)] = []
         if !codes.isEmpty { query.append(("ticker", codes.joined(separator: ","))) }
-        if let from { query.append(("date.gte", from.description)) }
-        if let to { query.append(("date.lte", to.description)) }
+        if let from { query.append(("date.gte", try RequestBuilder.dateValue(from))) }
+        if let to { query.append(("date.lte", try RequestBuilder.dateValue(to))) }
         if let columns, !columns.isEmpty {
             for column in columns { try RequestBuilder.validate(column, as: "column name") }
             query.append(("qopts.columns", columns.joined(separator: ",")))

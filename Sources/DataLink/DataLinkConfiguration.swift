@@ -10,13 +10,19 @@ import Foundation
 /// let client = DataLinkClient(configuration: configuration)
 /// ```
 public struct DataLinkConfiguration: Sendable {
-    /// Scheme, host and port (and optionally a path prefix) in front of `/api/v3/…`.
+    /// Scheme, host and port (and optionally a path prefix) in front of `/api/v3/…`. With an API
+    /// key it must be `https`, or `http` to a loopback address (see ``DataLinkClient``).
     public var baseURL: URL
     /// Sent as `X-Api-Token`; nil for anonymous access (20 calls per 10 minutes, shared by all
     /// anonymous users, and some tables return sample rows only).
     public var apiKey: APIKey?
     /// A request fails with ``DataLinkError/timedOut(_:after:)`` when no byte arrives for this long.
     public var requestTimeout: Duration
+    /// A request — every attempt and the waits between them — fails with
+    /// ``DataLinkError/deadlineExceeded(_:after:)`` when it has not completed this long after it
+    /// started, however steadily bytes arrive (a server trickling a byte at a time cannot hold
+    /// the client). Default 5 minutes.
+    public var requestDeadline: Duration
     /// Backoff and limits for retries.
     public var retryPolicy: RetryPolicy
     /// The most requests ``DataLinkClient/fetchMany(_:maxConcurrentRequests:_:)`` keeps in flight.
@@ -45,6 +51,7 @@ public struct DataLinkConfiguration: Sendable {
         baseURL: URL = DataLinkConfiguration.defaultBaseURL,
         apiKey: APIKey? = nil,
         requestTimeout: Duration = .seconds(60),
+        requestDeadline: Duration = .seconds(300),
         retryPolicy: RetryPolicy = RetryPolicy(),
         maxConcurrentRequests: Int? = nil,
         maximumResponseSize: Int = 512 << 20,
@@ -54,6 +61,7 @@ public struct DataLinkConfiguration: Sendable {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.requestTimeout = requestTimeout
+        self.requestDeadline = requestDeadline
         self.retryPolicy = retryPolicy
         self.maxConcurrentRequests = maxConcurrentRequests
         self.maximumResponseSize = maximumResponseSize

@@ -23,6 +23,12 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
     case transport(DataLinkTarget, reason: String)
     /// No data arrived within the configured request timeout.
     case timedOut(DataLinkTarget, after: Duration)
+    /// The request did not complete within the configured whole-request deadline (attempts and
+    /// retry waits together), even though data may have been arriving. Not retried.
+    case deadlineExceeded(DataLinkTarget, after: Duration)
+    /// An API key would have gone in clear text: the URL is plain `http` to a host that is not a
+    /// loopback address. Nothing was sent.
+    case insecureTransport(DataLinkTarget, host: String)
     /// HTTP 404: the dataset or table does not exist (QECx02 "incorrect … code").
     case notFound(DataLinkTarget, DataLinkErrorBody?)
     /// HTTP 410: the API no longer serves this resource.
@@ -59,7 +65,8 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
     public var target: DataLinkTarget? {
         switch self {
         case .invalidRequest: nil
-        case let .transport(target, _), let .timedOut(target, _), let .notFound(target, _), let .gone(target, _),
+        case let .transport(target, _), let .timedOut(target, _), let .deadlineExceeded(target, _),
+             let .insecureTransport(target, _), let .notFound(target, _), let .gone(target, _),
              let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
              let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
              let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _),
@@ -87,6 +94,10 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
             return "\(target): connection failed: \(reason)"
         case let .timedOut(target, after):
             return "\(target): timed out (no response within \(Self.format(after)))"
+        case let .deadlineExceeded(target, after):
+            return "\(target): timed out (not complete within \(Self.format(after)), the whole-request deadline)"
+        case let .insecureTransport(target, host):
+            return "\(target): refusing to send the API key in clear text over plain HTTP to \(host); use an https URL"
         case let .notFound(target, body):
             return "unknown \(target) (HTTP 404\(Self.format(body)))"
         case let .gone(target, body):

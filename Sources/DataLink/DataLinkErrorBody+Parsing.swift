@@ -1,3 +1,4 @@
+import DataLinkFormat
 import Foundation
 
 extension DataLinkErrorBody {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -16,27 +17,38 @@ struct TransferResult: Sendable {
 enum TransferFailure: Error, Sendable {
     case urlError(code: Int, reason: String)
     case tooLarge(declaredLength: Int?)
+    /// The whole-request deadline passed (bytes may still have been arriving).
+    case deadline
     case cancelled
 }
 
-/// One GET through `URLSession`'s delegate API, with a body-size limit, an idle timeout and
-/// prompt cancellation.
+/// One GET through `URLSession`'s delegate API, with a body-size limit, an idle timeout, a
+/// whole-request deadline and prompt cancellation.
 ///
 /// Sizes: `Content-Length` is checked before the body is read; then the bytes delivered are
 /// counted. libcurl advertises `Accept-Encoding: deflate, gzip, br, zstd` and decompresses, so
 /// `Content-Length` is the compressed size while the count is of decompressed bytes — the
 /// count is what bounds memory (a compression bomb stops at the limit too).
 ///
-/// The timeout is our own watchdog, not `timeoutIntervalForRequest`: swift-corelibs-foundation
+/// The timeouts are our own watchdog, not `timeoutIntervalForRequest`: swift-corelibs-foundation
 /// truncates that interval to whole seconds (1.5 s acts as 1 s, and anything below 1 s times
-/// out at once). URLSession's own timeout is set far out, as a backstop only.
+/// out at once), and it is an idle timeout only — a server trickling a byte every half second
+/// would hold the request forever. URLSession's own timeout is set far out, as a backstop only.
+/// The watchdog is a `DispatchSourceTimer` on a queue of its own, not a task on the Swift
+/// concurrency pool: when the pool's few threads are busy (decoding, a CPU-bound caller), a
+/// sleeping task wakes late or never, while a Dispatch timer fires on time and cancels the
+/// URLSession task, which ends the transfer.
 ///
 /// Why the delegate API and a session per exchange: it is the only URLSession interface that
 /// works on Linux (swift-corelibs-foundation) and sees the body *while* it streams, so an
 /// oversized body is cancelled at the limit instead of being buffered whole; and a dedicated
 /// session can be invalidated at the end, which breaks the session → delegate retain cycle.
 enum HTTPTransfer {
-    static func get(_ request: URLRequest, timeout: Duration, limit: Int, keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
+    /// - Parameters:
+    ///   - timeout: fail when no byte arrives for this long (idle timeout).
+    ///   - deadline: fail when the transfer has not completed by then, however busy it is.
+    static func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
+                    keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
         let backstop = 86_400.0
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstop
@@ -47,12 +59,11 @@ enum HTTPTransfer {
         var request = request
         request.timeoutInterval = backstop
 
-        let delegate = TransferDelegate(limit: limit, timeout: timeout, origin: request.url, keyHeader: keyHeader)
+        let delegate = TransferDelegate(limit: limit, timeout: timeout, deadline: deadline, origin: request.url, keyHeader: keyHeader)
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
-        let watchdog = Task { await delegate.watch() }
-        defer { watchdog.cancel() }
+        defer { delegate.stopWatchdog() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 delegate.start(task, continuation: continuation)
@@ -75,52 +86,74 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var body = Data()
         var declaredLength: Int?
         var lastActivity = ContinuousClock.now
+        var watchdog: WatchdogTimer?
     }
 
     private let limit: Int
     private let timeout: Duration
+    private let deadline: ContinuousClock.Instant
     private let origin: URL?
     private let keyHeader: String?
     private let state = Mutex(State())
 
-    init(limit: Int, timeout: Duration, origin: URL?, keyHeader: String?) {
+    init(limit: Int, timeout: Duration, deadline: ContinuousClock.Instant, origin: URL?, keyHeader: String?) {
         self.limit = limit
         self.timeout = timeout
+        self.deadline = deadline
         self.origin = origin
         self.keyHeader = keyHeader
     }
 
     func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<Result<TransferResult, TransferFailure>, Never>) {
+        let watchdog = WatchdogTimer { [weak self] in self?.checkTimeouts() }
         let alreadyCancelled = state.withLock { state in
             if state.cancelled { return true }
             state.task = task
             state.continuation = continuation
             state.lastActivity = .now
+            state.watchdog = watchdog
             return false
         }
         if alreadyCancelled {
             continuation.resume(returning: .failure(.cancelled))
         } else {
             task.resume()
+            watchdog.fire(after: nextCheck())
         }
     }
 
-    /// Fails the transfer with a timeout once nothing has arrived for `timeout`; returns when
-    /// it fired or when its task is cancelled (the transfer ended).
-    func watch() async {
-        while !Task.isCancelled {
-            let deadline = state.withLock { $0.lastActivity } + timeout
-            if ContinuousClock.now >= deadline {
-                let task = state.withLock { state -> URLSessionDataTask? in
-                    guard state.failure == nil, !state.cancelled else { return nil }
-                    state.failure = .urlError(code: NSURLErrorTimedOut, reason: "timed out")
-                    return state.task
-                }
-                task?.cancel()
-                return
+    /// How long until the idle timeout or the deadline could pass, whichever is first.
+    private func nextCheck() -> Duration {
+        let idleEnd = state.withLock { $0.lastActivity } + timeout
+        return min(idleEnd, deadline) - ContinuousClock.now
+    }
+
+    /// On the watchdog's queue: fails the transfer when the deadline has passed or nothing has
+    /// arrived for `timeout`, else waits for the next moment one of them could pass.
+    private func checkTimeouts() {
+        let now = ContinuousClock.now
+        let (task, rearm) = state.withLock { state -> (URLSessionDataTask?, Bool) in
+            guard state.failure == nil, !state.cancelled, state.task != nil else { return (nil, false) }
+            if now >= deadline {
+                state.failure = .deadline
+            } else if now >= state.lastActivity + timeout {
+                state.failure = .urlError(code: NSURLErrorTimedOut, reason: "timed out")
+            } else {
+                return (nil, true)
             }
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            return (state.task, false)
         }
+        if let task { task.cancel() }
+        if rearm { state.withLock { $0.watchdog }?.fire(after: nextCheck()) }
+    }
+
+    /// Stops the watchdog (the transfer ended).
+    func stopWatchdog() {
+        state.withLock { state in
+            let w = state.watchdog
+            state.watchdog = nil
+            return w
+        }?.stop()
     }
 
     func cancel() {
@@ -189,6 +222,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
             let continuation = state.continuation
             state.continuation = nil
             state.task = nil
+            state.watchdog?.stop()
+            state.watchdog = nil
             if let failure = state.failure { return (continuation, .failure(failure)) }
             if state.cancelled { return (continuation, .failure(.cancelled)) }
             if let error {
@@ -217,5 +252,54 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return (continuation, .success(TransferResult(status: response.statusCode, headers: headers, body: body, url: response.url)))
         }
         continuation?.resume(returning: result)
+    }
+}
+
+/// A one-shot Dispatch timer that can be re-armed, on a serial queue of its own: it fires on
+/// time even when the Swift concurrency pool is saturated.
+final class WatchdogTimer: Sendable {
+    private static let queue = DispatchQueue(label: "colonnade.datalink.watchdog", qos: .userInitiated)
+    // Safe: a `DispatchSourceTimer` may be scheduled, resumed and cancelled from any thread; the
+    // mutex orders our own calls (`resumed` guards the single `resume`).
+    private struct Source: @unchecked Sendable { let timer: any DispatchSourceTimer }
+    private let source: Source
+    private let state = Mutex((resumed: false, stopped: false))
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        let timer = DispatchSource.makeTimerSource(queue: Self.queue)
+        timer.setEventHandler(handler: handler)
+        source = Source(timer: timer)
+    }
+
+    /// Fires the handler once, `delay` from now (at once when it is not positive).
+    func fire(after delay: Duration) {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            source.timer.schedule(deadline: .now() + Self.interval(delay), leeway: .milliseconds(1))
+            if !state.resumed {
+                state.resumed = true
+                source.timer.resume()
+            }
+        }
+    }
+
+    /// Cancels the timer for good; a pending firing never runs.
+    func stop() {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            if !state.resumed { source.timer.resume() }  // a suspended source must be resumed to be released
+            source.timer.cancel()
+        }
+    }
+
+    deinit { stop() }
+
+    /// `d` as a Dispatch interval: at least 0, at most a day (later checks re-arm).
+    static func interval(_ d: Duration) -> DispatchTimeInterval {
+        let seconds = d.components.seconds
+        if seconds < 0 { return .nanoseconds(0) }
+        if seconds >= 86_400 { return .seconds(86_400) }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000))
     }
 }

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// One request, ready to send: where, what for, and which format is expected back.
@@ -14,11 +15,11 @@ struct PreparedRequest: Sendable {
 /// such as `FDX&api_key=x` or `../../x` cannot change the path or add parameters.
 enum RequestBuilder {
     /// Time-series query parameters, in the order they are sent.
-    static func datasetQuery(from: DataLinkDate?, to: DataLinkDate?, options: DatasetOptions) throws(DataLinkError) -> [(String, String)] {
+    static func datasetQuery(from: Day?, to: Day?, options: DatasetOptions) throws(DataLinkError) -> [(String, String)] {
         if let from, let to, to < from { throw .invalidRequest("end date \(to) is before start date \(from)") }
         var query: [(String, String)] = []
-        if let from { query.append(("start_date", from.description)) }
-        if let to { query.append(("end_date", to.description)) }
+        if let from { query.append(("start_date", try dateValue(from))) }
+        if let to { query.append(("end_date", try dateValue(to))) }
         query.append(("order", options.order.rawValue))
         if let columnIndex = options.columnIndex {
             guard columnIndex >= 0 else { throw .invalidRequest("column_index \(columnIndex) is negative") }
@@ -33,6 +34,14 @@ enum RequestBuilder {
         return query
     }
 
+    /// `YYYY-MM-DD` of a day the API can take: years 1 to 9999.
+    static func dateValue(_ day: Day) throws(DataLinkError) -> String {
+        guard (1 ... 9999).contains(day.components.year) else {
+            throw .invalidRequest("date \(day) is outside the years 1 to 9999")
+        }
+        return day.description
+    }
+
     /// `{base}/api/v3/{segments…}{suffix}?{query}`.
     static func url(base: URL, segments: [String], suffix: String, query: [(String, String)]) throws(DataLinkError) -> URL {
         var text = base.absoluteString
@@ -44,7 +53,7 @@ enum RequestBuilder {
         if !query.isEmpty {
             text += "?" + query.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
         }
-        guard let url = URL(string: text) else { throw .invalidRequest("cannot form a URL from base \(base.absoluteString)") }
+        guard let url = URL(string: text) else { throw .invalidRequest("cannot form a URL from base \(Redactor.displayURL(base))") }
         return url
     }
 

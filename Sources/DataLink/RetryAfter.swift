@@ -1,3 +1,5 @@
+import DataLinkFormat
+import Colonnade
 import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3).
@@ -24,13 +26,13 @@ enum RetryAfter {
         else { return nil }
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard let monthIndex = months.firstIndex(of: String(parts[2])),
-              let date = DataLinkDate(year: year, month: monthIndex + 1, day: day)
+              (1 ... 9999).contains(year), let date = Day(year: year, month: monthIndex + 1, day: day)
         else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
               (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
         else { return nil }
-        let seconds = date.daysSinceUnixEpoch * 86_400 + hour * 3_600 + minute * 60 + second
+        let seconds = Int(date.daysSinceEpoch) * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

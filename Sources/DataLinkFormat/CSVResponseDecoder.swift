@@ -64,7 +64,9 @@ extension CSVScanner {
                 valueNames.append(name)
             }
         }
-        try ResponseError.wrapping { () throws(DecodeError) in try RowBuffers.checkDistinct(valueNames, source: input.source) }
+        try ResponseError.wrapping { () throws(DecodeError) in
+            try RowBuffers.checkColumnNames(valueNames, dateColumnName: names[dateIndex], source: input.source)
+        }
         return Layout(names: names, kinds: kinds, valueNames: valueNames, dateIndex: dateIndex, isDatatable: isDatatable)
     }
 

@@ -75,7 +75,7 @@ extension JSONScanner {
             guard !names.isEmpty else {
                 throw .malformed(input.position(namesOffset), expected: "at least the date column in 'column_names'", found: "'[]'")
             }
-            try RowBuffers.checkDistinct(Array(names.dropFirst()), source: input.source)
+            try RowBuffers.checkColumnNames(Array(names.dropFirst()), dateColumnName: names[0], source: input.source)
             series.columnNames = names
             if let deferred = series.deferredData {
                 let resume = position
@@ -202,7 +202,7 @@ extension JSONScanner {
             }
         }
         guard tickerIndex != nil else { throw .missing(source: input.source, what: "a 'ticker' column of type String in 'columns'") }
-        try RowBuffers.checkDistinct(valueNames, source: input.source)
+        try RowBuffers.checkColumnNames(valueNames, dateColumnName: columns[dateIndex].name, source: input.source)
         var symbols: [String] = []
         table.buffers = try decodeRows(names: columns.map(\.name), kinds: kinds, symbols: &symbols, valueCount: valueNames.count,
                                        tickerSymbol: DataLinkSymbols.symbol(fromCode:))

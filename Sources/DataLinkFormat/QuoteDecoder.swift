@@ -10,7 +10,7 @@ import Colonnade
 /// One pass over the bytes appends each value to its typed column buffer — no `JSONSerialization`,
 /// no `Codable`, no per-row objects, no `String` per value. Numbers go through
 /// `DecimalParser.parseDouble` (equal to `Double(String)` bit for bit), dates through
-/// `CivilDate.parseDay`. Every value column is Float64 (volumes too: the Tables API writes integers
+/// `Day`'s parser. Every value column is Float64 (volumes too: the Tables API writes integers
 /// where the time-series API writes `2411643.0`); JSON `null` and empty CSV fields are nulls.
 ///
 /// Shapes (see `QuoteFormat`), told apart by sniffing: JSON when the first non-blank byte is `{`,

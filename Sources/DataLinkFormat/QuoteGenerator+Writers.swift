@@ -297,13 +297,13 @@ struct ByteSink: TextOutputStream {
     }
 
     mutating func appendDay(_ day: Int32) {
-        let (year, _, _) = CivilDate.components(ofDay: day)
+        let year = Day(daysSinceEpoch: day).components.year
         if year >= 0 && year <= 9999 {
             reserve(10)
-            CivilDate.writeDay(day, to: base + count)
+            Day.writeDay(day, to: base + count)
             count += 10
         } else {
-            append(CivilDate.format(day: day))
+            append(Day(daysSinceEpoch: day).description)
         }
     }
 

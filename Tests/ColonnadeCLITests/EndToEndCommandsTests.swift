@@ -24,7 +24,7 @@ import Testing
         #expect((info["block_summaries"] as? NSNumber)?.boolValue == true)
         #expect(info["date_column"] as? String == "Date")
         #expect(info["first_date"] as? String == "2000-01-03")
-        #expect(info["last_date"] as? String == CivilDate.format(day: table.dates[table.rowCount - 1]))
+        #expect(info["last_date"] as? String == Day(daysSinceEpoch: table.dates[table.rowCount - 1]).description)
         #expect(info["metadata"] as? [String: String] == table.metadata)
         #expect(table.metadata["seed"] == String(EndToEndFixture.seed))
 
@@ -38,8 +38,8 @@ import Testing
         #expect(tickers.map { $0["symbol"] as? String } == table.tickers.map(\.symbol))
         for (entry, ticker) in zip(tickers, table.tickers) {
             #expect((entry["rows"] as? NSNumber)?.intValue == ticker.rowCount)
-            #expect(entry["first_date"] as? String == CivilDate.format(day: table.dates[ticker.firstRow]))
-            #expect(entry["last_date"] as? String == CivilDate.format(day: table.dates[ticker.rows.upperBound - 1]))
+            #expect(entry["first_date"] as? String == Day(daysSinceEpoch: table.dates[ticker.firstRow]).description)
+            #expect(entry["last_date"] as? String == Day(daysSinceEpoch: table.dates[ticker.rows.upperBound - 1]).description)
             #expect(entry["name"] as? String == ticker.metadata["name"])
         }
     }
@@ -50,7 +50,7 @@ import Testing
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
         let lines = try OutputParser.lines(run.standardOutput)
-        let last = CivilDate.format(day: fx.table.dates[fx.table.rowCount - 1])
+        let last = Day(daysSinceEpoch: fx.table.dates[fx.table.rowCount - 1]).description
         #expect(lines.contains("snapshot    \(fx.snapshot)"))
         #expect(lines.contains("rows        3,600 in 12 tickers from 2000-01-03 to \(last)"))
         #expect(lines.contains("checksums   verified"))
@@ -165,7 +165,7 @@ import Testing
         let moved = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "3", "--start", "2010-06-05", "--snapshot", "d.snapshot"], in: directory)
         #expect(moved.status == 0)
         let d = try QuoteTable.load(from: directory.appendingPathComponent("d.snapshot").path)
-        #expect((0 ..< 3).map { CivilDate.format(day: d.dates[$0]) } == ["2010-06-07", "2010-06-08", "2010-06-09"])
+        #expect((0 ..< 3).map { Day(daysSinceEpoch: d.dates[$0]).description } == ["2010-06-07", "2010-06-08", "2010-06-09"])
     }
 
     // MARK: help

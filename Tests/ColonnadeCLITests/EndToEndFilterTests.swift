@@ -220,12 +220,13 @@ import Testing
         let lines = try OutputParser.lines(run.standardError)
         #expect(lines.count == 1, "\(run.standardError)")
         let timing = try OutputParser.jsonObject(lines[0])
-        for key in ["load_ms", "query_ms", "repeat", "rows", "matched", "threads"] {
+        for key in ["load_ms", "query_ms", "repeat", "warmup", "rows", "matched", "threads"] {
             #expect(timing[key] is NSNumber, "\(key) in \(lines[0])")
         }
         #expect((timing["load_ms"] as? NSNumber)?.doubleValue ?? -1 >= 0)
         #expect((timing["query_ms"] as? NSNumber)?.doubleValue ?? -1 >= 0)
         #expect((timing["repeat"] as? NSNumber)?.intValue == 3)
+        #expect((timing["warmup"] as? NSNumber)?.intValue == 1)  // --repeat given: one untimed run first
         #expect((timing["threads"] as? NSNumber)?.intValue == 3)
         #expect((timing["rows"] as? NSNumber)?.intValue == fx.table.rowCount)
         #expect((timing["matched"] as? NSNumber)?.intValue == n)
@@ -238,6 +239,7 @@ import Testing
         #expect(rowLines.count == 1)
         let rowTiming = try OutputParser.jsonObject(rowLines.first ?? "")
         #expect((rowTiming["repeat"] as? NSNumber)?.intValue == 1)
+        #expect((rowTiming["warmup"] as? NSNumber)?.intValue == 0)
         #expect((rowTiming["threads"] as? NSNumber)?.intValue == 1)
         #expect((rowTiming["matched"] as? NSNumber)?.intValue == n)
         #expect(plain.standardError.isEmpty)

@@ -81,7 +81,7 @@ final class EndToEndFixture: Sendable {
             columns.map { name in
                 switch name {
                 case "ticker": .text(table.tickers[Int(table.tickerCode(ofRow: r))].symbol)
-                case "date": .text(CivilDate.format(day: table.dates[r]))
+                case "date": .text(Day(daysSinceEpoch: table.dates[r]).description)
                 default: table.column(named: name)?.doubleValue(at: r).map { .number($0) } ?? .null
                 }
             }
@@ -305,7 +305,7 @@ enum OutputParser {
 
 /// `2000-03-01` as days since 1970-01-01.
 func day(_ text: String) -> Int32 {
-    guard let d = CivilDate.parseDay(text) else { preconditionFailure("bad date \(text)") }
+    guard let d = Day(text)?.daysSinceEpoch else { preconditionFailure("bad date \(text)") }
     return d
 }
 

@@ -279,7 +279,7 @@ import Testing
             }
             for symbol in ["AAPL", "MSFT", "AMZN"] {
                 let entry = try #require(stored.ticker(symbol))
-                #expect(starts[symbol] == CivilDate.format(day: stored.dates[entry.rows.upperBound - 1] + 1), "\(symbol)")
+                #expect(starts[symbol] == Day(daysSinceEpoch: stored.dates[entry.rows.upperBound - 1] + 1).description, "\(symbol)")
             }
             #expect(starts["FDX"] == "none", "a ticker not stored yet is fetched whole")
             let saved = try QuoteTable.load(from: scratch.snapshot)
@@ -296,7 +296,7 @@ import Testing
         try await LoopbackHTTPServer.run(Self.tablePages) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "--update"]), in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
-            #expect(server.requests.first?.query("date.gte") == CivilDate.format(day: stored.dates[last] + 1))
+            #expect(server.requests.first?.query("date.gte") == Day(daysSinceEpoch: stored.dates[last] + 1).description)
         }
     }
 
@@ -305,7 +305,7 @@ import Testing
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
         let stored = try QuoteTable.load(from: scratch.snapshot)
-        let last = CivilDate.format(day: stored.dates[try #require(stored.ticker("AAPL")).rows.upperBound - 1])
+        let last = Day(daysSinceEpoch: stored.dates[try #require(stored.ticker("AAPL")).rows.upperBound - 1]).description
         try await LoopbackHTTPServer.run(QuoteBodies().serve) { server in
             for extra in [[String](), ["--table", "WIKI/PRICES"]] {
                 let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "MSFT", "--update", "--to", last] + extra), in: scratch)

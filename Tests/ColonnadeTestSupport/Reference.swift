@@ -7,7 +7,13 @@ public enum Reference {
         switch p {
         case .constant(let b): return b
         case let .range(name, bounds):
-            guard let column = table.column(named: name), let x = column.doubleValue(at: row) else { return nil }
+            guard let column = table.column(named: name) else { return nil }
+            if case .int64(let c) = column {
+                // Exactly: Double(x) rounds above 2^53 (Double(Int64.max) is 2^63, past every Int64).
+                guard let x = c.value(at: row) else { return nil }
+                return matches(x, bounds)
+            }
+            guard let x = column.doubleValue(at: row) else { return nil }
             if x.isNaN { return nil }
             return bounds.matches(x)
         case .dates(let bounds):
@@ -37,6 +43,33 @@ public enum Reference {
             }
             return unknown ? nil : false
         }
+    }
+
+    /// Whether the integer `x` lies within `bounds`, compared exactly (not through `Double(x)`).
+    public static func matches(_ x: Int64, _ bounds: RangeBounds<Double>) -> Bool {
+        if let lo = bounds.lower {
+            if lo.isNaN { return false }
+            let c = compare(x, lo)
+            if c < 0 || (c == 0 && !bounds.lowerInclusive) { return false }
+        }
+        if let hi = bounds.upper {
+            if hi.isNaN { return false }
+            let c = compare(x, hi)
+            if c > 0 || (c == 0 && !bounds.upperInclusive) { return false }
+        }
+        return true
+    }
+
+    /// -1, 0 or 1 as the integer `x` is below, equal to or above the Double `d` (not NaN), exactly.
+    static func compare(_ x: Int64, _ d: Double) -> Int {
+        // Rounding to Double is monotonic: a strict order of Double(x) and d is the order of x and d.
+        let r = Double(x)
+        if r < d { return -1 }
+        if r > d { return 1 }
+        // Double(x) == d: d is an integer in [-2^63, 2^63]; 2^63 is past every Int64.
+        if d >= 0x1p63 { return -1 }
+        let i = Int64(d)
+        return x < i ? -1 : x > i ? 1 : 0
     }
 
     /// The rows where `p` is true.

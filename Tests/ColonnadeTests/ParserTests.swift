@@ -84,4 +84,20 @@ import ColonnadeTestSupport
             #expect(e.description.contains(fragment), "\(text): \(e)")
         }
     }
+
+    /// Callers match on `kind`, not on the message's words.
+    @Test func everyErrorHasAKind() throws {
+        let kinds: [(String, QueryError.Kind)] = [
+            ("80 < hihg < 83", .unknownColumn), ("\"Adj. Hihg\" > 1", .unknownColumn), ("high >\n lw < 3", .unknownColumn),
+            ("high >", .syntax), ("(high > 80", .syntax), ("high > 2014-13-01", .syntax), ("high > 80 @", .syntax),
+            ("date > 80", .typeMismatch), ("high > 2014-01-01", .typeMismatch), ("ticker > FDX", .typeMismatch),
+            ("high > low", .typeMismatch),
+        ]
+        for (text, kind) in kinds {
+            #expect(error(text)?.kind == kind, "\(text)")
+        }
+        #expect(throws: QueryError.self) { try Aggregate.parseList("median(close)") }
+        do { _ = try Aggregate.parseList("median(close)") } catch { #expect(error.kind == .unknownAggregate) }
+        do { _ = try table.select(Field("hihg") > 1) } catch { #expect(error.kind == .unknownColumn) }
+    }
 }

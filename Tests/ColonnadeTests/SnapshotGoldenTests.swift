@@ -5,7 +5,8 @@ import ColonnadeTestSupport
 
 /// The bundled sample, `snapshots/sample.snapshot`, is a golden file: it must load, verify, equal a
 /// freshly generated table with the same parameters, and equal byte for byte what this build writes.
-/// If the format changes on purpose, regenerate it (snapshots/README.md) and bump the version.
+/// If the format changes on purpose, bump the version and regenerate it with
+/// `snapshots/regenerate-sample.sh` (snapshots/README.md).
 @Suite struct SnapshotGoldenTests {
     /// The sample's parameters (also in snapshots/README.md).
     static let generator = QuoteGenerator(tickers: 20, days: 2_520, seed: 42)
@@ -36,12 +37,5 @@ import ColonnadeTestSupport
         try Self.generator.makeTable().save(to: dir.file("sample.snapshot"), durable: false)
         #expect(sameBytes(readBytes(dir.file("sample.snapshot")), readBytes(Self.samplePath)),
                 "the writer's output changed: if intended, bump the format version and regenerate snapshots/sample.snapshot")
-    }
-
-    /// Regenerates the bundled sample. Off unless asked for:
-    /// `COLONNADE_REGENERATE_SAMPLE=1 swift test --filter regenerateSampleSnapshot`
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["COLONNADE_REGENERATE_SAMPLE"] == "1"))
-    func regenerateSampleSnapshot() throws {
-        try Self.generator.makeTable().save(to: Self.samplePath)
     }
 }

@@ -42,7 +42,7 @@ struct DecodingFixtureTests {
     @Test
     func nullRowOfKOIsNullInTheRightColumns() throws {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-KO.asc.csv").path).table
-        let day = CivilDate.parseDay("2001-09-12")!
+        let day = Day("2001-09-12")!.daysSinceEpoch
         let r = try #require(table.ticker("KO")!.rows.first { table.dates[$0] == day })
         let nulls = ["Open", "High", "Low", "Close", "Split Ratio", "Adj. Open", "Adj. High", "Adj. Low", "Adj. Close"]
         for d in table.schema {
@@ -59,7 +59,7 @@ struct DecodingFixtureTests {
         let table = try QuoteImporter.decodeFile(Fixtures.url("WIKI-MSFT.2014.asc.csv").path).table
         #expect(table.rowCount == 247)
         #expect(table.tickers.map(\.symbol) == ["MSFT"])
-        #expect(!table.dates.withUnsafeBufferPointer { $0.contains(CivilDate.parseDay("2014-11-05")!) })
+        #expect(!table.dates.withUnsafeBufferPointer { $0.contains(Day("2014-11-05")!.daysSinceEpoch) })
     }
 
     @Test
@@ -68,8 +68,8 @@ struct DecodingFixtureTests {
         #expect(table.tickers.map(\.symbol) == ["AMZN"])
         #expect(table.tickers[0].metadata["name"] == "Amazon.com Inc. (AMZN) Prices, Dividends, Splits and Trading Volume")
         #expect(table.rowCount == 250)
-        #expect(CivilDate.format(day: table.dates[0]) == "2016-10-03")
-        #expect(CivilDate.format(day: table.dates[249]) == "2017-09-29")
+        #expect(Day(daysSinceEpoch: table.dates[0]).description == "2016-10-03")
+        #expect(Day(daysSinceEpoch: table.dates[249]).description == "2017-09-29")
         #expect(table.schema.map(\.identifier) == ["open", "high", "low", "close", "volume", "ex_dividend", "split_ratio",
                                                    "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume"])
     }
@@ -84,7 +84,7 @@ struct DecodingFixtureTests {
         #expect(table.dateColumnName == "date")
         let msft = table.ticker("MSFT")!
         let first = msft.rows.lowerBound
-        #expect(CivilDate.format(day: table.dates[first]) == "2017-04-03")
+        #expect(Day(daysSinceEpoch: table.dates[first]).description == "2017-04-03")
         #expect(table.column(named: "volume")!.doubleValue(at: first) == 20_400_871)
         #expect(table.column(named: "split_ratio")!.doubleValue(at: first) == 1)
         #expect(table.column(named: "ex-dividend")!.doubleValue(at: first) == 0)

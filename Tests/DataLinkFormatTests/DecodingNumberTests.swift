@@ -22,7 +22,7 @@ struct DecodingNumberTests {
 
     /// One row per token, dates ascending from 2000-01-01.
     func rows(_ format: (String, String) -> String) -> [String] {
-        Self.tokens.enumerated().map { i, token in format(CivilDate.format(day: 10_957 + Int32(i)), token) }
+        Self.tokens.enumerated().map { i, token in format(Day(daysSinceEpoch: 10_957 + Int32(i)).description, token) }
     }
 
     @Test func jsonNumbersEqualDoubleFromString() throws {
@@ -78,7 +78,7 @@ struct DecodingNumberTests {
             if rng.next() % 8 == 0 { text += "e" + String(Int(rng.next() % 60) - 30) }
             tokens.append(text)
         }
-        let dates = (0 ..< tokens.count).map { CivilDate.format(day: 10_957 + Int32($0)) }
+        let dates = (0 ..< tokens.count).map { Day(daysSinceEpoch: 10_957 + Int32($0)).description }
         let csv = "Date,Value\n" + zip(dates, tokens).map { "\($0),\($1)" }.joined(separator: "\n")
         let json = #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + zip(dates, tokens).map { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
         for text in [csv, json] {

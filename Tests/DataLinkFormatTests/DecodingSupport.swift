@@ -38,7 +38,7 @@ enum ReferenceReader {
                     values[name] = try number(row[i])
                 }
                 let symbol = (row[tickerIndex] as! String).replacingOccurrences(of: "_", with: ".")
-                return ReferenceRow(ticker: symbol, day: CivilDate.parseDay(row[dateIndex] as! String)!, values: values)
+                return ReferenceRow(ticker: symbol, day: Day(row[dateIndex] as! String)!.daysSinceEpoch, values: values)
             }
         }
         let series = (top["dataset_data"] ?? top["dataset"] ?? top) as! [String: Any]
@@ -46,7 +46,7 @@ enum ReferenceReader {
         return try (series["data"] as! [[Any]]).map { row in
             var values: [String: Double?] = [:]
             for i in 1 ..< names.count { values[names[i]] = try number(row[i]) }
-            return ReferenceRow(ticker: ticker, day: CivilDate.parseDay(row[0] as! String)!, values: values)
+            return ReferenceRow(ticker: ticker, day: Day(row[0] as! String)!.daysSinceEpoch, values: values)
         }
     }
 
@@ -75,7 +75,7 @@ enum ReferenceReader {
                 }
             }
             let symbol = tickerIndex.map { fields[$0].replacingOccurrences(of: "_", with: ".") } ?? ticker
-            return ReferenceRow(ticker: symbol, day: CivilDate.parseDay(fields[dateIndex])!, values: values)
+            return ReferenceRow(ticker: symbol, day: Day(fields[dateIndex])!.daysSinceEpoch, values: values)
         }
     }
 
@@ -96,12 +96,12 @@ enum ReferenceReader {
         }
         for row in rows {
             guard let byDay = rowOf[row.ticker] else { return "no ticker \(row.ticker)" }
-            guard let r = byDay[row.day] else { return "\(row.ticker) has no row for \(CivilDate.format(day: row.day))" }
+            guard let r = byDay[row.day] else { return "\(row.ticker) has no row for \(Day(daysSinceEpoch: row.day).description)" }
             for (name, expected) in row.values {
                 guard let column = columns[name] else { return "no column \(name)" }
                 let actual = column[r]
                 if actual?.bitPattern != expected?.bitPattern {
-                    return "\(row.ticker) \(CivilDate.format(day: row.day)) \(name): \(String(describing: actual)) vs \(String(describing: expected))"
+                    return "\(row.ticker) \(Day(daysSinceEpoch: row.day).description) \(name): \(String(describing: actual)) vs \(String(describing: expected))"
                 }
             }
         }

@@ -79,7 +79,7 @@ struct ImportTests {
         #expect(Set(table.tickers.map(\.symbol)) == ["AAPL", "MSFT", "BRK.A", "ZEN", "AMZN"])
         // The datatable export (later) revised AAPL 2014-06-09's volume and filled MSFT's gaps.
         let aapl = table.ticker("AAPL")!
-        let r = aapl.rows.first { table.dates[$0] == CivilDate.parseDay("2014-06-09")! }!
+        let r = aapl.rows.first { table.dates[$0] == Day("2014-06-09")!.daysSinceEpoch }!
         #expect(table.column(named: "volume")!.doubleValue(at: r) == 75_414_997)
         #expect(table.ticker("MSFT")!.rowCount == 252)
     }

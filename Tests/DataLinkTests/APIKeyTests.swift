@@ -1,4 +1,6 @@
+import Colonnade
 import ColonnadeTestSupport
+import DataLinkFormat
 @testable import DataLink
 import Foundation
 import Synchronization
@@ -179,23 +181,28 @@ import Testing
     }
 
     @Test func tickerCodesRoundTrip() {
-        #expect(TickerCode.apiCode(forTicker: "BRK.B") == "BRK_B")
-        #expect(TickerCode.apiCode(forTicker: " brk.a ") == "BRK_A")
-        #expect(TickerCode.ticker(forAPICode: "BRK_B") == "BRK.B")
-        #expect(TickerCode.ticker(forAPICode: TickerCode.apiCode(forTicker: "AAPL")) == "AAPL")
+        #expect(DataLinkSymbols.code(fromSymbol: "BRK.B") == "BRK_B")
+        #expect(DataLinkSymbols.code(fromSymbol: " brk.a ") == "BRK_A")
+        #expect(DataLinkSymbols.symbol(fromCode: "BRK_B") == "BRK.B")
+        #expect(DataLinkSymbols.symbol(fromCode: DataLinkSymbols.code(fromSymbol: "AAPL")) == "AAPL")
+        // One rule: every spelling a user may type is stored as one symbol.
+        for typed in ["brk.b", "BRK_B", "BRK.B", " Brk_b\n"] {
+            #expect(DataLinkSymbols.symbol(fromCode: DataLinkSymbols.code(fromSymbol: typed)) == "BRK.B", "\(typed)")
+        }
     }
 
-    @Test func datesParseAndFormat() {
-        #expect(DataLinkDate("2014-01-02")?.description == "2014-01-02")
-        #expect(DataLinkDate(year: 5, month: 3, day: 9)?.description == "0005-03-09")
-        #expect(DataLinkDate("2016-02-29") != nil)
-        #expect(DataLinkDate("2015-02-29") == nil)
-        #expect(DataLinkDate("2014-1-2") == nil)
-        #expect(DataLinkDate("2014-13-01") == nil)
-        #expect(DataLinkDate("2014/01/02") == nil)
-        #expect(DataLinkDate("1970-01-01")?.daysSinceUnixEpoch == 0)
-        #expect(DataLinkDate("2000-03-01")?.daysSinceUnixEpoch == 11_017)
-        #expect(DataLinkDate("2014-01-02")! < DataLinkDate("2014-01-03")!)
+    /// The client takes the engine's `Day` and writes it `YYYY-MM-DD`; a day the API cannot take
+    /// (outside the years 1 to 9999) is an invalid request, not a dropped bound.
+    @Test func datesAreSentAsYearMonthDay() throws {
+        #expect(try RequestBuilder.dateValue(Day(2014, 1, 2)) == "2014-01-02")
+        #expect(try RequestBuilder.dateValue(Day(5, 3, 9)) == "0005-03-09")
+        #expect(try RequestBuilder.dateValue(Day(9999, 12, 31)) == "9999-12-31")
+        for day in [Day(0, 12, 31), Day(10_000, 1, 1), Day(daysSinceEpoch: .min)] {
+            #expect(throws: DataLinkError.self) { try RequestBuilder.dateValue(day) }
+        }
+        let query = try RequestBuilder.datasetQuery(from: Day(2014, 1, 1), to: Day(2014, 12, 31), options: DatasetOptions())
+        #expect(query.first { $0.0 == "start_date" }?.1 == "2014-01-01")
+        #expect(query.first { $0.0 == "end_date" }?.1 == "2014-12-31")
     }
 
     func temporaryDirectory() throws -> URL {

@@ -1,4 +1,6 @@
+import Colonnade
 import ColonnadeTestSupport
+import DataLinkFormat
 @testable import DataLink
 import Foundation
 import Testing
@@ -12,7 +14,7 @@ import Testing
         }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             let response = try await client.datasetData(
-                database: "WIKI", ticker: "AMZN", from: DataLinkDate("2016-10-01"), to: DataLinkDate("2017-10-01"))
+                database: "WIKI", ticker: "AMZN", from: Day("2016-10-01"), to: Day("2017-10-01"))
             #expect(response.status == 200)
             #expect(response.body == fixture)
             #expect(response.contentType?.hasPrefix("application/json") == true)
@@ -24,7 +26,7 @@ import Testing
             #expect(seen.method == "GET")
             #expect(seen.queryDictionary == ["start_date": "2016-10-01", "end_date": "2017-10-01", "order": "asc"])
             #expect(seen.header("Accept") == "application/json")
-            #expect(seen.header("User-Agent") == "colonnade/\(DataLinkClient.version)")
+            #expect(seen.header("User-Agent") == "colonnade/\(Colonnade.version)")
             #expect(seen.header("X-Api-Token") == nil, "no key configured, no key header")
         }
     }
@@ -36,7 +38,7 @@ import Testing
             let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey))
             let options = DatasetOptions(order: .ascending, columnIndex: 4, collapse: .weekly, transform: .rdiff, limit: 300)
             let response = try await client.datasetData(
-                database: "WIKI", ticker: "AAPL", from: DataLinkDate("2014-01-01"), to: DataLinkDate("2015-01-01"),
+                database: "WIKI", ticker: "AAPL", from: Day("2014-01-01"), to: Day("2015-01-01"),
                 format: .csv, options: options)
             #expect(response.body == fixture)
             let seen = try #require(server.requests.first)
@@ -100,9 +102,9 @@ import Testing
             #expect({ if case .invalidRequest? = badDatabase { true } else { false } }(), "database \(database)")
         }
         // A ticker's dots become underscores, so "." and ".." are harmless codes ("_", "__").
-        #expect(TickerCode.apiCode(forTicker: "..") == "__")
+        #expect(DataLinkSymbols.code(fromSymbol: "..") == "__")
         let backwards = await dataLinkError {
-            try await client.datasetData(database: "WIKI", ticker: "AAPL", from: DataLinkDate("2015-01-01"), to: DataLinkDate("2014-01-01"))
+            try await client.datasetData(database: "WIKI", ticker: "AAPL", from: Day("2015-01-01"), to: Day("2014-01-01"))
         }
         #expect(backwards?.description.contains("before") == true)
     }

@@ -1,3 +1,4 @@
+import Colonnade
 import ColonnadeTestSupport
 import DataLinkFormat
 @testable import DataLink
@@ -22,7 +23,7 @@ import Testing
             let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey))
             var bodies: [String] = []
             try await client.tablePages(
-                "WIKI/PRICES", tickers: ["AAPL", "MSFT"], from: DataLinkDate("2014-01-01"), to: DataLinkDate("2014-12-31"),
+                "WIKI/PRICES", tickers: ["AAPL", "MSFT"], from: Day("2014-01-01"), to: Day("2014-12-31"),
                 columns: ["ticker", "date", "close"], perPage: 1
             ) { page in
                 bodies.append(String(decoding: page.body, as: UTF8.self))
@@ -91,7 +92,7 @@ import Testing
         let tickers = (0..<1_500).map { "T\($0)" } + ["BRK.B", "FDX&api_key=x"]
         try await LoopbackHTTPServer.run({ _ in .json(#"{"datatable":{"data":[]},"meta":{"next_cursor_id":null}}"#) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
-            try await client.tablePages("WIKI/PRICES", tickers: tickers, from: DataLinkDate("2014-01-01")) {
+            try await client.tablePages("WIKI/PRICES", tickers: tickers, from: Day("2014-01-01")) {
                 try DataLinkCursor.nextCursorID(inJSON: $0.body)
             }
             let seen = server.requests
@@ -101,7 +102,7 @@ import Testing
                 #expect(request.query("date.gte") == "2014-01-01")
             }
             let sent = seen.flatMap { ($0.query("ticker") ?? "").split(separator: ",").map(String.init) }
-            #expect(sent == tickers.map(TickerCode.apiCode(forTicker:)))
+            #expect(sent == tickers.map(DataLinkSymbols.code(fromSymbol:)))
             #expect(sent.suffix(2) == ["BRK_B", "FDX&API_KEY=X"])
             #expect(seen.allSatisfy { !$0.queryItems.contains { $0.name.lowercased() == "api_key" } })
         }

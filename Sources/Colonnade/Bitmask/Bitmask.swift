@@ -53,7 +53,7 @@ public struct Bitmask: Sendable {
     @inlinable public var wordCount: Int { Bitmask.wordCount(forBits: count) }
 
     /// The storage behind the words (for the snapshot writer).
-    public var wordStorage: ColumnStorage { storage }
+    package var wordStorage: ColumnStorage { storage }
 
     /// Calls `body` with the words (read-only).
     @inlinable

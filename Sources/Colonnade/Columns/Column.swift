@@ -72,7 +72,7 @@ public struct Column<Element: ColumnElement>: Sendable {
     public var capacity: Int { storage.byteCapacity / MemoryLayout<Element>.stride }
 
     /// The storage behind the values (for the snapshot writer).
-    public var valueStorage: ColumnStorage { storage }
+    package var valueStorage: ColumnStorage { storage }
 
     /// The raw value in row `row` (the placeholder 0 for a null).
     @inlinable public subscript(row: Int) -> Element {

@@ -30,9 +30,10 @@ public enum ElementType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
 
 /// A type that can be stored in a `Column`: a fixed-width integer or floating-point number.
 ///
-/// Each conforming type implements the hot kernels concretely (see `RangeKernels.swift`): a
-/// generic `SIMD` comparison is about 30× slower than the concrete scalar loop the optimizer
-/// vectorizes (docs/ARCHITECTURE.md, "Kernels"), so generic code forwards here and never loops itself.
+/// Exactly `Int32`, `Int64`, `Float` and `Double` conform (one per `ElementType`; do not add
+/// conformances). Each has its hot kernels concretely (see `RangeKernels.swift`): a generic `SIMD`
+/// comparison is about 30× slower than the concrete scalar loop the optimizer vectorizes
+/// (docs/ARCHITECTURE.md, "Kernels"), so generic code dispatches there and never loops itself.
 public protocol ColumnElement: BitwiseCopyable, Comparable, Sendable, CustomStringConvertible {
     /// The element type tag stored in schemas and snapshots.
     static var elementType: ElementType { get }
@@ -47,13 +48,6 @@ public protocol ColumnElement: BitwiseCopyable, Comparable, Sendable, CustomStri
 
     /// The typed column inside `column` if its element type is this one, else nil.
     static func unwrap(_ column: AnyColumn) -> Column<Self>?
-
-    /// Evaluates `bounds` over `count` values and writes, intersects or unions the results into words.
-    ///
-    /// Concrete per type; called by `RangeKernels`. `values` is the first value of a word-aligned row
-    /// range, `words` the word of its first row.
-    static func _evaluateRange(_ bounds: RangeBounds<Self>, _ values: UnsafePointer<Self>, count: Int,
-                               _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode)
 }
 
 extension Int32: ColumnElement {
@@ -63,7 +57,7 @@ extension Int32: ColumnElement {
         return nil
     }
     /// The element type tag.
-    public static var elementType: ElementType { .int32 }
+    @inlinable public static var elementType: ElementType { .int32 }
     /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Int32 { 0 }
     /// Whether the value is NaN.
@@ -81,7 +75,7 @@ extension Int64: ColumnElement {
         return nil
     }
     /// The element type tag.
-    public static var elementType: ElementType { .int64 }
+    @inlinable public static var elementType: ElementType { .int64 }
     /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Int64 { 0 }
     /// Whether the value is NaN.
@@ -99,7 +93,7 @@ extension Float: ColumnElement {
         return nil
     }
     /// The element type tag.
-    public static var elementType: ElementType { .float32 }
+    @inlinable public static var elementType: ElementType { .float32 }
     /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Float { 0 }
     /// Whether the value is NaN.
@@ -120,7 +114,7 @@ extension Double: ColumnElement {
         return nil
     }
     /// The element type tag.
-    public static var elementType: ElementType { .float64 }
+    @inlinable public static var elementType: ElementType { .float64 }
     /// Zero: what a null row holds in its data slot.
     public static var nullPlaceholder: Double { 0 }
     /// Whether the value is NaN.

@@ -26,12 +26,16 @@ extension QuoteTable {
         let sources = [self] + others  // source 0 is this table
 
         // The merged schema: ours, then each other table's new columns.
+        // Dictionaries, not searches: a wide input (thousands of columns) stays linear.
         var mergedSchema = schema
+        var mergedIndex = [String: Int](minimumCapacity: schema.count)
+        for (i, d) in schema.enumerated() { mergedIndex[d.identifier] = i }
         for other in others {
             for d in other.schema {
-                if let i = mergedSchema.firstIndex(where: { $0.identifier == d.identifier }) {
+                if let i = mergedIndex[d.identifier] {
                     if mergedSchema[i].type != d.type { mergedSchema[i].type = .float64 }
                 } else {
+                    mergedIndex[d.identifier] = mergedSchema.count
                     mergedSchema.append(d)
                 }
             }
@@ -89,8 +93,12 @@ extension QuoteTable {
         for run in runs {
             newDates.append(contentsOf: sources[run.source].dates, rows: run.start ..< run.start + run.count)
         }
+        let sourceIndexes = sources.map { source in
+            Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        }
         let newColumns = mergedSchema.map { d in
-            QuoteTable.gather(type: d.type, sources.map { $0.column(forIdentifier: d.identifier) }, runs: runs, total: planned)
+            QuoteTable.gather(type: d.type, sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } },
+                              runs: runs, total: planned)
         }
 
         schema = mergedSchema
@@ -132,10 +140,6 @@ extension QuoteTable {
             merged = out
         }
         return merged
-    }
-
-    private func column(forIdentifier identifier: String) -> AnyColumn? {
-        schema.firstIndex { $0.identifier == identifier }.map { columns[$0] }
     }
 
     private static func gather(type: ElementType, _ sourceColumns: [AnyColumn?],

@@ -40,13 +40,21 @@ public struct QuoteTable: Sendable {
 
     /// A table from parts already in table order (for the snapshot loader and builders).
     ///
-    /// Checks lengths, unique identifiers and that the ticker index tiles the rows; with
+    /// Checks lengths, the column count (at most `maximumColumnCount`), that every identifier
+    /// is usable (`ColumnDescriptor.unusableIdentifierReason`) and unique, and that the ticker index tiles the rows; with
     /// `checkDates`, also that dates ascend strictly within every ticker.
     public init(schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
                 dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true) throws(TableError) {
         precondition(schema.count == columns.count, "schema and columns differ in count")
+        if schema.count > QuoteTable.maximumColumnCount {
+            throw .tooManyColumns(count: schema.count, limit: QuoteTable.maximumColumnCount)
+        }
+        let dateIdentifier = ColumnDescriptor.identifier(for: dateColumnName)
         var seen = Set<String>()
         for (d, c) in zip(schema, columns) {
+            if let reason = ColumnDescriptor.unusableIdentifierReason(d.identifier, dateColumnIdentifier: dateIdentifier) {
+                throw .unusableColumn(name: d.name, reason: reason)
+            }
             if !seen.insert(d.identifier).inserted { throw .duplicateColumn(d.identifier) }
             if c.count != dates.count { throw .lengthMismatch(column: d.name, expected: dates.count, actual: c.count) }
         }
@@ -104,6 +112,23 @@ public struct QuoteTable: Sendable {
             if tickers[mid].firstRow <= row { lo = mid } else { hi = mid - 1 }
         }
         return Int32(lo)
+    }
+
+    /// The most value columns a table may have (SQLite's default limit): decoders and the
+    /// snapshot reader refuse more, with an error naming the count. Wide inputs stay linear
+    /// anyway; the limit bounds memory and output width.
+    public static let maximumColumnCount = 2_000
+
+    /// The indices of the columns named `names` (identifiers or source names, as
+    /// `columnIndex(named:)`), nil for unknown names.
+    /// - Complexity: O(columns + names): one dictionary, not a search per name.
+    public func columnIndices(named names: [String]) -> [Int?] {
+        var byIdentifier = [String: Int](minimumCapacity: schema.count), byName = [String: Int](minimumCapacity: schema.count)
+        for (i, d) in schema.enumerated() {
+            if byIdentifier[d.identifier] == nil { byIdentifier[d.identifier] = i }
+            if byName[d.name] == nil { byName[d.name] = i }
+        }
+        return names.map { byIdentifier[$0] ?? byName[$0] }
     }
 
     /// The index of the column named `name` — its identifier (`adj_close`) or its source name

@@ -6,6 +6,11 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
     case lengthMismatch(column: String, expected: Int, actual: Int)
     /// Two columns normalize to the same identifier.
     case duplicateColumn(String)
+    /// A value column no query could reach: its identifier is `date`, `ticker` or the date
+    /// column's, or empty (see `ColumnDescriptor.unusableIdentifierReason`).
+    case unusableColumn(name: String, reason: String)
+    /// More value columns than a table may have (`QuoteTable.maximumColumnCount`).
+    case tooManyColumns(count: Int, limit: Int)
     /// The ticker index does not tile the rows.
     case inconsistentIndex(ticker: String, detail: String)
     /// Dates are not ascending within a ticker.
@@ -15,11 +20,15 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .duplicateDate(ticker, day, rows):
-            "duplicate date \(CivilDate.format(day: day)) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: ", ")))"
+            "duplicate date \(Day.format(day: day)) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: ", ")))"
         case let .lengthMismatch(column, expected, actual):
             "column '\(column)' has \(actual) rows, expected \(expected)"
         case let .duplicateColumn(name):
             "two columns are both named '\(name)'"
+        case let .unusableColumn(name, reason):
+            "column '\(name)' cannot be a value column: \(reason)"
+        case let .tooManyColumns(count, limit):
+            "\(count) value columns; a table holds at most \(limit)"
         case let .inconsistentIndex(ticker, detail):
             "ticker index is inconsistent at \(ticker): \(detail)"
         case let .unsortedDates(ticker, row):

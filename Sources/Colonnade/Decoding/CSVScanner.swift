@@ -127,7 +127,7 @@ package struct CSVScanner {
                         throw .badNumber(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
                     }
                 } else if kind == RowSlot.date {
-                    guard let day = CivilDate.parseDay(base + start, count: stop - start) else {
+                    guard let day = Day.parseDay(base + start, count: stop - start) else {
                         throw .badDate(input.position(start, row: row + 1, column: names[i]), found: input.found(start, stop))
                     }
                     dates[row] = day

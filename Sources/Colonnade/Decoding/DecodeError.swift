@@ -60,6 +60,12 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case missing(source: String, what: String)
     /// Two columns whose identifiers are equal (see `ColumnDescriptor.identifier(for:)`).
     case duplicateColumn(source: String, name: String)
+    /// A value column whose name queries could not reach: its identifier is `date` or `ticker`
+    /// (or the date column's), or empty (no letter or digit). Such a column is refused
+    /// rather than renamed, so that a name never silently means another column.
+    case unusableColumnName(source: String, name: String, reason: String)
+    /// More value columns than a table may have (`QuoteTable.maximumColumnCount`).
+    case tooManyColumns(source: String, count: Int, limit: Int)
     /// One response holds two rows for the same ticker and date (1-based data rows).
     case duplicateDate(source: String, ticker: String, date: String, rows: [Int])
     /// The file could not be read.
@@ -68,7 +74,8 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The input's name.
     public var source: String {
         switch self {
-        case .missing(let s, _), .duplicateColumn(let s, _), .duplicateDate(let s, _, _, _), .unreadable(let s, _):
+        case .missing(let s, _), .duplicateColumn(let s, _), .unusableColumnName(let s, _, _), .tooManyColumns(let s, _, _),
+             .duplicateDate(let s, _, _, _), .unreadable(let s, _):
             s
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
              .rowWidth(let p, _, _), .unknownColumnType(let p, _):
@@ -129,6 +136,10 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(source): missing \(what)"
         case let .duplicateColumn(source, name):
             "\(source): two columns named '\(name)'"
+        case let .unusableColumnName(source, name, reason):
+            "\(source): column '\(name)' cannot be a value column: \(reason)"
+        case let .tooManyColumns(source, count, limit):
+            "\(source): \(count) value columns; a table holds at most \(limit)"
         case let .duplicateDate(source, ticker, date, rows):
             "\(source): duplicate date \(date) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: " and ")))"
         case let .unreadable(path, reason):

@@ -126,7 +126,7 @@ package struct JSONScanner {
                 } else if kind == RowSlot.date {
                     // The fast path is exactly `"YYYY-MM-DD"`.
                     if b == UInt8(ascii: "\""), end - p >= 12, base[p + 11] == UInt8(ascii: "\""),
-                       let day = CivilDate.parseDay(base + p + 1, count: 10) {
+                       let day = Day.parseDay(base + p + 1, count: 10) {
                         dates[row] = day
                         p += 12
                     } else {

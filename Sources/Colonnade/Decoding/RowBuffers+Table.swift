@@ -22,9 +22,13 @@ extension RowBuffers {
         } catch {
             switch error {
             case let .duplicateDate(ticker, day, rows):
-                throw .duplicateDate(source: source, ticker: ticker, date: CivilDate.format(day: day), rows: rows.map { $0 + 1 })
+                throw .duplicateDate(source: source, ticker: ticker, date: Day.format(day: day), rows: rows.map { $0 + 1 })
             case let .duplicateColumn(name):
                 throw .duplicateColumn(source: source, name: name)
+            case let .unusableColumn(name, reason):
+                throw .unusableColumnName(source: source, name: name, reason: reason)
+            case let .tooManyColumns(count, limit):
+                throw .tooManyColumns(source: source, count: count, limit: limit)
             default:
                 preconditionFailure("decoder built an inconsistent table: \(error)")
             }
@@ -92,18 +96,28 @@ extension RowBuffers {
         for r in 1 ..< n where keyed[r].key == keyed[r - 1].key {
             let row = Int(keyed[r].row)
             let symbol = tickers.indices.contains(Int(code(row))) ? tickers[Int(code(row))].symbol : "?"
-            throw .duplicateDate(source: source, ticker: symbol, date: CivilDate.format(day: dates[row]),
+            throw .duplicateDate(source: source, ticker: symbol, date: Day.format(day: dates[row]),
                                  rows: [Int(keyed[r - 1].row) + 1, row + 1])
         }
         return keyed.map(\.row)
     }
 
-    /// Checks that value column names are distinct as identifiers (and not `ticker`/`date`
-    /// duplicates of each other).
-    package static func checkDistinct(_ names: [String], source: String) throws(DecodeError) {
+    /// Checks value column names before any row is decoded: at most
+    /// `QuoteTable.maximumColumnCount` of them, each reachable by a query (see
+    /// `ColumnDescriptor.unusableIdentifierReason`), and distinct as identifiers.
+    /// - Complexity: O(names), whatever their number (a hostile header may hold millions).
+    package static func checkColumnNames(_ names: [String], dateColumnName: String, source: String) throws(DecodeError) {
+        guard names.count <= QuoteTable.maximumColumnCount else {
+            throw .tooManyColumns(source: source, count: names.count, limit: QuoteTable.maximumColumnCount)
+        }
+        let dateIdentifier = ColumnDescriptor.identifier(for: dateColumnName)
         var seen = Set<String>()
-        for name in names where !seen.insert(ColumnDescriptor.identifier(for: name)).inserted {
-            throw .duplicateColumn(source: source, name: name)
+        for name in names {
+            let identifier = ColumnDescriptor.identifier(for: name)
+            if let reason = ColumnDescriptor.unusableIdentifierReason(identifier, dateColumnIdentifier: dateIdentifier) {
+                throw .unusableColumnName(source: source, name: name, reason: reason)
+            }
+            if !seen.insert(identifier).inserted { throw .duplicateColumn(source: source, name: name) }
         }
     }
 }

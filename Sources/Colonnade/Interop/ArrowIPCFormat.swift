@@ -1,5 +1,5 @@
-/// Constants of the Arrow IPC format (`format/Schema.fbs`, `Message.fbs`, `File.fbs` in apache/arrow;
-/// docs/INTEROP.md). Field numbers are the slot numbers of each flatbuffer table.
+/// Constants of the Arrow IPC format (`format/Schema.fbs`, `Message.fbs`, `File.fbs` in apache/arrow).
+/// Field numbers are the slot numbers of each flatbuffer table.
 enum ArrowIPCFormat {
     /// `ARROW1` followed by two bytes of padding opens and (without the padding) closes a file.
     static let magic: [UInt8] = Array("ARROW1".utf8)

@@ -48,7 +48,8 @@ struct ArrowIPCDecoder {
     var interner = InteropValues.SymbolInterner()
     var rowTickers: [Int32] = []
     var dates = Column<Int32>()
-    var values: [Int: AnyColumn?] = [:]
+    /// Per value field: its columns, one per record batch, joined once at the end.
+    var valueChunks: [Int: [AnyColumn]] = [:]
     var metadata: [String: String] = [:]
     var info: InteropTableInfo?
     var rows = 0
@@ -98,7 +99,8 @@ struct ArrowIPCDecoder {
         }
         let bodyLength = try root.int64(ArrowIPCFormat.Message.bodyLength)
         let bodyStart = metaStart + length
-        guard bodyLength >= 0, bodyLength <= Int64(bytes.count - bodyStart) else {
+        guard bodyLength >= 0 else { throw bad(metaStart, "Arrow message with a body of \(bodyLength) bytes") }
+        guard bodyLength <= Int64(bytes.count - bodyStart) else {
             throw .truncated(file: file, offset: bodyStart, needed: Int(clamping: bodyLength))
         }
         return Message(headerType: headerType, header: header, bodyStart: bodyStart, bodyLength: Int(bodyLength),
@@ -190,8 +192,11 @@ struct ArrowIPCDecoder {
                 guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
                     throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription)
                 }
-                values[i] = .some(nil)
+                valueChunks[i] = []
             }
+        }
+        if valueChunks.count > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: valueChunks.count, limit: QuoteTable.maximumColumnCount))
         }
         if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
         if tickerField == nil && defaultTicker == nil {
@@ -219,8 +224,17 @@ struct ArrowIPCDecoder {
             self.message = message
             self.reader = batch.reader
             let length = try batch.int64(ArrowIPCFormat.RecordBatch.length)
-            guard length >= 0, length <= Int64(Int32.max) * 64 else {
-                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows")
+            // Every column Colonnade reads needs at least one body byte per row (a date 4, an int8
+            // value 1, string offsets 4), so a longer batch is a lie; checking it first keeps the
+            // per-row arrays from being allocated for it.
+            guard length >= 0, length <= Int64(message.bodyLength) else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
+            }
+            // Every column holds at least a bit per row (a validity or boolean buffer; dates take
+            // 4 bytes), so a body of B bytes holds at most 8·B rows. Checked before the per-row
+            // arrays are allocated: a few bytes claiming 2³⁷ rows must not allocate gigabytes.
+            guard length <= Int64(message.bodyLength) * 8 else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
             }
             self.length = Int(length)
             if let c = try batch.table(ArrowIPCFormat.RecordBatch.compression) {
@@ -400,9 +414,7 @@ struct ArrowIPCDecoder {
                 let width = field.bitWidth / 8
                 let data = try cursor.nextBuffer(minimum: width * n)
                 let chunk = try ArrowIPCDecoder.numeric(field, data, validity: validity, count: n, file: file)
-                var existing = values[i] ?? nil
-                InteropValues.append(chunk, to: &existing)
-                values[i] = existing
+                valueChunks[i, default: []].append(chunk)
             }
         }
         if !sawTicker, let symbol = defaultTicker {
@@ -459,9 +471,10 @@ struct ArrowIPCDecoder {
         out.rowTickers = rowTickers
         out.dates = dates
         out.dateName = fields[dateField].name
-        for (i, f) in fields.enumerated() where values[i] != nil {
+        for (i, f) in fields.enumerated() {
+            guard let chunks = valueChunks[i] else { continue }
             out.names.append(f.name)
-            out.values.append((values[i] ?? nil) ?? AnyColumn(emptyOf: f.elementType))
+            out.values.append(InteropValues.concatenate(chunks, as: f.elementType))
         }
         out.metadata = metadata
         out.info = info

@@ -34,10 +34,11 @@ public struct ArrowIPCWriter {
         self.batchRows = max(64, (batchRows + 63) / 64 * 64)
     }
 
-    /// Writes to a new file at `path`, atomically (temporary, fsync, rename).
-    /// - Throws: `InteropError.io` naming `path`.
+    /// Writes the file at `path` through a `ReplacementFile` (a locked temporary, fsync, rename;
+    /// the replaced file's permissions kept).
+    /// - Throws: `InteropError.cannotReplace` or `.io` naming `path`.
     public func write(toFile path: String, durable: Bool = true) throws(InteropError) {
-        try AtomicFileWriter.write(to: path, durable: durable) { output throws(InteropError) in try write(to: output) }
+        try ReplacementFile.write(to: path, durable: durable) { output throws(InteropError) in try write(to: output) }
     }
 
     /// Writes everything to `output`.

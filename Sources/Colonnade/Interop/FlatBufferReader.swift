@@ -14,10 +14,24 @@ struct FlatBufferReader {
         try table(at: 0, indirect: true)
     }
 
+    /// Checks `count` bytes at `offset` lie in the buffer. Callers reach `offset` through
+    /// ``target(of:)``, which refuses offsets outside, so the error names a byte of the input.
     func need(_ offset: Int, _ count: Int) throws(InteropError) {
         if offset < 0 || count < 0 || offset > bytes.count || bytes.count - offset < count {
-            throw .truncated(file: file, offset: fileOffset + max(offset, 0), needed: count)
+            throw .truncated(file: file, offset: fileOffset + min(max(offset, 0), bytes.count), needed: count)
         }
+    }
+
+    /// Where the uoffset stored at `pointer` points: refused, at the pointer's own offset, when
+    /// that lies outside the buffer (a lying offset, not a short input).
+    func target(of pointer: Int) throws(InteropError) -> Int {
+        let value = Int(try uint32(at: pointer))
+        let target = pointer + value
+        guard target < bytes.count else {
+            throw .malformed(file: file, offset: fileOffset + pointer,
+                             detail: "flatbuffer offset \(value) points past the end of its \(bytes.count)-byte buffer")
+        }
+        return target
     }
 
     func uint8(at o: Int) throws(InteropError) -> UInt8 {
@@ -47,9 +61,13 @@ struct FlatBufferReader {
 
     /// The table at `offset` (or, when `indirect`, at the uoffset stored at `offset`).
     func table(at offset: Int, indirect: Bool = false) throws(InteropError) -> FlatBufferTable {
-        let position = indirect ? offset + Int(try uint32(at: offset)) : offset
+        let position = indirect ? try target(of: offset) : offset
         let soffset = Int(Int32(bitPattern: try uint32(at: position)))
         let vtable = position - soffset
+        guard vtable >= 0, vtable < bytes.count else {
+            throw .malformed(file: file, offset: fileOffset + position,
+                             detail: "flatbuffer vtable offset \(soffset) points outside its \(bytes.count)-byte buffer")
+        }
         let vtableSize = Int(try uint16(at: vtable))
         if vtableSize < 4 || vtableSize % 2 != 0 {
             throw .malformed(file: file, offset: fileOffset + vtable, detail: "flatbuffer vtable of \(vtableSize) bytes")
@@ -111,7 +129,7 @@ struct FlatBufferTable {
     /// The string field `slot` refers to, or nil.
     func string(_ slot: Int) throws(InteropError) -> String? {
         guard let p = try fieldPosition(slot) else { return nil }
-        let s = p + Int(try reader.uint32(at: p))
+        let s = try reader.target(of: p)
         let count = Int(try reader.uint32(at: s))
         try reader.need(s + 4, count)
         return String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[(s + 4) ..< (s + 4 + count)]), as: UTF8.self)
@@ -120,7 +138,7 @@ struct FlatBufferTable {
     /// The vector field `slot` refers to: the position of its first element and its count.
     func vector(_ slot: Int, elementSize: Int) throws(InteropError) -> (start: Int, count: Int)? {
         guard let p = try fieldPosition(slot) else { return nil }
-        let v = p + Int(try reader.uint32(at: p))
+        let v = try reader.target(of: p)
         let count = Int(try reader.uint32(at: v))
         let (total, overflow) = count.multipliedReportingOverflow(by: elementSize)
         if overflow { throw .malformed(file: reader.file, offset: reader.fileOffset + v, detail: "flatbuffer vector of \(count) elements") }

@@ -25,6 +25,9 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case schemaMismatch(file: String, detail: String)
     /// A system call failed (`operation` is for example `create`, `write`, `rename`).
     case io(file: String, operation: String, errno: Int32)
+    /// The output file could not be replaced safely (a read-only file, a dangling symbolic link, a
+    /// FIFO, a missing directory…); the file there is untouched.
+    case cannotReplace(ReplacementFileError)
     /// The rows do not form a table (for example one date twice for a ticker).
     case table(file: String, TableError)
 
@@ -48,6 +51,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): \(detail)"
         case let .io(file, operation, code):
             return "\(file): \(operation) failed: \(String(cString: strerror(code)))"
+        case let .cannotReplace(error):
+            return error.description
         case let .table(file, error):
             return "\(file): \(error)"
         }

@@ -22,16 +22,43 @@ enum InteropValues {
         return (value % unitsPerDay < 0) ? q - 1 : q
     }
 
-    /// Appends `chunk` to `column` (the first chunk is taken as is).
-    static func append(_ chunk: AnyColumn, to column: inout AnyColumn?) {
-        guard let existing = column, existing.count > 0 else { column = chunk; return }
-        switch (existing, chunk) {
-        case (.int32(var a), .int32(let b)): a.append(contentsOf: b, rows: 0 ..< b.count); column = .int32(a)
-        case (.int64(var a), .int64(let b)): a.append(contentsOf: b, rows: 0 ..< b.count); column = .int64(a)
-        case (.float32(var a), .float32(let b)): a.append(contentsOf: b, rows: 0 ..< b.count); column = .float32(a)
-        case (.float64(var a), .float64(let b)): a.append(contentsOf: b, rows: 0 ..< b.count); column = .float64(a)
-        default: break  // the callers check types per column
+    /// The chunks (columns of one element type, `type`) joined in order, in one allocation; the
+    /// validity bits of chunks with nulls carried over.
+    /// - Complexity: one copy of every value, plus one pass over the rows of chunks with nulls.
+    static func concatenate(_ chunks: [AnyColumn], as type: ElementType) -> AnyColumn {
+        if chunks.count == 1 { return chunks[0] }
+        switch type {
+        case .int32: return .int32(concatenate(chunks.compactMap { if case .int32(let c) = $0 { c } else { nil } }))
+        case .int64: return .int64(concatenate(chunks.compactMap { if case .int64(let c) = $0 { c } else { nil } }))
+        case .float32: return .float32(concatenate(chunks.compactMap { if case .float32(let c) = $0 { c } else { nil } }))
+        case .float64: return .float64(concatenate(chunks.compactMap { if case .float64(let c) = $0 { c } else { nil } }))
         }
+    }
+
+    static func concatenate<T: ColumnElement>(_ parts: [Column<T>]) -> Column<T> {
+        let total = parts.reduce(0) { $0 + $1.count }
+        var out = Column<T>(unsafeUninitializedCount: total) { dst in
+            var at = 0
+            for p in parts where p.count > 0 {
+                p.withUnsafeBufferPointer { src in
+                    // Safe: the parts' counts add up to total, so at ..< at + src.count lies in dst.
+                    (dst.baseAddress! + at).initialize(from: src.baseAddress!, count: src.count)
+                }
+                at += p.count
+            }
+        }
+        if parts.contains(where: { $0.validity != nil }) {
+            var bits = Bitmask(count: total, allSet: true)
+            var at = 0
+            for p in parts {
+                if let v = p.validity {
+                    for r in 0 ..< p.count where !v[r] { bits[at + r] = false }
+                }
+                at += p.count
+            }
+            out.setValidity(bits)
+        }
+        return out
     }
 
     /// Interns symbols given as byte ranges, with a fast path for a run of the same symbol.

@@ -1,4 +1,4 @@
-/// Constants of the Parquet format (`parquet.thrift` in apache/parquet-format; docs/INTEROP.md).
+/// Constants of the Parquet format (`parquet.thrift` in apache/parquet-format).
 enum ParquetFormat {
     static let magic: [UInt8] = Array("PAR1".utf8)
 

@@ -27,7 +27,7 @@ struct ParquetLeaf {
     init(_ element: [Int16: ThriftValue], file: String) throws(InteropError) {
         let name = element[4]?.string ?? ""
         self.name = name
-        let typeCode = Int32(element[1]?.int ?? -1)
+        let typeCode = element[1]?.int32 ?? -1
         guard let physical = ParquetFormat.PhysicalType(rawValue: typeCode) else {
             throw .unsupportedColumn(file: file, column: name, type: "Parquet physical type #\(typeCode)")
         }
@@ -35,7 +35,7 @@ struct ParquetLeaf {
         let repetition = element[3]?.int ?? 0
         if repetition == 2 { throw .unsupportedColumn(file: file, column: name, type: "repeated (a list)") }
         self.optional = repetition == 1
-        let converted = element[6]?.int.map(Int32.init)
+        let converted = element[6]?.int32
         let logical = element[10]?.fields
         let id = ColumnDescriptor.identifier(for: name)
         func unsupported(_ detail: String) -> InteropError { .unsupportedColumn(file: file, column: name, type: detail) }

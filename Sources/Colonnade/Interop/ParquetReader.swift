@@ -33,6 +33,8 @@ struct ParquetDecoder {
     let file: String
     let defaultTicker: String?
     let metadata: [Int16: ThriftValue]
+    /// Where the Thrift footer starts.
+    let footerStart: Int
     var leaves: [ParquetLeaf] = []
     let totalRows: Int
     var interner = InteropValues.SymbolInterner()
@@ -57,7 +59,7 @@ struct ParquetDecoder {
             throw .malformed(file: file, offset: n - 4, detail: "no PAR1 at the end (a truncated or unfinished Parquet file)")
         }
         let footerLength = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: n - 8, as: UInt32.self)))
-        let footerStart = n - 8 - footerLength
+        footerStart = n - 8 - footerLength
         guard footerStart >= 4 else {
             throw .malformed(file: file, offset: n - 8, detail: "Parquet footer length \(footerLength) in a file of \(n) bytes")
         }
@@ -85,6 +87,11 @@ struct ParquetDecoder {
             if key == InteropTableInfo.key { info = InteropTableInfo(decoding: value) }
             if !ImportedColumns.isToolKey(key) { keyValues[key] = value }
         }
+        // Before anything is allocated per column: a footer may list a million leaves.
+        let valueLeaves = leaves.count { if case .value = $0.role { return true }; return false }
+        if valueLeaves > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: valueLeaves, limit: QuoteTable.maximumColumnCount))
+        }
         let names = leaves.map(\.name)
         let tickers = leaves.filter { if case .ticker = $0.role { return true }; return false }
         let datesFound = leaves.filter { if case .date = $0.role { return true }; return false }
@@ -109,22 +116,25 @@ struct ParquetDecoder {
     mutating func decodeRowGroups() throws(InteropError) {
         var at = 0
         for (g, group) in (metadata[4]?.list ?? []).enumerated() {
+            let groupOffset = group.offset ?? footerStart
             guard let gf = group.fields, let columns = gf[1]?.list, let rows = gf[3]?.int, rows >= 0 else {
-                throw bad(0, "Parquet row group \(g) without columns or row count")
+                throw bad(groupOffset, "Parquet row group \(g) without columns or row count")
             }
             guard columns.count == leaves.count else {
-                throw bad(0, "Parquet row group \(g) has \(columns.count) column chunks for \(leaves.count) columns")
+                throw bad(groupOffset, "Parquet row group \(g) has \(columns.count) column chunks for \(leaves.count) columns")
             }
             guard Int(clamping: rows) <= totalRows - at else {
-                throw bad(0, "Parquet row groups hold more rows than the footer's \(totalRows)")
+                throw bad(groupOffset, "Parquet row groups hold more rows than the footer's \(totalRows)")
             }
             for (c, chunk) in columns.enumerated() {
-                guard let meta = chunk.fields?[3]?.fields else { throw bad(0, "Parquet column chunk \(c) of row group \(g) without metadata") }
-                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at)
+                guard let metaValue = chunk.fields?[3], let meta = metaValue.fields else {
+                    throw bad(chunk.offset ?? groupOffset, "Parquet column chunk \(c) of row group \(g) without metadata")
+                }
+                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at, metaOffset: metaValue.offset ?? groupOffset)
             }
             at += Int(rows)
         }
-        if at != totalRows { throw bad(0, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
+        if at != totalRows { throw bad(footerStart, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
     }
 
     /// The decoded dictionary of a chunk: raw PLAIN values, or codes of interned symbols.
@@ -133,17 +143,17 @@ struct ParquetDecoder {
         case symbols([Int32])
     }
 
-    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int) throws(InteropError) {
+    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int) throws(InteropError) {
         let leaf = leaves[c]
-        let codec = Int32(meta[4]?.int ?? 0)
+        let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
         guard codec == 0 || codec == 1 else { throw .unsupportedCodec(file: file, codec: ParquetFormat.codecName(codec) + " (Parquet column '\(leaf.name)')") }
         if let type = meta[1]?.int, type != Int64(leaf.physical.rawValue) {
-            throw bad(0, "Parquet column chunk of '\(leaf.name)' has type \(type), the schema says \(leaf.physical.rawValue)")
+            throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' has type \(type), the schema says \(leaf.physical.rawValue)")
         }
         let dataOffset = Int(clamping: meta[9]?.int ?? -1)
         var start = dataOffset
         if let d = meta[11]?.int, d > 0, Int(clamping: d) < start { start = Int(clamping: d) }
-        guard start >= 4, start < bytes.count else { throw bad(0, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file") }
+        guard start >= 4, start < bytes.count else { throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file") }
         var position = start
         var done = 0
         var dictionary: Dictionary?
@@ -159,7 +169,8 @@ struct ParquetDecoder {
             guard compressed <= Int64(bytes.count - bodyStart) else { throw .truncated(file: file, offset: bodyStart, needed: Int(compressed)) }
             let body = UnsafeRawBufferPointer(rebasing: bytes[bodyStart ..< bodyStart + Int(compressed)])
             position = bodyStart + Int(compressed)
-            switch Int32(type) {
+            do throws(InteropError) {
+            switch Int32(truncatingIfNeeded: type) {
             case ParquetFormat.PageType.dictionaryPage.rawValue:
                 let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
                 guard count >= 0, count <= Int(uncompressed) + 1 else { throw bad(bodyStart, "Parquet dictionary page of \(count) values") }
@@ -168,7 +179,7 @@ struct ParquetDecoder {
                     try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
                 }
             case ParquetFormat.PageType.dataPage.rawValue:
-                guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int, n64 >= 0, Int(n64) <= rows - done else {
+                guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done) else {
                     throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
                 }
                 let n = Int(n64)
@@ -184,12 +195,13 @@ struct ParquetDecoder {
                         valuesStart = 4 + len
                     }
                     try decodeValues(levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
-                                     encoding: Int32(encoding), dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
                 }
                 done += n
             case ParquetFormat.PageType.dataPageV2.rawValue:
-                guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int, n64 >= 0, Int(n64) <= rows - done,
-                      let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed else {
+                guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int32, n64 >= 0, n64 <= Int64(rows - done),
+                      let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed,
+                      defLength <= uncompressed else {
                     throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
                 }
                 let n = Int(n64)
@@ -200,13 +212,32 @@ struct ParquetDecoder {
                     : Array(rest)
                 try withInteropBytes(data) { d throws(InteropError) in
                     try decodeValues(levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
-                                     encoding: Int32(encoding), dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
+                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
                 }
                 done += n
             default:
                 continue  // index pages and unknown pages carry no values
             }
+            } catch {
+                throw pageError(error, page: bodyStart ..< position, compressed: codec != 0, column: leaf.name)
+            }
         }
+    }
+
+    /// An error inside a page, with an offset in the file: offsets into a decompressed page (which
+    /// are not file offsets) become the page's start, with the position in the page in the text.
+    func pageError(_ error: InteropError, page: Range<Int>, compressed: Bool, column: String) -> InteropError {
+        let offset: Int, detail: String
+        switch error {
+        case let .truncated(_, o, needed): (offset, detail) = (o, "needs \(needed) bytes past the end of its data")
+        case let .malformed(_, o, d): (offset, detail) = (o, d)
+        default: return error
+        }
+        // Offsets of uncompressed pages and of Snappy's own errors are file offsets already.
+        if page.contains(offset) && (!compressed || detail.hasPrefix("Snappy")) { return error }
+        let where_ = compressed ? "byte \(offset - page.lowerBound) of the decompressed page" : "the page"
+        return .malformed(file: file, offset: page.lowerBound,
+                          detail: "in the \(compressed ? "Snappy-compressed " : "")page of '\(column)' (\(page.count) bytes), at \(where_): \(detail)")
     }
 
     func decompress(_ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int) throws(InteropError) -> [UInt8] {
@@ -249,6 +280,9 @@ struct ParquetDecoder {
                 try levelsOut.withUnsafeMutableBufferPointer { p throws(InteropError) in try d.decode(count: n, into: p.baseAddress!) }
                 defined = levelsOut
             }
+        }
+        if let defined, let i = defined.firstIndex(where: { $0 > 1 }) {
+            throw bad(fileOffset, "Parquet definition level \(defined[i]) in row \(row + i) of '\(leaf.name)' (a flat column has levels 0 and 1)")
         }
         let k = defined.map { $0.reduce(0) { $0 + Int($1) } } ?? n
         if let defined, k < n {

@@ -9,7 +9,7 @@ import Glibc
 ///     try writer.write(toFile: "quotes.parquet")
 ///     try writer.writePartitionedByYear(toDirectory: "quotes")   // quotes/year=2014/part-00000.parquet
 ///
-/// The file (format version 2, layout in docs/INTEROP.md): rows sorted by (ticker, date) — tickers by
+/// The file (format version 2; how other engines read it: docs/SCALING.md): rows sorted by (ticker, date) — tickers by
 /// their UTF-8 bytes, as Parquet orders byte arrays — in row groups of `rowGroupRows`; columns
 /// `ticker` (required UTF-8 byte array, dictionary-encoded: a sorted dictionary page, then indices
 /// as RLE runs), `date` (required INT32 with the DATE logical type), and every value column by its
@@ -44,10 +44,11 @@ public struct ParquetWriter {
         var rows: Range<Int>
     }
 
-    /// Writes one file at `path`, atomically (temporary, fsync, rename).
+    /// Writes one file at `path` through a `ReplacementFile` (a locked temporary, fsync, rename;
+    /// the replaced file's permissions kept).
     public func write(toFile path: String, durable: Bool = true) throws(InteropError) {
         let segments = Self.segments(of: table, order: tickerOrder(), year: nil)
-        try AtomicFileWriter.write(to: path, durable: durable) { output throws(InteropError) in
+        try ReplacementFile.write(to: path, durable: durable) { output throws(InteropError) in
             try write(segments: segments, to: output)
         }
     }
@@ -66,23 +67,22 @@ public struct ParquetWriter {
         var years = Set<Int>()
         table.dates.withUnsafeBufferPointer { d in
             for t in table.tickers where t.rowCount > 0 {
-                let first = CivilDate.components(ofDay: d[t.firstRow]).year
-                let last = CivilDate.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
+                let first = Day.components(ofDay: d[t.firstRow]).year
+                let last = Day.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
                 for y in first ... last { years.insert(y) }
             }
         }
-        try AtomicFileWriter.makeDirectories(directory)
+        try ReplacementFile.makeDirectories(directory, durable: durable)
         var written: [String] = []
         for year in years.sorted() {
             let segments = Self.segments(of: table, order: order, year: year)
             if segments.isEmpty { continue }
             let partition = directory + "/year=\(year)"
-            try AtomicFileWriter.makeDirectories(partition)
+            try ReplacementFile.makeDirectories(partition, durable: durable)
             let path = partition + "/part-00000.parquet"
-            try AtomicFileWriter.write(to: path, durable: durable) { output throws(InteropError) in
+            try ReplacementFile.write(to: path, durable: durable) { output throws(InteropError) in
                 try write(segments: segments, to: output)
             }
-            if durable { AtomicFileWriter.syncDirectory(directory) }
             written.append(path)
         }
         return written
@@ -101,8 +101,8 @@ public struct ParquetWriter {
         table.dates.withUnsafeBufferPointer { d in
             var lo: Int32 = .min, hi: Int32 = .max
             if let year {
-                lo = CivilDate.days(year: year, month: 1, day: 1) ?? .min
-                hi = CivilDate.days(year: year + 1, month: 1, day: 1) ?? .max
+                lo = Day.days(year: year, month: 1, day: 1) ?? .min
+                hi = Day.days(year: year + 1, month: 1, day: 1) ?? .max
             }
             for code in order {
                 let t = table.tickers[code]

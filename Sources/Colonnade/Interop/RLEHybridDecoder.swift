@@ -57,6 +57,7 @@ struct RLEHybridDecoder {
                 guard width <= bytes.count - position else { throw .truncated(file: file, offset: fileOffset + position, needed: width) }
                 var v: UInt32 = 0
                 for k in 0 ..< width { v |= UInt32(bytes[position + k]) << (8 * UInt32(k)) }
+                v &= UInt32(truncatingIfNeeded: mask)
                 position += width
                 guard run > 0 else { throw bad("empty run") }
                 let n = min(run, count - done)

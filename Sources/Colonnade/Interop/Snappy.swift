@@ -110,8 +110,14 @@ enum Snappy {
             shift += 7
             if b < 0x80 { break }
         }
-        if length > UInt64(Int32.max) || (expectedLength.map { UInt64($0) != length } ?? false) {
+        if length > UInt64(Int32.max) || (expectedLength.map { $0 < 0 || UInt64($0) != length } ?? false) {
             throw bad(0, "uncompressed length \(length), expected \(expectedLength.map(String.init) ?? "at most 2 GiB")")
+        }
+        // No element expands more than 64/3 times (a 3-byte copy of 64 bytes), so the rest of the
+        // input bounds the output. Checked before the output is allocated: a 5-byte block claiming
+        // 2 GiB must not allocate it.
+        if length > UInt64(input.count - i) * 22 {
+            throw bad(0, "uncompressed length \(length) from \(input.count - i) bytes of Snappy data (at most \((input.count - i) * 22))")
         }
         let total = Int(length)
         var out = [UInt8](repeating: 0, count: total)

@@ -6,14 +6,19 @@ indirect enum ThriftValue {
     case double(Double)
     case binary([UInt8])
     case list([ThriftValue])
-    case structure([Int16: ThriftValue])
+    /// A struct's fields by id, and the absolute file offset where the struct starts.
+    case structure([Int16: ThriftValue], offset: Int)
     case map
 
     var int: Int64? { if case .int(let v) = self { return v }; return nil }
     var binary: [UInt8]? { if case .binary(let v) = self { return v }; return nil }
     var string: String? { binary.map { String(decoding: $0, as: UTF8.self) } }
     var list: [ThriftValue]? { if case .list(let v) = self { return v }; return nil }
-    var fields: [Int16: ThriftValue]? { if case .structure(let v) = self { return v }; return nil }
+    var fields: [Int16: ThriftValue]? { if case .structure(let v, _) = self { return v }; return nil }
+    /// Where a struct starts in the file (nil for other values).
+    var offset: Int? { if case .structure(_, let o) = self { return o }; return nil }
+    /// The value as an `Int32`, nil when absent, not an integer or out of range.
+    var int32: Int32? { int.flatMap { Int32(exactly: $0) } }
     var bool: Bool? { if case .bool(let v) = self { return v }; return nil }
 }
 
@@ -133,7 +138,8 @@ struct ThriftCompactReader {
             }
             return .map
         case 12:
-            return .structure(try readStruct(depth: depth + 1))
+            let start = fileOffset + position
+            return .structure(try readStruct(depth: depth + 1), offset: start)
         default:
             throw bad("unknown type \(type)")
         }

@@ -3,7 +3,7 @@
 /// The loop shape the optimizer vectorizes (docs/ARCHITECTURE.md, "Kernels"): bounds in locals, a plain
 /// loop over an unsafe pointer, each result turned into 0 or 1 with `?:` and combined with `&`
 /// (never `&&`), shifted into place, 64 per word. The generic body below is *scalar* and always
-/// inlined into a concrete entry point per element type (`Double._evaluateRange`, …), so every
+/// inlined into a concrete entry point per element type (`Double._evaluateRange`, …, internal), so every
 /// comparison is the concrete type's own; no generic SIMD code is involved.
 public enum RangeKernels {
     /// Evaluates `bounds` over `values` and writes, intersects or unions the results into `words`.
@@ -20,7 +20,32 @@ public enum RangeKernels {
                                                   into words: UnsafeMutableBufferPointer<UInt64>, mode: MaskWriteMode) {
         precondition(words.count >= (values.count + 63) >> 6, "mask too short for values")
         guard let base = values.baseAddress, let out = words.baseAddress else { return }
-        T._evaluateRange(bounds, base, count: values.count, out, mode)
+        _evaluate(bounds, base, count: values.count, out, mode)
+    }
+
+    /// Calls the concrete kernel of `T` (`Double._evaluateRange`, …). `T.elementType` is a
+    /// constant once specialised, so the switch folds away and the call is direct.
+    /// - Precondition: `values` and `words` hold `count` values and `(count + 63) / 64` words.
+    @inline(__always) @usableFromInline
+    static func _evaluate<T: ColumnElement>(_ bounds: RangeBounds<T>, _ values: UnsafePointer<T>, count: Int,
+                                            _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+        let raw = UnsafeRawPointer(values)
+        // Safe: each case runs only when T is that very type (one conforming type per ElementType),
+        // so the casts change nothing but the static type.
+        switch T.elementType {
+        case .int32:
+            Int32._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Int32>.self), raw.assumingMemoryBound(to: Int32.self),
+                                 count: count, words, mode)
+        case .int64:
+            Int64._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Int64>.self), raw.assumingMemoryBound(to: Int64.self),
+                                 count: count, words, mode)
+        case .float32:
+            Float._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Float>.self), raw.assumingMemoryBound(to: Float.self),
+                                 count: count, words, mode)
+        case .float64:
+            Double._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Double>.self), raw.assumingMemoryBound(to: Double.self),
+                                  count: count, words, mode)
+        }
     }
 
     /// The body every concrete `_evaluateRange` inlines: picks the comparison shape once, outside
@@ -156,7 +181,8 @@ public enum RangeKernels {
 
 extension Int32 {
     /// Concrete range kernel for Int32; see `RangeKernels.evaluate`.
-    public static func _evaluateRange(_ bounds: RangeBounds<Int32>, _ values: UnsafePointer<Int32>, count: Int,
+    @usableFromInline
+    static func _evaluateRange(_ bounds: RangeBounds<Int32>, _ values: UnsafePointer<Int32>, count: Int,
                                       _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
@@ -164,7 +190,8 @@ extension Int32 {
 
 extension Int64 {
     /// Concrete range kernel for Int64; see `RangeKernels.evaluate`.
-    public static func _evaluateRange(_ bounds: RangeBounds<Int64>, _ values: UnsafePointer<Int64>, count: Int,
+    @usableFromInline
+    static func _evaluateRange(_ bounds: RangeBounds<Int64>, _ values: UnsafePointer<Int64>, count: Int,
                                       _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
@@ -172,7 +199,8 @@ extension Int64 {
 
 extension Float {
     /// Concrete range kernel for Float32; see `RangeKernels.evaluate`.
-    public static func _evaluateRange(_ bounds: RangeBounds<Float>, _ values: UnsafePointer<Float>, count: Int,
+    @usableFromInline
+    static func _evaluateRange(_ bounds: RangeBounds<Float>, _ values: UnsafePointer<Float>, count: Int,
                                       _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
@@ -180,7 +208,8 @@ extension Float {
 
 extension Double {
     /// Concrete range kernel for Float64; see `RangeKernels.evaluate`.
-    public static func _evaluateRange(_ bounds: RangeBounds<Double>, _ values: UnsafePointer<Double>, count: Int,
+    @usableFromInline
+    static func _evaluateRange(_ bounds: RangeBounds<Double>, _ values: UnsafePointer<Double>, count: Int,
                                       _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
         RangeKernels._run(bounds, values, count, words, mode)
     }

@@ -59,7 +59,7 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             case "max": function = .max
             case "mean", "avg", "average": function = .mean
             default:
-                throw QueryError("unknown aggregate '\(name)'", line: 1, column: position,
+                throw QueryError("unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position,
                                  suggestions: Suggestions.closest(to: lowered, among: ["count", "sum", "min", "max", "avg", "mean"]))
             }
             if function != .count && argument == nil {
@@ -139,7 +139,7 @@ extension Selection {
         for a in aggregates {
             guard let name = a.column else { columnOf.append(nil); continue }
             guard let i = table.columnIndex(named: name) else {
-                throw QueryError("unknown column '\(name)' in \(a)",
+                throw QueryError("unknown column '\(name)' in \(a)", kind: .unknownColumn,
                                  suggestions: Suggestions.closest(to: name, among: table.schema.map(\.identifier)))
             }
             columnOf.append(i)

@@ -120,7 +120,7 @@ struct Evaluator {
                 // Safe: end <= rowCount == values.count; o has `words` words in the chunk's mask.
                 let v = values.baseAddress! + start
                 guard let validity else {
-                    T._evaluateRange(bounds, v, count: n, o, mode)
+                    RangeKernels._evaluate(bounds, v, count: n, o, mode)
                     return
                 }
                 validity.withUnsafeWords { valid in
@@ -130,12 +130,12 @@ struct Evaluator {
                         while done < words {  // through the chunk-sized scratch, a chunk at a time
                             let part = min(words - done, chunkWords)
                             let tmp = scratch.words(depth)
-                            T._evaluateRange(bounds, v + done * 64, count: min(n - done * 64, part * 64), tmp, .store)
+                            RangeKernels._evaluate(bounds, v + done * 64, count: min(n - done * 64, part * 64), tmp, .store)
                             for i in 0 ..< part { o[done + i] |= tmp[i] & vw[done + i] }
                             done += part
                         }
                     } else {
-                        T._evaluateRange(bounds, v, count: n, o, mode)
+                        RangeKernels._evaluate(bounds, v, count: n, o, mode)
                         for i in 0 ..< words { o[i] &= vw[i] }
                     }
                 }

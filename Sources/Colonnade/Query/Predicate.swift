@@ -52,33 +52,6 @@ extension RowPredicate {
     public static prefix func ! (p: RowPredicate) -> RowPredicate { .not(p) }
 }
 
-/// A calendar day, for building date predicates in Swift.
-public struct Day: Sendable, Hashable, Comparable {
-    /// Days since 1970-01-01.
-    public var daysSinceEpoch: Int32
-
-    /// The day `year-month-day`.
-    /// - Precondition: the date exists in the proleptic Gregorian calendar.
-    public init(_ year: Int, _ month: Int, _ day: Int) {
-        guard let d = CivilDate.days(year: year, month: month, day: day) else {
-            preconditionFailure("invalid date \(year)-\(month)-\(day)")
-        }
-        daysSinceEpoch = d
-    }
-
-    /// The day written `YYYY-MM-DD`, or nil.
-    public init?(_ text: String) {
-        guard let d = CivilDate.parseDay(text) else { return nil }
-        daysSinceEpoch = d
-    }
-
-    /// A day from its number of days since 1970-01-01.
-    public init(daysSinceEpoch: Int32) { self.daysSinceEpoch = daysSinceEpoch }
-
-    /// Earlier days sort first.
-    public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
-}
-
 /// A column named in a Swift-built predicate.
 ///
 ///     Field("close") > 60                  // .range(column: "close", bounds: .greater(than: 60))

@@ -2,6 +2,23 @@
 ///
 ///     unknown column 'hihg' at 1:6, did you mean 'high'?
 public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of mistake it is, for callers that react to one kind (a tool's hint, say)
+    /// without reading the message.
+    public enum Kind: Sendable, Hashable {
+        /// The text does not follow the grammar: an unexpected token, a malformed number or date,
+        /// an unclosed parenthesis or quote.
+        case syntax
+        /// A name that is not a column of the table (`suggestions` holds close matches).
+        case unknownColumn
+        /// A name that is not an aggregate function.
+        case unknownAggregate
+        /// A column compared with the wrong kind of value (a date with a number, tickers with `<`),
+        /// or a comparison the engine does not support (two columns).
+        case typeMismatch
+    }
+
+    /// What kind of mistake it is.
+    public var kind: Kind
     /// What is wrong, without the position.
     public var message: String
     /// 1-based line and column in the expression text, nil for Swift-built predicates.
@@ -14,7 +31,9 @@ public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     public var suggestions: [String]
 
     /// An error with an optional position.
-    public init(_ message: String, line: Int? = nil, column: Int? = nil, offset: Int? = nil, suggestions: [String] = []) {
+    public init(_ message: String, kind: Kind = .syntax, line: Int? = nil, column: Int? = nil, offset: Int? = nil,
+                suggestions: [String] = []) {
+        self.kind = kind
         self.message = message
         self.line = line
         self.column = column

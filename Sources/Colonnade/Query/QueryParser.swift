@@ -105,18 +105,18 @@ public struct QueryParser: Sendable {
             return t
         }
 
-        func error(_ message: String, at token: Token, suggestions: [String] = []) -> QueryError {
-            error(message, offset: token.offset, suggestions: suggestions)
+        func error(_ message: String, _ kind: QueryError.Kind = .syntax, at token: Token, suggestions: [String] = []) -> QueryError {
+            error(message, kind, offset: token.offset, suggestions: suggestions)
         }
 
-        func error(_ message: String, offset: Int, suggestions: [String] = []) -> QueryError {
+        func error(_ message: String, _ kind: QueryError.Kind = .syntax, offset: Int, suggestions: [String] = []) -> QueryError {
             var line = 1, lineStart = 0
             for i in 0 ..< min(offset, bytes.count) where bytes[i] == UInt8(ascii: "\n") {
                 line += 1
                 lineStart = i + 1
             }
             let column = String(decoding: bytes[lineStart ..< min(offset, bytes.count)], as: UTF8.self).count + 1
-            return QueryError(message, line: line, column: column, offset: offset, suggestions: suggestions)
+            return QueryError(message, kind: kind, line: line, column: column, offset: offset, suggestions: suggestions)
         }
 
         // MARK: Lexing
@@ -136,7 +136,7 @@ public struct QueryParser: Sendable {
                         var j = i
                         while j < n && (isDigit(bytes[j]) || bytes[j] == 45) { j += 1 }
                         let text = String(decoding: bytes[i ..< j], as: UTF8.self)
-                        guard let day = CivilDate.parseDay(text) else {
+                        guard let day = Day(text)?.daysSinceEpoch else {
                             throw error("invalid date '\(text)' (expected YYYY-MM-DD)", offset: start)
                         }
                         tokens.append(Token(kind: .date(day), offset: start, length: j - i))
@@ -368,7 +368,7 @@ public struct QueryParser: Sendable {
             case .date(let d): return .day(d)
             case .text(let s):
                 if let left, case .date = left {
-                    guard let d = CivilDate.parseDay(s) else { throw error("invalid date '\(s)' (expected YYYY-MM-DD)", at: t) }
+                    guard let d = Day(s)?.daysSinceEpoch else { throw error("invalid date '\(s)' (expected YYYY-MM-DD)", at: t) }
                     return .day(d)
                 }
                 return .text(s)
@@ -388,7 +388,7 @@ public struct QueryParser: Sendable {
                 if parser.identifiers.contains(w) { return .value(name: w) }
                 if let i = parser.identifiers.firstIndex(where: { $0 == lower }) { return .value(name: parser.identifiers[i]) }
                 if let i = parser.sourceNames.firstIndex(of: w) { return .value(name: parser.identifiers[i]) }
-                throw error("unknown column '\(w)'", at: t,
+                throw error("unknown column '\(w)'", .unknownColumn, at: t,
                             suggestions: Suggestions.closest(to: w, among: parser.identifiers + ["date", "ticker"]))
             case .quoted(let q):
                 if isTickerContext { return .text(q) }
@@ -396,7 +396,7 @@ public struct QueryParser: Sendable {
                 if let i = parser.identifiers.firstIndex(of: q) { return .value(name: parser.identifiers[i]) }
                 if parser.dateNames.contains(q.lowercased()) { return .date }
                 if q.lowercased() == "ticker" { return .ticker }
-                throw error("unknown column \"\(q)\"", at: t,
+                throw error("unknown column \"\(q)\"", .unknownColumn, at: t,
                             suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map { "\"\($0)\"" })
             case .end:
                 throw error("unexpected end of expression, expected a column or a value", at: t)
@@ -409,7 +409,7 @@ public struct QueryParser: Sendable {
         func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
                     _ value: Operand, _ valueToken: Token) throws(QueryError) -> RowPredicate {
             if State.isValue(column) == false && State.isValue(value) == false {
-                throw error("comparing two columns is not supported; compare a column with a number or a date", at: valueToken)
+                throw error("comparing two columns is not supported; compare a column with a number or a date", .typeMismatch, at: valueToken)
             }
             switch op {
             case "<": return try compare(column, columnToken, lower: nil, upper: (value, valueToken, false))
@@ -437,7 +437,7 @@ public struct QueryParser: Sendable {
                 func number(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Double? {
                     guard let b else { return nil }
                     guard case .number(let x) = b.0 else {
-                        throw error("column '\(name)' holds numbers; expected a number", at: b.1)
+                        throw error("column '\(name)' holds numbers; expected a number", .typeMismatch, at: b.1)
                     }
                     return x
                 }
@@ -447,13 +447,13 @@ public struct QueryParser: Sendable {
             case .date:
                 func day(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Int32? {
                     guard let b else { return nil }
-                    guard case .day(let d) = b.0 else { throw error("expected a date YYYY-MM-DD", at: b.1) }
+                    guard case .day(let d) = b.0 else { throw error("expected a date YYYY-MM-DD", .typeMismatch, at: b.1) }
                     return d
                 }
                 return .dates(RangeBounds(lower: try day(lower), lowerInclusive: lower?.2 ?? false,
                                           upper: try day(upper), upperInclusive: upper?.2 ?? false))
             case .ticker:
-                throw error("tickers compare only with =, != or in (…)", at: lower?.1 ?? upper?.1 ?? columnToken)
+                throw error("tickers compare only with =, != or in (…)", .typeMismatch, at: lower?.1 ?? upper?.1 ?? columnToken)
             default:
                 throw error("expected a column", at: columnToken)
             }

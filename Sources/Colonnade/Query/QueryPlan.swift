@@ -44,11 +44,11 @@ extension QuoteTable {
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .range(name, bounds):
             if name == "date" || name == dateColumnName {
-                throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers")
+                throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers", kind: .typeMismatch)
             }
             guard let index = columnIndex(named: name) else {
                 let candidates = schema.map(\.identifier) + ["date", "ticker"]
-                throw QueryError("unknown column '\(name)'", suggestions: Suggestions.closest(to: name, among: candidates))
+                throw QueryError("unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
             }
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             let leaves = parts.map { PlanNode.range(column: index, bounds: QuoteTable.typed($0, for: columns[index].elementType)) }

@@ -216,6 +216,10 @@ struct SnapshotFooter: Sendable, Equatable {
         var r = try required(SnapshotFormat.Tag.schema)
         let dateColumnName = try r.readString("date column name")
         let columnCount = try r.readCount32("column count", minimumItemBytes: 9)
+        guard columnCount <= QuoteTable.maximumColumnCount else {
+            throw r.fail("\(columnCount) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
+        }
+        let dateIdentifier = ColumnDescriptor.identifier(for: dateColumnName)
         var schema = [ColumnDescriptor]()
         var identifiers = Set<String>()
         for i in 0 ..< columnCount {
@@ -223,6 +227,9 @@ struct SnapshotFooter: Sendable, Equatable {
             let identifier = try r.readString("identifier of column \(i)")
             let raw = try r.readUInt8("type of column \(i)")
             guard let type = ElementType(rawValue: raw) else { throw r.fail("column \(name) has unknown element type \(raw)") }
+            if let reason = ColumnDescriptor.unusableIdentifierReason(identifier, dateColumnIdentifier: dateIdentifier) {
+                throw r.fail("column \(i) (\(name)): \(reason)")
+            }
             guard identifiers.insert(identifier).inserted else { throw r.fail("two columns have the identifier \(identifier)") }
             var d = ColumnDescriptor(name: name, type: type)
             d.identifier = identifier

@@ -16,7 +16,7 @@ extension QuoteTable {
     /// - Parameters:
     ///   - path: the snapshot file.
     ///   - verify: also hash every payload and compare with its stored checksum, and check that
-    ///     dates ascend within each ticker (reads every byte; several GB/s on two cores). With
+    ///     dates ascend within each ticker (reads every byte; warm and cold figures in docs/BENCHMARKS.md). With
     ///     `false`, the structure and the footer checksum are still checked, and validity padding
     ///     bits too, but damage inside a payload goes unnoticed.
     /// - Throws: `SnapshotError` naming the file and the section at fault.
@@ -313,8 +313,8 @@ struct SnapshotReader {
                                                        _ validity: UnsafePointer<UInt64>?, _ scratch: UnsafeMutablePointer<UInt64>) -> Bool {
         let words = (count + 63) >> 6
         let inRange = scratch, known = scratch + words
-        T._evaluateRange(.closed(s.minimums[block], s.maximums[block]), values + lo, count: count, inRange, .store)
-        T._evaluateRange(.any, values + lo, count: count, known, .store)  // not NaN
+        RangeKernels._evaluate(.closed(s.minimums[block], s.maximums[block]), values + lo, count: count, inRange, .store)
+        RangeKernels._evaluate(.any, values + lo, count: count, known, .store)  // not NaN
         var knownCount = 0, outside: UInt64 = 0
         for w in 0 ..< words {
             var k = known[w]
@@ -388,7 +388,7 @@ struct SnapshotReader {
                     found += 1
                     if found > limit { continue }
                     let what = d[r] == d[r - 1] ? "repeats" : "is before"
-                    let detail = "date \(CivilDate.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(CivilDate.format(day: d[r - 1]))"
+                    let detail = "date \(Day.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(Day.format(day: d[r - 1]))"
                     out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: r,
                                                error: .inconsistentData(file: path, section: "payload", detail: detail)))
                 }

@@ -54,6 +54,8 @@ struct SnapshotWriter {
     }
 
     func save(durable: Bool) throws(SnapshotError) {
+        // Never write a file this reader would refuse: the same schema rules as the loader.
+        if let problem = Self.schemaProblem(table) { throw .inconsistentData(file: path, section: "SCHM", detail: problem) }
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw SnapshotError(error, file: path) }
 
@@ -102,6 +104,20 @@ struct SnapshotWriter {
             throw error
         }
         do { try file.commit(durable: durable) } catch { throw SnapshotError(error, file: path) }
+    }
+
+    /// Why the reader would refuse `table`'s schema (too many columns, an unusable identifier).
+    static func schemaProblem(_ table: QuoteTable) -> String? {
+        if table.schema.count > QuoteTable.maximumColumnCount {
+            return "\(table.schema.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)"
+        }
+        let dateIdentifier = ColumnDescriptor.identifier(for: table.dateColumnName)
+        for d in table.schema {
+            if let reason = ColumnDescriptor.unusableIdentifierReason(d.identifier, dateColumnIdentifier: dateIdentifier) {
+                return "column \(d.name): \(reason)"
+            }
+        }
+        return nil
     }
 
     static func valueStorage(_ column: AnyColumn) -> (ColumnStorage, Int) {

@@ -89,7 +89,7 @@ public struct QuoteGenerator: Sendable {
         }
         let metadata = ["source": "synthetic sample", "generator": "colonnade QuoteGenerator",
                         "seed": String(seed), "tickers": String(tickers), "days": String(days),
-                        "start": CivilDate.format(day: start)]
+                        "start": Day.format(day: start)]
         dates.computeSummaries()
         do {
             var table = try QuoteTable(schema: schema, columns: columns, dates: dates, tickers: entries,

@@ -7,14 +7,14 @@ import Colonnade
 /// option keeps its last value (as git does, so aliases can override); `--` ends the options.
 /// A value may begin with `-` (`--sort -date`) unless it begins with `--` or is one of the
 /// command's short options: then the option is taken to be missing its value.
-public enum ArgumentParser {
+enum ArgumentParser {
     /// Parses `arguments` (everything after the subcommand's name).
     ///
     /// - Returns: The validated arguments.
     /// - Throws: The first ``UsageError`` found, left to right, then required options, then
     ///   constraints in declaration order.
     /// - Complexity: O(*n* · *k*) for *n* arguments and *k* declared options.
-    public static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
         var given: [String: [String]] = [:]
         var positionals: [String] = []
         var index = arguments.startIndex

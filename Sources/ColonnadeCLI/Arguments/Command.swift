@@ -19,7 +19,7 @@
 /// stderr and exit status 1, through ``ErrorReport`` — conform an error type to
 /// ``CLIReportableError`` to choose its words; throw ``UsageError`` for a command-line mistake
 /// the spec could not catch (exit status 2, with the usage line).
-public protocol Command {
+protocol Command {
     /// The declaration: name, help text, options, constraints.
     var spec: CommandSpec { get }
 
@@ -31,29 +31,29 @@ public protocol Command {
 }
 
 /// The exit statuses `colonnade` uses.
-public enum ExitStatus {
+enum ExitStatus {
     /// The command did what was asked (also when a reader closed the output pipe early).
-    public static let success: Int32 = 0
+    static let success: Int32 = 0
     /// A runtime failure: a missing file, a corrupt snapshot, a network error.
-    public static let failure: Int32 = 1
+    static let failure: Int32 = 1
     /// A command-line mistake: unknown option, bad value, missing argument.
-    public static let usage: Int32 = 2
+    static let usage: Int32 = 2
 }
 
 /// What a command may touch of its process, passed in so tests can run commands in-process
 /// with captured output, a chosen environment and a chosen working directory.
-public struct CommandContext {
+struct CommandContext {
     /// Where data goes (rows, help text, the version).
-    public var standardOutput: any OutputWriter
+    var standardOutput: any OutputWriter
     /// Where messages go (errors, warnings, progress, `--timing`).
-    public var standardError: any OutputWriter
+    var standardError: any OutputWriter
     /// Environment variables (for example an API key).
-    public var environment: [String: String]
+    var environment: [String: String]
     /// The directory relative paths are resolved against; absolute.
-    public var currentDirectory: String
+    var currentDirectory: String
 
     /// Creates a context.
-    public init(
+    init(
         standardOutput: any OutputWriter,
         standardError: any OutputWriter,
         environment: [String: String],
@@ -67,14 +67,14 @@ public struct CommandContext {
 
     /// `path` made absolute against ``currentDirectory`` (unchanged when already absolute).
     /// `-` is returned as is: by convention it means standard input or output.
-    public func resolve(_ path: String) -> String {
+    func resolve(_ path: String) -> String {
         if path.hasPrefix("/") || path == "-" { return path }
         let base = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
         return base + path
     }
 
     /// Writes `warning: message` on its own line to standard error, ignoring failures to do so.
-    public func warn(_ message: String) {
+    func warn(_ message: String) {
         try? standardError.writeLine("warning: " + message)
     }
 }

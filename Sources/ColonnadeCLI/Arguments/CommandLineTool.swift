@@ -7,21 +7,21 @@ import Colonnade
 /// `colonnade filter … | head`), 1 when a command fails, 2 for a command-line mistake.
 /// Every failure is reported on standard error as one `error:` line, a `hint:` line when there
 /// is an obvious next step, and for a command-line mistake the usage line.
-public struct CommandLineTool {
+struct CommandLineTool {
     /// The name the tool is invoked as, in usage lines and messages.
-    public static let programName = "colonnade"
+    static let programName = "colonnade"
 
     /// Printed by `--version`.
-    public var version: String
+    var version: String
     /// One line for the top of `colonnade help`.
-    public var abstract: String
+    var abstract: String
     /// The subcommands, in the order `colonnade help` lists them.
-    public var commands: [any Command]
+    var commands: [any Command]
 
     /// Creates a tool.
     ///
     /// - Precondition: command names are unique.
-    public init(version: String, abstract: String, commands: [any Command]) {
+    init(version: String, abstract: String, commands: [any Command]) {
         self.version = version
         self.abstract = abstract
         self.commands = commands
@@ -32,7 +32,7 @@ public struct CommandLineTool {
     ///
     /// Flushes `context.standardOutput` before returning.
     /// - Returns: The exit status (see ``ExitStatus``).
-    public func run(_ arguments: [String], context: CommandContext) -> Int32 {
+    func run(_ arguments: [String], context: CommandContext) -> Int32 {
         var spec: CommandSpec?
         do {
             let status = try dispatch(arguments, context: context, command: &spec)

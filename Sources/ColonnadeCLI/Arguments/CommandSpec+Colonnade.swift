@@ -34,7 +34,7 @@ extension CommandSpec {
     }
 
     /// `colonnade filter`: the query command.
-    public static let filter = CommandSpec(
+    static let filter = CommandSpec(
         name: "filter",
         abstract: "Select the quote rows that match a predicate; print, count or aggregate them.",
         discussion: """
@@ -43,7 +43,8 @@ extension CommandSpec {
             other characters turned into '_' (Adj. Close is adj_close); ticker and date always exist.
 
             With --timing, one JSON object goes to standard error: load_ms, query_ms (the median \
-            of --repeat runs of the query alone), repeat, rows, matched, threads.
+            of --repeat runs of the query alone, after one untimed warm-up run when --repeat is \
+            given), repeat, warmup, rows, matched, threads.
             """,
         options: [
             snapshot("Snapshot file to query."),
@@ -67,7 +68,7 @@ extension CommandSpec {
             OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
             OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
             OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
-                       abstract: "Run the query N times (for --timing)."),
+                       abstract: "Run the query N times after one untimed warm-up run (for --timing)."),
             OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
                        abstract: "Use at most N threads (default: one per core)."),
             OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots."),
@@ -87,7 +88,7 @@ extension CommandSpec {
     )
 
     /// `colonnade info`: what a snapshot holds.
-    public static let info = CommandSpec(
+    static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
         options: [
@@ -99,7 +100,7 @@ extension CommandSpec {
     )
 
     /// `colonnade verify`: check a snapshot's integrity.
-    public static let verify = CommandSpec(
+    static let verify = CommandSpec(
         name: "verify",
         abstract: "Check a snapshot's structure and checksums; exit status 1 if it is damaged.",
         options: [snapshot("Snapshot file to check.")],
@@ -107,7 +108,7 @@ extension CommandSpec {
     )
 
     /// `colonnade generate`: seeded synthetic quotes.
-    public static let generate = CommandSpec(
+    static let generate = CommandSpec(
         name: "generate",
         abstract: "Generate synthetic daily quotes, reproducibly from a seed.",
         discussion: "Write them to exactly one destination: a snapshot, a directory of JSON "
@@ -134,7 +135,7 @@ extension CommandSpec {
     )
 
     /// `colonnade export`: stream rows out of a snapshot.
-    public static let export = CommandSpec(
+    static let export = CommandSpec(
         name: "export",
         abstract: "Write a snapshot's rows (or those matching --where) as CSV, NDJSON, Arrow IPC or Parquet.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
@@ -165,7 +166,7 @@ extension CommandSpec {
     )
 
     /// `colonnade import`: load quote files into a snapshot.
-    public static let importFiles = CommandSpec(
+    static let importFiles = CommandSpec(
         name: "import",
         abstract: "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
         discussion: "Arrow (.arrow, .arrows, .feather) and Parquet (.parquet) files from pyarrow, Polars, DuckDB or "
@@ -198,7 +199,7 @@ extension CommandSpec {
         abstract: "Refuse a zip member that inflates to more than this many MiB.")
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
-    public static let fetch = CommandSpec(
+    static let fetch = CommandSpec(
         name: "fetch",
         abstract: "Download daily quotes from Nasdaq Data Link into a snapshot.",
         discussion: "The API key is read from --api-key-file, else from the environment "
@@ -232,6 +233,9 @@ extension CommandSpec {
             OptionSpec("base-url", value: "URL",
                        abstract: "API base URL, for a mirror or a test server (default $COLONNADE_BASE_URL, else https://data.nasdaq.com)."),
             OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
+            OptionSpec("timeout", value: "SECONDS", kind: .integer(minimum: 1), defaultValue: "300",
+                       abstract: "Give up on a request (all its retries included) not complete after this long; a stalled "
+                           + "connection fails after 60 s without data."),
             OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
             OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
             noWaitOption,
@@ -253,5 +257,7 @@ extension CommandSpec {
     )
 
     /// Every command colonnade declares, in `colonnade help` order.
-    public static let colonnadeCommands: [CommandSpec] = [filter, info, verify, generate, export, importFiles, fetch]
+    static var colonnadeCommands: [CommandSpec] {
+        CommandLineTool.colonnade.commands.map(\.spec).filter { $0.listing != .hidden }
+    }
 }

@@ -3,9 +3,9 @@
 extension CommandSpec {
     /// The full help text for `colonnade help NAME` and `colonnade NAME --help`: overview,
     /// discussion, usage, arguments, options (aligned, wrapped at 80 columns) and examples.
-    public func helpText(programName: String = CommandLineTool.programName) -> String {
+    func helpText(programName: String = CommandLineTool.programName) -> String {
         var sections: [String] = []
-        sections.append(wrap("OVERVIEW: " + abstract + (listing == .coming ? " (coming)" : ""), indent: 0))
+        sections.append(wrap("OVERVIEW: " + abstract, indent: 0))
         if !discussion.isEmpty {
             sections.append(formatDiscussion(discussion))
         }
@@ -24,7 +24,7 @@ extension CommandSpec {
 
     /// `USAGE: colonnade filter [--snapshot PATH] …`, every option shown, wrapped under the
     /// command name.
-    public func usageSynopsis(programName: String = CommandLineTool.programName) -> String {
+    func usageSynopsis(programName: String = CommandLineTool.programName) -> String {
         let lead = "USAGE: \(programName) \(name)"
         let parts = positionals.map(\.synopsis) + optionSynopses(includeOptional: true)
         return wrapWords(parts, lead: lead, continuation: String(repeating: " ", count: lead.count + 1))
@@ -32,7 +32,7 @@ extension CommandSpec {
 
     /// One line for error messages: the command, its positionals and required options, and
     /// `[options]` for the rest (`colonnade import FILE... [options]`).
-    public func compactUsage(programName: String = CommandLineTool.programName) -> String {
+    func compactUsage(programName: String = CommandLineTool.programName) -> String {
         var parts = [programName, name] + positionals.map(\.synopsis) + optionSynopses(includeOptional: false)
         if options.contains(where: { !$0.isRequired && !isInExactlyOneGroup($0.name) }) {
             parts.append("[options]")
@@ -96,11 +96,11 @@ extension CommandSpec {
 }
 
 extension CommandLineTool {
-    /// The help text for `colonnade help` and `colonnade --help`: the listed commands (those
-    /// not yet usable marked "(coming)") and the global options.
-    public func helpText() -> String {
+    /// The help text for `colonnade help` and `colonnade --help`: the listed commands and the
+    /// global options.
+    func helpText() -> String {
         let listed = commands.map(\.spec).filter { $0.listing != .hidden }
-        let rows = listed.map { spec in (spec.name, (spec.listing == .coming ? "(coming) " : "") + spec.abstract) }
+        let rows = listed.map { spec in (spec.name, spec.abstract) }
         return """
         \(Self.programName) \(version) — \(abstract)
 

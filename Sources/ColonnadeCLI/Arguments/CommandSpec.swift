@@ -9,39 +9,37 @@
 ///
 /// Option names are given without dashes; the parser, the accessors of ``ParsedArguments`` and
 /// the constraints all use that bare name (`"limit"` for `--limit`).
-public struct CommandSpec: Sendable {
+struct CommandSpec: Sendable {
     /// Whether and how the command appears in `colonnade help`.
-    public enum Listing: Sendable {
+    enum Listing: Sendable {
         /// Listed normally.
         case shown
-        /// Listed with a "(coming)" mark: declared, but not usable yet.
-        case coming
         /// Not listed (internal commands such as `_selftest-output`); still runs and has help.
         case hidden
     }
 
     /// The subcommand's name as typed (`filter`).
-    public var name: String
+    var name: String
     /// One sentence for the command list and the top of the help text.
-    public var abstract: String
+    var abstract: String
     /// Paragraphs shown after the usage line; may be empty.
-    public var discussion: String
+    var discussion: String
     /// Positional arguments, in order. Only the last may repeat.
-    public var positionals: [PositionalSpec]
+    var positionals: [PositionalSpec]
     /// Options, in the order the help text lists them.
-    public var options: [OptionSpec]
+    var options: [OptionSpec]
     /// Relations between options, checked after every option has parsed.
-    public var constraints: [OptionConstraint]
+    var constraints: [OptionConstraint]
     /// Complete command lines (without the leading `colonnade`) shown under EXAMPLES.
-    public var examples: [String]
+    var examples: [String]
     /// How `colonnade help` lists the command.
-    public var listing: Listing
+    var listing: Listing
 
     /// Declares a command.
     ///
     /// - Precondition: option names and short names are unique; only the last positional repeats;
     ///   every option a constraint names is declared.
-    public init(
+    init(
         name: String,
         abstract: String,
         discussion: String = "",
@@ -71,12 +69,12 @@ public struct CommandSpec: Sendable {
     }
 
     /// The option declared as `--name`, if any.
-    public func option(named name: String) -> OptionSpec? {
+    func option(named name: String) -> OptionSpec? {
         options.first { $0.name == name }
     }
 
     /// The option declared with the short form `-character`, if any.
-    public func option(short character: Character) -> OptionSpec? {
+    func option(short character: Character) -> OptionSpec? {
         options.first { $0.shortName == character }
     }
 }
@@ -85,28 +83,28 @@ public struct CommandSpec: Sendable {
 ///
 ///     OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows.")
 ///     OptionSpec(flag: "count", abstract: "Print only the number of matching rows.")
-public struct OptionSpec: Sendable {
+struct OptionSpec: Sendable {
     /// The long name without dashes (`limit` for `--limit`).
-    public var name: String
+    var name: String
     /// A one-letter alias (`o` for `-o`), if any.
-    public var shortName: Character?
+    var shortName: Character?
     /// The placeholder shown in usage and help (`N`, `PATH`); `nil` for a flag.
-    public var valueName: String?
+    var valueName: String?
     /// What values are accepted; ignored for a flag.
-    public var kind: ValueKind
+    var kind: ValueKind
     /// Whether the value is a comma-separated list that may also be given several times
     /// (`--tickers A,B --tickers C` is `A, B, C`). Commas inside parentheses or double quotes do
     /// not split, so `--agg "avg(close),max(high)"` is two items.
-    public var isList: Bool
+    var isList: Bool
     /// Whether the command cannot run without it.
-    public var isRequired: Bool
+    var isRequired: Bool
     /// The value used when the option is absent, already valid for `kind`; shown in help.
-    public var defaultValue: String?
+    var defaultValue: String?
     /// One or two sentences for the help text.
-    public var abstract: String
+    var abstract: String
 
     /// Declares an option that takes a value.
-    public init(
+    init(
         _ name: String,
         short: Character? = nil,
         value valueName: String,
@@ -127,7 +125,7 @@ public struct OptionSpec: Sendable {
     }
 
     /// Declares a flag: an option that takes no value and is either present or not.
-    public init(flag name: String, short: Character? = nil, abstract: String) {
+    init(flag name: String, short: Character? = nil, abstract: String) {
         self.name = name
         self.shortName = short
         self.valueName = nil
@@ -139,30 +137,30 @@ public struct OptionSpec: Sendable {
     }
 
     /// Whether the option takes no value.
-    public var isFlag: Bool { valueName == nil }
+    var isFlag: Bool { valueName == nil }
 
     /// `--limit` (the spelling used in messages).
-    public var displayName: String { "--" + name }
+    var displayName: String { "--" + name }
 
     /// `--limit N`, or `--count` for a flag.
-    public var synopsis: String {
+    var synopsis: String {
         valueName.map { "\(displayName) \($0)" } ?? displayName
     }
 }
 
 /// A positional argument (`FILE...`).
-public struct PositionalSpec: Sendable {
+struct PositionalSpec: Sendable {
     /// The placeholder shown in usage and help (`FILE`, `TICKER`).
-    public var name: String
+    var name: String
     /// Whether it takes one or more values (`FILE...`).
-    public var isRepeating: Bool
+    var isRepeating: Bool
     /// Whether at least one value is required.
-    public var isRequired: Bool
+    var isRequired: Bool
     /// One or two sentences for the help text.
-    public var abstract: String
+    var abstract: String
 
     /// Declares a positional argument.
-    public init(_ name: String, isRepeating: Bool = false, isRequired: Bool = true, abstract: String) {
+    init(_ name: String, isRepeating: Bool = false, isRequired: Bool = true, abstract: String) {
         self.name = name
         self.isRepeating = isRepeating
         self.isRequired = isRequired
@@ -170,7 +168,7 @@ public struct PositionalSpec: Sendable {
     }
 
     /// `FILE...`, `[FILE]` and so on, as the usage line shows it.
-    public var synopsis: String {
+    var synopsis: String {
         let core = isRepeating ? "\(name)..." : name
         return isRequired ? core : "[\(core)]"
     }
@@ -178,7 +176,7 @@ public struct PositionalSpec: Sendable {
 
 /// What an option's value must look like. Each is checked when the command line is parsed, so
 /// a command's `run` only ever sees valid values.
-public enum ValueKind: Sendable, Equatable {
+enum ValueKind: Sendable, Equatable {
     /// Any text.
     case string
     /// A decimal integer no smaller than `minimum`.
@@ -191,7 +189,7 @@ public enum ValueKind: Sendable, Equatable {
 
 /// A rule relating several options of one command, checked after all options have parsed.
 /// Only options the user typed count; defaults never conflict.
-public enum OptionConstraint: Sendable {
+enum OptionConstraint: Sendable {
     /// At most one of these may be given.
     case mutuallyExclusive([String])
     /// Exactly one of these must be given.

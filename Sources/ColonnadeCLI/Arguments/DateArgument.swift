@@ -1,11 +1,11 @@
 import Colonnade
 
-/// `YYYY-MM-DD` option values: the engine's `CivilDate` does the calendar; this only says, for a
+/// `YYYY-MM-DD` option values: the engine's `Day` does the calendar; this only says, for a
 /// usage error, what is wrong with a value it rejects.
 enum DateArgument {
     /// The day number of `text`, or why it is not a date.
     static func parse(_ text: String) -> Result<Int32, DateProblem> {
-        if let day = CivilDate.parseDay(text) { return .success(day) }
+        if let day = Day(text) { return .success(day.daysSinceEpoch) }
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -20,7 +20,7 @@ enum DateArgument {
             return .failure(.notYearMonthDay)
         }
         guard (1 ... 12).contains(month) else { return .failure(.noSuchMonth(month)) }
-        let length = (28 ... 31).last { CivilDate.days(year: year, month: month, day: $0) != nil } ?? 28
+        let length = (28 ... 31).last { Day(year: year, month: month, day: $0) != nil } ?? 28
         return .failure(.noSuchDay(year: year, month: month, daysInMonth: length))
     }
 

@@ -9,11 +9,11 @@
 ///     parsed.list("tickers")     // ["AAPL", "MSFT"]
 ///     parsed.flag("count")       // false
 ///     parsed.string("format")    // "table" (the default)
-public struct ParsedArguments: Sendable {
+struct ParsedArguments: Sendable {
     /// The command the arguments were parsed for.
-    public let spec: CommandSpec
+    let spec: CommandSpec
     /// Positional arguments in order (`FILE...`, `TICKER...`).
-    public let positionals: [String]
+    let positionals: [String]
     /// Values as typed, per option name, in order: one entry per occurrence for a flag or a
     /// single-valued option, one per item for a list.
     private let given: [String: [String]]
@@ -25,26 +25,26 @@ public struct ParsedArguments: Sendable {
     }
 
     /// Whether the user typed the option (defaults do not count).
-    public func isGiven(_ name: String) -> Bool {
+    func isGiven(_ name: String) -> Bool {
         _ = declared(name)
         return given[name] != nil
     }
 
     /// Whether the flag `--name` was given.
-    public func flag(_ name: String) -> Bool {
+    func flag(_ name: String) -> Bool {
         precondition(declared(name).isFlag, "'--\(name)' of '\(spec.name)' is not a flag")
         return given[name] != nil
     }
 
     /// The value of `--name`: the last one typed, else the default, else `nil`.
-    public func string(_ name: String) -> String? {
+    func string(_ name: String) -> String? {
         let option = declared(name)
         precondition(!option.isFlag && !option.isList, "'--\(name)' of '\(spec.name)' is not a single-valued option")
         return given[name]?.last ?? option.defaultValue
     }
 
     /// The value of an integer option (``ValueKind/integer(minimum:)``), typed or default.
-    public func int(_ name: String) -> Int? {
+    func int(_ name: String) -> Int? {
         guard case .integer = declared(name).kind else {
             preconditionFailure("'--\(name)' of '\(spec.name)' is not an integer option")
         }
@@ -53,13 +53,13 @@ public struct ParsedArguments: Sendable {
     }
 
     /// The value of a date option as days since 1970-01-01, typed or default.
-    public func day(_ name: String) -> Int32? {
+    func day(_ name: String) -> Int32? {
         precondition(declared(name).kind == .date, "'--\(name)' of '\(spec.name)' is not a date option")
         return string(name).flatMap { try? DateArgument.parse($0).get() }
     }
 
     /// The items of a list option: every item typed, in order, else the default's items, else `[]`.
-    public func list(_ name: String) -> [String] {
+    func list(_ name: String) -> [String] {
         let option = declared(name)
         precondition(option.isList, "'--\(name)' of '\(spec.name)' is not a list option")
         if let items = given[name] { return items }

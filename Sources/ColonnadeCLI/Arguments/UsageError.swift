@@ -3,7 +3,7 @@
 /// Each case says what was wrong and where (`command` is the subcommand's name, or `nil` for
 /// `colonnade` itself). The top level prints ``message``, ``hint`` when there is one, and the
 /// command's usage line, then exits with status 2 (``ExitStatus/usage``).
-public enum UsageError: Error, Equatable, Sendable {
+enum UsageError: Error, Equatable, Sendable {
     /// No subcommand was given.
     case missingCommand
     /// `colonnade filtr`: no such subcommand (or help topic).
@@ -34,7 +34,7 @@ public enum UsageError: Error, Equatable, Sendable {
     case reversedRange(first: String, firstValue: String, second: String, secondValue: String, command: String)
 
     /// The subcommand the error is about, or `nil` for `colonnade` itself.
-    public var command: String? {
+    var command: String? {
         switch self {
         case .missingCommand, .unknownCommand: nil
         case .unknownOption(_, let command, _), .unexpectedArgument(_, let command, _): command
@@ -49,7 +49,7 @@ public enum UsageError: Error, Equatable, Sendable {
 }
 
 extension UsageError: CLIReportableError {
-    public var message: String {
+    var message: String {
         let place = "'\(CommandLineTool.programName)\(command.map { " " + $0 } ?? "")'"
         switch self {
         case .missingCommand:
@@ -81,7 +81,7 @@ extension UsageError: CLIReportableError {
         }
     }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .missingCommand:
             return "run '\(CommandLineTool.programName) help' to list the commands"
@@ -96,7 +96,7 @@ extension UsageError: CLIReportableError {
         }
     }
 
-    public var exitStatus: Int32 { ExitStatus.usage }
+    var exitStatus: Int32 { ExitStatus.usage }
 }
 
 /// `'a'`, `'a' and 'b'`, `'a', 'b' or 'c'`.

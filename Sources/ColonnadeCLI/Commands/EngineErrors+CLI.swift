@@ -17,7 +17,7 @@ struct ExpressionError: CLIReportableError {
     }
 
     var hint: String? {
-        if error.message.hasPrefix("unknown column") { return "'colonnade info' lists the columns; quote source names like \"Adj. Close\"" }
+        if error.kind == .unknownColumn { return "'colonnade info' lists the columns; quote source names like \"Adj. Close\"" }
         return nil
     }
 
@@ -26,13 +26,13 @@ struct ExpressionError: CLIReportableError {
 }
 
 extension TableError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 }
 
 extension SnapshotError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .noSuchFile:
             "create one with 'colonnade generate', 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH"
@@ -57,5 +57,5 @@ extension SnapshotError: CLIReportableError {
 }
 
 extension QuoteGenerator.WriteError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 }

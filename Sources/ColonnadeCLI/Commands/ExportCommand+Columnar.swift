@@ -5,10 +5,15 @@ import Glibc
 
 extension ExportCommand {
     /// `--format arrow|arrows|parquet`: the table (already narrowed to the selection) as Arrow IPC
-    /// or Parquet. Files are written to a temporary and renamed; only `arrows` may go to standard output.
-    static func writeColumnar(_ table: QuoteTable, format: String, _ parsed: ParsedArguments,
+    /// or Parquet. Files are written through `ReplacementFile` (a locked temporary renamed over the
+    /// target, its permissions kept); only `arrows` may go to standard output. An output that is
+    /// the `snapshot` being exported is refused.
+    static func writeColumnar(_ table: QuoteTable, format: String, snapshot: String, _ parsed: ParsedArguments,
                               context: CommandContext) throws -> Int32 {
         let output = parsed.string("output").map { $0 == "-" ? "-" : context.resolve($0) }
+        if let output, output != "-", let given = parsed.string("output") {
+            try refuseSameFile(output: output, snapshot: snapshot, given: given)
+        }
         if format != "parquet" && (parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression")) {
             throw UsageError.invalidValue(option: "--format", value: format,
                                           reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
@@ -62,9 +67,9 @@ extension ExportCommand {
 }
 
 extension InteropError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .unsupportedCodec:
             "re-export it uncompressed or with Snappy: pyarrow.parquet.write_table(t, p, compression='snappy'), "

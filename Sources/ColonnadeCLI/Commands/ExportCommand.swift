@@ -13,7 +13,7 @@ struct ExportCommand: Command {
         let predicate = try FilterCommand.predicate(parsed, table: table)
         let selection = try table.select(predicate)
         if let columnar = parsed.string("format"), OutputFormat(rawValue: columnar) == nil {
-            return try Self.writeColumnar(table.subtable(selection), format: columnar, parsed, context: context)
+            return try Self.writeColumnar(table.subtable(selection), format: columnar, snapshot: path, parsed, context: context)
         }
         if parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression") {
             throw UsageError.invalidValue(option: "--format", value: parsed.string("format") ?? "csv",
@@ -27,11 +27,11 @@ struct ExportCommand: Command {
         if let output = parsed.string("output"), output != "-" {
             try Self.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
-            try format.formatter(footer: nil).write(&rows, to: writer)
+            try format.formatter(footer: nil, forTerminal: writer.isTerminal).write(&rows, to: writer)
             try writer.close()
             context.note("wrote \(selection.count.groupedText) of \(table.rowCount.groupedText) rows to \(output)")
         } else {
-            try format.formatter(footer: nil).write(&rows, to: context.standardOutput)
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
         }
         return ExitStatus.success
     }

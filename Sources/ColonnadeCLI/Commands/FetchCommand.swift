@@ -21,11 +21,12 @@ struct FetchCommand: Command {
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
         if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.invalidValue(option: "--base-url", value: base, reason: "expected an http(s) URL",
+                throw UsageError.invalidValue(option: "--base-url", value: Self.withoutCredentials(base), reason: "expected an http(s) URL",
                                               suggestion: nil, command: spec.name)
             }
             configuration.baseURL = url
         }
+        if let seconds = parsed.int("timeout") { configuration.requestDeadline = .seconds(seconds) }
         // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
         if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
             configuration.maximumResponseSize = limit
@@ -33,14 +34,17 @@ struct FetchCommand: Command {
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
                                                   explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
+        if let key = configuration.apiKey { (context.standardError as? RedactingWriter)?.add(key) }
         let quiet = parsed.flag("quiet")
         if parsed.flag("debug") {
             let log = SynchronizedWriter(context.standardError)
-            configuration.log = { line in log.writeLine("debug: " + line) }
+            // Server text in the log is already one line per header; the lines are escaped again
+            // here, the CLI's own guarantee (`TerminalText`).
+            configuration.log = { line in log.writeLine("debug: " + TerminalText.escapedLines(line)) }
         }
         // The context's standard error decides, not the process's fd 2: an in-process run writes
         // to memory even when the host's stderr is a terminal.
-        let errorIsTerminal = (context.standardError as? FileDescriptorWriter).map { isatty($0.fileDescriptor) == 1 } ?? false
+        let errorIsTerminal = context.standardError.isTerminal
         let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
@@ -65,7 +69,7 @@ struct FetchCommand: Command {
 
         for (symbol, error) in outcome.failures {
             let report = ErrorReport(error)
-            try context.standardError.writeLine("error: \(symbol): \(report.message)")
+            try context.standardError.writeLine("error: \(TerminalText.escaped(symbol)): \(report.message)")
             if let hint = report.hint { try context.standardError.writeLine("hint: \(hint)") }
         }
         if !outcome.failures.isEmpty && !parsed.flag("keep-going") {
@@ -85,7 +89,7 @@ struct FetchCommand: Command {
         if !quiet { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
         if !outcome.failures.isEmpty {
             try context.standardError.writeLine("\(outcome.failures.count) of \(symbols.count) tickers failed: "
-                + outcome.failures.map(\.symbol).joined(separator: ", "))
+                + TerminalText.escaped(outcome.failures.map(\.symbol).joined(separator: ", ")))
             return ExitStatus.failure
         }
         return ExitStatus.success
@@ -130,6 +134,15 @@ struct FetchCommand: Command {
         if incoming.rowCount > 0 { try merged.save(to: path) }
         if !parsed.flag("quiet") { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
         return ExitStatus.success
+    }
+
+    /// `text` with the `user:password@` of a URL-like string cut out, for messages.
+    static func withoutCredentials(_ text: String) -> String {
+        guard let scheme = text.range(of: "://") else { return text }
+        let rest = text[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + "<redacted>@" + String(rest[rest.index(after: at)...])
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
@@ -178,7 +191,7 @@ struct FetchPlan: Sendable {
     /// The symbol `symbol`'s rows are stored under: the decoder's spelling of its API code
     /// (`brk_b` and `BRK.B` are both sent as `BRK_B`, and rows come back as `BRK.B`).
     static func storedSymbol(_ symbol: String) -> String {
-        DataLinkSymbols.symbol(fromCode: TickerCode.apiCode(forTicker: symbol))
+        DataLinkSymbols.symbol(fromCode: DataLinkSymbols.code(fromSymbol: symbol))
     }
 
     /// The newest stored day of `symbol` when --update applies to it.
@@ -205,8 +218,8 @@ struct FetchPlan: Sendable {
         return start <= to
     }
 
-    static func date(_ day: Int32?) -> DataLinkDate? {
-        day.flatMap { DataLinkDate(CivilDate.format(day: $0)) }
+    static func date(_ day: Int32?) -> Day? {
+        day.map(Day.init(daysSinceEpoch:))
     }
 
     func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {
@@ -363,9 +376,9 @@ final class Progress: @unchecked Sendable {
 }
 
 extension DataLinkError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .gone: "the time-series API no longer serves many datasets; the Tables API does: --table WIKI/PRICES"
         case .unauthorized(_, _, _, let keySent), .forbidden(_, _, _, let keySent):
@@ -375,11 +388,13 @@ extension DataLinkError: CLIReportableError {
         case .notFound: "check the ticker and --database (a ticker like BRK.B is sent as BRK_B)"
         case .exportNotReady: "the export may take longer for a large table: raise --bulk-timeout, or run again later"
         case .exportDownloadFailed: "run again: a fresh export link is asked for each time"
+        case .insecureTransport: "use an https:// --base-url (plain http is allowed only to localhost, for tests)"
+        case .deadlineExceeded: "--timeout SECONDS allows a slow response more time"
         default: nil
         }
     }
 }
 
 extension APIKeyError: CLIReportableError {
-    public var message: String { String(describing: self) }
+    var message: String { String(describing: self) }
 }

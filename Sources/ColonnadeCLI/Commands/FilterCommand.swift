@@ -21,12 +21,14 @@ struct FilterCommand: Command {
         let byTicker = parsed.string("by") == "ticker"
         let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
 
-        // The query alone, --repeat times; the median goes to --timing and the footer.
+        // The query alone, --repeat times; the median goes to --timing and the footer. With an explicit
+        // --repeat, one untimed warm-up run comes first, as the peers benchmark does for every engine.
         let repeats = parsed.int("repeat") ?? 1
+        let warmups = parsed.isGiven("repeat") ? 1 : 0
         var selection: Selection?
         var aggregateResult: AggregateResult?
         var times = [Duration]()
-        for _ in 0 ..< repeats {
+        for run in 0 ..< warmups + repeats {
             let start = ContinuousClock.now
             let s = try table.select(predicate, options: options)
             if let aggregates {
@@ -37,7 +39,7 @@ struct FilterCommand: Command {
                     throw ExpressionError(error: error, expression: parsed.list("agg").joined(separator: ","), option: "--agg")
                 }
             }
-            times.append(ContinuousClock.now - start)
+            if run >= warmups { times.append(ContinuousClock.now - start) }
             selection = s
         }
         guard let selection else { return ExitStatus.failure }
@@ -47,7 +49,7 @@ struct FilterCommand: Command {
         if parsed.flag("timing") {
             func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
             try context.standardError.writeLine(
-                "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(median)),\"repeat\":\(repeats),\"rows\":\(table.rowCount),"
+                "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(median)),\"repeat\":\(repeats),\"warmup\":\(warmups),\"rows\":\(table.rowCount),"
                 + "\"matched\":\(selection.count),\"threads\":\(options.effectiveThreads),\"zonemaps\":\(options.useBlockSummaries),"
                 + "\"verified\":\(!parsed.flag("no-verify"))}")
         }
@@ -56,12 +58,12 @@ struct FilterCommand: Command {
             if byTicker {
                 let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
                 var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
-                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             } else if format == .table {
                 try context.standardOutput.writeLine(String(selection.count))
             } else {
                 var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
-                try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             }
             return ExitStatus.success
         }
@@ -77,7 +79,7 @@ struct FilterCommand: Command {
                 return byTicker ? [.text(row.ticker ?? "")] + values : values
             }
             var source = MaterializedRows(columns: columns, rows: rows)
-            try format.formatter(footer: nil).write(&source, to: context.standardOutput)
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             return ExitStatus.success
         }
 
@@ -92,10 +94,10 @@ struct FilterCommand: Command {
             }
             if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
             var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
-            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         case nil:
             var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
-            try format.formatter(footer: footer).write(&source, to: context.standardOutput)
+            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         }
         return ExitStatus.success
     }

@@ -65,14 +65,14 @@ struct ImportCommand: Command {
         var source = MaterializedRows(columns: ["ticker", "rows", "first", "last"].map(ResultColumn.init(name:)), rows: rows)
         try TableFormatter().write(&source, to: context.standardOutput)
         try context.standardOutput.writeLine("\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
-            + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(path)")
+            + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(TerminalText.escaped(path))")
     }
 }
 
 extension ResponseError: CLIReportableError {
-    public var message: String { description }
+    var message: String { description }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .apiError:
             "the file holds the API's error response, not quotes; fetch it again"

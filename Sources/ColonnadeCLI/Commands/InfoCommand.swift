@@ -36,26 +36,28 @@ struct InfoCommand: Command {
                                          "nullable": info.nullableColumns.contains($0.identifier) || info.nullableColumns.contains($0.name)] },
                 "tickers": tickers.map { t -> [String: Any] in
                     var o: [String: Any] = ["symbol": t.symbol, "rows": t.rows]
-                    if let f = t.first { o["first_date"] = CivilDate.format(day: f) }
-                    if let l = t.last { o["last_date"] = CivilDate.format(day: l) }
+                    if let f = t.first { o["first_date"] = Day(daysSinceEpoch: f).description }
+                    if let l = t.last { o["last_date"] = Day(daysSinceEpoch: l).description }
                     if let n = t.name { o["name"] = n }
                     return o
                 },
             ]
-            if let firstDay { object["first_date"] = CivilDate.format(day: firstDay) }
-            if let lastDay { object["last_date"] = CivilDate.format(day: lastDay) }
+            if let firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
+            if let lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            try context.standardOutput.writeLine(String(decoding: data, as: UTF8.self))
+            // JSONSerialization leaves DEL, C1 and bidirectional controls raw: escape them.
+            try context.standardOutput.writeLine(TerminalText.escapedJSON(String(decoding: data, as: UTF8.self)))
         } else {
             let out = context.standardOutput
-            try out.writeLine("snapshot    \(path)")
+            // Everything below but the fixed labels comes from the file (or its name): escaped.
+            try out.writeLine("snapshot    \(TerminalText.escaped(path))")
             try out.writeLine("format      version \(info.formatVersion), \(Self.bytes(info.fileSize))")
             try out.writeLine("rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
-                + (firstDay.map { " from \(CivilDate.format(day: $0))" } ?? "") + (lastDay.map { " to \(CivilDate.format(day: $0))" } ?? ""))
-            try out.writeLine("checksums   \(verification)")
+                + (firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "") + (lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
+            try out.writeLine("checksums   \(TerminalText.escaped(verification))")
             try out.writeLine("zone maps   \(info.hasBlockSummaries ? "yes (min/max per \(zoneMapBlockRows) rows)" : "no")")
             for (k, v) in info.metadata.sorted(by: { $0.key < $1.key }) {
-                try out.writeLine("metadata    \(k): \(v)")
+                try out.writeLine("metadata    \(TerminalText.escaped(k)): \(TerminalText.escaped(v))")
             }
             try out.writeLine("")
             var columns = MaterializedRows(

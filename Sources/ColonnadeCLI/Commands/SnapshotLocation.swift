@@ -51,6 +51,6 @@ struct SnapshotLocation {
 extension CommandContext {
     /// Writes `note: message` to standard error.
     func note(_ message: String) {
-        try? standardError.writeLine("note: " + message)
+        try? standardError.writeLine("note: " + TerminalText.escaped(message))
     }
 }

@@ -15,12 +15,14 @@ struct ColumnSelection {
     /// Resolves `names` against `table`; a usage error (with a suggestion) for an unknown name.
     init(_ names: [String], in table: QuoteTable) throws {
         var sources = [Source](), columns = [ResultColumn]()
-        for name in names {
+        let indices = table.columnIndices(named: names)  // one dictionary: wide tables stay linear
+        let dateName = table.dateColumnName.lowercased()
+        for (name, index) in zip(names, indices) {
             switch name.lowercased() {
             case "ticker": sources.append(.ticker); columns.append(ResultColumn(name: "ticker"))
-            case "date", table.dateColumnName.lowercased(): sources.append(.date); columns.append(ResultColumn(name: "date"))
+            case "date", dateName: sources.append(.date); columns.append(ResultColumn(name: "date"))
             default:
-                guard let i = table.columnIndex(named: name) else {
+                guard let i = index else {
                     let candidates = ["ticker", "date"] + table.schema.map(\.identifier)
                     let close = Suggestions.closest(to: name, among: candidates)
                     throw UsageError.invalidValue(option: "--columns", value: name, reason: "no such column",

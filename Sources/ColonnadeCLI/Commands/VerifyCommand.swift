@@ -9,7 +9,7 @@ struct VerifyCommand: Command {
         let result = QuoteTable.verifySnapshot(at: path)
         if result.isValid {
             let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
-            try context.standardOutput.writeLine("ok: \(path): \(summary); every checksum and invariant holds")
+            try context.standardOutput.writeLine(TerminalText.escaped("ok: \(path): \(summary); every checksum and invariant holds"))
             return ExitStatus.success
         }
         // A file that cannot be opened at all is an ordinary error, with its hint.
@@ -24,9 +24,10 @@ struct VerifyCommand: Command {
             if let c = problem.column { place.append("column \(c)") }
             if let t = problem.ticker { place.append("ticker \(t)") }
             if let r = problem.row { place.append("row \(r)") }
-            try context.standardError.writeLine("error: [\(place.joined(separator: ", "))] \(problem.error)")
+            // Sections, columns, tickers and messages come from the file: escaped.
+            try context.standardError.writeLine(TerminalText.escaped("error: [\(place.joined(separator: ", "))] \(problem.error)"))
         }
-        try context.standardError.writeLine("\(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s") found")
+        try context.standardError.writeLine(TerminalText.escaped("\(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s") found"))
         return ExitStatus.failure
     }
 }

@@ -11,17 +11,27 @@
 ///   `inf`, `-inf`, which `Double(_:)`, pandas and Polars read back).
 /// - Dates are `YYYY-MM-DD`; a null is an empty field, and empty text is `""` so the two stay
 ///   distinct (as PostgreSQL's `COPY … CSV` does).
+/// - With `escapesControlCharacters` (the CLI sets it when standard output is a terminal), text
+///   carries no terminal control characters: C0 controls other than CR/LF/TAB, DEL, C1 controls
+///   and bidirectional controls are written as `\u{HEX}` (`TerminalText`), so `filter --format
+///   csv` on a terminal cannot be hijacked by a hostile snapshot. CSV has no escape syntax for
+///   them, so files and pipes get the exact text.
 /// - Lines end in LF rather than RFC 4180's CRLF: what Unix tools, pandas, Polars and DuckDB
 ///   write by default, and every CSV reader accepts it.
-public struct CSVFormatter: ResultFormatter {
-    /// Creates a CSV formatter.
-    public init() {}
+struct CSVFormatter: ResultFormatter {
+    /// Whether text is written with terminal control characters escaped (lossy; for terminals).
+    var escapesControlCharacters: Bool
 
-    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+    /// Creates a CSV formatter.
+    init(escapesControlCharacters: Bool = false) {
+        self.escapesControlCharacters = escapesControlCharacters
+    }
+
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         var line = ""
         for (index, column) in rows.columns.enumerated() {
             if index > 0 { line += "," }
-            Self.appendField(column.name, to: &line)
+            Self.appendField(column.name, to: &line, escaping: escapesControlCharacters)
         }
         try writer.writeLine(line)
         var row: [Cell] = []
@@ -34,7 +44,7 @@ public struct CSVFormatter: ResultFormatter {
                 case .integer(let value): line += value.description
                 case .number(let value): line += value.description
                 case .day(let day): line += dayText(day)
-                case .text(let text): Self.appendField(text, to: &line, quotingEmpty: true)
+                case .text(let text): Self.appendField(text, to: &line, quotingEmpty: true, escaping: escapesControlCharacters)
                 }
             }
             line += "\n"
@@ -43,7 +53,19 @@ public struct CSVFormatter: ResultFormatter {
     }
 
     /// Appends `field`, quoted when RFC 4180 requires it (or when empty and `quotingEmpty`).
-    static func appendField(_ field: String, to line: inout String, quotingEmpty: Bool = false) {
+    static func appendField(_ field: String, to line: inout String, quotingEmpty: Bool = false, escaping: Bool = false) {
+        var field = field
+        if escaping, field.unicodeScalars.contains(where: { TerminalText.needsEscape($0) && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
+            var safe = ""
+            for scalar in field.unicodeScalars {
+                if TerminalText.needsEscape(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t" {
+                    safe += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    safe.unicodeScalars.append(scalar)
+                }
+            }
+            field = safe
+        }
         let needsQuotes = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes || (quotingEmpty && field.isEmpty) else {
             line += field

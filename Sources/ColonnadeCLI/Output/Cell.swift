@@ -1,5 +1,5 @@
 /// One value of a result, independent of the engine's column types.
-public enum Cell: Sendable, Equatable {
+enum Cell: Sendable, Equatable {
     /// No value (the source sent `null`, or an aggregate over no rows).
     case null
     /// An exact integer (counts, integral volumes).
@@ -13,12 +13,12 @@ public enum Cell: Sendable, Equatable {
 }
 
 /// A result column's header.
-public struct ResultColumn: Sendable, Equatable {
+struct ResultColumn: Sendable, Equatable {
     /// The column identifier shown in headers and used as the JSON key (`adj_close`).
-    public var name: String
+    var name: String
 
     /// Creates a column header.
-    public init(name: String) {
+    init(name: String) {
         self.name = name
     }
 }
@@ -27,7 +27,7 @@ public struct ResultColumn: Sendable, Equatable {
 /// memory (the table format excepted: it must see every row to align the columns).
 ///
 /// The engine adapts its query results to this; ``MaterializedRows`` holds rows in memory.
-public protocol RowSource {
+protocol RowSource {
     /// The header: what each cell of a row is.
     var columns: [ResultColumn] { get }
 
@@ -38,22 +38,22 @@ public protocol RowSource {
 }
 
 /// A result held in memory as an array of rows.
-public struct MaterializedRows: RowSource, Sendable {
-    public let columns: [ResultColumn]
+struct MaterializedRows: RowSource, Sendable {
+    let columns: [ResultColumn]
     /// The rows; each has one cell per column.
-    public let rows: [[Cell]]
+    let rows: [[Cell]]
     private var position = 0
 
     /// Creates a result from rows.
     ///
     /// - Precondition: every row has `columns.count` cells.
-    public init(columns: [ResultColumn], rows: [[Cell]]) {
+    init(columns: [ResultColumn], rows: [[Cell]]) {
         precondition(rows.allSatisfy { $0.count == columns.count }, "every row needs one cell per column")
         self.columns = columns
         self.rows = rows
     }
 
-    public mutating func nextRow(into row: inout [Cell]) -> Bool {
+    mutating func nextRow(into row: inout [Cell]) -> Bool {
         guard position < rows.count else { return false }
         row = rows[position]
         position += 1

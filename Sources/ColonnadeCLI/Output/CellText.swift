@@ -25,5 +25,5 @@ extension BinaryInteger {
 
 /// `YYYY-MM-DD` for days since 1970-01-01.
 func dayText(_ day: Int32) -> String {
-    CivilDate.format(day: day)
+    Day(daysSinceEpoch: day).description
 }

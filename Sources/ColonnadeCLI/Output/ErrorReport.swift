@@ -7,7 +7,7 @@ import Foundation
 ///         var message: String { "snapshot '\(path)' is truncated: expected \(expected) bytes, found \(actual)" }
 ///         var hint: String? { "run 'colonnade verify --snapshot \(path)' for details" }
 ///     }
-public protocol CLIReportableError: Error {
+protocol CLIReportableError: Error {
     /// One line saying what went wrong and where, without the `error: ` prefix.
     var message: String { get }
     /// The obvious next step, if there is one; `nil` by default.
@@ -19,27 +19,27 @@ public protocol CLIReportableError: Error {
 }
 
 extension CLIReportableError {
-    public var hint: String? { nil }
-    public var exitStatus: Int32 { ExitStatus.failure }
-    public var excerpt: [String] { [] }
+    var hint: String? { nil }
+    var exitStatus: Int32 { ExitStatus.failure }
+    var excerpt: [String] { [] }
 }
 
 /// What the user sees for an error: `error: message`, maybe `hint: …`, and the exit status.
 /// The single place errors from commands are turned into words; anything that does not
 /// conform to ``CLIReportableError`` still gets one line, never a stack trace.
-public struct ErrorReport: Sendable, Equatable {
+struct ErrorReport: Sendable, Equatable {
     /// One line, without the `error: ` prefix.
-    public var message: String
+    var message: String
     /// One line, without the `hint: ` prefix.
-    public var hint: String?
+    var hint: String?
     /// The process's exit status.
-    public var exitStatus: Int32
+    var exitStatus: Int32
     /// Lines shown verbatim under the message, for example an expression with a caret under the
     /// problem.
-    public var excerpt: [String]
+    var excerpt: [String]
 
     /// Describes `error`.
-    public init(_ error: any Error) {
+    init(_ error: any Error) {
         switch error {
         case let error as any CLIReportableError:
             self.init(message: error.message, hint: error.hint, exitStatus: error.exitStatus, excerpt: error.excerpt)
@@ -60,7 +60,7 @@ public struct ErrorReport: Sendable, Equatable {
 
     /// Writes the report to `writer` (standard error), ignoring failures to do so: there is
     /// nowhere left to report them.
-    public func write(to writer: any OutputWriter) {
+    func write(to writer: any OutputWriter) {
         try? writer.writeLine("error: " + message)
         for line in excerpt { try? writer.writeLine(line) }
         if let hint { try? writer.writeLine("hint: " + hint) }
@@ -68,7 +68,7 @@ public struct ErrorReport: Sendable, Equatable {
 }
 
 extension OutputError: CLIReportableError {
-    public var message: String {
+    var message: String {
         switch self {
         case .brokenPipe:
             "cannot write: the reader closed the pipe"
@@ -81,7 +81,7 @@ extension OutputError: CLIReportableError {
         }
     }
 
-    public var hint: String? {
+    var hint: String? {
         switch self {
         case .cannotReplace(.readOnly(let path, _)):
             "make it writable ('chmod u+w \(path)') to replace it, or write to another file"
@@ -98,7 +98,9 @@ func systemMessage(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
-/// `text` with line breaks turned into spaces, so a report stays one line per part.
+/// `text` with line breaks turned into spaces, so a report stays one line per part, and every
+/// other terminal control character escaped (`TerminalText`): messages quote file names,
+/// tickers, column names and server text.
 private func singleLine(_ text: String) -> String {
-    String(text.map { $0.isNewline ? " " : $0 })
+    TerminalText.escaped(String(text.map { $0.isNewline ? " " : $0 }))
 }

@@ -14,11 +14,14 @@ import Darwin
 /// Partial writes and `EINTR` are retried; `EPIPE` becomes ``OutputError/brokenPipe`` (the
 /// process must ignore `SIGPIPE` for `write(2)` to return it, which `runColonnade` arranges).
 /// Not thread-safe: one writer per thread.
-public final class FileDescriptorWriter: OutputWriter {
+final class FileDescriptorWriter: OutputWriter {
     /// The descriptor written to.
-    public let fileDescriptor: Int32
+    let fileDescriptor: Int32
+
+    /// Whether the descriptor is a terminal (`isatty`).
+    var isTerminal: Bool { isatty(fileDescriptor) == 1 }
     /// How the destination is named in error messages ("standard output", a path).
-    public let destination: String
+    let destination: String
     private let capacity: Int
     private let ownsDescriptor: Bool
     /// For a file this writer creates: the temporary that ``close()`` renames over the target.
@@ -38,7 +41,7 @@ public final class FileDescriptorWriter: OutputWriter {
     ///
     /// - Parameters:
     ///   - bufferCapacity: Bytes collected before a `write(2)`; 0 writes every call through.
-    public convenience init(fileDescriptor: Int32, destination: String, bufferCapacity: Int = 64 * 1024) {
+    convenience init(fileDescriptor: Int32, destination: String, bufferCapacity: Int = 64 * 1024) {
         self.init(fileDescriptor: fileDescriptor, destination: destination, bufferCapacity: bufferCapacity, owns: false)
     }
 
@@ -61,7 +64,7 @@ public final class FileDescriptorWriter: OutputWriter {
     /// - Throws: ``OutputError/cannotOpen(path:errno:)`` when the directory is missing or not
     ///   writable, ``OutputError/cannotReplace(_:)`` for a read-only file, a dangling link or a
     ///   non-regular file.
-    public convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
+    convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw OutputError(error) }
         self.init(fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
@@ -69,12 +72,12 @@ public final class FileDescriptorWriter: OutputWriter {
     }
 
     /// Standard output, buffered in 64 KiB.
-    public static func standardOutput() -> FileDescriptorWriter {
+    static func standardOutput() -> FileDescriptorWriter {
         FileDescriptorWriter(fileDescriptor: STDOUT_FILENO, destination: "standard output")
     }
 
     /// Standard error, unbuffered so messages appear when they are written.
-    public static func standardError() -> FileDescriptorWriter {
+    static func standardError() -> FileDescriptorWriter {
         FileDescriptorWriter(fileDescriptor: STDERR_FILENO, destination: "standard error", bufferCapacity: 0)
     }
 
@@ -88,13 +91,13 @@ public final class FileDescriptorWriter: OutputWriter {
         if state != .closed, ownsDescriptor { _ = systemClose(fileDescriptor) }
     }
 
-    public func write(_ text: String) throws(OutputError) {
+    func write(_ text: String) throws(OutputError) {
         try checkOpen()
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= capacity { try flush() }
     }
 
-    public func flush() throws(OutputError) {
+    func flush() throws(OutputError) {
         try checkOpen()
         defer { buffer.removeAll(keepingCapacity: true) }
         var failure: Int32 = 0
@@ -125,7 +128,7 @@ public final class FileDescriptorWriter: OutputWriter {
     /// rename) and closes it. If anything fails, the file at the path is left as it was.
     ///
     /// - Precondition: nothing is written after `close()`.
-    public func close() throws(OutputError) {
+    func close() throws(OutputError) {
         guard state != .closed else { return }
         var failure: OutputError?
         do { try flush() } catch { failure = error }

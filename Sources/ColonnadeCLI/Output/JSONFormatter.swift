@@ -9,11 +9,12 @@
 /// spelling, so a JSON parser reads back the same `Double`; JSON has no NaN or infinity, so
 /// those are written as `null` — as JavaScript's `JSON.stringify` does — and cannot be told
 /// from a missing value. Dates are `"YYYY-MM-DD"` strings. Strings escape `"`, `\`, every
-/// control character and U+2028/U+2029 (so the output is also valid JavaScript); other
-/// characters are written as UTF-8.
-public struct JSONFormatter: ResultFormatter {
+/// control character (C0, DEL, C1), U+2028/U+2029 (so the output is also valid JavaScript)
+/// and the bidirectional controls (`TerminalText`), all as `\uXXXX` — the same string to a
+/// JSON parser, harmless on a terminal; other characters are written as UTF-8.
+struct JSONFormatter: ResultFormatter {
     /// How the objects are laid out.
-    public enum Layout: Sendable {
+    enum Layout: Sendable {
         /// `[`, one object per line separated by commas, `]` — a single JSON document.
         case array
         /// One object per line, nothing else (NDJSON / JSON Lines).
@@ -21,14 +22,14 @@ public struct JSONFormatter: ResultFormatter {
     }
 
     /// How the objects are laid out.
-    public var layout: Layout
+    var layout: Layout
 
     /// Creates a JSON formatter.
-    public init(layout: Layout) {
+    init(layout: Layout) {
         self.layout = layout
     }
 
-    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         let keys = rows.columns.map { column in
             var key = ""
             Self.appendString(column.name, to: &key)
@@ -76,7 +77,7 @@ public struct JSONFormatter: ResultFormatter {
             case "\t": line += "\\t"
             case "\u{08}": line += "\\b"
             case "\u{0C}": line += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
+            case _ where TerminalText.needsEscape(scalar):
                 let hex = String(scalar.value, radix: 16)
                 line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default:

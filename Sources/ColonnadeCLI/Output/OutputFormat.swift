@@ -1,5 +1,5 @@
 /// How a result is written: `--format table|csv|json|ndjson`.
-public enum OutputFormat: String, Sendable, CaseIterable {
+enum OutputFormat: String, Sendable, CaseIterable {
     /// Aligned columns for people; see ``TableFormatter``.
     case table
     /// RFC 4180 CSV with a header line; see ``CSVFormatter``.
@@ -10,10 +10,12 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case ndjson
 
     /// The formatter for this format; `footer` is used by the table format only.
-    public func formatter(footer: TableFooter? = nil) -> any ResultFormatter {
+    /// `forTerminal`: CSV escapes terminal control characters in text (the table always does,
+    /// JSON always escapes them losslessly).
+    func formatter(footer: TableFooter? = nil, forTerminal: Bool = false) -> any ResultFormatter {
         switch self {
         case .table: TableFormatter(footer: footer)
-        case .csv: CSVFormatter()
+        case .csv: CSVFormatter(escapesControlCharacters: forTerminal)
         case .json: JSONFormatter(layout: .array)
         case .ndjson: JSONFormatter(layout: .lines)
         }
@@ -24,7 +26,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 ///
 ///     var rows = MaterializedRows(columns: [ResultColumn(name: "close")], rows: [[.number(553.13)]])
 ///     try OutputFormat.csv.formatter().write(&rows, to: context.standardOutput)
-public protocol ResultFormatter {
+protocol ResultFormatter {
     /// Writes the header and every remaining row of `rows` to `writer`.
     ///
     /// Each row is rendered into one string and written in one call. Does not flush.

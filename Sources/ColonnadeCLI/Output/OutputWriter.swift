@@ -8,22 +8,27 @@ import Glibc
 /// Writers buffer; call ``flush()`` at the end (the top level does so for standard output).
 /// Once a write has failed with ``OutputError/brokenPipe`` every later write fails the same way
 /// at once, so a command streaming rows stops at its next write.
-public protocol OutputWriter: AnyObject {
+protocol OutputWriter: AnyObject {
     /// Appends `text` as UTF-8.
     func write(_ text: String) throws(OutputError)
     /// Hands everything buffered to the destination.
     func flush() throws(OutputError)
+    /// Whether the destination is a terminal (data formats then escape control characters, as
+    /// `ls` does for names; files and pipes get the exact bytes). False by default.
+    var isTerminal: Bool { get }
 }
 
 extension OutputWriter {
+    var isTerminal: Bool { false }
+
     /// Appends `text` and a line feed, in one write.
-    public func writeLine(_ text: String) throws(OutputError) {
+    func writeLine(_ text: String) throws(OutputError) {
         try write(text + "\n")
     }
 }
 
 /// Why output could not be written.
-public enum OutputError: Error, Equatable, Sendable {
+enum OutputError: Error, Equatable, Sendable {
     /// The reader closed its end of the pipe (`EPIPE`), as `head` does once it has enough.
     /// Not a failure: the top level stops quietly with exit status 0.
     case brokenPipe
@@ -49,9 +54,11 @@ public enum OutputError: Error, Equatable, Sendable {
 
 /// An ``OutputWriter`` that keeps everything in memory: for tests, and for output that must be
 /// complete before it is shown.
-public final class MemoryOutputWriter: OutputWriter {
+final class MemoryOutputWriter: OutputWriter {
     /// Everything written so far.
-    public private(set) var text = ""
+    private(set) var text = ""
+    /// What ``isTerminal`` answers: tests set it to see what a terminal would get.
+    var isTerminal = false
     private let limit: Int?
     private var isBroken = false
 
@@ -60,11 +67,11 @@ public final class MemoryOutputWriter: OutputWriter {
     /// - Parameter limit: When set, a write that would take the total past `limit` UTF-8 bytes
     ///   keeps what fits and throws ``OutputError/brokenPipe``, as if the reader had closed the
     ///   pipe (for testing early exits in-process).
-    public init(limit: Int? = nil) {
+    init(limit: Int? = nil) {
         self.limit = limit
     }
 
-    public func write(_ text: String) throws(OutputError) {
+    func write(_ text: String) throws(OutputError) {
         guard !isBroken else { throw .brokenPipe }
         if let limit, self.text.utf8.count + text.utf8.count > limit {
             isBroken = true
@@ -75,7 +82,7 @@ public final class MemoryOutputWriter: OutputWriter {
         self.text += text
     }
 
-    public func flush() throws(OutputError) {
+    func flush() throws(OutputError) {
         if isBroken { throw .brokenPipe }
     }
 }

@@ -13,19 +13,20 @@ import Foundation
 /// `YYYY-MM-DD`; nulls are blank; control characters in text are escaped (`\n`, `\u{1B}`) so a
 /// row stays on one line. Widths count `Character`s, so wide (East Asian) characters misalign.
 /// Every row is held in memory to measure the columns: use a limit, or CSV/NDJSON for bulk.
-public struct TableFormatter: ResultFormatter {
+struct TableFormatter: ResultFormatter {
     /// The line after the table, if any.
-    public var footer: TableFooter?
+    var footer: TableFooter?
 
     /// Creates a table formatter.
-    public init(footer: TableFooter? = nil) {
+    init(footer: TableFooter? = nil) {
         self.footer = footer
     }
 
-    public func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
+    func write<Rows: RowSource>(_ rows: inout Rows, to writer: any OutputWriter) throws {
         let columns = rows.columns
+        let names = columns.map { TerminalText.escaped($0.name) }
         var texts: [[String]] = []
-        var widths = columns.map(\.name.count)
+        var widths = names.map(\.count)
         var isNumeric = [Bool](repeating: true, count: columns.count)
         var hasValue = [Bool](repeating: false, count: columns.count)
         var row: [Cell] = []
@@ -47,7 +48,7 @@ public struct TableFormatter: ResultFormatter {
         let rightAligned = zip(isNumeric, hasValue).map { $0 && $1 }
 
         if !columns.isEmpty {
-            try writer.writeLine(Self.line(columns.map(\.name), widths: widths, rightAligned: rightAligned))
+            try writer.writeLine(Self.line(names, widths: widths, rightAligned: rightAligned))
             try writer.writeLine(Self.line(widths.map { String(repeating: "-", count: $0) }, widths: widths, rightAligned: rightAligned))
             for line in texts {
                 try writer.writeLine(Self.line(line, widths: widths, rightAligned: rightAligned))
@@ -80,38 +81,22 @@ public struct TableFormatter: ResultFormatter {
         case .integer(let value): value.description
         case .number(let value): value.compactText
         case .day(let day): dayText(day)
-        case .text(let text): escapingControlCharacters(text)
+        case .text(let text): TerminalText.escaped(text)
         }
-    }
-
-    private static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }
 
 /// The line under a table: `1,234 of 20,000,000 rows in 3.1 ms`.
-public struct TableFooter: Sendable, Equatable {
+struct TableFooter: Sendable, Equatable {
     /// Rows that matched (or were shown).
-    public var matched: Int
+    var matched: Int
     /// Rows in the table.
-    public var total: Int
+    var total: Int
     /// How long the query took, if it was measured.
-    public var elapsed: Duration?
+    var elapsed: Duration?
 
     /// Creates a footer.
-    public init(matched: Int, total: Int, elapsed: Duration? = nil) {
+    init(matched: Int, total: Int, elapsed: Duration? = nil) {
         self.matched = matched
         self.total = total
         self.elapsed = elapsed
@@ -119,7 +104,7 @@ public struct TableFooter: Sendable, Equatable {
 
     /// The footer line, without a line feed. Durations under 0.1 ms print in µs, under 1 s in
     /// ms with one decimal, longer in s with two decimals.
-    public var text: String {
+    var text: String {
         var text = "\(matched.groupedText) of \(total.groupedText) \(total == 1 ? "row" : "rows")"
         if let elapsed {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

@@ -72,6 +72,11 @@ def main():
     con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-uncompressed.parquet')}' (FORMAT parquet, COMPRESSION uncompressed)")
     con.execute(f"COPY (SELECT ticker, date::TIMESTAMP AS date, open, close, volume FROM t) TO '{path('duckdb-timestamp.parquet')}' (FORMAT parquet)")
 
+    # Files Colonnade must refuse with an error naming the column.
+    with ipc.new_file(path("pyarrow-no-date.arrow"), t.drop_columns(["date"]).schema) as w:
+        w.write_table(t.drop_columns(["date"]))
+    pq.write_table(t.append_column("name", pa.array(["x"] * len(TICKERS))), path("pyarrow-string-value.parquet"))
+
     versions = f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}"
     print("wrote fixtures with", versions)
 

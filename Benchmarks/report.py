@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Writes docs/BENCHMARKS.md from the committed JSON, so that every figure in it can be recomputed.
+
+    python3 Benchmarks/report.py            # docs/bench/*.json + Benchmarks/BENCHMARKS.md.in -> docs/BENCHMARKS.md
+    python3 Benchmarks/report.py --check    # exit 1 if docs/BENCHMARKS.md is not what the JSON gives
+
+Inputs:
+- docs/bench/colonnade-bench.json: `colonnade-bench --suite all --json FILE` (scan, decode, snapshot);
+- docs/bench/peers.json: `Benchmarks/peers/run.sh --json FILE`;
+- Benchmarks/BENCHMARKS.md.in: the prose. Every `{{ expression }}` in it is a Python expression
+  evaluated with the helpers below (`t`, `rate`, `x`, `pms`, ...) over those two files; there are
+  no figures in the prose that do not come from them.
+
+Standard library only (Python 3.9+).
+"""
+import argparse
+import fnmatch
+import json
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "peers"))
+import peers  # noqa: E402  (the same renderer run.sh prints with)
+
+SIZES = {"small": (100, 2520), "medium": (1000, 5000), "large": (2000, 10000)}
+
+
+def number(v):
+    """JSON numbers, and colonnade-bench's "inf"/"nan" strings."""
+    if isinstance(v, str):
+        return {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}[v]
+    return v
+
+
+class Bench:
+    """colonnade-bench's JSON report."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            self.data = json.load(f)
+        self.path = path
+        self.machine = self.data["machine"]
+        tickers, days = SIZES[self.machine["size"]]
+        n = tickers * days
+        self.label = "%dM" % (n // 1_000_000) if n >= 1_000_000 else "%dk" % (n // 1000)
+        self.rows = n
+        self.threads = self.machine["threads"]
+        for r in self.data["results"]:
+            for k in ("seconds", "spread", "items", "bytes"):
+                r[k] = number(r[k])
+
+    def find(self, pattern):
+        """The one result whose name matches `pattern` ({L}: the size label, {T}: all threads; * ? globs)."""
+        pattern = pattern.replace("{L}", self.label).replace("{T}", str(self.threads))
+        hits = [r for r in self.data["results"] if fnmatch.fnmatchcase(r["name"], pattern)]
+        if len(hits) != 1:
+            raise KeyError("%s: %d results match %r" % (self.path, len(hits), pattern))
+        return hits[0]
+
+
+def fmt_time(s):
+    if s == math.inf:
+        return "—"
+    if s >= 1:
+        return "%.2f s" % s
+    if s >= 1e-3:
+        return "%.2f ms" % (s * 1e3)
+    return "%.1f µs" % (s * 1e6)
+
+
+def fmt_rate(x, unit):
+    if unit == "B":
+        return "%.0f MB/s" % (x / 1e6)
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return "%.2f %s%s/s" % (x / scale, prefix, unit) if prefix == "G" else "%.1f %s%s/s" % (x / scale, prefix, unit)
+    return "%.1f %s/s" % (x, unit)
+
+
+def fmt_ratio(r):
+    if r >= 100:
+        return "%.0f×" % r
+    if r >= 10:
+        return "%.1f×" % r
+    return "%.2f×" % r
+
+
+def bench_table(bench):
+    """All results as the harness prints them, plus the number of timed runs."""
+    out = ["```",
+           "%-9s%-66s%11s%5s%8s%16s%7s  %s" % ("suite", "benchmark", "median", "runs", "spread", "throughput", "GB/s", "note")]
+    for r in bench.data["results"]:
+        rate = fmt_rate(r["items"] / r["seconds"], r["unit"]) if r["items"] > 0 and r["seconds"] not in (0, math.inf) else "—"
+        gbs = "%.1f" % (r["bytes"] / r["seconds"] / 1e9) if r["bytes"] > 0 and r["seconds"] != math.inf else ""
+        out.append("%-9s%-66s%11s%5s%8s%16s%7s  %s" % (r["suite"], r["name"], fmt_time(r["seconds"]), r["runs"],
+                                                      "%.0f%%" % (r["spread"] * 100), rate, gbs, r["note"]))
+    out.append("```")
+    return "\n".join(out)
+
+
+def context(bench, peer):
+    """The names a template expression can use."""
+    def m(name):
+        return bench.find(name)
+
+    def sec(name):
+        return m(name)["seconds"]
+
+    def t(name):
+        return fmt_time(sec(name))
+
+    def rate(name):
+        r = m(name)
+        return fmt_rate(r["items"] / r["seconds"], r["unit"])
+
+    def per_s(name):
+        r = m(name)
+        return r["items"] / r["seconds"]
+
+    def gbs(name):
+        r = m(name)
+        return "%.1f GB/s" % (r["bytes"] / r["seconds"] / 1e9)
+
+    def runs(name):
+        return m(name)["runs"]
+
+    def x(slow, fast):
+        """How many times faster `fast` is than `slow`, by rows per second (names or numbers)."""
+        a = per_s(slow) if isinstance(slow, str) else slow
+        b = per_s(fast) if isinstance(fast, str) else fast
+        return fmt_ratio(b / a)
+
+    def tx(slow, fast):
+        """Ratio of two medians (names): slow / fast."""
+        return fmt_ratio(sec(slow) / sec(fast))
+
+    by = {}
+    if peer:
+        for r in peer["results"]:
+            for run in r["runs"]:
+                by[(r["engine"], run["query"], run["threads"])] = run
+    engines = {r["engine"]: r for r in peer["results"]} if peer else {}
+
+    def p(engine, q, threads=1):
+        if engine in peers.SINGLE_THREADED:
+            threads = 1
+        return by[(engine, q, threads)]
+
+    def pms(engine, q, threads=1):
+        return peers.fmt_ms(p(engine, q, threads)["ms"])
+
+    def px(engine, q, threads=1):
+        """peer ÷ Colonnade at the same thread count."""
+        return fmt_ratio(p(engine, q, threads)["ms"] / p("colonnade", q, threads)["ms"])
+
+    def pempty(engine, q, threads=1):
+        return "%.3g ms" % p(engine, q, threads)["empty_ms"]
+
+    def pempty_range(engine, threads=1):
+        """The smallest and largest fixed cost over the queries, e.g. "0.41–1.2 ms"."""
+        v = [p(engine, q, threads)["empty_ms"] for q in peers.QUERIES]
+        return "%.3g–%.3g ms" % (min(v), max(v))
+
+    def pload(engine):
+        return peers.fmt_ms(engines[engine]["load_ms"])
+
+    def fmt(v, spec="%.3g"):
+        return spec % v
+
+    def slower_with_threads():
+        """Every figure that got slower with all threads than with one."""
+        lines = []
+        T = bench.threads
+        for q in ("Q1", "Q2", "Q3", "Q4"):
+            for zm in ("off", "on"):
+                one, all_ = "%s {L} t=1 zonemaps=%s" % (q, zm), "%s {L} t={T} zonemaps=%s" % (q, zm)
+                if T > 1 and sec(all_) > sec(one):
+                    lines.append("- colonnade-bench %s, zone maps %s: %s with 1 thread, %s with %d"
+                                 % (q, zm, t(one), t(all_), T))
+        if peer:
+            T = peer["meta"]["threads"]
+            for q in peers.QUERIES:
+                for e in [e for e in engines if e not in peers.SINGLE_THREADED]:
+                    if T > 1 and (e, q, T) in by and by[(e, q, T)]["ms"] > by[(e, q, 1)]["ms"]:
+                        lines.append("- peers run, %s %s: %s ms with 1 thread, %s ms with %d"
+                                     % (peers.LABELS[e], q, pms(e, q, 1), pms(e, q, T), T))
+        return "\n".join(lines) if lines else "- none in these runs"
+
+    def load_caveat():
+        """How busy the machine was, from the load averages both JSON files record."""
+        cores = bench.machine.get("cores") or 1
+        loads = [v for v in (bench.machine.get("loadAverageStart"), bench.machine.get("loadAverageEnd"),
+                             peer["meta"].get("loadavg_start") if peer else None,
+                             peer["meta"].get("loadavg_end") if peer else None) if v is not None]
+        if not loads:
+            return "**The load on the machine was not recorded** for these runs."
+        if max(loads) <= 0.5 * cores:
+            return ("The machine was quiet: load average (1 min) at most %.1f on %d cores during these runs."
+                    % (max(loads), cores))
+        return ("**Measured on a shared machine: load average (1 min) up to %.1f on %d cores.** Other work "
+                "was running during these runs, so single figures can be several times slower than on an "
+                "idle machine and ratios between rows measured minutes apart move with the load. Figures "
+                "for decisions should come from a re-run on a quiet machine (one command, below)."
+                % (max(loads), cores))
+
+    def peers_tables():
+        meta = dict(peer["meta"])
+        text = peers.render(peer["results"], meta, meta["threads"])
+        # The renderer's own heading is replaced by this document's.
+        return "\n".join(text.splitlines()[2:]).strip()
+
+    names = dict(locals())
+    names.update(bench=bench, peer=peer, machine=bench.machine, L=bench.label, T=bench.threads,
+                 rows=bench.rows, math=math, fmt_ratio=fmt_ratio, fmt_time=fmt_time,
+                 bench_table=lambda: bench_table(bench))
+    return names
+
+
+def render(template, names):
+    builtins = {f.__name__: f for f in (min, max, abs, len, round, sorted, sum, any, all, str, int, float)}
+
+    def sub(match):
+        expression = match.group(1)
+        try:
+            value = eval(expression, {"__builtins__": builtins}, names)
+        except Exception as e:
+            line = template.count("\n", 0, match.start()) + 1
+            raise SystemExit("report.py: template line %d: {{%s}}: %s: %s" % (line, expression, type(e).__name__, e))
+        return str(value)
+    return re.sub(r"\{\{(.+?)\}\}", sub, template, flags=re.S)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", default=os.path.join(ROOT, "docs", "bench", "colonnade-bench.json"))
+    ap.add_argument("--peers", default=os.path.join(ROOT, "docs", "bench", "peers.json"))
+    ap.add_argument("--template", default=os.path.join(HERE, "BENCHMARKS.md.in"))
+    ap.add_argument("--output", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
+    ap.add_argument("--check", action="store_true", help="compare with --output instead of writing it")
+    a = ap.parse_args()
+    bench = Bench(a.bench)
+    with open(a.peers) as f:
+        peer = json.load(f)
+    with open(a.template) as f:
+        template = f.read()
+    text = render(template, context(bench, peer))
+    if a.check:
+        with open(a.output) as f:
+            if f.read() != text:
+                print("report.py: %s is not what %s and %s give; run python3 Benchmarks/report.py"
+                      % (a.output, a.bench, a.peers), file=sys.stderr)
+                return 1
+        print("report.py: %s matches the JSON" % a.output)
+        return 0
+    with open(a.output, "w") as f:
+        f.write(text)
+    print("report.py: wrote %s" % a.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

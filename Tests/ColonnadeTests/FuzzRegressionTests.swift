@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import Colonnade
+import ColonnadeTestSupport
+
+/// Inputs the fuzz targets (Tests/Fuzz, docs/FUZZING.md) found, each kept as the smallest input
+/// that showed the failure, with the behaviour now required.
+@Suite struct FuzzRegressionTests {
+    static func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/" + name)))
+    }
+
+    // MARK: Snappy target
+
+    /// A 5-byte Snappy block claiming 2³¹−1 bytes allocated (and zero-filled) 2 GiB before finding
+    /// out it had no data. The declared length is now checked against what the rest of the input
+    /// could expand to (at most 64/3 times) first.
+    @Test func snappyLengthThatTheInputCannotHoldIsRefusedBeforeAllocating() {
+        for block: [UInt8] in [[0xFF, 0xFF, 0xFF, 0xFF, 0x07], [0x80, 0x80, 0x80, 0x40, 0x00, 0x01, 0x02]] {
+            do {
+                let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 100) }
+                Issue.record("decompressed \(out.count) bytes")
+            } catch {
+                guard case InteropError.malformed(let file, let offset, let detail) = error else { Issue.record("\(error)"); continue }
+                #expect(file == "page" && offset == 100)
+                #expect(detail.contains("of Snappy data"), "\(detail)")
+            }
+        }
+    }
+
+    /// The bound is not too tight: the most expanding block there is (one literal, then 3-byte
+    /// copies of 64 bytes each) still decompresses.
+    @Test func snappyAtTheLargestExpansionStillDecompresses() throws {
+        let copies = 1000
+        let total = 1 + 64 * copies
+        var block = [UInt8]()
+        var n = total
+        while n >= 0x80 { block.append(UInt8(n & 0x7F) | 0x80); n >>= 7 }
+        block.append(UInt8(n))
+        block += [0x00, 0x41]  // a literal of one byte, "A"
+        for _ in 0 ..< copies { block += [(63 << 2) | 2, 0x01, 0x00] }  // copy 64 bytes from 1 back
+        let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 0, expectedLength: total) }
+        #expect(out == [UInt8](repeating: 0x41, count: total))
+    }
+
+    // MARK: Arrow target
+
+    /// A 708-byte Arrow stream whose record batch claims more rows than its body can hold made
+    /// the reader allocate 6.9 GB of per-row arrays before looking at a buffer. Now refused with
+    /// the row count and the body size.
+    @Test func arrowBatchWithMoreRowsThanItsBodyCanHoldIsRefused() throws {
+        let bytes = try Self.fixture("arrow-stream-batch-rows-past-body.arrows")
+        do {
+            let table = try bytes.withUnsafeBytes { try ArrowIPCReader.read($0, file: "fuzz.arrows", ticker: "FUZZ") }
+            Issue.record("read \(table.rowCount) rows")
+        } catch {
+            guard case InteropError.malformed(let file, _, let detail) = error else { Issue.record("\(error)"); return }
+            #expect(file == "fuzz.arrows")
+            #expect(detail.contains("rows in a body of"), "\(detail)")
+        }
+    }
+
+    // MARK: Query target
+
+    /// The fuzz target's seed `volume >= 9223372036854775807` (the literal is 2⁶³ as a Double)
+    /// selected no rows in the engine and the Int64.max rows in the reference, which compared
+    /// `Double(Int64.max)`, itself 2⁶³. The engine was right (integer bounds are exact,
+    /// NumericEdgeTests); the reference now compares Int64 values exactly too.
+    @Test func referenceComparesInt64ValuesExactly() throws {
+        let values = NumericEdgeTests.int64Values
+        var t = try QuoteTable(schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
+                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        t.computeSummaries()
+        for b in NumericEdgeTests.bounds {
+            for bounds: RangeBounds<Double> in [.greater(than: b), .atLeast(b), .less(than: b), .atMost(b), .equal(to: b)] {
+                let predicate = RowPredicate.range(column: "volume", bounds: bounds)
+                let expected = values.indices.filter { NumericEdgeTests.exactly(values[$0], bounds) }
+                #expect(Reference.rows(predicate, table: t) == expected, "\(bounds)")
+                #expect(try t.select(predicate).rows() == expected, "\(bounds)")
+            }
+        }
+        let parsed = try QueryParser(table: t).parse("volume >= 9223372036854775807 or volume < -9223372036854775808")
+        #expect(Reference.rows(parsed, table: t) == [])
+        #expect(try t.select(parsed).rows() == [])
+    }
+}

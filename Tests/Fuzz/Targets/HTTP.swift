@@ -1,0 +1,110 @@
+// fuzz-modules: Colonnade DataLink DataLinkFormat?
+//
+// HTTP response handling: status, headers and body → the DataLink client's verdict
+// (`DataLinkClient.judge`, the pure step after the transfer: success, or a typed error with the
+// parsed `quandl_error` body), the `Retry-After` parse and the retry delay it leads to, the
+// error's text, the table cursor, and — for a success — the decode `fetch` runs on the body.
+//
+// Input: byte 0 picks the status (a list of interesting ones, or any 100…699), byte 1 the request
+// (JSON/CSV time series, a table page) and whether a key was sent; then header lines
+// `name: value` up to an empty line; the rest is the body. The key planted in the configuration
+// must never appear in an error's text.
+import Foundation
+@testable import DataLink
+import Colonnade
+#if canImport(DataLinkFormat)
+import DataLinkFormat
+#endif
+
+let key = "FUZZ-k3y-9f8e7d6c5b4a"
+let statuses = [200, 201, 202, 204, 206, 301, 304, 400, 401, 403, 404, 409, 410, 413, 414, 422, 429, 500, 502, 503, 504]
+
+let clients: [DataLinkClient] = [
+    DataLinkClient(configuration: DataLinkConfiguration(apiKey: APIKey(key))),
+    DataLinkClient(configuration: DataLinkConfiguration(apiKey: nil)),
+]
+
+let requests: [PreparedRequest] = {
+    let client = clients[0]
+    do {
+        return [
+            try client.datasetRequest(database: "WIKI", ticker: "BRK.A", from: nil, to: nil, format: .json, options: DatasetOptions()),
+            try client.datasetRequest(database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .csv, options: DatasetOptions()),
+            try client.tableRequest("WIKI/PRICES", codes: ["AAPL", "BRK_A"], from: nil, to: nil, columns: nil, perPage: nil, cursorID: nil),
+        ]
+    } catch {
+        fatalError("fuzz requests: \(error)")
+    }
+}()
+
+// LeakSanitizer: see Support/Harness.swift (`buildOnce`).
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+    lsanDisable()
+    _ = clients.count + requests.count
+    lsanEnable()
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size >= 2 else { return -1 }
+    let statusByte = Int(data[0])
+    let status = statusByte < statuses.count * 8 ? statuses[statusByte % statuses.count] : 100 + (statusByte * 7919) % 600
+    let request = requests[Int(data[1]) % requests.count]
+    let client = clients[Int(data[1] >> 7)]
+
+    // Headers: lines up to the first empty line; names lower-cased as HTTPTransfer stores them.
+    let rest = UnsafeBufferPointer(start: data + 2, count: size - 2)
+    var headers: [String: String] = [:]
+    var bodyStart = rest.count
+    var lineStart = 0
+    var i = 0
+    while i < rest.count {
+        if rest[i] == 0x0A {
+            let line = String(decoding: rest[lineStart ..< i], as: UTF8.self)
+            if line.isEmpty || line == "\r" { bodyStart = i + 1; break }
+            if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[name] = headers[name].map { $0 + ", " + value } ?? value
+            }
+            lineStart = i + 1
+        }
+        i += 1
+    }
+    let body = Data(rest[min(bodyStart, rest.count)...])
+
+    let result = TransferResult(status: status, headers: headers, body: body, url: request.url)
+    let retryAfter = RetryAfter.parse(headers["retry-after"])
+    for attempt in 1 ... 3 {
+        _ = client.configuration.retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double(attempt) / 4)
+    }
+    switch client.judge(result, request: request, attempt: 1) {
+    case .failure(let error):
+        let text = "\(error) \(String(describing: error)) \(error.isRetryable)"
+        // Only the client configured with the key knows it; the anonymous one may echo a body
+        // that happens to hold the same text (the first finding of this target was that, a
+        // harness bug).
+        if client.configuration.apiKey != nil && text.contains(key) { fatalError("the API key leaked into an error: \(text)") }
+    case .success(let response):
+        precondition(response.status == status && response.body == body)
+        if case .table = request.target {
+            #if canImport(DataLinkFormat)
+            _ = try? DataLinkCursor.nextCursorID(inJSON: body)
+            #else
+            _ = DataLinkClient.nextCursorID(inJSON: body)
+            #endif
+        }
+        // What `fetch` does next with the body.
+        do {
+            let decoded = try body.withUnsafeBytes { bytes in
+                try QuoteDecoder.decode(bytes, ticker: request.format == .csv ? "AAPL" : nil, source: "WIKI/AAPL")
+            }
+            _ = decoded.table.rowCount
+        } catch {
+            _ = "\(error)"
+        }
+    }
+    return 0
+}
