@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench [--suite scan,screens,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
 // colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
@@ -21,7 +21,7 @@ if let why = refusalReason(), !CommandLine.arguments.contains("--from-json") {
 }
 
 struct Options {
-    var suites: Set<String> = ["scan", "decode", "snapshot"]
+    var suites: Set<String> = ["scan", "screens", "decode", "snapshot"]
     var size = "large"
     var threads = QueryOptions.availableCores
     var json: String?
@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "decode", "snapshot", "interop"])
-            case "scan", "decode", "snapshot", "interop": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, decode, snapshot, interop, all)")
+            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop"])
+            case "scan", "screens", "decode", "snapshot", "interop": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, all)")
             }
         }
         options.suites = s
@@ -117,6 +117,14 @@ if options.suites.contains("scan") {
     try ScanSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["scan"] = peakResidentBytes()
     print("peak memory (scan): \(Format.bytes(recorder.peaks["scan"]!))")
+}
+
+if options.suites.contains("screens") {
+    resetPeakResident()
+    let table = benchTable()
+    try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["screens"] = peakResidentBytes()
+    print("peak memory (screens): \(Format.bytes(recorder.peaks["screens"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.
