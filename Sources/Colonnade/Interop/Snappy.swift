@@ -117,7 +117,7 @@ enum Snappy {
         // input bounds the output. Checked before the output is allocated: a 5-byte block claiming
         // 2 GiB must not allocate it.
         if length > UInt64(input.count - i) * 22 {
-            throw bad(0, "uncompressed length \(length) from \(input.count) compressed bytes (more than Snappy can expand)")
+            throw bad(0, "uncompressed length \(length) from \(input.count - i) bytes of Snappy data (at most \((input.count - i) * 22))")
         }
         let total = Int(length)
         var out = [UInt8](repeating: 0, count: total)
