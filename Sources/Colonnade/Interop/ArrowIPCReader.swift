@@ -195,8 +195,8 @@ struct ArrowIPCDecoder {
                 valueChunks[i] = []
             }
         }
-        if values.count > QuoteTable.maximumColumnCount {
-            throw .table(file: file, .tooManyColumns(count: values.count, limit: QuoteTable.maximumColumnCount))
+        if valueChunks.count > QuoteTable.maximumColumnCount {
+            throw .table(file: file, .tooManyColumns(count: valueChunks.count, limit: QuoteTable.maximumColumnCount))
         }
         if dateField < 0 { throw .missingColumn(file: file, column: "date", available: fields.map(\.name)) }
         if tickerField == nil && defaultTicker == nil {
