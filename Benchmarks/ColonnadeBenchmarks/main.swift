@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,screens,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
 // colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop"])
-            case "scan", "screens", "decode", "snapshot", "interop": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, all)")
+            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip"])
+            case "scan", "screens", "decode", "snapshot", "interop", "zip": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, all)")
             }
         }
         options.suites = s
@@ -160,6 +160,13 @@ if options.suites.contains("interop") {
     try InteropSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["interop"] = peakResidentBytes()
     print("peak memory (interop): \(Format.bytes(recorder.peaks["interop"]!))")
+}
+
+if options.suites.contains("zip") {
+    resetPeakResident()
+    try ZipSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["zip"] = peakResidentBytes()
+    print("peak memory (zip): \(Format.bytes(recorder.peaks["zip"]!))")
 }
 
 machine.loadAverageEnd = MachineInfo.loadAverage()

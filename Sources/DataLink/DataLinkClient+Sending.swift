@@ -104,16 +104,20 @@ extension DataLinkClient {
         case .success(var result):
             // Servers echo the key (QEAx01 "We could not recognize your API key: '…'"), in
             // headers too; bodies are scrubbed in `judge` (errors are built from the original,
-            // redacted to `<redacted>`, successes hand out a scrubbed copy).
+            // redacted to `<redacted>`, successes hand out a scrubbed copy). An export status's
+            // link is hidden in what is shown (log, errors), never in the body handed out.
             result.headers = result.headers.mapValues { redactor($0) }
-            logResponse(result, target: target)
-            return (judge(result, request: prepared, attempt: attempt), RetryAfter.parse(result.headers["retry-after"]))
+            let shown = prepared.export ? redactor.hidingURLs(in: result.body) : redactor
+            logResponse(result, target: target, redactor: shown)
+            return (judge(result, request: prepared, attempt: attempt, redactor: shown), RetryAfter.parse(result.headers["retry-after"]))
         }
     }
 
     /// Status first, then the `QE…` code of the error body; a 2xx must also have the expected
     /// content type and shape.
-    func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int) -> Result<DataLinkResponse, DataLinkError> {
+    func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int,
+               redactor: Redactor? = nil) -> Result<DataLinkResponse, DataLinkError> {
+        let redactor = redactor ?? self.redactor
         let target = request.target
         let status = result.status
         let contentType = result.headers["content-type"]
@@ -185,13 +189,13 @@ extension DataLinkClient {
         log(lines.joined(separator: "\n"))
     }
 
-    private func logResponse(_ result: TransferResult, target: DataLinkTarget) {
-        guard configuration.log != nil else { return }
+    private func logResponse(_ result: TransferResult, target: DataLinkTarget, redactor: Redactor) {
+        guard let log = configuration.log else { return }
         var lines = ["DataLink response for \(target): HTTP \(result.status)"]
         for (name, value) in result.headers.sorted(by: { $0.key < $1.key }) {
             lines.append("\(name): \(redactor.oneLine(value, limit: 300))")
         }
         lines.append("body (\(result.body.count) bytes): \(redactor.bodyPrefix(result.body, limit: 256))")
-        log(lines.joined(separator: "\n"))
+        log(redactor(lines.joined(separator: "\n")))
     }
 }

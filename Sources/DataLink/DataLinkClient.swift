@@ -176,7 +176,8 @@ public struct DataLinkClient: Sendable {
     }
 
     func tableRequest(
-        _ table: String, codes: [String], from: Day?, to: Day?, columns: [String]?, perPage: Int?, cursorID: String?
+        _ table: String, codes: [String], from: Day?, to: Day?, columns: [String]?, perPage: Int?, cursorID: String?,
+        export: Bool = false
     ) throws(DataLinkError) -> PreparedRequest {
         let (publisher, name) = try RequestBuilder.tableParts(table)
         for code in codes { try RequestBuilder.validate(code, as: "ticker") }
@@ -194,9 +195,10 @@ public struct DataLinkClient: Sendable {
             query.append(("qopts.per_page", String(perPage)))
         }
         if let cursorID { query.append(("qopts.cursor_id", cursorID)) }
+        if export { query.append(("qopts.export", "true")) }
         let url = try RequestBuilder.url(
             base: configuration.baseURL, segments: ["datatables", publisher, name], suffix: ".json", query: query)
-        return PreparedRequest(target: .table("\(publisher)/\(name)", tickers: codes), url: url, format: .json)
+        return PreparedRequest(target: .table("\(publisher)/\(name)", tickers: codes), url: url, format: .json, export: export)
     }
 
     // MARK: Many requests

@@ -53,6 +53,13 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(DataLinkTarget, limit: Int, declaredLength: Int?)
     /// The task was cancelled; nil target when cancelled before any request started.
     case cancelled(DataLinkTarget?)
+    /// A whole-table export was still not ready (`status`, e.g. `creating`) after `waited`,
+    /// the longest wait allowed, and `requests` status requests.
+    case exportNotReady(DataLinkTarget, status: String, waited: Duration, requests: Int)
+    /// The export file could not be downloaded from its link on `host` (the link itself is a
+    /// secret and never shown): refused too often, not a zip, or the connection kept failing.
+    /// `status` is the last HTTP status, nil when there was no answer.
+    case exportDownloadFailed(DataLinkTarget, host: String, status: Int?, reason: String)
 
     /// The request the error is about, when there was one.
     public var target: DataLinkTarget? {
@@ -62,7 +69,8 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
              let .insecureTransport(target, _), let .notFound(target, _), let .gone(target, _),
              let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
              let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
-             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _):
+             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _),
+             let .exportNotReady(target, _, _, _), let .exportDownloadFailed(target, _, _, _):
             target
         case let .cancelled(target): target
         }
@@ -121,6 +129,12 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
             return "\(target): response too large (\(declared); limit \(limit) bytes)"
         case let .cancelled(target):
             return target.map { "\($0): cancelled" } ?? "cancelled"
+        case let .exportNotReady(target, status, waited, requests):
+            return "\(target): the export was still '\(status)' after \(Self.format(waited)) "
+                + "(\(requests) status request\(requests == 1 ? "" : "s")); nothing was downloaded"
+        case let .exportDownloadFailed(target, host, status, reason):
+            let answer = status.map { " (HTTP \($0))" } ?? ""
+            return "\(target): downloading the export from \(host) failed\(answer): \(reason)"
         }
     }
 

@@ -8,6 +8,10 @@ struct Redactor: Sendable {
     static let placeholder = "<redacted>"
     /// The strings removed, longest first (so a secret containing another is removed whole).
     private let secrets: [String]
+    /// Further secrets removed from text only where they appear whole (an export's signed
+    /// download link and its parts), longest first. Not scrubbed from bodies: an export-status
+    /// body must keep its link for the client to read.
+    private var others: [String] = []
 
     init(key: APIKey?, baseURL: URL? = nil) {
         var secrets: [String] = []
@@ -21,11 +25,60 @@ struct Redactor: Sendable {
         self.secrets = secrets.sorted { $0.count > $1.count }
     }
 
+    /// A redactor that also hides `link`: the whole URL, its path, its query and each query
+    /// value of 8 or more characters (a signed download link grants access by itself).
+    func hiding(_ link: URL) -> Redactor {
+        var parts = [link.absoluteString, link.path]
+        if let query = link.query {
+            parts.append(query)
+            // Each parameter's value too (a signature echoed back by an error page).
+            for pair in query.split(separator: "&") {
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                let value = String(pair[pair.index(after: equals)...])
+                parts.append(value)
+                if let decoded = value.removingPercentEncoding { parts.append(decoded) }
+            }
+        }
+        return adding(parts)
+    }
+
+    /// A redactor that also hides every http(s) URL found in the first 64 KiB of `body` (an
+    /// export-status body carries the signed download link), as `hiding(_:)` does.
+    func hidingURLs(in body: Data) -> Redactor {
+        let text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
+        var result = self
+        var rest = Substring(text)
+        while let start = rest.range(of: "http")?.lowerBound {
+            let tail = rest[start...]
+            let end = tail.firstIndex { $0 == "\"" || $0 == "," || $0 == "<" || $0 == ">" || $0 == "'" || $0.isWhitespace } ?? tail.endIndex
+            let escaped = String(tail[..<end])
+            let candidate = escaped.replacingOccurrences(of: "\\/", with: "/")
+            if let url = URL(string: candidate), url.scheme != nil, url.host != nil {
+                result = result.hiding(url)
+                // The JSON-escaped spelling (`https:\/\/…`) too.
+                if escaped != candidate { result = result.adding([escaped]) }
+            }
+            rest = tail[tail.index(after: tail.startIndex)...]
+        }
+        return result
+    }
+
+    private func adding(_ parts: [String]) -> Redactor {
+        var copy = self
+        var all = Set(others)
+        for part in parts where part.count >= 8 { all.insert(part) }
+        copy.others = all.sorted { $0.count > $1.count }
+        return copy
+    }
+
     /// `text` with every occurrence of a secret replaced by `<redacted>`, and every cut-off
     /// start of one (its first 6 or more characters, as an excerpt cut inside the key shows it)
     /// too.
     func callAsFunction(_ text: String) -> String {
         var text = text
+        for other in others where text.contains(other) {
+            text = text.replacingOccurrences(of: other, with: Self.placeholder)
+        }
         for secret in secrets where text.contains(secret) {
             text = text.replacingOccurrences(of: secret, with: Self.placeholder)
         }

@@ -6,6 +6,8 @@ struct PreparedRequest: Sendable {
     var target: DataLinkTarget
     var url: URL
     var format: DataLinkFormat
+    /// A whole-table export request: its answers carry a signed link, hidden in logs and errors.
+    var export = false
 }
 
 /// Builds request URLs from untrusted parts: every path segment and query value is

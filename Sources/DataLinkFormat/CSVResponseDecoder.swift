@@ -4,8 +4,37 @@ import Colonnade
 /// (date column first), datatable CSV (with `ticker` and `date` columns) and the `code,message`
 /// error body.
 extension CSVScanner {
+    /// What a CSV header says: the names, what each column is, and the value columns.
+    struct Layout: Sendable {
+        let names: [String]
+        /// Per column: `RowSlot.date`, `RowSlot.ticker`, or the value column's index.
+        let kinds: [Int32]
+        let valueNames: [String]
+        let dateIndex: Int
+        let isDatatable: Bool
+    }
+
     /// Decodes the response at `position` (its header line).
     mutating func decodeResponse(ticker: String?, fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+        let layout = try readLayout()
+        var symbols: [String] = []
+        let buffers = try decodeRows(layout, symbols: &symbols)
+        let tickers: [TickerEntry]
+        if layout.isDatatable {
+            tickers = symbols.map { TickerEntry(symbol: $0) }
+        } else {
+            guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
+            tickers = [TickerEntry(symbol: symbol)]
+        }
+        let table = try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeTable(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
+                                  source: input.source)
+        }
+        return DecodedResponse(table: table, format: layout.isDatatable ? .datatableCSV : .timeSeriesCSV)
+    }
+
+    /// Reads the header; `position` moves to the first data line.
+    mutating func readLayout() throws(ResponseError) -> Layout {
         let names = try ResponseError.wrapping { () throws(DecodeError) in try readHeader() }
         let identifiers = names.map(ColumnDescriptor.identifier(for:))
         if identifiers == ["code", "message"] {
@@ -35,23 +64,31 @@ extension CSVScanner {
                 valueNames.append(name)
             }
         }
-        var symbols: [String] = []
-        let buffers = try ResponseError.wrapping { () throws(DecodeError) in
+        try ResponseError.wrapping { () throws(DecodeError) in
             try RowBuffers.checkColumnNames(valueNames, dateColumnName: names[dateIndex], source: input.source)
-            return try decodeRows(names: names, kinds: kinds, valueCount: valueNames.count, symbols: &symbols,
-                                  tickerSymbol: DataLinkSymbols.symbol(fromCode:))
         }
-        let tickers: [TickerEntry]
-        if isDatatable {
-            tickers = symbols.map { TickerEntry(symbol: $0) }
-        } else {
-            guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
-            tickers = [TickerEntry(symbol: symbol)]
+        return Layout(names: names, kinds: kinds, valueNames: valueNames, dateIndex: dateIndex, isDatatable: isDatatable)
+    }
+
+    /// The data lines from `position` on, per `layout`.
+    private mutating func decodeRows(_ layout: Layout, symbols: inout [String]) throws(ResponseError) -> RowBuffers {
+        try ResponseError.wrapping { () throws(DecodeError) in
+            try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols,
+                           tickerSymbol: DataLinkSymbols.symbol(fromCode:))
         }
-        let table = try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeTable(valueNames: valueNames, tickers: tickers, dateColumnName: names[dateIndex], source: input.source)
+    }
+
+    /// Decodes the data lines from `position` on with a datatable `layout` read elsewhere (the
+    /// chunks of a file split at line ends, after the first). Positions in errors are relative
+    /// to this input.
+    mutating func decodeDatatableRows(_ layout: Layout) throws(ResponseError) -> QuoteTable {
+        precondition(layout.isDatatable)
+        var symbols: [String] = []
+        let buffers = try decodeRows(layout, symbols: &symbols)
+        return try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeTable(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                  dateColumnName: layout.names[layout.dateIndex], source: input.source)
         }
-        return DecodedResponse(table: table, format: isDatatable ? .datatableCSV : .timeSeriesCSV)
     }
 
     /// `code,message` then one line: the API's CSV error body.

@@ -26,19 +26,63 @@ public enum QuoteImporter {
     /// - Throws: The first file's `ResponseError`; nothing is returned then.
     /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
     ///   (their rows are concatenated), else one upsert per file.
-    public static func importFiles(_ paths: [String], ticker: String? = nil) throws(ResponseError) -> QuoteTable {
+    ///   - archiveOptions: How zip archives among the files are read (`ArchiveImporter`); a file
+    ///     is a zip when it starts with a zip signature, whatever its name.
+    public static func importFiles(_ paths: [String], ticker: String? = nil,
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
         var parts: [QuoteTable] = []
         parts.reserveCapacity(paths.count)
         for path in paths {
-            parts.append(try decodeFile(path, ticker: ticker).table)
+            if isZipFile(path) {
+                var options = archiveOptions
+                if let ticker { options.ticker = ticker }
+                parts.append(try ArchiveImporter.importArchive(atPath: path, options: options))
+            } else {
+                parts.append(try decodeFile(path, ticker: ticker).table)
+            }
         }
         return QuoteTable.merging(&parts)
     }
 
+    /// Decodes one response body, or a zip archive of them, held in memory (for example read from
+    /// standard input).
+    /// - Parameter source: The input's name for messages.
+    public static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
+        let isZip = bytes.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
+        if isZip {
+            var options = archiveOptions
+            if let ticker { options.ticker = ticker }
+            let archive: ZipArchive
+            do { archive = try ZipArchive(bytes: bytes, name: source) } catch { throw .archive(error) }
+            return try ArchiveImporter.importArchive(archive, options: options)
+        }
+        var parts = [try QuoteDecoder.decode(bytes, ticker: ticker, source: source).table]
+        return QuoteTable.merging(&parts)
+    }
+
+    /// Whether the file at `path` is a regular file starting with a zip signature (`PK\3\4`, or
+    /// `PK\5\6` for an empty archive). False when it cannot be read or is not a regular file (the
+    /// decoder then reports why).
+    public static func isZipFile(_ path: String) -> Bool {
+        // O_NONBLOCK: a FIFO must not make this wait for a writer.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        var head = [UInt8](repeating: 0, count: 4)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
+        guard n == 4 else { return false }
+        return head.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
+    }
+
     /// Decodes every file and upserts them into `table` — only when all of them decode.
     /// - Throws: The first file's `ResponseError`; `table` is unchanged then.
-    public static func importFiles(_ paths: [String], ticker: String? = nil, into table: inout QuoteTable) throws(ResponseError) {
-        let imported = try importFiles(paths, ticker: ticker)
+    public static func importFiles(_ paths: [String], ticker: String? = nil,
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+                                   into table: inout QuoteTable) throws(ResponseError) {
+        let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions)
         if table.rowCount == 0 && table.tickers.isEmpty && table.schema.isEmpty {
             let metadata = table.metadata
             table = imported

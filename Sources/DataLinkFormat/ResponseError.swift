@@ -19,12 +19,15 @@ public enum ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     case apiError(source: String, code: String, message: String)
     /// A single-ticker response whose ticker is neither given nor in the body.
     case missingTicker(source: String)
+    /// The input is a zip archive that cannot be read (see `ZipError`).
+    case archive(ZipError)
 
     /// The input's name.
     public var source: String {
         switch self {
         case .decoding(let error): error.source
         case .empty(let s), .notADataLinkResponse(let s, _), .apiError(let s, _, _), .missingTicker(let s): s
+        case .archive(let error): error.archive
         }
     }
 
@@ -41,6 +44,7 @@ public enum ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .notADataLinkResponse(source, detail): DecodeError.oneLine("\(source): not a Quandl response: \(detail)")
         case let .apiError(source, code, message): DecodeError.oneLine("\(source): the API returned error \(code): \(message)")
         case .missingTicker(let source): DecodeError.oneLine("\(source): no ticker: the response does not name one and none was given")
+        case .archive(let error): error.description
         }
     }
 

@@ -191,7 +191,9 @@ import Testing
         #expect(usageError(["--tickers", "3", "--csv", "q.csv"], for: .generate)
             == .missingOption(option: "--days D", command: "generate"))
         #expect(usageError(["--snapshot", "s"], for: .importFiles) == .missingArgument(name: "FILE...", command: "import"))
-        #expect(usageError([], for: .fetch) == .missingArgument(name: "TICKER...", command: "fetch"))
+        // TICKER is optional for the parser (fetch --table T --bulk takes the whole table); the
+        // command itself requires it without --bulk (FetchBulkTests.tickersAreRequiredWithoutBulk).
+        #expect(usageError([], for: .fetch) == nil)
         #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: []))
         #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet", command: "export"))
     }
@@ -241,15 +243,21 @@ import Testing
             arguments += [required.displayName, sampleValue(for: required)]
         }
         for constraint in spec.constraints {
-            switch constraint {
-            case .exactlyOne(let names) where !names.contains(option.name):
+            if case .exactlyOne(let names) = constraint, !names.contains(option.name) {
                 let first = spec.option(named: names[0])!
                 arguments += [first.displayName, sampleValue(for: first)]
-            case .requires(option.name, let others):
+            }
+        }
+        // Companions, transitively (fetch: --keep-zip needs --bulk, which needs --table).
+        var needing = [option.name]
+        var added: Set<String> = [option.name]
+        while let name = needing.popLast() {
+            for constraint in spec.constraints {
+                guard case .requires(name, let others) = constraint, !others.contains(where: added.contains) else { continue }
                 let companion = spec.option(named: others[0])!
                 arguments += companion.isFlag ? [companion.displayName] : [companion.displayName, sampleValue(for: companion)]
-            default:
-                break
+                added.insert(companion.name)
+                needing.append(companion.name)
             }
         }
         return arguments

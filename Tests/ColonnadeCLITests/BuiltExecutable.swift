@@ -50,7 +50,8 @@ enum BuiltExecutable {
         var standardError: String
     }
 
-    /// Runs `colonnade arguments` to completion with standard input empty.
+    /// Runs `colonnade arguments` to completion with standard input empty (or read from
+    /// `standardInput`, a file).
     ///
     /// Standard error goes to a temporary file rather than a second pipe, so a chatty child
     /// cannot fill one pipe while the test blocks reading the other.
@@ -58,8 +59,10 @@ enum BuiltExecutable {
     /// - Parameters:
     ///   - environment: The child's whole environment; `nil` inherits the test process's.
     ///   - currentDirectory: The child's working directory; `nil` inherits the test process's.
-    static func run(_ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> Result {
-        let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
+    static func run(_ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
+                    standardInput: URL? = nil) throws -> Result {
+        let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: currentDirectory,
+                                                      standardInput: standardInput)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
@@ -103,13 +106,13 @@ enum BuiltExecutable {
     /// Starts the executable: standard input empty, standard output a pipe, standard error a
     /// temporary file.
     private static func launch(_ arguments: [String], environment: [String: String]? = nil,
-                               currentDirectory: URL? = nil) throws -> (Process, Pipe, TemporaryFile) {
+                               currentDirectory: URL? = nil, standardInput: URL? = nil) throws -> (Process, Pipe, TemporaryFile) {
         let process = Process()
         process.executableURL = try url()
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         let output = Pipe()
         process.standardOutput = output
         let errorFile = try TemporaryFile()

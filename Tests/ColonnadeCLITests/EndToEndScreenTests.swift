@@ -28,7 +28,7 @@ import Testing
             (screenDay, text) = (.latest, "latest")
         } else {
             let d = table.dates[table.tickers[0].firstRow + 150]
-            (screenDay, text) = (.day(Day(daysSinceEpoch: d)), CivilDate.format(day: d))
+            (screenDay, text) = (.day(Day(daysSinceEpoch: d)), Day(daysSinceEpoch: d).description)
         }
         let whole = try table.select(where: Self.screen)
         let dayRows = Set(table.rows(on: screenDay))

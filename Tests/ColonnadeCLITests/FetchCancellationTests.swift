@@ -49,4 +49,61 @@ import Testing
             #expect(await server.waitUntilIdle(timeout: .seconds(30)))
         }
     }
+
+    /// Ctrl-C in the middle of a `--bulk` download: the built process exits promptly, the
+    /// temporary zip beside the snapshot is removed, and the snapshot is untouched.
+    @Test func interruptDuringABulkDownloadRemovesTheTemporaryZip() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        let zip = try Data(contentsOf: Fixtures.exportDirectory.appendingPathComponent("WIKI-PRICES.export.zip"))
+        try await LoopbackHTTPServer.run({ _ in
+            .drip(status: 200, headers: ["Content-Type": "application/zip"], body: zip, pieces: 400, interval: 0.1)
+        }) { files in
+            let link = files.baseURL.absoluteString + "/export/T.zip?X-Amz-Signature=0123456789abcdef"
+            let status = #"{"datatable_bulk_download":{"file":{"link":"\#(link)","status":"fresh","data_snapshot_time":null}}}"#
+            try await LoopbackHTTPServer.run({ _ in .json(status) }) { api in
+                let process = Process()
+                process.executableURL = try BuiltExecutable.url()
+                process.arguments = ["fetch", "--table", "WIKI/PRICES", "--bulk",
+                                     "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+                process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
+                process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+                process.standardInput = FileHandle.nullDevice
+                let errorPath = scratch.file("stderr.txt")
+                _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+                let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+                defer { try? errorHandle.close() }
+                process.standardError = errorHandle
+                process.standardOutput = errorHandle
+                try process.run()
+                defer { if process.isRunning { process.terminate() } }
+
+                // The download has started (and the temporary file exists) before the signal.
+                #expect(await files.waitForRequests(1))
+                let clock = ContinuousClock()
+                let waitStart = clock.now
+                while clock.now - waitStart < .seconds(30), process.isRunning,
+                      ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).allSatisfy({ !$0.contains(".export-") }) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let sent = clock.now
+                kill(process.processIdentifier, SIGINT)
+                while process.isRunning, clock.now - sent < .seconds(30) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(!process.isRunning, "still running 30 s after SIGINT")
+                guard !process.isRunning else { return }
+                process.waitUntilExit()
+                #expect(clock.now - sent < .seconds(5))
+                #expect(process.terminationReason == .exit)
+                #expect(process.terminationStatus == 1)
+                let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
+                #expect(output.contains("cancelled"), "\(output)")
+                #expect(!output.contains("0123456789abcdef"), "the link is never printed")
+                #expect(scratch.bytes("quotes.snapshot") == before)
+                let left = ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).filter { $0.contains(".export-") }
+                #expect(left.isEmpty, "\(left)")
+            }
+        }
+    }
 }

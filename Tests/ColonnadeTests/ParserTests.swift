@@ -91,7 +91,6 @@ import ColonnadeTestSupport
             ("80 < hihg < 83", .unknownColumn), ("\"Adj. Hihg\" > 1", .unknownColumn), ("high >\n lw < 3", .unknownColumn),
             ("high >", .syntax), ("(high > 80", .syntax), ("high > 2014-13-01", .syntax), ("high > 80 @", .syntax),
             ("date > 80", .typeMismatch), ("high > 2014-01-01", .typeMismatch), ("ticker > FDX", .typeMismatch),
-            ("high > low", .typeMismatch),
         ]
         for (text, kind) in kinds {
             #expect(error(text)?.kind == kind, "\(text)")

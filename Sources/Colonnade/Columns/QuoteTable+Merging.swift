@@ -8,7 +8,8 @@ extension QuoteTable {
         var first = parts[0]
         parts[0] = QuoteTable()
         if parts.count == 1 {
-            first.computeSummaries()
+            // A part merged before (a zip's chunks) already has them: one pass saved per column.
+            if !first.hasSummaries { first.computeSummaries() }
             return first
         }
         first.upsert(contentsOf: Array(parts[1...]))

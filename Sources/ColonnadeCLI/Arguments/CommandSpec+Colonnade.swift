@@ -179,16 +179,30 @@ extension CommandSpec {
             + "'colonnade export' are read when uncompressed or Snappy-compressed; a directory is read as a "
             + "dataset (every .parquet/.arrow file under it, as 'export --partition-by year' writes). Columns map by "
             + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
-        positionals: [PositionalSpec("FILE", isRepeating: true, abstract: "Files to import (.json, .csv, .arrow, .arrows, .parquet, or a directory).")],
+        positionals: [PositionalSpec("FILE", isRepeating: true,
+                                     abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input.")],
         options: [
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
+            maxInflateRatioOption,
+            maxInflateSizeOption,
             noWaitOption,
         ],
         examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
+                   "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
                    "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
     )
+
+    /// The zip-bomb guard's ratio (`ZipLimits.maximumRatio`), for commands that read zips.
+    static let maxInflateRatioOption = OptionSpec(
+        "max-inflate-ratio", value: "N", kind: .integer(minimum: 1), defaultValue: "200",
+        abstract: "Refuse a zip member that inflates to more than N times its compressed size (past the first 64 MiB).")
+
+    /// The zip-bomb guard's absolute cap (`ZipLimits.maximumSize`), in MiB.
+    static let maxInflateSizeOption = OptionSpec(
+        "max-inflate-size", value: "MiB", kind: .integer(minimum: 1), defaultValue: "16384",
+        abstract: "Refuse a zip member that inflates to more than this many MiB.")
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
     static let fetch = CommandSpec(
@@ -197,7 +211,8 @@ extension CommandSpec {
         discussion: "The API key is read from --api-key-file, else from the environment "
             + "(NASDAQ_DATA_LINK_API_KEY); it is never printed. Either a time-series database "
             + "(--database, one request per ticker) or a table (--table, e.g. WIKI/PRICES) is queried.",
-        positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to fetch (AAPL, BRK_A).")],
+        positionals: [PositionalSpec("TICKER", isRepeating: true, isRequired: false,
+                                     abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")],
         options: [
             OptionSpec("database", value: "WIKI", defaultValue: "WIKI",
                        abstract: "Time-series database code."),
@@ -209,6 +224,16 @@ extension CommandSpec {
                        abstract: "Response format to request."),
             OptionSpec(flag: "update", abstract: "Fetch only dates after the newest one already in the snapshot."),
             OptionSpec(flag: "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end."),
+            OptionSpec("columns", value: "C,…", isList: true,
+                       abstract: "Table columns to ask for (qopts.columns), e.g. ticker,date,close; --table only."),
+            OptionSpec(flag: "bulk",
+                       abstract: "Download the whole table (or the filtered rows) as one export zip instead of paging: "
+                           + "ask for an export, wait until it is ready, download, inflate and import. --table only."),
+            OptionSpec("bulk-timeout", value: "DURATION", defaultValue: "30m",
+                       abstract: "How long to wait for the export to become ready (e.g. 90s, 10m, 1h)."),
+            OptionSpec("keep-zip", value: "PATH", abstract: "Keep the downloaded export zip at PATH."),
+            maxInflateRatioOption,
+            maxInflateSizeOption,
             OptionSpec("concurrency", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
                        abstract: "Requests in flight at once (default 1: the documented per-key limit is one in flight)."),
             OptionSpec("base-url", value: "URL",
@@ -225,10 +250,15 @@ extension CommandSpec {
             .mutuallyExclusive(["database", "table"]),
             .mutuallyExclusive(["debug", "quiet"]),
             .notAfter("from", "to"),
+            .requires(option: "bulk", anyOf: ["table"]),
+            .requires(option: "columns", anyOf: ["table"]),
+            .requires(option: "keep-zip", anyOf: ["bulk"]),
+            .requires(option: "bulk-timeout", anyOf: ["bulk"]),
         ],
         examples: [
             "fetch AAPL MSFT FDX --from 2005-01-01 --to 2014-12-31",
             "fetch --table WIKI/PRICES AAPL --update --api-key-file ~/.nasdaq-key",
+            "fetch --table WIKI/PRICES --bulk --keep-zip WIKI_PRICES.zip",
         ]
     )
 

@@ -13,6 +13,9 @@ struct FetchCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let symbols = parsed.positionals
+        if symbols.isEmpty && !parsed.flag("bulk") {
+            throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
+        }
         let path = SnapshotLocation.forWriting(parsed, context: context)
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
@@ -50,10 +53,16 @@ struct FetchCommand: Command {
         let lock = try SnapshotLocation.lock(path, parsed, context: context)
         defer { lock.release() }
         let existing = try QuoteTable.loadForUpdate(path)
+        if parsed.flag("bulk"), let table = parsed.string("table") {
+            return try runBulk(table, parsed, context: context, path: path, client: DataLinkClient(configuration: configuration),
+                               existing: existing, progressEnabled: !quiet && !parsed.flag("debug") && errorIsTerminal)
+        }
 
+        let columns = parsed.list("columns")
         let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
                              from: parsed.day("from"), to: parsed.day("to"), update: parsed.flag("update"),
-                             format: parsed.string("format") == "csv" ? .csv : .json, existing: existing)
+                             format: parsed.string("format") == "csv" ? .csv : .json, existing: existing,
+                             columns: columns.isEmpty ? nil : columns)
         let client = DataLinkClient(configuration: configuration)
         let outcome = try runCancellably { try await plan.run(client: client, progress: progress) }
         progress.finish()
@@ -83,6 +92,47 @@ struct FetchCommand: Command {
                 + TerminalText.escaped(outcome.failures.map(\.symbol).joined(separator: ", ")))
             return ExitStatus.failure
         }
+        return ExitStatus.success
+    }
+
+    /// `--bulk`: one export zip, imported and saved like any fetch.
+    private func runBulk(_ table: String, _ parsed: ParsedArguments, context: CommandContext, path: String, client: DataLinkClient,
+                         existing: QuoteTable, progressEnabled: Bool) throws -> Int32 {
+        let timeoutText = parsed.string("bulk-timeout") ?? "30m"
+        guard let timeout = BulkFetch.parseDuration(timeoutText) else {
+            throw UsageError.invalidValue(option: "--bulk-timeout", value: timeoutText, reason: "expected a duration such as 90s, 10m or 1h",
+                                          suggestion: nil, command: spec.name)
+        }
+        var polling = ExportPolling(timeout: timeout)
+        // Hidden, for tests: a shorter first wait between status requests.
+        if let text = context.environment["COLONNADE_EXPORT_POLL_SECONDS"], let seconds = Double(text), seconds > 0, seconds < 60 {
+            polling.firstInterval = .milliseconds(Int64(seconds * 1000))
+        }
+        let plan = FetchPlan(symbols: parsed.positionals, database: "", table: table, from: parsed.day("from"), to: parsed.day("to"),
+                             update: parsed.flag("update"), format: .json, existing: existing, columns: nil)
+        let pending = parsed.positionals.filter(plan.needsRequest(for:))
+        if !parsed.positionals.isEmpty && pending.isEmpty {
+            if !parsed.flag("quiet") { try ImportCommand.printSummary(of: QuoteTable(), into: path, verb: "fetched", context: context) }
+            return ExitStatus.success
+        }
+        let earliest = pending.map { plan.start(for: $0) }
+        let from = earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? parsed.day("from") : earliest.compactMap { $0 }.min()
+        let columns = parsed.list("columns")
+        let bulk = BulkFetch(table: table, tickers: pending, from: from, to: parsed.day("to"), columns: columns.isEmpty ? nil : columns,
+                             polling: polling, archiveOptions: ImportCommand.archiveOptions(parsed),
+                             keepZip: parsed.string("keep-zip").map(context.resolve), snapshotPath: path)
+        let progress = BulkProgress(enabled: progressEnabled, writer: context.standardError)
+        let incoming: QuoteTable
+        do {
+            incoming = try runCancellably { try await bulk.run(client: client, progress: progress) }
+        } catch {
+            progress.finish()
+            throw error
+        }
+        var merged = existing
+        merged.upsert(incoming)
+        if incoming.rowCount > 0 { try merged.save(to: path) }
+        if !parsed.flag("quiet") { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
         return ExitStatus.success
     }
 
@@ -130,6 +180,8 @@ struct FetchPlan: Sendable {
     let update: Bool
     let format: DataLinkFormat
     let existing: QuoteTable
+    /// `qopts.columns` for the Tables API; nil for all.
+    var columns: [String]? = nil
 
     struct Outcome: Sendable {
         var tables: [QuoteTable] = []
@@ -205,7 +257,7 @@ struct FetchPlan: Sendable {
         let earliest = pending.map { start(for: $0) }
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
         let pages = PageCollector()
-        try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to)) { response in
+        try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to), columns: columns) { response in
             let decoded = try response.body.withUnsafeBytes { bytes in
                 try QuoteDecoder.decode(bytes, source: "\(table) page \(pages.count + 1)")
             }
@@ -334,6 +386,8 @@ extension DataLinkError: CLIReportableError {
                 : "no API key was sent: set $NASDAQ_DATA_LINK_API_KEY or write it to ~/.nasdaq/data_link_apikey"
         case .rateLimited: "wait and run again with --update; --concurrency 1 sends one request at a time"
         case .notFound: "check the ticker and --database (a ticker like BRK.B is sent as BRK_B)"
+        case .exportNotReady: "the export may take longer for a large table: raise --bulk-timeout, or run again later"
+        case .exportDownloadFailed: "run again: a fresh export link is asked for each time"
         case .insecureTransport: "use an https:// --base-url (plain http is allowed only to localhost, for tests)"
         case .deadlineExceeded: "--timeout SECONDS allows a slow response more time"
         default: nil

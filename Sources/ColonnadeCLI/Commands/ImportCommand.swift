@@ -12,24 +12,41 @@ struct ImportCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed, context: context)
-        let incoming = try Self.importAll(files, ticker: parsed.string("ticker"))
+        let incoming = try Self.importAll(files, ticker: parsed.string("ticker"), archiveOptions: Self.archiveOptions(parsed))
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
         try SnapshotLocation.update(path, parsed, context: context) { table in table.upsert(incoming) }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
     }
 
+    /// The zip reading options from `--max-inflate-ratio` and `--max-inflate-size`.
+    static func archiveOptions(_ parsed: ParsedArguments) -> ArchiveImporter.Options {
+        var limits = ZipLimits.standard
+        if let ratio = parsed.int("max-inflate-ratio") { limits.maximumRatio = ratio }
+        if let mebibytes = parsed.int("max-inflate-size") {
+            let (bytes, overflow) = mebibytes.multipliedReportingOverflow(by: 1 << 20)
+            limits.maximumSize = overflow ? Int.max : bytes
+            limits.ratioFloor = Swift.min(limits.ratioFloor, limits.maximumSize)
+        }
+        return ArchiveImporter.Options(limits: limits)
+    }
+
     /// Decodes every input: Arrow IPC and Parquet files and directories through `InteropReader`,
-    /// Data Link responses through `QuoteImporter`; later inputs win on equal (ticker, date).
-    static func importAll(_ files: [String], ticker: String?) throws -> QuoteTable {
-        let columnar = files.filter(InteropReader.handles(path:))
-        if columnar.isEmpty { return try QuoteImporter.importFiles(files, ticker: ticker) }
+    /// Data Link responses and zips of them through `QuoteImporter`, `-` as one body (or zip) read
+    /// from standard input; later inputs win on equal (ticker, date).
+    static func importAll(_ files: [String], ticker: String?,
+                          archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws -> QuoteTable {
+        let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
+        if special.isEmpty { return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions) }
         var parts: [QuoteTable] = []
         for file in files {
-            if InteropReader.handles(path: file) {
+            if file == "-" {
+                let bytes = try StandardInput.readAll()
+                parts.append(try QuoteImporter.importBytes(bytes, source: "standard input", ticker: ticker, archiveOptions: archiveOptions))
+            } else if InteropReader.handles(path: file) {
                 parts.append(try InteropReader.read(path: file, ticker: ticker))
             } else {
-                parts.append(try QuoteImporter.importFiles([file], ticker: ticker))
+                parts.append(try QuoteImporter.importFiles([file], ticker: ticker, archiveOptions: archiveOptions))
             }
         }
         var first = parts.removeFirst()
@@ -63,6 +80,8 @@ extension ResponseError: CLIReportableError {
             "colonnade imports Nasdaq Data Link (Quandl) JSON and CSV responses: dataset, dataset_data or datatable"
         case .missingTicker:
             "name the ticker with --ticker T, or name the file after it (FDX.json, WIKI-FDX.csv)"
+        case .archive(.tooLarge):
+            "if the archive is trusted, raise the limits with --max-inflate-ratio N or --max-inflate-size MiB"
         default:
             nil
         }

@@ -1,0 +1,101 @@
+import Colonnade
+@testable import ColonnadeCLI
+import ColonnadeTestSupport
+import DataLinkFormat
+import Foundation
+import Testing
+
+/// `colonnade import FILE.zip` and `colonnade import -`: the real export zip and standard-tool
+/// zips import as their CSV does; a bad zip is one precise error and the snapshot stays
+/// byte-identical.
+@Suite struct ImportArchiveCommandTests {
+    static func exportFixture(_ name: String) -> String { Fixtures.exportDirectory.appendingPathComponent(name).path }
+    static let csv = Fixtures.quandlPath("WIKI-PRICES.datatable.2014.csv")
+
+    /// The snapshot that importing the uncompressed CSV gives.
+    static func referenceTable(in scratch: Scratch) async throws -> QuoteTable {
+        let path = scratch.file("reference.snapshot")
+        let run = await runOffPool(["import", csv, "--snapshot", path], in: scratch)
+        #expect(run.status == 0, "\(run.standardError)")
+        return try QuoteTable.load(from: path)
+    }
+
+    @Test(arguments: ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip", "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"])
+    func aZipImportsAsItsCSV(_ name: String) async throws {
+        let scratch = try Scratch()
+        let expected = try await Self.referenceTable(in: scratch)
+        let run = await runOffPool(["import", Self.exportFixture(name), "--snapshot", scratch.snapshot], in: scratch)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.isEmpty)
+        #expect(run.standardOutput.contains("imported \(expected.rowCount.groupedText) rows for 4 tickers"), "\(run.standardOutput)")
+        #expect(try QuoteTable.load(from: scratch.snapshot) == expected)
+    }
+
+    @Test func aCorruptZipIsOneErrorAndChangesNothing() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.exportFixture("WIKI-PRICES.export.zip"))))
+        let member = try #require(try ZipArchive(bytes: bytes, name: "x").members.first)
+        // A byte near the end of the deflate stream: the damage shows late, after rows were decoded.
+        bytes[member.dataOffset + member.compressedSize - 40] ^= 0x55
+        try Data(bytes).write(to: URL(fileURLWithPath: scratch.file("damaged.zip")))
+        let truncated = Array(bytes.prefix(bytes.count / 2))
+        try Data(truncated).write(to: URL(fileURLWithPath: scratch.file("half.zip")))
+
+        for name in ["damaged.zip", "half.zip"] {
+            let run = await runOffPool(["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), name, "--snapshot", scratch.snapshot],
+                                       in: scratch)
+            #expect(run.status == 1)
+            #expect(run.standardOutput.isEmpty)
+            #expect(run.errorLines.count == 1, "\(run.standardError)")
+            #expect(run.errorLines.first?.hasPrefix("error: \(name)") == true, "\(run.standardError)")
+            #expect(scratch.bytes("quotes.snapshot") == before, "\(name): the snapshot is byte-identical")
+        }
+        let damaged = await runOffPool(["import", "damaged.zip", "--snapshot", scratch.snapshot], in: scratch)
+        #expect(damaged.standardError.contains("member 'QUANDL_SAMPLE_TABLE.csv'"), "\(damaged.standardError)")
+    }
+
+    @Test func theInflateLimitStopsAMemberAndTheOptionRaisesIt() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        // A stored datatable CSV of a little over 1 MiB.
+        let table = QuoteGenerator(tickers: 4, days: 3000, seed: 4).makeTable()
+        let csv = QuoteGenerator.datatableCSV(table)
+        #expect(csv.count > 1 << 20)
+        try Data(ZipBuilder([.stored("PRICES.csv", csv)]).bytes()).write(to: URL(fileURLWithPath: scratch.file("big.zip")))
+
+        let refused = await runOffPool(["import", "big.zip", "--max-inflate-size", "1", "--snapshot", scratch.snapshot], in: scratch)
+        #expect(refused.status == 1)
+        #expect(refused.errorLines.first?.contains("big.zip: member 'PRICES.csv'") == true, "\(refused.standardError)")
+        #expect(refused.errorLines.first?.contains("past the limit of 1048576 bytes") == true, "\(refused.standardError)")
+        #expect(refused.standardError.contains("--max-inflate-size"), "the CLI names its own option in the hint")
+        #expect(scratch.bytes("quotes.snapshot") == before)
+
+        let allowed = await runOffPool(["import", "big.zip", "--max-inflate-size", "2", "--snapshot", scratch.snapshot], in: scratch)
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        #expect(allowed.standardOutput.contains("imported \(table.rowCount.groupedText) rows for 4 tickers"))
+    }
+
+    /// `unzip -p x.zip | colonnade import -`: the real process with a body, or a zip, on standard input.
+    @Test(arguments: [false, true])
+    func standardInputTakesABodyOrAZip(zipped: Bool) async throws {
+        let scratch = try Scratch()
+        let expected = try await Self.referenceTable(in: scratch)
+        let input = zipped ? Self.exportFixture("WIKI-PRICES.export.zip") : Self.csv
+        let result = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot],
+                                             environment: EndToEndFixture.cleanEnvironment,
+                                             standardInput: URL(fileURLWithPath: input))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try QuoteTable.load(from: scratch.snapshot) == expected)
+
+        // A bad body on standard input is named as such.
+        try scratch.write("ticker,date,close\nAAPL,2014-13-01,1.0\n", to: "bad.csv")
+        let before = try #require(scratch.bytes("quotes.snapshot"))
+        let bad = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot],
+                                          environment: EndToEndFixture.cleanEnvironment,
+                                          standardInput: URL(fileURLWithPath: scratch.file("bad.csv")))
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains("error: standard input:2:"), "\(bad.standardError)")
+        #expect(scratch.bytes("quotes.snapshot") == before)
+    }
+}
