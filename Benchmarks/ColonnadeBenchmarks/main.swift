@@ -1,7 +1,8 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
 func refusalReason() -> String? {
@@ -13,23 +14,27 @@ func refusalReason() -> String? {
     return nil
     #endif
 }
-if let why = refusalReason() {
+// Charts from saved reports (--from-json) measure nothing, so any build may draw them.
+if let why = refusalReason(), !CommandLine.arguments.contains("--from-json") {
     FileHandle.standardError.write(Data("colonnade-bench: refusing to report numbers from \(why)\n".utf8))
     exit(2)
 }
 
 struct Options {
-    var suites: Set<String> = ["scan", "decode", "snapshot"]
+    var suites: Set<String> = ["scan", "screens", "decode", "snapshot"]
     var size = "large"
     var threads = QueryOptions.availableCores
     var json: String?
     var compare: String?
+    var svg: String?
+    var fromJSON: [String] = []
 }
 
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+           colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
     exit(2)
@@ -49,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "decode", "snapshot", "interop", "zip"])
-            case "scan", "decode", "snapshot", "interop", "zip": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, decode, snapshot, interop, zip, all)")
+            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip"])
+            case "scan", "screens", "decode", "snapshot", "interop", "zip": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, all)")
             }
         }
         options.suites = s
@@ -63,8 +68,39 @@ while !args.isEmpty {
         options.threads = n
     case "--json": options.json = value()
     case "--compare": options.compare = value()
+    case "--svg": options.svg = value()
+    case "--from-json": options.fromJSON = value().split(separator: ",").map(String.init)
     case "-h", "--help": usage("help requested")
     default: usage("unknown option '\(a)'")
+    }
+}
+
+/// Reads a saved `--json` report.
+func loadReport(_ path: String) throws -> Report {
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return try decoder.decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+if !options.fromJSON.isEmpty {
+    // Charts from saved reports (their results merged, the first one's machine), nothing measured.
+    guard let directory = options.svg else { usage("--from-json needs --svg DIR") }
+    do {
+        let reports = try options.fromJSON.map(loadReport)
+        var merged = reports[0]
+        for other in reports.dropFirst() {
+            let names = Set(other.results.map { $0.suite + "/" + $0.name })
+            merged.results = other.results + merged.results.filter { !names.contains($0.suite + "/" + $0.name) }
+        }
+        // Say every commit the figures come from (later files win for the same benchmark).
+        var commits: [String] = []
+        for report in reports.reversed() where !commits.contains(report.machine.commit) { commits.append(report.machine.commit) }
+        merged.machine.commit = commits.joined(separator: " and ")
+        for path in try BenchmarkCharts.write(merged, to: directory) { print("wrote \(path)") }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(1)
     }
 }
 
@@ -81,6 +117,14 @@ if options.suites.contains("scan") {
     try ScanSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["scan"] = peakResidentBytes()
     print("peak memory (scan): \(Format.bytes(recorder.peaks["scan"]!))")
+}
+
+if options.suites.contains("screens") {
+    resetPeakResident()
+    let table = benchTable()
+    try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["screens"] = peakResidentBytes()
+    print("peak memory (screens): \(Format.bytes(recorder.peaks["screens"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.
@@ -134,6 +178,11 @@ if let path = options.json {
     encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     try encoder.encode(report).write(to: URL(fileURLWithPath: path))
     print("wrote \(path)")
+}
+
+if let directory = options.svg {
+    let report = Report(machine: machine, results: recorder.results, peakMemory: recorder.peaks)
+    for path in try BenchmarkCharts.write(report, to: directory) { print("wrote \(path)") }
 }
 
 if let path = options.compare {

@@ -454,6 +454,7 @@ def main():
     ap.add_argument("--size", default="custom", help="size label for the report")
     ap.add_argument("--json", help="also write every measurement to this JSON file")
     ap.add_argument("--markdown", help="also write the table to this file")
+    ap.add_argument("--svg", help="also write charts (peers-queries.svg, peers-load.svg) into this directory")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--worker-threads", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -520,6 +521,11 @@ def main():
         with open(a.json, "w") as f:
             json.dump(dict(meta=meta, queries=QUERIES, sql=SQL_WHERE, results=results, mismatches=mismatches,
                            agree=not mismatches), f, indent=1)
+    if a.svg:
+        import plot
+        report = dict(meta=meta, queries=QUERIES, results=results)
+        for path in plot.write(report, a.svg):
+            print("peers: wrote %s" % path, file=sys.stderr)
     return 1 if mismatches else 0
 
 

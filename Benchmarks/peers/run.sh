@@ -2,7 +2,7 @@
 # Colonnade vs DuckDB, Polars, NumPy and SQLite on the same generated data.
 #
 #   Benchmarks/peers/run.sh [--size small|medium|large] [--threads N] [--repeat R] [--seed S]
-#                           [--engines duckdb,polars,numpy,sqlite] [--json FILE] [--no-build]
+#                           [--engines duckdb,polars,numpy,sqlite] [--json FILE] [--svg DIR] [--no-build]
 #
 # Builds colonnade (release), generates the data once into Benchmarks/peers/.data/ (a snapshot
 # and the same rows as CSV, both from `colonnade generate`), creates Benchmarks/peers/.venv with
@@ -12,7 +12,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-size=small threads="" repeat=10 seed=42 json="" engines="" build=1
+size=small threads="" repeat=10 seed=42 json="" svg="" engines="" build=1
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
         --repeat) repeat="${2:?--repeat needs a value}"; shift 2 ;;
         --seed) seed="${2:?--seed needs a value}"; shift 2 ;;
         --json) json="${2:?--json needs a file}"; shift 2 ;;
+        --svg) svg="${2:?--svg needs a directory}"; shift 2 ;;
         --engines) engines="${2:?--engines needs a list}"; shift 2 ;;
         --no-build) build=0; shift ;;
         -h|--help) usage 0 ;;
@@ -114,5 +115,6 @@ fi
 args=(--csv "$csvfile" --snapshot "$snapshot" --colonnade "$bin" --threads "$threads" --repeat "$repeat"
       --size "$size ($tickers tickers × $days days, seed $seed)" --markdown "$data/last-$size.md")
 [ -n "$json" ] && args+=(--json "$json")
+[ -n "$svg" ] && args+=(--svg "$svg")
 [ -n "$engines" ] && args+=(--engines "$engines")
 exec "$venv/bin/python" "$here/peers.py" "${args[@]}"

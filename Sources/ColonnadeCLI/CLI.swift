@@ -41,7 +41,8 @@ extension CommandLineTool {
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
-                       ImportCommand(), FetchCommand(), SelfTestOutputCommand()]
+                       ImportCommand(), FetchCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
+                       SelfTestOutputCommand(), CompleteNamesCommand()]
         )
     }
 }

@@ -35,6 +35,12 @@ public struct ColumnarReference {
         switch p {
         case .constant(let b): return .constant(b)
         case let .range(name, bounds): return values[name].map { .range($0, bounds) } ?? .unknownColumn
+        case let .compare(e, bounds):
+            var oracle = ExpressionOracle(table: table)
+            return .range(oracle.values(e), bounds)
+        case let .compareExpressions(l, r, bounds):
+            var oracle = ExpressionOracle(table: table)
+            return .range(oracle.order(l, r), bounds)
         case .dates(let b): return .dates(b)
         case .tickers(let symbols): return .tickers(Set(symbols.compactMap { table.code(of: $0) }))
         case .not(let q): return .not(resolve(q))

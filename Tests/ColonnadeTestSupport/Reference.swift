@@ -16,6 +16,9 @@ public enum Reference {
             guard let x = column.doubleValue(at: row) else { return nil }
             if x.isNaN { return nil }
             return bounds.matches(x)
+        case .compare, .compareExpressions:
+            var oracle = ExpressionOracle(table: table)
+            return oracle.evaluate(p, row: row)
         case .dates(let bounds):
             return bounds.matches(table.dates[row])
         case .tickers(let symbols):

@@ -1,4 +1,4 @@
-@testable import Colonnade
+import Colonnade
 import ColonnadeTestSupport
 import Foundation
 import Testing
@@ -15,7 +15,7 @@ struct InteropFixtureTests {
 
     /// The rows make_fixtures.py writes into every file.
     static let symbols = ["AAA", "BBB", "CCC"]
-    static let days: [Int32] = [(2014, 1, 2), (2014, 1, 3), (2014, 1, 6)].map { Day.days(year: $0.0, month: $0.1, day: $0.2)! }
+    static let days: [Int32] = [(2014, 1, 2), (2014, 1, 3), (2014, 1, 6)].map { Day($0.0, $0.1, $0.2).daysSinceEpoch }
     static let open: [Double?] = [10.5, 11.25, 12.0, 200.0, 201.5, 199.75, 0.125, 0.25, 0.5]
     static let close: [Double?] = [10.75, nil, 12.5, 201.0, 202.25, 198.5, 0.1875, 0.3125, 0.625]
     static let volume: [Int64?] = [1000, 2000, nil, 30_000_000_000, 40, 50, 7, 8, 9]

@@ -96,7 +96,7 @@ struct InteropRoundTripTests {
             let part = try InteropReader.read(path: file)
             let y = Int(year.dropFirst(5))!
             part.dates.withUnsafeBufferPointer { d in
-                #expect(d.allSatisfy { Day.components(ofDay: $0).year == y })
+                #expect(d.allSatisfy { Day(daysSinceEpoch: $0).components.year == y })
             }
         }
     }

@@ -72,7 +72,7 @@ import ColonnadeTestSupport
             ("high > 80 @", 1, 11, "unexpected character '@'"),
             ("\"Adj. Hihg\" > 1", 1, 1, "unknown column"),
             ("ticker > FDX", 1, 10, "tickers compare only"),
-            ("high > low", 1, 8, "two columns"),
+            ("high > 2014-01-01 + 1", 1, 8, "dates cannot be used in arithmetic"),
             ("high between 1 or 2", 1, 16, "expected 'and'"),
             ("high >\n  80 and\n  lw < 3", 3, 3, "unknown column 'lw'"),
             ("'unterminated", 1, 1, "unterminated"),

@@ -19,6 +19,14 @@ import Colonnade
                                     && Field.date >= Day(2005, 1, 1))
         #expect(same.mask == hits.mask)
 
+        let trend = Field("close") > Field("close").mavg(50) && Field("close").mavg(50) > Field("close").mavg(200)
+        let today = try table.select(trend, on: .latest)
+        #expect(today.count > 0 && today.count <= table.tickers.count)
+        #expect(today.mask == (try table.select(where: "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)", on: .latest)).mask)
+        let gaps = try table.select(Field("open") > 1.03 * Field("close").prev())
+        let best = try gaps.rows(sortedBy: [SortKey(Field("close").pctChange(), descending: true)], limit: 10)
+        #expect(best.count == min(10, gaps.count) && Set(best).isSubset(of: Set(gaps.rows())))
+
         let perTicker = try hits.aggregate([.count, .mean("close"), .max("volume")], byTicker: true)
         #expect(!perTicker.rows.isEmpty && perTicker.rows.allSatisfy { $0.ticker != nil && $0.values.count == 3 })
 

@@ -230,12 +230,6 @@ struct ArrowIPCDecoder {
             guard length >= 0, length <= Int64(message.bodyLength) else {
                 throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
             }
-            // Every column holds at least a bit per row (a validity or boolean buffer; dates take
-            // 4 bytes), so a body of B bytes holds at most 8·B rows. Checked before the per-row
-            // arrays are allocated: a few bytes claiming 2³⁷ rows must not allocate gigabytes.
-            guard length <= Int64(message.bodyLength) * 8 else {
-                throw decoder.bad(message.bodyStart, "Arrow record batch of \(length) rows in a body of \(message.bodyLength) bytes")
-            }
             self.length = Int(length)
             if let c = try batch.table(ArrowIPCFormat.RecordBatch.compression) {
                 let codec = try c.uint8(ArrowIPCFormat.BodyCompression.codec)

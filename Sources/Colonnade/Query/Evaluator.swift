@@ -72,6 +72,8 @@ struct Evaluator {
             case let (.int32(c), .int32(b)): evaluateRange(b, c, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             default: preconditionFailure("plan bounds do not match the column type")
             }
+        case let .expression(program, bounds):
+            evaluateExpression(program, bounds, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
         case .and(let children):
             if mode == .union {
                 let tmp = scratch.words(depth)
@@ -191,6 +193,35 @@ struct Evaluator {
         }
     }
 
+    /// A computed value within bounds over a chunk: the expression's values into a Float64 buffer,
+    /// then the same range kernel as a column (NaN, which stands for null, never matches). In
+    /// intersect mode only the rows between the first and last nonzero word are evaluated.
+    private func evaluateExpression(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+                                    out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
+        let wordCount = (rows.count + 63) >> 6
+        if bounds.isEmpty {
+            evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            return
+        }
+        var firstWord = 0, lastWord = wordCount - 1
+        if mode == .intersect {
+            while firstWord < wordCount && out[firstWord] == 0 { firstWord += 1 }
+            if firstWord == wordCount { return }
+            while out[lastWord] == 0 { lastWord -= 1 }
+        }
+        let sub = rows.lowerBound + firstWord * 64 ..< min(rows.lowerBound + (lastWord + 1) * 64, rows.upperBound)
+        let values = scratch.expressions.acquire(sub.count)
+        defer { scratch.expressions.release() }
+        program.evaluate(rows: sub, into: values, scratch: scratch.expressions)
+        if mode == .union {
+            let tmp = scratch.words(depth)
+            Double._evaluateRange(bounds, values, count: sub.count, tmp, .store)
+            for i in 0 ..< wordCount { out[i] |= tmp[i] }
+        } else {
+            Double._evaluateRange(bounds, values, count: sub.count, out + firstWord, mode)
+        }
+    }
+
     /// Applies sorted, disjoint row intervals to a chunk.
     static func applyIntervals(_ intervals: [Range<Int>], rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode) {
         let wordCount = (rows.count + 63) >> 6
@@ -252,6 +283,8 @@ struct Evaluator {
 final class Scratch {
     private var buffers: [UnsafeMutablePointer<UInt64>] = []
     private let wordsPerBuffer: Int
+    /// Float64 buffers for computed values.
+    let expressions = ExpressionScratch()
 
     init(wordsPerBuffer: Int) { self.wordsPerBuffer = wordsPerBuffer }
 

@@ -6,6 +6,7 @@
 ///
 ///     let p = Field("high").isInside(80, 83) && Field("low").isInside(78, 82)
 ///           && .tickers(["FDX", "AAPL"]) && Field.date >= Day(2005, 1, 1)
+///     let trend = Field("close") > Field("close").mavg(50) && Field("close").mavg(50) > Field("close").mavg(200)
 ///
 /// Truth is SQL's three-valued logic: a comparison with a null or NaN is *unknown*, unknown never
 /// matches, and `not unknown` is still unknown — so `not close > 60` does not match a row whose
@@ -13,6 +14,15 @@
 public indirect enum RowPredicate: Sendable, Equatable {
     /// A value column (by identifier or source name) within bounds.
     case range(column: String, bounds: RangeBounds<Double>)
+    /// A computed value within bounds, e.g. `(high - low) / close > 0.05`. A null or NaN value
+    /// never matches.
+    case compare(ValueExpression, RangeBounds<Double>)
+    /// One expression against another, e.g. `close > mavg(close, 50)`: the bounds apply to a number
+    /// that is 0 where the two are equal (equal infinities included) and has the sign of
+    /// `left - right` otherwise, so `.greater(than: 0)` is `left > right`, `.atMost(0)` is
+    /// `left <= right` and `.equal(to: 0)` is `left == right`. A null or NaN on either side never
+    /// matches.
+    case compareExpressions(ValueExpression, ValueExpression, RangeBounds<Double>)
     /// The row's date (days since 1970-01-01) within bounds.
     case dates(RangeBounds<Int32>)
     /// The row's ticker is one of these symbols.

@@ -39,6 +39,20 @@ public struct QueryParser: Sendable {
         return p
     }
 
+    /// Parses a value expression such as `pct_change(close)` or `(high - low) / close` (for sort
+    /// keys and computed columns).
+    /// - Throws: `QueryError` naming the position, or saying the text is not a number per row
+    ///   (`ticker`, `date` and comparisons are not values here).
+    public func parseValue(_ expression: String) throws(QueryError) -> ValueExpression {
+        var state = try State(text: expression, parser: self)
+        let first = state.peek
+        let operand = try state.parseSum()
+        if state.peek.kind != .end {
+            throw state.error("unexpected \(state.peek.describe()), expected an operator or the end of the expression", at: state.peek)
+        }
+        return try state.numeric(operand, first, "a value")
+    }
+
     // MARK: Tokens
 
     enum Kind: Equatable {
@@ -70,6 +84,12 @@ public struct QueryParser: Sendable {
             }
         }
 
+        /// The token's text as written.
+        func describeText(_ bytes: [UInt8]) -> String {
+            if kind == .end { return "end of expression" }
+            return "'" + String(decoding: bytes[offset ..< min(bytes.count, offset + length)], as: UTF8.self) + "'"
+        }
+
         func isKeyword(_ k: String) -> Bool {
             if case .word(let w) = kind { return w.lowercased() == k }
             return false
@@ -78,11 +98,17 @@ public struct QueryParser: Sendable {
 
     enum Operand {
         case value(name: String)  // a value column, by identifier
+        case expression(ValueExpression)  // arithmetic or functions over value columns
         case date
         case ticker
         case number(Double)
         case day(Int32)
         case text(String)
+
+        var isTicker: Bool {
+            if case .ticker = self { return true }
+            return false
+        }
     }
 
     struct State {
@@ -203,7 +229,7 @@ public struct QueryParser: Sendable {
                 if ["<=", ">=", "<>", "!=", "=="].contains(two) {
                     tokens.append(Token(kind: .op(two), offset: start, length: 2)); i += 2; continue
                 }
-                if c == 60 || c == 62 || c == 61 || c == 45 || c == 43 {
+                if c == 60 || c == 62 || c == 61 || c == 45 || c == 43 || c == 42 || c == 47 {
                     tokens.append(Token(kind: .op(String(Character(Unicode.Scalar(c)))), offset: start, length: 1)); i += 1; continue
                 }
                 let ch = String(decoding: bytes[i ..< min(n, i + 4)], as: UTF8.self).first.map(String.init) ?? "?"
@@ -238,13 +264,29 @@ public struct QueryParser: Sendable {
                 return .not(try parseUnary())
             }
             if peek.kind == .lparen {
+                // A parenthesised predicate, or the start of an expression: `(high - low) / close > 0.05`.
+                let saved = index
                 let open = next()
-                let p = try parseOr()
-                guard peek.kind == .rparen else {
-                    throw error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
+                var groupError: QueryError?
+                do {
+                    let p = try parseOr()
+                    if peek.kind == .rparen {
+                        _ = next()
+                        if !continuesAsValue(peek) { return p }
+                    } else {
+                        groupError = error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
+                    }
+                } catch {
+                    groupError = error
                 }
-                _ = next()
-                return p
+                index = saved
+                do {
+                    return try parseComparison()
+                } catch {
+                    // Report the reading that got further.
+                    if let groupError, (groupError.offset ?? 0) >= (error.offset ?? 0) { throw groupError }
+                    throw error
+                }
             }
             if peek.isKeyword("true") { _ = next(); return .constant(true) }
             if peek.isKeyword("false") { _ = next(); return .constant(false) }
@@ -256,11 +298,18 @@ public struct QueryParser: Sendable {
             return "\(e.line ?? 1):\(e.column ?? 1)"
         }
 
+        /// Whether `t` continues a value (so a parenthesised group before it was an expression).
+        func continuesAsValue(_ t: Token) -> Bool {
+            if case .op = t.kind { return true }
+            return t.isKeyword("between") || t.isKeyword("in")
+        }
+
+        static func isComparison(_ op: String) -> Bool { ["<", "<=", ">", ">=", "=", "==", "!=", "<>"].contains(op) }
+
         mutating func parseComparison() throws(QueryError) -> RowPredicate {
             let firstToken = peek
-            let first = try parseOperand()
-            if case .number = first {} else if case .day = first {} else if case .text = first {} else {
-                // A column first.
+            let first = try parseSum()
+            if !State.isValue(first) {
                 var negate = false
                 if peek.isKeyword("not") { _ = next(); negate = true
                     guard peek.isKeyword("between") || peek.isKeyword("in") else {
@@ -270,14 +319,20 @@ public struct QueryParser: Sendable {
                 if peek.isKeyword("between") {
                     _ = next()
                     let loToken = peek
-                    let lo = try parseOperand()
+                    let lo = try parseSum(after: first)
                     guard peek.isKeyword("and") else {
                         throw error("expected 'and' in 'between … and …', found \(peek.describe())", at: peek)
                     }
                     _ = next()
                     let hiToken = peek
-                    let hi = try parseOperand()
-                    let p = try compare(first, firstToken, lower: (lo, loToken, true), upper: (hi, hiToken, true))
+                    let hi = try parseSum(after: first)
+                    let p: RowPredicate
+                    if State.isValue(lo) && State.isValue(hi) {
+                        p = try compare(first, firstToken, lower: (lo, loToken, true), upper: (hi, hiToken, true))
+                    } else {
+                        p = .and([try single(first, firstToken, ">=", loToken, lo, loToken),
+                                  try single(first, firstToken, "<=", hiToken, hi, hiToken)])
+                    }
                     return negate ? .not(p) : p
                 }
                 if peek.isKeyword("in") {
@@ -285,44 +340,167 @@ public struct QueryParser: Sendable {
                     let p = try parseIn(first, firstToken)
                     return negate ? .not(p) : p
                 }
-                guard case .op(let op) = peek.kind, op != "-" && op != "+" else {
-                    throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
-                }
-                let opToken = next()
-                let rightToken = peek
-                let right = try parseOperand(after: first)
-                if case .op(let op2) = peek.kind, ["<", "<=", ">", ">="].contains(op2) {
-                    throw error("a chained comparison must have the column in the middle, as in 80 < high < 83", at: peek)
-                }
-                return try single(first, firstToken, op, opToken, right, rightToken)
             }
-            // A value first: `80 < high` or `80 < high < 83`.
-            guard case .op(let op1) = peek.kind, op1 != "-" && op1 != "+" else {
-                throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
+            guard case .op(let op1) = peek.kind, State.isComparison(op1) else {
+                if State.isValue(first) {
+                    throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
+                }
+                throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
             }
             let op1Token = next()
-            let columnToken = peek
-            let column = try parseOperand()
-            switch column {
-            case .number, .day, .text:
-                throw error("expected a column after '\(op1)', found a value (a comparison needs one column)", at: columnToken)
-            default: break
+            let secondToken = peek
+            let second = try parseSum(after: first)
+            guard case .op(let op2) = peek.kind, ["<", "<=", ">", ">="].contains(op2) else {
+                return try single(first, firstToken, op1, op1Token, second, secondToken)
             }
-            guard case .op(let op2) = peek.kind, op2 != "-" && op2 != "+" else {
-                return try single(column, columnToken, QueryParser.flip(op1), op1Token, first, firstToken)
-            }
+            // A chain: a < b < c (or a > b > c).
             let op2Token = next()
-            let lastToken = peek
-            let last = try parseOperand(after: column)
+            let thirdToken = peek
+            let third = try parseSum(after: second)
             let lessChain = ["<", "<="].contains(op1) && ["<", "<="].contains(op2)
             let greaterChain = [">", ">="].contains(op1) && [">", ">="].contains(op2)
             guard lessChain || greaterChain else {
                 throw error("a chained comparison needs both operators in the same direction (< and <=, or > and >=), found '\(op1)' and '\(op2)'", at: op2Token)
             }
-            if lessChain {
-                return try compare(column, columnToken, lower: (first, firstToken, op1 == "<="), upper: (last, lastToken, op2 == "<="))
+            if State.isValue(second) {
+                throw error("a chained comparison must have a column or an expression in the middle, as in 80 < high < 83", at: secondToken)
             }
-            return try compare(column, columnToken, lower: (last, lastToken, op2 == ">="), upper: (first, firstToken, op1 == ">="))
+            if State.isValue(first) && State.isValue(third) {
+                if lessChain {
+                    return try compare(second, secondToken, lower: (first, firstToken, op1 == "<="), upper: (third, thirdToken, op2 == "<="))
+                }
+                return try compare(second, secondToken, lower: (third, thirdToken, op2 == ">="), upper: (first, firstToken, op1 == ">="))
+            }
+            return .and([try single(first, firstToken, op1, op1Token, second, secondToken),
+                         try single(second, secondToken, op2, op2Token, third, thirdToken)])
+        }
+
+        // MARK: Arithmetic
+
+        /// sum := term (('+' | '-') term)*. After a ticker column, one symbol instead.
+        mutating func parseSum(after left: Operand? = nil) throws(QueryError) -> Operand {
+            if let left, case .ticker = left { return try parseOperand(after: left) }
+            let firstToken = peek
+            var value = try parseTerm(after: left)
+            var valueToken = firstToken
+            while case .op(let o) = peek.kind, o == "+" || o == "-" {
+                _ = next()
+                let rightToken = peek
+                let right = try parseTerm(after: left)
+                value = try arithmetic(o == "+" ? .add : .subtract, value, valueToken, right, rightToken)
+                valueToken = firstToken
+            }
+            return value
+        }
+
+        /// term := factor (('*' | '/') factor)*
+        mutating func parseTerm(after left: Operand?) throws(QueryError) -> Operand {
+            let firstToken = peek
+            var value = try parseFactor(after: left)
+            while case .op(let o) = peek.kind, o == "*" || o == "/" {
+                _ = next()
+                let rightToken = peek
+                let right = try parseFactor(after: left)
+                value = try arithmetic(o == "*" ? .multiply : .divide, value, firstToken, right, rightToken)
+            }
+            return value
+        }
+
+        /// factor := ('-' | '+') factor | '(' sum ')' | function '(' … ')' | operand
+        mutating func parseFactor(after left: Operand?) throws(QueryError) -> Operand {
+            if case .op(let o) = peek.kind, o == "-" || o == "+" {
+                let signToken = next()
+                if peek.kind == .end { throw error("expected a number after '\(o)'", at: peek) }
+                let operandToken = peek
+                let x = try parseFactor(after: left)
+                if o == "+" { _ = try numeric(x, operandToken, "'+'"); return x }
+                if case .number(let v) = x { return .number(-v) }
+                _ = signToken
+                return .expression(.negate(try numeric(x, operandToken, "'-'")))
+            }
+            if peek.kind == .lparen {
+                let open = next()
+                let x = try parseSum(after: left)
+                guard peek.kind == .rparen else {
+                    throw error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
+                }
+                _ = next()
+                return x
+            }
+            if case .word(let w) = peek.kind, index + 1 < tokens.count, tokens[index + 1].kind == .lparen,
+               !["and", "or", "not", "between", "in"].contains(w.lowercased()) {
+                return try parseCall()
+            }
+            return try parseOperand(after: left)
+        }
+
+        /// `abs(x)`, `prev(x[, n])`, `mavg(x, n)`, …
+        mutating func parseCall() throws(QueryError) -> Operand {
+            let nameToken = next()
+            guard case .word(let name) = nameToken.kind else { throw error("expected a function", at: nameToken) }
+            _ = next()  // '('
+            let lower = name.lowercased()
+            let math = ValueExpression.MathFunction(rawValue: lower)
+            let series = ValueExpression.SeriesFunction(rawValue: lower)
+            guard math != nil || series != nil else {
+                let known = ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
+                throw error("unknown function '\(name)'", at: nameToken, suggestions: Suggestions.closest(to: lower, among: known))
+            }
+            let argumentToken = peek
+            if argumentToken.kind == .rparen {
+                throw error("\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional ? "" : ", 20" } ?? ""))", at: argumentToken)
+            }
+            let argument = try parseSum()
+            let x: ValueExpression
+            switch argument {
+            case .date, .ticker:
+                throw error("\(lower)() applies to value columns and expressions, not to '\(argument.isTicker ? "ticker" : "date")'", at: argumentToken)
+            default:
+                x = try numeric(argument, argumentToken, "\(lower)()")
+            }
+            var window = 1
+            if let series {
+                if peek.kind == .comma {
+                    _ = next()
+                    let nToken = next()
+                    guard case .number(let v) = nToken.kind, v >= 1, v <= 1_000_000, v == v.rounded(), nToken.length > 0,
+                          !String(decoding: bytes[nToken.offset ..< nToken.offset + nToken.length], as: UTF8.self).contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+                    else {
+                        throw error("the window of \(lower)() must be a positive whole number of rows (1 to 1000000), found \(nToken.describeText(bytes))", at: nToken)
+                    }
+                    window = Int(v)
+                } else if !series.windowIsOptional {
+                    throw error("\(lower)() needs a window, as in \(lower)(close, 20), found \(peek.describe())", at: peek)
+                }
+            }
+            guard peek.kind == .rparen else {
+                throw error("expected ')' to close \(lower)(, found \(peek.describe())", at: peek)
+            }
+            _ = next()
+            if let math {
+                if case .number(let c) = x { return .number(ValueExpression.apply(math, c)) }
+                return .expression(.math(math, x))
+            }
+            return .expression(.series(series!, x, window: window))
+        }
+
+        /// The operand as a numeric expression, or an error naming what it is.
+        func numeric(_ o: Operand, _ token: Token, _ context: String) throws(QueryError) -> ValueExpression {
+            switch o {
+            case .number(let v): return .number(v)
+            case .value(let name): return .column(name)
+            case .expression(let e): return e
+            case .date, .day: throw error("dates cannot be used in arithmetic (\(context)); compare date with a date instead", at: token)
+            case .ticker: throw error("'ticker' cannot be used in arithmetic (\(context))", at: token)
+            case .text: throw error("text cannot be used in arithmetic (\(context))", at: token)
+            }
+        }
+
+        func arithmetic(_ op: ValueExpression.Operator, _ a: Operand, _ aToken: Token, _ b: Operand, _ bToken: Token) throws(QueryError) -> Operand {
+            let x = try numeric(a, aToken, "'\(op.rawValue)'")
+            let y = try numeric(b, bToken, "'\(op.rawValue)'")
+            if case .number(let u) = x, case .number(let v) = y { return .number(ValueExpression.apply(op, u, v)) }
+            return .expression(.arithmetic(op, x, y))
         }
 
         static func isValue(_ o: Operand) -> Bool {
@@ -338,7 +516,7 @@ public struct QueryParser: Sendable {
             var items: [(Operand, Token)] = []
             while true {
                 let t = peek
-                items.append((try parseOperand(after: column), t))
+                items.append((try parseSum(after: column), t))
                 if peek.kind == .comma { _ = next(); continue }
                 if peek.kind == .rparen { _ = next(); break }
                 throw error("expected ',' or ')' in the list, found \(peek.describe())", at: peek)
@@ -408,8 +586,30 @@ public struct QueryParser: Sendable {
         /// `column op value`.
         func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
                     _ value: Operand, _ valueToken: Token) throws(QueryError) -> RowPredicate {
-            if State.isValue(column) == false && State.isValue(value) == false {
-                throw error("comparing two columns is not supported; compare a column with a number or a date", .typeMismatch, at: valueToken)
+            if State.isValue(column) && State.isValue(value) {
+                throw error("expected a column after '\(op)', found a value (a comparison needs a column or an expression)", at: valueToken)
+            }
+            if State.isValue(column) {
+                return try single(value, valueToken, QueryParser.flip(op), opToken, column, columnToken)
+            }
+            if !State.isValue(value) {
+                // Two columns or expressions: compared through their difference, exactly.
+                for (o, t) in [(column, columnToken), (value, valueToken)] {
+                    if case .ticker = o { throw error("tickers compare only with =, != or in (…)", at: t) }
+                    if case .date = o { throw error("column 'date' compares only with dates (YYYY-MM-DD)", at: t) }
+                }
+                let l = try numeric(column, columnToken, "a comparison"), r = try numeric(value, valueToken, "a comparison")
+                let zero: RangeBounds<Double>
+                switch op {
+                case "<": zero = .less(than: 0)
+                case "<=": zero = .atMost(0)
+                case ">": zero = .greater(than: 0)
+                case ">=": zero = .atLeast(0)
+                case "=", "==": zero = .equal(to: 0)
+                case "!=", "<>": return .not(try single(column, columnToken, "=", opToken, value, valueToken))
+                default: throw error("unknown operator '\(op)'", at: opToken)
+                }
+                return .comparing(l, r, zero)
             }
             switch op {
             case "<": return try compare(column, columnToken, lower: nil, upper: (value, valueToken, false))
@@ -433,17 +633,21 @@ public struct QueryParser: Sendable {
         func compare(_ column: Operand, _ columnToken: Token, lower: (Operand, Token, Bool)?,
                      upper: (Operand, Token, Bool)?) throws(QueryError) -> RowPredicate {
             switch column {
-            case .value(let name):
+            case .value, .expression:
+                let what: String
+                if case .value(let name) = column { what = "column '\(name)'" } else { what = "this expression" }
                 func number(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Double? {
                     guard let b else { return nil }
                     guard case .number(let x) = b.0 else {
-                        throw error("column '\(name)' holds numbers; expected a number", .typeMismatch, at: b.1)
+                        throw error("\(what) holds numbers; expected a number", .typeMismatch, at: b.1)
                     }
                     return x
                 }
                 let bounds = RangeBounds(lower: try number(lower), lowerInclusive: lower?.2 ?? false,
                                          upper: try number(upper), upperInclusive: upper?.2 ?? false)
-                return .range(column: name, bounds: bounds)
+                if case .value(let name) = column { return .range(column: name, bounds: bounds) }
+                if case .expression(let e) = column { return .compare(e, bounds) }
+                throw error("expected a column", at: columnToken)
             case .date:
                 func day(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Int32? {
                     guard let b else { return nil }

@@ -14,6 +14,8 @@ indirect enum PlanNode: Sendable {
     case range(column: Int, bounds: TypedBounds)
     /// Rows in sorted, disjoint row intervals (from ticker sets and date ranges: no scan).
     case rows([Range<Int>])
+    /// A computed value within bounds (evaluated into a Float64 buffer per chunk, then the kernel).
+    case expression(ExpressionProgram, RangeBounds<Double>)
     case and([PlanNode])
     case or([PlanNode])
     case all
@@ -42,6 +44,14 @@ extension QuoteTable {
         case .dates(let bounds):
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
+        case let .compare(expression, bounds):
+            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated) }
+            return try planExpression(ExpressionProgram(expression, table: self), bounds, negated: negated)
+        case let .compareExpressions(l, r, bounds):
+            guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {
+                throw QueryError("a comparison of two expressions takes bounds against 0 (the order of the two), not \(bounds)")
+            }
+            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self), bounds, negated: negated)
         case let .range(name, bounds):
             if name == "date" || name == dateColumnName {
                 throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers", kind: .typeMismatch)
@@ -55,6 +65,18 @@ extension QuoteTable {
             if parts.isEmpty { return .none }
             return leaves.count == 1 ? leaves[0] : .or(leaves)
         }
+    }
+
+    /// A computed value within bounds (or, negated, within the complement of the bounds).
+    private func planExpression(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, negated: Bool) -> PlanNode {
+        let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+        if let c = program.constant {
+            // No column: the same answer for every row (a null or NaN matches nothing).
+            return !c.isNaN && parts.contains { $0.matches(c) } ? .all : .none
+        }
+        let leaves = parts.filter { !$0.isEmpty }.map { PlanNode.expression(program, $0) }
+        if leaves.isEmpty { return .none }
+        return leaves.count == 1 ? leaves[0] : .or(leaves)
     }
 
     /// The complement of bounds as one-sided bounds (an empty list: nothing, since "any" negated
@@ -203,7 +225,7 @@ extension QuoteTable {
             case .and(let cs): stack.append(contentsOf: cs)
             case .rows(let r): rows = rows.map { intersectIntervals($0, r) } ?? r
             case .range: ranges.append(c)
-            case .or: others.append(c)
+            case .or, .expression: others.append(c)
             }
         }
         if let rows, rows.isEmpty { return .none }

@@ -53,6 +53,9 @@ extension CommandSpec {
                        abstract: "Only these tickers (comma-separated; may be repeated)."),
             dateOption("from", "Only rows on or after this date."),
             dateOption("to", "Only rows on or before this date."),
+            OptionSpec("on", value: "YYYY-MM-DD|latest",
+                       abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
+                           + "Series functions still see each ticker's whole history; --from/--to narrow the output only."),
             OptionSpec("columns", value: "a,b|all", isList: true,
                        abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions."),
             OptionSpec("format", value: "table|csv|json|ndjson", kind: .choice(OutputFormat.allCases.map(\.rawValue)),
@@ -63,8 +66,9 @@ extension CommandSpec {
                            + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows."),
             OptionSpec("by", value: "ticker", kind: .choice(["ticker"]),
                        abstract: "Compute --count or --agg per ticker."),
-            OptionSpec("sort", value: "date|-date", kind: .choice(["date", "-date"]),
-                       abstract: "Order rows by date, ascending or (-date) descending; by default by ticker, then date."),
+            OptionSpec("sort", value: "KEYS", isList: true,
+                       abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
+                           + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k."),
             OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
             OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
             OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
@@ -84,6 +88,8 @@ extension CommandSpec {
             "filter --tickers FDX --columns date,close --sort -date --limit 10",
             "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
             "filter --where 'close > 100' --count --timing --repeat 5",
+            "filter --where 'close > mavg(close, 200) and volume > 2 * mavg(volume, 20)' --on latest",
+            "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
         ]
     )
 

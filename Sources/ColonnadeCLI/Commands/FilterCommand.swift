@@ -10,7 +10,18 @@ struct FilterCommand: Command {
         let loadStart = ContinuousClock.now
         let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
         let loadTime = ContinuousClock.now - loadStart
+        return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
+    }
 
+    /// Runs the query `parsed` describes against an already loaded `table` and writes the answer:
+    /// the work of `filter` after loading, shared with `colonnade shell`.
+    ///
+    /// - Parameters:
+    ///   - loadTime: reported by `--timing` as `load_ms`.
+    ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
+    ///     ``QueryCancelled``.
+    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
+                       isCancelled: () -> Bool = { false }) throws -> Int32 {
         let predicate = try Self.predicate(parsed, table: table)
         Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
         // Resolve --columns before running anything, so a mistake costs no query time.
@@ -20,6 +31,22 @@ struct FilterCommand: Command {
         let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
         let byTicker = parsed.string("by") == "ticker"
         let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
+        var sortKeys = [SortKey]()
+        for text in parsed.list("sort") {
+            do {
+                sortKeys.append(try SortKey.parse(text, table: table))
+            } catch {
+                throw ExpressionError(error: error, expression: text, option: "--sort")
+            }
+        }
+        var screenDay: ScreenDay?
+        if let text = parsed.string("on") {
+            guard let day = ScreenDay(text) else {
+                throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                                              suggestion: nil, command: "filter")
+            }
+            screenDay = day
+        }
 
         // The query alone, --repeat times; the median goes to --timing and the footer. With an explicit
         // --repeat, one untimed warm-up run comes first, as the peers benchmark does for every engine.
@@ -29,8 +56,10 @@ struct FilterCommand: Command {
         var aggregateResult: AggregateResult?
         var times = [Duration]()
         for run in 0 ..< warmups + repeats {
+            if isCancelled() { throw QueryCancelled() }
             let start = ContinuousClock.now
-            let s = try table.select(predicate, options: options)
+            let s = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
+                ?? table.select(predicate, options: options)
             if let aggregates {
                 do {
                     aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
@@ -85,17 +114,11 @@ struct FilterCommand: Command {
 
         let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
         let limit = parsed.int("limit")
-        switch parsed.string("sort") {
-        case let sort?:
-            var rows = selection.rows()
-            let descending = sort == "-date"
-            table.dates.withUnsafeBufferPointer { d in
-                rows.sort { a, b in d[a] != d[b] ? (descending ? d[a] > d[b] : d[a] < d[b]) : a < b }
-            }
-            if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+        if !sortKeys.isEmpty {
+            let rows = try selection.rows(sortedBy: sortKeys, limit: limit)
             var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
             try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
-        case nil:
+        } else {
             var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
             try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         }
@@ -137,7 +160,7 @@ struct FilterCommand: Command {
             case .tickers(let symbols): unknown += symbols.filter { table.code(of: $0) == nil && !unknown.contains($0) }
             case .and(let ps), .or(let ps): ps.forEach(walk)
             case .not(let q): walk(q)
-            case .range, .dates, .constant: break
+            case .range, .compare, .compareExpressions, .dates, .constant: break
             }
         }
         walk(predicate)

@@ -1,0 +1,313 @@
+/// A `ValueExpression` resolved against one table and evaluated over row ranges into Float64
+/// buffers, a vector operation per node (no per-row dispatch).
+///
+/// Nulls are NaN inside a buffer: every rule of the language maps onto IEEE NaN (arithmetic with
+/// NaN is NaN, a window holding one is NaN, a comparison with NaN is false), so one buffer carries
+/// value and validity. `x / 0` writes NaN.
+///
+/// Series functions need earlier rows of the same ticker. Evaluating rows `[s, e)` evaluates
+/// `[s - lookback, e)` and returns the tail, so any row range — a 64 K-row chunk, one word of an
+/// as-of-a-day screen — gets the same values, and the answer never depends on the thread count.
+/// Moving sums restart (re-sum from scratch) at positions fixed relative to each ticker's first
+/// full window, every `n` rows, which stops drift and makes each value a function of the data
+/// alone, not of where evaluation began.
+struct ExpressionProgram: @unchecked Sendable {
+    // Safe (@unchecked): columns are immutable values shared read-only.
+
+    indirect enum Node {
+        case column(Int)
+        case constant(Double)
+        case negate(Node)
+        case arithmetic(ValueExpression.Operator, Node, Node)
+        case math(ValueExpression.MathFunction, Node)
+        case series(ValueExpression.SeriesFunction, Node, window: Int)
+        /// 0 where the two are equal (equal infinities too), else `a - b`: a number whose sign is
+        /// the order of `a` and `b`, for comparing two expressions exactly.
+        case ordering(Node, Node)
+    }
+
+    let root: Node
+    /// Rows before a range that evaluation must also read.
+    let lookback: Int
+    let columns: [AnyColumn]
+    /// First row of every non-empty ticker, ascending.
+    let tickerStarts: [Int]
+    let rowCount: Int
+
+    /// Resolves `expression` against `table`.
+    /// - Throws: `QueryError` for an unknown column or a window that is not positive.
+    init(_ expression: ValueExpression, table: QuoteTable) throws(QueryError) {
+        try self.init(expression, nil, table: table)
+    }
+
+    /// The order of `left` against `right` (see `Node.ordering`), for `left op right`.
+    init(ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable) throws(QueryError) {
+        try self.init(left, right, table: table)
+    }
+
+    private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable) throws(QueryError) {
+        func compile(_ e: ValueExpression) throws(QueryError) -> (Node, Int) {
+            switch e {
+            case .column(let name):
+                if name.lowercased() == "ticker" || name.lowercased() == "date" || name == table.dateColumnName {
+                    throw QueryError("'\(name)' cannot be used in arithmetic or series functions; only value columns can")
+                }
+                guard let i = table.columnIndex(named: name) else {
+                    let candidates = table.schema.map(\.identifier)
+                    throw QueryError("unknown column '\(name)'", suggestions: Suggestions.closest(to: name, among: candidates))
+                }
+                return (.column(i), 0)
+            case .number(let v):
+                return (.constant(v), 0)
+            case .negate(let x):
+                let (n, l) = try compile(x)
+                return (.negate(n), l)
+            case let .arithmetic(op, a, b):
+                let (na, la) = try compile(a)
+                let (nb, lb) = try compile(b)
+                if case .constant(let x) = na, case .constant(let y) = nb { return (.constant(ValueExpression.apply(op, x, y)), 0) }
+                return (.arithmetic(op, na, nb), max(la, lb))
+            case let .math(f, x):
+                let (n, l) = try compile(x)
+                if case .constant(let c) = n { return (.constant(ValueExpression.apply(f, c)), 0) }
+                return (.math(f, n), l)
+            case let .series(f, x, w):
+                guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
+                let (n, l) = try compile(x)
+                return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
+            }
+        }
+        if let right {
+            let (a, la) = try compile(expression)
+            let (b, lb) = try compile(right)
+            if case .constant(let x) = a, case .constant(let y) = b {
+                (root, lookback) = (.constant(x == y ? 0 : x - y), 0)
+            } else {
+                (root, lookback) = (.ordering(a, b), max(la, lb))
+            }
+        } else {
+            (root, lookback) = try compile(expression)
+        }
+        columns = table.columns
+        tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
+        rowCount = table.rowCount
+    }
+
+    /// Rows before a row that one series step reads (moving sums and deviations restart every `n`
+    /// rows from a full window, so they may reach back `2n - 2`).
+    static func ownLookback(_ f: ValueExpression.SeriesFunction, _ n: Int) -> Int {
+        switch f {
+        case .prev, .change, .pctChange: n
+        case .mmin, .mmax: n - 1
+        case .mavg, .msum, .mdev: 2 * n - 2
+        }
+    }
+
+    /// Whether the expression reads no column.
+    var constant: Double? {
+        if case .constant(let c) = root { return c }
+        return nil
+    }
+
+    /// Writes the values of rows `rows` to `out` (`rows.count` values; NaN for null).
+    func evaluate(rows: Range<Int>, into out: UnsafeMutablePointer<Double>, scratch: ExpressionScratch) {
+        guard !rows.isEmpty else { return }
+        let start = max(0, rows.lowerBound - lookback)
+        let extended = start ..< rows.upperBound
+        if extended.count == rows.count {
+            evaluate(root, extended, into: out, scratch)
+            return
+        }
+        let buffer = scratch.acquire(extended.count)
+        defer { scratch.release() }
+        evaluate(root, extended, into: buffer, scratch)
+        out.update(from: buffer + (rows.lowerBound - start), count: rows.count)
+    }
+
+    /// The values at `rows` (ascending), evaluated a run of nearby rows at a time.
+    func values(atRows rows: [Int], scratch: ExpressionScratch) -> [Double] {
+        var result = [Double](repeating: .nan, count: rows.count)
+        result.withUnsafeMutableBufferPointer { r in
+            var i = 0
+            while i < rows.count {
+                // A run: rows whose gaps are small enough that evaluating through them is cheaper
+                // than starting again (which costs the lookback).
+                var j = i + 1
+                let gapLimit = max(64, lookback)
+                while j < rows.count && rows[j] - rows[j - 1] <= gapLimit && rows[j] - rows[i] < QueryOptions.chunkRows { j += 1 }
+                let range = rows[i] ..< rows[j - 1] + 1
+                let buffer = scratch.acquire(range.count)
+                evaluate(rows: range, into: buffer, scratch: scratch)
+                for k in i ..< j { r[k] = buffer[rows[k] - range.lowerBound] }
+                scratch.release()
+                i = j
+            }
+        }
+        return result
+    }
+
+    // MARK: Nodes
+
+    private func evaluate(_ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch) {
+        let n = range.count
+        switch node {
+        case .column(let index):
+            ExpressionProgram.load(columns[index], range, into: dst)
+        case .constant(let c):
+            dst.update(repeating: c, count: n)
+        case .negate(let x):
+            evaluate(x, range, into: dst, scratch)
+            for i in 0 ..< n { dst[i] = -dst[i] }
+        case let .math(f, x):
+            evaluate(x, range, into: dst, scratch)
+            switch f {
+            case .abs: for i in 0 ..< n { dst[i] = Swift.abs(dst[i]) }
+            case .sqrt: for i in 0 ..< n { dst[i] = dst[i].squareRoot() }
+            case .ln: for i in 0 ..< n { dst[i] = MathFunctions.log(dst[i]) }
+            case .exp: for i in 0 ..< n { dst[i] = MathFunctions.exp(dst[i]) }
+            }
+        case let .arithmetic(op, a, b):
+            if case .constant(let c) = b {
+                evaluate(a, range, into: dst, scratch)
+                ExpressionProgram.combine(op, dst, c, n)
+            } else if case .constant(let c) = a {
+                evaluate(b, range, into: dst, scratch)
+                ExpressionProgram.combine(op, c, dst, n)
+            } else {
+                evaluate(a, range, into: dst, scratch)
+                let tmp = scratch.acquire(n)
+                defer { scratch.release() }
+                evaluate(b, range, into: tmp, scratch)
+                ExpressionProgram.combine(op, dst, UnsafePointer(tmp), n)
+            }
+        case let .ordering(a, b):
+            evaluate(a, range, into: dst, scratch)
+            let tmp = scratch.acquire(n)
+            defer { scratch.release() }
+            evaluate(b, range, into: tmp, scratch)
+            for i in 0 ..< n { dst[i] = dst[i] == tmp[i] ? 0 : dst[i] - tmp[i] }
+        case let .series(f, x, w):
+            let src = scratch.acquire(n)
+            defer { scratch.release() }
+            evaluate(x, range, into: src, scratch)
+            forEachTickerSegment(range) { segment, tickerStart in
+                SeriesKernels.run(f, window: w, src: UnsafePointer(src), dst: dst, base: range.lowerBound,
+                                  segment: segment, tickerStart: tickerStart, scratch: scratch)
+            }
+        }
+    }
+
+    /// Calls `body` with each part of `range` that lies in one ticker, with that ticker's first row.
+    private func forEachTickerSegment(_ range: Range<Int>, _ body: (Range<Int>, Int) -> Void) {
+        // The last ticker starting at or before range.lowerBound.
+        var lo = 0, hi = tickerStarts.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if tickerStarts[mid] <= range.lowerBound { lo = mid + 1 } else { hi = mid }
+        }
+        var t = max(0, lo - 1)
+        while t < tickerStarts.count && tickerStarts[t] < range.upperBound {
+            let end = t + 1 < tickerStarts.count ? tickerStarts[t + 1] : rowCount
+            let segment = max(tickerStarts[t], range.lowerBound) ..< min(end, range.upperBound)
+            if !segment.isEmpty { body(segment, tickerStarts[t]) }
+            t += 1
+        }
+    }
+
+    /// Column values of `range` as Double, NaN where null.
+    static func load(_ column: AnyColumn, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>) {
+        switch column {
+        case .float64(let c): load(c, range, into: dst)
+        case .float32(let c): load(c, range, into: dst)
+        case .int64(let c): load(c, range, into: dst)
+        case .int32(let c): load(c, range, into: dst)
+        }
+    }
+
+    private static func load<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>) {
+        column.withUnsafeBufferPointer { values in
+            // Safe: range lies within the column (callers pass rows of the table).
+            let v = values.baseAddress! + range.lowerBound
+            let n = range.count
+            if T.self == Double.self {
+                v.withMemoryRebound(to: Double.self, capacity: n) { dst.update(from: $0, count: n) }
+            } else {
+                for i in 0 ..< n { dst[i] = v[i].doubleValue }
+            }
+            guard let validity = column.validity else { return }
+            validity.withUnsafeWords { words in
+                // Safe: the validity bitmap covers every row.
+                let w = words.baseAddress!
+                for i in 0 ..< n {
+                    let row = range.lowerBound + i
+                    if (w[row >> 6] >> UInt64(row & 63)) & 1 == 0 { dst[i] = .nan }
+                }
+            }
+        }
+    }
+
+    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafeMutablePointer<Double>, _ b: UnsafePointer<Double>, _ n: Int) {
+        switch op {
+        case .add: for i in 0 ..< n { a[i] = a[i] + b[i] }
+        case .subtract: for i in 0 ..< n { a[i] = a[i] - b[i] }
+        case .multiply: for i in 0 ..< n { a[i] = a[i] * b[i] }
+        case .divide: for i in 0 ..< n { a[i] = b[i] == 0 ? .nan : a[i] / b[i] }
+        }
+    }
+
+    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafeMutablePointer<Double>, _ c: Double, _ n: Int) {
+        switch op {
+        case .add: for i in 0 ..< n { a[i] = a[i] + c }
+        case .subtract: for i in 0 ..< n { a[i] = a[i] - c }
+        case .multiply: for i in 0 ..< n { a[i] = a[i] * c }
+        case .divide:
+            if c == 0 { a.update(repeating: .nan, count: n) } else { for i in 0 ..< n { a[i] = a[i] / c } }
+        }
+    }
+
+    private static func combine(_ op: ValueExpression.Operator, _ c: Double, _ b: UnsafeMutablePointer<Double>, _ n: Int) {
+        switch op {
+        case .add: for i in 0 ..< n { b[i] = c + b[i] }
+        case .subtract: for i in 0 ..< n { b[i] = c - b[i] }
+        case .multiply: for i in 0 ..< n { b[i] = c * b[i] }
+        case .divide: for i in 0 ..< n { b[i] = b[i] == 0 ? .nan : c / b[i] }
+        }
+    }
+}
+
+/// Per-worker Float64 buffers for expression evaluation, used as a stack (acquire, release).
+final class ExpressionScratch {
+    private var buffers: [(pointer: UnsafeMutablePointer<Double>, capacity: Int)] = []
+    private var depth = 0
+    private var indices: UnsafeMutablePointer<Int>?
+    private var indexCapacity = 0
+
+    /// A buffer of at least `count` values, valid until the matching `release()`.
+    func acquire(_ count: Int) -> UnsafeMutablePointer<Double> {
+        if depth == buffers.count {
+            buffers.append((.allocate(capacity: max(count, 1)), max(count, 1)))
+        } else if buffers[depth].capacity < count {
+            buffers[depth].pointer.deallocate()
+            buffers[depth] = (.allocate(capacity: count), count)
+        }
+        depth += 1
+        return buffers[depth - 1].pointer
+    }
+
+    func release() { depth -= 1 }
+
+    /// Row indices for a monotonic deque (one window's worth).
+    func indexBuffer(_ count: Int) -> UnsafeMutablePointer<Int> {
+        if let indices, indexCapacity >= count { return indices }
+        indices?.deallocate()
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: max(count, 1))
+        indices = p
+        indexCapacity = max(count, 1)
+        return p
+    }
+
+    deinit {
+        for b in buffers { b.pointer.deallocate() }
+        indices?.deallocate()
+    }
+}

@@ -1,0 +1,180 @@
+/// Per-ticker series functions over one ticker's segment of an evaluation buffer.
+///
+/// Buffers are indexed from `base` (row `base` is element 0). `segment` is the part of the buffer
+/// inside one ticker; `tickerStart` is that ticker's first row (before the segment when the buffer
+/// starts inside the ticker). A row whose window does not lie inside the segment gets NaN: either
+/// the window is not full yet (the ticker starts later than the window would), or the row lies in
+/// the lookback part of the buffer, which the caller discards.
+///
+/// - `prev`, `change`, `pct_change`: one read `n` rows back.
+/// - `msum`, `mavg`: a sliding sum of the finite values, O(1) per row, restarted from a fresh sum
+///   every `n` rows at positions fixed relative to the ticker (so values do not depend on where
+///   evaluation began, and rounding cannot drift); NaN and ±inf are counted, not summed, and give
+///   what a plain left-to-right sum of the window would (NaN, or the infinity).
+/// - `mmin`, `mmax`: a monotonic deque of row indices, O(1) amortized per row; NaN in the window
+///   makes the result NaN.
+/// - `mdev`: Welford's update for a value entering and one leaving, restarted by a two-pass
+///   computation every `n` rows (as for sums), whenever a non-finite value has left the window and
+///   whenever m2 falls below 1e-4 of its peak since the last restart (an outlier left, so the
+///   update's rounding would show); a window of `n` identical values is exactly 0.
+enum SeriesKernels {
+    static func run(_ f: ValueExpression.SeriesFunction, window n: Int, src: UnsafePointer<Double>,
+                    dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int,
+                    scratch: ExpressionScratch) {
+        // Safe throughout: every index is within `segment`, which lies within the buffer.
+        let s = segment.lowerBound - base, e = segment.upperBound - base
+        switch f {
+        case .prev:
+            for i in s ..< e { dst[i] = i - n >= s ? src[i - n] : .nan }
+        case .change:
+            for i in s ..< e { dst[i] = i - n >= s ? src[i] - src[i - n] : .nan }
+        case .pctChange:
+            for i in s ..< e {
+                let p = i - n >= s ? src[i - n] : .nan
+                dst[i] = p == 0 ? .nan : src[i] / p - 1
+            }
+        case .msum, .mavg:
+            slidingSum(n, src, dst, s, e, firstFull: tickerStart - base + n - 1, mean: f == .mavg)
+        case .mdev:
+            slidingDeviation(n, src, dst, s, e, firstFull: tickerStart - base + n - 1)
+        case .mmin:
+            slidingExtreme(n, src, dst, s, e, isMin: true, deque: scratch.indexBuffer(n + 1))
+        case .mmax:
+            slidingExtreme(n, src, dst, s, e, isMin: false, deque: scratch.indexBuffer(n + 1))
+        }
+    }
+
+    /// Window sums over `[s, e)`; restart points are `firstFull + k·n`.
+    private static func slidingSum(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                   _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+        let first = max(s, firstFull)
+        if first >= e { for i in s ..< e { dst[i] = .nan }; return }
+        for i in s ..< first { dst[i] = .nan }
+        var q = firstFull + ((first - firstFull) / n) * n
+        while q < e {
+            let blockEnd = min(q + n, e)
+            if q - n + 1 < s {
+                // The restart window is not in the buffer: lookback rows, discarded by the caller.
+                for i in max(q, first) ..< blockEnd { dst[i] = .nan }
+                q += n
+                continue
+            }
+            var sum = 0.0, nan = 0, positive = 0, negative = 0
+            for j in q - n + 1 ... q {
+                let x = src[j]
+                if x.isFinite { sum += x } else if x.isNaN { nan += 1 } else if x > 0 { positive += 1 } else { negative += 1 }
+            }
+            var i = q
+            while true {
+                if i >= first {
+                    let v: Double
+                    if nan > 0 || (positive > 0 && negative > 0) { v = .nan }
+                    else if positive > 0 { v = .infinity }
+                    else if negative > 0 { v = -.infinity }
+                    else { v = mean ? sum / Double(n) : sum }
+                    dst[i] = v
+                }
+                i += 1
+                if i >= blockEnd { break }
+                let x = src[i], y = src[i - n]
+                if x.isFinite { sum += x } else if x.isNaN { nan += 1 } else if x > 0 { positive += 1 } else { negative += 1 }
+                if y.isFinite { sum -= y } else if y.isNaN { nan -= 1 } else if y > 0 { positive -= 1 } else { negative -= 1 }
+            }
+            q += n
+        }
+    }
+
+    /// Sample standard deviations over `[s, e)`; restart points as for sums.
+    private static func slidingDeviation(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                         _ s: Int, _ e: Int, firstFull: Int) {
+        let first = max(s, firstFull)
+        if first >= e || n == 1 { for i in s ..< e { dst[i] = .nan }; return }
+        for i in s ..< first { dst[i] = .nan }
+        let count = Double(n)
+        // Two-pass mean and sum of squared deviations of the window ending at `end`.
+        func fresh(_ end: Int) -> (mean: Double, m2: Double) {
+            var sum = 0.0
+            for j in end - n + 1 ... end { sum += src[j] }
+            let mean = sum / count
+            var m2 = 0.0
+            for j in end - n + 1 ... end { let d = src[j] - mean; m2 += d * d }
+            return (mean, m2)
+        }
+        var q = firstFull + ((first - firstFull) / n) * n
+        while q < e {
+            let blockEnd = min(q + n, e)
+            if q - n + 1 < s {
+                for i in max(q, first) ..< blockEnd { dst[i] = .nan }
+                q += n
+                continue
+            }
+            var bad = 0  // non-finite values in the window
+            for j in q - n + 1 ... q where !src[j].isFinite { bad += 1 }
+            var state = bad == 0 ? fresh(q) : (mean: 0, m2: 0)
+            var peak = state.m2  // the largest m2 since the last two-pass computation
+            // Identical values ending at the current row: a window of n of them is exactly 0 (the
+            // sliding update would leave rounding residue), as pandas does.
+            var same = 1
+            while same < n && src[q - same] == src[q] { same += 1 }
+            var i = q
+            while true {
+                if i >= first {
+                    dst[i] = bad > 0 ? .nan : same >= n ? 0 : (max(state.m2, 0) / (count - 1)).squareRoot()
+                }
+                i += 1
+                if i >= blockEnd { break }
+                let x = src[i], y = src[i - n]
+                same = x == src[i - 1] ? same + 1 : 1
+                let wasBad = bad > 0
+                if !x.isFinite { bad += 1 }
+                if !y.isFinite { bad -= 1 }
+                if bad > 0 { continue }
+                if wasBad {
+                    state = fresh(i)
+                    peak = state.m2
+                } else {
+                    let delta = x - y
+                    let newMean = state.mean + delta / count
+                    state.m2 += delta * (x - newMean + y - state.mean)
+                    state.mean = newMean
+                    if state.m2 < peak * 1e-4 {
+                        // A large value left (an outlier): the update cancelled most of m2 and its
+                        // rounding error, relative to the old m2, would now be visible.
+                        state = fresh(i)
+                        peak = state.m2
+                    } else {
+                        peak = max(peak, state.m2)
+                    }
+                }
+            }
+            q += n
+        }
+    }
+
+    /// Window minima or maxima over `[s, e)` with a monotonic deque of indices (a ring of n + 1).
+    private static func slidingExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                       _ s: Int, _ e: Int, isMin: Bool, deque: UnsafeMutablePointer<Int>) {
+        let capacity = n + 1
+        var head = 0, count = 0, nan = 0
+        for i in s ..< e {
+            let x = src[i]
+            if x.isNaN {
+                nan += 1
+            } else {
+                // Drop values the new one makes irrelevant (for a minimum: those >= x).
+                while count > 0 {
+                    let back = deque[(head + count - 1) % capacity]
+                    if isMin ? src[back] >= x : src[back] <= x { count -= 1 } else { break }
+                }
+                deque[(head + count) % capacity] = i
+                count += 1
+            }
+            let leaving = i - n
+            if leaving >= s {
+                if src[leaving].isNaN { nan -= 1 }
+                if count > 0 && deque[head] == leaving { head = (head + 1) % capacity; count -= 1 }
+            }
+            dst[i] = (leaving + 1 >= s && nan == 0 && count > 0) ? src[deque[head]] : .nan
+        }
+    }
+}

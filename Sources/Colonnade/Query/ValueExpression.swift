@@ -1,0 +1,252 @@
+/// A number computed per row: value columns, numbers, arithmetic, math functions and per-ticker
+/// series functions (`prev`, `mavg`, …).
+///
+///     close > mavg(close, 50)                 // text, parsed by QueryParser
+///     Field("close") > Field("close").mavg(50) // the same in Swift
+///     Field("open") > 1.03 * Field("close").prev()
+///
+/// Series functions see the rows of one ticker in date order and never cross into another ticker;
+/// a window counts rows (trading days present), not calendar days.
+///
+/// Nulls: any arithmetic with a null is null, `x / 0` is null, and within an expression a NaN is
+/// null too (as in pandas); a window holding a null is null, and so is a window that is not yet
+/// full (`min_periods = n`). A comparison with null never matches. `sqrt` and `ln` of a negative
+/// number are null; `ln(0)` is `-inf`.
+public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertible {
+    /// A value column by identifier (`adj_close`) or source name (`Adj. Close`).
+    case column(String)
+    /// A constant.
+    case number(Double)
+    /// `-x`.
+    case negate(ValueExpression)
+    /// `x + y`, `x - y`, `x * y`, `x / y` (division by zero is null).
+    case arithmetic(Operator, ValueExpression, ValueExpression)
+    /// `abs(x)`, `sqrt(x)`, `ln(x)`, `exp(x)`.
+    case math(MathFunction, ValueExpression)
+    /// A per-ticker series function with its window in rows (`prev(x, 1)`, `mavg(x, 20)`).
+    case series(SeriesFunction, ValueExpression, window: Int)
+
+    /// The four arithmetic operators.
+    public enum Operator: String, Sendable, Hashable, CaseIterable {
+        case add = "+", subtract = "-", multiply = "*", divide = "/"
+    }
+
+    /// Row-wise math functions.
+    public enum MathFunction: String, Sendable, Hashable, CaseIterable {
+        case abs, sqrt, ln, exp
+    }
+
+    /// Per-ticker series functions. `n` counts rows of the same ticker.
+    public enum SeriesFunction: String, Sendable, Hashable, CaseIterable {
+        /// The value `n` rows earlier; null for a ticker's first `n` rows.
+        case prev
+        /// `x - prev(x, n)`.
+        case change
+        /// `x / prev(x, n) - 1`.
+        case pctChange = "pct_change"
+        /// The mean of the last `n` values (the current one included); null unless all `n` exist.
+        case mavg
+        /// The sum of the last `n` values.
+        case msum
+        /// The minimum of the last `n` values.
+        case mmin
+        /// The maximum of the last `n` values.
+        case mmax
+        /// The sample standard deviation of the last `n` values (null for `n = 1`).
+        case mdev
+
+        /// Whether the window may be left out (it is then 1).
+        public var windowIsOptional: Bool { self == .prev || self == .change || self == .pctChange }
+    }
+
+    /// The expression in the query language, e.g. `mavg(close, 50)` or `(high - low) / close`.
+    public var description: String { text(parentPrecedence: 0) }
+
+    private var precedence: Int {
+        switch self {
+        case .arithmetic(let op, _, _): op == .add || op == .subtract ? 1 : 2
+        case .negate: 3
+        case .number(let v): v < 0 || (v == 0 && v.sign == .minus) ? 3 : 4
+        default: 4
+        }
+    }
+
+    private func text(parentPrecedence: Int) -> String {
+        let s: String
+        switch self {
+        case .column(let name):
+            s = name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } ? name : "\"\(name)\""
+        case .number(let v):
+            s = v == v.rounded() && Swift.abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
+        case .negate(let x):
+            s = "-" + x.text(parentPrecedence: 3)
+        case let .arithmetic(op, l, r):
+            let p = precedence
+            // Left-associative: the right operand needs parentheses at equal precedence.
+            s = "\(l.text(parentPrecedence: p)) \(op.rawValue) \(r.text(parentPrecedence: p + 1))"
+        case let .math(f, x):
+            s = "\(f.rawValue)(\(x.text(parentPrecedence: 0)))"
+        case let .series(f, x, n):
+            s = f.windowIsOptional && n == 1 ? "\(f.rawValue)(\(x.text(parentPrecedence: 0)))"
+                : "\(f.rawValue)(\(x.text(parentPrecedence: 0)), \(n))"
+        }
+        return precedence < parentPrecedence ? "(\(s))" : s
+    }
+
+    /// The value columns the expression reads, in first-mention order.
+    public var columns: [String] {
+        var out = [String]()
+        func walk(_ e: ValueExpression) {
+            switch e {
+            case .column(let c): if !out.contains(c) { out.append(c) }
+            case .number: break
+            case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
+            case let .arithmetic(_, l, r): walk(l); walk(r)
+            }
+        }
+        walk(self)
+        return out
+    }
+
+    /// The value when the expression reads no column (constants folded), else nil.
+    public var constantValue: Double? {
+        switch self {
+        case .column, .series: return nil
+        case .number(let v): return v
+        case .negate(let x): return x.constantValue.map { -$0 }
+        case let .math(f, x): return x.constantValue.map { ValueExpression.apply(f, $0) }
+        case let .arithmetic(op, l, r):
+            guard let a = l.constantValue, let b = r.constantValue else { return nil }
+            return ValueExpression.apply(op, a, b)
+        }
+    }
+
+    /// One arithmetic step under the expression rules (null as NaN; `x / 0` is null).
+    @inline(__always)
+    static func apply(_ op: Operator, _ a: Double, _ b: Double) -> Double {
+        switch op {
+        case .add: a + b
+        case .subtract: a - b
+        case .multiply: a * b
+        case .divide: b == 0 ? .nan : a / b
+        }
+    }
+
+    /// One math function under the expression rules.
+    static func apply(_ f: MathFunction, _ x: Double) -> Double {
+        switch f {
+        case .abs: Swift.abs(x)
+        case .sqrt: x.squareRoot()
+        case .ln: MathFunctions.log(x)
+        case .exp: MathFunctions.exp(x)
+        }
+    }
+}
+
+extension ValueExpression {
+    /// `x + y`.
+    public static func + (l: ValueExpression, r: ValueExpression) -> ValueExpression { .arithmetic(.add, l, r) }
+    /// `x - y`.
+    public static func - (l: ValueExpression, r: ValueExpression) -> ValueExpression { .arithmetic(.subtract, l, r) }
+    /// `x * y`.
+    public static func * (l: ValueExpression, r: ValueExpression) -> ValueExpression { .arithmetic(.multiply, l, r) }
+    /// `x / y` (null where `y` is 0).
+    public static func / (l: ValueExpression, r: ValueExpression) -> ValueExpression { .arithmetic(.divide, l, r) }
+    /// `-x`.
+    public static prefix func - (x: ValueExpression) -> ValueExpression { .negate(x) }
+
+    /// `x + c`.
+    public static func + (l: ValueExpression, r: Double) -> ValueExpression { l + .number(r) }
+    /// `x - c`.
+    public static func - (l: ValueExpression, r: Double) -> ValueExpression { l - .number(r) }
+    /// `x * c`.
+    public static func * (l: ValueExpression, r: Double) -> ValueExpression { l * .number(r) }
+    /// `x / c`.
+    public static func / (l: ValueExpression, r: Double) -> ValueExpression { l / .number(r) }
+    /// `c + x`.
+    public static func + (l: Double, r: ValueExpression) -> ValueExpression { .number(l) + r }
+    /// `c - x`.
+    public static func - (l: Double, r: ValueExpression) -> ValueExpression { .number(l) - r }
+    /// `c * x`.
+    public static func * (l: Double, r: ValueExpression) -> ValueExpression { .number(l) * r }
+    /// `c / x`.
+    public static func / (l: Double, r: ValueExpression) -> ValueExpression { .number(l) / r }
+
+    /// `abs(x)`.
+    public var abs: ValueExpression { .math(.abs, self) }
+    /// `sqrt(x)`.
+    public var sqrt: ValueExpression { .math(.sqrt, self) }
+    /// `ln(x)`.
+    public var ln: ValueExpression { .math(.ln, self) }
+    /// `exp(x)`.
+    public var exp: ValueExpression { .math(.exp, self) }
+
+    /// `prev(x, n)`: the value `n` rows earlier in the same ticker.
+    /// - Precondition: `n > 0`.
+    public func prev(_ n: Int = 1) -> ValueExpression { series(.prev, n) }
+    /// `change(x, n)` = `x - prev(x, n)`.
+    public func change(_ n: Int = 1) -> ValueExpression { series(.change, n) }
+    /// `pct_change(x, n)` = `x / prev(x, n) - 1`.
+    public func pctChange(_ n: Int = 1) -> ValueExpression { series(.pctChange, n) }
+    /// `mavg(x, n)`: mean of the last `n` rows.
+    public func mavg(_ n: Int) -> ValueExpression { series(.mavg, n) }
+    /// `msum(x, n)`: sum of the last `n` rows.
+    public func msum(_ n: Int) -> ValueExpression { series(.msum, n) }
+    /// `mmin(x, n)`: minimum of the last `n` rows.
+    public func mmin(_ n: Int) -> ValueExpression { series(.mmin, n) }
+    /// `mmax(x, n)`: maximum of the last `n` rows.
+    public func mmax(_ n: Int) -> ValueExpression { series(.mmax, n) }
+    /// `mdev(x, n)`: sample standard deviation of the last `n` rows.
+    public func mdev(_ n: Int) -> ValueExpression { series(.mdev, n) }
+
+    private func series(_ f: SeriesFunction, _ n: Int) -> ValueExpression {
+        precondition(n > 0, "a window must be a positive number of rows")
+        return .series(f, self, window: n)
+    }
+
+    // MARK: Comparisons (to predicates)
+
+    /// `x > y`.
+    public static func > (l: ValueExpression, r: ValueExpression) -> RowPredicate { .comparing(l, r, .greater(than: 0)) }
+    /// `x >= y`.
+    public static func >= (l: ValueExpression, r: ValueExpression) -> RowPredicate { .comparing(l, r, .atLeast(0)) }
+    /// `x < y`.
+    public static func < (l: ValueExpression, r: ValueExpression) -> RowPredicate { .comparing(l, r, .less(than: 0)) }
+    /// `x <= y`.
+    public static func <= (l: ValueExpression, r: ValueExpression) -> RowPredicate { .comparing(l, r, .atMost(0)) }
+    /// `x == y`.
+    public static func == (l: ValueExpression, r: ValueExpression) -> RowPredicate { .comparing(l, r, .equal(to: 0)) }
+
+    /// `x > c`.
+    public static func > (l: ValueExpression, c: Double) -> RowPredicate { .compare(l, .greater(than: c)) }
+    /// `x >= c`.
+    public static func >= (l: ValueExpression, c: Double) -> RowPredicate { .compare(l, .atLeast(c)) }
+    /// `x < c`.
+    public static func < (l: ValueExpression, c: Double) -> RowPredicate { .compare(l, .less(than: c)) }
+    /// `x <= c`.
+    public static func <= (l: ValueExpression, c: Double) -> RowPredicate { .compare(l, .atMost(c)) }
+
+    /// `lo < x < hi` (exclusive).
+    public func isInside(_ lo: Double, _ hi: Double) -> RowPredicate { .compare(self, .open(lo, hi)) }
+    /// `lo <= x <= hi` (inclusive).
+    public func isBetween(_ lo: Double, _ hi: Double) -> RowPredicate { .compare(self, .closed(lo, hi)) }
+}
+
+extension RowPredicate {
+    /// `l op r` for two expressions, with `op` given as bounds against 0 (see
+    /// `RowPredicate.compareExpressions`). A constant side becomes the bound, so a plain column
+    /// against a number stays on the range kernels.
+    static func comparing(_ l: ValueExpression, _ r: ValueExpression, _ againstZero: RangeBounds<Double>) -> RowPredicate {
+        if let c = r.constantValue, !c.isNaN {
+            // x op c: keep the constant as the bound.
+            return .compare(l, RangeBounds(lower: againstZero.lower.map { _ in c }, lowerInclusive: againstZero.lowerInclusive,
+                                           upper: againstZero.upper.map { _ in c }, upperInclusive: againstZero.upperInclusive))
+        }
+        if let c = l.constantValue, !c.isNaN {
+            // c op x is x (flipped op) c.
+            return .compare(r, RangeBounds(lower: againstZero.upper.map { _ in c }, lowerInclusive: againstZero.upperInclusive,
+                                           upper: againstZero.lower.map { _ in c }, upperInclusive: againstZero.lowerInclusive))
+        }
+        return .compareExpressions(l, r, againstZero)
+    }
+}

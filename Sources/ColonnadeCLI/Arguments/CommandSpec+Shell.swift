@@ -1,0 +1,95 @@
+// The declarations of the commands for working in a shell: completions (and the hidden helper its
+// scripts call), chart and shell. Behaviour lives in each command's `run`.
+
+extension CommandSpec {
+    /// `colonnade completions`: a completion script generated from these declarations.
+    static let completions = CommandSpec(
+        name: "completions",
+        abstract: "Print a shell completion script for bash, zsh or fish.",
+        discussion: "The script is generated from the same declarations the parser and 'colonnade help' use: "
+            + "commands, options, --format values, file names for --snapshot, and the column names and tickers "
+            + "of the snapshot on the line (else the default one) for --columns, --tickers and TICKER arguments.",
+        positionals: [PositionalSpec("SHELL", abstract: "bash, zsh or fish.")],
+        examples: [
+            "completions bash > ~/.local/share/bash-completion/completions/colonnade",
+            "completions zsh > \"${fpath[1]}/_colonnade\"",
+            "completions fish > ~/.config/fish/completions/colonnade.fish",
+        ]
+    )
+
+    /// `colonnade _complete`: internal, what completion scripts ask while completing.
+    static let completeNames = CommandSpec(
+        name: "_complete",
+        abstract: "Internal: print a snapshot's column names or tickers, one per line, for completion scripts.",
+        positionals: [PositionalSpec("TOPIC", abstract: "columns, value-columns or tickers.")],
+        options: [OptionSpec("snapshot", value: "PATH", abstract: "Snapshot to read. Default: as for filter.")],
+        listing: .hidden
+    )
+}
+
+extension CommandSpec {
+    /// `colonnade chart`: an SVG price chart.
+    static let chart = CommandSpec(
+        name: "chart",
+        abstract: "Draw tickers' prices as one self-contained SVG chart.",
+        discussion: """
+            One ticker with at most 250 trading days shown is drawn as candlesticks (open, high, low, \
+            close), anything longer as a close line; several tickers share one axis, and with \
+            --normalize each starts at 1.0 (growth). Rows matching --where are marked with a dot, \
+            --overlay draws more columns as dashed lines, --volume adds volume bars beneath. Nulls \
+            leave gaps. The same input gives the same bytes.
+            """,
+        positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to draw (AAPL, or AAPL,MSFT).")],
+        options: [
+            snapshotOption("Snapshot file to read."),
+            OptionSpec("from", value: "YYYY-MM-DD", kind: .date, abstract: "First day shown."),
+            OptionSpec("to", value: "YYYY-MM-DD", kind: .date, abstract: "Last day shown."),
+            OptionSpec("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where)."),
+            OptionSpec("overlay", value: "COLUMN", isList: true,
+                       abstract: "Draw this column too, as a dashed line (may be repeated), e.g. adj_close."),
+            OptionSpec("price", value: "COLUMN", defaultValue: "close", abstract: "The column drawn as the price line."),
+            OptionSpec(flag: "volume", abstract: "Draw volume bars beneath (one ticker)."),
+            OptionSpec(flag: "normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0."),
+            OptionSpec("output", short: "o", value: "FILE.svg",
+                       abstract: "Write to FILE.svg instead of standard output ('-' is standard output)."),
+            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading."),
+        ],
+        constraints: [.notAfter("from", "to")],
+        examples: [
+            "chart AAPL --from 2014-01-01 --to 2014-12-31 --volume -o aapl-2014.svg",
+            "chart AAPL --where 'volume > 5e7' --overlay adj_close -o aapl.svg",
+            "chart AAPL,MSFT,KO --normalize --from 2010-01-01 -o growth.svg",
+        ]
+    )
+
+    /// `--snapshot` for a command that reads.
+    static func snapshotOption(_ abstract: String) -> OptionSpec {
+        OptionSpec("snapshot", value: "PATH", abstract: abstract
+            + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
+    }
+}
+
+extension CommandSpec {
+    /// `colonnade shell`: load once, then answer screens line by line.
+    static let shell = CommandSpec(
+        name: "shell",
+        abstract: "Load a snapshot once, then answer screens typed line by line.",
+        discussion: """
+            Each line is a --where expression (or filter options such as --count or --agg), answered \
+            exactly as 'colonnade filter' would with the settings made by dot-commands (.tickers, .from, \
+            .to, .format, .columns, .limit, .timing, .open, .info, .show, .help, .quit; see .help). \
+            On a terminal: a prompt, line editing, history in ~/.colonnade_history, Ctrl-C cancels the \
+            running query, Ctrl-D quits. From a pipe or file: no prompt, one answer per line read, \
+            errors name the line; the exit status is 1 if any line failed.
+            """,
+        options: [
+            snapshotOption("Snapshot file to load."),
+            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked)."),
+        ],
+        examples: [
+            "shell --snapshot snapshots/quotes.snapshot",
+            "shell < screens.txt",
+            "printf '.tickers AAPL\\nclose > 600\\n' | colonnade shell --snapshot snapshots/quotes.snapshot",
+        ]
+    )
+}

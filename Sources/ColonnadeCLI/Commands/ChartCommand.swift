@@ -1,0 +1,79 @@
+import Colonnade
+
+/// `colonnade chart TICKER…`: one SVG chart of the tickers' prices (see ``SVGChart``).
+struct ChartCommand: Command {
+    var spec: CommandSpec { .chart }
+
+    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let symbols = parsed.positionals.flatMap { splitList($0) }.filter { !$0.isEmpty }
+        guard !symbols.isEmpty else {
+            throw UsageError.invalidValue(option: "TICKER", value: "", reason: "expected at least one ticker", suggestion: nil, command: spec.name)
+        }
+        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
+
+        let priceName = parsed.string("price") ?? "close"
+        let priceColumn = try Self.column(priceName, in: table, option: "--price")
+        var overlays: [(label: String, column: Int)] = []
+        for text in parsed.list("overlay") {
+            overlays.append((text, try Self.column(text, in: table, option: "--overlay")))
+        }
+        let volumeColumn = parsed.flag("volume") ? try Self.column("volume", in: table, option: "--volume") : nil
+        if parsed.flag("volume") && symbols.count > 1 {
+            throw CommandFailure("--volume draws the volume of one ticker; \(symbols.count) were given", hint: "chart one ticker with --volume")
+        }
+
+        // Marks: the --where rows (the date range and tickers narrow the series themselves).
+        var marks: Bitmask?
+        if let text = parsed.string("where") {
+            let predicate: RowPredicate
+            do {
+                predicate = try QueryParser(table: table).parse(text)
+            } catch {
+                throw ExpressionError(error: error, expression: text, option: "--where")
+            }
+            marks = try table.select(predicate).mask
+        }
+
+        let from = parsed.day("from"), to = parsed.day("to")
+        var series: [ChartSeries] = []
+        for symbol in symbols {
+            guard let s = ChartSeries(table: table, symbol: symbol, from: from, to: to, priceColumn: priceColumn,
+                                      overlayColumns: overlays, volumeColumn: volumeColumn, marks: marks) else {
+                let close = Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol))
+                throw CommandFailure("no ticker '\(symbol)' in \(path)",
+                                     hint: close.isEmpty ? "see 'colonnade info' for the tickers" : "did you mean '\(close[0])'?")
+            }
+            guard s.count > 0 else {
+                let range = [from.map { "from \(Day(daysSinceEpoch: $0).description)" }, to.map { "to \(Day(daysSinceEpoch: $0).description)" }]
+                    .compactMap { $0 }.joined(separator: " ")
+                throw CommandFailure("\(symbol) has no rows\(range.isEmpty ? "" : " " + range)", hint: "widen --from/--to")
+            }
+            series.append(s)
+        }
+
+        let chart = SVGChart(series: series, normalize: parsed.flag("normalize"), showVolume: volumeColumn != nil,
+                             priceLabel: table.schema[priceColumn].identifier, whereText: parsed.string("where"))
+        let document = chart.render()
+        if let output = parsed.string("output"), output != "-" {
+            try ExportCommand.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
+            // Written to a temporary beside it and renamed at close: never a half-written chart.
+            let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
+            try writer.write(document)
+            try writer.close()
+            context.note("wrote \(output) (\(document.utf8.count.groupedText) bytes)")
+        } else {
+            try context.standardOutput.write(document)
+        }
+        return ExitStatus.success
+    }
+
+    /// The index of the value column `name`, or an error naming the columns there are.
+    static func column(_ name: String, in table: QuoteTable, option: String) throws -> Int {
+        if let index = table.columnIndex(named: name) { return index }
+        let names = table.schema.map(\.identifier)
+        let close = Suggestions.closest(to: name, among: names)
+        throw CommandFailure("\(option): no column '\(name)' in this snapshot (columns: \(names.joined(separator: ", ")))",
+                             hint: close.isEmpty ? nil : "did you mean '\(close[0])'?")
+    }
+}

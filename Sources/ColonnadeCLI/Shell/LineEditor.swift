@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads lines from a terminal in raw mode, with editing and history, as `colonnade shell`'s
+/// prompt: left/right (and Ctrl-B/Ctrl-F), Home/End (and Ctrl-A/Ctrl-E), Backspace, Delete,
+/// Ctrl-K/Ctrl-U (erase to the end/start), up/down through the history, Ctrl-C to abandon the
+/// line, Ctrl-D on an empty line for end of input. Text is UTF-8; each character is taken to be
+/// one column wide.
+final class LineEditor {
+    /// How a read ended.
+    enum Outcome: Equatable {
+        /// Enter was pressed.
+        case line(String)
+        /// Ctrl-C: the line was abandoned.
+        case interrupt
+        /// Ctrl-D on an empty line, or the input closed.
+        case endOfInput
+    }
+
+    /// Where keys come from (a terminal in raw mode).
+    let input: Int32
+    /// Where the prompt and the line being edited are drawn.
+    let output: Int32
+    /// Earlier lines, oldest first.
+    private(set) var history: [String]
+    /// How many history lines are kept.
+    let historyLimit: Int
+    /// Bytes read but not used yet (typed ahead while a query ran, or after Enter).
+    var pending: [UInt8] = []
+
+    init(input: Int32, output: Int32, history: [String] = [], historyLimit: Int = 1_000) {
+        self.input = input
+        self.output = output
+        self.history = Array(history.suffix(historyLimit))
+        self.historyLimit = historyLimit
+    }
+
+    /// Adds `line` to the history unless it is empty or repeats the last entry.
+    /// - Returns: whether it was added.
+    @discardableResult
+    func remember(_ line: String) -> Bool {
+        guard !line.isEmpty, history.last != line else { return false }
+        history.append(line)
+        if history.count > historyLimit { history.removeFirst(history.count - historyLimit) }
+        return true
+    }
+
+    /// Shows `prompt` and reads one line.
+    func readLine(prompt: String) -> Outcome {
+        var buffer: [Character] = []
+        var cursor = 0
+        var historyIndex = history.count  // history.count = the line being typed
+        var draft: [Character] = []
+
+        func refresh() {
+            var text = "\r" + prompt + String(buffer) + "\u{1B}[K"
+            if cursor < buffer.count { text += "\u{1B}[\(buffer.count - cursor)D" }
+            write(text)
+        }
+        func recall(_ index: Int) {
+            if historyIndex == history.count { draft = buffer }
+            historyIndex = index
+            buffer = index == history.count ? draft : Array(history[index])
+            cursor = buffer.count
+            refresh()
+        }
+
+        write(prompt)
+        while let byte = nextByte() {
+            switch byte {
+            case 0x0D, 0x0A:  // Enter
+                write("\r\n")
+                return .line(String(buffer))
+            case 0x03:  // Ctrl-C
+                write("^C\r\n")
+                return .interrupt
+            case 0x04:  // Ctrl-D
+                if buffer.isEmpty {
+                    write("\r\n")
+                    return .endOfInput
+                }
+                if cursor < buffer.count { buffer.remove(at: cursor); refresh() }
+            case 0x7F, 0x08:  // Backspace
+                if cursor > 0 { buffer.remove(at: cursor - 1); cursor -= 1; refresh() }
+            case 0x01: cursor = 0; refresh()                                   // Ctrl-A
+            case 0x05: cursor = buffer.count; refresh()                         // Ctrl-E
+            case 0x02: if cursor > 0 { cursor -= 1; refresh() }                 // Ctrl-B
+            case 0x06: if cursor < buffer.count { cursor += 1; refresh() }      // Ctrl-F
+            case 0x0B: buffer.removeSubrange(cursor...); refresh()              // Ctrl-K
+            case 0x15: buffer.removeSubrange(..<cursor); cursor = 0; refresh()  // Ctrl-U
+            case 0x0C: write("\u{1B}[H\u{1B}[2J"); refresh()                    // Ctrl-L
+            case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }         // Ctrl-P
+            case 0x0E: if historyIndex < history.count { recall(historyIndex + 1) }  // Ctrl-N
+            case 0x1B:
+                switch readEscape() {
+                case "A": if historyIndex > 0 { recall(historyIndex - 1) }
+                case "B": if historyIndex < history.count { recall(historyIndex + 1) }
+                case "C": if cursor < buffer.count { cursor += 1; refresh() }
+                case "D": if cursor > 0 { cursor -= 1; refresh() }
+                case "H", "1~", "7~": cursor = 0; refresh()
+                case "F", "4~", "8~": cursor = buffer.count; refresh()
+                case "3~": if cursor < buffer.count { buffer.remove(at: cursor); refresh() }
+                default: break
+                }
+            case 0x20...:
+                guard let character = readCharacter(startingWith: byte) else { continue }
+                buffer.insert(character, at: cursor)
+                cursor += 1
+                if cursor == buffer.count { write(String(character)) } else { refresh() }
+            default:
+                break  // other control keys are ignored
+            }
+        }
+        write("\r\n")
+        return .endOfInput
+    }
+
+    /// The rest of an escape sequence after ESC: `A` for `ESC [ A`, `3~` for `ESC [ 3 ~`,
+    /// `H` for `ESC O H`; "" for anything unrecognised.
+    private func readEscape() -> String {
+        guard let introducer = nextByte() else { return "" }
+        guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O") else { return "" }
+        var sequence = ""
+        while let b = nextByte() {
+            sequence.unicodeScalars.append(Unicode.Scalar(b))
+            if (0x40...0x7E).contains(b) || sequence.count > 8 { break }
+        }
+        return sequence
+    }
+
+    /// A UTF-8 character whose first byte is `first`; nil when the bytes are not valid UTF-8.
+    private func readCharacter(startingWith first: UInt8) -> Character? {
+        let length: Int
+        switch first {
+        case 0x20..<0x80: length = 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF4: length = 4
+        default: return nil
+        }
+        var bytes = [first]
+        while bytes.count < length, let b = nextByte() {
+            guard b & 0xC0 == 0x80 else { pending.insert(b, at: 0); return nil }
+            bytes.append(b)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self), text.count == 1 else { return nil }
+        return text.first
+    }
+
+    /// The next byte: typed-ahead first, then from the terminal; nil at end of input.
+    private func nextByte() -> UInt8? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        var byte: UInt8 = 0
+        while true {
+            let n = read(input, &byte, 1)
+            if n == 1 { return byte }
+            if n < 0 && errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    /// Writes `text` to the terminal, all of it.
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+            if n > 0 { bytes = bytes.dropFirst(n) } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
+}

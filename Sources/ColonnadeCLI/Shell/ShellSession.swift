@@ -1,0 +1,157 @@
+import Colonnade
+
+/// The state of one `colonnade shell`: the loaded snapshot and the settings, and what each typed
+/// line means. Terminal handling lives in ``ShellCommand``; this type only interprets lines.
+///
+/// A line is one of:
+/// - empty or starting with `#`: nothing (so a file of screens can have comments);
+/// - a dot-command (`.tickers AAPL,MSFT`, `.help`): changes a setting or shows something;
+/// - starting with `-`: `filter` options (`--where 'close > 100' --count`), quoted as in a shell;
+/// - anything else: a `--where` expression.
+///
+/// Screens are answered exactly as `colonnade filter` with the settings' options and the line's.
+final class ShellSession {
+    /// What a line asks for.
+    enum Action {
+        /// Nothing to do (blank line, comment).
+        case nothing
+        /// Leave the shell.
+        case quit
+        /// Text to print (from a dot-command, already done).
+        case message(String)
+        /// A screen to answer: `filter` arguments, parsed.
+        case query(ParsedArguments)
+    }
+
+    /// The snapshot being queried.
+    private(set) var table: QuoteTable
+    /// Its path.
+    private(set) var path: String
+    /// The settings so far.
+    var settings = ShellSettings()
+    /// Whether the snapshot is loaded without checking column checksums (`--no-verify`, `.open`).
+    let verify: Bool
+    private let context: CommandContext
+
+    /// A session over the snapshot at `path`, loaded now.
+    init(path: String, verify: Bool, context: CommandContext) throws {
+        self.path = path
+        self.verify = verify
+        self.context = context
+        table = try QuoteTable.load(from: path, verify: verify)
+    }
+
+    /// What `line` asks for; dot-commands are carried out here.
+    ///
+    /// - Throws: a ``UsageError`` or ``CommandFailure`` for a line that cannot be done; the
+    ///   settings are then unchanged.
+    func interpret(_ line: String) throws -> Action {
+        let text = line.trimmingSpacesAndTabs()
+        if text.isEmpty || text.hasPrefix("#") { return .nothing }
+        if text.hasPrefix(".") { return try dotCommand(text) }
+        var arguments = settings.filterArguments
+        if text.hasPrefix("-") {
+            let words = try ShellWords.split(text)
+            if let given = words.first(where: { $0 == "--snapshot" || $0.hasPrefix("--snapshot=") }) {
+                throw CommandFailure("\(given): the shell keeps one snapshot loaded", hint: "use .open PATH to switch to another")
+            }
+            arguments += words
+        } else {
+            arguments += ["--where", text]
+        }
+        return .query(try ArgumentParser.parse(arguments, for: .filter))
+    }
+
+    /// Answers a screen as `filter` does, on the loaded table.
+    func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
+        try FilterCommand.answer(parsed, table: table, loadTime: .zero, context: context, isCancelled: isCancelled)
+    }
+
+    // MARK: Dot-commands
+
+    static let helpText = """
+        Type a screen: a --where expression (close > 100 and volume > 1e7), or filter options
+        (--where 'close > 100' --count, --agg 'avg(close)' --by ticker). Settings persist:
+          .tickers A,B          only these tickers (.tickers alone: all)
+          .from YYYY-MM-DD      only rows on or after (.from alone: no bound)
+          .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
+          .format FORMAT        table, csv, json or ndjson
+          .columns a,b|all      columns to print (.columns alone: the default)
+          .limit N              print at most N rows (.limit alone: no limit)
+          .timing on|off        show how long each answer took
+          .show                 the settings
+          .open PATH            load another snapshot
+          .info                 describe the snapshot
+          .help                 this text
+          .quit                 leave (also Ctrl-D)
+        """
+
+    private func dotCommand(_ text: String) throws -> Action {
+        let parts = text.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let name = parts[0]
+        let value = parts.count > 1 ? parts[1].trimmingSpacesAndTabs() : nil
+        func invalid(_ reason: String) -> UsageError {
+            .invalidValue(option: name, value: value ?? "", reason: reason, suggestion: nil, command: "shell")
+        }
+        switch name {
+        case ".quit", ".exit", ".q":
+            return .quit
+        case ".help", ".h":
+            return .message(Self.helpText)
+        case ".show", ".settings":
+            return .message("snapshot \(path)\n" + settings.description)
+        case ".tickers":
+            settings.tickers = value.map(splitList)?.filter { !$0.isEmpty } ?? []
+            let unknown = settings.tickers.filter { table.code(of: $0) == nil }
+            return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this snapshot")
+        case ".from", ".to":
+            if let value, case .failure(let problem) = DateArgument.parse(value) { throw invalid("\(problem)") }
+            if name == ".from" { settings.from = value } else { settings.to = value }
+            if let from = settings.from.flatMap({ Day($0) }), let to = settings.to.flatMap({ Day($0) }), from > to {
+                return .message("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing")
+            }
+            return .message("")
+        case ".format":
+            let formats = OutputFormat.allCases.map(\.rawValue)
+            guard let value, formats.contains(value) else { throw invalid("expected one of " + formats.joined(separator: ", ")) }
+            settings.format = value
+            return .message("")
+        case ".columns":
+            settings.columns = value.map(splitList)?.filter { !$0.isEmpty } ?? []
+            return .message("")
+        case ".limit":
+            guard let value else { settings.limit = nil; return .message("") }
+            guard let n = Int(value), n >= 1 else { throw invalid("expected a positive integer") }
+            settings.limit = n
+            return .message("")
+        case ".timing":
+            guard value == "on" || value == "off" else { throw invalid("expected on or off") }
+            settings.timing = value == "on"
+            return .message("")
+        case ".open":
+            guard let value else { throw invalid("expected a snapshot path") }
+            let newPath = context.resolve(value)
+            table = try QuoteTable.load(from: newPath, verify: verify)
+            path = newPath
+            return .message("opened \(newPath): \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers")
+        case ".info":
+            let output = MemoryOutputWriter()
+            let infoContext = CommandContext(standardOutput: output, standardError: context.standardError,
+                                             environment: context.environment, currentDirectory: context.currentDirectory)
+            _ = try InfoCommand().run(try ArgumentParser.parse(["--snapshot", path], for: .info), context: infoContext)
+            return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
+        default:
+            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".timing", ".show", ".open", ".info", ".help", ".quit"]
+            let close = Suggestions.closest(to: name, among: known)
+            throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and carriage returns.
+    func trimmingSpacesAndTabs() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: isBlank).reversed().drop(while: isBlank).reversed())
+    }
+}

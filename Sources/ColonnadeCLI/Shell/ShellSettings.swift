@@ -1,0 +1,43 @@
+/// What `colonnade shell`'s dot-commands set, applied to every screen typed after them: the
+/// equivalent of `filter` options given on each command line.
+struct ShellSettings: Equatable {
+    /// `.tickers A,B` → `--tickers A,B`; empty for all tickers.
+    var tickers: [String] = []
+    /// `.from YYYY-MM-DD` → `--from`.
+    var from: String?
+    /// `.to YYYY-MM-DD` → `--to`.
+    var to: String?
+    /// `.format table|csv|json|ndjson` → `--format`.
+    var format = OutputFormat.table.rawValue
+    /// `.columns a,b|all` → `--columns`; empty for filter's default.
+    var columns: [String] = []
+    /// `.limit N` → `--limit`.
+    var limit: Int?
+    /// `.timing on`: the time of each answer on standard error.
+    var timing = false
+
+    /// The `filter` arguments these settings stand for, before the line's own.
+    var filterArguments: [String] {
+        var out: [String] = []
+        if !tickers.isEmpty { out += ["--tickers", tickers.joined(separator: ",")] }
+        if let from { out += ["--from", from] }
+        if let to { out += ["--to", to] }
+        out += ["--format", format]
+        if !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
+        if let limit { out += ["--limit", String(limit)] }
+        return out
+    }
+
+    /// One line per setting, as `.show` prints them.
+    var description: String {
+        [
+            "tickers  \(tickers.isEmpty ? "(all)" : tickers.joined(separator: ","))",
+            "from     \(from ?? "(first day)")",
+            "to       \(to ?? "(last day)")",
+            "format   \(format)",
+            "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : columns.joined(separator: ","))",
+            "limit    \(limit.map(String.init) ?? "(none)")",
+            "timing   \(timing ? "on" : "off")",
+        ].joined(separator: "\n")
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A terminal switched to the raw input mode `colonnade shell` edits lines in, and back.
+///
+/// Input: no line buffering, no echo, no signals from keys (Ctrl-C and Ctrl-Z arrive as bytes,
+/// so Ctrl-C can cancel a query without a signal handler), no CR→NL or flow control. Output
+/// processing stays on, so `\n` still starts a new line at the left edge.
+final class TerminalMode {
+    private let fileDescriptor: Int32
+    private var saved = termios()
+    private var isRaw = false
+
+    /// Switches `fileDescriptor` to raw input; nil when it is not a terminal.
+    init?(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+        guard isatty(fileDescriptor) == 1, tcgetattr(fileDescriptor, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(ICRNL | IXON | INLCR | IGNCR)
+        // Safe: c_cc is a fixed-size C array of NCCS bytes; VMIN and VTIME are indices in it.
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(fileDescriptor, TCSAFLUSH, &raw) == 0 else { return nil }
+        isRaw = true
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        guard isRaw else { return }
+        tcsetattr(fileDescriptor, TCSAFLUSH, &saved)
+        isRaw = false
+    }
+
+    deinit { restore() }
+}

@@ -1,0 +1,258 @@
+@testable import ColonnadeCLI
+import Colonnade
+import ColonnadeTestSupport
+import Foundation
+import Testing
+
+/// `colonnade chart`: ticks, the SVG's validity and bounds, gaps for nulls, one row, golden
+/// files for fixture tickers, determinism and size.
+@Suite struct ChartTests {
+    // MARK: Price ticks
+
+    @Test func priceTicksAreRoundAndCoverTheData() {
+        #expect(NiceTicks(covering: 0.37, 9.2, maxCount: 6).values == [0, 2, 4, 6, 8, 10])
+        #expect(NiceTicks(covering: 101.5, 104.25, maxCount: 5).values == [101, 102, 103, 104, 105])
+        #expect(NiceTicks(covering: 101.5, 104.25, maxCount: 8).values == [101.5, 102, 102.5, 103, 103.5, 104, 104.5])
+        #expect(NiceTicks(covering: 0.011, 0.019, maxCount: 6).label(0.012) == "0.012")
+        // One value, or none, still gives an axis.
+        #expect(NiceTicks(covering: 5, 5, maxCount: 8).values.count >= 2)
+        #expect(NiceTicks(covering: 0, 0, maxCount: 8).values.count >= 2)
+        #expect(NiceTicks(covering: .nan, .infinity, maxCount: 8).values == NiceTicks(covering: 0, 1, maxCount: 8).values)
+        #expect(NiceTicks(covering: -1e308, 1e308, maxCount: 8).values.allSatisfy { $0.isFinite })
+    }
+
+    /// Ranges from 0.01 to 100,000 in price (seeded): steps of 1, 2 or 5 × 10^k, evenly spaced,
+    /// at most maxCount ticks, the data inside, labels distinct.
+    @Test func priceTicksFromOneCentToAHundredThousand() {
+        var rng = SplitMix64(seed: 15)
+        for _ in 0 ..< 2_000 {
+            let magnitude = pow(10, -2 + 7 * rng.nextUnit())  // 0.01 … 100,000
+            let a = magnitude * rng.nextUnit(), b = magnitude * rng.nextUnit()
+            let maxCount = 2 + Int(rng.below(10))
+            let ticks = NiceTicks(covering: a, b, maxCount: maxCount)
+            #expect(ticks.values.count >= 2 && ticks.values.count <= maxCount, "\(a) \(b) \(maxCount): \(ticks.values)")
+            #expect(ticks.lower <= min(a, b) && ticks.upper >= max(a, b))
+            let exponent = floor(log10(ticks.step))
+            let mantissa = (ticks.step / pow(10, exponent) * 1000).rounded() / 1000
+            #expect([1, 2, 5, 10].contains(mantissa), "step \(ticks.step)")
+            for (p, q) in zip(ticks.values, ticks.values.dropFirst()) {
+                #expect(abs((q - p) - ticks.step) <= ticks.step * 1e-9)
+            }
+            let labels = ticks.values.map(ticks.label)
+            #expect(Set(labels).count == labels.count, "\(labels)")
+        }
+    }
+
+    // MARK: Date ticks
+
+    static func day(_ text: String) -> Int32 { Day(text)?.daysSinceEpoch ?? 0 }
+
+    @Test(arguments: [
+        ("2014-03-05", "2014-03-07", CalendarTicks.Unit.days(1)),  // 3 days
+        ("2014-03-03", "2014-03-14", .days(2)),                      // 2 weeks
+        ("2014-01-01", "2014-03-01", .weeks),                        // 2 months
+        ("2014-01-02", "2014-06-30", .months(1)),                    // half a year
+        ("2014-01-02", "2014-12-31", .months(3)),                    // a year: quarters
+        ("2010-01-04", "2014-12-31", .months(6)),                    // 5 years: half-years
+        ("2005-01-03", "2014-12-31", .years(1)),                     // 10 years
+        ("2003-01-02", "2016-08-10", .years(2)),                     // 14 years
+        ("1976-01-02", "2016-08-10", .years(5)),                     // 40 years
+        ("1900-01-01", "2020-12-31", .years(20)),                    // 120 years
+    ])
+    func dateTicksSitOnCalendarBoundaries(first: String, last: String, unit: CalendarTicks.Unit) {
+        let (a, b) = (Self.day(first), Self.day(last))
+        let ticks = CalendarTicks(from: a, to: b, maxCount: 9)
+        #expect(ticks.unit == unit)
+        #expect(!ticks.days.isEmpty && ticks.days.count <= 9)
+        #expect(ticks.days == ticks.days.sorted() && ticks.days.allSatisfy { a <= $0 && $0 <= b })
+        for tick in ticks.days {
+            let (year, month, dayOfMonth) = Day(daysSinceEpoch: tick).components
+            switch ticks.unit {
+            case .days(let n): #expect(Int(tick).floorMod(n) == 0)
+            case .weeks: #expect(Int(tick - 4).floorMod(7) == 0, "a Monday")
+            case .months(let n): #expect(dayOfMonth == 1 && (month - 1) % n == 0)
+            case .years(let n): #expect(month == 1 && dayOfMonth == 1 && year % n == 0)
+            }
+        }
+    }
+
+    @Test func dateTickLabelsFitTheirUnit() {
+        let quarter = CalendarTicks(from: Self.day("2014-01-02"), to: Self.day("2014-12-31"), maxCount: 9)
+        #expect(quarter.days.map(quarter.label) == ["Apr 2014", "Jul 2014", "Oct 2014"])
+        let years = CalendarTicks(from: Self.day("1976-01-02"), to: Self.day("2016-08-10"), maxCount: 9)
+        #expect(years.days.map(years.label) == ["1980", "1985", "1990", "1995", "2000", "2005", "2010", "2015"])
+        let one = CalendarTicks(from: Self.day("2014-03-05"), to: Self.day("2014-03-05"), maxCount: 9)
+        #expect(one.days == [Self.day("2014-03-05")])
+    }
+
+    // MARK: The document
+
+    /// Checks what every chart promises: well-formed XML with an `svg` root and a view box, every
+    /// coordinate a finite number inside it, paths in absolute commands, nothing external.
+    static func checkDocument(_ text: String, _ label: String) throws -> SVGDocument {
+        let document = try SVGDocument(text)
+        #expect(document.root?.name == "svg", "\(label)")
+        let box = try #require(document.viewBox, "\(label): no viewBox")
+        var bad: [String] = []
+        for c in document.coordinates() {
+            if let x = c.x, !(x.isFinite && x >= box.0 && x <= box.0 + box.2) { bad.append(c.what) }
+            if let y = c.y, !(y.isFinite && y >= box.1 && y <= box.1 + box.3) { bad.append(c.what) }
+        }
+        #expect(bad.isEmpty, "\(label): \(bad.prefix(5))")
+        #expect(document.all("script").isEmpty && document.all("image").isEmpty && document.all("use").isEmpty)
+        #expect(!text.contains("href") && !text.contains("url(") && !text.contains("@import"), "\(label): refers outside itself")
+        return document
+    }
+
+    /// A snapshot of real fixture tickers (KO since 1962, AAPL since 1980), imported once.
+    static let fixtureSnapshot: Result<String, any Error> = Result {
+        let path = try EndToEndFixture.scratchDirectory("chart").appendingPathComponent("wiki.snapshot").path
+        for (file, ticker) in [("WIKI-KO.asc.csv", "KO"), ("WIKI-AAPL.asc.csv", "AAPL")] {
+            let run = colonnade(["import", Fixtures.quandlPath(file), "--ticker", ticker, "--snapshot", path])
+            guard run.status == 0 else { throw SVGDocument.ParseError(description: "import \(file): \(run.standardError)") }
+        }
+        return path
+    }
+
+    static func chart(_ arguments: [String]) throws -> String {
+        let snapshot = try fixtureSnapshot.get()
+        let run = colonnade(["chart"] + arguments + ["--snapshot", snapshot])
+        #expect(run.status == 0, "\(arguments): \(run.standardError)")
+        return run.standardOutput
+    }
+
+    /// Fixture charts compared with the committed golden files (set COLONNADE_UPDATE_GOLDEN=1 to
+    /// rewrite them after a deliberate change, and look at them before committing).
+    @Test(arguments: [
+        ("ko-history", ["KO", "--volume", "--overlay", "adj_close", "--where", "volume > 3e7"]),
+        ("aapl-2014-h1-candles", ["AAPL", "--from", "2014-01-01", "--to", "2014-06-30", "--volume", "--where", "volume > 8e7"]),
+        ("aapl-ko-growth", ["AAPL,KO", "--normalize", "--price", "adj_close", "--from", "2005-01-01"]),
+    ])
+    func fixtureChartsMatchTheirGoldenFiles(name: String, arguments: [String]) throws {
+        let text = try Self.chart(arguments)
+        _ = try Self.checkDocument(text, name)
+        #expect(try Self.chart(arguments) == text, "the same input gives the same bytes")
+        let golden = Fixtures.directory.appendingPathComponent("charts/\(name).svg")
+        if ProcessInfo.processInfo.environment["COLONNADE_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: golden)
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(text == expected, "\(name) differs from Tests/Fixtures/charts/\(name).svg")
+    }
+
+    @Test func aTenYearDailyChartIsUnder300KB() throws {
+        let text = try Self.chart(["KO", "--from", "2006-08-10", "--volume", "--overlay", "adj_close,open", "--where", "volume > 1e7"])
+        let document = try Self.checkDocument(text, "ten years")
+        #expect(text.utf8.count < 300_000, "\(text.utf8.count) bytes")
+        #expect(!document.all("circle").isEmpty, "the --where rows are marked")
+        #expect(document.all("circle").count <= 900, "at most one mark per pixel column")
+    }
+
+    @Test func candlesUpTo250DaysLinesBeyond() throws {
+        let candles = try SVGDocument(try Self.chart(["AAPL", "--from", "2014-02-01", "--to", "2014-12-31"]))
+        let fills = candles.all("path").compactMap { $0.attributes["fill"] }
+        #expect(fills.contains(SVGChart.downColor), "filled bodies for falling days")
+        let lines = try SVGDocument(try Self.chart(["AAPL", "--from", "2013-01-01", "--to", "2014-12-31"]))
+        #expect(!lines.all("path").compactMap { $0.attributes["fill"] }.contains(SVGChart.downColor))
+        #expect(lines.all("path").contains { $0.attributes["stroke"] == SVGChart.palette[0] })
+    }
+
+    /// A series built directly: `close` values, one day apart from 2014-01-01.
+    static func series(_ close: [Double?], marked: [Bool]? = nil, symbol: String = "T") -> ChartSeries {
+        let first = day("2014-01-01")
+        return ChartSeries(symbol: symbol, name: nil, days: close.indices.map { first + Int32($0) }, close: close, ohlc: nil,
+                           volume: nil, overlays: [], marked: marked ?? close.map { _ in false })
+    }
+
+    /// The price line's subpaths.
+    static func priceLine(_ text: String) throws -> [[(Double, Double)]] {
+        let document = try checkDocument(text, "series")
+        let line = try #require(document.all("path").first { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
+        return try #require(SVGDocument.subpaths(line.attributes["d"] ?? ""))
+    }
+
+    @Test func nullsLeaveGapsNeverZeros() throws {
+        let paths = try Self.priceLine(SVGChart(series: [Self.series([11, 12, nil, nil, 13, 12.5, nil, 14])]).render())
+        #expect(paths.count == 3, "three runs: \(paths)")
+        // 2 points, 2 points, and a lone point drawn as a dot (the same point twice).
+        #expect(paths.map(\.count) == [2, 2, 2])
+        #expect(paths[2][0] == paths[2][1])
+        // No point sits at 0: every y is one of the four values' positions.
+        let ys = Set(paths.joined().map(\.1))
+        #expect(ys.count == 5, "five distinct values drawn: \(ys)")
+    }
+
+    @Test func aTickerWithNullsFromAQuoteShapedTableDrawsGapsInBothLines() throws {
+        let table = TestTables.quoteShaped(tickers: 2, rows: 3_000 ... 3_000, seed: 7)
+        let path = try EndToEndFixture.scratchDirectory("chart-nulls").appendingPathComponent("q.snapshot").path
+        try table.save(to: path)
+        let symbol = table.tickers[0].symbol
+        let closeNulls = table.column(named: "close").map { c in table.tickers[0].rows.filter { c.isNull($0) }.count } ?? 0
+        #expect(closeNulls > 0, "the seed gives close nulls")
+        let run = colonnade(["chart", symbol, "--overlay", "adj_close", "--snapshot", path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let document = try Self.checkDocument(run.standardOutput, "nulls")
+        let subpaths = document.all("path").filter { $0.attributes["stroke-width"] == "1.5" || $0.attributes["stroke-width"] == "1.2" }
+            .map { SVGDocument.subpaths($0.attributes["d"] ?? "")?.count ?? 0 }
+        #expect(subpaths.count == 2 && subpaths.allSatisfy { $0 > 1 }, "close (nulls) and adj_close (NaN) both broken: \(subpaths)")
+    }
+
+    @Test func oneRowIsAChartToo() throws {
+        for chart in [SVGChart(series: [Self.series([42])]),
+                      SVGChart(series: [Self.series([42])], normalize: true),
+                      SVGChart(series: [Self.series([nil], marked: [true])], whereText: "close > 1")] {
+            let text = chart.render()
+            let document = try Self.checkDocument(text, "one row")
+            #expect(document.all("text").count >= 3)
+        }
+        let single = try Self.chart(["AAPL", "--from", "2014-03-05", "--to", "2014-03-05", "--volume"])
+        let document = try Self.checkDocument(single, "one AAPL day")
+        #expect(document.all("text").contains { $0.text == "2014-03-05" })
+    }
+
+    @Test func marksFollowTheWhereRows() throws {
+        let marked = [false, true, false, true, true]
+        let text = SVGChart(series: [Self.series([1, 2, 3, 4, nil], marked: marked)], whereText: "x").render()
+        let document = try Self.checkDocument(text, "marks")
+        #expect(document.all("circle").count == 3, "one per marked row, the null one at the foot")
+        #expect(text.contains("where x (3 rows)"))
+    }
+
+    @Test func textFromTheSnapshotIsEscaped() throws {
+        var s = Self.series([1, 2])
+        s.symbol = "A<&>\"'\u{1B}]0;owned\u{07}"
+        s.name = "Evil & Co </text><script>alert(1)</script>"
+        let text = SVGChart(series: [s]).render()
+        let document = try Self.checkDocument(text, "escaping")
+        #expect(document.all("script").isEmpty)
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        #expect(document.all("title").first?.text.hasPrefix("A<&>\"']0;owned — Evil & Co </text><script>") == true)
+    }
+
+    // MARK: The command
+
+    @Test func chartWritesAFileAndExplainsMistakes() throws {
+        let snapshot = try Self.fixtureSnapshot.get()
+        let directory = try EndToEndFixture.scratchDirectory("chart-out")
+        let output = directory.appendingPathComponent("ko.svg").path
+        let run = colonnade(["chart", "KO", "--from", "2014-01-01", "--snapshot", snapshot, "-o", output])
+        #expect(run.status == 0 && run.standardOutput.isEmpty, "\(run.standardError)")
+        #expect(run.standardError.contains("wrote \(output)"))
+        _ = try Self.checkDocument(try String(contentsOfFile: output, encoding: .utf8), "file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ko.svg"], "no temporary left")
+
+        let unknown = colonnade(["chart", "KOO", "--snapshot", snapshot])
+        #expect(unknown.status == 1 && unknown.standardError.contains("no ticker 'KOO'") && unknown.standardError.contains("did you mean 'KO'"))
+        let column = colonnade(["chart", "KO", "--overlay", "adj_clse", "--snapshot", snapshot])
+        #expect(column.status == 1 && column.standardError.contains("no column 'adj_clse'"), "\(column.standardError)")
+        let empty = colonnade(["chart", "KO", "--from", "2030-01-01", "--snapshot", snapshot])
+        #expect(empty.status == 1 && empty.standardError.contains("KO has no rows from 2030-01-01"), "\(empty.standardError)")
+        let volume = colonnade(["chart", "KO,AAPL", "--volume", "--snapshot", snapshot])
+        #expect(volume.status == 1 && volume.standardError.contains("one ticker"))
+        let badWhere = colonnade(["chart", "KO", "--where", "clse > 1", "--snapshot", snapshot])
+        #expect(badWhere.status == ExitStatus.usage && badWhere.standardError.contains("--where"), "\(badWhere.standardError)")
+        let onto = colonnade(["chart", "KO", "--snapshot", snapshot, "-o", snapshot])
+        #expect(onto.status == 1, "never onto the snapshot it reads")
+    }
+}

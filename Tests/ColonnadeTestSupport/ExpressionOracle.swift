@@ -1,0 +1,170 @@
+import Colonnade
+import Foundation
+
+/// Row-by-row values of expressions, written from the language's rules alone (no engine code):
+/// nil is null; a window is the `n` rows of the same ticker ending at the row, each summed or
+/// compared in a plain loop. Whole columns of values are computed per sub-expression (memoised),
+/// so nested windows stay affordable in debug builds.
+public struct ExpressionOracle {
+    public let table: QuoteTable
+    /// Each row's ticker's first row.
+    let tickerStart: [Int]
+    private var memo: [ValueExpression: [Double?]] = [:]
+
+    public init(table: QuoteTable) {
+        self.table = table
+        var starts = [Int](repeating: 0, count: table.rowCount)
+        for t in table.tickers { for r in t.firstRow ..< t.firstRow + t.rowCount { starts[r] = t.firstRow } }
+        tickerStart = starts
+    }
+
+    /// The value of `e` at every row.
+    public mutating func values(_ e: ValueExpression) -> [Double?] {
+        if let v = memo[e] { return v }
+        let n = table.rowCount
+        var out = [Double?](repeating: nil, count: n)
+        switch e {
+        case .column(let name):
+            let column = table.column(named: name)!
+            for r in 0 ..< n { out[r] = column.doubleValue(at: r) }
+        case .number(let c):
+            out = [Double?](repeating: c, count: n)
+        case .negate(let x):
+            out = values(x).map { $0.map { -$0 } }
+        case let .math(f, x):
+            out = values(x).map { v in
+                guard let v else { return nil }
+                switch f {
+                case .abs: return Swift.abs(v)
+                case .sqrt: return Foundation.sqrt(v)
+                case .ln: return Foundation.log(v)
+                case .exp: return Foundation.exp(v)
+                }
+            }
+        case let .arithmetic(op, a, b):
+            let x = values(a), y = values(b)
+            for r in 0 ..< n {
+                guard let u = x[r], let v = y[r] else { continue }
+                switch op {
+                case .add: out[r] = u + v
+                case .subtract: out[r] = u - v
+                case .multiply: out[r] = u * v
+                case .divide: out[r] = v == 0 ? nil : u / v
+                }
+            }
+        case let .series(f, x, w):
+            let xs = values(x)
+            for r in 0 ..< n {
+                let back = r - w  // the row `w` earlier, if in the same ticker
+                let prev: Double?? = back >= tickerStart[r] ? .some(xs[back]) : .none
+                switch f {
+                case .prev:
+                    out[r] = prev ?? nil
+                case .change:
+                    if let p = prev ?? nil, let v = xs[r] { out[r] = v - p }
+                case .pctChange:
+                    if let p = prev ?? nil, let v = xs[r], p != 0 { out[r] = v / p - 1 }
+                case .msum, .mavg, .mmin, .mmax, .mdev:
+                    let first = r - w + 1
+                    guard first >= tickerStart[r] else { continue }
+                    var window = [Double]()
+                    var hasNull = false
+                    for k in first ... r { if let v = xs[k] { window.append(v) } else { hasNull = true } }
+                    if hasNull { continue }
+                    switch f {
+                    case .msum, .mavg:
+                        var s = 0.0
+                        for v in window { s += v }
+                        out[r] = f == .msum ? s : s / Double(w)
+                    case .mmin:
+                        out[r] = window.contains { $0.isNaN } ? .nan : window.min()!
+                    case .mmax:
+                        out[r] = window.contains { $0.isNaN } ? .nan : window.max()!
+                    default:
+                        guard w > 1 else { continue }
+                        var s = 0.0
+                        for v in window { s += v }
+                        let mean = s / Double(w)
+                        var ss = 0.0
+                        for v in window { ss += (v - mean) * (v - mean) }
+                        out[r] = Foundation.sqrt(ss / Double(w - 1))
+                    }
+                }
+            }
+        }
+        memo[e] = out
+        return out
+    }
+
+    /// Per row: nil where either side is null or NaN, else -1, 0 or 1 as `l` is below, equal to or
+    /// above `r` (Swift's `<` and `==`, which order infinities).
+    public mutating func order(_ l: ValueExpression, _ r: ValueExpression) -> [Double?] {
+        let a = values(l), b = values(r)
+        return (0 ..< table.rowCount).map { row -> Double? in
+            guard let x = a[row], let y = b[row], !x.isNaN, !y.isNaN else { return nil }
+            return x < y ? -1 : x == y ? 0 : 1
+        }
+    }
+
+    /// A predicate with every expression computed for all rows.
+    indirect enum Node {
+        case values([Double?], RangeBounds<Double>)
+        case other(RowPredicate)
+        case not(Node), and([Node]), or([Node])
+    }
+
+    mutating func resolve(_ p: RowPredicate) -> Node {
+        switch p {
+        case let .compare(e, bounds): return .values(values(e), bounds)
+        case let .compareExpressions(l, r, bounds): return .values(order(l, r), bounds)
+        case .not(let q): return .not(resolve(q))
+        case .and(let qs): return .and(qs.map { resolve($0) })
+        case .or(let qs): return .or(qs.map { resolve($0) })
+        default: return .other(p)
+        }
+    }
+
+    /// true, false or nil (unknown) for `p` at `row`, with SQL's three-valued logic; a comparison
+    /// of a null or NaN value is unknown.
+    public mutating func evaluate(_ p: RowPredicate, row: Int) -> Bool? {
+        evaluate(resolve(p), row: row)
+    }
+
+    func evaluate(_ n: Node, row: Int) -> Bool? {
+        switch n {
+        case let .values(v, bounds):
+            guard let x = v[row], !x.isNaN else { return nil }
+            return bounds.matches(x)
+        case .not(let q):
+            return evaluate(q, row: row).map { !$0 }
+        case .and(let qs):
+            var unknown = false
+            for q in qs {
+                switch evaluate(q, row: row) {
+                case false?: return false
+                case nil: unknown = true
+                case true?: continue
+                }
+            }
+            return unknown ? nil : true
+        case .or(let qs):
+            var unknown = false
+            for q in qs {
+                switch evaluate(q, row: row) {
+                case true?: return true
+                case nil: unknown = true
+                case false?: continue
+                }
+            }
+            return unknown ? nil : false
+        case .other(let p):
+            return Reference.evaluate(p, table: table, row: row)
+        }
+    }
+
+    /// The rows where `p` is true.
+    public mutating func rows(_ p: RowPredicate) -> [Int] {
+        let node = resolve(p)
+        return (0 ..< table.rowCount).filter { evaluate(node, row: $0) == true }
+    }
+}
