@@ -7,9 +7,13 @@
 Inputs:
 - docs/bench/colonnade-bench.json: `colonnade-bench --suite all --json FILE` (scan, decode, snapshot);
 - docs/bench/peers.json: `Benchmarks/peers/run.sh --json FILE`;
+- docs/bench/zip-medium.json: `colonnade-bench --suite zip --json FILE` (optional);
 - Benchmarks/BENCHMARKS.md.in: the prose. Every `{{ expression }}` in it is a Python expression
   evaluated with the helpers below (`t`, `rate`, `x`, `pms`, ...) over those two files; there are
   no figures in the prose that do not come from them.
+
+It also draws the peers' charts (docs/bench/peers-queries.svg, peers-load.svg) from peers.json with
+Benchmarks/peers/plot.py, and --check compares those too.
 
 Standard library only (Python 3.9+).
 """
@@ -25,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "peers"))
 import peers  # noqa: E402  (the same renderer run.sh prints with)
+import plot  # noqa: E402  (the same charts run.sh --svg draws)
 
 SIZES = {"small": (100, 2520), "medium": (1000, 5000), "large": (2000, 10000)}
 
@@ -102,7 +107,14 @@ def bench_table(bench):
     return "\n".join(out)
 
 
-def context(bench, peer):
+def zip_table(zipbench):
+    """The zip suite's results as the harness prints them (empty without its JSON)."""
+    if zipbench is None:
+        return "(no zip suite report: docs/bench/zip-medium.json is missing)"
+    return bench_table(zipbench)
+
+
+def context(bench, peer, zipbench=None):
     """The names a template expression can use."""
     def m(name):
         return bench.find(name)
@@ -213,8 +225,20 @@ def context(bench, peer):
         # The renderer's own heading is replaced by this document's.
         return "\n".join(text.splitlines()[2:]).strip()
 
+    def zsec(name):
+        return zipbench.find(name)["seconds"]
+
+    def zrate(name):
+        r = zipbench.find(name)
+        return fmt_rate(r["items"] / r["seconds"], r["unit"])
+
+    def zx(slow, fast):
+        """Ratio of two zip-suite medians (names): slow / fast."""
+        return fmt_ratio(zsec(slow) / zsec(fast))
+
     names = dict(locals())
-    names.update(bench=bench, peer=peer, machine=bench.machine, L=bench.label, T=bench.threads,
+    names.update(bench=bench, peer=peer, machine=bench.machine, zipbench=zipbench,
+                 zip_table=lambda: zip_table(zipbench), L=bench.label, T=bench.threads,
                  rows=bench.rows, math=math, fmt_ratio=fmt_ratio, fmt_time=fmt_time,
                  bench_table=lambda: bench_table(bench))
     return names
@@ -238,6 +262,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=os.path.join(ROOT, "docs", "bench", "colonnade-bench.json"))
     ap.add_argument("--peers", default=os.path.join(ROOT, "docs", "bench", "peers.json"))
+    ap.add_argument("--zip", default=os.path.join(ROOT, "docs", "bench", "zip-medium.json"))
+    ap.add_argument("--charts", default=os.path.join(ROOT, "docs", "bench"), help="where the peers' SVG charts go")
     ap.add_argument("--template", default=os.path.join(HERE, "BENCHMARKS.md.in"))
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
     ap.add_argument("--check", action="store_true", help="compare with --output instead of writing it")
@@ -247,18 +273,32 @@ def main():
         peer = json.load(f)
     with open(a.template) as f:
         template = f.read()
-    text = render(template, context(bench, peer))
+    zipbench = Bench(a.zip) if os.path.exists(a.zip) else None
+    text = render(template, context(bench, peer, zipbench))
+    outputs = {a.output: text}
+    for name, svg in plot.charts(peer).items():
+        outputs[os.path.join(a.charts, name)] = svg
     if a.check:
-        with open(a.output) as f:
-            if f.read() != text:
-                print("report.py: %s is not what %s and %s give; run python3 Benchmarks/report.py"
-                      % (a.output, a.bench, a.peers), file=sys.stderr)
-                return 1
-        print("report.py: %s matches the JSON" % a.output)
+        stale = []
+        for path, expected in outputs.items():
+            try:
+                with open(path) as f:
+                    if f.read() != expected:
+                        stale.append(path)
+            except FileNotFoundError:
+                stale.append(path)
+        if stale:
+            print("report.py: %s not what %s and %s give; run python3 Benchmarks/report.py"
+                  % (", ".join(stale) + (" is" if len(stale) == 1 else " are"), a.bench, a.peers), file=sys.stderr)
+            return 1
+        print("report.py: %s match the JSON" % ", ".join(outputs))
         return 0
-    with open(a.output, "w") as f:
-        f.write(text)
-    print("report.py: wrote %s" % a.output)
+    for path, expected in outputs.items():
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(expected)
+        os.replace(tmp, path)
+        print("report.py: wrote %s" % path)
     return 0
 
 

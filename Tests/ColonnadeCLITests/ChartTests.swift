@@ -127,6 +127,7 @@ import Testing
         ("ko-history", ["KO", "--volume", "--overlay", "adj_close", "--where", "volume > 3e7"]),
         ("aapl-2014-h1-candles", ["AAPL", "--from", "2014-01-01", "--to", "2014-06-30", "--volume", "--where", "volume > 8e7"]),
         ("aapl-ko-growth", ["AAPL,KO", "--normalize", "--price", "adj_close", "--from", "2005-01-01"]),
+        ("ko-averages", ["KO", "--from", "2012-01-01", "--price", "adj_close", "--overlay", "mavg(adj_close,50)", "--overlay", "mavg(adj_close, 200)", "--where", "adj_close > 1.08 * mavg(adj_close, 200)"]),
     ])
     func fixtureChartsMatchTheirGoldenFiles(name: String, arguments: [String]) throws {
         let text = try Self.chart(arguments)
@@ -230,6 +231,72 @@ import Testing
         #expect(document.all("title").first?.text.hasPrefix("A<&>\"']0;owned — Evil & Co </text><script>") == true)
     }
 
+    // MARK: Overlay expressions
+
+    /// The overlay lines of a chart (dashed, not the legend's samples), as subpaths.
+    static func overlayLines(_ document: SVGDocument) throws -> [[[(Double, Double)]]] {
+        try document.all("path").filter { $0.attributes["stroke-dasharray"] != nil && $0.attributes["stroke-width"] == "1.2" }
+            .map { try #require(SVGDocument.subpaths($0.attributes["d"] ?? "")) }
+    }
+
+    /// The x of the `index`-th of `count` trading days (the chart's layout: evenly spaced slots).
+    static func slotX(_ index: Int, of count: Int) -> Double {
+        let chart = SVGChart(series: [])
+        return ((chart.marginLeft + (Double(index) + 0.5) * chart.plotWidth / Double(count)) * 10).rounded() / 10
+    }
+
+    /// The number of trading days the subtitle states.
+    static func tradingDays(_ document: SVGDocument) throws -> Int {
+        let subtitle = try #require(document.all("text").first { $0.text.contains(" trading day") }).text
+        let words = subtitle.split(separator: " ")
+        let index = try #require(words.firstIndex { $0.hasPrefix("trading") })
+        return try #require(Int(words[index - 1].replacingOccurrences(of: ",", with: "")))
+    }
+
+    /// `mavg(close,50)` from a ticker's first day is null for its first 49 rows: the line starts at
+    /// the 50th day, never at zero; from a later day it starts at once, computed with the rows
+    /// before --from. A plain column and an expression can be mixed, each in the legend as typed.
+    @Test func anOverlayExpressionStartsWhereItHasValues() throws {
+        // AAPL's history starts on 1980-12-12: about 137 days to the end of June 1981.
+        let early = try Self.checkDocument(try Self.chart(["AAPL", "--to", "1981-06-30", "--overlay", "mavg(close,50)"]), "first days")
+        let count = try Self.tradingDays(early)
+        #expect(count > 100 && count < 250, "\(count) days")
+        let lines = try Self.overlayLines(early)
+        #expect(lines.count == 1)
+        let first = try #require(lines.first?.first?.first)
+        #expect(first.0 == Self.slotX(49, of: count), "starts at the 50th day: \(first.0) vs \(Self.slotX(49, of: count))")
+        #expect(lines[0].count == 1, "one run: no gap once the window is full")
+        #expect(early.all("text").contains { $0.text == "mavg(close,50)" }, "the legend names it as typed")
+
+        let later = try Self.checkDocument(try Self.chart(["AAPL", "--from", "1981-03-02", "--to", "1981-06-30",
+                                                           "--overlay", "mavg(close,50)", "--overlay", "adj_close"]), "mid-history")
+        let laterCount = try Self.tradingDays(later)
+        let both = try Self.overlayLines(later)
+        #expect(both.count == 2)
+        for line in both {
+            #expect(line.first?.first?.0 == Self.slotX(0, of: laterCount), "from the first day shown: \(String(describing: line.first?.first))")
+        }
+        // The average lags the price: its line differs from the adj_close line.
+        #expect(both[0].joined().map(\.1) != both[1].joined().map(\.1))
+    }
+
+    /// The same average over a window ending at each day, whatever --from is: the series the
+    /// chart draws holds, for the days both ranges show, the same overlay values.
+    @Test func anOverlayDoesNotDependOnTheFirstDayShown() throws {
+        let table = try QuoteTable.load(from: try Self.fixtureSnapshot.get())
+        let close = try #require(table.columnIndex(named: "close"))
+        let average = try QueryParser(table: table).parseValue("mavg(close, 20)")
+        func series(from: String?) throws -> ChartSeries {
+            try #require(try ChartSeries(table: table, symbol: "AAPL", from: from.map(Self.day), to: Self.day("1981-06-30"),
+                                         priceColumn: close, overlays: [("avg", average)], volumeColumn: nil, marks: nil))
+        }
+        let whole = try series(from: nil), part = try series(from: "1981-02-02")
+        let values = try #require(whole.overlays.first?.values), partValues = try #require(part.overlays.first?.values)
+        #expect(values.prefix(19).allSatisfy { $0 == nil } && values[19] != nil)
+        #expect(partValues.count < values.count && partValues.allSatisfy { $0 != nil })
+        #expect(Array(values.suffix(partValues.count)) == partValues)
+    }
+
     // MARK: The command
 
     @Test func chartWritesAFileAndExplainsMistakes() throws {
@@ -245,7 +312,12 @@ import Testing
         let unknown = colonnade(["chart", "KOO", "--snapshot", snapshot])
         #expect(unknown.status == 1 && unknown.standardError.contains("no ticker 'KOO'") && unknown.standardError.contains("did you mean 'KO'"))
         let column = colonnade(["chart", "KO", "--overlay", "adj_clse", "--snapshot", snapshot])
-        #expect(column.status == 1 && column.standardError.contains("no column 'adj_clse'"), "\(column.standardError)")
+        #expect(column.status == ExitStatus.usage && column.standardError.contains("--overlay: unknown column 'adj_clse'"), "\(column.standardError)")
+        #expect(column.standardError.contains("adj_close"), "suggests the column: \(column.standardError)")
+        let window = colonnade(["chart", "KO", "--overlay", "mavg(close, 0)", "--snapshot", snapshot])
+        #expect(window.status == ExitStatus.usage && window.standardError.contains("--overlay") && window.standardError.contains("positive"), "\(window.standardError)")
+        let syntax = colonnade(["chart", "KO", "--overlay", "mavg(close 50)", "--snapshot", snapshot])
+        #expect(syntax.status == ExitStatus.usage && syntax.standardError.contains("^"), "a caret under the mistake: \(syntax.standardError)")
         let empty = colonnade(["chart", "KO", "--from", "2030-01-01", "--snapshot", snapshot])
         #expect(empty.status == 1 && empty.standardError.contains("KO has no rows from 2030-01-01"), "\(empty.standardError)")
         let volume = colonnade(["chart", "KO,AAPL", "--volume", "--snapshot", snapshot])

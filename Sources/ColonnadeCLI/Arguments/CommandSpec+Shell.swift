@@ -36,7 +36,7 @@ extension CommandSpec {
             One ticker with at most 250 trading days shown is drawn as candlesticks (open, high, low, \
             close), anything longer as a close line; several tickers share one axis, and with \
             --normalize each starts at 1.0 (growth). Rows matching --where are marked with a dot, \
-            --overlay draws more columns as dashed lines, --volume adds volume bars beneath. Nulls \
+            --overlay draws more columns or expressions (mavg(close,50), computed with the history before --from) as dashed lines, --volume adds volume bars beneath. Nulls \
             leave gaps. The same input gives the same bytes.
             """,
         positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to draw (AAPL, or AAPL,MSFT).")],
@@ -45,8 +45,8 @@ extension CommandSpec {
             OptionSpec("from", value: "YYYY-MM-DD", kind: .date, abstract: "First day shown."),
             OptionSpec("to", value: "YYYY-MM-DD", kind: .date, abstract: "Last day shown."),
             OptionSpec("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where)."),
-            OptionSpec("overlay", value: "COLUMN", isList: true,
-                       abstract: "Draw this column too, as a dashed line (may be repeated), e.g. adj_close."),
+            OptionSpec("overlay", value: "EXPR", isList: true,
+                       abstract: "Draw a column or series expression too, as a dashed line (may be repeated), e.g. adj_close or 'mavg(close,50)'."),
             OptionSpec("price", value: "COLUMN", defaultValue: "close", abstract: "The column drawn as the price line."),
             OptionSpec(flag: "volume", abstract: "Draw volume bars beneath (one ticker)."),
             OptionSpec(flag: "normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0."),
@@ -58,6 +58,7 @@ extension CommandSpec {
         examples: [
             "chart AAPL --from 2014-01-01 --to 2014-12-31 --volume -o aapl-2014.svg",
             "chart AAPL --where 'volume > 5e7' --overlay adj_close -o aapl.svg",
+            "chart AAPL --from 2012-01-01 --overlay 'mavg(close,50)' --overlay 'mavg(close,200)' -o aapl-averages.svg",
             "chart AAPL,MSFT,KO --normalize --from 2010-01-01 -o growth.svg",
         ]
     )

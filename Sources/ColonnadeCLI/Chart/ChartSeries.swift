@@ -3,7 +3,8 @@ import Colonnade
 /// One ticker's rows in a chart's date range, as the chart draws them: days ascending, values as
 /// optionals (a null or non-finite value is `nil` and leaves a gap), and which rows `--where` marks.
 struct ChartSeries {
-    /// A line drawn over the prices (`adj_close`, later `mavg(close,50)`).
+    /// A line drawn over the prices: a column (`adj_close`) or a series expression
+    /// (`mavg(close,50)`), computed with the ticker's history before the chart's first day.
     struct Overlay {
         /// The expression as typed, for the legend.
         var label: String
@@ -36,12 +37,15 @@ extension ChartSeries {
     ///
     /// - Parameters:
     ///   - priceColumn: The column drawn as the line.
-    ///   - overlayColumns: Columns drawn as extra lines, with their labels.
+    ///   - overlays: Expressions drawn as extra lines, with their labels. A series function sees
+    ///     the ticker's rows before `first` too, so `mavg(close,50)` has values from the chart's
+    ///     first day when 49 earlier rows exist; where it is null (or not finite) the line has a gap.
     ///   - volume: Whether to take the `volume` column.
     ///   - marks: Rows to mark (a selection over the whole table), or `nil`.
     /// - Returns: `nil` when the table has no such ticker.
+    /// - Throws: `QueryError` when an overlay cannot be evaluated on `table`.
     init?(table: QuoteTable, symbol: String, from first: Int32?, to last: Int32?, priceColumn: Int,
-          overlayColumns: [(label: String, column: Int)], volumeColumn: Int?, marks: Bitmask?) {
+          overlays overlayExpressions: [(label: String, expression: ValueExpression)], volumeColumn: Int?, marks: Bitmask?) throws(QueryError) {
         guard let ticker = table.ticker(symbol) else { return nil }
         let rows = Self.rows(of: ticker, in: table, from: first, to: last)
         self.symbol = ticker.symbol
@@ -58,7 +62,12 @@ extension ChartSeries {
             ohlc = nil
         }
         volume = volumeColumn.map(values)
-        overlays = overlayColumns.map { Overlay(label: $0.label, values: values($0.column)) }
+        var overlays: [Overlay] = []
+        for overlay in overlayExpressions {
+            let values = try table.values(of: overlay.expression, rows: rows).map { $0.flatMap { $0.isFinite ? $0 : nil } }
+            overlays.append(Overlay(label: overlay.label, values: values))
+        }
+        self.overlays = overlays
         marked = marks.map { mask in rows.map { mask[$0] } } ?? Array(repeating: false, count: rows.count)
     }
 

@@ -14,9 +14,9 @@ struct ChartCommand: Command {
 
         let priceName = parsed.string("price") ?? "close"
         let priceColumn = try Self.column(priceName, in: table, option: "--price")
-        var overlays: [(label: String, column: Int)] = []
+        var overlays: [(label: String, expression: ValueExpression)] = []
         for text in parsed.list("overlay") {
-            overlays.append((text, try Self.column(text, in: table, option: "--overlay")))
+            overlays.append((text, try Self.overlay(text, in: table)))
         }
         let volumeColumn = parsed.flag("volume") ? try Self.column("volume", in: table, option: "--volume") : nil
         if parsed.flag("volume") && symbols.count > 1 {
@@ -38,8 +38,8 @@ struct ChartCommand: Command {
         let from = parsed.day("from"), to = parsed.day("to")
         var series: [ChartSeries] = []
         for symbol in symbols {
-            guard let s = ChartSeries(table: table, symbol: symbol, from: from, to: to, priceColumn: priceColumn,
-                                      overlayColumns: overlays, volumeColumn: volumeColumn, marks: marks) else {
+            guard let s = try ChartSeries(table: table, symbol: symbol, from: from, to: to, priceColumn: priceColumn,
+                                      overlays: overlays, volumeColumn: volumeColumn, marks: marks) else {
                 let close = Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol))
                 throw CommandFailure("no ticker '\(symbol)' in \(path)",
                                      hint: close.isEmpty ? "see 'colonnade info' for the tickers" : "did you mean '\(close[0])'?")
@@ -66,6 +66,20 @@ struct ChartCommand: Command {
             try context.standardOutput.write(document)
         }
         return ExitStatus.success
+    }
+
+    /// An `--overlay`: a value column (`adj_close`) or an expression of the screens language
+    /// (`mavg(close,50)`, `(high + low) / 2`), checked against `table`.
+    static func overlay(_ text: String, in table: QuoteTable) throws -> ValueExpression {
+        if let index = table.columnIndex(named: text) { return .column(table.schema[index].identifier) }
+        let expression: ValueExpression
+        do {
+            expression = try QueryParser(table: table).parseValue(text)
+            _ = try table.values(of: expression, rows: 0 ..< 0)  // unknown columns, windows < 1
+        } catch {
+            throw ExpressionError(error: error, expression: text, option: "--overlay")
+        }
+        return expression
     }
 
     /// The index of the value column `name`, or an error naming the columns there are.

@@ -43,7 +43,7 @@ extension OptionSpec {
         if case .choice(let words) = kind { return .words(words) }
         if name == "columns" { return .columns }
         if name == "tickers", case .string = kind { return .tickers }
-        if valueName == "COLUMN" { return .valueColumns }
+        if valueName == "COLUMN" || name == "overlay" { return .valueColumns }  // an overlay is often just a column
         return ValueCompletion(placeholder: valueName)
     }
 }
