@@ -73,6 +73,22 @@ final class PseudoTerminalSession: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Sends `signal` to the program.
+    func send(signal number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// The terminal's local modes (`c_lflag`: ICANON, ECHO, ISIG, …) as the program left them
+    /// (on Linux the master side reports the terminal's settings).
+    func localModes() throws -> tcflag_t {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        return settings.c_lflag
+    }
+
+    /// Whether the program ended by a signal (then ``finish(timeout:)`` returned its number).
+    var endedBySignal: Bool { process.terminationReason == .uncaughtSignal }
+
     /// Waits until the output holds `text` `occurrences` times; returns the output.
     @discardableResult
     func waitFor(_ text: String, occurrences: Int = 1, timeout: Duration = .seconds(120)) throws -> String {

@@ -227,4 +227,59 @@ import Glibc
         term.type("\u{04}")
         #expect(try term.finish() == 0)
     }
+
+    /// What a terminal is in when no program has changed it: canonical input, echo, signal keys.
+    static let cookedModes = tcflag_t(ICANON | ECHO | ISIG)
+
+    /// SIGTERM (and SIGHUP, as when the terminal window closes) at the prompt: the terminal gets
+    /// its modes back (line editing, echo, signal keys) before the process ends by that signal.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func anEndingSignalPutsTheTerminalBack(signal number: Int32) throws {
+        let home = try EndToEndFixture.scratchDirectory("shell-signal-\(number)")
+        let term = try Self.terminal(home: home)
+        #expect(try term.localModes() & Self.cookedModes == Self.cookedModes, "a fresh terminal is cooked")
+        try term.waitFor(Self.prompt)
+        term.type("close > 1")
+        try term.waitFor("colonnade> close > 1")
+        #expect(try term.localModes() & Self.cookedModes == 0, "raw while the shell runs")
+        term.send(signal: number)
+        #expect(try term.finish() == number && term.endedBySignal, "ended by the signal itself")
+        #expect(try term.localModes() & Self.cookedModes == Self.cookedModes, "put back before ending")
+    }
+
+    /// SIGTERM while a long query runs: the terminal is put back too.
+    @Test func sigtermDuringAQueryPutsTheTerminalBack() throws {
+        let home = try EndToEndFixture.scratchDirectory("shell-sigterm-query")
+        let term = try Self.terminal(home: home)
+        try term.waitFor(Self.prompt)
+        term.type("--count --where 'close > 0' --repeat 1000000000\r")
+        try term.waitFor("--repeat 1000000000\n")
+        term.send(signal: SIGTERM)
+        #expect(try term.finish() == SIGTERM && term.endedBySignal)
+        #expect(try term.localModes() & Self.cookedModes == Self.cookedModes)
+    }
+
+    /// SIGINT from outside (`kill -INT`) acts as Ctrl-C: at the prompt it abandons the line, during
+    /// a query it cancels the query; the session goes on either way.
+    @Test func sigintActsAsCtrlC() throws {
+        let home = try EndToEndFixture.scratchDirectory("shell-sigint")
+        let term = try Self.terminal(home: home)
+        try term.waitFor(Self.prompt)
+        term.type("volume >")
+        try term.waitFor("colonnade> volume >")
+        term.send(signal: SIGINT)
+        try term.waitFor("volume >^C\ncolonnade> ")
+        term.type("--count --where 'close > 0' --repeat 1000000000\r")
+        try term.waitFor("--repeat 1000000000\n")
+        term.send(signal: SIGINT)
+        try term.waitFor("^C\nquery cancelled\ncolonnade> ")
+        term.type("--count\r")
+        let output = try term.waitFor(Self.prompt, occurrences: 4)
+        #expect(output.hasSuffix("\(try EndToEndFixture.get().table.rowCount)\ncolonnade> "), "\(output.debugDescription)")
+        term.type("\u{04}")
+        #expect(try term.finish() == 0)
+        #expect(try term.localModes() & Self.cookedModes == Self.cookedModes)
+        let history = try String(contentsOf: home.appendingPathComponent(".colonnade_history"), encoding: .utf8)
+        #expect(!history.contains("volume >"), "the abandoned line is not kept")
+    }
 }

@@ -21,8 +21,13 @@ struct ShellCommand: Command {
         let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
         let session = try ShellSession(path: path, verify: !parsed.flag("no-verify"), context: context)
         if isatty(input) == 1 && isatty(terminalOutput) == 1, let mode = TerminalMode(fileDescriptor: input) {
-            defer { mode.restore() }
-            return interactive(session, context: context)
+            // SIGTERM and SIGHUP put the terminal back before ending; SIGINT acts as Ctrl-C.
+            let signals = ShellSignals(restoring: mode, terminal: terminalOutput)
+            defer {
+                signals?.stop()
+                mode.restore()
+            }
+            return interactive(session, signals: signals, context: context)
         }
         return script(session, context: context)
     }
@@ -62,9 +67,10 @@ struct ShellCommand: Command {
 
     // MARK: On a terminal
 
-    private func interactive(_ session: ShellSession, context: CommandContext) -> Int32 {
+    private func interactive(_ session: ShellSession, signals: ShellSignals?, context: CommandContext) -> Int32 {
         let history = ShellHistory(environment: context.environment)
         let editor = LineEditor(input: input, output: terminalOutput, history: history.load())
+        editor.signals = signals
         let table = session.table
         editor.write("colonnade shell: \(session.path), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
             + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
@@ -137,12 +143,19 @@ struct ShellCommand: Command {
         worker.stackSize = 8 << 20
         worker.start()
 
-        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: editor.signals?.interruptDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         while true {
-            let n = poll(&fds, 2, -1)
+            let n = poll(&fds, 3, -1)
             if n < 0 && errno == EINTR { continue }
             if n < 0 { break }
             if fds[1].revents != 0 { break }  // the answer is complete
+            if fds[2].revents != 0, editor.signals?.takeInterrupt() == true {  // SIGINT: as Ctrl-C
+                output.cancel()
+                errors.cancel()
+                editor.write("^C\r\nquery cancelled\r\n")
+                return
+            }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 var bytes = [UInt8](repeating: 0, count: 256)
                 let count = read(input, &bytes, bytes.count)

@@ -30,6 +30,8 @@ final class LineEditor {
     let historyLimit: Int
     /// Bytes read but not used yet (typed ahead while a query ran, or after Enter).
     var pending: [UInt8] = []
+    /// Where SIGINT is reported; it then acts as Ctrl-C.
+    var signals: ShellSignals?
 
     init(input: Int32, output: Int32, history: [String] = [], historyLimit: Int = 1_000) {
         self.input = input
@@ -150,11 +152,20 @@ final class LineEditor {
         return text.first
     }
 
-    /// The next byte: typed-ahead first, then from the terminal; nil at end of input.
+    /// The next byte: typed-ahead first, then from the terminal; nil at end of input. A SIGINT
+    /// reads as Ctrl-C (0x03).
     private func nextByte() -> UInt8? {
         if !pending.isEmpty { return pending.removeFirst() }
         var byte: UInt8 = 0
         while true {
+            if let signals {
+                var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: signals.interruptDescriptor, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&fds, 2, -1)
+                if ready < 0 && errno == EINTR { continue }
+                if fds[1].revents != 0 && signals.takeInterrupt() { return 0x03 }
+                if ready > 0 && fds[0].revents == 0 { continue }
+            }
             let n = read(input, &byte, 1)
             if n == 1 { return byte }
             if n < 0 && errno == EINTR { continue }
