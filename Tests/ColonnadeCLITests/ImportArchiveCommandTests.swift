@@ -76,6 +76,44 @@ import Testing
         #expect(allowed.standardOutput.contains("imported \(table.rowCount.groupedText) rows for 4 tickers"))
     }
 
+    /// Every failure class a zip can have through `import FILE.zip`: one error line naming the
+    /// file, the member and what is wrong (the method by name, the encryption, the CRC), exit 1,
+    /// and the snapshot byte-identical — also when a good file came first on the command line.
+    @Test func everyZipFailureClassIsOneErrorAndChangesNothing() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        let csv = Array("ticker,date,close\nAAPL,2014-01-02,553.13\n".utf8)
+        func member(method: Int = 0, flags: Int = 0, crc: UInt32? = nil) -> ZipBuilder.Member {
+            var m = ZipBuilder.Member.stored("PRICES.csv", csv)
+            m.method = method
+            m.flags = flags
+            if let crc { m.crc32 = crc }
+            return m
+        }
+        let cases: [(file: String, bytes: [UInt8], says: [String])] = [
+            ("deflate64.zip", ZipBuilder([member(method: 9)]).bytes(), ["member 'PRICES.csv'", "Deflate64 (method 9)"]),
+            ("bzip2.zip", ZipBuilder([member(method: 12)]).bytes(), ["member 'PRICES.csv'", "bzip2 (method 12)"]),
+            ("lzma.zip", ZipBuilder([member(method: 14)]).bytes(), ["member 'PRICES.csv'", "LZMA (method 14)"]),
+            ("zstd.zip", ZipBuilder([member(method: 93)]).bytes(), ["member 'PRICES.csv'", "Zstandard (method 93)"]),
+            ("encrypted.zip", ZipBuilder([member(flags: 1)]).bytes(), ["member 'PRICES.csv'", "encrypted"]),
+            ("crc.zip", ZipBuilder([member(crc: 0xDEAD_BEEF)]).bytes(), ["member 'PRICES.csv'", "CRC-32 mismatch"]),
+            ("html.zip", Array("<html><body>not found</body></html>".utf8), ["html.zip"]),
+        ]
+        for c in cases {
+            try Data(c.bytes).write(to: URL(fileURLWithPath: scratch.file(c.file)))
+            let run = await runOffPool(["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), c.file, "--snapshot", scratch.snapshot],
+                                       in: scratch)
+            #expect(run.status == 1, "\(c.file)")
+            #expect(run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: \(c.file)") == true, "\(c.file): \(run.standardError)")
+            for text in c.says {
+                #expect(run.standardError.contains(text), "\(c.file) should say \(text): \(run.standardError)")
+            }
+            #expect(scratch.bytes("quotes.snapshot") == before, "\(c.file): the snapshot is byte-identical")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
+                "no temporary left behind")
+    }
+
     /// `unzip -p x.zip | colonnade import -`: the real process with a body, or a zip, on standard input.
     @Test(arguments: [false, true])
     func standardInputTakesABodyOrAZip(zipped: Bool) async throws {
