@@ -1,0 +1,124 @@
+@testable import Colonnade
+import ColonnadeTestSupport
+import Foundation
+import Testing
+
+/// What our Parquet files say about themselves, read from the footer field by field with the
+/// field numbers of `parquet.thrift` (apache/parquet-format), not through `ParquetReader`: format
+/// version 2, row groups of the requested size, `ticker` a dictionary-encoded UTF-8 byte array,
+/// `date` an INT32 with the DATE logical type, value columns of their own type with definition
+/// levels, and min/max statistics and null counts per column chunk equal to the data's.
+@Suite struct ParquetLayoutTests {
+    typealias Fields = [Int16: ThriftValue]
+
+    /// The footer of a Parquet file as a Thrift struct.
+    static func footer(_ bytes: [UInt8]) throws -> Fields {
+        let n = bytes.count
+        #expect(Array(bytes.prefix(4)) == Array("PAR1".utf8) && Array(bytes.suffix(4)) == Array("PAR1".utf8))
+        let length = Int(UInt32(bytes[n - 8]) | UInt32(bytes[n - 7]) << 8 | UInt32(bytes[n - 6]) << 16 | UInt32(bytes[n - 5]) << 24)
+        let start = n - 8 - length
+        return try bytes.withUnsafeBytes { raw in
+            var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: raw[start ..< n - 8]), file: "test", fileOffset: start)
+            return try reader.readStruct()
+        }
+    }
+
+    /// The rows of `table` in the order our writer puts them: tickers by their UTF-8 bytes, then
+    /// dates ascending (the table's order within a ticker).
+    static func fileOrder(_ table: QuoteTable) -> [Int] {
+        table.tickers.sorted { Array($0.symbol.utf8).lexicographicallyPrecedes(Array($1.symbol.utf8)) }
+            .flatMap { Array($0.rows) }
+    }
+
+    static func littleEndian<T: FixedWidthInteger>(_ bytes: [UInt8], as: T.Type) -> T? {
+        guard bytes.count == MemoryLayout<T>.size else { return nil }
+        return bytes.reversed().reduce(T.zero) { $0 << 8 | T($1) }
+    }
+
+    /// A statistics value as the column's numbers (PLAIN encoding, little-endian).
+    static func number(_ bytes: [UInt8]?, _ type: ElementType) -> Double? {
+        guard let bytes else { return nil }
+        switch type {
+        case .int32: return littleEndian(bytes, as: UInt32.self).map { Double(Int32(bitPattern: $0)) }
+        case .int64: return littleEndian(bytes, as: UInt64.self).map { Double(Int64(bitPattern: $0)) }
+        case .float32: return littleEndian(bytes, as: UInt32.self).map { Double(Float(bitPattern: $0)) }
+        case .float64: return littleEndian(bytes, as: UInt64.self).map { Double(bitPattern: $0) }
+        }
+    }
+
+    @Test(arguments: [ParquetWriter.Compression.none, .snappy])
+    func theFooterDescribesTheFileAsTheIssueAsks(compression: ParquetWriter.Compression) throws {
+        var table = TestTables.random(rows: 2_500, tickers: 12, seed: 14, nullRate: 0.1, specialRate: 0.05)
+        table.metadata = ["source": "layout test"]
+        var writer = ParquetWriter(table: table)
+        writer.rowGroupRows = 1_000
+        writer.compression = compression
+        let out = MemoryInteropOutput()
+        try writer.write(to: out)
+        let meta = try Self.footer(out.bytes)
+
+        #expect(meta[1]?.int == 2, "format version 2")
+        #expect(meta[3]?.int == 2_500, "num_rows")
+        // Schema: root, ticker, date, then the value columns.
+        let schema = (meta[2]?.list ?? []).compactMap { $0.fields }
+        #expect(schema.count == 3 + table.schema.count)
+        #expect(schema[0][5]?.int == Int64(2 + table.schema.count), "the root's num_children")
+        let ticker = schema[1], date = schema[2]
+        #expect(ticker[4]?.string == "ticker" && ticker[1]?.int == 6 && ticker[3]?.int == 0, "BYTE_ARRAY, REQUIRED")
+        #expect(ticker[6]?.int == 0 && ticker[10]?.fields?[1] != nil, "UTF8 converted type and STRING logical type")
+        #expect(date[4]?.string == "date" && date[1]?.int == 1 && date[3]?.int == 0, "INT32, REQUIRED")
+        #expect(date[6]?.int == 6 && date[10]?.fields?[6] != nil, "DATE converted type and DATE logical type")
+        for (element, descriptor) in zip(schema[3...], table.schema) {
+            let physical: Int64 = switch descriptor.type { case .int32: 1; case .int64: 2; case .float32: 4; case .float64: 5 }
+            #expect(element[4]?.string == descriptor.identifier && element[1]?.int == physical, "\(descriptor.identifier)")
+            #expect(element[3]?.int == 1, "\(descriptor.identifier) is OPTIONAL: nulls through definition levels")
+        }
+        let keys = (meta[5]?.list ?? []).compactMap { $0.fields?[1]?.string }
+        #expect(keys.contains("source"), "table metadata as key-value metadata")
+
+        // Row groups of 1,000 rows, sorted by (ticker, date), with statistics per chunk.
+        let groups = (meta[4]?.list ?? []).compactMap { $0.fields }
+        #expect(groups.map { $0[3]?.int } == [1_000, 1_000, 500])
+        let order = Self.fileOrder(table)
+        var checkedNulls = 0, checkedBounds = 0
+        for (g, group) in groups.enumerated() {
+            let rows = Array(order[g * 1_000 ..< min(order.count, (g + 1) * 1_000)])
+            let sorting = (group[4]?.list ?? []).compactMap { $0.fields?[1]?.int }
+            #expect(sorting == [0, 1], "sorting_columns: ticker, then date")
+            let chunks = (group[1]?.list ?? []).compactMap { $0.fields?[3]?.fields }
+            #expect(chunks.count == 2 + table.schema.count)
+            for chunk in chunks {
+                #expect(chunk[4]?.int == (compression == .snappy ? 1 : 0), "codec")
+                #expect(chunk[5]?.int == Int64(rows.count), "num_values")
+            }
+            // ticker: dictionary-encoded, min and max the first and last symbol by bytes.
+            let symbols = rows.map { table.tickers[Int(table.tickerCode(ofRow: $0))].symbol }
+            #expect(chunks[0][11]?.int != nil, "a dictionary page")
+            #expect(chunks[0][2]?.list?.compactMap(\.int).contains(8) == true, "RLE_DICTIONARY")
+            let sortedSymbols = symbols.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+            #expect(chunks[0][12]?.fields?[6]?.binary == sortedSymbols.first)
+            #expect(chunks[0][12]?.fields?[5]?.binary == sortedSymbols.last)
+            #expect(symbols.map { Array($0.utf8) } == sortedSymbols, "rows in ticker-byte order")
+            // date: min and max of the group's days.
+            let days = rows.map { table.dates[$0] }
+            #expect(Self.number(chunks[1][12]?.fields?[6]?.binary, .int32) == days.min().map(Double.init))
+            #expect(Self.number(chunks[1][12]?.fields?[5]?.binary, .int32) == days.max().map(Double.init))
+            // Value columns: null count, and min/max of the values that are not null or NaN.
+            for (c, descriptor) in table.schema.enumerated() {
+                let column = table.columns[c]
+                let statistics = try #require(chunks[2 + c][12]?.fields, "\(descriptor.identifier): statistics")
+                let values = rows.compactMap { column.doubleValue(at: $0) }.filter { !$0.isNaN }
+                #expect(statistics[3]?.int == Int64(rows.count - rows.filter { !column.isNull($0) }.count), "\(descriptor.identifier) null_count")
+                checkedNulls += Int(statistics[3]?.int ?? 0)
+                let low = Self.number(statistics[6]?.binary, descriptor.type), high = Self.number(statistics[5]?.binary, descriptor.type)
+                #expect(low == values.min() && high == values.max(), "\(descriptor.identifier) group \(g): \(String(describing: low))…\(String(describing: high))")
+                if let low, low == 0 { #expect(low.sign == .minus, "a zero minimum is written as -0.0") }
+                if let high, high == 0 { #expect(high.sign == .plus, "a zero maximum is written as +0.0") }
+                checkedBounds += 1
+            }
+        }
+        #expect(checkedNulls > 0 && checkedBounds == 3 * table.schema.count)
+        // And the data itself reads back whole.
+        #expect(try out.bytes.withUnsafeBytes { try InteropReader.read($0, file: "memory") } == table)
+    }
+}
