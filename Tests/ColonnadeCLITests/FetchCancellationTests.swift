@@ -106,4 +106,49 @@ import Testing
             }
         }
     }
+
+    /// Ctrl-C while waiting for an export to become ready (the first wait between status requests
+    /// is 2 s and grows; Ctrl-C must not wait for it): the process exits promptly, says so, and
+    /// leaves the snapshot and its directory as they were.
+    @Test func interruptWhileWaitingForTheExportEndsPromptly() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        let creating = #"{"datatable_bulk_download":{"file":{"link":null,"status":"creating","data_snapshot_time":null}}}"#
+        try await LoopbackHTTPServer.run({ _ in .json(creating) }) { api in
+            let process = Process()
+            process.executableURL = try BuiltExecutable.url()
+            process.arguments = ["fetch", "--table", "WIKI/PRICES", "--bulk", "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+            process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
+            process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+            process.standardInput = FileHandle.nullDevice
+            let errorPath = scratch.file("stderr.txt")
+            _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+            let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+            defer { try? errorHandle.close() }
+            process.standardError = errorHandle
+            process.standardOutput = errorHandle
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+
+            // The first status request was answered "creating": the process is now waiting.
+            #expect(await api.waitForRequests(1))
+            let clock = ContinuousClock()
+            let sent = clock.now
+            kill(process.processIdentifier, SIGINT)
+            while process.isRunning, clock.now - sent < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(!process.isRunning, "still running 30 s after SIGINT")
+            guard !process.isRunning else { return }
+            process.waitUntilExit()
+            #expect(clock.now - sent < .seconds(5), "did not sit out its wait")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 1)
+            let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
+            #expect(output.contains("cancelled"), "\(output)")
+            #expect(api.requests.count <= 2)
+        }
+        #expect(scratch.bytes("quotes.snapshot") == before)
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).filter { $0.contains(".export-") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }
