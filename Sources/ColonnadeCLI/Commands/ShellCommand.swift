@@ -24,8 +24,8 @@ struct ShellCommand: Command {
             // SIGTERM and SIGHUP put the terminal back before ending; SIGINT acts as Ctrl-C.
             let signals = ShellSignals(restoring: mode, terminal: terminalOutput)
             defer {
+                mode.restore()  // first: a signal arriving now ends a process whose terminal is already back
                 signals?.stop()
-                mode.restore()
             }
             return interactive(session, signals: signals, context: context)
         }
