@@ -76,6 +76,25 @@ import Testing
         #expect(allowed.standardOutput.contains("imported \(table.rowCount.groupedText) rows for 4 tickers"))
     }
 
+    /// The ratio guard on a real bomb (70 MiB of newlines after one CSV row, 71 KB zipped by
+    /// Info-ZIP: about 1,030:1): refused before inflating a byte, by the recorded size against 200 ×
+    /// the compressed size; `--max-inflate-ratio` raises the ratio and the one row imports.
+    @Test func aRatioBombIsRefusedAndTheRatioOptionRaisesTheLimit() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        let bomb = Fixtures.directory.appendingPathComponent("deflate/newline-bomb.zip").path
+        let refused = await runOffPool(["import", bomb, "--snapshot", scratch.snapshot], in: scratch)
+        #expect(refused.status == 1)
+        #expect(refused.errorLines.count == 1, "\(refused.standardError)")
+        #expect(refused.errorLines.first?.contains("member 'PRICES.csv': would inflate to 73400361 bytes") == true, "\(refused.standardError)")
+        #expect(refused.standardError.contains("--max-inflate-ratio"), "the hint names the option")
+        #expect(scratch.bytes("quotes.snapshot") == before)
+
+        let allowed = await runOffPool(["import", bomb, "--max-inflate-ratio", "2000", "--snapshot", scratch.snapshot], in: scratch)
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        #expect(allowed.standardOutput.contains("imported 1 rows for 1 ticker"), "\(allowed.standardOutput)")
+    }
+
     /// Every failure class a zip can have through `import FILE.zip`: one error line naming the
     /// file, the member and what is wrong (the method by name, the encryption, the CRC), exit 1,
     /// and the snapshot byte-identical — also when a good file came first on the command line.
