@@ -280,6 +280,18 @@ import Testing
         #expect(both[0].joined().map(\.1) != both[1].joined().map(\.1))
     }
 
+    /// An overlay with no value at all in the range (its window is longer than the history) draws
+    /// no line — not an empty path, not zeros — and keeps its legend entry; the next overlay keeps
+    /// its own colour.
+    @Test func anOverlayWithoutValuesDrawsNothingButIsNamed() throws {
+        let document = try Self.checkDocument(try Self.chart(["AAPL", "--to", "1981-06-30", "--overlay", "mavg(close,5000)",
+                                                              "--overlay", "mavg(close,5)"]), "no values")
+        let lines = document.all("path").filter { $0.attributes["stroke-width"] == "1.2" }
+        #expect(lines.count == 1 && lines.allSatisfy { !($0.attributes["d"] ?? "").isEmpty })
+        #expect(lines.first?.attributes["stroke"] == SVGChart.palette[2], "the second overlay's colour")
+        #expect(document.all("text").contains { $0.text == "mavg(close,5000)" })
+    }
+
     /// The same average over a window ending at each day, whatever --from is: the series the
     /// chart draws holds, for the days both ranges show, the same overlay values.
     @Test func anOverlayDoesNotDependOnTheFirstDayShown() throws {

@@ -156,7 +156,11 @@ struct SVGChart {
         for (i, s) in scaled.enumerated() {
             for values in s.overlays {
                 let points = zip(positions[i], values).map { index, v in v.map { (x(index), y($0)) } }
-                svg.append(line: "<path d=\"\(Self.linePath(points))\" fill=\"none\" stroke=\"\(color(ofOverlay: overlayNumber))\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" stroke-linejoin=\"round\"/>")
+                let path = Self.linePath(points)
+                // Null throughout (a window longer than the history): no line, the legend still names it.
+                if !path.isEmpty {
+                    svg.append(line: "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color(ofOverlay: overlayNumber))\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" stroke-linejoin=\"round\"/>")
+                }
                 overlayNumber += 1
             }
         }
