@@ -133,6 +133,28 @@ import Testing
                 "no temporary left behind")
     }
 
+    /// The README's own line, through a real pipe: `unzip -p export.zip | colonnade import -` saves
+    /// the same table as `import export.zip` (skipped where Info-ZIP's unzip is not installed).
+    @Test(.enabled(if: CompletionScriptTests.installed("unzip") != nil, "Info-ZIP unzip is not installed"))
+    func unzipPipedIntoImportGivesTheSameTable() async throws {
+        let scratch = try Scratch()
+        let expected = try await Self.referenceTable(in: scratch)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let quote = { (s: String) in "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        shell.arguments = ["-c", "unzip -p \(quote(Self.exportFixture("WIKI-PRICES.2014.infozip-9.zip"))) | "
+            + "\(quote(try BuiltExecutable.url().path)) import - --snapshot \(quote(scratch.snapshot))"]
+        shell.environment = EndToEndFixture.cleanEnvironment
+        shell.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        shell.standardError = errors
+        try shell.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "\(errorText)")
+        #expect(try QuoteTable.load(from: scratch.snapshot) == expected)
+    }
+
     /// `unzip -p x.zip | colonnade import -`: the real process with a body, or a zip, on standard input.
     @Test(arguments: [false, true])
     func standardInputTakesABodyOrAZip(zipped: Bool) async throws {
