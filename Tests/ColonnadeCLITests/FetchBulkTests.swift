@@ -208,6 +208,27 @@ import Testing
         #expect(Self.leftovers(scratch).isEmpty)
     }
 
+    /// With --keep-zip, a download that fails to import is still kept (byte for byte what arrived,
+    /// so a long download need not be repeated to look at it), and the snapshot is unchanged.
+    @Test func aKeptZipSurvivesAFailedImport() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        var bytes = Self.zipBytes
+        bytes[bytes.count / 2] ^= 0x40
+        let damaged = bytes
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) { files in
+            try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
+                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
+                                           in: scratch, environment: Self.environment(scratch))
+                #expect(run.status == 1, "\(run.standardError)")
+                Self.expectLinkHidden(run)
+            }
+        }
+        #expect(scratch.bytes("kept.zip") == damaged)
+        #expect(scratch.bytes("quotes.snapshot") == before)
+        #expect(Self.leftovers(scratch).isEmpty)
+    }
+
     @Test func tickersAreRequiredWithoutBulk() async throws {
         let scratch = try Scratch()
         for arguments in [["fetch"], ["fetch", "--table", "WIKI/PRICES"]] {
