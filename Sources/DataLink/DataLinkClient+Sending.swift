@@ -132,7 +132,7 @@ extension DataLinkClient {
             // the key overwritten, so no decoder error or excerpt built from it can hold any of it.
             return .success(DataLinkResponse(
                 target: target, status: status, headers: result.headers, body: redactor.scrub(result.body),
-                url: result.url ?? request.url, attempts: attempt))
+                url: Redactor.keptURL(result.url ?? request.url), attempts: attempt))
         }
         let body = DataLinkErrorBody.parse(result.body, redactor: redactor)
         let code = body?.code ?? ""

@@ -136,13 +136,14 @@ struct FetchCommand: Command {
         return ExitStatus.success
     }
 
-    /// `text` with the `user:password@` of a URL-like string cut out, for messages.
+    /// `text` with the `user:password@` of a URL-like string cut out, and `api_key=…` and
+    /// key-like values redacted (`CredentialRedaction`), for messages.
     static func withoutCredentials(_ text: String) -> String {
-        guard let scheme = text.range(of: "://") else { return text }
+        guard let scheme = text.range(of: "://") else { return CredentialRedaction.redacting(text) }
         let rest = text[scheme.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<scheme.upperBound]) + "<redacted>@" + String(rest[rest.index(after: at)...])
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return CredentialRedaction.redacting(text) }
+        return String(text[..<scheme.upperBound]) + "<redacted>@" + CredentialRedaction.redacting(String(rest[rest.index(after: at)...]))
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
