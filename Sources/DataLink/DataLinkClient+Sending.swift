@@ -158,7 +158,7 @@ extension DataLinkClient {
     }
 
     /// Why a success body is not the asked-for format, or nil when it is.
-    private func shapeProblem(_ body: Data, contentType: String?, format: DataLinkFormat) -> String? {
+    private func shapeProblem(_ body: Data, contentType: String?, format: ResponseFormat) -> String? {
         let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
         let first = body.first { !Redactor.isASCIIWhitespace($0) }
         switch format {

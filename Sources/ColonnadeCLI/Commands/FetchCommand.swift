@@ -179,7 +179,7 @@ struct FetchPlan: Sendable {
     let from: Int32?
     let to: Int32?
     let update: Bool
-    let format: DataLinkFormat
+    let format: ResponseFormat
     let existing: QuoteTable
     /// `qopts.columns` for the Tables API; nil for all.
     var columns: [String]? = nil
