@@ -185,6 +185,8 @@ extension CommandSpec {
             OptionSpec("ticker", value: "T",
                        abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
             snapshot("Snapshot file to create or update.", writes: true),
+            OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
+                       abstract: "Decode on at most N threads (default: one per core); the snapshot is the same for any N."),
             maxInflateRatioOption,
             maxInflateSizeOption,
             noWaitOption,
