@@ -17,7 +17,7 @@ import Synchronization
 extension QuoteImporter {
     /// Files at least this large, not zips and not starting like JSON, are candidates for
     /// decoding in pieces (when more than one thread is given).
-    package static let largeFileSize = 16 << 20
+    package static let defaultLargeFileSize = 16 << 20
     /// The nominal size of one piece of a large CSV.
     package static let defaultChunkSize = 8 << 20
 
@@ -38,12 +38,14 @@ extension QuoteImporter {
     ///   - archiveOptions: How zip archives among the files are read.
     ///   - threads: Decode on up to this many threads; the result does not depend on it.
     ///   - chunkSize: The nominal piece size of a large CSV (tests make it small).
+    ///   - largeFileSize: The size from which a CSV is decoded in pieces (tests make it small).
     ///   - progress: Counters the caller may show while this runs.
     /// - Throws: The error of the first file (in `paths` order) that fails; nothing is returned then.
     package static func importFiles(_ paths: [String], ticker: String?, archiveOptions: ArchiveImporter.Options,
-                                    threads: Int, chunkSize: Int, progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
+                                    threads: Int, chunkSize: Int, largeFileSize: Int = defaultLargeFileSize,
+                                    progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
         let threads = Swift.max(1, threads)
-        let kinds = paths.map { kind(of: $0, threads: threads) }
+        let kinds = paths.map { kind(of: $0, threads: threads, largeFileSize: largeFileSize) }
         var slots = [Result<QuoteTable, ResponseError>?](repeating: nil, count: paths.count)
         let firstFailure = Atomic<Int>(Int.max)
 
@@ -110,7 +112,7 @@ extension QuoteImporter {
 
     /// Whether `path` is a zip, a large file that may be a CSV, or anything else (`plain`: the
     /// decoder reports what is wrong with an unreadable file).
-    private static func kind(of path: String, threads: Int) -> FileKind {
+    private static func kind(of path: String, threads: Int, largeFileSize: Int) -> FileKind {
         if isZipFile(path) { return .zip }
         guard threads > 1 else { return .plain }
         // O_NONBLOCK: a FIFO must not make this wait for a writer.
