@@ -31,6 +31,37 @@ enum SnapshotFile {
         }
     }
 
+    /// Writes all of `count` bytes at `base` to file offset `offset` (`pwrite(2)`: the file
+    /// position does not move, so several threads may write disjoint ranges of one file).
+    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int, file: String) throws(SnapshotError) {
+        guard count > 0, var p = base else { return }
+        var left = count, at = offset
+        while left > 0 {
+            let n = Glibc.pwrite(fd, p, min(left, 1 << 30), off_t(at))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SnapshotError.system(file, "write", errno)
+            }
+            if n == 0 { throw SnapshotError.ioError(file: file, operation: "write", errno: EIO) }
+            p += n
+            at += n
+            left -= n
+        }
+    }
+
+    /// Reserves `length` bytes of disk for the file up front (`fallocate(2)`), so its blocks are
+    /// allocated in one go and a full disk fails before any payload is written. Filesystems
+    /// without it (EOPNOTSUPP, ENOSYS) are fine: the writes allocate as they go.
+    static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) {
+        #if os(Linux)
+        while fallocate(fd, 0, 0, off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
+            return
+        }
+        #endif
+    }
+
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws(SnapshotError) {
         let result: SnapshotError? = bytes.withUnsafeBytes { b in
             do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, file: file) } catch { return error }
