@@ -54,12 +54,20 @@ enum SnapshotFile {
     /// without it (EOPNOTSUPP, ENOSYS) are fine: the writes allocate as they go.
     static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) {
         #if os(Linux)
-        while fallocate(fd, 0, 0, off_t(length)) != 0 {
+        while linuxFallocate(fd, 0, off_t(0), off_t(length)) != 0 {
             if errno == EINTR { continue }
             if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
             return
         }
         #endif
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, file: String) throws(SnapshotError) {
+        let result: SnapshotError? = bytes.withUnsafeBytes { b in
+            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, at: offset, file: file) } catch { return error }
+            return nil
+        }
+        if let result { throw result }
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws(SnapshotError) {
@@ -94,3 +102,10 @@ enum SnapshotFile {
         return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
     }
 }
+
+#if os(Linux)
+/// glibc's `fallocate(2)` wrapper, which the Glibc module does not import (it is declared only
+/// under `_GNU_SOURCE`); `posix_fallocate` is no substitute, as it falls back to writing blocks.
+@_silgen_name("fallocate")
+private func linuxFallocate(_ fd: Int32, _ mode: Int32, _ offset: off_t, _ length: off_t) -> Int32
+#endif
