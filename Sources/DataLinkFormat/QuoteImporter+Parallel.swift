@@ -16,7 +16,7 @@ import Synchronization
 /// of a CSV is re-decoded in one piece for its exact error (file, byte, line:column, row).
 extension QuoteImporter {
     /// Files at least this large, not zips and not starting like JSON, are candidates for
-    /// decoding in pieces (when more than one thread is given).
+    /// decoding in pieces.
     package static let defaultLargeFileSize = 16 << 20
     /// The nominal size of one piece of a large CSV.
     package static let defaultChunkSize = 8 << 20
@@ -45,7 +45,7 @@ extension QuoteImporter {
                                     threads: Int, chunkSize: Int, largeFileSize: Int = defaultLargeFileSize,
                                     progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
         let threads = Swift.max(1, threads)
-        let kinds = paths.map { kind(of: $0, threads: threads, largeFileSize: largeFileSize) }
+        let kinds = paths.map { kind(of: $0, largeFileSize: largeFileSize) }
         var slots = [Result<QuoteTable, ResponseError>?](repeating: nil, count: paths.count)
         let firstFailure = Atomic<Int>(Int.max)
 
@@ -112,9 +112,10 @@ extension QuoteImporter {
 
     /// Whether `path` is a zip, a large file that may be a CSV, or anything else (`plain`: the
     /// decoder reports what is wrong with an unreadable file).
-    private static func kind(of path: String, threads: Int, largeFileSize: Int) -> FileKind {
+    private static func kind(of path: String, largeFileSize: Int) -> FileKind {
         if isZipFile(path) { return .zip }
-        guard threads > 1 else { return .plain }
+        // Pieces pay at one thread too: each piece's row buffers are small and reused, and the
+        // input is freed before the pieces are merged (a lower peak than one whole decode).
         // O_NONBLOCK: a FIFO must not make this wait for a writer.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return .plain }
@@ -134,18 +135,19 @@ extension QuoteImporter {
     private static func decodeLargeFile(_ path: String, ticker: String?, threads: Int, chunkSize: Int,
                                         progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
         let name = fileName(of: path)
-        return try withContents(ofFile: path) { bytes throws(ResponseError) in
-            let table: QuoteTable
-            if let pieces = decodeInPieces(bytes, source: name, threads: threads, chunkSize: chunkSize, progress: progress) {
-                table = pieces
-            } else {
-                table = try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
-                                                source: name).table
-                progress?.add(rows: table.rowCount, bytes: bytes.count)
+        // The pieces are merged after the input is freed: the peak is the input and the decoded
+        // pieces, or the pieces and the result, never all three.
+        var pieces = try withContents(ofFile: path) { bytes throws(ResponseError) -> [QuoteTable] in
+            if let pieces = decodedPieces(bytes, source: name, threads: threads, chunkSize: chunkSize, progress: progress) {
+                return pieces
             }
-            progress?.add(files: 1)
-            return table
+            let table = try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
+                                                source: name).table
+            progress?.add(rows: table.rowCount, bytes: bytes.count)
+            return [table]
         }
+        progress?.add(files: 1)
+        return QuoteTable.merging(&pieces, threads: threads)
     }
 
     /// A datatable CSV decoded in pieces cut at line ends, on up to `threads` threads, or nil
@@ -154,6 +156,13 @@ extension QuoteImporter {
     /// the caller then decodes it whole, which gives the exact error. Equal to decoding it whole.
     package static func decodeInPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
                                        progress: ImportProgress? = nil) -> QuoteTable? {
+        guard var pieces = decodedPieces(bytes, source: source, threads: threads, chunkSize: chunkSize, progress: progress) else { return nil }
+        return QuoteTable.merging(&pieces, threads: threads)
+    }
+
+    /// The tables of the pieces of `decodeInPieces`, in order, not yet merged.
+    static func decodedPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
+                              progress: ImportProgress?) -> [QuoteTable]? {
         guard let (input, start) = try? QuoteDecoder.start(of: bytes, source: source) else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
@@ -178,11 +187,11 @@ extension QuoteImporter {
             }
         }
         guard !failed.load(ordering: .relaxed) else { return nil }
-        var parts = pieces.compactMap { $0 }
+        let parts = pieces.compactMap { $0 }
         guard parts.count == cuts.count, parts.contains(where: { $0.rowCount > 0 }) else { return nil }
         for part in parts where part.tickers.contains(where: { $0.symbol.utf8.contains(UInt8(ascii: "\"")) }) { return nil }
         if ArchiveImporter.hasDuplicatesAcrossChunks(parts) { return nil }
-        return QuoteTable.merging(&parts, threads: threads)
+        return parts
     }
 }
 

@@ -112,4 +112,37 @@ import ColonnadeTestSupport
         d.append(1)  // a copy on write of a mapped buffer
         #expect(d.count == c.count + 1 && d.value(at: 5) == c.value(at: 5))
     }
+
+    /// Parts of one sorted table cut anywhere (a ticker continuing across the seam) concatenate
+    /// to the table; a seam repeating a date is an upsert instead, the later part winning.
+    @Test func partsCutMidTickerConcatenateToTheWhole() throws {
+        var rng = SplitMix64(seed: 12)
+        var whole = Self.randomPart(&rng, symbols: 5)
+        whole.computeSummaries()
+        for cut in 0 ... whole.rowCount {
+            var parts = [Self.slice(whole, 0 ..< cut), Self.slice(whole, cut ..< whole.rowCount)]
+            #expect(QuoteTable.merging(&parts, threads: 2) == whole, "cut \(cut)")
+        }
+        guard whole.rowCount > 1 else { return }
+        var overlapping = [Self.slice(whole, 0 ..< 2), Self.slice(whole, 1 ..< whole.rowCount)]
+        #expect(QuoteTable.merging(&overlapping) == whole)
+    }
+
+    /// Rows `rows` of `table` as a table of their own.
+    static func slice(_ table: QuoteTable, _ rows: Range<Int>) -> QuoteTable {
+        var entries: [TickerEntry] = []
+        for t in table.tickers {
+            let r = t.rows.clamped(to: rows)
+            if !r.isEmpty { entries.append(TickerEntry(symbol: t.symbol, firstRow: r.lowerBound - rows.lowerBound, rowCount: r.count)) }
+        }
+        var dates = Column<Int32>()
+        dates.append(contentsOf: table.dates, rows: rows)
+        let columns = table.columns.map { c -> AnyColumn in
+            guard case .float64(let d) = c else { preconditionFailure() }
+            var out = Column<Double>()
+            out.append(contentsOf: d, rows: rows)
+            return .float64(out)
+        }
+        return try! QuoteTable(schema: table.schema, columns: columns, dates: dates, tickers: entries)
+    }
 }

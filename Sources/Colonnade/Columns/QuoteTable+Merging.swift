@@ -20,25 +20,17 @@ extension QuoteTable {
 
     /// Parts with equal schemas, equal date column names, distinct tickers and Float64 columns,
     /// appended into columns allocated once at their final size, one column per worker (each
-    /// part's column is released once copied); nil otherwise.
+    /// part's column is released once copied); nil otherwise. A ticker may continue from the end
+    /// of one part into the start of the next when its dates ascend across the seam (the pieces
+    /// of one CSV cut at line ends).
     static func concatenating(_ parts: inout [QuoteTable], threads: Int = 1) -> QuoteTable? {
         let schema = parts[0].schema, dateColumnName = parts[0].dateColumnName
-        var seen = Set<String>()
         for part in parts {
             guard part.schema == schema, part.dateColumnName == dateColumnName else { return nil }
             for column in part.columns { guard case .float64 = column else { return nil } }
-            for t in part.tickers { guard seen.insert(t.symbol).inserted else { return nil } }
         }
+        guard let tickers = concatenatedIndex(parts) else { return nil }
         let total = parts.reduce(0) { $0 + $1.rowCount }
-        var tickers: [TickerEntry] = []
-        var offset = 0
-        for part in parts {
-            for var t in part.tickers {
-                t.firstRow += offset
-                tickers.append(t)
-            }
-            offset += part.rowCount
-        }
         var metadata: [String: String] = [:]
         for part in parts { metadata.merge(part.metadata) { old, _ in old } }
         // Column 0 is the dates; column c + 1 is value column c. Moved out of the parts, so each
@@ -81,6 +73,31 @@ extension QuoteTable {
         } catch {
             preconditionFailure("concatenated an inconsistent table: \(error)")
         }
+    }
+
+    /// The ticker index of `parts` one after another, or nil when a ticker appears twice other
+    /// than continuing across a seam with ascending dates.
+    private static func concatenatedIndex(_ parts: [QuoteTable]) -> [TickerEntry]? {
+        var seen = Set<String>()
+        var tickers: [TickerEntry] = []
+        var offset = 0
+        var lastDate: Int32?  // of the last row so far
+        for part in parts {
+            for (j, var t) in part.tickers.enumerated() {
+                t.firstRow += offset
+                if j == 0, t.rowCount > 0, let previous = tickers.last, previous.symbol == t.symbol, previous.rowCount > 0,
+                   let lastDate, lastDate < part.dates[t.firstRow - offset] {
+                    tickers[tickers.count - 1].rowCount += t.rowCount
+                    tickers[tickers.count - 1].metadata.merge(t.metadata) { _, new in new }
+                    continue
+                }
+                guard seen.insert(t.symbol).inserted else { return nil }
+                tickers.append(t)
+            }
+            offset += part.rowCount
+            if part.rowCount > 0 { lastDate = part.dates[part.rowCount - 1] }
+        }
+        return tickers
     }
 
     /// `parts` one after another in a column allocated once; empties `parts`.
