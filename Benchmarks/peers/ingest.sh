@@ -5,7 +5,7 @@
 #   Benchmarks/peers/ingest.sh [--size small|medium|large] [--repeat R] [--threads 1,2] [--json FILE] [--no-build]
 #
 # 1. Builds colonnade (release) unless --no-build.
-# 2. Generates the inputs once into .data/ingest-SIZE/ (`colonnade generate --json-dir --csv`,
+# 2. Generates the inputs once into .data/ingest-SIZE/ (`colonnade generate --json-dir`, `--csv`,
 #    seed 42, the sizes of colonnade-bench and run.sh).
 # 3. Runs ingest.py (see its doc string for what each figure includes).
 # Exit status: 0 done, 2 set-up failed.
@@ -47,8 +47,10 @@ data="$here/.data/ingest-$size"
 if [ ! -f "$data/PRICES.csv" ]; then
     rm -rf "$data.tmp"
     mkdir -p "$data.tmp"
-    "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --json-dir "$data.tmp/json" --csv "$data.tmp/PRICES.csv" >&2 \
-        || die "colonnade generate failed"
+    "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --json-dir "$data.tmp/json" >&2 \
+        || die "colonnade generate --json-dir failed"
+    "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --csv "$data.tmp/PRICES.csv" >&2 \
+        || die "colonnade generate --csv failed"
     rm -rf "$data"
     mv "$data.tmp" "$data"
 fi
