@@ -46,7 +46,7 @@ def peer_script(engine, kind, path, threads):
     if engine == "duckdb":
         if kind == "json":
             read = ("SELECT unnest(dataset_data.data) AS row FROM read_json('%s/*.json', format = 'auto', "
-                    "maximum_object_size = 1073741824)" % path)
+                    "maximum_object_size = 67108864)" % path)
         else:
             read = "SELECT * FROM read_csv('%s')" % path
         return ("import duckdb; c = duckdb.connect(); c.execute('SET threads = %d'); "
