@@ -77,10 +77,13 @@ struct FetchCommand: Command {
                 + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
             return ExitStatus.failure
         }
-        var incoming = QuoteTable()
-        incoming.upsert(contentsOf: outcome.tables)
+        // Each response was decoded as it arrived, while others downloaded; their rows are copied
+        // once into columns of the final size (one per thread), then into the stored table (none
+        // when the snapshot is new: an upsert into an empty table takes the incoming one).
+        var tables = outcome.tables
+        let incoming = QuoteTable.merging(&tables, threads: QueryOptions.availableCores)
         var merged = existing
-        merged.upsert(incoming)
+        merged.upsert(contentsOf: [incoming], threads: QueryOptions.availableCores)
         // Save only when something arrived: a run where every ticker failed (--keep-going) must not
         // leave an empty snapshot behind.
         if incoming.rowCount > 0 {
