@@ -49,7 +49,7 @@ struct ExpressionProgram: @unchecked Sendable {
         func compile(_ e: ValueExpression) throws(QueryError) -> (Node, Int) {
             switch e {
             case .column(let name):
-                if name.lowercased() == "ticker" || name.lowercased() == "date" || name == table.dateColumnName {
+                if ExpressionProgram.isKeyColumn(name, table: table) {
                     throw QueryError("'\(name)' cannot be used in arithmetic or series functions; only value columns can")
                 }
                 guard let i = table.columnIndex(named: name) else {
@@ -91,6 +91,11 @@ struct ExpressionProgram: @unchecked Sendable {
         columns = table.columns
         tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
         rowCount = table.rowCount
+    }
+
+    /// Whether `name` is the ticker or the date, which are keys, not values.
+    static func isKeyColumn(_ name: String, table: QuoteTable) -> Bool {
+        name.lowercased() == "ticker" || name.lowercased() == "date" || name == table.dateColumnName
     }
 
     /// Rows before a row that one series step reads (moving sums and deviations restart every `n`
@@ -295,6 +300,18 @@ final class ExpressionScratch {
     }
 
     func release() { depth -= 1 }
+
+    /// Buffers kept acquired between calls (aggregates evaluate a piece once for several groups).
+    private(set) var heldBuffers: [UnsafeMutablePointer<Double>] = []
+
+    /// Keeps `buffers` (the last ones acquired) acquired until `releaseHeld()`.
+    func hold(_ buffers: [UnsafeMutablePointer<Double>]) { heldBuffers = buffers }
+
+    /// Releases the held buffers.
+    func releaseHeld() {
+        depth -= heldBuffers.count
+        heldBuffers = []
+    }
 
     /// Row indices for a monotonic deque (one window's worth).
     func indexBuffer(_ count: Int) -> UnsafeMutablePointer<Int> {
