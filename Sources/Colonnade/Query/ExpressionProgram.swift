@@ -119,6 +119,7 @@ struct ExpressionProgram: @unchecked Sendable {
         guard !rows.isEmpty else { return }
         let start = max(0, rows.lowerBound - lookback)
         let extended = start ..< rows.upperBound
+        scratch.rowsEvaluated += extended.count
         if extended.count == rows.count {
             evaluate(root, extended, into: out, scratch)
             return
@@ -284,6 +285,8 @@ struct ExpressionProgram: @unchecked Sendable {
 final class ExpressionScratch {
     private var buffers: [(pointer: UnsafeMutablePointer<Double>, capacity: Int)] = []
     private var depth = 0
+    /// Rows evaluated through `ExpressionProgram.evaluate(rows:into:scratch:)`, lookback included.
+    var rowsEvaluated = 0
     private var indices: UnsafeMutablePointer<Int>?
     private var indexCapacity = 0
 

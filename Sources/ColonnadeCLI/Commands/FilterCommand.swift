@@ -30,8 +30,8 @@ struct FilterCommand: Command {
         let shown = try ColumnSelection(Self.columnNames(parsed, table: table, predicate: predicate), in: table)
         let threads = parsed[Options.threads] ?? QueryOptions.availableCores
         let options = QueryOptions(threads: threads, useBlockSummaries: !parsed[Options.noZonemaps])
-        let aggregates = try parsed.isGiven(Options.agg) ? Self.aggregates(parsed[Options.agg]) : nil
-        let byTicker = parsed[Options.by] == .ticker
+        let aggregates = try parsed.isGiven(Options.agg) ? Self.aggregates(parsed[Options.agg], table: table) : nil
+        let grouping = parsed[Options.by]?.aggregateGrouping ?? .none
         let format = parsed[Options.format]
         var sortKeys = [SortKey]()
         for text in parsed[Options.sort] {
@@ -64,7 +64,7 @@ struct FilterCommand: Command {
                 ?? table.select(predicate, options: options)
             if let aggregates {
                 do {
-                    aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
+                    aggregateResult = try s.aggregate(aggregates, by: grouping, options: options)
                 } catch {
                     // An unknown column in --agg is a command-line mistake, like one in --where.
                     throw ExpressionError(error: error, expression: parsed[Options.agg].joined(separator: ","), option: "--agg")
@@ -86,9 +86,10 @@ struct FilterCommand: Command {
         }
 
         if parsed[Options.count] {
-            if byTicker {
-                let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
-                var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
+            if !grouping.isOverall {
+                let counts = try selection.aggregate([.count], by: grouping, options: options)
+                let rows = counts.rows.map { Self.groupCells($0, grouping) + [Cell.integer(Int64($0.values[0] ?? 0))] }
+                var source = MaterializedRows(columns: Self.groupColumns(grouping) + [ResultColumn(name: "count")], rows: rows)
                 try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
             } else if format == .table {
                 try context.standardOutput.writeLine(String(selection.count))
@@ -100,14 +101,13 @@ struct FilterCommand: Command {
         }
 
         if let aggregateResult {
-            var columns = aggregateResult.aggregates.map { ResultColumn(name: $0.description) }
-            if byTicker { columns.insert(ResultColumn(name: "ticker"), at: 0) }
+            let columns = Self.groupColumns(grouping) + aggregateResult.aggregates.map { ResultColumn(name: $0.description) }
             let rows = aggregateResult.rows.map { row -> [Cell] in
                 let values = zip(aggregateResult.aggregates, row.values).map { a, v -> Cell in
                     guard let v else { return .null }
                     return a.function == .count ? .integer(Int64(v)) : .number(v)
                 }
-                return byTicker ? [.text(row.ticker ?? "")] + values : values
+                return Self.groupCells(row, grouping) + values
             }
             var source = MaterializedRows(columns: columns, rows: rows)
             try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
@@ -175,11 +175,25 @@ struct FilterCommand: Command {
         }
     }
 
-    /// The aggregates of --agg.
-    static func aggregates(_ items: [String]) throws -> [Aggregate] {
+    /// The key columns of a grouped answer: `ticker`, then `year` or `month`.
+    static func groupColumns(_ grouping: AggregateGrouping) -> [ResultColumn] {
+        (grouping.byTicker ? [ResultColumn(name: "ticker")] : []) + (grouping.bucket.map { [ResultColumn(name: $0.rawValue)] } ?? [])
+    }
+
+    /// The key cells of one grouped row: the ticker, then the year (`2014`) or month (`2014-03`).
+    static func groupCells(_ row: AggregateResult.Row, _ grouping: AggregateGrouping) -> [Cell] {
+        var cells = [Cell]()
+        if grouping.byTicker { cells.append(.text(row.ticker ?? "")) }
+        if grouping.bucket == .year, let year = row.year { cells.append(.integer(Int64(year))) }
+        if grouping.bucket == .month { cells.append(.text(row.bucketText ?? "")) }
+        return cells
+    }
+
+    /// The aggregates of --agg (arguments may be expressions over `table`'s columns).
+    static func aggregates(_ items: [String], table: QuoteTable) throws -> [Aggregate] {
         let text = items.joined(separator: ",")
         do {
-            return try Aggregate.parseList(text)
+            return try Aggregate.parseList(text, table: table)
         } catch {
             throw ExpressionError(error: error, expression: text, option: "--agg")
         }
