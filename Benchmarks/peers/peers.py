@@ -90,6 +90,29 @@ for _s, (_cols, _where) in _SCREEN_COLUMNS.items():
                             "FROM {table}) WHERE rn_latest = 1 AND %s" % (_cols, _latest, _where))
 
 
+# Exact bounds for screens whose comparisons can be exact ties in decimal arithmetic (a close equal
+# to its 50-day average in cents): such a tie is decided by rounding, differently in each engine
+# (sliding sums, restarts, pairwise or Kahan summation). DuckDB computes, in DECIMAL(38, 8) (the
+# CSV's values, exactly), the answer with strict comparisons and with non-strict ones; every
+# engine's count and sum(close) must lie between the two. Untimed.
+_DEC = "CAST(%s AS DECIMAL(38, 8))"
+
+
+def _decimal_sum(column, n):
+    frame = "OVER (PARTITION BY ticker ORDER BY date ROWS BETWEEN %d PRECEDING AND CURRENT ROW)" % (n - 1)
+    return "CASE WHEN count(%s) %s = %d THEN sum(%s) %s END" % (column, frame, n, _DEC % column, frame)
+
+
+_S3_EXACT = ("SELECT count(*), sum(close) FROM (SELECT ticker, close, %s AS s50, %s AS s200%s FROM quotes) "
+             "WHERE %s * 50 {op} s50 AND s50 * 200 {op} s200 * 50{latest}")
+EXACT_SQL = {}
+for _q, _latest in (("S3", False), ("S3L", True)):
+    _text = _S3_EXACT % (_decimal_sum("close", 50), _decimal_sum("close", 200),
+                         ", row_number() OVER (PARTITION BY ticker ORDER BY date DESC) AS rn_latest" if _latest else "",
+                         _DEC % "close")
+    EXACT_SQL[_q] = tuple(_text.format(op=op, latest=" AND rn_latest = 1" if _latest else "") for op in (">", ">="))
+
+
 def selected(queries):
     """The queries to run: all of QUERIES, or those named (comma-separated)."""
     if not queries:
@@ -170,6 +193,8 @@ def worker_duckdb(path, ids, threads_list, repeat, queries):
             ms, times, res = timed(lambda: con.execute(sql).fetchone(), repeat)
             empty_ms = timed(lambda: con.execute(empty_sql).fetchone(), repeat)[0]
             out.append(dict(query=q, threads=threads, ms=ms, times=times, result=norm(*res), empty_ms=empty_ms))
+            if q in EXACT_SQL and threads == threads_list[0]:
+                out[-1]["exact"] = [norm(*con.execute(x).fetchone()) for x in EXACT_SQL[q]]
     return dict(engine="duckdb", version=duckdb.__version__, load_ms=load_ms, rows=rows,
                 load_note="read_csv into a DuckDB table (all threads)", runs=out)
 
@@ -395,13 +420,31 @@ def agree(a, b):
     return abs(sa - sb) <= REL_TOL * scale or scale == 0
 
 
+def within(exact, result):
+    """Whether (count, sum) lies between the strict and the non-strict exact answers."""
+    (c0, s0), (c1, s1) = exact
+    count, total = result
+    slack = REL_TOL * max(abs(s0), abs(s1))
+    return c0 <= count <= c1 and min(s0, s1) - slack <= total <= max(s0, s1) + slack
+
+
 def check(results):
-    """Compares every run's (count, sum) per query against the first engine's; returns MISMATCH lines."""
+    """Compares every run's (count, sum) per query against the first engine's; returns MISMATCH lines.
+    For a query with exact bounds (EXACT_SQL), every run must lie within them instead."""
     lines = []
     for q in QUERIES:
         runs = [(r["engine"], run["threads"], tuple(run["result"])) for r in results for run in r["runs"]
                 if run["query"] == q]
         if not runs:
+            continue
+        exact = next((run["exact"] for r in results for run in r["runs"] if run["query"] == q and "exact" in run), None)
+        if exact is not None:
+            (c0, s0), (c1, s1) = exact
+            for engine, threads, res in runs:
+                if not within(exact, res):
+                    lines.append("MISMATCH %s: %s (%d thread%s) count=%d sum(close)=%r, outside the exact answers "
+                                 "count=%d..%d sum(close)=%r..%r" % (q, LABELS[engine], threads, "s"[threads == 1:],
+                                                                     res[0], res[1], c0, c1, s0, s1))
             continue
         ref_engine, ref_threads, ref = runs[0]
         for engine, threads, res in runs[1:]:
@@ -505,6 +548,15 @@ def render(results, meta, threads_all):
     for r in results:
         out.append("| %s | %s | %s |" % (LABELS[r["engine"]], fmt_ms(r["load_ms"]), r["load_note"]))
     out.append("")
+    ties = [(run["query"], run["exact"]) for r in results for run in r["runs"] if "exact" in run]
+    if ties:
+        out.append("Exact ties: where a screen's comparison is an exact tie in decimal arithmetic (a close equal to its "
+                   "average in cents), the outcome depends on rounding and differs between engines. DuckDB computes the "
+                   "answer in DECIMAL(38, 8) with strict and with non-strict comparisons; every engine lies between them:")
+        out.append("")
+        for q, ((c0, s0), (c1, s1)) in ties:
+            out.append("- %s: count %d..%d (%d tied rows), sum(close) %.2f..%.2f" % (q, c0, c1, c1 - c0, s0, s1))
+        out.append("")
     out.append("Queries (`a < x < b` exclusive):")
     out.append("")
     for q in measured:
@@ -595,17 +647,18 @@ def main():
     for line in mismatches:
         print(line)
     if not mismatches:
-        print("All engines agree on count(*) and sum(close) for every query (sum within %g relative)." % REL_TOL)
+        print("All engines agree on count(*) and sum(close) for every query (sum within %g relative; S3 and S3L "
+              "within the exact decimal answers, see 'Exact ties')." % REL_TOL)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text + "\n" + "\n".join(mismatches) + "\n")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(meta=meta, queries=QUERIES, sql=SQL_WHERE, results=results, mismatches=mismatches,
+            json.dump(dict(meta=meta, queries={q: QUERIES[q] for q in queries}, sql=SQL_WHERE, screen_sql=SCREEN_SQL, results=results, mismatches=mismatches,
                            agree=not mismatches), f, indent=1)
     if a.svg:
         import plot
-        report = dict(meta=meta, queries=QUERIES, results=results)
+        report = dict(meta=meta, queries={q: QUERIES[q] for q in queries}, results=results)
         for path in plot.write(report, a.svg):
             print("peers: wrote %s" % path, file=sys.stderr)
     return 1 if mismatches else 0

@@ -172,6 +172,8 @@ def main():
                 for run in r["runs"]:
                     seen.add((r["engine"], run["query"], run["threads"]))
                     want = tuple(sref[run["query"]])
+                    if "exact" in run and not peers.within(run["exact"], want):
+                        failures.append("exact bounds %r exclude the reference %r for %s" % (run["exact"], want, run["query"]))
                     if not peers.agree(want, tuple(run["result"])):
                         failures.append("%s %s t=%d: got %r, reference %r" % (r["engine"], run["query"],
                                                                               run["threads"], run["result"], want))
