@@ -177,14 +177,27 @@ extension Selection {
         column.withUnsafeBufferPointer { values in
             let validity = column.validity
             let plain = needs == Accumulator.Needs()
+            if plain {
+                // The common case (count, sum, min, max, mean): the loops of before first/last/stddev.
+                if let validity {
+                    mask.forEachSetRow(in: range) { row in
+                        if validity[row] { a.add(values[row].doubleValue) }
+                        return true
+                    }
+                } else {
+                    mask.forEachSetRow(in: range) { row in
+                        a.add(values[row].doubleValue)
+                        return true
+                    }
+                }
+                return
+            }
             mask.forEachSetRow(in: range) { row in
                 if let validity, !validity[row] { return true }
                 let x = values[row].doubleValue
                 a.add(x)
-                if !plain {
-                    if needs.spread { a.addSpread(x) }
-                    if needs.ends { a.addEnds(x, row: row, date: dates[row]) }
-                }
+                if needs.spread { a.addSpread(x) }
+                if needs.ends { a.addEnds(x, row: row, date: dates[row]) }
                 return true
             }
         }
