@@ -189,7 +189,9 @@ def context(bench, peer, zipbench=None):
 
     def pempty_range(engine, threads=1):
         """The smallest and largest fixed cost over the queries, e.g. "0.41–1.2 ms"."""
-        v = [p(engine, q, threads)["empty_ms"] for q in peers.QUERIES]
+        # The queries this report ran (an older peers.json has Q1–Q4 only, not the screens).
+        v = [p(engine, q, threads)["empty_ms"] for q in peers.QUERIES
+             if (engine, q, 1 if engine in peers.SINGLE_THREADED else threads) in by]
         return "%.3g–%.3g ms" % (min(v), max(v))
 
     def pload(engine):

@@ -2,8 +2,8 @@ import Colonnade
 import ColonnadeTestSupport
 import Testing
 
-/// `QuoteTable.values(of:rows:)`, the values of an expression over a row range (what
-/// `colonnade chart --overlay 'mavg(close,50)'` draws), against `ExpressionOracle`.
+/// `QuoteTable.values(of:atRows:)` over a run of rows (what `colonnade chart --overlay
+/// 'mavg(close,50)'` draws), against `ExpressionOracle`.
 @Suite struct ExpressionValuesTests {
     /// The oracle's value as the API reports it: NaN is null.
     static func reported(_ v: Double?) -> Double? { v.flatMap { $0.isNaN ? nil : $0 } }
@@ -25,7 +25,7 @@ import Testing
             for _ in 0 ..< 4 {
                 let a = rng.below(table.rowCount + 1), b = rng.below(table.rowCount + 1)
                 let rows = min(a, b) ..< max(a, b)
-                let got = try table.values(of: e, rows: rows)
+                let got = try table.values(of: e, atRows: Array(rows)).map(Self.reported)
                 #expect(got.count == rows.count)
                 for (k, r) in rows.enumerated() {
                     let want = expected[r]
@@ -46,7 +46,7 @@ import Testing
         let ticker = table.tickers[1]
         let rows = ticker.firstRow ..< ticker.firstRow + ticker.rowCount
         let e = ValueExpression.column("close").mavg(50)
-        let got = try table.values(of: e, rows: rows)
+        let got = try table.values(of: e, atRows: Array(rows)).map(Self.reported)
         let close = table.column(named: "close")!
         for (k, r) in rows.enumerated() {
             if k < 49 {
@@ -58,15 +58,15 @@ import Testing
             let value = try #require(got[k], "row \(k) of the ticker")
             #expect(abs(value - mean) <= 1e-12 * abs(mean), "row \(k): \(value) vs \(mean)")
         }
-        let tail = try table.values(of: e, rows: rows.lowerBound + 60 ..< rows.upperBound)
+        let tail = try table.values(of: e, atRows: Array(rows.lowerBound + 60 ..< rows.upperBound))
         #expect(tail.map { $0?.bitPattern } == got[60...].map { $0?.bitPattern })
-        #expect(try table.values(of: e, rows: 5 ..< 5).isEmpty)
+        #expect(try table.values(of: e, atRows: []).isEmpty)
     }
 
     @Test func unknownColumnsAndNonNumbersAreErrors() {
         let table = SeriesTables.random(tickerLengths: [3], seed: 1)
-        #expect(throws: QueryError.self) { try table.values(of: .column("clsoe"), rows: 0 ..< 3) }
-        #expect(throws: QueryError.self) { try table.values(of: .column("date"), rows: 0 ..< 3) }
-        #expect(throws: QueryError.self) { try table.values(of: .series(.mavg, .column("close"), window: 0), rows: 0 ..< 3) }
+        #expect(throws: QueryError.self) { try table.values(of: .column("clsoe"), atRows: [0, 1, 2]) }
+        #expect(throws: QueryError.self) { try table.values(of: .column("date"), atRows: [0, 1, 2]) }
+        #expect(throws: QueryError.self) { try table.values(of: .series(.mavg, .column("close"), window: 0), atRows: [0, 1, 2]) }
     }
 }

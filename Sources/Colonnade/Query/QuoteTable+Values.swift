@@ -1,32 +1,47 @@
 extension QuoteTable {
-    /// The values of `expression` at the rows `rows`, one per row, `nil` where the value is null
-    /// (a null input, `x / 0`, a window not yet full, a NaN).
+    /// The value of `expression` at each of `rows` (any order, repeats allowed), nil for null:
+    /// computed output columns such as `pct_change(close)` or `mavg(close, 50)`. Series functions
+    /// see each ticker's whole history, whatever rows are asked for; only the rows a window can
+    /// reach from the asked rows are evaluated.
     ///
-    ///     let ticker = try #require(table.ticker("AAPL"))
-    ///     let average = try table.values(of: Field("close").mavg(50), rows: ticker.rows)
-    ///     // average[0 ..< 49] are nil: the window is not full before the 50th row.
+    ///     let rows = try table.select(screen, on: .latest).rows()
+    ///     let returns = try table.values(of: Field("close").pctChange(), atRows: rows)
     ///
-    /// Series functions read the rows before `rows` that they need (a `mavg(close, 50)` of a
-    /// range starting mid-ticker is the same as over the ticker's whole history), never rows of
-    /// another ticker; so the values do not depend on where `rows` starts.
-    ///
-    /// - Parameters:
-    ///   - expression: A value expression (`QueryParser.parseValue` reads one from text).
-    ///   - rows: Rows of this table.
-    /// - Returns: `rows.count` values; infinities are kept (`ln(0)` is `-inf`).
-    /// - Throws: `QueryError` for an unknown column, `ticker` or `date` used as a number, or a
-    ///   window that is not positive.
-    /// - Precondition: `rows` lies within `0 ..< rowCount`.
-    /// - Complexity: O(`rows.count` + the expression's lookback) per node of the expression.
-    public func values(of expression: ValueExpression, rows: Range<Int>) throws(QueryError) -> [Double?] {
-        precondition(rows.lowerBound >= 0 && rows.upperBound <= rowCount, "rows \(rows) outside 0..<\(rowCount)")
+    /// A bare column gives its values as stored (a NaN stays NaN); any other expression follows
+    /// the expression rules, where NaN is null.
+    /// - Throws: `QueryError` for an unknown column, `ticker` or `date` in arithmetic, or a window
+    ///   that is not positive.
+    /// - Precondition: every row is in `0..<rowCount`.
+    public func values(of expression: ValueExpression, atRows rows: [Int]) throws(QueryError) -> [Double?] {
+        precondition(rows.allSatisfy { $0 >= 0 && $0 < rowCount }, "row out of range")
+        if case .column(let name) = expression {
+            guard let i = columnIndex(named: name) else {
+                if ExpressionProgram.isKeyColumn(name, table: self) {
+                    throw QueryError("'\(name)' is not a value column", kind: .typeMismatch)
+                }
+                throw QueryError("unknown column '\(name)'", kind: .unknownColumn,
+                                 suggestions: Suggestions.closest(to: name, among: schema.map(\.identifier)))
+            }
+            let column = columns[i]
+            return rows.map { column.doubleValue(at: $0) }
+        }
         let program = try ExpressionProgram(expression, table: self)
-        guard !rows.isEmpty else { return [] }
-        let scratch = ExpressionScratch()
-        let buffer = scratch.acquire(rows.count)
-        defer { scratch.release() }
-        program.evaluate(rows: rows, into: buffer, scratch: scratch)
-        // Safe: `evaluate` wrote `rows.count` values to `buffer`, which holds at least that many.
-        return UnsafeBufferPointer(start: buffer, count: rows.count).map { $0.isNaN ? nil : $0 }
+        // Evaluate in ascending row order (nearby rows share one pass), then put back in order.
+        let ascending = rows.indices.sorted { rows[$0] < rows[$1] }
+        var distinct = [Int](), slot = [Int](repeating: 0, count: rows.count)
+        for i in ascending {
+            if distinct.last != rows[i] { distinct.append(rows[i]) }
+            slot[i] = distinct.count - 1
+        }
+        let values = program.values(atRows: distinct, scratch: ExpressionScratch())
+        return slot.map { values[$0].isNaN ? nil : values[$0] }
+    }
+}
+
+extension Selection {
+    /// The value of `expression` at the matching rows, in table order (see
+    /// `QuoteTable.values(of:atRows:)`), at most `limit` of them.
+    public func values(of expression: ValueExpression, limit: Int? = nil) throws(QueryError) -> [Double?] {
+        try table.values(of: expression, atRows: rows(limit: limit))
     }
 }

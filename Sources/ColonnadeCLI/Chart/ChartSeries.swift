@@ -64,7 +64,7 @@ extension ChartSeries {
         volume = volumeColumn.map(values)
         var overlays: [Overlay] = []
         for overlay in overlayExpressions {
-            let values = try table.values(of: overlay.expression, rows: rows).map { $0.flatMap { $0.isFinite ? $0 : nil } }
+            let values = try table.values(of: overlay.expression, atRows: Array(rows)).map { $0.flatMap { $0.isFinite ? $0 : nil } }
             overlays.append(Overlay(label: overlay.label, values: values))
         }
         self.overlays = overlays

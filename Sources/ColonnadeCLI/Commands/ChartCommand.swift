@@ -75,7 +75,7 @@ struct ChartCommand: Command {
         let expression: ValueExpression
         do {
             expression = try QueryParser(table: table).parseValue(text)
-            _ = try table.values(of: expression, rows: 0 ..< 0)  // unknown columns, windows < 1
+            _ = try table.values(of: expression, atRows: [])  // unknown columns, windows < 1
         } catch {
             throw ExpressionError(error: error, expression: text, option: "--overlay")
         }
