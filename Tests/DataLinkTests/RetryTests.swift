@@ -113,17 +113,18 @@ import Testing
     }
 
     @Test func timeoutIsAboutSilenceNotTotalTime() async throws {
-        // 8 pieces 0.25 s apart: ≥ 1.75 s in total against a 1 s timeout, yet never more than
-        // 0.25 s of silence — 0.75 s of slack for the sender or the client to be scheduled late.
+        // 12 pieces 0.25 s apart: ≥ 2.75 s in total against a 2 s timeout, yet never more than
+        // 0.25 s of silence — 1.75 s of slack for the sender or the client to be scheduled late
+        // (0.75 s was not enough on a loaded machine).
         let body = Data(("Date,Close\n" + String(repeating: "2014-01-02,79.38\n", count: 100)).utf8)
         try await LoopbackHTTPServer.run({ _ in
-            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 8, interval: 0.25)
+            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 12, interval: 0.25)
         }) { server in
-            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .seconds(1)))
+            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .seconds(2)))
             let started = ContinuousClock.now
             let response = try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv)
             #expect(response.body == body)
-            #expect(ContinuousClock.now - started >= .milliseconds(1500), "the body took longer than the timeout in total")
+            #expect(ContinuousClock.now - started >= .milliseconds(2500), "the body took longer than the timeout in total")
         }
     }
 
