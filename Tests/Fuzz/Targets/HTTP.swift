@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLink DataLinkFormat?
+// fuzz-modules: Colonnade DataLink DataLinkFormat
 //
 // HTTP response handling: status, headers and body → the DataLink client's verdict
 // (`DataLinkClient.judge`, the pure step after the transfer: success, or a typed error with the
@@ -12,9 +12,7 @@
 import Foundation
 @testable import DataLink
 import Colonnade
-#if canImport(DataLinkFormat)
 import DataLinkFormat
-#endif
 
 let key = "FUZZ-k3y-9f8e7d6c5b4a"
 let statuses = [200, 201, 202, 204, 206, 301, 304, 400, 401, 403, 404, 409, 410, 413, 414, 422, 429, 500, 502, 503, 504]
@@ -90,11 +88,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .success(let response):
         precondition(response.status == status && response.body == body)
         if case .table = request.target {
-            #if canImport(DataLinkFormat)
             _ = try? DataLinkCursor.nextCursorID(inJSON: body)
-            #else
-            _ = DataLinkClient.nextCursorID(inJSON: body)
-            #endif
         }
         // What `fetch` does next with the body.
         do {
