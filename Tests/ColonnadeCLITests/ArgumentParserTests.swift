@@ -1,3 +1,4 @@
+import Colonnade
 import Testing
 @testable import ColonnadeCLI
 
@@ -9,33 +10,33 @@ import Testing
             "--format", "csv", "--agg", "count(*),avg(close),corr(open, close)", "--by", "ticker",
             "--sort", "-date", "--limit", "5", "--timing", "--repeat", "3", "--threads=2",
         ], for: .filter)
-        #expect(parsed.string("snapshot") == "data/q.snapshot")
-        #expect(parsed.string("where") == "80 < high < 83")
-        #expect(parsed.list("tickers") == ["AAPL", "MSFT", "FDX"])
-        #expect(parsed.day("from") == 12_784)
-        #expect(parsed.day("to") == 16_435)
-        #expect(parsed.list("columns") == ["date", "close"])
-        #expect(parsed.string("format") == "csv")
-        #expect(parsed.list("agg") == ["count(*)", "avg(close)", "corr(open, close)"])
-        #expect(parsed.string("by") == "ticker")
-        #expect(parsed.list("sort") == ["-date"])
-        #expect(parsed.int("limit") == 5)
-        #expect(parsed.flag("timing"))
-        #expect(!parsed.flag("count"))
-        #expect(parsed.int("repeat") == 3)
-        #expect(parsed.int("threads") == 2)
+        #expect(parsed[FilterCommand.Options.snapshot] == "data/q.snapshot")
+        #expect(parsed[FilterCommand.Options.where] == "80 < high < 83")
+        #expect(parsed[FilterCommand.Options.tickers] == ["AAPL", "MSFT", "FDX"])
+        #expect(parsed[FilterCommand.Options.from] == Day(daysSinceEpoch: 12_784))
+        #expect(parsed[FilterCommand.Options.to] == Day(daysSinceEpoch: 16_435))
+        #expect(parsed[FilterCommand.Options.columns] == ["date", "close"])
+        #expect(parsed[FilterCommand.Options.format] == .csv)
+        #expect(parsed[FilterCommand.Options.agg] == ["count(*)", "avg(close)", "corr(open, close)"])
+        #expect(parsed[FilterCommand.Options.by] == .ticker)
+        #expect(parsed[FilterCommand.Options.sort] == ["-date"])
+        #expect(parsed[FilterCommand.Options.limit] == 5)
+        #expect(parsed[FilterCommand.Options.timing])
+        #expect(!parsed[FilterCommand.Options.count])
+        #expect(parsed[FilterCommand.Options.repeat] == 3)
+        #expect(parsed[FilterCommand.Options.threads] == 2)
     }
 
     @Test func absentOptionsGiveDefaultsOrNothing() throws {
         let parsed = try ArgumentParser.parse([], for: .filter)
-        #expect(parsed.string("snapshot") == nil, "no default: SnapshotLocation applies the default-snapshot rules")
-        #expect(parsed.string("format") == "table")
-        #expect(parsed.int("repeat") == 1)
-        #expect(parsed.int("limit") == nil)
-        #expect(parsed.day("from") == nil)
-        #expect(parsed.list("tickers") == [])
-        #expect(!parsed.isGiven("format"))
-        #expect(!parsed.flag("timing"))
+        #expect(parsed[FilterCommand.Options.snapshot] == nil, "no default: SnapshotLocation applies the default-snapshot rules")
+        #expect(parsed[FilterCommand.Options.format] == .table)
+        #expect(parsed[FilterCommand.Options.repeat] == 1)
+        #expect(parsed[FilterCommand.Options.limit] == nil)
+        #expect(parsed[FilterCommand.Options.from] == nil)
+        #expect(parsed[FilterCommand.Options.tickers] == [])
+        #expect(!parsed.isGiven(FilterCommand.Options.format))
+        #expect(!parsed[FilterCommand.Options.timing])
     }
 
     /// Every option of every command parses as `--name value` and `--name=value`, with a value
@@ -46,19 +47,14 @@ import Testing
             let base = minimalArguments(for: spec, besides: option)
             if option.isFlag {
                 let parsed = try ArgumentParser.parse(base + [option.displayName], for: spec)
-                #expect(parsed.flag(option.name), "\(spec.name) \(option.displayName)")
+                #expect(parsed._typedValues(ofOptionNamed: option.name) == [""], "\(spec.name) \(option.displayName)")
                 continue
             }
             let value = sampleValue(for: option)
             let separate = try ArgumentParser.parse(base + [option.displayName, value], for: spec)
             let joined = try ArgumentParser.parse(base + ["\(option.displayName)=\(value)"], for: spec)
             for parsed in [separate, joined] {
-                #expect(parsed.isGiven(option.name), "\(spec.name) \(option.displayName)")
-                if option.isList {
-                    #expect(parsed.list(option.name) == [value])
-                } else {
-                    #expect(parsed.string(option.name) == value)
-                }
+                #expect(parsed._typedValues(ofOptionNamed: option.name) == [value], "\(spec.name) \(option.displayName)")
             }
         }
     }
@@ -76,18 +72,18 @@ import Testing
     @Test func shortOptionTakesItsValueSeparateAttachedOrWithEquals() throws {
         for arguments in [["-o", "out.csv"], ["-oout.csv"], ["-o=out.csv"], ["--output", "out.csv"]] {
             let parsed = try ArgumentParser.parse(["--format", "csv"] + arguments, for: .export)
-            #expect(parsed.string("output") == "out.csv")
+            #expect(parsed[ExportCommand.Options.output] == "out.csv")
         }
     }
 
     @Test func repeatedSingleValuedOptionKeepsTheLastValue() throws {
         let parsed = try ArgumentParser.parse(["--limit", "5", "--limit", "7"], for: .filter)
-        #expect(parsed.int("limit") == 7)
+        #expect(parsed[FilterCommand.Options.limit] == 7)
     }
 
     @Test func valueMayBeginWithADashUnlessItLooksLikeAnOption() throws {
-        #expect(try ArgumentParser.parse(["--sort", "-date"], for: .filter).list("sort") == ["-date"])
-        #expect(try ArgumentParser.parse(["--where", "-close < -3"], for: .filter).string("where") == "-close < -3")
+        #expect(try ArgumentParser.parse(["--sort", "-date"], for: .filter)[FilterCommand.Options.sort] == ["-date"])
+        #expect(try ArgumentParser.parse(["--where", "-close < -3"], for: .filter)[FilterCommand.Options.where] == "-close < -3")
         #expect(usageError(["--where", "--limit", "5"], for: .filter)
             == .missingValue(option: "--where", valueName: "EXPR", command: "filter"))
         #expect(usageError(["--format", "csv", "--output", "-o", "x"], for: .export)
@@ -97,14 +93,14 @@ import Testing
     @Test func doubleDashEndsOptions() throws {
         let parsed = try ArgumentParser.parse(["--ticker", "AAPL", "--", "--weird-name.csv", "-"], for: .importFiles)
         #expect(parsed.positionals == ["--weird-name.csv", "-"])
-        #expect(parsed.string("ticker") == "AAPL")
+        #expect(parsed[ImportCommand.Options.ticker] == "AAPL")
     }
 
     @Test func positionalsMayMixWithOptions() throws {
         let parsed = try ArgumentParser.parse(["AAPL", "--from", "2010-01-04", "MSFT", "--update"], for: .fetch)
         #expect(parsed.positionals == ["AAPL", "MSFT"])
-        #expect(parsed.flag("update"))
-        #expect(parsed.string("database") == "WIKI")
+        #expect(parsed[FetchCommand.Options.update])
+        #expect(parsed[FetchCommand.Options.database] == "WIKI")
     }
 
     @Test func missingValueAtTheEnd() {

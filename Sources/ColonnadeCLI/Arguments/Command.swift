@@ -1,13 +1,15 @@
 /// One `colonnade` subcommand: a declaration the parser checks arguments against, and the work.
 ///
-/// To implement a command, declare a type that returns its ``CommandSpec`` (the shared
-/// declarations live in `CommandSpec+Colonnade.swift`) and does its work in ``run(_:context:)``,
-/// then list it in ``CommandLineTool/colonnade``:
+/// To implement a command, declare a type whose options are ``OptionKey``s in a nested
+/// `Options` namespace, whose ``CommandSpec`` lists them (the declarations live in
+/// `CommandSpec+Colonnade.swift`), and which does its work in ``run(_:context:)``, reading the
+/// values through the same keys; then list it in ``CommandLineTool/colonnade``:
 ///
 ///     struct VerifyCommand: Command {
-///         var spec: CommandSpec { .verify }
+///         enum Options { static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "…") }
+///         var spec: CommandSpec { .verify }   // options: [Options.snapshot.spec]
 ///         func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-///             let path = context.resolve(parsed.string("snapshot") ?? "snapshots/sample.snapshot")
+///             let path = context.resolve(parsed[Options.snapshot] ?? "snapshots/sample.snapshot")
 ///             try context.standardOutput.writeLine("ok \(path)")
 ///             return ExitStatus.success
 ///         }

@@ -1,37 +1,16 @@
-// The declarations of colonnade's commands: the names later tools and scripts rely on
-// (docs/ARCHITECTURE.md, "The CLI contract"). Behaviour lives in each command's `run`.
+// The declarations of colonnade's commands and their options: the names later tools and scripts
+// rely on (docs/ARCHITECTURE.md, "The CLI contract"). Each option is declared once, as an
+// `OptionKey` in its command's `Options` (or in `SharedOptions`); the command's `CommandSpec`
+// lists the keys' specs and its `run` reads values through the same keys, so help, completions
+// and the parser cannot drift from what the code reads. Behaviour lives in each command's `run`.
+
+import Colonnade
 
 extension CommandSpec {
     /// The snapshot read when `--snapshot` is not given: the bundled sample.
     static let sampleSnapshot = "snapshots/sample.snapshot"
     /// The snapshot `import` and `fetch` write when `--snapshot` is not given.
     static let defaultWritableSnapshot = "snapshots/quotes.snapshot"
-
-    /// `--snapshot`. Without it, commands that read use $COLONNADE_SNAPSHOT, else
-    /// snapshots/quotes.snapshot when it exists, else the bundled sample; commands that write use
-    /// $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot (see `SnapshotLocation`).
-    private static func snapshot(_ abstract: String, writes: Bool = false) -> OptionSpec {
-        OptionSpec("snapshot", value: "PATH", abstract: abstract + (writes
-            ? " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot."
-            : " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample."))
-    }
-
-    /// `--no-wait`, for commands that write a snapshot.
-    private static let noWaitOption = OptionSpec(
-        flag: "no-wait",
-        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
-    )
-
-    private static let whereOption = OptionSpec(
-        "where", value: "EXPR",
-        abstract: "Keep rows matching a predicate over columns, e.g. '80 < high < 83 and low > 78'. "
-            + "Bounds written a < x < b are exclusive; 'between a and b' and a <= x <= b are inclusive; "
-            + "a comparison with null never matches."
-    )
-
-    private static func dateOption(_ name: String, _ abstract: String) -> OptionSpec {
-        OptionSpec(name, value: "YYYY-MM-DD", kind: .date, abstract: abstract)
-    }
 
     /// `colonnade filter`: the query command.
     static let filter = CommandSpec(
@@ -46,42 +25,11 @@ extension CommandSpec {
             of --repeat runs of the query alone, after one untimed warm-up run when --repeat is \
             given), repeat, warmup, rows, matched, threads.
             """,
-        options: [
-            snapshot("Snapshot file to query."),
-            whereOption,
-            OptionSpec("tickers", value: "A,B", isList: true,
-                       abstract: "Only these tickers (comma-separated; may be repeated)."),
-            dateOption("from", "Only rows on or after this date."),
-            dateOption("to", "Only rows on or before this date."),
-            OptionSpec("on", value: "YYYY-MM-DD|latest",
-                       abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
-                           + "Series functions still see each ticker's whole history; --from/--to narrow the output only."),
-            OptionSpec("columns", value: "a,b|all", isList: true,
-                       abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions."),
-            OptionSpec("format", value: "table|csv|json|ndjson", kind: .choice(OutputFormat.allCases.map(\.rawValue)),
-                       defaultValue: OutputFormat.table.rawValue, abstract: "Output format."),
-            OptionSpec(flag: "count", abstract: "Print only the number of matching rows."),
-            OptionSpec("agg", value: "LIST", isList: true,
-                       abstract: "Aggregates to compute over the matches instead of printing rows, "
-                           + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows."),
-            OptionSpec("by", value: "ticker", kind: .choice(["ticker"]),
-                       abstract: "Compute --count or --agg per ticker."),
-            OptionSpec("sort", value: "KEYS", isList: true,
-                       abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
-                           + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k."),
-            OptionSpec("limit", value: "N", kind: .integer(minimum: 1), abstract: "Print at most N rows."),
-            OptionSpec(flag: "timing", abstract: "Write load and query times as one JSON line to standard error."),
-            OptionSpec("repeat", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
-                       abstract: "Run the query N times after one untimed warm-up run (for --timing)."),
-            OptionSpec("threads", value: "N", kind: .integer(minimum: 1),
-                       abstract: "Use at most N threads (default: one per core)."),
-            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots."),
-            OptionSpec(flag: "no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement)."),
-        ],
+        options: FilterCommand.Options.all,
         constraints: [
-            .requires(option: "by", anyOf: ["count", "agg"]),
-            .mutuallyExclusive(["count", "agg"]),
-            .notAfter("from", "to"),
+            .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
             "filter --where '80 < high < 83 and 78 < low < 82' --tickers AAPL,MSFT --from 2005-01-01 --to 2014-12-31",
@@ -97,11 +45,7 @@ extension CommandSpec {
     static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
-        options: [
-            snapshot("Snapshot file to describe."),
-            OptionSpec("format", value: "table|json", kind: .choice(["table", "json"]),
-                       defaultValue: "table", abstract: "Output format."),
-        ],
+        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec],
         examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json"]
     )
 
@@ -109,7 +53,7 @@ extension CommandSpec {
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check a snapshot's structure and checksums; exit status 1 if it is damaged.",
-        options: [snapshot("Snapshot file to check.")],
+        options: [VerifyCommand.Options.snapshot.spec],
         examples: ["verify --snapshot snapshots/quotes.snapshot"]
     )
 
@@ -119,21 +63,9 @@ extension CommandSpec {
         abstract: "Generate synthetic daily quotes, reproducibly from a seed.",
         discussion: "Write them to exactly one destination: a snapshot, a directory of JSON "
             + "responses shaped like Nasdaq Data Link's, or one CSV file.",
-        options: [
-            OptionSpec("tickers", value: "N", kind: .integer(minimum: 1), isRequired: true,
-                       abstract: "Number of tickers."),
-            OptionSpec("days", value: "D", kind: .integer(minimum: 1), isRequired: true,
-                       abstract: "Trading days per ticker."),
-            OptionSpec("seed", value: "S", kind: .integer(minimum: 0), defaultValue: "1",
-                       abstract: "Random seed; the same seed gives the same quotes."),
-            OptionSpec("start", value: "YYYY-MM-DD", kind: .date, defaultValue: "2000-01-03",
-                       abstract: "First trading day."),
-            OptionSpec("snapshot", value: "PATH", abstract: "Write a snapshot file."),
-            OptionSpec("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR."),
-            OptionSpec("csv", value: "FILE", abstract: "Write one CSV file with a ticker column."),
-            noWaitOption,
-        ],
-        constraints: [.exactlyOne(["snapshot", "json-dir", "csv"])],
+        options: GenerateCommand.Options.all,
+        constraints: [.exactlyOne([GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
+                                   GenerateCommand.Options.csv.name])],
         examples: [
             "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
             "generate --tickers 3 --days 20 --csv quotes.csv",
@@ -147,21 +79,7 @@ extension CommandSpec {
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
             + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
             + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
-        options: [
-            snapshot("Snapshot file to read."),
-            whereOption,
-            OptionSpec("format", value: "csv|ndjson|arrow|arrows|parquet",
-                       kind: .choice([OutputFormat.csv.rawValue, OutputFormat.ndjson.rawValue, "arrow", "arrows", "parquet"]),
-                       isRequired: true, abstract: "Output format."),
-            OptionSpec("output", short: "o", value: "FILE",
-                       abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet)."),
-            OptionSpec("partition-by", value: "year", kind: .choice(["year"]),
-                       abstract: "parquet: write a directory with one partition per year (Hive layout)."),
-            OptionSpec("row-group-rows", value: "N", kind: .integer(minimum: 1), defaultValue: "1048576",
-                       abstract: "parquet: rows per row group."),
-            OptionSpec("compression", value: "none|snappy", kind: .choice(["none", "snappy"]), defaultValue: "none",
-                       abstract: "parquet: page compression."),
-        ],
+        options: ExportCommand.Options.all,
         examples: [
             "export --format csv -o quotes.csv",
             "export --where 'ticker = \"AAPL\"' --format ndjson | head",
@@ -181,28 +99,11 @@ extension CommandSpec {
             + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
         positionals: [PositionalSpec("FILE", isRepeating: true,
                                      abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input.")],
-        options: [
-            OptionSpec("ticker", value: "T",
-                       abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column)."),
-            snapshot("Snapshot file to create or update.", writes: true),
-            maxInflateRatioOption,
-            maxInflateSizeOption,
-            noWaitOption,
-        ],
+        options: ImportCommand.Options.all,
         examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
                    "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
                    "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
     )
-
-    /// The zip-bomb guard's ratio (`ZipLimits.maximumRatio`), for commands that read zips.
-    static let maxInflateRatioOption = OptionSpec(
-        "max-inflate-ratio", value: "N", kind: .integer(minimum: 1), defaultValue: "200",
-        abstract: "Refuse a zip member that inflates to more than N times its compressed size (past the first 64 MiB).")
-
-    /// The zip-bomb guard's absolute cap (`ZipLimits.maximumSize`), in MiB.
-    static let maxInflateSizeOption = OptionSpec(
-        "max-inflate-size", value: "MiB", kind: .integer(minimum: 1), defaultValue: "16384",
-        abstract: "Refuse a zip member that inflates to more than this many MiB.")
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
     static let fetch = CommandSpec(
@@ -213,47 +114,15 @@ extension CommandSpec {
             + "(--database, one request per ticker) or a table (--table, e.g. WIKI/PRICES) is queried.",
         positionals: [PositionalSpec("TICKER", isRepeating: true, isRequired: false,
                                      abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")],
-        options: [
-            OptionSpec("database", value: "WIKI", defaultValue: "WIKI",
-                       abstract: "Time-series database code."),
-            OptionSpec("table", value: "WIKI/PRICES", abstract: "Tables API table, instead of a database."),
-            dateOption("from", "First date to fetch."),
-            dateOption("to", "Last date to fetch."),
-            snapshot("Snapshot file to create or update.", writes: true),
-            OptionSpec("format", value: "json|csv", kind: .choice(["json", "csv"]), defaultValue: "json",
-                       abstract: "Response format to request."),
-            OptionSpec(flag: "update", abstract: "Fetch only dates after the newest one already in the snapshot."),
-            OptionSpec(flag: "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end."),
-            OptionSpec("columns", value: "C,…", isList: true,
-                       abstract: "Table columns to ask for (qopts.columns), e.g. ticker,date,close; --table only."),
-            OptionSpec(flag: "bulk",
-                       abstract: "Download the whole table (or the filtered rows) as one export zip instead of paging: "
-                           + "ask for an export, wait until it is ready, download, inflate and import. --table only."),
-            OptionSpec("bulk-timeout", value: "DURATION", defaultValue: "30m",
-                       abstract: "How long to wait for the export to become ready (e.g. 90s, 10m, 1h)."),
-            OptionSpec("keep-zip", value: "PATH", abstract: "Keep the downloaded export zip at PATH."),
-            maxInflateRatioOption,
-            maxInflateSizeOption,
-            OptionSpec("concurrency", value: "N", kind: .integer(minimum: 1), defaultValue: "1",
-                       abstract: "Requests in flight at once (default 1: the documented per-key limit is one in flight)."),
-            OptionSpec("base-url", value: "URL",
-                       abstract: "API base URL, for a mirror or a test server (default $COLONNADE_BASE_URL, else https://data.nasdaq.com)."),
-            OptionSpec("api-key-file", value: "PATH", abstract: "File holding the API key."),
-            OptionSpec("timeout", value: "SECONDS", kind: .integer(minimum: 1), defaultValue: "300",
-                       abstract: "Give up on a request (all its retries included) not complete after this long; a stalled "
-                           + "connection fails after 60 s without data."),
-            OptionSpec(flag: "debug", abstract: "Log each request (key redacted) and response status to standard error."),
-            OptionSpec(flag: "quiet", abstract: "Print nothing but errors."),
-            noWaitOption,
-        ],
+        options: FetchCommand.Options.all,
         constraints: [
-            .mutuallyExclusive(["database", "table"]),
-            .mutuallyExclusive(["debug", "quiet"]),
-            .notAfter("from", "to"),
-            .requires(option: "bulk", anyOf: ["table"]),
-            .requires(option: "columns", anyOf: ["table"]),
-            .requires(option: "keep-zip", anyOf: ["bulk"]),
-            .requires(option: "bulk-timeout", anyOf: ["bulk"]),
+            .mutuallyExclusive([FetchCommand.Options.database.name, FetchCommand.Options.table.name]),
+            .mutuallyExclusive([FetchCommand.Options.debug.name, FetchCommand.Options.quiet.name]),
+            .notAfter(FetchCommand.Options.from.name, FetchCommand.Options.to.name),
+            .requires(option: FetchCommand.Options.bulk.name, anyOf: [FetchCommand.Options.table.name]),
+            .requires(option: FetchCommand.Options.columns.name, anyOf: [FetchCommand.Options.table.name]),
+            .requires(option: FetchCommand.Options.keepZip.name, anyOf: [FetchCommand.Options.bulk.name]),
+            .requires(option: FetchCommand.Options.bulkTimeout.name, anyOf: [FetchCommand.Options.bulk.name]),
         ],
         examples: [
             "fetch AAPL MSFT FDX --from 2005-01-01 --to 2014-12-31",
@@ -265,5 +134,245 @@ extension CommandSpec {
     /// Every command colonnade declares, in `colonnade help` order.
     static var colonnadeCommands: [CommandSpec] {
         CommandLineTool.colonnade.commands.map(\.spec).filter { $0.listing != .hidden }
+    }
+}
+
+/// Options several commands declare alike; each command lists the ones it takes.
+enum SharedOptions {
+    /// `--snapshot` of a command that reads. Without it: $COLONNADE_SNAPSHOT, else
+    /// snapshots/quotes.snapshot when it exists, else the bundled sample (see `SnapshotLocation`).
+    static func readSnapshot(_ abstract: String) -> OptionKey<String?> {
+        .string("snapshot", value: "PATH", abstract: abstract
+            + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
+    }
+
+    /// `--snapshot` of a command that writes. Without it: $COLONNADE_SNAPSHOT, else
+    /// snapshots/quotes.snapshot (see `SnapshotLocation`).
+    static func writeSnapshot(_ abstract: String) -> OptionKey<String?> {
+        .string("snapshot", value: "PATH", abstract: abstract + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot.")
+    }
+
+    /// `--no-wait`, for commands that write a snapshot.
+    static let noWait = OptionKey.flag(
+        "no-wait",
+        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
+    )
+
+    /// `--where`, for commands that select rows.
+    static let `where` = OptionKey.string(
+        "where", value: "EXPR",
+        abstract: "Keep rows matching a predicate over columns, e.g. '80 < high < 83 and low > 78'. "
+            + "Bounds written a < x < b are exclusive; 'between a and b' and a <= x <= b are inclusive; "
+            + "a comparison with null never matches."
+    )
+
+    /// The zip-bomb guard's ratio (`ZipLimits.maximumRatio`), for commands that read zips.
+    static let maxInflateRatio = OptionKey.integer(
+        "max-inflate-ratio", value: "N", minimum: 1, default: 200,
+        abstract: "Refuse a zip member that inflates to more than N times its compressed size (past the first 64 MiB).")
+
+    /// The zip-bomb guard's absolute cap (`ZipLimits.maximumSize`), in MiB.
+    static let maxInflateSize = OptionKey.integer(
+        "max-inflate-size", value: "MiB", minimum: 1, default: 16384,
+        abstract: "Refuse a zip member that inflates to more than this many MiB.")
+}
+
+extension FilterCommand {
+    /// `filter`'s options, in help order.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to query.")
+        static let `where` = SharedOptions.where
+        static let tickers = OptionKey.list("tickers", value: "A,B", abstract: "Only these tickers (comma-separated; may be repeated).")
+        static let from = OptionKey.date("from", abstract: "Only rows on or after this date.")
+        static let to = OptionKey.date("to", abstract: "Only rows on or before this date.")
+        static let on = OptionKey.string(
+            "on", value: "YYYY-MM-DD|latest",
+            abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
+                + "Series functions still see each ticker's whole history; --from/--to narrow the output only.")
+        static let columns = OptionKey.list(
+            "columns", value: "a,b|all",
+            abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions.")
+        static let format = OptionKey.choice("format", default: OutputFormat.table, abstract: "Output format.")
+        static let count = OptionKey.flag("count", abstract: "Print only the number of matching rows.")
+        static let agg = OptionKey.list(
+            "agg", value: "LIST",
+            abstract: "Aggregates to compute over the matches instead of printing rows, "
+                + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows.")
+        static let by = OptionKey<Grouping?>.choice("by", abstract: "Compute --count or --agg per ticker.")
+        static let sort = OptionKey.list(
+            "sort", value: "KEYS",
+            abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
+                + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k.")
+        static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows.")
+        static let timing = OptionKey.flag("timing", abstract: "Write load and query times as one JSON line to standard error.")
+        static let `repeat` = OptionKey.integer(
+            "repeat", value: "N", minimum: 1, default: 1,
+            abstract: "Run the query N times after one untimed warm-up run (for --timing).")
+        static let threads = OptionKey.integer("threads", value: "N", minimum: 1, abstract: "Use at most N threads (default: one per core).")
+        static let noVerify = OptionKey.flag(
+            "no-verify",
+            abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots.")
+        static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
+
+        static let all: [OptionSpec] = [
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, count.spec,
+            agg.spec, by.spec, sort.spec, limit.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+        ]
+
+        /// `--by`: what `--count` and `--agg` are computed per.
+        enum Grouping: String, CaseIterable, Sendable {
+            case ticker
+        }
+    }
+}
+
+extension InfoCommand {
+    /// `info`'s options.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to describe.")
+        static let format = OptionKey.choice("format", default: Format.table, abstract: "Output format.")
+
+        /// `--format`.
+        enum Format: String, CaseIterable, Sendable {
+            case table, json
+        }
+    }
+}
+
+extension VerifyCommand {
+    /// `verify`'s options.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to check.")
+    }
+}
+
+extension GenerateCommand {
+    /// `generate`'s options, in help order.
+    enum Options {
+        static let tickers = OptionKey.requiredInteger("tickers", value: "N", minimum: 1, abstract: "Number of tickers.")
+        static let days = OptionKey.requiredInteger("days", value: "D", minimum: 1, abstract: "Trading days per ticker.")
+        static let seed = OptionKey.integer("seed", value: "S", minimum: 0, default: 1,
+                                            abstract: "Random seed; the same seed gives the same quotes.")
+        static let start = OptionKey.date("start", default: Day(2000, 1, 3), abstract: "First trading day.")
+        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file.")
+        static let jsonDirectory = OptionKey.string("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR.")
+        static let csv = OptionKey.string("csv", value: "FILE", abstract: "Write one CSV file with a ticker column.")
+        static let noWait = SharedOptions.noWait
+
+        static let all: [OptionSpec] = [
+            tickers.spec, days.spec, seed.spec, start.spec, snapshot.spec, jsonDirectory.spec, csv.spec, noWait.spec,
+        ]
+    }
+}
+
+extension ExportCommand {
+    /// `export`'s options, in help order.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
+        static let `where` = SharedOptions.where
+        static let format = OptionKey<Format>.requiredChoice("format", abstract: "Output format.")
+        static let output = OptionKey.string(
+            "output", short: "o", value: "FILE",
+            abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet).")
+        static let partitionBy = OptionKey<Partitioning?>.choice(
+            "partition-by", abstract: "parquet: write a directory with one partition per year (Hive layout).")
+        static let rowGroupRows = OptionKey.integer("row-group-rows", value: "N", minimum: 1, default: 1_048_576,
+                                                    abstract: "parquet: rows per row group.")
+        static let compression = OptionKey.choice("compression", default: Compression.none, abstract: "parquet: page compression.")
+
+        static let all: [OptionSpec] = [
+            snapshot.spec, `where`.spec, format.spec, output.spec, partitionBy.spec, rowGroupRows.spec, compression.spec,
+        ]
+
+        /// `--format`: a text format written row by row, or a columnar one.
+        enum Format: String, CaseIterable, Sendable {
+            case csv, ndjson, arrow, arrows, parquet
+
+            /// The row-by-row format, `nil` for the columnar ones.
+            var textFormat: OutputFormat? {
+                switch self {
+                case .csv: .csv
+                case .ndjson: .ndjson
+                case .arrow, .arrows, .parquet: nil
+                }
+            }
+        }
+
+        /// `--partition-by`.
+        enum Partitioning: String, CaseIterable, Sendable {
+            case year
+        }
+
+        /// `--compression`.
+        enum Compression: String, CaseIterable, Sendable {
+            case none, snappy
+        }
+    }
+}
+
+extension ImportCommand {
+    /// `import`'s options, in help order.
+    enum Options {
+        static let ticker = OptionKey.string(
+            "ticker", value: "T",
+            abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column).")
+        static let snapshot = SharedOptions.writeSnapshot("Snapshot file to create or update.")
+        static let maxInflateRatio = SharedOptions.maxInflateRatio
+        static let maxInflateSize = SharedOptions.maxInflateSize
+        static let noWait = SharedOptions.noWait
+
+        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec]
+    }
+}
+
+extension FetchCommand {
+    /// `fetch`'s options, in help order.
+    enum Options {
+        static let database = OptionKey.string("database", value: "WIKI", default: "WIKI", abstract: "Time-series database code.")
+        static let table = OptionKey.string("table", value: "WIKI/PRICES", abstract: "Tables API table, instead of a database.")
+        static let from = OptionKey.date("from", abstract: "First date to fetch.")
+        static let to = OptionKey.date("to", abstract: "Last date to fetch.")
+        static let snapshot = SharedOptions.writeSnapshot("Snapshot file to create or update.")
+        static let format = OptionKey.choice("format", default: Format.json, abstract: "Response format to request.")
+        static let update = OptionKey.flag("update", abstract: "Fetch only dates after the newest one already in the snapshot.")
+        static let keepGoing = OptionKey.flag("keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end.")
+        static let columns = OptionKey.list(
+            "columns", value: "C,…",
+            abstract: "Table columns to ask for (qopts.columns), e.g. ticker,date,close; --table only.")
+        static let bulk = OptionKey.flag(
+            "bulk",
+            abstract: "Download the whole table (or the filtered rows) as one export zip instead of paging: "
+                + "ask for an export, wait until it is ready, download, inflate and import. --table only.")
+        static let bulkTimeout = OptionKey.string(
+            "bulk-timeout", value: "DURATION", default: "30m",
+            abstract: "How long to wait for the export to become ready (e.g. 90s, 10m, 1h).")
+        static let keepZip = OptionKey.string("keep-zip", value: "PATH", abstract: "Keep the downloaded export zip at PATH.")
+        static let maxInflateRatio = SharedOptions.maxInflateRatio
+        static let maxInflateSize = SharedOptions.maxInflateSize
+        static let concurrency = OptionKey.integer(
+            "concurrency", value: "N", minimum: 1, default: 1,
+            abstract: "Requests in flight at once (default 1: the documented per-key limit is one in flight).")
+        static let baseURL = OptionKey.string(
+            "base-url", value: "URL",
+            abstract: "API base URL, for a mirror or a test server (default $COLONNADE_BASE_URL, else https://data.nasdaq.com).")
+        static let apiKeyFile = OptionKey.string("api-key-file", value: "PATH", abstract: "File holding the API key.")
+        static let timeout = OptionKey.integer(
+            "timeout", value: "SECONDS", minimum: 1, default: 300,
+            abstract: "Give up on a request (all its retries included) not complete after this long; a stalled "
+                + "connection fails after 60 s without data.")
+        static let debug = OptionKey.flag("debug", abstract: "Log each request (key redacted) and response status to standard error.")
+        static let quiet = OptionKey.flag("quiet", abstract: "Print nothing but errors.")
+        static let noWait = SharedOptions.noWait
+
+        static let all: [OptionSpec] = [
+            database.spec, table.spec, from.spec, to.spec, snapshot.spec, format.spec, update.spec, keepGoing.spec,
+            columns.spec, bulk.spec, bulkTimeout.spec, keepZip.spec, maxInflateRatio.spec, maxInflateSize.spec,
+            concurrency.spec, baseURL.spec, apiKeyFile.spec, timeout.spec, debug.spec, quiet.spec, noWait.spec,
+        ]
+
+        /// `--format`: the response format to request.
+        enum Format: String, CaseIterable, Sendable {
+            case json, csv
+        }
     }
 }

@@ -22,7 +22,7 @@ extension CommandSpec {
         name: "_complete",
         abstract: "Internal: print a snapshot's column names or tickers, one per line, for completion scripts.",
         positionals: [PositionalSpec("TOPIC", abstract: "columns, value-columns or tickers.")],
-        options: [OptionSpec("snapshot", value: "PATH", abstract: "Snapshot to read. Default: as for filter.")],
+        options: [CompleteNamesCommand.Options.snapshot.spec],
         listing: .hidden
     )
 }
@@ -40,33 +40,14 @@ extension CommandSpec {
             leave gaps. The same input gives the same bytes.
             """,
         positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to draw (AAPL, or AAPL,MSFT).")],
-        options: [
-            snapshotOption("Snapshot file to read."),
-            OptionSpec("from", value: "YYYY-MM-DD", kind: .date, abstract: "First day shown."),
-            OptionSpec("to", value: "YYYY-MM-DD", kind: .date, abstract: "Last day shown."),
-            OptionSpec("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where)."),
-            OptionSpec("overlay", value: "COLUMN", isList: true,
-                       abstract: "Draw this column too, as a dashed line (may be repeated), e.g. adj_close."),
-            OptionSpec("price", value: "COLUMN", defaultValue: "close", abstract: "The column drawn as the price line."),
-            OptionSpec(flag: "volume", abstract: "Draw volume bars beneath (one ticker)."),
-            OptionSpec(flag: "normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0."),
-            OptionSpec("output", short: "o", value: "FILE.svg",
-                       abstract: "Write to FILE.svg instead of standard output ('-' is standard output)."),
-            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading."),
-        ],
-        constraints: [.notAfter("from", "to")],
+        options: ChartCommand.Options.all,
+        constraints: [.notAfter(ChartCommand.Options.from.name, ChartCommand.Options.to.name)],
         examples: [
             "chart AAPL --from 2014-01-01 --to 2014-12-31 --volume -o aapl-2014.svg",
             "chart AAPL --where 'volume > 5e7' --overlay adj_close -o aapl.svg",
             "chart AAPL,MSFT,KO --normalize --from 2010-01-01 -o growth.svg",
         ]
     )
-
-    /// `--snapshot` for a command that reads.
-    static func snapshotOption(_ abstract: String) -> OptionSpec {
-        OptionSpec("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
-    }
 }
 
 extension CommandSpec {
@@ -82,14 +63,50 @@ extension CommandSpec {
             running query, Ctrl-D quits. From a pipe or file: no prompt, one answer per line read, \
             errors name the line; the exit status is 1 if any line failed.
             """,
-        options: [
-            snapshotOption("Snapshot file to load."),
-            OptionSpec(flag: "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked)."),
-        ],
+        options: [ShellCommand.Options.snapshot.spec, ShellCommand.Options.noVerify.spec],
         examples: [
             "shell --snapshot snapshots/quotes.snapshot",
             "shell < screens.txt",
             "printf '.tickers AAPL\\nclose > 600\\n' | colonnade shell --snapshot snapshots/quotes.snapshot",
         ]
     )
+}
+
+extension CompleteNamesCommand {
+    /// `_complete`'s options.
+    enum Options {
+        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Snapshot to read. Default: as for filter.")
+    }
+}
+
+extension ChartCommand {
+    /// `chart`'s options, in help order.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
+        static let from = OptionKey.date("from", abstract: "First day shown.")
+        static let to = OptionKey.date("to", abstract: "Last day shown.")
+        static let `where` = OptionKey.string("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where).")
+        static let overlay = OptionKey.list(
+            "overlay", value: "COLUMN", abstract: "Draw this column too, as a dashed line (may be repeated), e.g. adj_close.")
+        static let price = OptionKey.string("price", value: "COLUMN", default: "close", abstract: "The column drawn as the price line.")
+        static let volume = OptionKey.flag("volume", abstract: "Draw volume bars beneath (one ticker).")
+        static let normalize = OptionKey.flag("normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0.")
+        static let output = OptionKey.string(
+            "output", short: "o", value: "FILE.svg", abstract: "Write to FILE.svg instead of standard output ('-' is standard output).")
+        static let noVerify = OptionKey.flag("no-verify", abstract: "Skip the checksums of column data when loading.")
+
+        static let all: [OptionSpec] = [
+            snapshot.spec, from.spec, to.spec, `where`.spec, overlay.spec, price.spec, volume.spec, normalize.spec,
+            output.spec, noVerify.spec,
+        ]
+    }
+}
+
+extension ShellCommand {
+    /// `shell`'s options.
+    enum Options {
+        static let snapshot = SharedOptions.readSnapshot("Snapshot file to load.")
+        static let noVerify = OptionKey.flag(
+            "no-verify", abstract: "Skip the checksums of column data when loading (structure and footer are still checked).")
+    }
 }

@@ -1,14 +1,14 @@
 /// A command line that parsed and validated against a ``CommandSpec``.
 ///
-/// Every value has already been checked against its option's ``ValueKind``, so the typed
-/// accessors never fail on input; asking for an option the spec does not declare, or with the
-/// wrong accessor (`int` of a date option), is a programmer error and traps.
+/// Every value has already been checked against its option's ``ValueKind``, so reading never
+/// fails on input. Values are read through the option's ``OptionKey``, so a misspelt option does
+/// not compile; reading a key the command's spec does not declare is a programmer error and traps.
 ///
 ///     let parsed = try ArgumentParser.parse(["--limit=5", "--tickers", "AAPL,MSFT"], for: .filter)
-///     parsed.int("limit")        // 5
-///     parsed.list("tickers")     // ["AAPL", "MSFT"]
-///     parsed.flag("count")       // false
-///     parsed.string("format")    // "table" (the default)
+///     parsed[FilterCommand.Options.limit]     // 5
+///     parsed[FilterCommand.Options.tickers]   // ["AAPL", "MSFT"]
+///     parsed[FilterCommand.Options.count]     // false
+///     parsed[FilterCommand.Options.format]    // .table (the default)
 struct ParsedArguments: Sendable {
     /// The command the arguments were parsed for.
     let spec: CommandSpec
@@ -24,52 +24,34 @@ struct ParsedArguments: Sendable {
         self.positionals = positionals
     }
 
+    /// The value of the option `key` declares: as typed, else its default (see ``OptionKey``).
+    subscript<Value>(_ key: OptionKey<Value>) -> Value {
+        checkDeclared(key)
+        return key.value(typed: given[key.name])
+    }
+
     /// Whether the user typed the option (defaults do not count).
-    func isGiven(_ name: String) -> Bool {
-        _ = declared(name)
-        return given[name] != nil
+    func isGiven<Value>(_ key: OptionKey<Value>) -> Bool {
+        checkDeclared(key)
+        return given[key.name] != nil
     }
 
-    /// Whether the flag `--name` was given.
-    func flag(_ name: String) -> Bool {
-        precondition(declared(name).isFlag, "'--\(name)' of '\(spec.name)' is not a flag")
-        return given[name] != nil
+    /// Whether the command declares `key` (a command that shares code with another may lack it).
+    func declares<Value>(_ key: OptionKey<Value>) -> Bool {
+        spec.option(named: key.name) != nil
     }
 
-    /// The value of `--name`: the last one typed, else the default, else `nil`.
-    func string(_ name: String) -> String? {
-        let option = declared(name)
-        precondition(!option.isFlag && !option.isList, "'--\(name)' of '\(spec.name)' is not a single-valued option")
-        return given[name]?.last ?? option.defaultValue
+    /// What was typed for the option named `name`, untyped: for the parser's own tests, which
+    /// go over every declared option by name. Commands read through keys.
+    func _typedValues(ofOptionNamed name: String) -> [String]? {
+        given[name]
     }
 
-    /// The value of an integer option (``ValueKind/integer(minimum:)``), typed or default.
-    func int(_ name: String) -> Int? {
-        guard case .integer = declared(name).kind else {
-            preconditionFailure("'--\(name)' of '\(spec.name)' is not an integer option")
+    private func checkDeclared<Value>(_ key: OptionKey<Value>) {
+        guard let option = spec.option(named: key.name) else {
+            preconditionFailure("'\(spec.name)' declares no option '--\(key.name)'")
         }
-        // The parser accepted only values `Int(_:)` parses; defaults are checked by a test.
-        return string(name).flatMap { Int($0) }
-    }
-
-    /// The value of a date option as days since 1970-01-01, typed or default.
-    func day(_ name: String) -> Int32? {
-        precondition(declared(name).kind == .date, "'--\(name)' of '\(spec.name)' is not a date option")
-        return string(name).flatMap { try? DateArgument.parse($0).get() }
-    }
-
-    /// The items of a list option: every item typed, in order, else the default's items, else `[]`.
-    func list(_ name: String) -> [String] {
-        let option = declared(name)
-        precondition(option.isList, "'--\(name)' of '\(spec.name)' is not a list option")
-        if let items = given[name] { return items }
-        return option.defaultValue.map { splitList($0) } ?? []
-    }
-
-    private func declared(_ name: String) -> OptionSpec {
-        guard let option = spec.option(named: name) else {
-            preconditionFailure("'\(spec.name)' declares no option '--\(name)'")
-        }
-        return option
+        precondition(option.kind == key.spec.kind && option.isList == key.spec.isList && option.isFlag == key.spec.isFlag,
+                     "'--\(key.name)' of '\(spec.name)' is declared differently from the key read")
     }
 }

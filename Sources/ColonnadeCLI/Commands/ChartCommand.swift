@@ -9,23 +9,23 @@ struct ChartCommand: Command {
         guard !symbols.isEmpty else {
             throw UsageError.invalidValue(option: "TICKER", value: "", reason: "expected at least one ticker", suggestion: nil, command: spec.name)
         }
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
-        let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let table = try QuoteTable.load(from: path, verify: !parsed[Options.noVerify])
 
-        let priceName = parsed.string("price") ?? "close"
+        let priceName = parsed[Options.price]
         let priceColumn = try Self.column(priceName, in: table, option: "--price")
         var overlays: [(label: String, column: Int)] = []
-        for text in parsed.list("overlay") {
+        for text in parsed[Options.overlay] {
             overlays.append((text, try Self.column(text, in: table, option: "--overlay")))
         }
-        let volumeColumn = parsed.flag("volume") ? try Self.column("volume", in: table, option: "--volume") : nil
-        if parsed.flag("volume") && symbols.count > 1 {
+        let volumeColumn = parsed[Options.volume] ? try Self.column("volume", in: table, option: "--volume") : nil
+        if parsed[Options.volume] && symbols.count > 1 {
             throw CommandFailure("--volume draws the volume of one ticker; \(symbols.count) were given", hint: "chart one ticker with --volume")
         }
 
         // Marks: the --where rows (the date range and tickers narrow the series themselves).
         var marks: Bitmask?
-        if let text = parsed.string("where") {
+        if let text = parsed[Options.where] {
             let predicate: RowPredicate
             do {
                 predicate = try QueryParser(table: table).parse(text)
@@ -35,7 +35,7 @@ struct ChartCommand: Command {
             marks = try table.select(predicate).mask
         }
 
-        let from = parsed.day("from"), to = parsed.day("to")
+        let from = parsed[Options.from]?.daysSinceEpoch, to = parsed[Options.to]?.daysSinceEpoch
         var series: [ChartSeries] = []
         for symbol in symbols {
             guard let s = ChartSeries(table: table, symbol: symbol, from: from, to: to, priceColumn: priceColumn,
@@ -52,10 +52,10 @@ struct ChartCommand: Command {
             series.append(s)
         }
 
-        let chart = SVGChart(series: series, normalize: parsed.flag("normalize"), showVolume: volumeColumn != nil,
-                             priceLabel: table.schema[priceColumn].identifier, whereText: parsed.string("where"))
+        let chart = SVGChart(series: series, normalize: parsed[Options.normalize], showVolume: volumeColumn != nil,
+                             priceLabel: table.schema[priceColumn].identifier, whereText: parsed[Options.where])
         let document = chart.render()
-        if let output = parsed.string("output"), output != "-" {
+        if let output = parsed[Options.output], output != "-" {
             try ExportCommand.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
             // Written to a temporary beside it and renamed at close: never a half-written chart.
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))

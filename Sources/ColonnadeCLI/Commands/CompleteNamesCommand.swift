@@ -15,7 +15,7 @@ struct CompleteNamesCommand: Command {
         // Quietly: a missing or damaged snapshot completes to nothing.
         let quiet = CommandContext(standardOutput: context.standardOutput, standardError: MemoryOutputWriter(),
                                    environment: context.environment, currentDirectory: context.currentDirectory)
-        guard let (path, _) = try? SnapshotLocation.forReading(parsed, context: quiet),
+        guard let (path, _) = try? SnapshotLocation.forReading(parsed[Options.snapshot], context: quiet),
               let table = try? QuoteTable.load(from: path, verify: false)
         else { return ExitStatus.success }
         let names = switch topic {

@@ -8,37 +8,38 @@ extension ExportCommand {
     /// or Parquet. Files are written through `ReplacementFile` (a locked temporary renamed over the
     /// target, its permissions kept); only `arrows` may go to standard output. An output that is
     /// the `snapshot` being exported is refused.
-    static func writeColumnar(_ table: QuoteTable, format: String, snapshot: String, _ parsed: ParsedArguments,
+    static func writeColumnar(_ table: QuoteTable, format: Options.Format, snapshot: String, _ parsed: ParsedArguments,
                               context: CommandContext) throws -> Int32 {
-        let output = parsed.string("output").map { $0 == "-" ? "-" : context.resolve($0) }
-        if let output, output != "-", let given = parsed.string("output") {
+        let given = parsed[Options.output]
+        let output = given.map { $0 == "-" ? "-" : context.resolve($0) }
+        if let output, output != "-", let given {
             try refuseSameFile(output: output, snapshot: snapshot, given: given)
         }
-        if format != "parquet" && (parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression")) {
-            throw UsageError.invalidValue(option: "--format", value: format,
+        if format != .parquet && givesParquetOptions(parsed) {
+            throw UsageError.invalidValue(option: "--format", value: format.rawValue,
                                           reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
                                           suggestion: "parquet", command: "export")
         }
         do {
             switch format {
-            case "arrow", "arrows":
-                let writer = ArrowIPCWriter(table: table, format: format == "arrow" ? .file : .stream)
+            case .arrow, .arrows:
+                let writer = ArrowIPCWriter(table: table, format: format == .arrow ? .file : .stream)
                 if let output, output != "-" {
                     try writer.write(toFile: output)
-                } else if format == "arrows" {
+                } else if format == .arrows {
                     try writeToStandardOutput(context) { out throws(InteropError) in try writer.write(to: out) }
                     return ExitStatus.success
                 } else {
                     throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: "export")
                 }
-            default:
+            default: // .parquet (the text formats are written row by row in `run`)
                 guard let output, output != "-" else {
                     throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: "export")
                 }
                 var writer = ParquetWriter(table: table)
-                writer.rowGroupRows = parsed.int("row-group-rows") ?? writer.rowGroupRows
-                writer.compression = parsed.string("compression") == "snappy" ? .snappy : .none
-                if parsed.string("partition-by") == "year" {
+                writer.rowGroupRows = parsed[Options.rowGroupRows]
+                writer.compression = parsed[Options.compression] == .snappy ? .snappy : .none
+                if parsed[Options.partitionBy] == .year {
                     let files = try writer.writePartitionedByYear(toDirectory: output)
                     context.note("wrote \(table.rowCount.groupedText) rows in \(files.count) partition\(files.count == 1 ? "" : "s") under \(output)")
                     return ExitStatus.success
@@ -48,7 +49,7 @@ extension ExportCommand {
         } catch InteropError.io(_, _, EPIPE) {
             throw OutputError.brokenPipe
         }
-        context.note("wrote \(table.rowCount.groupedText) rows to \(parsed.string("output") ?? "-")")
+        context.note("wrote \(table.rowCount.groupedText) rows to \(given ?? "-")")
         return ExitStatus.success
     }
 

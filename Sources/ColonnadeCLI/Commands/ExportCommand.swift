@@ -8,23 +8,23 @@ struct ExportCommand: Command {
     var spec: CommandSpec { .export }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let table = try QuoteTable.load(from: path, verify: true)
-        let predicate = try FilterCommand.predicate(parsed, table: table)
+        let predicate = try FilterCommand.predicate(where: parsed[Options.where], table: table)
         let selection = try table.select(predicate)
-        if let columnar = parsed.string("format"), OutputFormat(rawValue: columnar) == nil {
-            return try Self.writeColumnar(table.subtable(selection), format: columnar, snapshot: path, parsed, context: context)
+        let requested = parsed[Options.format]
+        guard let format = requested.textFormat else {
+            return try Self.writeColumnar(table.subtable(selection), format: requested, snapshot: path, parsed, context: context)
         }
-        if parsed.isGiven("partition-by") || parsed.isGiven("row-group-rows") || parsed.isGiven("compression") {
-            throw UsageError.invalidValue(option: "--format", value: parsed.string("format") ?? "csv",
+        if Self.givesParquetOptions(parsed) {
+            throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
                                           reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
-                                          suggestion: "parquet", command: "export")
+                                          suggestion: "parquet", command: spec.name)
         }
-        let format = OutputFormat(rawValue: parsed.string("format") ?? "csv") ?? .csv
         let names = ["ticker", "date"] + table.schema.map(\.identifier)
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
-        if let output = parsed.string("output"), output != "-" {
+        if let output = parsed[Options.output], output != "-" {
             try Self.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
             try format.formatter(footer: nil, forTerminal: writer.isTerminal).write(&rows, to: writer)
@@ -34,6 +34,11 @@ struct ExportCommand: Command {
             try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
         }
         return ExitStatus.success
+    }
+
+    /// Whether any of the options only `--format parquet` takes was typed.
+    static func givesParquetOptions(_ parsed: ParsedArguments) -> Bool {
+        parsed.isGiven(Options.partitionBy) || parsed.isGiven(Options.rowGroupRows) || parsed.isGiven(Options.compression)
     }
 
     /// Refuses an output file that is the snapshot being read: the same device and inode, however

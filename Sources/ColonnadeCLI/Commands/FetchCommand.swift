@@ -13,30 +13,30 @@ struct FetchCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let symbols = parsed.positionals
-        if symbols.isEmpty && !parsed.flag("bulk") {
+        if symbols.isEmpty && !parsed[Options.bulk] {
             throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
         }
-        let path = SnapshotLocation.forWriting(parsed, context: context)
+        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
 
-        var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed.int("concurrency") ?? 1)
-        if let base = parsed.string("base-url") ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
+        if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw UsageError.invalidValue(option: "--base-url", value: Self.withoutCredentials(base), reason: "expected an http(s) URL",
                                               suggestion: nil, command: spec.name)
             }
             configuration.baseURL = url
         }
-        if let seconds = parsed.int("timeout") { configuration.requestDeadline = .seconds(seconds) }
+        configuration.requestDeadline = .seconds(parsed[Options.timeout])
         // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
         if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
             configuration.maximumResponseSize = limit
         }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
-                                                  explicitKeyFile: parsed.string("api-key-file").map(context.resolve))
+                                                  explicitKeyFile: parsed[Options.apiKeyFile].map(context.resolve))
         if let key = configuration.apiKey { (context.standardError as? RedactingWriter)?.add(key) }
-        let quiet = parsed.flag("quiet")
-        if parsed.flag("debug") {
+        let quiet = parsed[Options.quiet]
+        if parsed[Options.debug] {
             let log = SynchronizedWriter(context.standardError)
             // Server text in the log is already one line per header; the lines are escaped again
             // here, the CLI's own guarantee (`TerminalText`).
@@ -45,23 +45,23 @@ struct FetchCommand: Command {
         // The context's standard error decides, not the process's fd 2: an in-process run writes
         // to memory even when the host's stderr is a terminal.
         let errorIsTerminal = context.standardError.isTerminal
-        let progress = Progress(enabled: !quiet && !parsed.flag("debug") && errorIsTerminal,
+        let progress = Progress(enabled: !quiet && !parsed[Options.debug] && errorIsTerminal,
                                 total: symbols.count, writer: context.standardError)
 
         // The write lock is held from the load, through the whole download, to the rename: a
         // concurrent import or fetch into the same snapshot waits instead of losing rows.
-        let lock = try SnapshotLocation.lock(path, parsed, context: context)
+        let lock = try SnapshotLocation.lock(path, wait: !parsed[Options.noWait], context: context)
         defer { lock.release() }
         let existing = try QuoteTable.loadForUpdate(path)
-        if parsed.flag("bulk"), let table = parsed.string("table") {
+        if parsed[Options.bulk], let table = parsed[Options.table] {
             return try runBulk(table, parsed, context: context, path: path, client: DataLinkClient(configuration: configuration),
-                               existing: existing, progressEnabled: !quiet && !parsed.flag("debug") && errorIsTerminal)
+                               existing: existing, progressEnabled: !quiet && !parsed[Options.debug] && errorIsTerminal)
         }
 
-        let columns = parsed.list("columns")
-        let plan = FetchPlan(symbols: symbols, database: parsed.string("database") ?? "WIKI", table: parsed.string("table"),
-                             from: parsed.day("from"), to: parsed.day("to"), update: parsed.flag("update"),
-                             format: parsed.string("format") == "csv" ? .csv : .json, existing: existing,
+        let columns = parsed[Options.columns]
+        let plan = FetchPlan(symbols: symbols, database: parsed[Options.database], table: parsed[Options.table],
+                             from: parsed[Options.from]?.daysSinceEpoch, to: parsed[Options.to]?.daysSinceEpoch, update: parsed[Options.update],
+                             format: parsed[Options.format] == .csv ? .csv : .json, existing: existing,
                              columns: columns.isEmpty ? nil : columns)
         let client = DataLinkClient(configuration: configuration)
         let outcome = try runCancellably { try await plan.run(client: client, progress: progress) }
@@ -72,7 +72,7 @@ struct FetchCommand: Command {
             try context.standardError.writeLine("error: \(TerminalText.escaped(symbol)): \(report.message)")
             if let hint = report.hint { try context.standardError.writeLine("hint: \(hint)") }
         }
-        if !outcome.failures.isEmpty && !parsed.flag("keep-going") {
+        if !outcome.failures.isEmpty && !parsed[Options.keepGoing] {
             try context.standardError.writeLine("\(outcome.failures.count) of \(symbols.count) tickers failed; "
                 + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
             return ExitStatus.failure
@@ -98,7 +98,7 @@ struct FetchCommand: Command {
     /// `--bulk`: one export zip, imported and saved like any fetch.
     private func runBulk(_ table: String, _ parsed: ParsedArguments, context: CommandContext, path: String, client: DataLinkClient,
                          existing: QuoteTable, progressEnabled: Bool) throws -> Int32 {
-        let timeoutText = parsed.string("bulk-timeout") ?? "30m"
+        let timeoutText = parsed[Options.bulkTimeout]
         guard let timeout = BulkFetch.parseDuration(timeoutText) else {
             throw UsageError.invalidValue(option: "--bulk-timeout", value: timeoutText, reason: "expected a duration such as 90s, 10m or 1h",
                                           suggestion: nil, command: spec.name)
@@ -108,19 +108,19 @@ struct FetchCommand: Command {
         if let text = context.environment["COLONNADE_EXPORT_POLL_SECONDS"], let seconds = Double(text), seconds > 0, seconds < 60 {
             polling.firstInterval = .milliseconds(Int64(seconds * 1000))
         }
-        let plan = FetchPlan(symbols: parsed.positionals, database: "", table: table, from: parsed.day("from"), to: parsed.day("to"),
-                             update: parsed.flag("update"), format: .json, existing: existing, columns: nil)
+        let plan = FetchPlan(symbols: parsed.positionals, database: "", table: table, from: parsed[Options.from]?.daysSinceEpoch, to: parsed[Options.to]?.daysSinceEpoch,
+                             update: parsed[Options.update], format: .json, existing: existing, columns: nil)
         let pending = parsed.positionals.filter(plan.needsRequest(for:))
         if !parsed.positionals.isEmpty && pending.isEmpty {
-            if !parsed.flag("quiet") { try ImportCommand.printSummary(of: QuoteTable(), into: path, verb: "fetched", context: context) }
+            if !parsed[Options.quiet] { try ImportCommand.printSummary(of: QuoteTable(), into: path, verb: "fetched", context: context) }
             return ExitStatus.success
         }
         let earliest = pending.map { plan.start(for: $0) }
-        let from = earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? parsed.day("from") : earliest.compactMap { $0 }.min()
-        let columns = parsed.list("columns")
-        let bulk = BulkFetch(table: table, tickers: pending, from: from, to: parsed.day("to"), columns: columns.isEmpty ? nil : columns,
+        let from = earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? parsed[Options.from]?.daysSinceEpoch : earliest.compactMap { $0 }.min()
+        let columns = parsed[Options.columns]
+        let bulk = BulkFetch(table: table, tickers: pending, from: from, to: parsed[Options.to]?.daysSinceEpoch, columns: columns.isEmpty ? nil : columns,
                              polling: polling, archiveOptions: ImportCommand.archiveOptions(parsed),
-                             keepZip: parsed.string("keep-zip").map(context.resolve), snapshotPath: path)
+                             keepZip: parsed[Options.keepZip].map(context.resolve), snapshotPath: path)
         let progress = BulkProgress(enabled: progressEnabled, writer: context.standardError)
         let incoming: QuoteTable
         do {
@@ -132,7 +132,7 @@ struct FetchCommand: Command {
         var merged = existing
         merged.upsert(incoming)
         if incoming.rowCount > 0 { try merged.save(to: path) }
-        if !parsed.flag("quiet") { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
+        if !parsed[Options.quiet] { try ImportCommand.printSummary(of: incoming, into: path, verb: "fetched", context: context) }
         return ExitStatus.success
     }
 

@@ -6,9 +6,9 @@ struct FilterCommand: Command {
     var spec: CommandSpec { .filter }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let loadStart = ContinuousClock.now
-        let table = try QuoteTable.load(from: path, verify: !parsed.flag("no-verify"))
+        let table = try QuoteTable.load(from: path, verify: !parsed[Options.noVerify])
         let loadTime = ContinuousClock.now - loadStart
         return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
     }
@@ -22,17 +22,19 @@ struct FilterCommand: Command {
     ///     ``QueryCancelled``.
     static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
                        isCancelled: () -> Bool = { false }) throws -> Int32 {
-        let predicate = try Self.predicate(parsed, table: table)
+        let predicate = try Self.predicate(where: parsed[Options.where],
+                                           tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
+                                           from: parsed[Options.from], to: parsed[Options.to], table: table)
         Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
         // Resolve --columns before running anything, so a mistake costs no query time.
         let shown = try ColumnSelection(Self.columnNames(parsed, table: table, predicate: predicate), in: table)
-        let threads = parsed.int("threads") ?? QueryOptions.availableCores
-        let options = QueryOptions(threads: threads, useBlockSummaries: !parsed.flag("no-zonemaps"))
-        let aggregates = try parsed.isGiven("agg") ? Self.aggregates(parsed) : nil
-        let byTicker = parsed.string("by") == "ticker"
-        let format = OutputFormat(rawValue: parsed.string("format") ?? "table") ?? .table
+        let threads = parsed[Options.threads] ?? QueryOptions.availableCores
+        let options = QueryOptions(threads: threads, useBlockSummaries: !parsed[Options.noZonemaps])
+        let aggregates = try parsed.isGiven(Options.agg) ? Self.aggregates(parsed[Options.agg]) : nil
+        let byTicker = parsed[Options.by] == .ticker
+        let format = parsed[Options.format]
         var sortKeys = [SortKey]()
-        for text in parsed.list("sort") {
+        for text in parsed[Options.sort] {
             do {
                 sortKeys.append(try SortKey.parse(text, table: table))
             } catch {
@@ -40,18 +42,18 @@ struct FilterCommand: Command {
             }
         }
         var screenDay: ScreenDay?
-        if let text = parsed.string("on") {
+        if let text = parsed[Options.on] {
             guard let day = ScreenDay(text) else {
                 throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
-                                              suggestion: nil, command: "filter")
+                                              suggestion: nil, command: CommandSpec.filter.name)
             }
             screenDay = day
         }
 
         // The query alone, --repeat times; the median goes to --timing and the footer. With an explicit
         // --repeat, one untimed warm-up run comes first, as the peers benchmark does for every engine.
-        let repeats = parsed.int("repeat") ?? 1
-        let warmups = parsed.isGiven("repeat") ? 1 : 0
+        let repeats = parsed[Options.repeat]
+        let warmups = parsed.isGiven(Options.repeat) ? 1 : 0
         var selection: Selection?
         var aggregateResult: AggregateResult?
         var times = [Duration]()
@@ -65,7 +67,7 @@ struct FilterCommand: Command {
                     aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
                 } catch {
                     // An unknown column in --agg is a command-line mistake, like one in --where.
-                    throw ExpressionError(error: error, expression: parsed.list("agg").joined(separator: ","), option: "--agg")
+                    throw ExpressionError(error: error, expression: parsed[Options.agg].joined(separator: ","), option: "--agg")
                 }
             }
             if run >= warmups { times.append(ContinuousClock.now - start) }
@@ -75,15 +77,15 @@ struct FilterCommand: Command {
         times.sort()
         let median = times[times.count / 2]
 
-        if parsed.flag("timing") {
+        if parsed[Options.timing] {
             func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
             try context.standardError.writeLine(
                 "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(median)),\"repeat\":\(repeats),\"warmup\":\(warmups),\"rows\":\(table.rowCount),"
                 + "\"matched\":\(selection.count),\"threads\":\(options.effectiveThreads),\"zonemaps\":\(options.useBlockSummaries),"
-                + "\"verified\":\(!parsed.flag("no-verify"))}")
+                + "\"verified\":\(!parsed[Options.noVerify])}")
         }
 
-        if parsed.flag("count") {
+        if parsed[Options.count] {
             if byTicker {
                 let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
                 var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
@@ -113,7 +115,7 @@ struct FilterCommand: Command {
         }
 
         let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
-        let limit = parsed.int("limit")
+        let limit = parsed[Options.limit]
         if !sortKeys.isEmpty {
             let rows = try selection.rows(sortedBy: sortKeys, limit: limit)
             var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
@@ -125,25 +127,27 @@ struct FilterCommand: Command {
         return ExitStatus.success
     }
 
-    /// --where, --tickers, --from and --to, and-ed together (those of them the command declares:
-    /// `export` has only --where).
-    static func predicate(_ parsed: ParsedArguments, table: QuoteTable, option: String = "--where") throws -> RowPredicate {
-        func isGiven(_ name: String) -> Bool { parsed.spec.option(named: name) != nil && parsed.isGiven(name) }
+    /// --where, --tickers, --from and --to, and-ed together (`export` has only --where).
+    ///
+    /// - Parameters:
+    ///   - tickers: the symbols of --tickers, `nil` when it was not given (all tickers).
+    ///   - option: the option `text` came from, for error messages.
+    static func predicate(where text: String?, tickers: [String]? = nil, from: Day? = nil, to: Day? = nil,
+                          table: QuoteTable, option: String = "--where") throws -> RowPredicate {
         var parts = [RowPredicate]()
-        if let text = parsed.string("where") {
+        if let text {
             do {
                 parts.append(try QueryParser(table: table).parse(text))
             } catch {
                 throw ExpressionError(error: error, expression: text, option: option)
             }
         }
-        if isGiven("tickers") {
-            parts.append(.tickers(parsed.list("tickers")))
+        if let tickers {
+            parts.append(.tickers(tickers))
         }
-        let from = isGiven("from") ? parsed.day("from") : nil
-        let to = isGiven("to") ? parsed.day("to") : nil
         if from != nil || to != nil {
-            parts.append(.dates(RangeBounds(lower: from, lowerInclusive: true, upper: to, upperInclusive: true)))
+            parts.append(.dates(RangeBounds(lower: from?.daysSinceEpoch, lowerInclusive: true,
+                                            upper: to?.daysSinceEpoch, upperInclusive: true)))
         }
         switch parts.count {
         case 0: return .constant(true)
@@ -171,8 +175,9 @@ struct FilterCommand: Command {
         }
     }
 
-    static func aggregates(_ parsed: ParsedArguments) throws -> [Aggregate] {
-        let text = parsed.list("agg").joined(separator: ",")
+    /// The aggregates of --agg.
+    static func aggregates(_ items: [String]) throws -> [Aggregate] {
+        let text = items.joined(separator: ",")
         do {
             return try Aggregate.parseList(text)
         } catch {
@@ -183,8 +188,8 @@ struct FilterCommand: Command {
     /// --columns, or ticker, date and the columns --where mentions (all columns when it mentions none).
     static func columnNames(_ parsed: ParsedArguments, table: QuoteTable, predicate: RowPredicate) throws -> [String] {
         let all = ["ticker", "date"] + table.schema.map(\.identifier)
-        if parsed.isGiven("columns") {
-            let list = parsed.list("columns")
+        if parsed.isGiven(Options.columns) {
+            let list = parsed[Options.columns]
             if list.count == 1 && list[0].lowercased() == "all" { return all }
             return list
         }

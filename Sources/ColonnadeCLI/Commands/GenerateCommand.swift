@@ -7,24 +7,24 @@ struct GenerateCommand: Command {
     var spec: CommandSpec { .generate }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let tickers = parsed.int("tickers") ?? 1, days = parsed.int("days") ?? 1
+        let tickers = parsed[Options.tickers], days = parsed[Options.days]
         guard tickers.multipliedReportingOverflow(by: days).partialValue <= 500_000_000, tickers <= 1_000_000 else {
             throw UsageError.invalidValue(option: "--days", value: String(days), reason: "tickers × days must be at most 500,000,000 rows",
                                           suggestion: nil, command: spec.name)
         }
-        let generator = QuoteGenerator(tickers: tickers, days: days, seed: UInt64(parsed.int("seed") ?? 1),
-                                       start: parsed.day("start") ?? Day(2000, 1, 3).daysSinceEpoch)
+        let generator = QuoteGenerator(tickers: tickers, days: days, seed: UInt64(parsed[Options.seed]),
+                                       start: parsed[Options.start].daysSinceEpoch)
         let table = generator.makeTable()
-        if let snapshot = parsed.string("snapshot") {
+        if let snapshot = parsed[Options.snapshot] {
             let path = context.resolve(snapshot)
-            let lock = try SnapshotLocation.lock(path, parsed, context: context)
+            let lock = try SnapshotLocation.lock(path, wait: !parsed[Options.noWait], context: context)
             defer { lock.release() }
             try table.save(to: path)
             context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot)")
-        } else if let directory = parsed.string("json-dir") {
+        } else if let directory = parsed[Options.jsonDirectory] {
             let files = try QuoteGenerator.writeDatasetJSON(table, toDirectory: context.resolve(directory)).count
             context.note("wrote \(files.groupedText) JSON files (\(table.rowCount.groupedText) rows) to \(directory)")
-        } else if let file = parsed.string("csv") {
+        } else if let file = parsed[Options.csv] {
             try QuoteGenerator.writeDatatableCSV(table, to: context.resolve(file))
             context.note("wrote \(table.rowCount.groupedText) rows to \(file)")
         }

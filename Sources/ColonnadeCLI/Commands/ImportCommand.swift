@@ -11,10 +11,10 @@ struct ImportCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
-        let path = SnapshotLocation.forWriting(parsed, context: context)
-        let incoming = try Self.importAll(files, ticker: parsed.string("ticker"), archiveOptions: Self.archiveOptions(parsed))
+        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+        let incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: Self.archiveOptions(parsed))
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
-        try SnapshotLocation.update(path, parsed, context: context) { table in table.upsert(incoming) }
+        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in table.upsert(incoming) }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
     }
@@ -22,12 +22,10 @@ struct ImportCommand: Command {
     /// The zip reading options from `--max-inflate-ratio` and `--max-inflate-size`.
     static func archiveOptions(_ parsed: ParsedArguments) -> ArchiveImporter.Options {
         var limits = ZipLimits.standard
-        if let ratio = parsed.int("max-inflate-ratio") { limits.maximumRatio = ratio }
-        if let mebibytes = parsed.int("max-inflate-size") {
-            let (bytes, overflow) = mebibytes.multipliedReportingOverflow(by: 1 << 20)
-            limits.maximumSize = overflow ? Int.max : bytes
-            limits.ratioFloor = Swift.min(limits.ratioFloor, limits.maximumSize)
-        }
+        limits.maximumRatio = parsed[SharedOptions.maxInflateRatio]
+        let (bytes, overflow) = parsed[SharedOptions.maxInflateSize].multipliedReportingOverflow(by: 1 << 20)
+        limits.maximumSize = overflow ? Int.max : bytes
+        limits.ratioFloor = Swift.min(limits.ratioFloor, limits.maximumSize)
         return ArchiveImporter.Options(limits: limits)
     }
 

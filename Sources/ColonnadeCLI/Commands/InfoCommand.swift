@@ -9,7 +9,7 @@ struct InfoCommand: Command {
     static let tickerListLimit = 30
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let info = try QuoteTable.snapshotInfo(at: path)
         var verification = "verified"
         var table: QuoteTable?
@@ -26,7 +26,7 @@ struct InfoCommand: Command {
         } ?? []
         let firstDay = tickers.compactMap(\.first).min(), lastDay = tickers.compactMap(\.last).max()
 
-        if parsed.string("format") == "json" {
+        if parsed[Options.format] == .json {
             var object: [String: Any] = [
                 "path": path, "format_version": info.formatVersion, "file_bytes": info.fileSize, "rows": info.rowCount,
                 "ticker_count": info.tickerCount, "date_column": info.dateColumnName, "metadata": info.metadata,

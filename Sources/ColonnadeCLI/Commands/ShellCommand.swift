@@ -18,8 +18,8 @@ struct ShellCommand: Command {
     var terminalOutput: Int32 = 1
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
-        let session = try ShellSession(path: path, verify: !parsed.flag("no-verify"), context: context)
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let session = try ShellSession(path: path, verify: !parsed[Options.noVerify], context: context)
         if isatty(input) == 1 && isatty(terminalOutput) == 1, let mode = TerminalMode(fileDescriptor: input) {
             defer { mode.restore() }
             return interactive(session, context: context)

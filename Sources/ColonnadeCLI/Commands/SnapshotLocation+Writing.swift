@@ -5,18 +5,20 @@ import Foundation
 /// writer with a note naming it, or with `--no-wait` failing at once.
 extension SnapshotLocation {
     /// Takes the write lock of the snapshot at `path`.
-    static func lock(_ path: String, _ parsed: ParsedArguments, context: CommandContext) throws -> SnapshotLock {
-        try SnapshotLock(snapshotAt: path, wait: !parsed.flag("no-wait")) { holder in
+    ///
+    /// - Parameter wait: whether to wait for another writer (else fail at once; `--no-wait`).
+    static func lock(_ path: String, wait: Bool, context: CommandContext) throws -> SnapshotLock {
+        try SnapshotLock(snapshotAt: path, wait: wait) { holder in
             context.note(waitingNote(path: path, holder: holder))
         }
     }
 
-    /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:_:context:)``), load or start
-    /// empty, `body`, save, unlock.
+    /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:wait:context:)``), load or
+    /// start empty, `body`, save, unlock.
     @discardableResult
-    static func update(_ path: String, _ parsed: ParsedArguments, context: CommandContext,
+    static func update(_ path: String, wait: Bool, context: CommandContext,
                        _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
-        try QuoteTable.update(at: path, wait: !parsed.flag("no-wait"), whileWaiting: { holder in
+        try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
             context.note(waitingNote(path: path, holder: holder))
         }) { table in
             try holdForTest(context)

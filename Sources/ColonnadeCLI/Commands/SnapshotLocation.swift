@@ -10,8 +10,10 @@ struct SnapshotLocation {
     static let environmentVariable = "COLONNADE_SNAPSHOT"
 
     /// The path to read, and whether it is the bundled sample.
-    static func forReading(_ parsed: ParsedArguments, context: CommandContext) throws -> (path: String, isSample: Bool) {
-        if let given = parsed.string("snapshot") { return (context.resolve(given), false) }
+    ///
+    /// - Parameter given: the `--snapshot` typed, if any.
+    static func forReading(_ given: String?, context: CommandContext) throws -> (path: String, isSample: Bool) {
+        if let given { return (context.resolve(given), false) }
         if let env = context.environment[environmentVariable], !env.isEmpty { return (context.resolve(env), false) }
         let quotes = context.resolve(CommandSpec.defaultWritableSnapshot)
         if FileManager.default.fileExists(atPath: quotes) { return (quotes, false) }
@@ -25,8 +27,10 @@ struct SnapshotLocation {
     }
 
     /// The path to write.
-    static func forWriting(_ parsed: ParsedArguments, context: CommandContext) -> String {
-        if let given = parsed.string("snapshot") { return context.resolve(given) }
+    ///
+    /// - Parameter given: the `--snapshot` typed, if any.
+    static func forWriting(_ given: String?, context: CommandContext) -> String {
+        if let given { return context.resolve(given) }
         if let env = context.environment[environmentVariable], !env.isEmpty { return context.resolve(env) }
         return context.resolve(CommandSpec.defaultWritableSnapshot)
     }

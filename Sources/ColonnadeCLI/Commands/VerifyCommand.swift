@@ -5,7 +5,7 @@ struct VerifyCommand: Command {
     var spec: CommandSpec { .verify }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed, context: context)
+        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let result = QuoteTable.verifySnapshot(at: path)
         if result.isValid {
             let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
