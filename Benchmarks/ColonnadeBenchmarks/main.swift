@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, all)")
+            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import"])
+            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, all)")
             }
         }
         options.suites = s
@@ -167,6 +167,13 @@ if options.suites.contains("zip") {
     try ZipSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["zip"] = peakResidentBytes()
     print("peak memory (zip): \(Format.bytes(recorder.peaks["zip"]!))")
+}
+
+if options.suites.contains("import") {
+    resetPeakResident()
+    try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["import"] = peakResidentBytes()
+    print("peak memory (import, this process): \(Format.bytes(recorder.peaks["import"]!))")
 }
 
 machine.loadAverageEnd = MachineInfo.loadAverage()

@@ -132,7 +132,7 @@ extension DataLinkClient {
             // the key overwritten, so no decoder error or excerpt built from it can hold any of it.
             return .success(DataLinkResponse(
                 target: target, status: status, headers: result.headers, body: redactor.scrub(result.body),
-                url: result.url ?? request.url, attempts: attempt))
+                url: Redactor.keptURL(result.url ?? request.url), attempts: attempt))
         }
         let body = DataLinkErrorBody.parse(result.body, redactor: redactor)
         let code = body?.code ?? ""
@@ -158,7 +158,7 @@ extension DataLinkClient {
     }
 
     /// Why a success body is not the asked-for format, or nil when it is.
-    private func shapeProblem(_ body: Data, contentType: String?, format: DataLinkFormat) -> String? {
+    private func shapeProblem(_ body: Data, contentType: String?, format: ResponseFormat) -> String? {
         let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
         let first = body.first { !Redactor.isASCIIWhitespace($0) }
         switch format {

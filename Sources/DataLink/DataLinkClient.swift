@@ -62,14 +62,14 @@ public struct DataLinkClient: Sendable {
         ticker: String,
         from: Day? = nil,
         to: Day? = nil,
-        format: DataLinkFormat = .json,
+        format: ResponseFormat = .json,
         options: DatasetOptions = DatasetOptions()
     ) async throws(DataLinkError) -> DataLinkResponse {
         try await perform(datasetRequest(database: database, ticker: ticker, from: from, to: to, format: format, options: options))
     }
 
     func datasetRequest(
-        database: String, ticker: String, from: Day?, to: Day?, format: DataLinkFormat, options: DatasetOptions
+        database: String, ticker: String, from: Day?, to: Day?, format: ResponseFormat, options: DatasetOptions
     ) throws(DataLinkError) -> PreparedRequest {
         let code = DataLinkSymbols.code(fromSymbol: ticker)
         try RequestBuilder.validate(database, as: "database code")

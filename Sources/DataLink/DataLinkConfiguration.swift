@@ -39,8 +39,10 @@ public struct DataLinkConfiguration: Sendable {
     /// status, response headers and the first bytes of the body, for every attempt. The
     /// library never prints by itself.
     public var log: (@Sendable (String) -> Void)?
-    /// How the client waits between attempts; replace it in tests to record the delays instead
-    /// of sleeping. Must throw when the task is cancelled (as `Task.sleep` does).
+    /// How the client waits between attempts and between export status requests; replace it in
+    /// tests to record the delays instead of sleeping. Must throw when the task is cancelled (as
+    /// `Task.sleep` does). The default waits on a Dispatch timer, not on the shared concurrency
+    /// pool, so a busy pool does not stretch the pauses (as for the transfer timeouts).
     public var sleep: @Sendable (Duration) async throws -> Void
 
     /// `https://data.nasdaq.com`
@@ -56,7 +58,7 @@ public struct DataLinkConfiguration: Sendable {
         maxConcurrentRequests: Int? = nil,
         maximumResponseSize: Int = 512 << 20,
         log: (@Sendable (String) -> Void)? = nil,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await DispatchSleep.sleep(for: $0) }
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey

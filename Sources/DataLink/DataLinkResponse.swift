@@ -10,7 +10,9 @@ public struct DataLinkResponse: Sendable {
     public var headers: [String: String]
     /// The body bytes (at most the configured maximum response size).
     public var body: Data
-    /// The URL that answered, after redirects. Never contains the API key (it travels in a header).
+    /// The URL that answered, after redirects, without credentials: the API key travels in a
+    /// header, and a base URL's `user:password@` and any `api_key=…` parameter (of a redirect,
+    /// say) are removed.
     public var url: URL
     /// How many attempts it took (1 when the first one succeeded).
     public var attempts: Int

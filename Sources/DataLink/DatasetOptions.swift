@@ -1,17 +1,3 @@
-/// The body format of a time-series request (`data.json` or `data.csv`).
-public enum DataLinkFormat: String, Sendable, Hashable {
-    case json
-    case csv
-
-    /// The `Accept` header value sent for this format.
-    public var acceptHeader: String {
-        switch self {
-        case .json: "application/json"
-        case .csv: "text/csv"
-        }
-    }
-}
-
 /// Optional parameters of a time-series (`datasets/…/data`) request.
 ///
 /// ```swift

@@ -116,7 +116,8 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 task?.cancel()
                 return
             }
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            // On a Dispatch timer, as the transfer timeouts: on time even when the pool is busy.
+            try? await DispatchSleep.sleep(for: deadline - ContinuousClock.now)
         }
     }
 

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// Removes secrets — the API key, and the password of a base URL's `user:password@` — from
@@ -174,21 +175,71 @@ struct Redactor: Sendable {
         return out
     }
 
-    /// `url` as it may be shown: `user:password@` replaced by `<redacted>@`, the rest as is.
+    /// `url` as it may be shown: `user:password@` replaced by `<redacted>@`, the value of a
+    /// credential parameter (`api_key=…`, see ``isCredentialParameter(_:)``) by `<redacted>`,
+    /// the rest as is.
     static func displayURL(_ url: URL) -> String {
-        guard url.user != nil || url.password != nil,
+        let hasUser = url.user != nil || url.password != nil
+        guard hasUser || hasCredentialParameter(url),
               var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
         parts.user = nil
         parts.password = nil
-        guard let text = parts.string, let slashes = text.range(of: "://") else { return "<URL with credentials>" }
-        return text.replacingCharacters(in: slashes, with: "://\(placeholder)@")
+        // `<` and `>` may not stand in a URL: a marker of unreserved characters, replaced after.
+        let marker = "REDACTED-\(UInt64.random(in: 1 ... .max))"
+        parts.percentEncodedQueryItems = parts.percentEncodedQueryItems?.map { item in
+            isCredentialParameter(item.name) ? URLQueryItem(name: item.name, value: marker) : item
+        }
+        guard var text = parts.string?.replacingOccurrences(of: marker, with: placeholder) else { return "<URL with credentials>" }
+        if hasUser {
+            guard let slashes = text.range(of: "://") else { return "<URL with credentials>" }
+            text = text.replacingCharacters(in: slashes, with: "://\(placeholder)@")
+        }
+        return text
     }
 
-    /// Redacted, control characters (C0, DEL, C1, line separators, bidirectional controls) shown
-    /// as escapes, so a server message stays one line and cannot drive a terminal.
+    /// `url` as it may be kept (in a ``DataLinkResponse``, say): without `user:password@` and
+    /// without credential parameters (`api_key=…`); the rest as is.
+    static func keptURL(_ url: URL) -> URL {
+        guard url.user != nil || url.password != nil || hasCredentialParameter(url),
+              var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        parts.user = nil
+        parts.password = nil
+        if let items = parts.percentEncodedQueryItems {
+            let kept = items.filter { !isCredentialParameter($0.name) }
+            parts.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        }
+        // Dropping parts of a valid URL leaves a valid one; if not, keep only scheme, host and path.
+        if let stripped = parts.url { return stripped }
+        var bare = URLComponents()
+        bare.scheme = url.scheme
+        bare.host = url.host
+        bare.port = url.port
+        bare.path = url.path
+        return bare.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Whether a query parameter named `name` carries a credential: `api_key` (the API's own
+    /// name for it), `apikey`, `api-key`, `api_token`, `access_token`, `token`, `password`,
+    /// `secret`, in any case.
+    static func isCredentialParameter(_ name: String) -> Bool {
+        let lowered = (name.removingPercentEncoding ?? name).lowercased()
+        return ["api_key", "apikey", "api-key", "api_token", "x-api-token", "access_token", "token", "password", "secret"]
+            .contains(lowered)
+    }
+
+    private static func hasCredentialParameter(_ url: URL) -> Bool {
+        guard let query = url.query, !query.isEmpty else { return false }
+        return query.split(separator: "&").contains { pair in
+            isCredentialParameter(String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]))
+        }
+    }
+
+    /// Redacted (the known secrets, then anything key-like or after `api_key=`: see
+    /// `CredentialRedaction`), control characters (C0, DEL, C1, line separators, bidirectional
+    /// controls) shown as escapes, so a server message stays one line and cannot drive a terminal.
     func oneLine(_ text: String, limit: Int = 500) -> String {
         var result = ""
-        for scalar in self(text).unicodeScalars {
+        for scalar in CredentialRedaction.redacting(self(text)).unicodeScalars {
             switch scalar {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
@@ -205,13 +256,14 @@ struct Redactor: Sendable {
 
     /// The first `limit` bytes of a body as one printable, redacted line.
     ///
-    /// The key is removed *before* cutting, from a window much wider than the cut (64 KiB), so
+    /// The key (and anything key-like) is removed *before* cutting, from a window much wider than the cut (64 KiB), so
     /// a key that straddles the cut, or is shifted into view by earlier replacements, cannot
     /// leak as a fragment; a fragment at the window's edges (a body cut inside the key) is
     /// overwritten by `*`.
     func bodyPrefix(_ body: Data, limit: Int = 200) -> String {
         let window = scrubEdges(Data(body.prefix(max(limit, 64 * 1024))))
-        let text = self(String(decoding: window, as: UTF8.self))
+        // Key-like tokens are judged whole, before the cut (which could leave too little of one).
+        let text = CredentialRedaction.redacting(self(String(decoding: window, as: UTF8.self)))
         let cut = String(decoding: Array(text.utf8.prefix(limit)), as: UTF8.self)
         let suffix = body.count > limit ? "… (\(body.count) bytes)" : ""
         return oneLine(cut, limit: limit) + suffix

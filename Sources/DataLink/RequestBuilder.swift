@@ -5,7 +5,7 @@ import Foundation
 struct PreparedRequest: Sendable {
     var target: DataLinkTarget
     var url: URL
-    var format: DataLinkFormat
+    var format: ResponseFormat
     /// A whole-table export request: its answers carry a signed link, hidden in logs and errors.
     var export = false
 }

@@ -63,7 +63,7 @@ public enum ArchiveImporter {
         guard !parts.isEmpty else {
             throw .empty(source: archive.name)
         }
-        return QuoteTable.merging(&parts)
+        return QuoteTable.merging(&parts, threads: options.threads)
     }
 
     /// The name errors give a member: `archive.zip:member.csv`.
@@ -157,7 +157,10 @@ public enum ArchiveImporter {
             return nil
         }
         if hasDuplicatesAcrossChunks(parts) { return nil }
-        return QuoteTable.merging(&parts)
+        // Cuts are at the last LF of a chunk, quotes or not: a cut inside a quoted field shows
+        // as a failed chunk or as a ticker holding a `"`; either way the member decodes whole.
+        for part in parts where part.tickers.contains(where: { $0.symbol.utf8.contains(UInt8(ascii: "\"")) }) { return nil }
+        return QuoteTable.merging(&parts, threads: options.threads)
     }
 
     /// Whether two chunks hold a row for the same ticker and date (one chunk's own duplicates

@@ -105,7 +105,8 @@ extension CSVScanner {
                 }
             }
         }
-        return .apiError(source: input.source, code: code, message: message)
+        // The message may echo the key ("We could not recognize your API key: '…'").
+        return .apiError(source: input.source, code: CredentialRedaction.redacting(code), message: CredentialRedaction.redacting(message))
     }
 }
 

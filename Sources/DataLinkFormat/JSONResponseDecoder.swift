@@ -9,7 +9,8 @@ extension JSONScanner {
         var top = TopLevel()
         try ResponseError.wrapping { () throws(DecodeError) in try scanTopLevel(&top) }
         if let (code, message) = top.errorBody {
-            throw .apiError(source: input.source, code: code, message: message)
+            // The message may echo the key ("We could not recognize your API key: '…'").
+            throw .apiError(source: input.source, code: CredentialRedaction.redacting(code), message: CredentialRedaction.redacting(message))
         }
         if var table = top.datatable {
             return try ResponseError.wrapping { () throws(DecodeError) in try finishDatatable(&table, nextCursor: top.nextCursor) }

@@ -12,36 +12,35 @@ import Colonnade
 ///     try QuoteImporter.importFiles(["WIKI-FDX.csv", "AMZN.json"], into: &table)
 ///
 /// Each file is read whole into one buffer (`read(2)`), decoded with `QuoteDecoder`, and freed
-/// before the next is read. The ticker of a single-ticker file is, in order: the `ticker`
+/// once decoded; files decode on several threads when asked (see `QuoteImporter+Parallel.swift`). The ticker of a single-ticker file is, in order: the `ticker`
 /// argument, the code the body names (`dataset_code`), or the file name (see
 /// `tickerSymbol(fromFileName:)`); datatables carry their own tickers.
 public enum QuoteImporter {
     /// Decodes every file and merges them into one new table, later files winning on equal
     /// (ticker, date) as in `QuoteTable.upsert(_:)`.
     ///
+    /// Files decode on up to `threads` threads, each into its own small table; then each column
+    /// of the result is allocated once at its final size and every file's rows are copied into
+    /// their slice of it. A large datatable CSV is cut at line ends and its pieces decode in
+    /// parallel. The result (and the error) is the same for any `threads`.
+    ///
     /// - Parameters:
     ///   - paths: The files; each may be any `QuoteFormat`.
     ///   - ticker: The symbol for every single-ticker file, overriding body and file name.
-    /// - Returns: The merged table (every value column Float64).
-    /// - Throws: The first file's `ResponseError`; nothing is returned then.
-    /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
-    ///   (their rows are concatenated), else one upsert per file.
     ///   - archiveOptions: How zip archives among the files are read (`ArchiveImporter`); a file
     ///     is a zip when it starts with a zip signature, whatever its name.
+    ///   - threads: Decode on up to this many threads (default 1).
+    ///   - progress: Counters updated as files finish, for a display on another thread.
+    /// - Returns: The merged table (every value column Float64).
+    /// - Throws: The first failing file's `ResponseError` (in `paths` order, whatever thread
+    ///   decoded it); nothing is returned then.
+    /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
+    ///   (their rows are concatenated), else one upsert of all of them.
     public static func importFiles(_ paths: [String], ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
-        var parts: [QuoteTable] = []
-        parts.reserveCapacity(paths.count)
-        for path in paths {
-            if isZipFile(path) {
-                var options = archiveOptions
-                if let ticker { options.ticker = ticker }
-                parts.append(try ArchiveImporter.importArchive(atPath: path, options: options))
-            } else {
-                parts.append(try decodeFile(path, ticker: ticker).table)
-            }
-        }
-        return QuoteTable.merging(&parts)
+                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+                                   threads: Int = 1, progress: ImportProgress? = nil) throws(ResponseError) -> QuoteTable {
+        try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads,
+                        chunkSize: defaultChunkSize, progress: progress)
     }
 
     /// Decodes one response body, or a zip archive of them, held in memory (for example read from
@@ -81,14 +80,14 @@ public enum QuoteImporter {
     /// - Throws: The first file's `ResponseError`; `table` is unchanged then.
     public static func importFiles(_ paths: [String], ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                   into table: inout QuoteTable) throws(ResponseError) {
-        let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions)
+                                   threads: Int = 1, into table: inout QuoteTable) throws(ResponseError) {
+        let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads)
         if table.rowCount == 0 && table.tickers.isEmpty && table.schema.isEmpty {
             let metadata = table.metadata
             table = imported
             for (k, v) in metadata { table.metadata[k] = v }
         } else {
-            table.upsert(imported)
+            table.upsert(contentsOf: [imported], threads: threads)
         }
     }
 

@@ -15,7 +15,8 @@ public enum ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The input is well-formed but not a response shape this decoder knows (for example a test
     /// mock wrapping one, or an HTML page).
     case notADataLinkResponse(source: String, detail: String)
-    /// The input is an API error body (`{"quandl_error":{…}}` or CSV `code,message`).
+    /// The input is an API error body (`{"quandl_error":{…}}` or CSV `code,message`); credentials
+    /// in the message are already replaced by `<redacted>` (see `CredentialRedaction`).
     case apiError(source: String, code: String, message: String)
     /// A single-ticker response whose ticker is neither given nor in the body.
     case missingTicker(source: String)

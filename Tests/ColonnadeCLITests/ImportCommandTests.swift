@@ -106,6 +106,28 @@ import Testing
         #expect(scratch.bytes("quotes.snapshot") == before)
     }
 
+    /// A saved response holding a key the CLI does not know (no key in the environment, so the
+    /// stderr redactor cannot recognise it): no part of it reaches the terminal, wherever the
+    /// error's excerpt is cut (issue 11).
+    @Test func aKeyInASavedResponseNeverReachesStderr() async throws {
+        let scratch = try Scratch()
+        let key = "Zq9Xw7Vu5Ts3Rp1No8Ml"
+        var files: [String] = []
+        for padding in [0, 12, 16, 27, 31] {
+            let name = "bad-\(padding).csv"
+            try scratch.write("Date,Open\n2017-01-03,\(String(repeating: ".", count: padding))\(key)\n", to: name)
+            files.append(name)
+        }
+        try scratch.write(#"{"quandl_error":{"code":"QEAx01","message":"We could not recognize your API key: '\#(key)'."}}"#, to: "error.json")
+        try scratch.write("Date,Open\n2017-01-03,api_key=abc12\n", to: "param.csv")
+        for file in files + ["error.json", "param.csv"] {
+            let run = await runOffPool(["import", file, "--snapshot", scratch.snapshot], in: scratch)
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("<redacted>"), "\(run.standardError)")
+            #expect(!run.standardError.contains("Zq") && !run.standardError.contains("abc12"), "\(run.standardError)")
+        }
+    }
+
     @Test func missingFileAndHTMLAreErrors() async throws {
         let scratch = try Scratch()
         try scratch.write("<html><body>Incapsula</body></html>", to: "WIKI-FDX.json")

@@ -162,8 +162,16 @@ public struct Column<Element: ColumnElement>: Sendable {
     }
 
     /// Appends `n` nulls.
+    /// - Complexity: O(n), as one fill of the values and one of the validity words.
     public mutating func appendNulls(_ n: Int) {
-        for _ in 0 ..< n { appendNull() }
+        guard n > 0 else { return }
+        if validity == nil { validity = Bitmask(count: count, allSet: true) }
+        let start = count, needed = count + n
+        makeUnique(minimumCapacity: needed > capacity ? Swift.max(needed, grownCapacity()) : needed)
+        withUnsafeMutableSlots { base in (base + start).update(repeating: Element.nullPlaceholder, count: n) }
+        count = needed
+        validity!.append(repeating: false, count: n)
+        summaries = nil
     }
 
     /// Drops the validity bitmap when no row is null, and frees unused capacity so the column holds

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Raw memory behind a column or a bitmask: 64-byte aligned, padded to a multiple of 64 bytes.
 ///
 /// Storage is either *owned* (allocated here, zero-filled, freed in `deinit`) or a *view* into
@@ -18,17 +24,42 @@ public final class ColumnStorage: @unchecked Sendable {
     public let byteCapacity: Int
     /// The object that owns borrowed memory, or nil when this storage owns it.
     public let owner: AnyObject?
+    /// Whether owned memory came from `mmap` (freed with `munmap`) rather than the allocator.
+    private let isMapped: Bool
+
+    /// Owned buffers at least this large are anonymous mappings: the kernel hands out zeroed
+    /// pages, so no `memset` pass writes them a second time before the column's own writes
+    /// (a fresh import writes each value once into its final column; see ARCHITECTURE.md,
+    /// Decoding).
+    static let mappingThreshold = 1 << 20
 
     /// Allocates zero-filled storage of at least `byteCount` bytes, rounded up to 64.
     public init(byteCount: Int) {
         precondition(byteCount >= 0, "negative byte count")
         let capacity = ColumnStorage.paddedByteCount(byteCount)
+        self.byteCapacity = capacity
+        self.owner = nil
+        if capacity >= ColumnStorage.mappingThreshold, let mapped = ColumnStorage.mapZeroedPages(capacity) {
+            self.base = mapped
+            self.isMapped = true
+            return
+        }
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, ColumnStorage.alignment),
                                                        alignment: ColumnStorage.alignment)
         pointer.initializeMemory(as: UInt8.self, repeating: 0, count: max(capacity, ColumnStorage.alignment))
         self.base = pointer
-        self.byteCapacity = capacity
-        self.owner = nil
+        self.isMapped = false
+    }
+
+    /// Zeroed anonymous pages (page-aligned, so 64-byte aligned), with transparent huge pages
+    /// asked for on Linux; nil when the mapping fails (the caller falls back to the allocator).
+    private static func mapZeroedPages(_ byteCount: Int) -> UnsafeMutableRawPointer? {
+        let pointer = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let pointer, pointer != MAP_FAILED else { return nil }
+        #if os(Linux)
+        _ = madvise(pointer, byteCount, 14 /* MADV_HUGEPAGE */)
+        #endif
+        return pointer
     }
 
     /// A view of `byteCount` bytes at `base`, kept alive by `owner`.
@@ -41,10 +72,12 @@ public final class ColumnStorage: @unchecked Sendable {
         self.base = UnsafeMutableRawPointer(mutating: base)
         self.byteCapacity = byteCount
         self.owner = owner
+        self.isMapped = false
     }
 
     deinit {
-        if owner == nil { base.deallocate() }
+        if owner != nil { return }
+        if isMapped { munmap(base, byteCapacity) } else { base.deallocate() }
     }
 
     /// Whether this storage is a view into memory owned by another object (never written to).

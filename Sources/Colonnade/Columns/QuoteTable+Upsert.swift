@@ -18,148 +18,93 @@ extension QuoteTable {
     /// Merges several tables at once, as if `upsert(_:)` were called with each in order (so a later
     /// table's row wins over an earlier one's for the same ticker and date), in one pass.
     ///
+    /// The rows of the result are planned first (`UpsertPlan`: runs of consecutive rows from one
+    /// table each); then every column is allocated once at its final size and filled along the
+    /// runs with one bulk copy per run, columns on up to `threads` threads. Into an empty table,
+    /// one incoming table is taken as it is, without a copy.
+    ///
+    /// - Parameter threads: Columns are copied on up to this many threads; the result does not
+    ///   depend on it.
     /// - Complexity: O(rows of all tables); tickers present in one table only are copied as whole
     ///   runs.
-    public mutating func upsert(contentsOf others: [QuoteTable]) {
+    public mutating func upsert(contentsOf others: [QuoteTable], threads: Int = 1) {
         let others = others.filter { $0.rowCount > 0 || !$0.tickers.isEmpty }
         guard !others.isEmpty else { return }
+        if others.count == 1 && rowCount == 0 && tickers.isEmpty && schema.isEmpty {
+            adopt(others[0])
+            return
+        }
         let sources = [self] + others  // source 0 is this table
-
-        // The merged schema: ours, then each other table's new columns.
-        // Dictionaries, not searches: a wide input (thousands of columns) stays linear.
-        var mergedSchema = schema
-        var mergedIndex = [String: Int](minimumCapacity: schema.count)
-        for (i, d) in schema.enumerated() { mergedIndex[d.identifier] = i }
-        for other in others {
-            for d in other.schema {
-                if let i = mergedIndex[d.identifier] {
-                    if mergedSchema[i].type != d.type { mergedSchema[i].type = .float64 }
-                } else {
-                    mergedIndex[d.identifier] = mergedSchema.count
-                    mergedSchema.append(d)
-                }
-            }
-        }
-
-        // Tickers: ours first, then new ones in order of first appearance; per ticker, which
-        // sources hold it, in order.
-        var entries = tickers
-        var codeOf = codeBySymbol
-        var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
-        for (code, t) in tickers.enumerated() where t.rowCount > 0 { holders[code].append((0, t.rows)) }
-        for (s, other) in others.enumerated() {
-            for t in other.tickers {
-                let code: Int
-                if let c = codeOf[t.symbol] {
-                    code = Int(c)
-                } else {
-                    code = entries.count
-                    codeOf[t.symbol] = Int32(code)
-                    entries.append(TickerEntry(symbol: t.symbol))
-                    holders.append([])
-                }
-                entries[code].metadata.merge(t.metadata) { _, new in new }
-                if t.rowCount > 0 { holders[code].append((s + 1, t.rows)) }
-            }
-        }
-
-        // The row plan: runs of rows from one source each.
-        var runs: [(source: Int, start: Int, count: Int)] = []
-        var planned = 0
-        func emit(_ source: Int, _ start: Int, _ count: Int) {
-            guard count > 0 else { return }
-            planned += count
-            if let last = runs.last, last.source == source, last.start + last.count == start {
-                runs[runs.count - 1].count += count
-            } else {
-                runs.append((source, start, count))
-            }
-        }
-        for code in entries.indices {
-            let first = planned
-            let held = holders[code]
-            if held.count == 1 {
-                emit(held[0].source, held[0].rows.lowerBound, held[0].rows.count)
-            } else if held.count > 1 {
-                for (source, row) in QuoteTable.mergeByDate(held, sources) { emit(source, row, 1) }
-            }
-            entries[code].firstRow = first
-            entries[code].rowCount = planned - first
-        }
-
-        // Gather every column along the plan.
-        var newDates = Column<Int32>()
-        newDates.reserveCapacity(planned)
-        for run in runs {
-            newDates.append(contentsOf: sources[run.source].dates, rows: run.start ..< run.start + run.count)
-        }
-        let sourceIndexes = sources.map { source in
-            Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-        let newColumns = mergedSchema.map { d in
-            QuoteTable.gather(type: d.type, sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } },
-                              runs: runs, total: planned)
-        }
-
-        schema = mergedSchema
+        let plan = UpsertPlan(sources)
+        let newDates = QuoteTable.gather(plan.runs, total: plan.rowCount) { sources[$0].dates }
+        let newColumns = QuoteTable.gatherColumns(plan, sources, threads: threads)
+        schema = plan.schema
         columns = newColumns
         dates = newDates
-        tickers = entries
-        codeBySymbol = codeOf
+        tickers = plan.tickers
+        codeBySymbol = plan.codeBySymbol
         for other in others { for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v } }
         shrinkToFit()
         computeSummaries()
         InternalChecks.check(self, "after upsert")
     }
 
-    /// One ticker's rows from several sources, merged by date; for equal dates the later source wins.
-    private static func mergeByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
-        var merged = held[0].rows.map { (held[0].source, $0) }
-        for next in held.dropFirst() {
-            let incoming = sources[next.source].dates
-            var out = [(Int, Int)]()
-            out.reserveCapacity(merged.count + next.rows.count)
-            var i = 0, j = next.rows.lowerBound
-            while i < merged.count || j < next.rows.upperBound {
-                if j == next.rows.upperBound {
-                    out.append(merged[i]); i += 1
-                    continue
-                }
-                if i == merged.count {
-                    out.append((next.source, j)); j += 1
-                    continue
-                }
-                let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
-                if a < b {
-                    out.append(merged[i]); i += 1
-                } else {
-                    if a == b { i += 1 }  // the later source replaces the day
-                    out.append((next.source, j)); j += 1
-                }
-            }
-            merged = out
+    /// Becomes `other` (an upsert into an empty table), keeping this table's date column name
+    /// and metadata (other's metadata fills in missing keys), as the general path would.
+    private mutating func adopt(_ other: QuoteTable) {
+        let name = dateColumnName, ownMetadata = metadata
+        self = other
+        dateColumnName = name
+        metadata = ownMetadata
+        for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v }
+        shrinkToFit()
+        if !hasSummaries { computeSummaries() }
+        InternalChecks.check(self, "after upsert")
+    }
+
+    /// Every column of the plan's schema, gathered along its runs, on up to `threads` threads.
+    private static func gatherColumns(_ plan: UpsertPlan, _ sources: [QuoteTable], threads: Int) -> [AnyColumn] {
+        let sourceIndexes = sources.map { source in
+            Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        return merged
+        var results = [AnyColumn?](repeating: nil, count: plan.schema.count)
+        results.withUnsafeMutableBufferPointer { out in
+            let slots = SharedPointer(base: out.baseAddress!)
+            forEachChunk(plan.schema.count, threads: threads) { c, _ in
+                let d = plan.schema[c]
+                let columns = sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } }
+                // Safe: each column index is claimed by one worker only.
+                slots.base[c] = gather(type: d.type, columns, runs: plan.runs, total: plan.rowCount)
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// One column along `runs`: each run is one bulk copy from its source, or nulls where the
+    /// source lacks the column.
+    private static func gather<T: ColumnElement>(_ runs: [UpsertPlan.Run], total: Int,
+                                                 _ source: (Int) -> Column<T>?) -> Column<T> {
+        var out = Column<T>()
+        out.reserveCapacity(total)
+        for run in runs {
+            if let src = source(run.source) {
+                out.append(contentsOf: src, rows: run.start ..< run.start + run.count)
+            } else {
+                out.appendNulls(run.count)
+            }
+        }
+        return out
     }
 
     private static func gather(type: ElementType, _ sourceColumns: [AnyColumn?],
-                               runs: [(source: Int, start: Int, count: Int)], total: Int) -> AnyColumn {
+                               runs: [UpsertPlan.Run], total: Int) -> AnyColumn {
         func typed<T: ColumnElement>(_ c: AnyColumn?, as _: T.Type) -> Column<T>? {
             guard let c else { return nil }
             return T.unwrap(c) ?? T.unwrap(.float64(c.convertedToFloat64()))
         }
         func build<T: ColumnElement>(_: T.Type) -> AnyColumn {
             let typedSources = sourceColumns.map { typed($0, as: T.self) }
-            var out = Column<T>()
-            out.reserveCapacity(total)
-            for run in runs {
-                if let src = typedSources[run.source] {
-                    out.append(contentsOf: src, rows: run.start ..< run.start + run.count)
-                } else {
-                    out.appendNulls(run.count)
-                }
-            }
-            return AnyColumn(out)
+            return AnyColumn(gather(runs, total: total) { typedSources[$0] })
         }
         switch type {
         case .int32: return build(Int32.self)

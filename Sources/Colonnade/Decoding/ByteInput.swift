@@ -64,24 +64,29 @@ package struct ByteInput {
         return found(offset, end)
     }
 
-    /// The bytes `[start, end)` quoted for a message (at most 32 bytes, control bytes escaped).
+    /// The bytes `[start, end)` quoted for a message (at most 32 bytes, control bytes escaped,
+    /// credentials — judged on the whole token, past the cut — replaced by `<redacted>`; see
+    /// ``CredentialRedaction``).
     package func found(_ start: Int, _ end: Int) -> String {
         if start >= end { return start >= count ? "end of input" : "an empty value" }
         let limit = Swift.min(end, start + 32, count)
-        var text = ""
-        for scalar in String(decoding: UnsafeBufferPointer(start: base + start, count: limit - start), as: UTF8.self).unicodeScalars {
-            switch scalar {
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "'": text += "\\'"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    text += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    text.unicodeScalars.append(scalar)
+        let text = CredentialRedaction.excerpt(UnsafeBufferPointer(start: base, count: count), from: start, to: limit) { bytes in
+            var text = ""
+            for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+                switch scalar {
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case "'": text += "\\'"
+                default:
+                    if scalar.value < 0x20 || scalar.value == 0x7F {
+                        text += "\\u{\(String(scalar.value, radix: 16))}"
+                    } else {
+                        text.unicodeScalars.append(scalar)
+                    }
                 }
             }
+            return text
         }
         return "'" + text + (limit < end ? "…'" : "'")
     }

@@ -152,9 +152,7 @@ public final class ReplacementFile {
         let prefix = "." + name + ".tmp-"
         var candidates = [String]()
         while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            let entryName = DirectoryEntry.name(entry)
             if entryName.hasPrefix(prefix) { candidates.append(entryName) }
         }
         for candidate in candidates {

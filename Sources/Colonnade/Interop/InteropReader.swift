@@ -70,9 +70,7 @@ public enum InteropReader {
         guard let dir = opendir(directory) else { throw .io(file: directory, operation: "open directory", errno: errno) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = DirectoryEntry.name(entry)
             if name.hasPrefix(".") || name.hasPrefix("_") { continue }
             names.append(name)
         }

@@ -2,9 +2,10 @@ import Dispatch
 import Synchronization
 
 /// A pointer handed to worker threads that write disjoint parts of the memory it points to.
-struct SharedPointer<T>: @unchecked Sendable {
+package struct SharedPointer<T>: @unchecked Sendable {
     // Safe: every worker writes only the words of the chunks it claimed.
-    let base: UnsafeMutablePointer<T>
+    package let base: UnsafeMutablePointer<T>
+    package init(base: UnsafeMutablePointer<T>) { self.base = base }
 }
 
 /// Hands out chunk numbers to workers.
@@ -14,7 +15,7 @@ private final class ChunkCounter: Sendable {
 
 /// Runs `body(chunk, worker)` for every chunk in `0..<chunks` on up to `threads` threads, each
 /// worker claiming the next unclaimed chunk. With one thread (or one chunk) it runs inline.
-func forEachChunk(_ chunks: Int, threads: Int, _ body: (_ chunk: Int, _ worker: Int) -> Void) {
+package func forEachChunk(_ chunks: Int, threads: Int, _ body: (_ chunk: Int, _ worker: Int) -> Void) {
     let workers = min(threads, chunks)
     if workers <= 1 {
         for c in 0 ..< chunks { body(c, 0) }

@@ -31,6 +31,45 @@ enum SnapshotFile {
         }
     }
 
+    /// Writes all of `count` bytes at `base` to file offset `offset` (`pwrite(2)`: the file
+    /// position does not move, so several threads may write disjoint ranges of one file).
+    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int, file: String) throws(SnapshotError) {
+        guard count > 0, var p = base else { return }
+        var left = count, at = offset
+        while left > 0 {
+            let n = Glibc.pwrite(fd, p, min(left, 1 << 30), off_t(at))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SnapshotError.system(file, "write", errno)
+            }
+            if n == 0 { throw SnapshotError.ioError(file: file, operation: "write", errno: EIO) }
+            p += n
+            at += n
+            left -= n
+        }
+    }
+
+    /// Reserves `length` bytes of disk for the file up front (`fallocate(2)`), so its blocks are
+    /// allocated in one go and a full disk fails before any payload is written. Filesystems
+    /// without it (EOPNOTSUPP, ENOSYS) are fine: the writes allocate as they go.
+    static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) {
+        #if os(Linux)
+        while linuxFallocate(fd, 0, off_t(0), off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
+            return
+        }
+        #endif
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, file: String) throws(SnapshotError) {
+        let result: SnapshotError? = bytes.withUnsafeBytes { b in
+            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, at: offset, file: file) } catch { return error }
+            return nil
+        }
+        if let result { throw result }
+    }
+
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws(SnapshotError) {
         let result: SnapshotError? = bytes.withUnsafeBytes { b in
             do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, file: file) } catch { return error }
@@ -63,3 +102,10 @@ enum SnapshotFile {
         return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
     }
 }
+
+#if os(Linux)
+/// glibc's `fallocate(2)` wrapper, which the Glibc module does not import (it is declared only
+/// under `_GNU_SOURCE`); `posix_fallocate` is no substitute, as it falls back to writing blocks.
+@_silgen_name("fallocate")
+private func linuxFallocate(_ fd: Int32, _ mode: Int32, _ offset: off_t, _ length: off_t) -> Int32
+#endif

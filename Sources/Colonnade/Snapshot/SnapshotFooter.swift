@@ -176,6 +176,41 @@ struct SnapshotFooter: Sendable, Equatable {
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
     static func decode(_ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int) throws(SnapshotError) -> SnapshotFooter {
+        let (sections, unknown) = try sectionBodies(bytes, file: file)
+        func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
+            guard let body = sections[tag] else {
+                throw .malformedFooter(file: file, section: SnapshotFormat.tagName(tag), detail: "required section is missing")
+            }
+            return SnapshotByteReader(body, file: file, section: SnapshotFormat.tagName(tag))
+        }
+        var schemaReader = try required(SnapshotFormat.Tag.schema)
+        let (dateColumnName, schema) = try decodeSchema(&schemaReader)
+        var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
+        var tickers = try decodeTickerDictionary(&dictionaryReader)
+        var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
+        try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+        var columnsReader = try required(SnapshotFormat.Tag.columns)
+        let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
+        var summaries: [AnyBlockSummaries?]?
+        if let body = sections[SnapshotFormat.Tag.summaries] {
+            var r = SnapshotByteReader(body, file: file, section: "SUMM")
+            summaries = try decodeSummaries(&r, columns: columns, schema: schema, rowCount: rowCount)
+        }
+        var metadata = [String: String]()
+        if let body = sections[SnapshotFormat.Tag.metadata] {
+            var r = SnapshotByteReader(body, file: file, section: "META")
+            metadata = try readDictionary(&r, "table metadata")
+            try r.expectEnd()
+        }
+        return SnapshotFooter(dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
+                              columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
+    }
+
+    /// The footer's sections by tag (each known one at most once), and the optional sections this
+    /// version does not know, kept whole; an unknown required section is refused.
+    private static func sectionBodies(
+        _ bytes: UnsafeRawBufferPointer, file: String
+    ) throws(SnapshotError) -> ([UInt32: UnsafeRawBufferPointer], [(tag: UInt32, flags: UInt32, body: [UInt8])]) {
         var sections = [UInt32: UnsafeRawBufferPointer]()
         var unknown = [(tag: UInt32, flags: UInt32, body: [UInt8])]()
         var cursor = SnapshotByteReader(bytes, file: file, section: "footer")
@@ -205,15 +240,11 @@ struct SnapshotFooter: Sendable, Equatable {
                 throw .malformedFooter(file: file, section: name, detail: "section appears twice")
             }
         }
-        func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
-            guard let body = sections[tag] else {
-                throw .malformedFooter(file: file, section: SnapshotFormat.tagName(tag), detail: "required section is missing")
-            }
-            return SnapshotByteReader(body, file: file, section: SnapshotFormat.tagName(tag))
-        }
+        return (sections, unknown)
+    }
 
-        // SCHM
-        var r = try required(SnapshotFormat.Tag.schema)
+    /// `SCHM`: the date column's name and the value columns (identifiers usable and distinct).
+    private static func decodeSchema(_ r: inout SnapshotByteReader) throws(SnapshotError) -> (String, [ColumnDescriptor]) {
         let dateColumnName = try r.readString("date column name")
         let columnCount = try r.readCount32("column count", minimumItemBytes: 9)
         guard columnCount <= QuoteTable.maximumColumnCount else {
@@ -236,9 +267,11 @@ struct SnapshotFooter: Sendable, Equatable {
             schema.append(d)
         }
         try r.expectEnd()
+        return (dateColumnName, schema)
+    }
 
-        // TDIC
-        r = try required(SnapshotFormat.Tag.tickerDictionary)
+    /// `TDIC`: distinct symbols and their metadata, rows not yet known.
+    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader) throws(SnapshotError) -> [TickerEntry] {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
@@ -250,19 +283,25 @@ struct SnapshotFooter: Sendable, Equatable {
             tickers.append(TickerEntry(symbol: symbol, metadata: metadata))
         }
         try r.expectEnd()
+        return tickers
+    }
 
-        // TIDX
-        r = try required(SnapshotFormat.Tag.tickerIndex)
+    /// `TIDX`: each ticker's first row and row count, one entry per dictionary entry.
+    private static func decodeTickerIndex(_ r: inout SnapshotByteReader, into tickers: inout [TickerEntry],
+                                          rowLimit: Int) throws(SnapshotError) {
         let indexCount = Int(try r.readUInt32LE("ticker count"))
-        guard indexCount == tickerCount else { throw r.fail("index has \(indexCount) tickers, the dictionary \(tickerCount)") }
-        for i in 0 ..< tickerCount {
+        guard indexCount == tickers.count else { throw r.fail("index has \(indexCount) tickers, the dictionary \(tickers.count)") }
+        for i in 0 ..< tickers.count {
             tickers[i].firstRow = try r.readCount64("first row of ticker \(tickers[i].symbol)", limit: rowLimit)
             tickers[i].rowCount = try r.readCount64("row count of ticker \(tickers[i].symbol)", limit: rowLimit)
         }
         try r.expectEnd()
+    }
 
-        // COLS
-        r = try required(SnapshotFormat.Tag.columns)
+    /// `COLS`: the row count and, for the date column then each value column, its type (as the
+    /// schema says), validity flag and payload extents and checksums.
+    private static func decodeColumns(_ r: inout SnapshotByteReader, schema: [ColumnDescriptor],
+                                      rowLimit: Int) throws(SnapshotError) -> (Int, [SnapshotColumnEntry]) {
         let rowCount = try r.readCount64("row count", limit: rowLimit)
         let entryCount = Int(try r.readUInt32LE("column count"))
         guard entryCount == schema.count + 1 else {
@@ -288,47 +327,37 @@ struct SnapshotFooter: Sendable, Equatable {
             columns.append(SnapshotColumnEntry(type: type, values: payloads[0], validity: hasValidity == 1 ? payloads[1] : nil))
         }
         try r.expectEnd()
+        return (rowCount, columns)
+    }
 
-        // SUMM (optional)
-        var summaries: [AnyBlockSummaries?]?
-        if let body = sections[SnapshotFormat.Tag.summaries] {
-            r = SnapshotByteReader(body, file: file, section: "SUMM")
-            let blockRows = Int(try r.readUInt32LE("block rows"))
-            let count = Int(try r.readUInt32LE("column count"))
-            if blockRows == BlockSummaries<Int32>.blockRows {  // another block size: ignore the section
-                guard count == entryCount else { throw r.fail("\(count) summaries for \(entryCount) columns") }
-                let blocks = BlockSummaries<Int32>.blockCount(forRows: rowCount)
-                var list = [AnyBlockSummaries?]()
-                for i in 0 ..< count {
-                    let name = i == 0 ? "date" : schema[i - 1].identifier
-                    let present = try r.readUInt8("presence of summaries of \(name)")
-                    let raw = try r.readUInt8("type of summaries of \(name)")
-                    _ = try r.readUInt16LE("reserved")
-                    let n = Int(try r.readUInt32LE("block count of \(name)"))
-                    guard present != 0 else { list.append(nil); continue }
-                    guard raw == columns[i].type.rawValue else { throw r.fail("summaries of \(name) have type \(raw)") }
-                    guard n == blocks else { throw r.fail("\(n) blocks of summaries for column \(name), \(rowCount) rows need \(blocks)") }
-                    switch columns[i].type {
-                    case .int32: list.append(.int32(try readSummaries(&r, n, name)))
-                    case .int64: list.append(.int64(try readSummaries(&r, n, name)))
-                    case .float32: list.append(.float32(try readSummaries(&r, n, name)))
-                    case .float64: list.append(.float64(try readSummaries(&r, n, name)))
-                    }
-                }
-                try r.expectEnd()
-                summaries = list
+    /// `SUMM` (optional): block summaries per column, or `nil` for the whole section when it was
+    /// written for another block size (it is then ignored and the summaries recomputed).
+    private static func decodeSummaries(_ r: inout SnapshotByteReader, columns: [SnapshotColumnEntry], schema: [ColumnDescriptor],
+                                        rowCount: Int) throws(SnapshotError) -> [AnyBlockSummaries?]? {
+        let blockRows = Int(try r.readUInt32LE("block rows"))
+        let count = Int(try r.readUInt32LE("column count"))
+        guard blockRows == BlockSummaries<Int32>.blockRows else { return nil }
+        guard count == columns.count else { throw r.fail("\(count) summaries for \(columns.count) columns") }
+        let blocks = BlockSummaries<Int32>.blockCount(forRows: rowCount)
+        var list = [AnyBlockSummaries?]()
+        for i in 0 ..< count {
+            let name = i == 0 ? "date" : schema[i - 1].identifier
+            let present = try r.readUInt8("presence of summaries of \(name)")
+            let raw = try r.readUInt8("type of summaries of \(name)")
+            _ = try r.readUInt16LE("reserved")
+            let n = Int(try r.readUInt32LE("block count of \(name)"))
+            guard present != 0 else { list.append(nil); continue }
+            guard raw == columns[i].type.rawValue else { throw r.fail("summaries of \(name) have type \(raw)") }
+            guard n == blocks else { throw r.fail("\(n) blocks of summaries for column \(name), \(rowCount) rows need \(blocks)") }
+            switch columns[i].type {
+            case .int32: list.append(.int32(try readSummaries(&r, n, name)))
+            case .int64: list.append(.int64(try readSummaries(&r, n, name)))
+            case .float32: list.append(.float32(try readSummaries(&r, n, name)))
+            case .float64: list.append(.float64(try readSummaries(&r, n, name)))
             }
         }
-
-        // META (optional)
-        var metadata = [String: String]()
-        if let body = sections[SnapshotFormat.Tag.metadata] {
-            r = SnapshotByteReader(body, file: file, section: "META")
-            metadata = try readDictionary(&r, "table metadata")
-            try r.expectEnd()
-        }
-        return SnapshotFooter(dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
-                              columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
+        try r.expectEnd()
+        return list
     }
 
     private static func readDictionary(_ r: inout SnapshotByteReader, _ what: String) throws(SnapshotError) -> [String: String] {

@@ -51,12 +51,23 @@ struct SnapshotReader {
     let footerLength: Int
     let footer: SnapshotFooter
 
-    /// Opens, maps and validates everything but the payloads' placement and contents.
+    /// Opens, maps and validates everything but the payloads' placement and contents: the file
+    /// (a non-empty regular file), the header page, the trailer, then the footer's sections.
     init(path: String) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
         self.path = path
+        mapping = try Self.mapRegularFile(path)
+        let bytes = mapping.bytes
+        (majorVersion, minorVersion) = try Self.validateHeader(bytes, path: path)
+        (footerOffset, footerLength) = try Self.locateFooter(bytes, path: path)
+        let footerBytes = UnsafeRawBufferPointer(rebasing: bytes[footerOffset ..< footerOffset + footerLength])
+        footer = try SnapshotFooter.decode(footerBytes, file: path, rowLimit: bytes.count)
+    }
+
+    /// Maps the file at `path`, refusing what is not a non-empty regular file.
+    private static func mapRegularFile(_ path: String) throws(SnapshotError) -> SnapshotMapping {
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
         let fd = try SnapshotFile.open(path, O_RDONLY | O_NONBLOCK, file: path, operation: "open")
         defer { close(fd) }
@@ -66,10 +77,14 @@ struct SnapshotReader {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(file: path, kind: FileTarget.kind(st.st_mode)) }
         let size = Int(st.st_size)
         guard size > 0 else { throw .truncated(file: path, expected: SnapshotFormat.minimumFileSize, actual: 0) }
-        mapping = try SnapshotMapping(fd: fd, size: size, file: path)
-        let b = mapping.bytes
+        return try SnapshotMapping(fd: fd, size: size, file: path)
+    }
 
-        // Header: magic, major version, then the header page's checksum.
+    /// Checks the header page: magic, major version, checksum, flags and reserved bytes, the
+    /// payload start, and the recorded file length against the real one.
+    /// - Returns: the format version.
+    private static func validateHeader(_ b: UnsafeRawBufferPointer, path: String) throws(SnapshotError) -> (UInt16, UInt16) {
+        let size = b.count
         let magicBytes = min(size, 8)
         guard b.prefix(magicBytes).elementsEqual(SnapshotFormat.magic.prefix(magicBytes)) else { throw .notASnapshot(file: path) }
         guard size >= SnapshotFormat.headerSize else {
@@ -79,8 +94,7 @@ struct SnapshotReader {
         func u16(_ o: Int) -> UInt16 { UInt16(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt16.self)) }
         func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
         func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
-        majorVersion = u16(8)
-        minorVersion = u16(10)
+        let majorVersion = u16(8), minorVersion = u16(10)
         guard majorVersion == SnapshotFormat.majorVersion else {
             throw .unsupportedVersion(file: path, found: "\(majorVersion).\(minorVersion)",
                                       supported: "\(SnapshotFormat.majorVersion).x (up to \(SnapshotFormat.majorVersion).\(SnapshotFormat.minorVersion))")
@@ -110,8 +124,16 @@ struct SnapshotReader {
         if fileLength < size {
             throw .malformedHeader(file: path, detail: "file has \(size) bytes, its header records \(fileLength)")
         }
+        return (majorVersion, minorVersion)
+    }
 
-        // Trailer: magic, footer length, footer checksum; then the footer.
+    /// Checks the trailer (magic, footer length and checksum) against the header's footer offset.
+    /// - Precondition: the header was validated (the file holds at least the header page).
+    /// - Returns: where the footer starts and how long it is (it ends where the trailer starts).
+    private static func locateFooter(_ b: UnsafeRawBufferPointer, path: String) throws(SnapshotError) -> (Int, Int) {
+        let size = b.count
+        // Safe: size >= payloadStart (checked by validateHeader), so every read below is in range.
+        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
         guard b[(size - 8)...].elementsEqual(SnapshotFormat.magic) else {
             throw .malformedFooter(file: path, section: "trailer", detail: "the closing COLNSNAP magic is missing")
         }
@@ -125,14 +147,13 @@ struct SnapshotReader {
             throw .offsetOutOfRange(file: path, section: "trailer",
                                     detail: "footer at \(recordedFooterOffset) of \(recordedFooterLength) bytes does not end at \(footerEnd) (8-aligned, after byte \(SnapshotFormat.payloadStart))")
         }
-        footerOffset = Int(recordedFooterOffset)
-        footerLength = Int(recordedFooterLength)
+        let footerOffset = Int(recordedFooterOffset)
         let footerBytes = UnsafeRawBufferPointer(rebasing: b[footerOffset ..< footerEnd])
         let footerSum = SnapshotChecksum.hash(footerBytes, seed: UInt64(footerOffset)), storedFooterSum = u64(size - 24)
         guard footerSum == storedFooterSum else {
             throw .checksumMismatch(file: path, section: "footer", column: nil, expected: storedFooterSum, actual: footerSum)
         }
-        footer = try SnapshotFooter.decode(footerBytes, file: path, rowLimit: size)
+        return (footerOffset, Int(recordedFooterLength))
     }
 
     /// Every payload with the name used in messages (`close`, `close.validity`).

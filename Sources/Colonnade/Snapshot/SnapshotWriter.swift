@@ -43,6 +43,9 @@ extension QuoteTable {
 struct SnapshotWriter {
     let table: QuoteTable
     let path: String
+    /// Payloads are written by up to this many threads at once (each `pwrite`s its own ranges),
+    /// so copying into the page cache runs on several cores; the bytes do not depend on it.
+    var threads = QueryOptions.availableCores
 
     /// One payload to write: where its bytes are in memory and where they go in the file.
     struct Source {
@@ -85,9 +88,9 @@ struct SnapshotWriter {
 
         let fd = file.fileDescriptor
         do throws(SnapshotError) {
+            try SnapshotFile.reserve(fd, length: fileLength, file: path)
             try SnapshotFile.writeAll(fd, Self.header(fileLength: fileLength, footerOffset: footerOffset), file: path)
-            var checksums = [UInt64]()
-            for s in sources { checksums.append(try Self.writePayload(fd, s, file: path)) }
+            let checksums = try Self.writePayloads(fd, sources, threads: threads, file: path)
             var k = 0
             for i in footer.columns.indices {
                 footer.columns[i].values.checksum = checksums[k]; k += 1
@@ -98,7 +101,7 @@ struct SnapshotWriter {
             trailer.writeUInt64LE(SnapshotChecksum.hash(footerBytes, seed: UInt64(footerOffset)))
             trailer.writeUInt64LE(UInt64(footerBytes.count))
             trailer.bytes.append(contentsOf: SnapshotFormat.magic)
-            try SnapshotFile.writeAll(fd, footerBytes + trailer.bytes, file: path)
+            try SnapshotFile.writeAll(fd, footerBytes + trailer.bytes, at: footerOffset, file: path)
         } catch {
             file.discard()
             throw error
@@ -145,8 +148,32 @@ struct SnapshotWriter {
         return w.bytes
     }
 
-    /// Writes one payload and its zero padding, hashing each chunk just before writing it (while it
-    /// is in cache). Returns the checksum.
+    /// Writes every payload at its offset, on up to `threads` threads; their checksums in order.
+    /// - Throws: The first failing payload's error (in file order).
+    static func writePayloads(_ fd: Int32, _ sources: [Source], threads: Int, file: String) throws(SnapshotError) -> [UInt64] {
+        var results = [Result<UInt64, SnapshotError>](repeating: .success(0), count: sources.count)
+        results.withUnsafeMutableBufferPointer { out in
+            let slots = SharedPointer(base: out.baseAddress!)
+            forEachChunk(sources.count, threads: threads) { i, _ in
+                // Safe: each payload index is claimed by one worker only.
+                do throws(SnapshotError) { slots.base[i] = .success(try writePayload(fd, sources[i], file: file)) } catch {
+                    slots.base[i] = .failure(error)
+                }
+            }
+        }
+        var checksums: [UInt64] = []
+        checksums.reserveCapacity(sources.count)
+        for r in results {
+            switch r {
+            case .success(let checksum): checksums.append(checksum)
+            case .failure(let error): throw error
+            }
+        }
+        return checksums
+    }
+
+    /// Writes one payload and its zero padding at its offset, hashing each chunk just before
+    /// writing it (while it is in cache). Returns the checksum.
     static func writePayload(_ fd: Int32, _ s: Source, file: String) throws(SnapshotError) -> UInt64 {
         var hasher = SnapshotChecksum(seed: UInt64(s.offset))
         let body = s.length & ~(SnapshotFormat.payloadAlignment - 1)
@@ -155,7 +182,7 @@ struct SnapshotWriter {
         while done < body {
             let n = min(chunk, body - done)
             hasher.combine(stripes: s.base + done, stripeCount: n / SnapshotChecksum.stripeBytes)
-            try SnapshotFile.writeAll(fd, s.base + done, n, file: file)
+            try SnapshotFile.writeAll(fd, s.base + done, n, at: s.offset + done, file: file)
             done += n
         }
         var tail = [UInt8](repeating: 0, count: s.length > body ? SnapshotFormat.payloadAlignment : 0)
@@ -163,7 +190,11 @@ struct SnapshotWriter {
             tail.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: s.base + body, byteCount: s.length - body) }
         }
         tail.withUnsafeBytes { hasher.combineFinal($0) }
-        try SnapshotFile.writeAll(fd, tail, file: file)
+        let tailError: SnapshotError? = tail.withUnsafeBytes { t in
+            do throws(SnapshotError) { try SnapshotFile.writeAll(fd, t.baseAddress, t.count, at: s.offset + body, file: file) } catch { return error }
+            return nil
+        }
+        if let tailError { throw tailError }
         withExtendedLifetime(s.storage) {}
         return hasher.value
     }

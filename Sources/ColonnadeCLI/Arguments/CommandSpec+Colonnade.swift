@@ -317,11 +317,14 @@ extension ImportCommand {
             "ticker", value: "T",
             abstract: "The ticker of the rows, for files that do not name it (a WIKI CSV has no ticker column).")
         static let snapshot = SharedOptions.writeSnapshot("Snapshot file to create or update.")
+        static let threads = OptionKey.integer(
+            "threads", value: "N", minimum: 1,
+            abstract: "Decode on at most N threads (default: one per core); the snapshot is the same for any N.")
         static let maxInflateRatio = SharedOptions.maxInflateRatio
         static let maxInflateSize = SharedOptions.maxInflateSize
         static let noWait = SharedOptions.noWait
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec]
+        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec]
     }
 }
 

@@ -18,7 +18,7 @@ extension ExportCommand {
         if format != .parquet && givesParquetOptions(parsed) {
             throw UsageError.invalidValue(option: "--format", value: format.rawValue,
                                           reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
-                                          suggestion: "parquet", command: "export")
+                                          suggestion: "parquet", command: CommandSpec.export.name)
         }
         do {
             switch format {
@@ -30,11 +30,11 @@ extension ExportCommand {
                     try writeToStandardOutput(context) { out throws(InteropError) in try writer.write(to: out) }
                     return ExitStatus.success
                 } else {
-                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: "export")
+                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: CommandSpec.export.name)
                 }
             default: // .parquet (the text formats are written row by row in `run`)
                 guard let output, output != "-" else {
-                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: "export")
+                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: CommandSpec.export.name)
                 }
                 var writer = ParquetWriter(table: table)
                 writer.rowGroupRows = parsed[Options.rowGroupRows]

@@ -77,10 +77,13 @@ struct FetchCommand: Command {
                 + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
             return ExitStatus.failure
         }
-        var incoming = QuoteTable()
-        incoming.upsert(contentsOf: outcome.tables)
+        // Each response was decoded as it arrived, while others downloaded; their rows are copied
+        // once into columns of the final size (one per thread), then into the stored table (none
+        // when the snapshot is new: an upsert into an empty table takes the incoming one).
+        var tables = outcome.tables
+        let incoming = QuoteTable.merging(&tables, threads: QueryOptions.availableCores)
         var merged = existing
-        merged.upsert(incoming)
+        merged.upsert(contentsOf: [incoming], threads: QueryOptions.availableCores)
         // Save only when something arrived: a run where every ticker failed (--keep-going) must not
         // leave an empty snapshot behind.
         if incoming.rowCount > 0 {
@@ -136,13 +139,14 @@ struct FetchCommand: Command {
         return ExitStatus.success
     }
 
-    /// `text` with the `user:password@` of a URL-like string cut out, for messages.
+    /// `text` with the `user:password@` of a URL-like string cut out, and `api_key=…` and
+    /// key-like values redacted (`CredentialRedaction`), for messages.
     static func withoutCredentials(_ text: String) -> String {
-        guard let scheme = text.range(of: "://") else { return text }
+        guard let scheme = text.range(of: "://") else { return CredentialRedaction.redacting(text) }
         let rest = text[scheme.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<scheme.upperBound]) + "<redacted>@" + String(rest[rest.index(after: at)...])
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return CredentialRedaction.redacting(text) }
+        return String(text[..<scheme.upperBound]) + "<redacted>@" + CredentialRedaction.redacting(String(rest[rest.index(after: at)...]))
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
@@ -178,7 +182,7 @@ struct FetchPlan: Sendable {
     let from: Int32?
     let to: Int32?
     let update: Bool
-    let format: DataLinkFormat
+    let format: ResponseFormat
     let existing: QuoteTable
     /// `qopts.columns` for the Tables API; nil for all.
     var columns: [String]? = nil

@@ -22,109 +22,160 @@ struct FilterCommand: Command {
     ///     ``QueryCancelled``.
     static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
                        isCancelled: () -> Bool = { false }) throws -> Int32 {
-        let predicate = try Self.predicate(where: parsed[Options.where],
-                                           tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
-                                           from: parsed[Options.from], to: parsed[Options.to], table: table)
-        Self.warnAboutUnknownTickers(in: predicate, table: table, context: context)
-        // Resolve --columns before running anything, so a mistake costs no query time.
-        let shown = try ColumnSelection(Self.columnNames(parsed, table: table, predicate: predicate), in: table)
-        let threads = parsed[Options.threads] ?? QueryOptions.availableCores
-        let options = QueryOptions(threads: threads, useBlockSummaries: !parsed[Options.noZonemaps])
-        let aggregates = try parsed.isGiven(Options.agg) ? Self.aggregates(parsed[Options.agg]) : nil
-        let byTicker = parsed[Options.by] == .ticker
-        let format = parsed[Options.format]
-        var sortKeys = [SortKey]()
-        for text in parsed[Options.sort] {
-            do {
-                sortKeys.append(try SortKey.parse(text, table: table))
-            } catch {
-                throw ExpressionError(error: error, expression: text, option: "--sort")
-            }
-        }
-        var screenDay: ScreenDay?
-        if let text = parsed[Options.on] {
-            guard let day = ScreenDay(text) else {
-                throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
-                                              suggestion: nil, command: CommandSpec.filter.name)
-            }
-            screenDay = day
-        }
-
-        // The query alone, --repeat times; the median goes to --timing and the footer. With an explicit
-        // --repeat, one untimed warm-up run comes first, as the peers benchmark does for every engine.
-        let repeats = parsed[Options.repeat]
-        let warmups = parsed.isGiven(Options.repeat) ? 1 : 0
-        var selection: Selection?
-        var aggregateResult: AggregateResult?
-        var times = [Duration]()
-        for run in 0 ..< warmups + repeats {
-            if isCancelled() { throw QueryCancelled() }
-            let start = ContinuousClock.now
-            let s = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
-                ?? table.select(predicate, options: options)
-            if let aggregates {
-                do {
-                    aggregateResult = try s.aggregate(aggregates, byTicker: byTicker, options: options)
-                } catch {
-                    // An unknown column in --agg is a command-line mistake, like one in --where.
-                    throw ExpressionError(error: error, expression: parsed[Options.agg].joined(separator: ","), option: "--agg")
-                }
-            }
-            if run >= warmups { times.append(ContinuousClock.now - start) }
-            selection = s
-        }
-        guard let selection else { return ExitStatus.failure }
-        times.sort()
-        let median = times[times.count / 2]
-
+        let query = try Query(parsed, table: table, context: context)
+        guard let outcome = try query.run(on: table, isCancelled: isCancelled) else { return ExitStatus.failure }
         if parsed[Options.timing] {
-            func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
-            try context.standardError.writeLine(
-                "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(median)),\"repeat\":\(repeats),\"warmup\":\(warmups),\"rows\":\(table.rowCount),"
-                + "\"matched\":\(selection.count),\"threads\":\(options.effectiveThreads),\"zonemaps\":\(options.useBlockSummaries),"
-                + "\"verified\":\(!parsed[Options.noVerify])}")
+            try writeTiming(outcome, query: query, table: table, loadTime: loadTime, verified: !parsed[Options.noVerify], context: context)
         }
-
         if parsed[Options.count] {
-            if byTicker {
-                let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
-                var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
-                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
-            } else if format == .table {
-                try context.standardOutput.writeLine(String(selection.count))
-            } else {
-                var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
-                try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
-            }
-            return ExitStatus.success
-        }
-
-        if let aggregateResult {
-            var columns = aggregateResult.aggregates.map { ResultColumn(name: $0.description) }
-            if byTicker { columns.insert(ResultColumn(name: "ticker"), at: 0) }
-            let rows = aggregateResult.rows.map { row -> [Cell] in
-                let values = zip(aggregateResult.aggregates, row.values).map { a, v -> Cell in
-                    guard let v else { return .null }
-                    return a.function == .count ? .integer(Int64(v)) : .number(v)
-                }
-                return byTicker ? [.text(row.ticker ?? "")] + values : values
-            }
-            var source = MaterializedRows(columns: columns, rows: rows)
-            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
-            return ExitStatus.success
-        }
-
-        let footer = TableFooter(matched: selection.count, total: table.rowCount, elapsed: median)
-        let limit = parsed[Options.limit]
-        if !sortKeys.isEmpty {
-            let rows = try selection.rows(sortedBy: sortKeys, limit: limit)
-            var source = TableRows(table: table, selection: shown, rows: rows.makeIterator())
-            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+            try writeCount(outcome.selection, query: query, table: table, context: context)
+        } else if let result = outcome.aggregates {
+            try writeAggregates(result, query: query, context: context)
         } else {
-            var source = TableRows(table: table, selection: shown, rows: MaskRowIterator(selection.mask, limit: limit))
-            try format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+            try writeRows(outcome, query: query, table: table, limit: parsed[Options.limit], context: context)
         }
         return ExitStatus.success
+    }
+
+    /// Everything the command line asks for, resolved against the table before any query time is
+    /// spent: a mistake in --columns, --sort, --agg or --on fails first.
+    struct Query {
+        var predicate: RowPredicate
+        var shown: ColumnSelection
+        var options: QueryOptions
+        var aggregates: [Aggregate]?
+        /// The --agg text, for error messages.
+        var aggregateText: String
+        var byTicker: Bool
+        var format: OutputFormat
+        var sortKeys: [SortKey]
+        var screenDay: ScreenDay?
+        var repeats: Int
+        var warmups: Int
+
+        init(_ parsed: ParsedArguments, table: QuoteTable, context: CommandContext) throws {
+            predicate = try FilterCommand.predicate(where: parsed[Options.where],
+                                                    tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
+                                                    from: parsed[Options.from], to: parsed[Options.to], table: table)
+            FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
+            shown = try ColumnSelection(FilterCommand.columnNames(parsed, table: table, predicate: predicate), in: table)
+            options = QueryOptions(threads: parsed[Options.threads] ?? QueryOptions.availableCores,
+                                   useBlockSummaries: !parsed[Options.noZonemaps])
+            aggregateText = parsed[Options.agg].joined(separator: ",")
+            aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg]) : nil
+            byTicker = parsed[Options.by] == .ticker
+            format = parsed[Options.format]
+            sortKeys = []
+            for text in parsed[Options.sort] {
+                do {
+                    sortKeys.append(try SortKey.parse(text, table: table))
+                } catch {
+                    throw ExpressionError(error: error, expression: text, option: "--sort")
+                }
+            }
+            if let text = parsed[Options.on] {
+                guard let day = ScreenDay(text) else {
+                    throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                                                  suggestion: nil, command: CommandSpec.filter.name)
+                }
+                screenDay = day
+            }
+            // With an explicit --repeat, one untimed warm-up run comes first, as the peers
+            // benchmark does for every engine.
+            repeats = parsed[Options.repeat]
+            warmups = parsed.isGiven(Options.repeat) ? 1 : 0
+        }
+
+        /// What the runs found, and the median time of the timed ones.
+        struct Outcome {
+            var selection: Selection
+            var aggregates: AggregateResult?
+            var median: Duration
+        }
+
+        /// The query alone (selection and aggregates), `warmups + repeats` times; the median of
+        /// the timed runs goes to --timing and the table's footer. `nil` only if nothing ran
+        /// (`repeats` is at least 1, so never).
+        func run(on table: QuoteTable, isCancelled: () -> Bool) throws -> Outcome? {
+            var last: (Selection, AggregateResult?)?
+            var times = [Duration]()
+            for run in 0 ..< warmups + repeats {
+                if isCancelled() { throw QueryCancelled() }
+                let start = ContinuousClock.now
+                let selection = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
+                    ?? table.select(predicate, options: options)
+                var result: AggregateResult?
+                if let aggregates {
+                    do {
+                        result = try selection.aggregate(aggregates, byTicker: byTicker, options: options)
+                    } catch {
+                        // An unknown column in --agg is a command-line mistake, like one in --where.
+                        throw ExpressionError(error: error, expression: aggregateText, option: "--agg")
+                    }
+                }
+                if run >= warmups { times.append(ContinuousClock.now - start) }
+                last = (selection, result)
+            }
+            guard let (selection, result) = last, !times.isEmpty else { return nil }
+            times.sort()
+            return Outcome(selection: selection, aggregates: result, median: times[times.count / 2])
+        }
+    }
+
+    /// `--timing`: one JSON object on one line to standard error (docs/ARCHITECTURE.md, "The CLI contract").
+    private static func writeTiming(_ outcome: Query.Outcome, query: Query, table: QuoteTable, loadTime: Duration,
+                                    verified: Bool, context: CommandContext) throws {
+        func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
+        try context.standardError.writeLine(
+            "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(outcome.median)),\"repeat\":\(query.repeats),\"warmup\":\(query.warmups),"
+            + "\"rows\":\(table.rowCount),\"matched\":\(outcome.selection.count),\"threads\":\(query.options.effectiveThreads),"
+            + "\"zonemaps\":\(query.options.useBlockSummaries),\"verified\":\(verified)}")
+    }
+
+    /// `--count`: the number of matching rows (per ticker with `--by ticker`).
+    private static func writeCount(_ selection: Selection, query: Query, table: QuoteTable, context: CommandContext) throws {
+        let format = query.format
+        if query.byTicker {
+            let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
+            var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+        } else if format == .table {
+            try context.standardOutput.writeLine(String(selection.count))
+        } else {
+            var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
+            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+        }
+    }
+
+    /// `--agg`: one row of aggregates (one per ticker with `--by ticker`).
+    private static func writeAggregates(_ result: AggregateResult, query: Query, context: CommandContext) throws {
+        var columns = result.aggregates.map { ResultColumn(name: $0.description) }
+        if query.byTicker { columns.insert(ResultColumn(name: "ticker"), at: 0) }
+        let rows = result.rows.map { row -> [Cell] in
+            let values = zip(result.aggregates, row.values).map { a, v -> Cell in
+                guard let v else { return .null }
+                return a.function == .count ? .integer(Int64(v)) : .number(v)
+            }
+            return query.byTicker ? [.text(row.ticker ?? "")] + values : values
+        }
+        var source = MaterializedRows(columns: columns, rows: rows)
+        try query.format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+    }
+
+    /// The matching rows: in table order (streamed from the mask) or sorted by `--sort`, at most
+    /// `limit` of them, with a footer in the table format.
+    private static func writeRows(_ outcome: Query.Outcome, query: Query, table: QuoteTable, limit: Int?,
+                                  context: CommandContext) throws {
+        let footer = TableFooter(matched: outcome.selection.count, total: table.rowCount, elapsed: outcome.median)
+        let formatter = query.format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal)
+        if !query.sortKeys.isEmpty {
+            let rows = try outcome.selection.rows(sortedBy: query.sortKeys, limit: limit)
+            var source = TableRows(table: table, selection: query.shown, rows: rows.makeIterator())
+            try formatter.write(&source, to: context.standardOutput)
+        } else {
+            var source = TableRows(table: table, selection: query.shown, rows: MaskRowIterator(outcome.selection.mask, limit: limit))
+            try formatter.write(&source, to: context.standardOutput)
+        }
     }
 
     /// --where, --tickers, --from and --to, and-ed together (`export` has only --where).

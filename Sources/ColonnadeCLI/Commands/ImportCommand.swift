@@ -12,9 +12,20 @@ struct ImportCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
-        let incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: Self.archiveOptions(parsed))
+        let threads = parsed[Options.threads] ?? QueryOptions.availableCores
+        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError)
+        let incoming: QuoteTable
+        do {
+            defer { progress.finish() }
+            var archiveOptions = Self.archiveOptions(parsed)
+            archiveOptions.threads = threads
+            incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: archiveOptions,
+                                          threads: threads, progress: progress.counters)
+        }
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
-        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in table.upsert(incoming) }
+        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in
+            table.upsert(contentsOf: [incoming], threads: threads)
+        }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
     }
@@ -33,9 +44,12 @@ struct ImportCommand: Command {
     /// Data Link responses and zips of them through `QuoteImporter`, `-` as one body (or zip) read
     /// from standard input; later inputs win on equal (ticker, date).
     static func importAll(_ files: [String], ticker: String?,
-                          archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws -> QuoteTable {
+                          archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+                          threads: Int = 1, progress: ImportProgress? = nil) throws -> QuoteTable {
         let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
-        if special.isEmpty { return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions) }
+        if special.isEmpty {
+            return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
+        }
         var parts: [QuoteTable] = []
         for file in files {
             if file == "-" {

@@ -294,6 +294,11 @@ public struct Inflater {
     @inline(__always)
     private func bitMask(_ n: UInt32) -> UInt64 { (1 &<< UInt64(n)) &- 1 }
 
+    /// Decodes literal/length and distance symbols into `out[start..<limit]`; returns where it stopped.
+    ///
+    /// One long loop on purpose: it is the inflate hot path (one iteration per symbol). The table
+    /// pointers and masks are hoisted into locals once, and the literal, length, distance and
+    /// copy steps share them; split into functions, they would be passed again per symbol.
     private mutating func decodeSymbols(_ out: UnsafeMutablePointer<UInt8>, _ start: Int, _ limit: Int,
                                         _ litTable: UnsafeBufferPointer<UInt32>, _ litBits: Int,
                                         _ distTable: UnsafeBufferPointer<UInt32>, _ distBits: Int) throws(InflateError) -> Int {

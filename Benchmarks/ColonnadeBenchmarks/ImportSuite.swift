@@ -1,0 +1,119 @@
+import Colonnade
+import DataLinkFormat
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `import` suite (issue 13): `colonnade import` end to end — files on disk to a snapshot on
+/// disk, process start, decode, merge, save and fsync included — for per-ticker dataset_data JSON
+/// files and one datatable CSV, on 1 and 2 threads; with the peak RSS of the process (ru_maxrss,
+/// the same figure as its VmHWM) against the budget input bytes + 1.2 × column bytes, plus what
+/// `colonnade --version` holds (the runtime and Foundation, about 28 MiB). And an
+/// update adding one day for every ticker to the saved snapshot, beside a plain save of it.
+struct ImportSuite {
+    let table: QuoteTable
+    let recorder: Recorder
+    let label: String
+    let directory: String
+
+    func run() throws {
+        let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
+        guard FileManager.default.isExecutableFile(atPath: colonnade) else {
+            print("import suite skipped: \(colonnade) not built (swift build -c release)")
+            return
+        }
+        let dir = directory + "/colonnade-import-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let start = Date()
+        let jsonFiles = try QuoteGenerator.writeDatasetJSON(table, toDirectory: dir + "/json")
+        try QuoteGenerator.writeDatatableCSV(table, to: dir + "/PRICES.csv")
+        let jsonBytes = Double(try jsonFiles.reduce(0) { $0 + (try Self.size(of: $1)) })
+        let csvBytes = Double(try Self.size(of: dir + "/PRICES.csv"))
+        // Every value column is Float64 once imported, dates Int32.
+        let columnBytes = Double(table.rowCount * (4 + 8 * table.schema.count))
+        print(String(format: "import input: %d JSON files %.0f MB, CSV %.0f MB, columns %.0f MB (written in %.1f s, not timed)",
+                     jsonFiles.count, jsonBytes / 1e6, csvBytes / 1e6, columnBytes / 1e6, Date().timeIntervalSince(start)))
+
+        let snapshot = dir + "/q.snapshot"
+        let runs = 3
+        // What the process holds before it reads anything (runtime, Foundation): part of every
+        // budget, as the issue's formula is about the data.
+        let baseline = Double(Self.peakResident("'\(colonnade)' --version > /dev/null", dir: dir))
+        for (kind, inputs, bytes) in [("JSON", "'\(dir)/json/'*.json", jsonBytes), ("CSV", "'\(dir)/PRICES.csv'", csvBytes)] {
+            for threads in [1, 2] {
+                let command = "'\(colonnade)' import \(inputs) --threads \(threads) --snapshot '\(snapshot)' > /dev/null"
+                let result = measure(runs: runs) {
+                    unlink(snapshot)
+                    sink(Self.shell(command) == nil ? 1 : 0)
+                }
+                unlink(snapshot)
+                let peak = Self.peakResident(command, dir: dir)
+                let budget = baseline + bytes + 1.2 * columnBytes
+                record("colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, bytes: bytes,
+                       note: String(format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
+                                    Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER"))
+            }
+        }
+
+        // The update: one new day for every ticker, into the saved snapshot, beside a plain save.
+        var imported = try QuoteImporter.importFiles([dir + "/PRICES.csv"], threads: 2)
+        imported.computeSummaries()
+        let base = dir + "/base.snapshot"
+        let plain = try measure(runs: runs) { try imported.save(to: base) }
+        let fileBytes = Double(try Self.size(of: base))
+        record("plain save of the \(label) snapshot (in process, fsync)", plain, bytes: fileBytes, note: "the update's yardstick")
+        try QuoteGenerator.writeDatatableCSV(Self.nextDay(of: imported), to: dir + "/ONEDAY.csv")
+        let work = dir + "/work.snapshot"
+        var times: [Double] = []
+        for _ in 0 ..< runs + 1 {
+            unlink(work)
+            _ = Self.shell("cp '\(base)' '\(work)'")  // not timed
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            sink(Self.shell("'\(colonnade)' import '\(dir)/ONEDAY.csv' --threads 2 --snapshot '\(work)' > /dev/null") == nil ? 1 : 0)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+        }
+        times = Array(times.dropFirst()).sorted()
+        let median = times[times.count / 2]
+        record("colonnade import one day × \(imported.tickers.count) tickers into the \(label) snapshot t=2", (median, (times.last! - times.first!) / median),
+               bytes: fileBytes, note: String(format: "%.2f× the plain save (target ≤ 1.5×); load + upsert + save + fsync", median / plain.median))
+    }
+
+    /// One row per ticker, the day after its last, with its last row's values.
+    static func nextDay(of table: QuoteTable) throws -> QuoteTable {
+        var dates: [Int32] = []
+        var values = [[Double?]](repeating: [], count: table.schema.count)
+        var entries: [TickerEntry] = []
+        for t in table.tickers where t.rowCount > 0 {
+            let last = t.firstRow + t.rowCount - 1
+            entries.append(TickerEntry(symbol: t.symbol, firstRow: dates.count, rowCount: 1))
+            dates.append(table.dates[last] + 1)
+            for c in table.columns.indices { values[c].append(table.columns[c].doubleValue(at: last)) }
+        }
+        return try QuoteTable(schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
+                              columns: values.map { .float64(Column($0)) }, dates: Column(dates), tickers: entries,
+                              dateColumnName: table.dateColumnName)
+    }
+
+    /// The peak resident memory of one run of `command` (GNU time's %M, in bytes), 0 if unknown.
+    static func peakResident(_ command: String, dir: String) -> Int {
+        let out = dir + "/peak.txt"
+        guard shell("/usr/bin/time -f %M -o '\(out)' sh -c \"\(command.replacingOccurrences(of: "\"", with: "\\\""))\"") != nil,
+              let text = try? String(contentsOfFile: out, encoding: .utf8),
+              let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "") else { return 0 }
+        return kilobytes * 1024
+    }
+
+    static func size(of path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    private func record(_ name: String, _ result: (median: Double, spread: Double), bytes: Double, note: String) {
+        recorder.record(Measurement(suite: "import", name: name, seconds: result.median, spread: result.spread, runs: 3,
+                                    items: bytes, unit: "B", bytes: bytes, note: note))
+    }
+
+    @discardableResult
+    static func shell(_ command: String) -> String? { ZipSuite.shell(command) }
+}

@@ -1,0 +1,156 @@
+/// What an upsert of several tables into one produces, worked out before any value is copied:
+/// the merged schema, the merged ticker index, and the rows of the result as runs of consecutive
+/// rows taken from one source table each (`QuoteTable.upsert(contentsOf:)` then copies every
+/// column along the runs, once).
+///
+/// Source 0 is the table being upserted into; sources 1… are the incoming tables in order, a
+/// later one winning on equal (ticker, date).
+struct UpsertPlan {
+    /// One run of the result: `count` rows of source `source` from row `start`.
+    struct Run {
+        var source: Int
+        var start: Int
+        var count: Int
+    }
+
+    /// The result's value columns: the target's, then each incoming table's new ones; a column
+    /// whose types differ becomes Float64.
+    let schema: [ColumnDescriptor]
+    /// The result's ticker index: the target's tickers, then new ones by first appearance.
+    let tickers: [TickerEntry]
+    let codeBySymbol: [String: Int32]
+    /// The result's rows, in order.
+    let runs: [Run]
+    /// The result's row count.
+    let rowCount: Int
+
+    /// Plans the upsert of `sources[1...]` into `sources[0]`.
+    init(_ sources: [QuoteTable]) {
+        schema = UpsertPlan.mergedSchema(sources)
+        var tickers = sources[0].tickers
+        var codes = sources[0].codeBySymbol
+        let holders = UpsertPlan.holders(sources, tickers: &tickers, codes: &codes)
+        var runs: [Run] = []
+        var planned = 0
+        for code in tickers.indices {
+            let first = planned
+            let held = holders[code]
+            if held.count == 1 {
+                UpsertPlan.emit(&runs, &planned, held[0].source, held[0].rows.lowerBound, held[0].rows.count)
+            } else if held.count > 1 {
+                for (source, row) in UpsertPlan.mergeByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
+            }
+            tickers[code].firstRow = first
+            tickers[code].rowCount = planned - first
+        }
+        self.tickers = tickers
+        self.codeBySymbol = codes
+        self.runs = runs
+        self.rowCount = planned
+    }
+
+    /// The merged schema. Dictionaries, not searches: a wide input (thousands of columns) stays linear.
+    private static func mergedSchema(_ sources: [QuoteTable]) -> [ColumnDescriptor] {
+        var merged = sources[0].schema
+        var index = [String: Int](minimumCapacity: merged.count)
+        for (i, d) in merged.enumerated() { index[d.identifier] = i }
+        for other in sources.dropFirst() {
+            for d in other.schema {
+                if let i = index[d.identifier] {
+                    if merged[i].type != d.type { merged[i].type = .float64 }
+                } else {
+                    index[d.identifier] = merged.count
+                    merged.append(d)
+                }
+            }
+        }
+        return merged
+    }
+
+    /// Per ticker code of the result, which sources hold rows of it, in source order; new
+    /// tickers are appended to `tickers` (metadata merged in, the later source winning).
+    private static func holders(_ sources: [QuoteTable], tickers: inout [TickerEntry],
+                                codes: inout [String: Int32]) -> [[(source: Int, rows: Range<Int>)]] {
+        var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
+        for (code, t) in tickers.enumerated() where t.rowCount > 0 { holders[code].append((0, t.rows)) }
+        for s in sources.indices.dropFirst() {
+            for t in sources[s].tickers {
+                let code: Int
+                if let c = codes[t.symbol] {
+                    code = Int(c)
+                } else {
+                    code = tickers.count
+                    codes[t.symbol] = Int32(code)
+                    tickers.append(TickerEntry(symbol: t.symbol))
+                    holders.append([])
+                }
+                tickers[code].metadata.merge(t.metadata) { _, new in new }
+                if t.rowCount > 0 { holders[code].append((s, t.rows)) }
+            }
+        }
+        return holders
+    }
+
+    /// Appends a run, extending the last one when it continues it.
+    private static func emit(_ runs: inout [Run], _ planned: inout Int, _ source: Int, _ start: Int, _ count: Int) {
+        guard count > 0 else { return }
+        planned += count
+        if let last = runs.last, last.source == source, last.start + last.count == start {
+            runs[runs.count - 1].count += count
+        } else {
+            runs.append(Run(source: source, start: start, count: count))
+        }
+    }
+
+    /// One ticker's rows from several sources, merged by date; for equal dates the later source wins.
+    /// Two sources (an update of a stored ticker) merge in one linear pass; more (a ticker spread
+    /// over the chunks of a file) are sorted once, so the cost stays O(m log m) however many.
+    private static func mergeByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
+        if held.count > 2 { return sortByDate(held, sources) }
+        var merged = held[0].rows.map { (held[0].source, $0) }
+        for next in held.dropFirst() {
+            let incoming = sources[next.source].dates
+            var out = [(Int, Int)]()
+            out.reserveCapacity(merged.count + next.rows.count)
+            var i = 0, j = next.rows.lowerBound
+            while i < merged.count || j < next.rows.upperBound {
+                if j == next.rows.upperBound {
+                    out.append(merged[i]); i += 1
+                    continue
+                }
+                if i == merged.count {
+                    out.append((next.source, j)); j += 1
+                    continue
+                }
+                let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
+                if a < b {
+                    out.append(merged[i]); i += 1
+                } else {
+                    if a == b { i += 1 }  // the later source replaces the day
+                    out.append((next.source, j)); j += 1
+                }
+            }
+            merged = out
+        }
+        return merged
+    }
+
+    /// `mergeByDate` for many sources: every row keyed by (date, position in `held`), sorted, and
+    /// of equal dates only the last kept.
+    private static func sortByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
+        var keyed: [(date: Int32, holder: Int, row: Int)] = []
+        keyed.reserveCapacity(held.reduce(0) { $0 + $1.rows.count })
+        for (h, part) in held.enumerated() {
+            sources[part.source].dates.withUnsafeBufferPointer { d in
+                for row in part.rows { keyed.append((d[row], h, row)) }
+            }
+        }
+        keyed.sort { $0.date < $1.date || ($0.date == $1.date && $0.holder < $1.holder) }
+        var out = [(Int, Int)]()
+        out.reserveCapacity(keyed.count)
+        for (i, k) in keyed.enumerated() where i + 1 == keyed.count || keyed[i + 1].date != k.date {
+            out.append((held[k.holder].source, k.row))
+        }
+        return out
+    }
+}
