@@ -36,7 +36,20 @@ QUERIES = {
     "Q3": "ticker in (%s) and %s <= date <= %s and volume > 1000000 and 20 < close < 200"
           % (", ".join(TICKERS), DATE_FROM, DATE_TO),
     "Q4": "(close < 20 or close > 500) and not volume < 500000",
+    # Screens (issue 12): per-ticker series over each ticker's rows in date order, windows null
+    # until full. S1L..S4L are the same screens as of each ticker's latest row (`--on latest`).
+    "S1": "open > 1.03 * prev(close)",
+    "S2": "(high - low) / close > 0.05 and volume > 2 * mavg(volume, 20)",
+    "S3": "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)",
+    "S4": "high >= mmax(high, 252)",
 }
+SCREENS = ["S1", "S2", "S3", "S4"]
+for _s in SCREENS:
+    QUERIES[_s + "L"] = QUERIES[_s]
+# Answered as of each ticker's last row (Colonnade: `filter --on latest`).
+ON_LATEST = {s + "L" for s in SCREENS}
+# Engines that run the screens (window functions); NumPy and SQLite are left out of them.
+SCREEN_ENGINES = {"colonnade", "duckdb", "polars"}
 
 # The same predicates in SQL (DuckDB and SQLite). `a < x < b` is exclusive on both sides.
 _TICKER_LIST = ", ".join("'%s'" % t for t in TICKERS)
@@ -49,6 +62,66 @@ SQL_WHERE = {
           % _TICKER_LIST,
     "Q4": "(close < 20 OR close > 500) AND NOT volume < 500000",
 }
+
+
+def _window(agg, column, n):
+    """A moving aggregate over the last n rows of the ticker, null until all n are non-null
+    (Colonnade's and Polars' min_periods = n)."""
+    frame = "OVER (PARTITION BY ticker ORDER BY date ROWS BETWEEN %d PRECEDING AND CURRENT ROW)" % (n - 1)
+    return "CASE WHEN count(%s) %s = %d THEN %s(%s) %s END" % (column, frame, n, agg, column, frame)
+
+
+# The screens in DuckDB SQL: window functions in a subquery, the screen in its WHERE; the
+# latest variants keep each ticker's last row (row_number over date descending).
+_SCREEN_COLUMNS = {
+    "S1": ("lag(close, 1) OVER (PARTITION BY ticker ORDER BY date) AS prev_close", "open > 1.03 * prev_close"),
+    "S2": (_window("avg", "volume", 20) + " AS mavg_volume_20",
+           "(high - low) / close > 0.05 AND volume > 2 * mavg_volume_20"),
+    "S3": (_window("avg", "close", 50) + " AS mavg_close_50, " + _window("avg", "close", 200) + " AS mavg_close_200",
+           "close > mavg_close_50 AND mavg_close_50 > mavg_close_200"),
+    "S4": (_window("max", "high", 252) + " AS mmax_high_252", "high >= mmax_high_252"),
+}
+SCREEN_SQL = {}
+for _s, (_cols, _where) in _SCREEN_COLUMNS.items():
+    _latest = "row_number() OVER (PARTITION BY ticker ORDER BY date DESC) AS rn_latest"
+    SCREEN_SQL[_s] = ("SELECT count(*), sum(close) FROM (SELECT ticker, date, open, high, low, close, volume, %s "
+                      "FROM {table}) WHERE %s" % (_cols, _where))
+    SCREEN_SQL[_s + "L"] = ("SELECT count(*), sum(close) FROM (SELECT ticker, date, open, high, low, close, volume, %s, %s "
+                            "FROM {table}) WHERE rn_latest = 1 AND %s" % (_cols, _latest, _where))
+
+
+# Exact bounds for screens whose comparisons can be exact ties in decimal arithmetic (a close equal
+# to its 50-day average in cents): such a tie is decided by rounding, differently in each engine
+# (sliding sums, restarts, pairwise or Kahan summation). DuckDB computes, in DECIMAL(38, 8) (the
+# CSV's values, exactly), the answer with strict comparisons and with non-strict ones; every
+# engine's count and sum(close) must lie between the two. Untimed.
+_DEC = "CAST(%s AS DECIMAL(38, 8))"
+
+
+def _decimal_sum(column, n):
+    frame = "OVER (PARTITION BY ticker ORDER BY date ROWS BETWEEN %d PRECEDING AND CURRENT ROW)" % (n - 1)
+    return "CASE WHEN count(%s) %s = %d THEN sum(%s) %s END" % (column, frame, n, _DEC % column, frame)
+
+
+_S3_EXACT = ("SELECT count(*), sum(close) FROM (SELECT ticker, close, %s AS s50, %s AS s200%s FROM quotes) "
+             "WHERE %s * 50 {op} s50 AND s50 * 200 {op} s200 * 50{latest}")
+EXACT_SQL = {}
+for _q, _latest in (("S3", False), ("S3L", True)):
+    _text = _S3_EXACT % (_decimal_sum("close", 50), _decimal_sum("close", 200),
+                         ", row_number() OVER (PARTITION BY ticker ORDER BY date DESC) AS rn_latest" if _latest else "",
+                         _DEC % "close")
+    EXACT_SQL[_q] = tuple(_text.format(op=op, latest=" AND rn_latest = 1" if _latest else "") for op in (">", ">="))
+
+
+def selected(queries):
+    """The queries to run: all of QUERIES, or those named (comma-separated)."""
+    if not queries:
+        return list(QUERIES)
+    names = [q.strip() for q in queries.split(",") if q.strip()]
+    unknown = [q for q in names if q not in QUERIES]
+    if unknown:
+        sys.exit("peers: unknown query %s (known: %s)" % (", ".join(unknown), ", ".join(QUERIES)))
+    return names
 
 ENGINES = ["duckdb", "polars", "numpy", "sqlite"]
 LABELS = {"colonnade": "Colonnade", "duckdb": "DuckDB", "polars": "Polars", "numpy": "NumPy", "sqlite": "SQLite"}
@@ -92,7 +165,7 @@ def norm(count, total):
 # --------------------------------------------------------------------------------------------
 # Workers: each loads the CSV into its engine, then runs every query at each thread setting.
 
-def worker_duckdb(path, ids, threads_list, repeat):
+def worker_duckdb(path, ids, threads_list, repeat, queries):
     import duckdb
     con = duckdb.connect(":memory:")
     con.execute("SET threads = %d" % max(threads_list))
@@ -109,18 +182,24 @@ def worker_duckdb(path, ids, threads_list, repeat):
     out = []
     for threads in threads_list:
         con.execute("SET threads = %d" % threads)
-        for q, where in SQL_WHERE.items():
-            sql = "SELECT count(*), sum(close) FROM quotes WHERE " + where.format(
-                d0="DATE '%s'" % DATE_FROM, d1="DATE '%s'" % DATE_TO)
+        for q in queries:
+            if q in SCREEN_SQL:
+                sql = SCREEN_SQL[q].format(table="quotes")
+                empty_sql = SCREEN_SQL[q].format(table="quotes_empty")
+            else:
+                sql = "SELECT count(*), sum(close) FROM quotes WHERE " + SQL_WHERE[q].format(
+                    d0="DATE '%s'" % DATE_FROM, d1="DATE '%s'" % DATE_TO)
+                empty_sql = sql.replace("FROM quotes WHERE", "FROM quotes_empty WHERE")
             ms, times, res = timed(lambda: con.execute(sql).fetchone(), repeat)
-            empty_sql = sql.replace("FROM quotes WHERE", "FROM quotes_empty WHERE")
             empty_ms = timed(lambda: con.execute(empty_sql).fetchone(), repeat)[0]
             out.append(dict(query=q, threads=threads, ms=ms, times=times, result=norm(*res), empty_ms=empty_ms))
+            if q in EXACT_SQL and threads == threads_list[0]:
+                out[-1]["exact"] = [norm(*con.execute(x).fetchone()) for x in EXACT_SQL[q]]
     return dict(engine="duckdb", version=duckdb.__version__, load_ms=load_ms, rows=rows,
                 load_note="read_csv into a DuckDB table (all threads)", runs=out)
 
 
-def worker_polars(path, ids, threads_list, repeat):
+def worker_polars(path, ids, threads_list, repeat, queries):
     # POLARS_MAX_THREADS was set by the parent before this process imported polars.
     import polars as pl
     assert len(threads_list) == 1
@@ -143,10 +222,22 @@ def worker_polars(path, ids, threads_list, repeat):
         "Q3": c("ticker").is_in(TICKERS) & (c("date") >= d0) & (c("date") <= d1)
               & (c("volume") > 1000000) & (c("close") > 20) & (c("close") < 200),
         "Q4": ((c("close") < 20) | (c("close") > 500)) & ~(c("volume") < 500000),
+        # Rows are sorted by (ticker, date), so a window over("ticker") sees each ticker's rows in
+        # date order; rolling_* default to min_samples = window (null until full).
+        "S1": c("open") > 1.03 * c("close").shift(1).over("ticker"),
+        "S2": ((c("high") - c("low")) / c("close") > 0.05)
+              & (c("volume") > 2 * c("volume").rolling_mean(20).over("ticker")),
+        "S3": (c("close") > c("close").rolling_mean(50).over("ticker"))
+              & (c("close").rolling_mean(50).over("ticker") > c("close").rolling_mean(200).over("ticker")),
+        "S4": c("high") >= c("high").rolling_max(252).over("ticker"),
     }
+    is_latest = c("date") == c("date").max().over("ticker")
+    for s in SCREENS:
+        exprs[s + "L"] = exprs[s] & is_latest
     out = []
     empty = df.clear()  # same schema, no rows: the per-query cost of building and optimizing the plan
-    for q, e in exprs.items():
+    for q in queries:
+        e = exprs[q]
         def run(e=e, frame=df):
             r = frame.lazy().filter(e).select(pl.len(), c("close").sum()).collect()
             return r.row(0)
@@ -157,7 +248,7 @@ def worker_polars(path, ids, threads_list, repeat):
                 load_note="read_csv into a DataFrame (String ticker, Date date, Float64 values)", runs=out)
 
 
-def worker_numpy(path, ids, threads_list, repeat):
+def worker_numpy(path, ids, threads_list, repeat, queries):
     import numpy as np
     dtype = [(i, "U16" if i == "ticker" else "datetime64[D]" if i == "date" else "f8") for i in ids]
     t0 = time.perf_counter()
@@ -177,6 +268,7 @@ def worker_numpy(path, ids, threads_list, repeat):
 
     def agg(m):
         return np.count_nonzero(m), close[m].sum()
+    wanted_queries = [q for q in queries if q in SQL_WHERE]  # no screens: NumPy has no per-group windows here
     queries = {
         "Q1": lambda: agg((hi > 80) & (hi < 83)),
         "Q2": lambda: agg((hi > 80) & (hi < 83) & (lo > 78) & (lo < 82) & (ahi > 75) & (ahi < 85)
@@ -187,7 +279,7 @@ def worker_numpy(path, ids, threads_list, repeat):
     }
     out = []
     full = (hi, lo, ahi, alo, close, vol, date, tick)
-    for q in queries:
+    for q in wanted_queries:
         hi, lo, ahi, alo, close, vol, date, tick = full
         ms, times, res = timed(queries[q], repeat)
         hi, lo, ahi, alo, close, vol, date, tick = (a[:0] for a in full)  # no rows: the fixed cost
@@ -199,7 +291,7 @@ def worker_numpy(path, ids, threads_list, repeat):
                 runs=out)
 
 
-def worker_sqlite(path, ids, threads_list, repeat):
+def worker_sqlite(path, ids, threads_list, repeat, queries):
     import sqlite3
     con = sqlite3.connect(":memory:")
     cols = ", ".join("%s %s" % (i, "TEXT" if i in ("ticker", "date") else "REAL") for i in ids)
@@ -225,8 +317,8 @@ def worker_sqlite(path, ids, threads_list, repeat):
     con.execute("CREATE TABLE quotes_empty AS SELECT * FROM quotes LIMIT 0")
     con.execute("CREATE INDEX quotes_empty_ticker_date ON quotes_empty (ticker, date)")
     out = []
-    for q, where in SQL_WHERE.items():
-        sql = "SELECT count(*), sum(close) FROM quotes WHERE " + where.format(d0="'%s'" % DATE_FROM,
+    for q in [q for q in queries if q in SQL_WHERE]:  # no screens (see SCREEN_ENGINES)
+        sql = "SELECT count(*), sum(close) FROM quotes WHERE " + SQL_WHERE[q].format(d0="'%s'" % DATE_FROM,
                                                                                d1="'%s'" % DATE_TO)
         ms, times, res = timed(lambda: con.execute(sql).fetchone(), repeat)
         plan = " / ".join(r[-1] for r in con.execute("EXPLAIN QUERY PLAN " + sql))
@@ -244,12 +336,14 @@ WORKERS = {"duckdb": worker_duckdb, "polars": worker_polars, "numpy": worker_num
 # --------------------------------------------------------------------------------------------
 # Parent: runs Colonnade and the workers, checks agreement, prints the tables.
 
-def run_colonnade(binary, snapshot, threads_list, repeat):
+def run_colonnade(binary, snapshot, threads_list, repeat, queries):
     out = []
     for threads in threads_list:
-        for q, expr in QUERIES.items():
-            cmd = [binary, "filter", "--snapshot", snapshot, "--where", expr, "--agg", "count,sum(close)",
+        for q in queries:
+            cmd = [binary, "filter", "--snapshot", snapshot, "--where", QUERIES[q], "--agg", "count,sum(close)",
                    "--format", "csv", "--timing", "--repeat", str(repeat), "--threads", str(threads)]
+            if q in ON_LATEST:
+                cmd += ["--on", "latest"]
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode != 0:
                 sys.exit("peers: colonnade failed (exit %d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
@@ -284,12 +378,12 @@ def colonnade_version(binary):
     return "unknown"
 
 
-def run_worker(engine, csv_path, threads, repeat):
+def run_worker(engine, csv_path, threads, repeat, queries):
     env = dict(os.environ)
     if engine == "polars":
         env["POLARS_MAX_THREADS"] = str(threads[0])
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", engine, "--csv", csv_path,
-           "--worker-threads", ",".join(map(str, threads)), "--repeat", str(repeat)]
+           "--worker-threads", ",".join(map(str, threads)), "--repeat", str(repeat), "--queries", ",".join(queries)]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, env=env, text=True)
     if p.returncode != 0:
         sys.exit("peers: the %s worker failed (exit %d): %s" % (engine, p.returncode, " ".join(cmd)))
@@ -326,12 +420,32 @@ def agree(a, b):
     return abs(sa - sb) <= REL_TOL * scale or scale == 0
 
 
+def within(exact, result):
+    """Whether (count, sum) lies between the strict and the non-strict exact answers."""
+    (c0, s0), (c1, s1) = exact
+    count, total = result
+    slack = REL_TOL * max(abs(s0), abs(s1))
+    return c0 <= count <= c1 and min(s0, s1) - slack <= total <= max(s0, s1) + slack
+
+
 def check(results):
-    """Compares every run's (count, sum) per query against the first engine's; returns MISMATCH lines."""
+    """Compares every run's (count, sum) per query against the first engine's; returns MISMATCH lines.
+    For a query with exact bounds (EXACT_SQL), every run must lie within them instead."""
     lines = []
     for q in QUERIES:
         runs = [(r["engine"], run["threads"], tuple(run["result"])) for r in results for run in r["runs"]
                 if run["query"] == q]
+        if not runs:
+            continue
+        exact = next((run["exact"] for r in results for run in r["runs"] if run["query"] == q and "exact" in run), None)
+        if exact is not None:
+            (c0, s0), (c1, s1) = exact
+            for engine, threads, res in runs:
+                if not within(exact, res):
+                    lines.append("MISMATCH %s: %s (%d thread%s) count=%d sum(close)=%r, outside the exact answers "
+                                 "count=%d..%d sum(close)=%r..%r" % (q, LABELS[engine], threads, "s"[threads == 1:],
+                                                                     res[0], res[1], c0, c1, s0, s1))
+            continue
         ref_engine, ref_threads, ref = runs[0]
         for engine, threads, res in runs[1:]:
             if not agree(ref, res):
@@ -357,6 +471,7 @@ def fmt_cell(run, base, footnote=""):
 
 def render(results, meta, threads_all):
     by = {(r["engine"], run["query"], run["threads"]): run for r in results for run in r["runs"]}
+    measured = [q for q in QUERIES if any(run["query"] == q for r in results for run in r["runs"])]
     engines = [r["engine"] for r in results]
     has_col = "colonnade" in engines
     out = []
@@ -385,7 +500,7 @@ def render(results, meta, threads_all):
                                                       for e in engines]
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "|".join(["---"] * 3 + ["---:"] * len(engines)) + "|")
-        for q in QUERIES:
+        for q in measured:
             ref = next((by[(e, q, tt)] for e in engines for tt in (t, 1) if (e, q, tt) in by), None)
             base = by.get(("colonnade", q, t)) if has_col else None
             label = q + ("‡" if q in INDEX_QUERIES else "")
@@ -401,7 +516,7 @@ def render(results, meta, threads_all):
         out.append("† single-threaded engine: the 1-thread time is shown again (NumPy's element-wise "
                    "operations and SQLite's query execution use one core).")
         out.append("")
-    if any(q in INDEX_QUERIES for q in QUERIES):
+    if any(q in INDEX_QUERIES for q in measured):
         out.append("‡ Q3 is index vs scan: Colonnade answers its ticker and date terms from the sorted table "
                    "(row intervals, no scan) and SQLite from its (ticker, date) index, while DuckDB, Polars and "
                    "NumPy have no such index and scan.")
@@ -414,12 +529,12 @@ def render(results, meta, threads_all):
                    "binding and planning the SQL; for Polars, building and optimizing the lazy plan. "
                    "Colonnade's query_ms excludes parsing (the CLI parses once, before its runs).")
         out.append("")
-        first = next(iter(QUERIES))
+        first = measured[0]
         cols = [(e, t) for e in engines if e != "colonnade"
                 for t in (settings if e not in SINGLE_THREADED else [1]) if (e, first, t) in by]
         out.append("| Query | " + " | ".join("%s %dT ms" % (LABELS[e], t) for e, t in cols) + " |")
         out.append("|---|" + "|".join(["---:"] * len(cols)) + "|")
-        for q in QUERIES:
+        for q in measured:
             cells = []
             for e, t in cols:
                 run = by.get((e, q, t))
@@ -433,10 +548,25 @@ def render(results, meta, threads_all):
     for r in results:
         out.append("| %s | %s | %s |" % (LABELS[r["engine"]], fmt_ms(r["load_ms"]), r["load_note"]))
     out.append("")
+    ties = [(run["query"], run["exact"]) for r in results for run in r["runs"] if "exact" in run]
+    if ties:
+        out.append("Exact ties: where a screen's comparison is an exact tie in decimal arithmetic (a close equal to its "
+                   "average in cents), the outcome depends on rounding and differs between engines. DuckDB computes the "
+                   "answer in DECIMAL(38, 8) with strict and with non-strict comparisons; every engine lies between them:")
+        out.append("")
+        for q, ((c0, s0), (c1, s1)) in ties:
+            out.append("- %s: count %d..%d (%d tied rows), sum(close) %.2f..%.2f" % (q, c0, c1, c1 - c0, s0, s1))
+        out.append("")
     out.append("Queries (`a < x < b` exclusive):")
     out.append("")
-    for q, e in QUERIES.items():
-        out.append("- %s: `%s`" % (q, e))
+    for q in measured:
+        out.append("- %s: `%s`%s" % (q, QUERIES[q], " as of each ticker's latest row (`--on latest`)" if q in ON_LATEST else ""))
+    if any(q in QUERIES and q[0] == "S" for q in measured):
+        out.append("")
+        out.append("Screens run in Colonnade, DuckDB (window functions `OVER (PARTITION BY ticker ORDER BY date ROWS "
+                   "BETWEEN n-1 PRECEDING AND CURRENT ROW)`, null until the window is full) and Polars "
+                   "(`.rolling_mean(n).over(\"ticker\")`, `.shift(n).over(\"ticker\")`); NumPy and SQLite are not run on them. "
+                   "The peers compute every window over the whole table, then keep each ticker's last row for S1L–S4L.")
     out.append("")
     return "\n".join(out)
 
@@ -455,6 +585,7 @@ def main():
     ap.add_argument("--json", help="also write every measurement to this JSON file")
     ap.add_argument("--markdown", help="also write the table to this file")
     ap.add_argument("--svg", help="also write charts (peers-queries.svg, peers-load.svg) into this directory")
+    ap.add_argument("--queries", help="run only these queries, comma-separated (default: all of %s)" % ", ".join(QUERIES))
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--worker-threads", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -466,7 +597,7 @@ def main():
 
     if a.worker:
         threads = [int(x) for x in a.worker_threads.split(",")]
-        json.dump(WORKERS[a.worker](a.csv, ids, threads, a.repeat), sys.stdout)
+        json.dump(WORKERS[a.worker](a.csv, ids, threads, a.repeat, selected(a.queries)), sys.stdout)
         return 0
 
     engines = [e.strip() for e in a.engines.split(",") if e.strip()]
@@ -474,6 +605,7 @@ def main():
     if unknown:
         sys.exit("peers: unknown engine(s) %s (known: %s)" % (", ".join(sorted(unknown)), ", ".join(ENGINES)))
     settings = sorted(set([1, a.threads]))
+    queries = selected(a.queries)
     loadavg_start = loadavg()
     results = []
     if not a.no_colonnade:
@@ -483,11 +615,13 @@ def main():
         if not a.snapshot or not os.path.isfile(a.snapshot):
             sys.exit("peers: no snapshot at %r (colonnade generate ... --snapshot PATH)" % a.snapshot)
         print("peers: colonnade, threads %s ..." % settings, file=sys.stderr, flush=True)
-        results.append(run_colonnade(a.colonnade, a.snapshot, settings, a.repeat))
+        results.append(run_colonnade(a.colonnade, a.snapshot, settings, a.repeat, queries))
     for e in engines:
+        if e not in SCREEN_ENGINES and not any(q in SQL_WHERE for q in queries):
+            continue  # only screens asked for, which this engine does not run
         if e == "polars":
             print("peers: polars, threads %s (one process each) ..." % settings, file=sys.stderr, flush=True)
-            runs = [run_worker(e, a.csv, [t], a.repeat) for t in settings]
+            runs = [run_worker(e, a.csv, [t], a.repeat, queries) for t in settings]
             merged = runs[0]
             merged["load_ms"] = statistics.median(r["load_ms"] for r in runs)
             for r in runs[1:]:
@@ -496,7 +630,7 @@ def main():
         else:
             t = settings if e == "duckdb" else [1]
             print("peers: %s, threads %s ..." % (e, t), file=sys.stderr, flush=True)
-            results.append(run_worker(e, a.csv, t, a.repeat))
+            results.append(run_worker(e, a.csv, t, a.repeat, queries))
         print("peers: %s done (load %s ms)" % (e, fmt_ms(results[-1]["load_ms"])), file=sys.stderr, flush=True)
 
     row_counts = {r["engine"]: r["rows"] for r in results}
@@ -513,17 +647,18 @@ def main():
     for line in mismatches:
         print(line)
     if not mismatches:
-        print("All engines agree on count(*) and sum(close) for every query (sum within %g relative)." % REL_TOL)
+        print("All engines agree on count(*) and sum(close) for every query (sum within %g relative; S3 and S3L "
+              "within the exact decimal answers, see 'Exact ties')." % REL_TOL)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text + "\n" + "\n".join(mismatches) + "\n")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(meta=meta, queries=QUERIES, sql=SQL_WHERE, results=results, mismatches=mismatches,
+            json.dump(dict(meta=meta, queries={q: QUERIES[q] for q in queries}, sql=SQL_WHERE, screen_sql=SCREEN_SQL, results=results, mismatches=mismatches,
                            agree=not mismatches), f, indent=1)
     if a.svg:
         import plot
-        report = dict(meta=meta, queries=QUERIES, results=results)
+        report = dict(meta=meta, queries={q: QUERIES[q] for q in queries}, results=results)
         for path in plot.write(report, a.svg):
             print("peers: wrote %s" % path, file=sys.stderr)
     return 1 if mismatches else 0

@@ -6,6 +6,7 @@ Also checks that a disagreement is reported as MISMATCH with exit status 1.
     Benchmarks/peers/.venv/bin/python Benchmarks/peers/test_peers.py
 """
 import csv
+import datetime
 import json
 import os
 import subprocess
@@ -41,7 +42,7 @@ def boundary_rows():
 
 def reference(path):
     """The four queries by plain Python loops over the CSV."""
-    out = {q: [0, 0.0] for q in peers.QUERIES}
+    out = {q: [0, 0.0] for q in peers.QUERIES if q[0] == "Q"}
     with open(path, newline="") as f:
         r = csv.reader(f)
         ids = [peers.identifier(n) for n in next(r)]
@@ -63,6 +64,61 @@ def reference(path):
     return out
 
 
+def screen_rows():
+    """A steadily rising ticker whose last row gaps up 5 % on three times the volume with a wide
+    range: every screen holds on its last row (so the latest variants match something)."""
+    rows, d = [], datetime.date(2000, 1, 3)
+    for i in range(260):
+        while d.weekday() >= 5:
+            d += datetime.timedelta(days=1)
+        close = 10 + 0.125 * i
+        o, h, lo, v = close, close * 1.01, close * 0.99, 1e6
+        if i == 259:
+            o, h, v = 1.05 * (close - 0.125), close * 1.08, 3e6
+        rows.append(["ZUP", d.isoformat(), o, h, lo, close, v, 0, 1, o, h, lo, close, v])
+        d += datetime.timedelta(days=1)
+    return rows
+
+
+def screen_reference(path):
+    """S1..S4 and their latest variants by plain Python loops: each ticker's rows in date order,
+    windows over the last n rows, None until full."""
+    by_ticker = {}
+    with open(path, newline="") as f:
+        r = csv.reader(f)
+        ids = [peers.identifier(n) for n in next(r)]
+        for rec in r:
+            v = dict(zip(ids, rec))
+            by_ticker.setdefault(v["ticker"], []).append(
+                (v["date"], float(v["open"]), float(v["high"]), float(v["low"]), float(v["close"]), float(v["volume"])))
+    out = {q: [0, 0.0] for q in peers.QUERIES if q[0] == "S"}
+
+    def window(xs, i, n):
+        return xs[i - n + 1:i + 1] if i >= n - 1 else None
+
+    for rows in by_ticker.values():
+        rows.sort()
+        o, h, lo, c, v = ([row[k] for row in rows] for k in range(1, 6))
+        for i in range(len(rows)):
+            def mavg(xs, n):
+                w = window(xs, i, n)
+                return sum(w) / n if w is not None else None
+            m50, m200, mv20 = mavg(c, 50), mavg(c, 200), mavg(v, 20)
+            w252 = window(h, i, 252)
+            hits = {
+                "S1": i >= 1 and o[i] > 1.03 * c[i - 1],
+                "S2": (h[i] - lo[i]) / c[i] > 0.05 and mv20 is not None and v[i] > 2 * mv20,
+                "S3": m50 is not None and m200 is not None and c[i] > m50 and m50 > m200,
+                "S4": w252 is not None and h[i] >= max(w252),
+            }
+            for q, hit in hits.items():
+                for name in (q, q + "L") if i == len(rows) - 1 else (q,):
+                    if hit:
+                        out[name][0] += 1
+                        out[name][1] += c[i]
+    return out
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +132,8 @@ def main():
         ref = reference(path)
         out_json = os.path.join(tmp, "out.json")
         p = subprocess.run([sys.executable, os.path.join(here, "peers.py"), "--csv", path, "--no-colonnade",
-                            "--repeat", "2", "--threads", "2", "--json", out_json], capture_output=True, text=True)
+                            "--repeat", "2", "--threads", "2", "--json", out_json, "--queries", "Q1,Q2,Q3,Q4"],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             failures.append("peers.py exited %d:\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
         else:
@@ -93,6 +150,40 @@ def main():
                 failures.append("engines/threads measured: %s, expected %s" % (sorted(engines), sorted(expected)))
         print("reference:", {q: (c, round(s, 2)) for q, (c, s) in ref.items()})
 
+        # The screens, on random walks alone (one row per ticker and date: a window's order is defined).
+        screens_csv = os.path.join(tmp, "screens.csv")
+        with open(screens_csv, "w") as f:
+            subprocess.run([sys.executable, os.path.join(here, "devdata.py"), "--tickers", "25", "--days", "700",
+                            "--seed", "11"], stdout=f, check=True)
+            w = csv.writer(f, lineterminator="\n")
+            for row in screen_rows():
+                w.writerow([x if isinstance(x, str) else repr(float(x)) for x in row])
+        screens = [q for q in peers.QUERIES if q[0] == "S"]
+        sref = screen_reference(screens_csv)
+        p = subprocess.run([sys.executable, os.path.join(here, "peers.py"), "--csv", screens_csv, "--no-colonnade",
+                            "--repeat", "1", "--threads", "2", "--json", out_json, "--queries", ",".join(screens),
+                            "--engines", "duckdb,polars"], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append("peers.py (screens) exited %d:\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
+        else:
+            report = json.load(open(out_json))
+            seen = set()
+            for r in report["results"]:
+                for run in r["runs"]:
+                    seen.add((r["engine"], run["query"], run["threads"]))
+                    want = tuple(sref[run["query"]])
+                    if "exact" in run and not peers.within(run["exact"], want):
+                        failures.append("exact bounds %r exclude the reference %r for %s" % (run["exact"], want, run["query"]))
+                    if not peers.agree(want, tuple(run["result"])):
+                        failures.append("%s %s t=%d: got %r, reference %r" % (r["engine"], run["query"],
+                                                                              run["threads"], run["result"], want))
+            expected = {(e, q, t) for e in ("duckdb", "polars") for q in screens for t in (1, 2)}
+            if seen != expected:
+                failures.append("screens measured: %s, expected %s" % (sorted(seen), sorted(expected)))
+            if any(sref[q][0] == 0 for q in screens):
+                failures.append("a screen matches nothing in the test data: %r" % sref)
+        print("screens reference:", {q: (c, round(s, 2)) for q, (c, s) in sref.items()})
+
     # A disagreement must be reported.
     fake = [dict(engine="colonnade", runs=[dict(query=q, threads=1, result=(10, 100.0)) for q in peers.QUERIES]),
             dict(engine="duckdb", runs=[dict(query=q, threads=1, result=(10, 100.0 * (1 + 1e-12))) for q in peers.QUERIES]
@@ -104,7 +195,7 @@ def main():
 
     for f in failures:
         print("FAIL:", f)
-    total = 2
+    total = 3
     print("%d passed, %d failed" % (total - min(total, len(failures)), min(total, len(failures))))
     return 1 if failures else 0
 

@@ -29,6 +29,10 @@ import Colonnade
 
         let perTicker = try hits.aggregate([.count, .mean("close"), .max("volume")], byTicker: true)
         #expect(!perTicker.rows.isEmpty && perTicker.rows.allSatisfy { $0.ticker != nil && $0.values.count == 3 })
+        let yearly = try table.selectAll().aggregate([.mean(Field("high") - Field("low")), .last("close")], by: .year)
+        #expect(yearly.rows.count > 1 && yearly.rows.allSatisfy { $0.year != nil && $0.ticker == nil })
+        let returns = try table.values(of: Field("close").pctChange(), atRows: today.rows())
+        #expect(returns.count == today.count)
 
         var mine = table
         mine.upsert(QuoteGenerator(tickers: 3, days: 250, seed: 7).makeTable())

@@ -1,19 +1,60 @@
-/// An aggregate over the matching rows: `count(*)`, or count / sum / min / max / mean of a column.
+/// An aggregate over the matching rows: `count(*)`, or count / sum / min / max / mean / first /
+/// last / stddev of a column or of a value expression.
+///
+///     [.count, .sum("close"), .mean(Field("high") - Field("low")), .max(Field("close").pctChange())]
+///     try Aggregate.parseList("count, avg(high - low), max(pct_change(close)), last(close)", table: table)
+///
+/// The argument of an aggregate is a `ValueExpression`. A bare column keeps the column's own
+/// values: a null is skipped, a NaN is a value (it makes sum, mean and stddev NaN; min, max,
+/// first and last skip it). Any other expression follows the expression rules
+/// (`ValueExpression`): a NaN there is null, and nulls are skipped.
 public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     /// What to compute.
     public enum Function: String, Sendable, Hashable, CaseIterable {
-        case count, sum, min, max, mean
+        /// Rows (`count(*)`) or non-null values.
+        case count
+        /// The sum of the values (nil when there are none).
+        case sum
+        /// The smallest value.
+        case min
+        /// The largest value.
+        case max
+        /// sum / count.
+        case mean
+        /// The value of the group's earliest row by date that has one (ties: table order, so the
+        /// first ticker's), like pandas' `first()`, which skips nulls.
+        case first
+        /// The value of the group's latest row by date that has one (ties: the last in table order).
+        case last
+        /// The sample standard deviation (divisor count − 1; nil for fewer than two values).
+        case stddev
     }
 
     /// The function.
     public var function: Function
-    /// The column (identifier or source name), nil for `count(*)`.
-    public var column: String?
+    /// The argument, nil for `count(*)`.
+    public var argument: ValueExpression?
+
+    /// The argument's column when it is a bare column (identifier or source name), else nil.
+    /// Setting it replaces the argument with that column.
+    public var column: String? {
+        get {
+            if case .column(let name)? = argument { return name }
+            return nil
+        }
+        set { argument = newValue.map(ValueExpression.column) }
+    }
 
     /// An aggregate of a column, or `count(*)` when `column` is nil.
     public init(_ function: Function, _ column: String? = nil) {
         self.function = function
-        self.column = column
+        self.argument = column.map(ValueExpression.column)
+    }
+
+    /// An aggregate of a value expression.
+    public init(_ function: Function, _ argument: ValueExpression) {
+        self.function = function
+        self.argument = argument
     }
 
     /// `count(*)`: matching rows.
@@ -28,27 +69,73 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     public static func max(_ column: String) -> Aggregate { Aggregate(.max, column) }
     /// The mean: sum / count of non-null values.
     public static func mean(_ column: String) -> Aggregate { Aggregate(.mean, column) }
+    /// The earliest value by date (nulls and NaN skipped).
+    public static func first(_ column: String) -> Aggregate { Aggregate(.first, column) }
+    /// The latest value by date (nulls and NaN skipped).
+    public static func last(_ column: String) -> Aggregate { Aggregate(.last, column) }
+    /// The sample standard deviation.
+    public static func stddev(_ column: String) -> Aggregate { Aggregate(.stddev, column) }
 
-    /// `count`, `sum(close)`, …
-    public var description: String { "\(function.rawValue)(\(column ?? "*"))" }
+    /// `count(x)` of an expression: rows where it is not null.
+    public static func count(_ x: ValueExpression) -> Aggregate { Aggregate(.count, x) }
+    /// `sum(x)` of an expression.
+    public static func sum(_ x: ValueExpression) -> Aggregate { Aggregate(.sum, x) }
+    /// `min(x)` of an expression.
+    public static func min(_ x: ValueExpression) -> Aggregate { Aggregate(.min, x) }
+    /// `max(x)` of an expression.
+    public static func max(_ x: ValueExpression) -> Aggregate { Aggregate(.max, x) }
+    /// `avg(x)` of an expression.
+    public static func mean(_ x: ValueExpression) -> Aggregate { Aggregate(.mean, x) }
+    /// `first(x)` of an expression.
+    public static func first(_ x: ValueExpression) -> Aggregate { Aggregate(.first, x) }
+    /// `last(x)` of an expression.
+    public static func last(_ x: ValueExpression) -> Aggregate { Aggregate(.last, x) }
+    /// `stddev(x)` of an expression.
+    public static func stddev(_ x: ValueExpression) -> Aggregate { Aggregate(.stddev, x) }
+
+    /// `count(*)`, `sum(close)`, `mean(high - low)`, …
+    public var description: String {
+        switch argument {
+        case nil: "\(function.rawValue)(*)"
+        case .column(let name)?: "\(function.rawValue)(\(name))"
+        case let e?: "\(function.rawValue)(\(e))"
+        }
+    }
 
     /// Parses a list like `count,sum(close),min(low),max(high),avg(volume)` (`avg` is `mean`;
-    /// a bare `count` is `count(*)`).
+    /// a bare `count` is `count(*)`), with bare columns as arguments.
+    /// - Throws: `QueryError` with the position; also for an argument that is an expression, which
+    ///   needs the table's columns (`parseList(_:table:)`).
     public static func parseList(_ text: String) throws(QueryError) -> [Aggregate] {
+        try parseList(text, parser: nil)
+    }
+
+    /// Parses a list of aggregates whose arguments may be value expressions:
+    /// `count, avg(high - low), max(pct_change(close)), first(close), stddev(close)`.
+    /// Commas inside parentheses or quotes belong to the argument.
+    /// - Throws: `QueryError` positioned in `text` (line 1).
+    public static func parseList(_ text: String, table: QuoteTable) throws(QueryError) -> [Aggregate] {
+        try parseList(text, parser: QueryParser(table: table))
+    }
+
+    private static func parseList(_ text: String, parser: QueryParser?) throws(QueryError) -> [Aggregate] {
         var out = [Aggregate]()
-        var offset = 0
-        for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
+        for (raw, offset) in splitTopLevel(text) {
             let item = raw.trimmingSpaces()
-            defer { offset += raw.utf8.count + 1 }
-            let position = offset + 1
-            guard !item.isEmpty else { throw QueryError("empty aggregate in list", line: 1, column: position) }
-            var name = item, argument: String? = nil
+            let leading = raw.utf8.count - raw.drop { $0 == " " || $0 == "\t" }.utf8.count
+            let position = offset + leading + 1
+            guard !item.isEmpty else { throw QueryError("empty aggregate in list", line: 1, column: offset + 1, offset: offset) }
+            var name = item, argumentText: String? = nil, argumentOffset = 0
             if let open = item.firstIndex(of: "(") {
-                guard item.hasSuffix(")") else { throw QueryError("missing ')' in aggregate '\(item)'", line: 1, column: position) }
+                guard item.hasSuffix(")") else {
+                    throw QueryError("missing ')' in aggregate '\(item)'", line: 1, column: position, offset: position - 1)
+                }
                 name = String(item[..<open]).trimmingSpaces()
-                let inner = String(item[item.index(after: open) ..< item.index(before: item.endIndex)]).trimmingSpaces()
-                argument = inner == "*" ? nil : inner
-                if let a = argument, a.hasPrefix("\""), a.hasSuffix("\""), a.count >= 2 { argument = String(a.dropFirst().dropLast()) }
+                let innerRaw = item[item.index(after: open) ..< item.index(before: item.endIndex)]
+                let inner = innerRaw.trimmingSpaces()
+                argumentOffset = position - 1 + item.utf8.distance(from: item.startIndex, to: open) + 1
+                    + (innerRaw.utf8.count - innerRaw.drop { $0 == " " || $0 == "\t" }.utf8.count)
+                argumentText = inner == "*" ? nil : inner
             }
             let lowered = name.lowercased()
             let function: Function
@@ -58,15 +145,74 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             case "min": function = .min
             case "max": function = .max
             case "mean", "avg", "average": function = .mean
+            case "first": function = .first
+            case "last": function = .last
+            case "stddev", "std", "stdev": function = .stddev
             default:
-                throw QueryError("unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position,
-                                 suggestions: Suggestions.closest(to: lowered, among: ["count", "sum", "min", "max", "avg", "mean"]))
+                throw QueryError("unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position, offset: position - 1,
+                                 suggestions: Suggestions.closest(to: lowered, among: ["count", "sum", "min", "max", "avg", "mean",
+                                                                                       "first", "last", "stddev"]))
             }
-            if function != .count && argument == nil {
-                throw QueryError("aggregate '\(lowered)' needs a column, as in \(lowered)(close)", line: 1, column: position)
+            guard let argumentText, !argumentText.isEmpty else {
+                if function != .count {
+                    throw QueryError("aggregate '\(lowered)' needs a column or expression, as in \(lowered)(close)",
+                                     line: 1, column: position, offset: position - 1)
+                }
+                out.append(Aggregate(.count))
+                continue
             }
-            out.append(Aggregate(function, argument))
+            out.append(Aggregate(function, try argument(argumentText, at: argumentOffset, parser: parser)))
         }
+        return out
+    }
+
+    /// A bare identifier or quoted source name is a column; anything else an expression.
+    private static func argument(_ text: String, at offset: Int, parser: QueryParser?) throws(QueryError) -> ValueExpression {
+        if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2, !text.dropFirst().dropLast().contains("\"") {
+            return .column(String(text.dropFirst().dropLast()))
+        }
+        if let first = text.first, first.isLetter || first == "_",
+           text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+            return .column(text)
+        }
+        guard let parser else {
+            throw QueryError("the aggregate argument '\(text)' is an expression; parsing it needs the table's columns",
+                             line: 1, column: offset + 1, offset: offset)
+        }
+        do {
+            return try parser.parseValue(text)
+        } catch {
+            var e = error
+            e.offset = e.offset.map { $0 + offset }
+            if e.line == 1 { e.column = e.column.map { $0 + offset } }
+            throw e
+        }
+    }
+
+    /// The comma-separated items of `text` with their UTF-8 offsets; commas inside parentheses,
+    /// double quotes or single quotes do not separate.
+    static func splitTopLevel(_ text: String) -> [(Substring, Int)] {
+        var out = [(Substring, Int)]()
+        var depth = 0, quote: Character? = nil
+        var start = text.startIndex, startOffset = 0, offset = 0
+        for i in text.indices {
+            let c = text[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "(" {
+                depth += 1
+            } else if c == ")" {
+                depth = Swift.max(0, depth - 1)
+            } else if c == "," && depth == 0 {
+                out.append((text[start ..< i], startOffset))
+                start = text.index(after: i)
+                startOffset = offset + 1
+            }
+            offset += c.utf8.count
+        }
+        out.append((text[start...], startOffset))
         return out
     }
 }
@@ -77,150 +223,5 @@ extension StringProtocol {
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
-    }
-}
-
-/// Aggregates over a selection, overall (one row, `ticker` nil) or one row per ticker with matches.
-public struct AggregateResult: Sendable, Equatable {
-    /// One output row.
-    public struct Row: Sendable, Equatable {
-        /// The ticker symbol when grouped by ticker.
-        public var ticker: String?
-        /// One value per aggregate; nil where it has no value (sum, min, max or mean of no values).
-        public var values: [Double?]
-    }
-
-    /// The aggregates, in order.
-    public var aggregates: [Aggregate]
-    /// The rows.
-    public var rows: [Row]
-}
-
-/// Partial state of one aggregate over some rows.
-struct Accumulator: Sendable {
-    var count = 0
-    var sum = 0.0
-    var min = Double.nan
-    var max = Double.nan
-
-    mutating func add(_ x: Double) {
-        count += 1
-        sum += x
-        if !x.isNaN {
-            if !(x >= min) { min = x }  // also true while min is NaN
-            if !(x <= max) { max = x }
-        }
-    }
-
-    mutating func merge(_ o: Accumulator) {
-        count += o.count
-        sum += o.sum
-        if !o.min.isNaN && !(o.min >= min) { min = o.min }
-        if !o.max.isNaN && !(o.max <= max) { max = o.max }
-    }
-}
-
-extension Selection {
-    /// Computes aggregates over the matching rows, overall or per ticker.
-    ///
-    /// Nulls are skipped (`count(*)` counts rows, `count(close)` non-null values); min and max also
-    /// skip NaN, while a NaN value makes sum and mean NaN.
-    ///
-    /// Floating-point sums reassociate: each `QueryOptions.chunkRows`-row chunk is summed left to
-    /// right, then the chunk sums are added in chunk order, starting from 0 (per ticker: its rows
-    /// left to right).
-    /// So the result does not depend on the thread count, but may differ in the last bits from a
-    /// single left-to-right sum.
-    ///
-    /// - Throws: `QueryError` for an unknown column.
-    public func aggregate(_ aggregates: [Aggregate], byTicker: Bool = false,
-                          options: QueryOptions = QueryOptions()) throws(QueryError) -> AggregateResult {
-        var columnOf = [Int?]()
-        for a in aggregates {
-            guard let name = a.column else { columnOf.append(nil); continue }
-            guard let i = table.columnIndex(named: name) else {
-                throw QueryError("unknown column '\(name)' in \(a)", kind: .unknownColumn,
-                                 suggestions: Suggestions.closest(to: name, among: table.schema.map(\.identifier)))
-            }
-            columnOf.append(i)
-        }
-        // The distinct columns to accumulate.
-        let used = Array(Set(columnOf.compactMap { $0 })).sorted()
-        let threads = options.effectiveThreads
-
-        func finish(_ rowsMatched: Int, _ acc: [Int: Accumulator], ticker: String?) -> AggregateResult.Row {
-            let values: [Double?] = zip(aggregates, columnOf).map { a, c in
-                guard let c else { return Double(rowsMatched) }
-                let s = acc[c] ?? Accumulator()
-                switch a.function {
-                case .count: return Double(s.count)
-                case .sum: return s.count == 0 ? nil : s.sum
-                case .min: return s.min.isNaN ? nil : s.min
-                case .max: return s.max.isNaN ? nil : s.max
-                case .mean: return s.count == 0 ? nil : s.sum / Double(s.count)
-                }
-            }
-            return AggregateResult.Row(ticker: ticker, values: values)
-        }
-
-        if !byTicker {
-            let chunkRows = options.rowsPerChunk
-            let chunks = (table.rowCount + chunkRows - 1) / chunkRows
-            options.counters?.addRun(chunks: chunks, threads: threads)
-            var partials = [[Accumulator]](repeating: [], count: chunks)
-            partials.withUnsafeMutableBufferPointer { p in
-                let shared = SharedPointer(base: p.baseAddress!)
-                forEachChunk(chunks, threads: threads) { chunk, _ in
-                    let start = chunk * chunkRows
-                    let range = start ..< min(start + chunkRows, table.rowCount)
-                    shared.base[chunk] = used.map { accumulate(column: $0, rows: range) }
-                }
-            }
-            var total = [Int: Accumulator]()
-            for part in partials { for (i, c) in used.enumerated() { total[c, default: Accumulator()].merge(part[i]) } }
-            return AggregateResult(aggregates: aggregates, rows: [finish(count, total, ticker: nil)])
-        }
-
-        let groups = countsByTicker()
-        options.counters?.addRun(chunks: groups.count, threads: threads)
-        var rows = [AggregateResult.Row?](repeating: nil, count: groups.count)
-        rows.withUnsafeMutableBufferPointer { p in
-            let shared = SharedPointer(base: p.baseAddress!)
-            forEachChunk(groups.count, threads: threads) { g, _ in
-                let t = table.tickers[Int(groups[g].code)]
-                var acc = [Int: Accumulator]()
-                for c in used { acc[c] = accumulate(column: c, rows: t.rows) }
-                shared.base[g] = finish(groups[g].count, acc, ticker: t.symbol)
-            }
-        }
-        return AggregateResult(aggregates: aggregates, rows: rows.compactMap { $0 })
-    }
-
-    /// Accumulates column `index` over the matching rows in `range`, left to right.
-    private func accumulate(column index: Int, rows range: Range<Int>) -> Accumulator {
-        switch table.columns[index] {
-        case .float64(let c): accumulate(c, range)
-        case .float32(let c): accumulate(c, range)
-        case .int64(let c): accumulate(c, range)
-        case .int32(let c): accumulate(c, range)
-        }
-    }
-
-    private func accumulate<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>) -> Accumulator {
-        var acc = Accumulator()
-        column.withUnsafeBufferPointer { values in
-            if let validity = column.validity {
-                mask.forEachSetRow(in: range) { row in
-                    if validity[row] { acc.add(values[row].doubleValue) }
-                    return true
-                }
-            } else {
-                mask.forEachSetRow(in: range) { row in
-                    acc.add(values[row].doubleValue)
-                    return true
-                }
-            }
-        }
-        return acc
     }
 }

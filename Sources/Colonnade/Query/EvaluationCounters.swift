@@ -16,6 +16,8 @@ package final class EvaluationCounters: Sendable, Equatable {
     package let chunks = Atomic<Int>(0)
     /// Calls that handed chunks (or ticker groups) to more than one worker thread.
     package let parallelRuns = Atomic<Int>(0)
+    /// Rows for which a screen as of a day evaluated expressions (lookback included).
+    package let expressionRows = Atomic<Int>(0)
 
     package init() {}
 
@@ -32,6 +34,10 @@ package final class EvaluationCounters: Sendable, Equatable {
         if filled != 0 { filledBlocks.add(filled, ordering: .relaxed) }
         if kernel != 0 { kernelBlocks.add(kernel, ordering: .relaxed) }
         if emptied != 0 { emptiedBlocks.add(emptied, ordering: .relaxed) }
+    }
+
+    func addExpressionRows(_ n: Int) {
+        if n != 0 { expressionRows.add(n, ordering: .relaxed) }
     }
 
     func addRun(chunks: Int, threads: Int) {

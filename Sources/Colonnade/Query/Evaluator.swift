@@ -203,6 +203,10 @@ struct Evaluator {
             evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             return
         }
+        if useSummaries && program.supportsBlockIntervals {
+            evaluateExpressionByBlocks(program, bounds, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
+            return
+        }
         var firstWord = 0, lastWord = wordCount - 1
         if mode == .intersect {
             while firstWord < wordCount && out[firstWord] == 0 { firstWord += 1 }
@@ -220,6 +224,61 @@ struct Evaluator {
         } else {
             Double._evaluateRange(bounds, values, count: sub.count, out + firstWord, mode)
         }
+    }
+
+    /// A computed value within bounds over a chunk, block by block: interval arithmetic over the
+    /// block summaries of the columns it reads (`ExpressionProgram+Intervals.swift`) says skip,
+    /// fill or evaluate; runs of blocks to evaluate are evaluated in one call.
+    private func evaluateExpressionByBlocks(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+                                            out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
+        var skipped = 0, filled = 0, kernelRun = 0, emptied = 0
+        defer { counters?.addBlocks(skipped: skipped, filled: filled, kernel: kernelRun, emptied: emptied) }
+        // Evaluates rows [start, end) (block-aligned, inside the chunk) and applies the kernel.
+        func kernel(_ start: Int, _ end: Int) {
+            guard start < end else { return }
+            let n = end - start
+            let o = out + ((start - rows.lowerBound) >> 6)
+            let values = scratch.expressions.acquire(n)
+            defer { scratch.expressions.release() }
+            program.evaluate(rows: start ..< end, into: values, scratch: scratch.expressions)
+            if mode == .union {
+                let tmp = scratch.words(depth)
+                let words = (n + 63) >> 6
+                Double._evaluateRange(bounds, values, count: n, tmp, .store)
+                for i in 0 ..< words { o[i] |= tmp[i] }
+            } else {
+                Double._evaluateRange(bounds, values, count: n, o, mode)
+            }
+        }
+        var pending = rows.lowerBound
+        var blockStart = rows.lowerBound
+        while blockStart < rows.upperBound {
+            let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
+            let words = (n + 63) >> 6
+            let o = out + ((blockStart - rows.lowerBound) >> 6)
+            defer { blockStart += n }
+            let outcome: BlockOutcome
+            if mode == .intersect && Evaluator.allZero(o, words) {
+                outcome = .none
+                emptied += 1
+            } else {
+                outcome = program.blockOutcome(bounds, block: blockStart / Evaluator.blockRows, rows: n)
+                switch outcome {
+                case .none: skipped += 1
+                case .all: filled += 1
+                case .some: kernelRun += 1
+                }
+            }
+            if outcome == .some { continue }
+            kernel(pending, blockStart)
+            pending = blockStart + n
+            switch outcome {
+            case .none: if mode != .union { o.update(repeating: 0, count: words) }
+            case .all: if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
+            case .some: break
+            }
+        }
+        kernel(pending, rows.upperBound)
     }
 
     /// Applies sorted, disjoint row intervals to a chunk.

@@ -49,7 +49,7 @@ struct ExpressionProgram: @unchecked Sendable {
         func compile(_ e: ValueExpression) throws(QueryError) -> (Node, Int) {
             switch e {
             case .column(let name):
-                if name.lowercased() == "ticker" || name.lowercased() == "date" || name == table.dateColumnName {
+                if ExpressionProgram.isKeyColumn(name, table: table) {
                     throw QueryError("'\(name)' cannot be used in arithmetic or series functions; only value columns can")
                 }
                 guard let i = table.columnIndex(named: name) else {
@@ -93,6 +93,11 @@ struct ExpressionProgram: @unchecked Sendable {
         rowCount = table.rowCount
     }
 
+    /// Whether `name` is the ticker or the date, which are keys, not values.
+    static func isKeyColumn(_ name: String, table: QuoteTable) -> Bool {
+        name.lowercased() == "ticker" || name.lowercased() == "date" || name == table.dateColumnName
+    }
+
     /// Rows before a row that one series step reads (moving sums and deviations restart every `n`
     /// rows from a full window, so they may reach back `2n - 2`).
     static func ownLookback(_ f: ValueExpression.SeriesFunction, _ n: Int) -> Int {
@@ -114,6 +119,7 @@ struct ExpressionProgram: @unchecked Sendable {
         guard !rows.isEmpty else { return }
         let start = max(0, rows.lowerBound - lookback)
         let extended = start ..< rows.upperBound
+        scratch.rowsEvaluated += extended.count
         if extended.count == rows.count {
             evaluate(root, extended, into: out, scratch)
             return
@@ -279,6 +285,8 @@ struct ExpressionProgram: @unchecked Sendable {
 final class ExpressionScratch {
     private var buffers: [(pointer: UnsafeMutablePointer<Double>, capacity: Int)] = []
     private var depth = 0
+    /// Rows evaluated through `ExpressionProgram.evaluate(rows:into:scratch:)`, lookback included.
+    var rowsEvaluated = 0
     private var indices: UnsafeMutablePointer<Int>?
     private var indexCapacity = 0
 
@@ -295,6 +303,18 @@ final class ExpressionScratch {
     }
 
     func release() { depth -= 1 }
+
+    /// Buffers kept acquired between calls (aggregates evaluate a piece once for several groups).
+    private(set) var heldBuffers: [UnsafeMutablePointer<Double>] = []
+
+    /// Keeps `buffers` (the last ones acquired) acquired until `releaseHeld()`.
+    func hold(_ buffers: [UnsafeMutablePointer<Double>]) { heldBuffers = buffers }
+
+    /// Releases the held buffers.
+    func releaseHeld() {
+        depth -= heldBuffers.count
+        heldBuffers = []
+    }
 
     /// Row indices for a monotonic deque (one window's worth).
     func indexBuffer(_ count: Int) -> UnsafeMutablePointer<Int> {

@@ -40,6 +40,7 @@ extension QuoteTable {
         let candidates = rows(on: day)
         let scratch = ExpressionScratch()
         let keep = pointMatches(plan, rows: candidates, scratch: scratch)
+        options.counters?.addExpressionRows(scratch.rowsEvaluated)
         var mask = Bitmask(count: rowCount)
         mask.withUnsafeMutableWords { w in
             for (row, k) in zip(candidates, keep) where k { w[row >> 6] |= 1 << UInt64(row & 63) }

@@ -191,14 +191,18 @@ extension FilterCommand {
                 + "Series functions still see each ticker's whole history; --from/--to narrow the output only.")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
-            abstract: "Columns to print, in order; 'all' for every column. By default ticker, date and the columns --where mentions.")
+            abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
+                + "optional name: 'date,close,pct_change(close) as ret,mavg(close,50)'. "
+                + "By default ticker, date and the columns --where mentions.")
         static let format = OptionKey.choice("format", default: OutputFormat.table, abstract: "Output format.")
         static let count = OptionKey.flag("count", abstract: "Print only the number of matching rows.")
         static let agg = OptionKey.list(
             "agg", value: "LIST",
-            abstract: "Aggregates to compute over the matches instead of printing rows, "
-                + "e.g. 'count(*),avg(close),max(high)'. Nulls are skipped; count(*) counts rows.")
-        static let by = OptionKey<Grouping?>.choice("by", abstract: "Compute --count or --agg per ticker.")
+            abstract: "Aggregates to compute over the matches instead of printing rows: count, sum, min, max, avg, first, last "
+                + "(by date) or stddev of a column or an expression, e.g. 'count(*),avg(high - low),max(pct_change(close)),last(close)'. "
+                + "Nulls are skipped; count(*) counts rows.")
+        static let by = OptionKey<Grouping?>.choice(
+            "by", abstract: "Compute --count or --agg per ticker, per calendar year or month of the date, or per ticker and year or month.")
         static let sort = OptionKey.list(
             "sort", value: "KEYS",
             abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
@@ -221,7 +225,20 @@ extension FilterCommand {
 
         /// `--by`: what `--count` and `--agg` are computed per.
         enum Grouping: String, CaseIterable, Sendable {
-            case ticker
+            case ticker, year, month
+            case tickerYear = "ticker,year"
+            case tickerMonth = "ticker,month"
+
+            /// The engine's grouping.
+            var aggregateGrouping: AggregateGrouping {
+                switch self {
+                case .ticker: .ticker
+                case .year: .year
+                case .month: .month
+                case .tickerYear: AggregateGrouping(byTicker: true, bucket: .year)
+                case .tickerMonth: AggregateGrouping(byTicker: true, bucket: .month)
+                }
+            }
         }
     }
 }

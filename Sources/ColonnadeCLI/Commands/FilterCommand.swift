@@ -46,7 +46,8 @@ struct FilterCommand: Command {
         var aggregates: [Aggregate]?
         /// The --agg text, for error messages.
         var aggregateText: String
-        var byTicker: Bool
+        /// --by: overall, per ticker, per calendar year or month, or per ticker and bucket.
+        var grouping: AggregateGrouping
         var format: OutputFormat
         var sortKeys: [SortKey]
         var screenDay: ScreenDay?
@@ -62,8 +63,8 @@ struct FilterCommand: Command {
             options = QueryOptions(threads: parsed[Options.threads] ?? QueryOptions.availableCores,
                                    useBlockSummaries: !parsed[Options.noZonemaps])
             aggregateText = parsed[Options.agg].joined(separator: ",")
-            aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg]) : nil
-            byTicker = parsed[Options.by] == .ticker
+            aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg], table: table) : nil
+            grouping = parsed[Options.by]?.aggregateGrouping ?? .none
             format = parsed[Options.format]
             sortKeys = []
             for text in parsed[Options.sort] {
@@ -107,7 +108,7 @@ struct FilterCommand: Command {
                 var result: AggregateResult?
                 if let aggregates {
                     do {
-                        result = try selection.aggregate(aggregates, byTicker: byTicker, options: options)
+                        result = try selection.aggregate(aggregates, by: grouping, options: options)
                     } catch {
                         // An unknown column in --agg is a command-line mistake, like one in --where.
                         throw ExpressionError(error: error, expression: aggregateText, option: "--agg")
@@ -132,12 +133,14 @@ struct FilterCommand: Command {
             + "\"zonemaps\":\(query.options.useBlockSummaries),\"verified\":\(verified)}")
     }
 
-    /// `--count`: the number of matching rows (per ticker with `--by ticker`).
+    /// `--count`: the number of matching rows (per group with `--by`).
     private static func writeCount(_ selection: Selection, query: Query, table: QuoteTable, context: CommandContext) throws {
         let format = query.format
-        if query.byTicker {
-            let rows = selection.countsByTicker().map { [Cell.text(table.tickers[Int($0.code)].symbol), .integer(Int64($0.count))] }
-            var source = MaterializedRows(columns: [ResultColumn(name: "ticker"), ResultColumn(name: "count")], rows: rows)
+        let grouping = query.grouping
+        if !grouping.isOverall {
+            let counts = try selection.aggregate([.count], by: grouping, options: query.options)
+            let rows = counts.rows.map { groupCells($0, grouping) + [Cell.integer(Int64($0.values[0] ?? 0))] }
+            var source = MaterializedRows(columns: groupColumns(grouping) + [ResultColumn(name: "count")], rows: rows)
             try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
         } else if format == .table {
             try context.standardOutput.writeLine(String(selection.count))
@@ -147,16 +150,15 @@ struct FilterCommand: Command {
         }
     }
 
-    /// `--agg`: one row of aggregates (one per ticker with `--by ticker`).
+    /// `--agg`: one row of aggregates (one per group with `--by`, keys first).
     private static func writeAggregates(_ result: AggregateResult, query: Query, context: CommandContext) throws {
-        var columns = result.aggregates.map { ResultColumn(name: $0.description) }
-        if query.byTicker { columns.insert(ResultColumn(name: "ticker"), at: 0) }
+        let columns = groupColumns(query.grouping) + result.aggregates.map { ResultColumn(name: $0.description) }
         let rows = result.rows.map { row -> [Cell] in
             let values = zip(result.aggregates, row.values).map { a, v -> Cell in
                 guard let v else { return .null }
                 return a.function == .count ? .integer(Int64(v)) : .number(v)
             }
-            return query.byTicker ? [.text(row.ticker ?? "")] + values : values
+            return groupCells(row, query.grouping) + values
         }
         var source = MaterializedRows(columns: columns, rows: rows)
         try query.format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
@@ -226,11 +228,25 @@ struct FilterCommand: Command {
         }
     }
 
-    /// The aggregates of --agg.
-    static func aggregates(_ items: [String]) throws -> [Aggregate] {
+    /// The key columns of a grouped answer: `ticker`, then `year` or `month`.
+    static func groupColumns(_ grouping: AggregateGrouping) -> [ResultColumn] {
+        (grouping.byTicker ? [ResultColumn(name: "ticker")] : []) + (grouping.bucket.map { [ResultColumn(name: $0.rawValue)] } ?? [])
+    }
+
+    /// The key cells of one grouped row: the ticker, then the year (`2014`) or month (`2014-03`).
+    static func groupCells(_ row: AggregateResult.Row, _ grouping: AggregateGrouping) -> [Cell] {
+        var cells = [Cell]()
+        if grouping.byTicker { cells.append(.text(row.ticker ?? "")) }
+        if grouping.bucket == .year, let year = row.year { cells.append(.integer(Int64(year))) }
+        if grouping.bucket == .month { cells.append(.text(row.bucketText ?? "")) }
+        return cells
+    }
+
+    /// The aggregates of --agg (arguments may be expressions over `table`'s columns).
+    static func aggregates(_ items: [String], table: QuoteTable) throws -> [Aggregate] {
         let text = items.joined(separator: ",")
         do {
-            return try Aggregate.parseList(text)
+            return try Aggregate.parseList(text, table: table)
         } catch {
             throw ExpressionError(error: error, expression: text, option: "--agg")
         }

@@ -1,0 +1,302 @@
+extension Selection {
+    /// Computes aggregates over the matching rows, overall or per ticker.
+    /// The same as `aggregate(_:by:options:)` with `.ticker` or `.none`.
+    public func aggregate(_ aggregates: [Aggregate], byTicker: Bool = false,
+                          options: QueryOptions = QueryOptions()) throws(QueryError) -> AggregateResult {
+        try aggregate(aggregates, by: byTicker ? .ticker : .none, options: options)
+    }
+
+    /// Computes aggregates over the matching rows, overall or per group (ticker, calendar year or
+    /// month of the date, or ticker and bucket). Groups without matching rows are left out.
+    ///
+    ///     try hits.aggregate([.count, .mean(Field("high") - Field("low")), .last("close")], by: .year)
+    ///
+    /// Nulls are skipped (`count(*)` counts rows, `count(x)` non-null values). Of a bare column,
+    /// min, max, first and last also skip NaN, while a NaN value makes sum, mean and stddev NaN;
+    /// in any other expression a NaN is null (see `Aggregate`). Expressions are evaluated over
+    /// the rows of each ticker with their series history, whatever rows matched.
+    ///
+    /// Floating-point sums reassociate. Overall: each `QueryOptions.rowsPerChunk`-row chunk is
+    /// summed left to right, then the chunk sums are added in chunk order, starting from 0. In
+    /// groups: each ticker's part of a group is summed left to right (its rows in date order),
+    /// and a group that spans tickers adds those parts in ticker order. So the result does not
+    /// depend on the thread count, but may differ in the last bits from one left-to-right sum.
+    /// `stddev` uses Welford's update within a part and Chan et al.'s combination across parts.
+    ///
+    /// - Throws: `QueryError` for an unknown column or an expression that cannot be evaluated
+    ///   (`ticker` or `date` in arithmetic, a window that is not positive).
+    /// - Complexity: O(rows) at most; expressions cost one evaluation per row of a ticker with matches.
+    public func aggregate(_ aggregates: [Aggregate], by grouping: AggregateGrouping,
+                          options: QueryOptions = QueryOptions()) throws(QueryError) -> AggregateResult {
+        let plan = try AggregationPlan(aggregates, table: table)
+        if grouping.isOverall {
+            return AggregateResult(aggregates: aggregates, grouping: grouping,
+                                   rows: [plan.row(count, overall(plan, options: options))])
+        }
+        return AggregateResult(aggregates: aggregates, grouping: grouping, rows: grouped(plan, grouping, options: options))
+    }
+
+    /// Chunk by chunk, merged in chunk order.
+    private func overall(_ plan: AggregationPlan, options: QueryOptions) -> [Accumulator] {
+        let chunkRows = options.rowsPerChunk
+        let chunks = (table.rowCount + chunkRows - 1) / chunkRows
+        let threads = options.effectiveThreads
+        options.counters?.addRun(chunks: chunks, threads: threads)
+        var partials = [[Accumulator]](repeating: [], count: chunks)
+        let scratches = (0 ..< max(1, min(threads, chunks))).map { _ in ExpressionScratch() }
+        partials.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
+            let shared = SharedPointer(base: base)
+            forEachChunk(chunks, threads: threads) { chunk, worker in
+                let start = chunk * chunkRows
+                let range = start ..< min(start + chunkRows, table.rowCount)
+                var accs = [Accumulator](repeating: Accumulator(), count: plan.arguments.count)
+                if mask.nonzeroBitCount(in: range) > 0 {
+                    accumulate(plan, piece: range, parts: [range], &accs, scratch: scratches[worker])
+                }
+                shared.base[chunk] = accs
+            }
+        }
+        var total = [Accumulator](repeating: Accumulator(), count: plan.arguments.count)
+        for part in partials { for i in total.indices { total[i].merge(part[i]) } }
+        return total
+    }
+
+    /// Per ticker with matches (in parallel), each split into its calendar buckets; buckets over
+    /// all tickers are then merged in ticker order.
+    private func grouped(_ plan: AggregationPlan, _ grouping: AggregateGrouping, options: QueryOptions) -> [AggregateResult.Row] {
+        let groups = countsByTicker()
+        let threads = options.effectiveThreads
+        options.counters?.addRun(chunks: groups.count, threads: threads)
+        // Per ticker: (bucket key, matching rows, accumulators) of each bucket with matches.
+        typealias Part = (key: Int, matched: Int, accs: [Accumulator])
+        var perTicker = [[Part]](repeating: [], count: groups.count)
+        let scratches = (0 ..< max(1, min(threads, groups.count))).map { _ in ExpressionScratch() }
+        let chunkRows = options.rowsPerChunk
+        perTicker.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
+            let shared = SharedPointer(base: base)
+            forEachChunk(groups.count, threads: threads) { g, worker in
+                let rows = table.tickers[Int(groups[g].code)].rows
+                let buckets = grouping.bucket.map { table.calendarRuns(rows, $0) } ?? [(rows: rows, key: 0)]
+                let matched = buckets.map { mask.nonzeroBitCount(in: $0.rows) }
+                var accs = [[Accumulator]](repeating: [Accumulator](repeating: Accumulator(), count: plan.arguments.count),
+                                           count: buckets.count)
+                // Pieces of at most a chunk: expressions are evaluated once per piece for all buckets.
+                var first = 0  // the first bucket not yet finished
+                var start = rows.lowerBound
+                while start < rows.upperBound {
+                    let piece = start ..< min(start + chunkRows, rows.upperBound)
+                    start = piece.upperBound
+                    while first < buckets.count && buckets[first].rows.upperBound <= piece.lowerBound { first += 1 }
+                    var last = first
+                    while last < buckets.count && buckets[last].rows.lowerBound < piece.upperBound { last += 1 }
+                    let inPiece = (first ..< last).filter { matched[$0] > 0 }
+                    if inPiece.isEmpty || mask.nonzeroBitCount(in: piece) == 0 { continue }
+                    let parts = inPiece.map { buckets[$0].rows.clamped(to: piece) }
+                    for (k, b) in inPiece.enumerated() {
+                        var bucketAccs = accs[b]
+                        accumulate(plan, piece: piece, parts: [parts[k]], &bucketAccs,
+                                   scratch: scratches[worker], evaluated: k > 0)
+                        accs[b] = bucketAccs
+                    }
+                }
+                shared.base[g] = buckets.indices.filter { matched[$0] > 0 }.map { (buckets[$0].key, matched[$0], accs[$0]) }
+            }
+        }
+        func row(ticker: String?, key: Int, _ matched: Int, _ accs: [Accumulator]) -> AggregateResult.Row {
+            var r = plan.row(matched, accs)
+            r.ticker = ticker
+            switch grouping.bucket {
+            case .year?: r.year = key
+            case .month?:
+                let month = (key % 100 + 100) % 100
+                r.year = (key - month) / 100; r.month = month
+            case nil: break
+            }
+            return r
+        }
+        if grouping.byTicker {
+            return zip(groups, perTicker).flatMap { group, parts in
+                parts.map { row(ticker: table.tickers[Int(group.code)].symbol, key: $0.key, $0.matched, $0.accs) }
+            }
+        }
+        var merged = [Int: (matched: Int, accs: [Accumulator])]()
+        for parts in perTicker {
+            for part in parts {
+                if var m = merged[part.key] {
+                    m.matched += part.matched
+                    for i in m.accs.indices { m.accs[i].merge(part.accs[i]) }
+                    merged[part.key] = m
+                } else {
+                    merged[part.key] = (part.matched, part.accs)
+                }
+            }
+        }
+        return merged.keys.sorted().map { key in row(ticker: nil, key: key, merged[key]!.matched, merged[key]!.accs) }
+    }
+
+    /// Accumulates every argument of `plan` over the matching rows of `parts` (ranges inside
+    /// `piece`, ascending). Expression arguments are evaluated over `piece` first, unless
+    /// `evaluated` says the scratch already holds them for this piece.
+    private func accumulate(_ plan: AggregationPlan, piece: Range<Int>, parts: [Range<Int>],
+                            _ accs: inout [Accumulator], scratch: ExpressionScratch, evaluated: Bool = false) {
+        let buffers = plan.expressionBuffers(piece, scratch: scratch, reuse: evaluated)
+        table.dates.withUnsafeBufferPointer { dates in
+            for (i, argument) in plan.arguments.enumerated() {
+                var acc = accs[i]
+                for part in parts where !part.isEmpty {
+                    switch argument.source {
+                    case .column(let c):
+                        accumulate(column: c, rows: part, needs: argument.needs, dates: dates, &acc)
+                    case .expression(let e):
+                        // Safe: the buffer holds piece.count values and part lies within piece.
+                        let values = buffers[e] + (part.lowerBound - piece.lowerBound)
+                        accumulate(values: values, rows: part, needs: argument.needs, dates: dates, &acc)
+                    }
+                }
+                accs[i] = acc
+            }
+        }
+    }
+
+    private func accumulate(column index: Int, rows: Range<Int>, needs: Accumulator.Needs,
+                            dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+        switch table.columns[index] {
+        case .float64(let c): accumulate(c, rows, needs, dates, &acc)
+        case .float32(let c): accumulate(c, rows, needs, dates, &acc)
+        case .int64(let c): accumulate(c, rows, needs, dates, &acc)
+        case .int32(let c): accumulate(c, rows, needs, dates, &acc)
+        }
+    }
+
+    private func accumulate<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>, _ needs: Accumulator.Needs,
+                                              _ dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+        var a = acc
+        defer { acc = a }
+        column.withUnsafeBufferPointer { values in
+            let validity = column.validity
+            let plain = needs == Accumulator.Needs()
+            if plain {
+                // The common case (count, sum, min, max, mean): the loops of before first/last/stddev.
+                if let validity {
+                    mask.forEachSetRow(in: range) { row in
+                        if validity[row] { a.add(values[row].doubleValue) }
+                        return true
+                    }
+                } else {
+                    mask.forEachSetRow(in: range) { row in
+                        a.add(values[row].doubleValue)
+                        return true
+                    }
+                }
+                return
+            }
+            mask.forEachSetRow(in: range) { row in
+                if let validity, !validity[row] { return true }
+                let x = values[row].doubleValue
+                a.add(x)
+                if needs.spread { a.addSpread(x) }
+                if needs.ends { a.addEnds(x, row: row, date: dates[row]) }
+                return true
+            }
+        }
+    }
+
+    /// `values[0]` is row `rows.lowerBound`; NaN is null.
+    private func accumulate(values: UnsafePointer<Double>, rows: Range<Int>, needs: Accumulator.Needs,
+                            dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+        var a = acc
+        defer { acc = a }
+        let base = rows.lowerBound
+        mask.forEachSetRow(in: rows) { row in
+            let x = values[row - base]
+            if x.isNaN { return true }
+            a.add(x)
+            if needs.spread { a.addSpread(x) }
+            if needs.ends { a.addEnds(x, row: row, date: dates[row]) }
+            return true
+        }
+    }
+}
+
+/// Aggregates resolved against a table: each distinct argument once (a column or a compiled
+/// expression) with what its aggregates need.
+struct AggregationPlan {
+    enum Source: Hashable {
+        case column(Int)
+        /// Index into `programs`.
+        case expression(Int)
+    }
+
+    struct Argument {
+        var source: Source
+        var needs = Accumulator.Needs()
+    }
+
+    let aggregates: [Aggregate]
+    var arguments = [Argument]()
+    /// Per aggregate: its argument's index, nil for `count(*)`.
+    var argumentOf = [Int?]()
+    var programs = [ExpressionProgram]()
+
+    init(_ aggregates: [Aggregate], table: QuoteTable) throws(QueryError) {
+        self.aggregates = aggregates
+        var expressionIndex = [ValueExpression: Int]()
+        var argumentIndex = [Source: Int]()
+        for a in aggregates {
+            guard let argument = a.argument else { argumentOf.append(nil); continue }
+            let source: Source
+            if case .column(let name) = argument, let i = table.columnIndex(named: name) {
+                source = .column(i)
+            } else if case .column(let name) = argument, ExpressionProgram.isKeyColumn(name, table: table) {
+                throw QueryError("'\(name)' cannot be aggregated; only value columns and expressions over them can", kind: .typeMismatch)
+            } else if case .column(let name) = argument {
+                throw QueryError("unknown column '\(name)' in \(a)", kind: .unknownColumn,
+                                 suggestions: Suggestions.closest(to: name, among: table.schema.map(\.identifier)))
+            } else if let e = expressionIndex[argument] {
+                source = .expression(e)
+            } else {
+                programs.append(try ExpressionProgram(argument, table: table))
+                expressionIndex[argument] = programs.count - 1
+                source = .expression(programs.count - 1)
+            }
+            let index: Int
+            if let i = argumentIndex[source] { index = i } else {
+                arguments.append(Argument(source: source))
+                index = arguments.count - 1
+                argumentIndex[source] = index
+            }
+            switch a.function {
+            case .stddev: arguments[index].needs.spread = true
+            case .first, .last: arguments[index].needs.ends = true
+            default: break
+            }
+            argumentOf.append(index)
+        }
+    }
+
+    /// One output row from the matching row count and the accumulators.
+    func row(_ matched: Int, _ accs: [Accumulator]) -> AggregateResult.Row {
+        AggregateResult.Row(values: zip(aggregates, argumentOf).map { a, i in
+            guard let i else { return Double(matched) }
+            return accs[i].value(a.function)
+        })
+    }
+
+    /// Evaluates every expression over `piece` into the scratch's buffers (one per program, held
+    /// until the scratch's next `reset`), or returns the buffers of the last call when `reuse`.
+    func expressionBuffers(_ piece: Range<Int>, scratch: ExpressionScratch, reuse: Bool) -> [UnsafeMutablePointer<Double>] {
+        if programs.isEmpty { return [] }
+        if reuse { return scratch.heldBuffers }
+        scratch.releaseHeld()
+        var buffers = [UnsafeMutablePointer<Double>]()
+        for program in programs {
+            let b = scratch.acquire(piece.count)
+            program.evaluate(rows: piece, into: b, scratch: scratch)
+            buffers.append(b)
+        }
+        scratch.hold(buffers)
+        return buffers
+    }
+}
