@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLinkFormat?
+// fuzz-modules: Colonnade DataLinkFormat
 //
 // The CSV response decoder (time-series CSV, datatable CSV, `code,message` error bodies): the input
 // is a response body; inputs that start with `{`, `[` or `<` (after a BOM and blanks) are left to
@@ -6,9 +6,7 @@
 // ticker, dates strictly ascending per ticker), and must survive what `import` does with it next:
 // upsert into an existing table, block summaries, a query.
 @testable import Colonnade
-#if canImport(DataLinkFormat)
 import DataLinkFormat
-#endif
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")

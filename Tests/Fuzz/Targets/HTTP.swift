@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLink DataLinkFormat?
+// fuzz-modules: Colonnade DataLink DataLinkFormat
 //
 // HTTP response handling: status, headers and body → the DataLink client's verdict
 // (`DataLinkClient.judge`, the pure step after the transfer: success, or a typed error with the
@@ -8,13 +8,12 @@
 // Input: byte 0 picks the status (a list of interesting ones, or any 100…699), byte 1 the request
 // (JSON/CSV time series, a table page) and whether a key was sent; then header lines
 // `name: value` up to an empty line; the rest is the body. The key planted in the configuration
-// must never appear in an error's text.
+// must never appear in an error's text (the client's or the decoder's) nor in a success body as
+// the client hands it on (overwritten by `*`, byte for byte).
 import Foundation
 @testable import DataLink
 import Colonnade
-#if canImport(DataLinkFormat)
 import DataLinkFormat
-#endif
 
 let key = "FUZZ-k3y-9f8e7d6c5b4a"
 let statuses = [200, 201, 202, 204, 206, 301, 304, 400, 401, 403, 404, 409, 410, 413, 414, 422, 429, 500, 502, 503, 504]
@@ -88,22 +87,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // harness bug).
         if client.configuration.apiKey != nil && text.contains(key) { fatalError("the API key leaked into an error: \(text)") }
     case .success(let response):
-        precondition(response.status == status && response.body == body)
-        if case .table = request.target {
-            #if canImport(DataLinkFormat)
-            _ = try? DataLinkCursor.nextCursorID(inJSON: body)
-            #else
-            _ = DataLinkClient.nextCursorID(inJSON: body)
-            #endif
+        // A success body comes back with the key overwritten by `*`, byte for byte (Redactor.scrub):
+        // same length, every other byte as sent, and no copy of the key left.
+        precondition(response.status == status && response.body.count == body.count)
+        precondition(zip(response.body, body).allSatisfy { $0 == $1 || $0 == UInt8(ascii: "*") }, "the body changed beyond the key")
+        if client.configuration.apiKey != nil {
+            precondition(response.body.range(of: Data(key.utf8)) == nil, "the API key is still in a success body")
         }
-        // What `fetch` does next with the body.
+        if case .table = request.target {
+            _ = try? DataLinkCursor.nextCursorID(inJSON: response.body)
+        }
+        // What `fetch` does next with the body; its decode errors must not hold the key either.
         do {
-            let decoded = try body.withUnsafeBytes { bytes in
+            let decoded = try response.body.withUnsafeBytes { bytes in
                 try QuoteDecoder.decode(bytes, ticker: request.format == .csv ? "AAPL" : nil, source: "WIKI/AAPL")
             }
             _ = decoded.table.rowCount
         } catch {
-            _ = "\(error)"
+            let text = "\(error)"
+            if client.configuration.apiKey != nil && text.contains(key) { fatalError("the API key leaked into a decode error: \(text)") }
         }
     }
     return 0

@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLinkFormat?
+// fuzz-modules: Colonnade DataLinkFormat
 //
 // The JSON response decoder (dataset_data, dataset, legacy v1, datatable, error bodies): the input
 // is a response body; inputs that do not start with `{` (after a BOM and blanks) are left to the
@@ -6,9 +6,7 @@
 // ticker, dates strictly ascending per ticker), and must survive what `import` does with it next:
 // upsert into an existing table, block summaries, a query.
 @testable import Colonnade
-#if canImport(DataLinkFormat)
 import DataLinkFormat
-#endif
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")

@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLinkFormat?
+// fuzz-modules: Colonnade DataLinkFormat
 //
 // The zip reader (end of central directory, ZIP64 record and locator, central and local headers,
 // data descriptors, stored and deflate members, CRC-32 and size checks, bomb limits). The input is
@@ -7,9 +7,7 @@
 // same error; streamed chunks tile the member (`memberOffset`); what extracts is at most the
 // limit. A member that extracts is then decoded as `import` decodes an export's CSV.
 @testable import Colonnade
-#if canImport(DataLinkFormat)
 import DataLinkFormat
-#endif
 
 /// Small limits, so a bomb is refused (as it must be) long before the 2 GiB RSS limit.
 let limits = ZipLimits(maximumRatio: 200, maximumSize: 16 << 20, ratioFloor: 1 << 20)
