@@ -8,6 +8,9 @@ public enum Reference {
         case .constant(let b): return b
         case let .range(name, bounds):
             guard let column = table.column(named: name) else { return nil }
+            // A NaN bound (a folded `x / 0`, which is null) makes the comparison unknown, as with
+            // SQL's `x <> NULL`: neither it nor its `not` matches.
+            if bounds.lower?.isNaN == true || bounds.upper?.isNaN == true { return nil }
             if case .int64(let c) = column {
                 // Exactly: Double(x) rounds above 2^53 (Double(Int64.max) is 2^63, past every Int64).
                 guard let x = c.value(at: row) else { return nil }

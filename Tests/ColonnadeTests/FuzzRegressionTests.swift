@@ -84,4 +84,19 @@ import ColonnadeTestSupport
         #expect(Reference.rows(parsed, table: t) == [])
         #expect(try t.select(parsed).rows() == [])
     }
+
+    /// Query fuzz finding 8: `split_ratio <> 22 / 0` compares with a folded null (NaN) bound, which
+    /// is unknown, so neither it nor its negation selects a row; the reference said every non-null row.
+    @Test func aComparisonWithADivisionByZeroIsUnknownEvenNegated() throws {
+        let values: [Double] = [1, 0, -2.5, .nan, .infinity, 22]
+        var t = try QuoteTable(schema: [ColumnDescriptor(name: "split_ratio", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
+                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        t.computeSummaries()
+        for text in ["split_ratio <> 22 / 0", "split_ratio = 22 / 0", "not split_ratio < 1 / 0", "not (split_ratio > 22 / 0)"] {
+            let parsed = try QueryParser(table: t).parse(text)
+            #expect(Reference.rows(parsed, table: t) == [], "\(text)")
+            #expect(try t.select(parsed).rows() == [], "\(text)")
+        }
+    }
 }
