@@ -23,7 +23,7 @@ public struct Bitmask: Sendable {
     public init(count: Int, allSet: Bool = false) {
         precondition(count >= 0, "negative bit count")
         self.count = count
-        self.storage = ColumnStorage(byteCount: Bitmask.wordCount(forBits: count) * 8)
+        self.storage = ColumnStorage(byteCount: Bitmask.wordCount(forBits: count) * 8, mapLargeBuffers: false)
         if allSet { setAll() }
     }
 
