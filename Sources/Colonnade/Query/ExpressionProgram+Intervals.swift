@@ -94,6 +94,7 @@ extension ExpressionProgram {
             if corners.contains(where: \.isNaN) { return nil }
             // Infinite inputs can meet as inf - inf or 0 * inf in some row: null there.
             let mayBeNull = x.mayBeNull || y.mayBeNull || x.hasInfiniteCorner || y.hasInfiniteCorner
+            // Safe: corners always holds four values (set on every path above).
             return Interval(lo: corners.min()!, hi: corners.max()!, mayBeNull: mayBeNull)
         case let .ordering(a, b):
             guard let x = interval(a, block: block, rows: rows), let y = interval(b, block: block, rows: rows) else { return nil }

@@ -133,7 +133,7 @@ extension Selection {
                 }
             }
         }
-        return merged.keys.sorted().map { key in row(ticker: nil, key: key, merged[key]!.matched, merged[key]!.accs) }
+        return merged.sorted { $0.key < $1.key }.map { key, part in row(ticker: nil, key: key, part.matched, part.accs) }
     }
 
     /// Accumulates every argument of `plan` over the matching rows of `parts` (ranges inside
