@@ -98,9 +98,10 @@ struct FlatBufferByteArray {
             // Inline layout: the soffset at 0, then fields by descending size, each aligned.
             var offsets = [Int](repeating: 0, count: slots.count)
             var cursor = 4
-            let order = slots.indices.filter { slots[$0] != nil }.sorted { (slots[$0]!.size, -$0) > (slots[$1]!.size, -$1) }
-            for i in order {
-                let size = slots[i]!.size
+            let present = slots.enumerated().compactMap { i, slot in slot.map { (index: i, slot: $0) } }
+            let order = present.sorted { ($0.slot.size, -$0.index) > ($1.slot.size, -$1.index) }
+            for (i, slot) in order {
+                let size = slot.size
                 cursor = (cursor + size - 1) / size * size
                 offsets[i] = cursor
                 cursor += size
@@ -118,9 +119,9 @@ struct FlatBufferByteArray {
             let soffset = UInt32(truncatingIfNeeded: Int32(table - vtable))
             setUInt32LE(soffset, at: table)
             var children: [(at: Int, node: FlatBufferNode)] = []
-            for i in order {
+            for (i, slot) in order {
                 let at = table + offsets[i]
-                switch slots[i]! {
+                switch slot {
                 case .bool(let v): bytes[at] = v ? 1 : 0
                 case .uint8(let v): bytes[at] = v
                 case .int16(let v): setUInt16LE(UInt16(bitPattern: v), at: at)

@@ -291,8 +291,11 @@ struct ParquetDecoder {
                 let r = defined.firstIndex(of: 0) ?? 0
                 throw .nullKey(file: file, column: leaf.name, row: row + r)
             case .value:
-                if validity[c] == nil { validity[c] = Bitmask(count: totalRows, allSet: true) }
-                for (i, v) in defined.enumerated() where v == 0 { validity[c]![row + i] = false }
+                // Taken out of the array while it changes, so the bits are not copied.
+                var mask = validity[c] ?? Bitmask(count: totalRows, allSet: true)
+                validity[c] = nil
+                for (i, v) in defined.enumerated() where v == 0 { mask[row + i] = false }
+                validity[c] = mask
             }
         }
         // The k present values, as indices into the dictionary or as PLAIN bytes.
