@@ -9,6 +9,9 @@ Inputs:
 - docs/bench/peers.json: `Benchmarks/peers/run.sh --json FILE`;
 - docs/bench/zip-medium.json: `colonnade-bench --suite zip --json FILE`, used when colonnade-bench.json
   has no zip suite results (optional);
+- docs/bench/interop.json: `Benchmarks/peers/interop.sh --size large --json FILE` (Arrow IPC and
+  Parquet export/import, Colonnade's and the peers' writers in one run, and the read-back check;
+  optional: without it the section says how to make it);
 - Benchmarks/BENCHMARKS.md.in: the prose. Every `{{ expression }}` in it is a Python expression
   evaluated with the helpers below (`t`, `rate`, `x`, `pms`, ...) over those two files; there are
   no figures in the prose that do not come from them.
@@ -129,7 +132,118 @@ def zip_caveat(zipbench):
             "not with the targets.**")
 
 
-def context(bench, peer, zipbench=None):
+INTEROP_COMMAND = "Benchmarks/peers/interop.sh --size large --repeat 3 --json docs/bench/interop.json"
+
+
+def interop_section(interop):
+    """Issue 14's figures from interop.json: exports and imports of Colonnade and the peers, same
+    table, same run; the targets; the read-back check. Every number comes from the file."""
+    if interop is None:
+        return ("Not measured in the committed figures: docs/bench/interop.json is missing. Make it with\n"
+                "`%s` (a quiet machine; it needs about 10 GB of memory at large)." % INTEROP_COMMAND)
+    meta, rows = interop.get("meta", {}), interop["rows"]
+    bench = interop.get("bench") or {"results": [], "machine": {}}
+    ours = {r["name"].rsplit(" ", 1)[0]: r for r in bench["results"] if r["suite"] == "interop"}
+    bm = bench["machine"]
+    out = []
+    loads = [v for v in (meta.get("loadavg_start"), meta.get("loadavg_end"), bm.get("loadAverageStart"), bm.get("loadAverageEnd"))
+             if v is not None]
+    out.append("Run: %s, %s (%s rows), commit %s, %s, %s cores; load average (1 min) %s; versions: %s."
+               % (meta.get("date", "?"), meta.get("size", "?"), "{:,}".format(rows), bm.get("commit", "?"),
+                  interop["machine"]["cpu"], interop["machine"]["usable_cores"],
+                  "–".join("%.1f" % v for v in (min(loads), max(loads))) if loads else "not recorded",
+                  ", ".join("%s %s" % kv for kv in sorted(interop.get("versions", {}).items())) or "—"))
+    out.append("")
+
+    def mbps(r):
+        return r["bytes"] / r["seconds"] / 1e6
+
+    def kind(p):
+        return p.get("kind") or ("read" if "read" in p["what"] else "write")
+
+    peers_w = [p for p in interop["peers"] if kind(p) == "write"]
+    cache = [p for p in peers_w if "saved" not in p["what"]]
+    saved = [p for p in peers_w if "saved" in p["what"]]
+    if ours or cache:
+        out.append("**Export to the page cache** (in process, no fsync; before each run the last file is removed and "
+                   "dirty pages written back). Time to write the same %s-row table; ratio = the writer's time ÷ "
+                   "Colonnade's for the same format (> 1: Colonnade is faster)." % "{:,}".format(rows))
+        out.append("")
+        out.append("| writer | format | median s | MB | MB/s | vs Colonnade |")
+        out.append("|---|---|---:|---:|---:|---:|")
+        fmt_of = lambda what: "Arrow IPC" if ("feather" in what or "ipc" in what) else "Parquet"
+        base = {"Arrow IPC": ours.get("export Arrow IPC file"), "Parquet": ours.get("export Parquet uncompressed")}
+        for name in ("export Arrow IPC file", "export Arrow IPC stream", "export Parquet uncompressed", "export Parquet Snappy",
+                     "export Parquet --partition-by year"):
+            r = ours.get(name)
+            if r:
+                out.append("| Colonnade `%s` | %s | %.3f | %.0f | %.0f | |" % (name[len("export "):], "Arrow IPC" if "Arrow" in name else "Parquet",
+                                                                         r["seconds"], r["bytes"] / 1e6, mbps(r)))
+        for p in cache:
+            b = base.get(fmt_of(p["what"]))
+            out.append("| %s %s | %s | %.3f | %.0f | %.0f | %s |" % (p["engine"], p["what"], fmt_of(p["what"]), p["seconds"],
+                                                                   p["bytes"] / 1e6, mbps(p), fmt_ratio(p["seconds"] / b["seconds"]) if b else "—"))
+        out.append("")
+    out.append("**Saved** (written and fsync'd). `colonnade export` is the whole command, from process start to the "
+               "file saved, including loading and verifying the %.0f MB snapshot; the peers' rows are in process "
+               "(their table already in memory) plus an fsync of the file." % (meta.get("snapshot_bytes", 0) / 1e6))
+    out.append("")
+    out.append("| writer | median s | MB | MB/s |")
+    out.append("|---|---:|---:|---:|")
+    for e in interop["exports"]:
+        out.append("| `colonnade export %s` | %.3f | %.0f | %.0f |" % (e["args"], e["seconds"], e["bytes"] / 1e6, e["mbps"]))
+    for p in saved:
+        out.append("| %s %s | %.3f | %.0f | %.0f |" % (p["engine"], p["what"], p["seconds"], p["bytes"] / 1e6, p["mbps"]))
+    out.append("")
+    readers = [p for p in interop["peers"] if kind(p) == "read"]
+    if ours or readers:
+        out.append("**Import** of our own files (Colonnade: memory-mapped, into a table; the peers read our uncompressed Parquet):")
+        out.append("")
+        out.append("| reader | median s | MB | MB/s |")
+        out.append("|---|---:|---:|---:|")
+        for name, r in ours.items():
+            if name.startswith("import"):
+                out.append("| Colonnade `%s` | %.3f | %.0f | %.0f |" % (name[len("import "):], r["seconds"], r["bytes"] / 1e6, mbps(r)))
+        for p in readers:
+            out.append("| %s %s | %.3f | %.0f | %.0f |" % (p["engine"], p["what"], p["seconds"], p["bytes"] / 1e6, p["mbps"]))
+        out.append("")
+    # Targets.
+    out.append("| target | measured | |")
+    out.append("|---|---|---|")
+    arrow = ours.get("export Arrow IPC file")
+    if arrow:
+        out.append("| Arrow export ≥ 1.5 GB/s | file %.0f MB/s, stream %.0f MB/s | %s |"
+                   % (mbps(arrow), mbps(ours["export Arrow IPC stream"]), "met" if mbps(arrow) >= 1500 else "**not met**"))
+    pq = ours.get("export Parquet uncompressed")
+    pq_peers = [p for p in cache if "parquet" in p["what"].lower()]
+    if pq and pq_peers:
+        fastest = min(pq_peers, key=lambda p: p["seconds"])
+        out.append("| Parquet export (uncompressed) faster than every peer's Parquet writer | %.3f s; fastest peer %s %s %.3f s (%s) | %s |"
+                   % (pq["seconds"], fastest["engine"], fastest["what"], fastest["seconds"], fmt_ratio(fastest["seconds"] / pq["seconds"]),
+                      "met" if pq["seconds"] < fastest["seconds"] else "**not met**"))
+    pi = ours.get("import Parquet uncompressed")
+    if pi:
+        out.append("| Parquet import of our own files ≥ 1 GB/s | %.0f MB/s (single file), %s (year= directory) | %s |"
+                   % (mbps(pi), "%.0f MB/s" % mbps(ours["import Parquet year=… directory"]) if "import Parquet year=… directory" in ours else "—",
+                      "met" if mbps(pi) >= 1000 else "**not met**"))
+    agree_all = not interop["mismatches"]
+    out.append("| DuckDB over our partitioned Parquet answers Q1–Q4 as Colonnade | %s | %s |"
+               % ("; ".join("%s %d / %.2f" % (q, c["answers"][q][0], c["answers"][q][1]) for c in interop["checks"]
+                            if c["output"] == "q-years" and c["engine"] == "DuckDB" for q in sorted(c["answers"])) or "not run",
+                  "met" if agree_all and any(c["output"] == "q-years" and c["engine"] == "DuckDB" for c in interop["checks"]) else "**not met**"))
+    out.append("")
+    out.append("Read-back check: %d reader/output pairs; %s" % (len(interop["checks"]),
+               "every one gave Colonnade's row count and Q1–Q4 count and sum(close)." if agree_all
+               else "**mismatches:** " + "; ".join(interop["mismatches"])))
+    out.append("")
+    out.append("| output | reader | rows | agrees |")
+    out.append("|---|---|---:|---|")
+    for c in interop["checks"]:
+        out.append("| %s | %s | %s | %s |" % (c["output"], c["engine"], "{:,}".format(c["rows"]), "yes" if c["agree"] else "**no**"))
+    return "\n".join(out)
+
+
+def context(bench, peer, zipbench=None, interop=None):
     """The names a template expression can use."""
     def m(name):
         return bench.find(name)
@@ -257,7 +371,8 @@ def context(bench, peer, zipbench=None):
     names.update(bench=bench, peer=peer, machine=bench.machine, zipbench=zipbench,
                  zip_table=lambda: zip_table(zipbench), zip_caveat=lambda: zip_caveat(zipbench), L=bench.label, T=bench.threads,
                  rows=bench.rows, math=math, fmt_ratio=fmt_ratio, fmt_time=fmt_time,
-                 bench_table=lambda: bench_table(bench, skip=("zip",)))
+                 bench_table=lambda: bench_table(bench, skip=("zip",)),
+                 interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND)
     return names
 
 
@@ -280,6 +395,8 @@ def main():
     ap.add_argument("--bench", default=os.path.join(ROOT, "docs", "bench", "colonnade-bench.json"))
     ap.add_argument("--peers", default=os.path.join(ROOT, "docs", "bench", "peers.json"))
     ap.add_argument("--zip", default=os.path.join(ROOT, "docs", "bench", "zip-medium.json"))
+    ap.add_argument("--interop", default=os.path.join(ROOT, "docs", "bench", "interop.json"),
+                    help="Benchmarks/peers/interop.sh --json FILE (optional)")
     ap.add_argument("--charts", default=os.path.join(ROOT, "docs", "bench"), help="where the peers' SVG charts go")
     ap.add_argument("--template", default=os.path.join(HERE, "BENCHMARKS.md.in"))
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
@@ -295,7 +412,11 @@ def main():
         zipbench = bench
     else:
         zipbench = Bench(a.zip) if os.path.exists(a.zip) else None
-    text = render(template, context(bench, peer, zipbench))
+    interop = None
+    if os.path.exists(a.interop):
+        with open(a.interop) as f:
+            interop = json.load(f)
+    text = render(template, context(bench, peer, zipbench, interop))
     outputs = {a.output: text}
     for name, svg in plot.charts(peer).items():
         outputs[os.path.join(a.charts, name)] = svg

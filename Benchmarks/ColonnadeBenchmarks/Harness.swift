@@ -32,11 +32,13 @@ nonisolated(unsafe) var benchmarkSink: UInt64 = 0
 @inline(never) func sink(_ x: Double) { benchmarkSink &+= x.bitPattern }
 @inline(never) func sink(_ x: UInt64) { benchmarkSink &+= x }
 
-/// Times `body`: one warm-up run, then `runs` timed runs; setup belongs outside `body`.
-func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
-    for _ in 0 ..< warmup { try body() }
+/// Times `body`: one warm-up run, then `runs` timed runs; setup belongs outside `body`, and
+/// `prepare` runs untimed before every run.
+func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void = {}, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
+    for _ in 0 ..< warmup { try prepare(); try body() }
     var times = [Double]()
     for _ in 0 ..< runs {
+        try prepare()
         let start = DispatchTime.now().uptimeNanoseconds
         try body()
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)

@@ -4,8 +4,10 @@ import Colonnade
 /// Arrow IPC and Parquet export and import of the bench table (issue 14), in process: MB/s of the
 /// file written or read (1 MB = 10^6 bytes). Files go to the work directory through the page
 /// cache and are not `fsync`ed (`durable: false`), as the peers' writers in
-/// Benchmarks/peers/interop.py do not sync either; reading maps the file the previous export
-/// wrote, so it comes from the page cache.
+/// Benchmarks/peers/interop.py are timed too; before every export (not timed) the last file is
+/// removed and dirty pages are written back (`sync`), so a run is not throttled by the writeback
+/// of the one before (a 2 GB file per run soon reaches the kernel's dirty-page limit). Reading
+/// maps the file the previous export wrote, so it comes from the page cache.
 struct InteropSuite {
     let table: QuoteTable
     let recorder: Recorder
@@ -28,7 +30,7 @@ struct InteropSuite {
         for c in cases {
             let path = directory + "/" + c.file
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let export = try measure(runs: runs) { try c.write(path) }
+            let export = try measure(runs: runs, prepare: { settle(path) }) { try c.write(path) }
             let bytes = Double(fileSize(path))
             recorder.record(Measurement(suite: "interop", name: "export \(c.name) \(label)", seconds: export.median,
                                         spread: export.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
@@ -46,8 +48,7 @@ struct InteropSuite {
         let dir = directory + "/bench-parts"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var files: [String] = []
-        let export = try measure(runs: runs) {
-            try? FileManager.default.removeItem(atPath: dir)
+        let export = try measure(runs: runs, prepare: { settle(dir) }) {
             files = try ParquetWriter(table: table).writePartitionedByYear(toDirectory: dir, durable: false)
         }
         let bytes = Double(files.reduce(0) { $0 + fileSize($1) })
@@ -58,6 +59,12 @@ struct InteropSuite {
         recorder.record(Measurement(suite: "interop", name: "import Parquet year=… directory \(label)", seconds: read.median,
                                     spread: read.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
                                     note: "\(files.count) files merged into one table"))
+    }
+
+    /// Untimed, before an export: the last output removed, dirty pages written back.
+    func settle(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+        sync()
     }
 
     func fileSize(_ path: String) -> Int {

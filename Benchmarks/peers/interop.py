@@ -13,7 +13,15 @@ own writers and readers timed on the same data.
    Colonnade's (count exactly, sum(close) within a relative 1e-9). Row counts are compared too.
 4. Unless --no-bench: pyarrow write_feather/write_parquet, Polars write_ipc/write_parquet and
    DuckDB COPY ... TO (FORMAT parquet) write the same table (read from our .arrow), and each
-   reads our uncompressed Parquet back; MB/s of the file each writes or reads.
+   reads our uncompressed Parquet back; MB/s of the file each writes or reads. The uncompressed
+   writers are timed twice: to the page cache (as colonnade-bench's in-process export, no fsync)
+   and saved (write + fsync, as `colonnade export` saves).
+
+Before every timed write (not timed) the previous output is removed and the page cache's dirty
+pages are written back (`sync`), so no run is throttled by the one before it.
+
+--bench-json FILE: colonnade-bench --suite interop's report of the same run, copied into --json
+so that one file holds everything Benchmarks/report.py renders.
 
 Exit status 0 when every reader agrees with Colonnade, 1 on a MISMATCH, 2 when set-up failed.
 The in-process export/import figures of Colonnade itself come from
@@ -30,7 +38,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import DATE_FROM, DATE_TO, QUERIES, SQL_WHERE, TICKERS, agree, machine, loadavg  # noqa: E402
+from peers import DATE_FROM, DATE_TO, QUERIES as ALL_QUERIES, SQL_WHERE, TICKERS, agree, machine, loadavg  # noqa: E402
+
+# The range queries only: peers.QUERIES also holds the screens (S1-S4), which the readers here do not run.
+QUERIES = {q: ALL_QUERIES[q] for q in ("Q1", "Q2", "Q3", "Q4")}
 
 
 def colonnade_answers(binary, snapshot):
@@ -54,11 +65,21 @@ def colonnade_rows(binary, snapshot):
     return int(float([l for l in p.stdout.splitlines() if l.strip()][-1]))
 
 
-def export(binary, snapshot, args, repeat):
+def settle(path):
+    """Untimed, before a timed write: remove the last output and write back dirty pages."""
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
+    os.sync()
+
+
+def export(binary, snapshot, args, repeat, output):
     """Runs `colonnade export` `repeat` times; returns the median seconds."""
     times = []
     for _ in range(repeat):
         cmd = [binary, "export", "--snapshot", snapshot] + args
+        settle(output)
         t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True)
         times.append(time.perf_counter() - t0)
@@ -156,7 +177,8 @@ def duckdb_answers(path, kind):
         src = "read_parquet('%s')" % path
     rows = con.execute("SELECT count(*) FROM %s" % src).fetchone()[0]
     out = {}
-    for q, where in SQL_WHERE.items():
+    for q in QUERIES:
+        where = SQL_WHERE[q]
         sql = "SELECT count(*), sum(close) FROM %s WHERE " % src + where.format(d0="DATE '%s'" % DATE_FROM,
                                                                                 d1="DATE '%s'" % DATE_TO)
         n, s = con.execute(sql).fetchone()
@@ -167,14 +189,30 @@ def duckdb_answers(path, kind):
 # ------------------------------------------------------------------------------------------------
 # The peers' writers and readers on the same table.
 
-def timed(fn, repeat):
+def timed(fn, repeat, prepare=None):
+    if prepare:
+        prepare()
     fn()
     times = []
     for _ in range(repeat):
+        if prepare:
+            prepare()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def fsynced(write):
+    """`write(path)`, then fsync of the file: saved, as `colonnade export` saves."""
+    def run(p):
+        write(p)
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return run
 
 
 def bench_peers(arrow_path, our_parquet, workdir, repeat):
@@ -202,15 +240,13 @@ def bench_peers(arrow_path, our_parquet, workdir, repeat):
             "COPY quotes TO '%s' (FORMAT parquet, COMPRESSION uncompressed)" % p)),
         ("DuckDB", "COPY TO parquet (default: snappy)", lambda p: con.execute("COPY quotes TO '%s' (FORMAT parquet)" % p)),
     ]
+    writers += [(engine, what + ", saved (+ fsync)", fsynced(fn)) for engine, what, fn in writers if "(uncompressed)" in what]
     results = []
     for engine, what, fn in writers:
-        def run(fn=fn):
-            if os.path.exists(out):
-                os.remove(out)
-            fn(out)
-        s = timed(run, repeat)
+        s = timed(lambda fn=fn: fn(out), repeat, prepare=lambda: settle(out))
         size = os.path.getsize(out)
-        results.append(dict(engine=engine, what=what, seconds=s, bytes=size, mbps=size / s / 1e6))
+        results.append(dict(engine=engine, what=what, seconds=s, bytes=size, mbps=size / s / 1e6, loadavg=loadavg(),
+                            kind="write", saved="saved" in what))
         os.remove(out)
     size = os.path.getsize(our_parquet)
     readers = [
@@ -221,7 +257,8 @@ def bench_peers(arrow_path, our_parquet, workdir, repeat):
     ]
     for engine, what, fn in readers:
         s = timed(fn, repeat)
-        results.append(dict(engine=engine, what=what, seconds=s, bytes=size, mbps=size / s / 1e6))
+        results.append(dict(engine=engine, what=what, seconds=s, bytes=size, mbps=size / s / 1e6, loadavg=loadavg(),
+                            kind="read", saved=False))
     versions = dict(pyarrow=pa.__version__, polars=pl.__version__, duckdb=duckdb.__version__)
     return results, versions
 
@@ -234,7 +271,11 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-bench", action="store_true", help="only check that every reader agrees")
     ap.add_argument("--json")
+    ap.add_argument("--bench-json", help="colonnade-bench --suite interop's report of this run, copied into --json")
+    ap.add_argument("--size", default="", help="the size's name, for the report")
     a = ap.parse_args()
+    load_start = loadavg()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     try:
         import duckdb  # noqa: F401
         import polars  # noqa: F401
@@ -258,9 +299,9 @@ def main():
     exports = []
     for name, kind, args in outputs:
         path = os.path.join(work, name)
-        s = export(a.colonnade, a.snapshot, args + ["--output", path], 1 if a.no_bench else a.repeat)
+        s = export(a.colonnade, a.snapshot, args + ["--output", path], 1 if a.no_bench else a.repeat, path)
         size = size_of(path)
-        exports.append(dict(output=name, args=" ".join(args), seconds=s, bytes=size, mbps=size / s / 1e6))
+        exports.append(dict(output=name, args=" ".join(args), seconds=s, bytes=size, mbps=size / s / 1e6, loadavg=loadavg()))
 
     mismatches = []
     checks = []
@@ -310,9 +351,15 @@ def main():
     for m in mismatches:
         print(m)
     if a.json:
+        bench = None
+        if a.bench_json and os.path.exists(a.bench_json):
+            with open(a.bench_json) as fh:
+                bench = json.load(fh)
+        meta = dict(date=started, size=a.size, repeat=a.repeat, loadavg_start=load_start, loadavg_end=loadavg(),
+                    snapshot_bytes=os.path.getsize(a.snapshot))
         with open(a.json, "w") as fh:
-            json.dump(dict(machine=machine(), rows=rows, colonnade=answers, exports=exports, checks=checks, peers=peers,
-                           versions=versions, mismatches=mismatches), fh, indent=2)
+            json.dump(dict(meta=meta, machine=machine(), rows=rows, colonnade=answers, exports=exports, checks=checks,
+                           peers=peers, versions=versions, mismatches=mismatches, bench=bench), fh, indent=2)
     shutil.rmtree(work, ignore_errors=True)
     return 1 if mismatches else 0
 

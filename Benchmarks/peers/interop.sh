@@ -10,6 +10,8 @@
 # 4. interop.py: colonnade export in every format, read back by pyarrow, Polars and DuckDB with
 #    Q1-Q4 compared against Colonnade's answers, then the peers' writers and readers timed on the
 #    same table. --check-only skips steps 3 and the peers' timings (what CI runs).
+#    With --json FILE, FILE holds all of it (step 3's report too): Benchmarks/report.py renders
+#    docs/bench/interop.json into docs/BENCHMARKS.md.
 # Exit status: 0 all readers agree, 1 a MISMATCH, 2 set-up failed.
 set -euo pipefail
 
@@ -60,10 +62,11 @@ fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared; compare runs from one machine and time)"
 if [ "$check" = 0 ]; then
     COLONNADE_BENCH_DIR="$data" "$root/.build/release/colonnade-bench" --suite interop --size "$size" \
-        ${json:+--json "${json%.json}-bench.json"} || die "colonnade-bench failed"
+        ${json:+--json "$data/interop-bench.json"} || die "colonnade-bench failed"
     echo
 fi
-args=(--colonnade "$bin" --snapshot "$snapshot" --workdir "$data" --repeat "$repeat")
+args=(--colonnade "$bin" --snapshot "$snapshot" --workdir "$data" --repeat "$repeat" --size "$size")
 [ "$check" = 1 ] && args+=(--no-bench)
 [ -n "$json" ] && args+=(--json "$json")
+[ -n "$json" ] && [ "$check" = 0 ] && args+=(--bench-json "$data/interop-bench.json")
 exec "$venv/bin/python" "$here/interop.py" "${args[@]}"
