@@ -45,10 +45,11 @@ public struct ArrowIPCWriter {
     /// - Complexity: O(rows) for the ticker indices; every other buffer is copied once by `write(2)`.
     public func write(to output: InteropOutput) throws(InteropError) {
         let start = output.position
+        let schema = schemaNode()
+        try output.reserve(estimatedLength(schemaBytes: schema.serialized().count))
         if format == .file {
             try output.write(ArrowIPCFormat.magic + [0, 0])
         }
-        let schema = schemaNode()
         _ = try writeMessage(.schema, header: schema, bodyLength: 0, to: output)
 
         var dictionaryBlocks: [Block] = []
@@ -74,6 +75,26 @@ public struct ArrowIPCWriter {
             length.appendUInt32LE(UInt32(footer.count))
             try output.write(length.bytes + ArrowIPCFormat.magic)
         }
+    }
+
+    /// About the length of the output, a little above it: every buffer at its aligned length (a
+    /// validity bitmap for every value column), and generous room for the messages' metadata.
+    func estimatedLength(schemaBytes: Int) -> Int {
+        let fields = 2 + table.columns.count
+        var body = 0
+        var row = 0
+        var batches = 0
+        repeat {
+            let n = min(table.rowCount, row + batchRows) - row
+            body += 2 * ((n * 4 + 63) / 64 * 64)
+            for c in table.columns { body += ((n + 7) / 8 + 63) / 64 * 64 + (n * c.elementType.byteWidth + 63) / 64 * 64 }
+            batches += 1
+            row += n
+        } while row < table.rowCount
+        let symbols = table.tickers.reduce(0) { $0 + $1.symbol.utf8.count }
+        let dictionary = ((table.tickers.count + 1) * 4 + 63) / 64 * 64 + (symbols + 63) / 64 * 64
+        let perMessage = 256 + 48 * fields
+        return 64 + 2 * schemaBytes + (batches + 2) * perMessage + body + dictionary
     }
 
     /// A `Block` of the footer: where a message starts, its metadata length, its body length.

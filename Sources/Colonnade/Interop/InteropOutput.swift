@@ -11,9 +11,15 @@ public protocol InteropOutput: AnyObject {
     var position: Int { get }
     /// Appends `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(InteropError)
+    /// Says that about `length` bytes will follow, before the first is written (a file reserves
+    /// its disk blocks in one go); a hint, never a promise.
+    func reserve(_ length: Int) throws(InteropError)
 }
 
 extension InteropOutput {
+    /// No reservation.
+    public func reserve(_ length: Int) throws(InteropError) {}
+
     /// Appends `bytes`.
     func write(_ bytes: [UInt8]) throws(InteropError) {
         let failure: InteropError? = bytes.withUnsafeBytes { b in
@@ -48,12 +54,20 @@ public final class MemoryInteropOutput: InteropOutput {
 }
 
 /// An output to an open file descriptor, buffered in 1 MiB; the caller owns the descriptor.
+///
+/// Pieces of `directThreshold` bytes or more (column buffers) go to `write(2)` straight from the
+/// caller's memory, so the only copy of a value is the kernel's into the page cache.
 public final class DescriptorInteropOutput: InteropOutput {
     private let fd: Int32
     private let name: String
     private var buffer: UnsafeMutableRawPointer
     private let capacity = 1 << 20
+    /// Pieces at least this long skip the buffer (a few hundred kilobytes of small pieces cost one
+    /// copy more; a `write(2)` per 32 KiB costs far less than copying them).
+    static let directThreshold = 32 << 10
     private var used = 0
+    /// The file length reserved by `reserve(_:)`, 0 when nothing was.
+    private var reserved = 0
     public private(set) var position = 0
 
     /// An output to `fd`; `name` names it in errors.
@@ -68,13 +82,13 @@ public final class DescriptorInteropOutput: InteropOutput {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(InteropError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         position += bytes.count
-        if used + bytes.count <= capacity {
+        if bytes.count < Self.directThreshold && used + bytes.count <= capacity {
             (buffer + used).copyMemory(from: base, byteCount: bytes.count)
             used += bytes.count
             return
         }
         try flush()
-        if bytes.count >= capacity / 2 {
+        if bytes.count >= Self.directThreshold {
             try Self.writeAll(fd, base, bytes.count, name: name)
         } else {
             buffer.copyMemory(from: base, byteCount: bytes.count)
@@ -82,10 +96,38 @@ public final class DescriptorInteropOutput: InteropOutput {
         }
     }
 
-    /// Hands the buffered bytes to the descriptor.
+    /// Hands the buffered bytes to the descriptor; after a `reserve(_:)`, also cuts the file to
+    /// the bytes written.
     public func flush() throws(InteropError) {
         if used > 0 { try Self.writeAll(fd, UnsafeRawPointer(buffer), used, name: name) }
         used = 0
+        if reserved > position {
+            while ftruncate(fd, off_t(position)) != 0 {
+                if errno == EINTR { continue }
+                throw .io(file: name, operation: "truncate", errno: errno)
+            }
+            reserved = 0
+        }
+    }
+
+    /// Reserves about `length` bytes of disk for a regular file written from offset 0
+    /// (`fallocate(2)`, which extends the file), so its blocks are allocated in one go rather than
+    /// page by page as the writes arrive, and a full disk fails before the bulk of the bytes is
+    /// copied. `flush()` cuts the file back to what was written, so an estimate above the real
+    /// length is harmless; below it, the writes past it allocate as they go. Filesystems without
+    /// `fallocate` (EOPNOTSUPP) and descriptors that are not regular files are left alone.
+    /// - Throws: `InteropError.io` when the disk has no room for `length` bytes.
+    public func reserve(_ length: Int) throws(InteropError) {
+        #if os(Linux)
+        var st = stat()
+        guard length > 0, position == 0, used == 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size == 0 else { return }
+        while linuxFallocate(fd, 0, 0, off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw .io(file: name, operation: "write", errno: errno) }
+            return
+        }
+        reserved = length
+        #endif
     }
 
     /// Writes all of `count` bytes, in calls of at most 1 GiB, retrying on EINTR.
@@ -112,3 +154,4 @@ func withInteropBytes<T, R>(_ array: [T], _ body: (UnsafeRawBufferPointer) throw
     }
     return try result.get()
 }
+

@@ -34,10 +34,12 @@ enum ParquetPageEncoder {
             }
         }
         let prefix = required ? 0 : 4 + levels.bytes.count
-        var out = [UInt8](repeating: 0, count: prefix + (rows - nulls) * width)
         var lo = T.nullPlaceholder, hi = T.nullPlaceholder
         var any = false
-        out.withUnsafeMutableBytes { dst in
+        // Every byte is written below: the prefix, then one value per non-null row.
+        let out = [UInt8](unsafeUninitializedCapacity: prefix + (rows - nulls) * width) { buffer, count in
+            count = buffer.count
+            let dst = UnsafeMutableRawBufferPointer(buffer)
             if !required {
                 var n = UInt32(levels.bytes.count).littleEndian
                 // Safe: out holds 4 + levels bytes before the values.
@@ -51,7 +53,8 @@ enum ParquetPageEncoder {
                         // Safe: p.rows lies in the column; out has room for every non-null row.
                         (dst.baseAddress! + at).copyMemory(from: src.baseAddress! + p.rows.lowerBound, byteCount: p.rows.count * width)
                         at += p.rows.count * width
-                        for r in p.rows { fold(src[r], &lo, &hi, &any) }
+                        // Safe: p.rows lies in the column.
+                        foldAll(UnsafeBufferPointer(rebasing: src[p.rows]), &lo, &hi, &any)
                     } else {
                         for r in p.rows where !column.isNull(r) {
                             // Safe: as above, one element per non-null row.
@@ -63,6 +66,46 @@ enum ParquetPageEncoder {
                 }
             }
         }
+        merge(lo, hi, any: any, nulls: nulls, into: &statistics)
+        return out
+    }
+
+    /// The start of a page without nulls whose values go to the output straight from the column:
+    /// the definition levels (one run of `rows` ones, with their length) of an optional column,
+    /// nothing for a required one; the page's values are the pieces' rows, in order. Folds the
+    /// pieces into the chunk's statistics. Nil when the page has a null (it must be staged).
+    static func directPrefix(_ column: AnyColumn, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+                             statistics: inout ParquetStatistics) -> [UInt8]? {
+        switch column {
+        case .int32(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
+        case .int64(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
+        case .float32(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
+        case .float64(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
+        }
+    }
+
+    static func directPrefix<T: ColumnElement>(_ column: Column<T>, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+                                               statistics: inout ParquetStatistics) -> [UInt8]? {
+        if let validity = column.validity {
+            for p in pieces where validity.nonzeroBitCount(in: p.rows) != p.rows.count { return nil }
+        }
+        var lo = T.nullPlaceholder, hi = T.nullPlaceholder
+        var any = false
+        column.withUnsafeBufferPointer { src in
+            // Safe: every piece's rows lie in the column.
+            for p in pieces { foldAll(UnsafeBufferPointer(rebasing: src[p.rows]), &lo, &hi, &any) }
+        }
+        merge(lo, hi, any: any, nulls: 0, into: &statistics)
+        guard !required else { return [] }
+        var levels = RLEHybridEncoder(bitWidth: 1)
+        levels.appendRun(1, count: rows)
+        var n = UInt32(levels.bytes.count).littleEndian
+        return withUnsafeBytes(of: &n) { Array($0) } + levels.bytes
+    }
+
+    /// Folds a page's minimum and maximum (`any`: it had a non-NaN value) into the chunk's statistics.
+    static func merge<T: ColumnElement>(_ lo: T, _ hi: T, any: Bool, nulls: Int, into statistics: inout ParquetStatistics) {
+        var lo = lo, hi = hi
         statistics.nullCount += nulls
         if any {
             if T.self == Double.self || T.self == Float.self {
@@ -82,7 +125,27 @@ enum ParquetPageEncoder {
                 statistics.max = newMax
             }
         }
-        return out
+    }
+
+    /// `fold` over a whole buffer, in a loop the compiler can vectorize: after the first non-NaN
+    /// value, `v < lo ? v : lo` keeps `lo` for a NaN (every comparison with NaN is false), which
+    /// is `fold`'s rule.
+    @inline(__always)
+    static func foldAll<T: ColumnElement>(_ values: UnsafeBufferPointer<T>, _ lo: inout T, _ hi: inout T, _ any: inout Bool) {
+        var i = 0
+        if !any {
+            while i < values.count && values[i].isNaNValue { i += 1 }
+            guard i < values.count else { return }
+            lo = values[i]; hi = values[i]; any = true
+        }
+        var l = lo, h = hi
+        while i < values.count {
+            let v = values[i]
+            l = v < l ? v : l
+            h = v > h ? v : h
+            i += 1
+        }
+        lo = l; hi = h
     }
 
     /// Folds `v` into the running minimum and maximum; NaN is left out (as Parquet requires).

@@ -32,6 +32,8 @@ public struct ParquetWriter {
     public var compression: Compression = .none
     /// Rows per data page.
     var pageRows: Int = 1 << 17
+    /// Partition files written at once by `writePartitionedByYear` (nil: one per core).
+    public var threads: Int?
 
     /// A writer of `table` with row groups of about a million rows, uncompressed.
     public init(table: QuoteTable) {
@@ -73,19 +75,33 @@ public struct ParquetWriter {
             }
         }
         try ReplacementFile.makeDirectories(directory, durable: durable)
-        var written: [String] = []
+        var parts: [(path: String, segments: [Segment])] = []
         for year in years.sorted() {
             let segments = Self.segments(of: table, order: order, year: year)
             if segments.isEmpty { continue }
             let partition = directory + "/year=\(year)"
             try ReplacementFile.makeDirectories(partition, durable: durable)
-            let path = partition + "/part-00000.parquet"
-            try ReplacementFile.write(to: path, durable: durable) { output throws(InteropError) in
-                try write(segments: segments, to: output)
-            }
-            written.append(path)
+            parts.append((partition + "/part-00000.parquet", segments))
         }
-        return written
+        // The files are independent: one per core at a time (each file's writes are sequential,
+        // and a filesystem serializes the buffered writes to one file, not to different files).
+        let failures = UnsafeMutablePointer<InteropError?>.allocate(capacity: parts.count)
+        failures.initialize(repeating: nil, count: parts.count)
+        defer { failures.deinitialize(count: parts.count); failures.deallocate() }
+        let shared = SharedPointer(base: failures)
+        forEachChunk(parts.count, threads: threads ?? QueryOptions.availableCores) { i, _ in
+            do throws(InteropError) {
+                try ReplacementFile.write(to: parts[i].path, durable: durable) { output throws(InteropError) in
+                    try write(segments: parts[i].segments, to: output)
+                }
+            } catch {
+                // Safe: worker i alone writes slot i.
+                shared.base[i] = error
+            }
+        }
+        // The first failure in year order, as the sequential loop reported it.
+        for i in parts.indices { if let failure = failures[i] { throw failure } }
+        return parts.map(\.path)
     }
 
     /// Ticker codes in the order of their symbols' UTF-8 bytes.
@@ -163,11 +179,12 @@ public struct ParquetWriter {
 
     func write(segments: [Segment], to output: InteropOutput) throws(InteropError) {
         let base = output.position
-        try output.write(ParquetFormat.magic)
         var starts: [Int] = []
         starts.reserveCapacity(segments.count)
         var total = 0
         for s in segments { starts.append(total); total += s.rows.count }
+        try output.reserve(estimatedLength(rows: total, segments: segments.count))
+        try output.write(ParquetFormat.magic)
         var groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)] = []
         var row = 0
         while row < total {
@@ -188,6 +205,19 @@ public struct ParquetWriter {
         var trailer = FlatBufferByteArray()
         trailer.appendUInt32LE(UInt32(footer.count))
         try output.write(trailer.bytes + ParquetFormat.magic)
+    }
+
+    /// About the length of a file of `rows` rows in `segments` runs, a little above it when
+    /// uncompressed: every value (a definition level bit per value of an optional column), a
+    /// dictionary and runs for the tickers, room for page headers and the footer.
+    func estimatedLength(rows: Int, segments: Int) -> Int {
+        let groups = (rows + rowGroupRows - 1) / rowGroupRows
+        let pages = (rows + pageRows - 1) / pageRows + groups
+        let columns = 2 + table.columns.count
+        let values = rows * (4 + table.columns.reduce(0) { $0 + $1.elementType.byteWidth })
+        let levels = table.columns.count * (rows / 8 + 16 * pages)
+        let tickers = groups * table.tickers.reduce(0) { $0 + 4 + $1.symbol.utf8.count } + 8 * (segments + pages)
+        return 64 + values + levels + tickers + pages * columns * 64 + groups * columns * 256 + 4096
     }
 
     /// Writes one page (header, then data, compressed when asked); returns (uncompressed, written) sizes with header.
@@ -289,11 +319,28 @@ public struct ParquetWriter {
                 at += p.rows.count
                 if at >= end { break }
             }
-            let data = ParquetPageEncoder.encode(column, pagePieces, rows: end - page, required: required, statistics: &stats)
-            let sizes = try writePage(data, header: { h, u, c in
-                Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .plain)
-            }, to: output)
-            uncompressed += sizes.0; compressed += sizes.1
+            if compression == .none,
+               let prefix = ParquetPageEncoder.directPrefix(column, pagePieces, rows: end - page, required: required, statistics: &stats) {
+                // No nulls, no codec: the values go out straight from the column, piece by piece.
+                let (storage, width) = SnapshotWriter.valueStorage(column)
+                let length = prefix.count + (end - page) * width
+                var h = ThriftCompactWriter()
+                Self.dataPageHeader(&h, values: end - page, uncompressed: length, compressed: length, encoding: .plain)
+                try output.write(h.bytes + prefix)
+                for p in pagePieces {
+                    // Safe: every piece's rows lie in the column, whose storage `storage` keeps alive.
+                    try output.write(UnsafeRawBufferPointer(start: UnsafeRawPointer(storage.base) + p.rows.lowerBound * width,
+                                                            count: p.rows.count * width))
+                }
+                withExtendedLifetime(storage) {}
+                uncompressed += h.bytes.count + length; compressed += h.bytes.count + length
+            } else {
+                let data = ParquetPageEncoder.encode(column, pagePieces, rows: end - page, required: required, statistics: &stats)
+                let sizes = try writePage(data, header: { h, u, c in
+                    Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .plain)
+                }, to: output)
+                uncompressed += sizes.0; compressed += sizes.1
+            }
             page = end
         }
         let type: ParquetFormat.PhysicalType = switch column.elementType {

@@ -107,5 +107,5 @@ enum SnapshotFile {
 /// glibc's `fallocate(2)` wrapper, which the Glibc module does not import (it is declared only
 /// under `_GNU_SOURCE`); `posix_fallocate` is no substitute, as it falls back to writing blocks.
 @_silgen_name("fallocate")
-private func linuxFallocate(_ fd: Int32, _ mode: Int32, _ offset: off_t, _ length: off_t) -> Int32
+func linuxFallocate(_ fd: Int32, _ mode: Int32, _ offset: off_t, _ length: off_t) -> Int32
 #endif
