@@ -32,9 +32,13 @@ nonisolated(unsafe) var benchmarkSink: UInt64 = 0
 @inline(never) func sink(_ x: Double) { benchmarkSink &+= x.bitPattern }
 @inline(never) func sink(_ x: UInt64) { benchmarkSink &+= x }
 
-/// Times `body`: one warm-up run, then `runs` timed runs; setup belongs outside `body`, and
-/// `prepare` runs untimed before every run.
-func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void = {}, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
+/// Times `body`: one warm-up run, then `runs` timed runs; setup belongs outside `body`.
+func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
+    try measure(runs: runs, warmup: warmup, prepare: {}, body)
+}
+
+/// `measure`, with `prepare` run untimed before every run (the warm-up too).
+func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
     for _ in 0 ..< warmup { try prepare(); try body() }
     var times = [Double]()
     for _ in 0 ..< runs {
