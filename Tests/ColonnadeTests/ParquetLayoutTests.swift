@@ -46,9 +46,11 @@ import Testing
         }
     }
 
-    @Test(arguments: [ParquetWriter.Compression.none, .snappy])
-    func theFooterDescribesTheFileAsTheIssueAsks(compression: ParquetWriter.Compression) throws {
-        var table = TestTables.random(rows: 2_500, tickers: 12, seed: 14, nullRate: 0.1, specialRate: 0.05)
+    /// With nulls every page is staged; without them and uncompressed, pages go out straight from
+    /// the columns (`ParquetPageEncoder.directPrefix`): both must give the same footer facts.
+    @Test(arguments: [ParquetWriter.Compression.none, .snappy], [0.1, 0])
+    func theFooterDescribesTheFileAsTheIssueAsks(compression: ParquetWriter.Compression, nullRate: Double) throws {
+        var table = TestTables.random(rows: 2_500, tickers: 12, seed: 14, nullRate: nullRate, specialRate: 0.05)
         table.metadata = ["source": "layout test"]
         var writer = ParquetWriter(table: table)
         writer.rowGroupRows = 1_000
@@ -117,8 +119,34 @@ import Testing
                 checkedBounds += 1
             }
         }
-        #expect(checkedNulls > 0 && checkedBounds == 3 * table.schema.count)
+        #expect((checkedNulls > 0) == (nullRate > 0) && checkedBounds == 3 * table.schema.count)
         // And the data itself reads back whole.
         #expect(try out.bytes.withUnsafeBytes { try InteropReader.read($0, file: "memory") } == table)
+    }
+
+    /// `foldAll` (the vectorizable min/max of whole pieces) against `fold`, value by value, on
+    /// pieces that start with NaN, hold only NaN, mix -0.0 and +0.0, and are empty.
+    @Test func foldAllIsFoldValueByValue() {
+        var rng = SplitMix64(seed: 1414)
+        let specials: [Double] = [.nan, -0.0, 0.0, .infinity, -.infinity, 1, -1]
+        var cases: [[Double]] = [[], [.nan], [.nan, .nan, 2, .nan, 1], [0.0, -0.0], [-0.0, 0.0], [.nan, -0.0, 0.0, .nan]]
+        for n in [1, 7, 64, 65, 1000] {
+            cases.append((0 ..< n).map { _ in rng.next() % 4 == 0 ? specials[Int(rng.next() % 7)] : Double(Int(rng.next() % 2001) - 1000) / 8 })
+        }
+        for values in cases {
+            for cut in Set([0, values.count / 3, values.count]) {
+                var lo = 0.0, hi = 0.0, any = false
+                var rlo = 0.0, rhi = 0.0, rany = false
+                values.withUnsafeBufferPointer { b in
+                    ParquetPageEncoder.foldAll(UnsafeBufferPointer(rebasing: b[..<cut]), &lo, &hi, &any)
+                    ParquetPageEncoder.foldAll(UnsafeBufferPointer(rebasing: b[cut...]), &lo, &hi, &any)
+                }
+                for v in values { ParquetPageEncoder.fold(v, &rlo, &rhi, &rany) }
+                #expect(any == rany, "\(values)")
+                if any {
+                    #expect(lo.bitPattern == rlo.bitPattern && hi.bitPattern == rhi.bitPattern, "\(values) cut at \(cut): \(lo)…\(hi), expected \(rlo)…\(rhi)")
+                }
+            }
+        }
     }
 }
