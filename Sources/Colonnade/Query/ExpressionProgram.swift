@@ -287,8 +287,8 @@ final class ExpressionScratch {
     private var depth = 0
     /// Rows evaluated through `ExpressionProgram.evaluate(rows:into:scratch:)`, lookback included.
     var rowsEvaluated = 0
-    private var indices: UnsafeMutablePointer<Int>?
-    private var indexCapacity = 0
+    private var suffixes: UnsafeMutablePointer<Double>?
+    private var suffixCapacity = 0
 
     /// A buffer of at least `count` values, valid until the matching `release()`.
     func acquire(_ count: Int) -> UnsafeMutablePointer<Double> {
@@ -316,18 +316,18 @@ final class ExpressionScratch {
         heldBuffers = []
     }
 
-    /// Row indices for a monotonic deque (one window's worth).
-    func indexBuffer(_ count: Int) -> UnsafeMutablePointer<Int> {
-        if let indices, indexCapacity >= count { return indices }
-        indices?.deallocate()
-        let p = UnsafeMutablePointer<Int>.allocate(capacity: max(count, 1))
-        indices = p
-        indexCapacity = max(count, 1)
+    /// Block suffix extremes for moving minima and maxima (one window's worth).
+    func suffixBuffer(_ count: Int) -> UnsafeMutablePointer<Double> {
+        if let suffixes, suffixCapacity >= count { return suffixes }
+        suffixes?.deallocate()
+        let p = UnsafeMutablePointer<Double>.allocate(capacity: max(count, 1))
+        suffixes = p
+        suffixCapacity = max(count, 1)
         return p
     }
 
     deinit {
         for b in buffers { b.pointer.deallocate() }
-        indices?.deallocate()
+        suffixes?.deallocate()
     }
 }

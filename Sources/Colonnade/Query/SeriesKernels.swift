@@ -11,8 +11,11 @@
 ///   every `n` rows at positions fixed relative to the ticker (so values do not depend on where
 ///   evaluation began, and rounding cannot drift); NaN and ±inf are counted, not summed, and give
 ///   what a plain left-to-right sum of the window would (NaN, or the infinity).
-/// - `mmin`, `mmax`: a monotonic deque of row indices, O(1) amortized per row; NaN in the window
-///   makes the result NaN.
+/// - `mmin`, `mmax`: the van Herk/Gil-Werman block algorithm, O(1) per row with no data-dependent
+///   branch: the segment is cut into blocks of `n` rows; a window ending in a block is the block's
+///   prefix up to that row joined with the previous block's suffix from the window's first row.
+///   NaN in the window makes the result NaN; of equal extremes (+0 and -0) the latest row's value is
+///   the result (as the monotonic deque this replaced gave, bit for bit; `ExtremeWindowTests`).
 /// - `mdev`: Welford's update for a value entering and one leaving, restarted by a two-pass
 ///   computation every `n` rows (as for sums), whenever a non-finite value has left the window and
 ///   whenever m2 falls below 1e-4 of its peak since the last restart (an outlier left, so the
@@ -38,9 +41,9 @@ enum SeriesKernels {
         case .mdev:
             slidingDeviation(n, src, dst, s, e, firstFull: tickerStart - base + n - 1)
         case .mmin:
-            slidingExtreme(n, src, dst, s, e, isMin: true, deque: scratch.indexBuffer(n + 1))
+            slidingExtreme(n, src, dst, s, e, isMin: true, suffixes: scratch.suffixBuffer(n + 1))
         case .mmax:
-            slidingExtreme(n, src, dst, s, e, isMin: false, deque: scratch.indexBuffer(n + 1))
+            slidingExtreme(n, src, dst, s, e, isMin: false, suffixes: scratch.suffixBuffer(n + 1))
         }
     }
 
@@ -151,30 +154,75 @@ enum SeriesKernels {
         }
     }
 
-    /// Window minima or maxima over `[s, e)` with a monotonic deque of indices (a ring of n + 1).
+    /// Window minima or maxima over `[s, e)` (van Herk/Gil-Werman); `suffixes` holds `n + 1` values.
     private static func slidingExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                       _ s: Int, _ e: Int, isMin: Bool, deque: UnsafeMutablePointer<Int>) {
-        let capacity = n + 1
-        var head = 0, count = 0, nan = 0
-        for i in s ..< e {
-            let x = src[i]
-            if x.isNaN {
-                nan += 1
-            } else {
-                // Drop values the new one makes irrelevant (for a minimum: those >= x).
-                while count > 0 {
-                    let back = deque[(head + count - 1) % capacity]
-                    if isMin ? src[back] >= x : src[back] <= x { count -= 1 } else { break }
+                                       _ s: Int, _ e: Int, isMin: Bool, suffixes: UnsafeMutablePointer<Double>) {
+        // Two copies, so each loop's comparison is a constant (no branch on isMin per row).
+        if isMin {
+            blockExtreme(n, src, dst, s, e, isMin: true, suffixes: suffixes)
+        } else {
+            blockExtreme(n, src, dst, s, e, isMin: false, suffixes: suffixes)
+        }
+    }
+
+    @inline(__always)
+    private static func blockExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                     _ s: Int, _ e: Int, isMin: Bool, suffixes h: UnsafeMutablePointer<Double>) {
+        // Safe throughout: rows are within [s, e), inside the buffer; `h` indices within 0 ... n.
+        let firstFull = s + n - 1  // the first row whose window lies inside the segment
+        if firstFull >= e { for i in s ..< e { dst[i] = .nan }; return }
+        if n == 1 {
+            // The window is the row itself.
+            for i in s ..< e { dst[i] = src[i] }
+            return
+        }
+        // The extreme of nothing: a value that never wins.
+        let none: Double = isMin ? .infinity : -.infinity
+        h[n] = none  // the window ending a block is that block alone: nothing from the previous one
+        var lastNaN = s - n - 1  // the latest NaN row seen (none yet: any window starts after it)
+        var b = s
+        while b < e {
+            let blockEnd = min(b + n, e)
+            // Prefix extremes of this block, joined with the previous block's suffixes: the window
+            // ending at row i (k = i - b + 1 rows into the block) is rows [i - n + 1, b) of the
+            // previous block, whose extreme is h[k], and rows [b, i]. Ties keep the later value:
+            // the prefix's, and within the prefix the newer row's. A NaN does not enter g (the
+            // comparisons with it are false), and `lastNaN` makes the window's result NaN.
+            var g = none
+            if b == s {
+                for i in b ..< blockEnd {
+                    let x = src[i]
+                    if x != x { lastNaN = i }
+                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
+                    dst[i] = .nan
                 }
-                deque[(head + count) % capacity] = i
-                count += 1
+                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? g : .nan }
+            } else {
+                var k = 1
+                for i in b ..< blockEnd {
+                    let x = src[i]
+                    if x != x { lastNaN = i }
+                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
+                    let p = h[k]
+                    let r: Double
+                    if isMin { r = g <= p ? g : p } else { r = g >= p ? g : p }
+                    dst[i] = lastNaN <= i - n ? r : .nan
+                    k += 1
+                }
             }
-            let leaving = i - n
-            if leaving >= s {
-                if src[leaving].isNaN { nan -= 1 }
-                if count > 0 && deque[head] == leaving { head = (head + 1) % capacity; count -= 1 }
+            // Suffix extremes of this block, for the next one (ties keep the later value; NaN is
+            // skipped: `x < acc` is false for it).
+            if blockEnd < e {
+                var acc = none
+                var j = blockEnd - 1
+                while j >= b {
+                    let x = src[j]
+                    if isMin { acc = x < acc ? x : acc } else { acc = x > acc ? x : acc }
+                    h[j - b] = acc
+                    j -= 1
+                }
             }
-            dst[i] = (leaving + 1 >= s && nan == 0 && count > 0) ? src[deque[head]] : .nan
+            b = blockEnd
         }
     }
 }
