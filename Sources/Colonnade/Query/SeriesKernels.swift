@@ -10,7 +10,8 @@
 /// - `msum`, `mavg`: a sliding sum of the finite values, O(1) per row, restarted from a fresh sum
 ///   every `n` rows at positions fixed relative to the ticker (so values do not depend on where
 ///   evaluation began, and rounding cannot drift); NaN and ±inf are counted, not summed, and give
-///   what a plain left-to-right sum of the window would (NaN, or the infinity).
+///   what a plain left-to-right sum of the window would (NaN, or the infinity). Independent restart
+///   blocks run side by side (four sums at once), each with the same operations in the same order.
 /// - `mmin`, `mmax`: the van Herk/Gil-Werman block algorithm, O(1) per row with no data-dependent
 ///   branch: the segment is cut into blocks of `n` rows; a window ending in a block is the block's
 ///   prefix up to that row joined with the previous block's suffix from the window's first row.
@@ -50,17 +51,29 @@ enum SeriesKernels {
     /// Window sums over `[s, e)`; restart points are `firstFull + k·n`.
     private static func slidingSum(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
                                    _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+        // Two copies, so the loops test no flag.
+        if mean {
+            windowSums(n, src, dst, s, e, firstFull: firstFull, mean: true)
+        } else {
+            windowSums(n, src, dst, s, e, firstFull: firstFull, mean: false)
+        }
+    }
+
+        @inline(__always)
+    private static func windowSums(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                   _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+        // Safe throughout: every index is within [s, e) or a window inside it.
         let first = max(s, firstFull)
         if first >= e { for i in s ..< e { dst[i] = .nan }; return }
         for i in s ..< first { dst[i] = .nan }
-        var q = firstFull + ((first - firstFull) / n) * n
-        while q < e {
+        let divisor = Double(n)
+        // The windows ending in [q, q + n): a fresh sum at q, then slid. NaN and ±∞ are counted, not
+        // summed. A restart window not in the buffer: lookback rows, discarded by the caller.
+        func block(_ q: Int) {
             let blockEnd = min(q + n, e)
             if q - n + 1 < s {
-                // The restart window is not in the buffer: lookback rows, discarded by the caller.
                 for i in max(q, first) ..< blockEnd { dst[i] = .nan }
-                q += n
-                continue
+                return
             }
             var sum = 0.0, nan = 0, positive = 0, negative = 0
             for j in q - n + 1 ... q {
@@ -74,7 +87,7 @@ enum SeriesKernels {
                     if nan > 0 || (positive > 0 && negative > 0) { v = .nan }
                     else if positive > 0 { v = .infinity }
                     else if negative > 0 { v = -.infinity }
-                    else { v = mean ? sum / Double(n) : sum }
+                    else { v = mean ? sum / divisor : sum }
                     dst[i] = v
                 }
                 i += 1
@@ -83,6 +96,65 @@ enum SeriesKernels {
                 if x.isFinite { sum += x } else if x.isNaN { nan += 1 } else if x > 0 { positive += 1 } else { negative += 1 }
                 if y.isFinite { sum -= y } else if y.isNaN { nan -= 1 } else if y > 0 { positive -= 1 } else { negative -= 1 }
             }
+        }
+        // Restart blocks side by side, four (then two) at a time: each has its own sum, so the
+        // additions of one do not wait for another's, and each sum sees exactly the operations, in
+        // the order, that `block` would apply (so the same bits). A block whose sum ends non-finite
+        // met a NaN or ±∞ (which absorb every later addition), or overflowed: it is done again by
+        // `block`, which counts non-finite values instead of adding them.
+        var q = firstFull + ((first - firstFull) / n) * n
+        while q < e {
+            if q - n + 1 >= s && q >= first && q + 4 * n <= e {
+                let b = q - n + 1
+                var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+                for k in 0 ..< n {
+                    s0 += src[b + k]; s1 += src[b + n + k]; s2 += src[b + 2 * n + k]; s3 += src[b + 3 * n + k]
+                }
+                var i = q
+                while true {
+                    dst[i] = s0
+                    dst[i + n] = s1
+                    dst[i + 2 * n] = s2
+                    dst[i + 3 * n] = s3
+                    i += 1
+                    if i == q + n { break }
+                    s0 += src[i]; s0 -= src[i - n]
+                    s1 += src[i + n]; s1 -= src[i]
+                    s2 += src[i + 2 * n]; s2 -= src[i + n]
+                    s3 += src[i + 3 * n]; s3 -= src[i + 2 * n]
+                }
+                if s0.isFinite && s1.isFinite && s2.isFinite && s3.isFinite {
+                    if mean { for i in q ..< q + 4 * n { dst[i] = dst[i] / divisor } }
+                } else {
+                    for j in 0 ..< 4 { block(q + j * n) }
+                }
+                q += 4 * n
+                continue
+            }
+            if q - n + 1 >= s && q >= first && q + 2 * n <= e {
+                let b = q - n + 1
+                var s0 = 0.0, s1 = 0.0
+                for k in 0 ..< n {
+                    s0 += src[b + k]; s1 += src[b + n + k]
+                }
+                var i = q
+                while true {
+                    dst[i] = s0
+                    dst[i + n] = s1
+                    i += 1
+                    if i == q + n { break }
+                    s0 += src[i]; s0 -= src[i - n]
+                    s1 += src[i + n]; s1 -= src[i]
+                }
+                if s0.isFinite && s1.isFinite {
+                    if mean { for i in q ..< q + 2 * n { dst[i] = dst[i] / divisor } }
+                } else {
+                    for j in 0 ..< 2 { block(q + j * n) }
+                }
+                q += 2 * n
+                continue
+            }
+            block(q)
             q += n
         }
     }
