@@ -256,8 +256,10 @@ struct ExpressionProgram: @unchecked Sendable {
 
     private static func load<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>) {
         column.withUnsafeBufferPointer { values in
-            // Safe: range lies within the column (callers pass rows of the table).
-            let v = values.baseAddress! + range.lowerBound
+            // Safe: range lies within the column (callers pass rows of the table); an empty
+            // column has no rows to load.
+            guard let base = values.baseAddress else { return }
+            let v = base + range.lowerBound
             let n = range.count
             if T.self == Double.self {
                 v.withMemoryRebound(to: Double.self, capacity: n) { dst.update(from: $0, count: n) }
@@ -267,7 +269,7 @@ struct ExpressionProgram: @unchecked Sendable {
             guard let validity = column.validity else { return }
             validity.withUnsafeWords { words in
                 // Safe: the validity bitmap covers every row.
-                let w = words.baseAddress!
+                guard let w = words.baseAddress else { return }
                 for i in 0 ..< n {
                     let row = range.lowerBound + i
                     if (w[row >> 6] >> UInt64(row & 63)) & 1 == 0 { dst[i] = .nan }
