@@ -46,6 +46,11 @@ extension QuoteImporter {
                                     progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
         let threads = Swift.max(1, threads)
         let kinds = paths.map { kind(of: $0, largeFileSize: largeFileSize) }
+        // Plain files only (the usual case): decoded straight into the final columns.
+        if kinds.allSatisfy({ $0 == .plain }),
+           let table = try importPlacing(paths, ticker: ticker, threads: threads, progress: progress) {
+            return table
+        }
         var slots = [Result<QuoteTable, ResponseError>?](repeating: nil, count: paths.count)
         let firstFailure = Atomic<Int>(Int.max)
 
