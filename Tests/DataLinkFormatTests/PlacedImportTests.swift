@@ -101,4 +101,45 @@ struct PlacedImportTests {
         #expect(table.dates.capacity == ColumnStorage.paddedByteCount(max(16, table.dates.count * 4)) / 4)
         #expect(table.hasSummaries)
     }
+
+    /// A datatable CSV cut into pieces of every size from a few rows up, placed straight into
+    /// the final columns, equals the whole-file decode for 1 to 4 threads; rows of one ticker in
+    /// two non-adjacent places fall back to merging with the same result.
+    @Test func aLargeCSVPlacedInPiecesEqualsTheWholeDecode() throws {
+        let dir = ImportTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let table = P.randomTable(seed: 41, tickers: 25).filteringEmptyTickers()
+        try QuoteGenerator.writeDatatableCSV(table, to: dir + "/ALL.csv")
+        // The later half of one ticker's rows moved after everything else: that ticker is in two
+        // places, so not one concatenation (the table is the same: rows are sorted on import).
+        let split = try #require(table.tickers.dropLast().first { $0.rowCount >= 2 })
+        var text = try String(contentsOfFile: dir + "/ALL.csv", encoding: .utf8)
+        var lines = text.split(separator: "\n")
+        let first = try #require(lines.firstIndex { $0.hasPrefix(split.symbol + ",") })
+        let later = first + split.rowCount / 2 ..< first + split.rowCount
+        let tail = Array(lines[later])
+        lines.removeSubrange(later)
+        text = (lines + tail).joined(separator: "\n") + "\n"
+        try text.write(toFile: dir + "/SCATTERED.csv", atomically: false, encoding: .utf8)
+        for (name, placeable) in [("ALL.csv", true), ("SCATTERED.csv", false)] {
+            var reference = try QuoteImporter.decodeFile(dir + "/" + name).table
+            reference.shrinkToFit()
+            let expected = try P.snapshotBytes(reference, in: dir)
+            for chunkSize in [100, 1_000, 10_000] {
+                for threads in 1 ... 4 {
+                    let placed = try QuoteImporter.withContents(ofFile: dir + "/" + name) { bytes throws(ResponseError) -> QuoteTable? in
+                        guard let (input, layout, cuts) = QuoteImporter.pieceLayout(bytes, source: name, threads: threads,
+                                                                                    chunkSize: chunkSize) else { return nil }
+                        #expect(cuts.count > 1 || chunkSize == 10_000)
+                        return QuoteImporter.placedPieces(input, layout: layout, cuts: cuts, threads: threads, progress: nil)
+                    }
+                    #expect((placed != nil) == placeable, "\(name) \(chunkSize) \(threads)")
+                    if let placed { #expect(try P.snapshotBytes(placed, in: dir) == expected, "\(name) \(chunkSize) \(threads)") }
+                    let imported = try QuoteImporter.importFiles([dir + "/" + name], ticker: nil, archiveOptions: .init(), threads: threads,
+                                                                 chunkSize: chunkSize, largeFileSize: 1, progress: nil)
+                    #expect(try P.snapshotBytes(imported, in: dir) == expected, "\(name) \(chunkSize) \(threads)")
+                }
+            }
+        }
+    }
 }
