@@ -172,11 +172,24 @@ final class CSVStreamDecoder {
         }
     }
 
-    /// The number of `"` bytes in `[p, p + n)`. A branch-free loop the optimizer vectorizes.
+    /// The number of `"` bytes in `[p, p + n)`, eight bytes at a time: a byte of `w ^ 0x22…`
+    /// is zero exactly where `w` holds a `"`, and the expression below sets the top bit of
+    /// exactly those bytes (no carries between bytes), so their count is a popcount.
     static func countQuotes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        let quotes: UInt64 = 0x2222_2222_2222_2222, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         var count = 0
-        // Safe: the caller owns n bytes at p.
-        for i in 0 ..< n { count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0 }
+        var i = 0
+        while i + 8 <= n {
+            // Safe: 8 bytes remain at p + i.
+            let v = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) ^ quotes
+            let zeros = ~(((v & low7) &+ low7) | v | low7)
+            count &+= zeros.nonzeroBitCount
+            i += 8
+        }
+        while i < n {
+            count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0
+            i += 1
+        }
         return count
     }
 }

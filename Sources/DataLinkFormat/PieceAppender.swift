@@ -109,44 +109,57 @@ final class PieceAppender {
     }
 
     /// Reserves the columns for the rows the whole CSV will hold, judged from the rows per byte so
-    /// far (plus 2%), when `more` rows would not fit.
+    /// far (plus 2%), when `more` rows would not fit. A second estimate (the lines got shorter)
+    /// adds a quarter more, so the columns are copied a few times at most.
     private func reserve(for more: Int) {
         let needed = rowCount + more
         guard needed > dates.capacity, let totalBytes else { return }
         let perByte = Double(needed) / Double(Swift.max(bytesSoFar, 1))
-        let estimate = Int(Double(totalBytes) * perByte * 1.02) + 1024
+        var estimate = Int(Double(totalBytes) * perByte * 1.02) + 1024
+        if rowCount > 0 { estimate += estimate / 4 }
         let capacity = Swift.max(needed, estimate)
         dates.reserveCapacity(capacity)
         for c in columns.indices { columns[c].reserveCapacity(capacity) }
     }
 
     /// The appended rows as a table, with block summaries computed one column per thread.
+    ///
+    /// The columns were reserved past their final length; rather than copy them to their exact
+    /// size (here, or in a later `shrinkToFit`), each becomes a view of exactly its rows in the
+    /// reserved storage, which it keeps alive. The reserve's tail is mapped pages never touched,
+    /// so it costs address space, not memory; a view is copied on its first write, as views are.
     private func builtTable() -> QuoteTable {
-        var all = columns
+        let all = columns.map { Self.exact($0, rowCount) }
         columns = []
-        var dateColumn = dates
+        let dateColumn = Self.exact(dates, rowCount)
         dates = Column()
-        // Unused capacity past 1/8 is given back (a copy); less is left (pages never touched
-        // cost no memory).
-        if dateColumn.capacity > rowCount + rowCount / 8 {
-            dateColumn.shrinkToFit()
-            for c in all.indices { all[c].shrinkToFit() }
-        }
-        all.withUnsafeMutableBufferPointer { buffer in
+        // Through AnyColumn: its summaries are specialized in the engine (a generic Column's,
+        // called from here, would not be).
+        var any = [AnyColumn.int32(dateColumn)] + all.map { AnyColumn.float64($0) }
+        any.withUnsafeMutableBufferPointer { buffer in
             let out = SharedPointer(base: buffer.baseAddress!)
-            withUnsafeMutablePointer(to: &dateColumn) { d in
-                let dateOut = SharedPointer(base: d)
-                forEachChunk(buffer.count + 1, threads: threads) { c, _ in
-                    // Safe: each index is claimed by one worker, which touches only its own column.
-                    if c == 0 { dateOut.base.pointee.computeSummaries() } else { out.base[c - 1].computeSummaries() }
-                }
+            forEachChunk(buffer.count, threads: threads) { c, _ in
+                // Safe: each index is claimed by one worker, which touches only its own column.
+                out.base[c].computeSummaries()
             }
         }
+        guard case .int32(let summarizedDates) = any.removeFirst() else { preconditionFailure("the dates are Int32") }
         do {
-            return try QuoteTable(schema: schema, columns: all.map { AnyColumn.float64($0) }, dates: dateColumn, tickers: tickers,
+            return try QuoteTable(schema: schema, columns: any, dates: summarizedDates, tickers: tickers,
                                   dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
         } catch {
             preconditionFailure("appended an inconsistent table: \(error)")
         }
+    }
+
+    /// `column` as a view of its first `count` rows, sharing (and keeping alive) its storage.
+    private static func exact<T: ColumnElement>(_ column: Column<T>, _ count: Int) -> Column<T> {
+        let storage = column.valueStorage
+        let bytes = ColumnStorage.paddedByteCount(count * MemoryLayout<T>.stride)
+        guard count > 0, count == column.count, bytes < storage.byteCapacity,
+              let base = column.withUnsafeBufferPointer({ UnsafeRawPointer($0.baseAddress) }) else { return column }
+        // Safe: the view keeps `storage` alive, so `base` stays valid as long as the view.
+        let view = ColumnStorage(borrowing: base, byteCount: bytes, owner: storage)
+        return Column(viewing: view, count: count, validity: column.validity, summaries: nil)
     }
 }
