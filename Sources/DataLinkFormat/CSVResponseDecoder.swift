@@ -14,8 +14,9 @@ extension CSVScanner {
         let isDatatable: Bool
     }
 
-    /// Decodes the response at `position` (its header line).
-    mutating func decodeResponse(ticker: String?, fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+    /// Decodes the response at `position` (its header line). With `keepRows`, the rows stay in the
+    /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
+    mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
         let layout = try readLayout()
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)
@@ -26,11 +27,19 @@ extension CSVScanner {
             guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
             tickers = [TickerEntry(symbol: symbol)]
         }
+        let format: QuoteFormat = layout.isDatatable ? .datatableCSV : .timeSeriesCSV
+        if keepRows {
+            let rows = try ResponseError.wrapping { () throws(DecodeError) in
+                try buffers.makeRows(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
+                                     source: input.source)
+            }
+            return DecodedResponse(rows: rows, format: format)
+        }
         let table = try ResponseError.wrapping { () throws(DecodeError) in
             try buffers.makeTable(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
                                   source: input.source)
         }
-        return DecodedResponse(table: table, format: layout.isDatatable ? .datatableCSV : .timeSeriesCSV)
+        return DecodedResponse(table: table, format: format)
     }
 
     /// Reads the header; `position` moves to the first data line.
@@ -88,6 +97,17 @@ extension CSVScanner {
         return try ResponseError.wrapping { () throws(DecodeError) in
             try buffers.makeTable(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
                                   dateColumnName: layout.names[layout.dateIndex], source: input.source)
+        }
+    }
+
+    /// `decodeDatatableRows`, the rows left in the decoder's buffers (for a `ColumnAssembler`).
+    mutating func decodeDatatableRowsInPlace(_ layout: Layout) throws(ResponseError) -> DecodedRows {
+        precondition(layout.isDatatable)
+        var symbols: [String] = []
+        let buffers = try decodeRows(layout, symbols: &symbols)
+        return try ResponseError.wrapping { () throws(DecodeError) in
+            try buffers.makeRows(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                                 dateColumnName: layout.names[layout.dateIndex], source: input.source)
         }
     }
 

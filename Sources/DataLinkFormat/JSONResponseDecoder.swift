@@ -4,8 +4,9 @@ import Colonnade
 extension JSONScanner {
     // MARK: Top level
 
-    /// Decodes the response object at `position` (its `{`).
-    mutating func decodeResponse(ticker: String?, fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+    /// Decodes the response object at `position` (its `{`). With `keepRows`, the rows stay in the
+    /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
+    mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
         var top = TopLevel()
         try ResponseError.wrapping { () throws(DecodeError) in try scanTopLevel(&top) }
         if let (code, message) = top.errorBody {
@@ -13,14 +14,15 @@ extension JSONScanner {
             throw .apiError(source: input.source, code: CredentialRedaction.redacting(code), message: CredentialRedaction.redacting(message))
         }
         if var table = top.datatable {
-            return try ResponseError.wrapping { () throws(DecodeError) in try finishDatatable(&table, nextCursor: top.nextCursor) }
+            return try ResponseError.wrapping { () throws(DecodeError) in try finishDatatable(&table, nextCursor: top.nextCursor, keepRows: keepRows) }
         }
         if let wrapper = top.wrapper {
             return try finishSeries(&top.wrapped, format: wrapper, key: wrapper == .datasetJSON ? "dataset" : "dataset_data",
-                                    ticker: ticker, fallbackTicker: fallbackTicker)
+                                    ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         }
         if top.flat.sawSeriesKey {
-            return try finishSeries(&top.flat, format: .legacyJSON, key: "the top-level object", ticker: ticker, fallbackTicker: fallbackTicker)
+            return try finishSeries(&top.flat, format: .legacyJSON, key: "the top-level object", ticker: ticker, fallbackTicker: fallbackTicker,
+                                keepRows: keepRows)
         }
         let keys = top.keys.isEmpty ? "no keys" : "top-level keys " + top.keys.map { "'\($0)'" }.joined(separator: ", ")
         throw .notADataLinkResponse(source: input.source,
@@ -104,7 +106,7 @@ extension JSONScanner {
     }
 
     private func finishSeries(_ series: inout Series, format: QuoteFormat, key: String, ticker: String?,
-                              fallbackTicker: String?) throws(ResponseError) -> DecodedResponse {
+                              fallbackTicker: String?, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
         guard let names = series.columnNames else { throw .decoding(.missing(source: input.source, what: "'column_names' in \(key)")) }
         guard let buffers = series.buffers else { throw .decoding(.missing(source: input.source, what: "'data' in \(key)")) }
         guard let symbol = ticker ?? series.code.map(DataLinkSymbols.symbol(fromCode:)) ?? fallbackTicker else {
@@ -112,6 +114,13 @@ extension JSONScanner {
         }
         var metadata: [String: String] = [:]
         if let name = series.name { metadata["name"] = name }
+        if keepRows {
+            let rows = try ResponseError.wrapping { () throws(DecodeError) in
+                try buffers.makeRows(valueNames: Array(names.dropFirst()), tickers: [TickerEntry(symbol: symbol, metadata: metadata)],
+                                     dateColumnName: names[0], source: input.source)
+            }
+            return DecodedResponse(rows: rows, format: format)
+        }
         let table = try ResponseError.wrapping { () throws(DecodeError) in
             try buffers.makeTable(valueNames: Array(names.dropFirst()), tickers: [TickerEntry(symbol: symbol, metadata: metadata)],
                                   dateColumnName: names[0], source: input.source)
@@ -217,9 +226,14 @@ extension JSONScanner {
         return ["double", "float", "integer", "int", "long", "biginteger", "decimal", "number"].contains(lowercased)
     }
 
-    private func finishDatatable(_ table: inout Datatable, nextCursor: String?) throws(DecodeError) -> DecodedResponse {
+    private func finishDatatable(_ table: inout Datatable, nextCursor: String?, keepRows: Bool) throws(DecodeError) -> DecodedResponse {
         guard table.columns != nil else { throw .missing(source: input.source, what: "'columns' in datatable") }
         guard let buffers = table.buffers else { throw .missing(source: input.source, what: "'data' in datatable") }
+        if keepRows {
+            let rows = try buffers.makeRows(valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
+                                            dateColumnName: table.dateName, source: input.source)
+            return DecodedResponse(rows: rows, format: .datatableJSON, nextCursorID: nextCursor)
+        }
         let result = try buffers.makeTable(valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
                                            dateColumnName: table.dateName, source: input.source)
         return DecodedResponse(table: result, format: .datatableJSON, nextCursorID: nextCursor)

@@ -54,20 +54,34 @@ public enum QuoteDecoder {
     ///   unordered rows. Peak memory: the input, the column buffers and one more column.
     public static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
                               fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
+        try decode(bytes, format: format, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: false)
+    }
+
+    /// `decode`, with the rows left in the decoder's buffers (`DecodedResponse.rows`, checked and
+    /// with their sort order) for a `ColumnAssembler`; the same errors.
+    package static func decodeRows(_ bytes: UnsafeRawBufferPointer, ticker: String? = nil, fallbackTicker: String? = nil,
+                                   source: String) throws(ResponseError) -> DecodedRows {
+        let response = try decode(bytes, format: nil, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: true)
+        guard let rows = response.rows else { preconditionFailure("decoded without keeping the rows") }
+        return rows
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
+                               fallbackTicker: String?, source: String, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
         let (input, start) = try start(of: bytes, source: source)
 
         let response: DecodedResponse
         switch input.base[start] {
         case UInt8(ascii: "{"):
             var scanner = JSONScanner(input: input, position: start)
-            response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker)
+            response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         case UInt8(ascii: "["):
             throw .notADataLinkResponse(source: source, detail: "a JSON array, expected an object with 'dataset_data', 'dataset' or 'datatable'")
         case UInt8(ascii: "<"):
             throw .notADataLinkResponse(source: source, detail: "an HTML or XML document")
         default:
             var scanner = CSVScanner(input: input, position: start)
-            response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker)
+            response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         }
         if let format, format != response.format {
             throw .notADataLinkResponse(source: source, detail: "expected \(format), found \(response.format)")

@@ -46,6 +46,18 @@ public struct DecodedResponse: Sendable {
     /// nil when the response is the last page (or not a datatable).
     public var nextCursorID: String?
 
+    /// The rows still in the decoder's buffers, when decoded for a `ColumnAssembler`
+    /// (`QuoteDecoder.decodeRows`); `table` is empty then.
+    package var rows: DecodedRows?
+
+    /// A response whose rows stay in the decoder's buffers.
+    package init(rows: DecodedRows, format: QuoteFormat, nextCursorID: String? = nil) {
+        self.table = QuoteTable()
+        self.format = format
+        self.nextCursorID = nextCursorID
+        self.rows = rows
+    }
+
     /// A decoded response; see the properties.
     public init(table: QuoteTable, format: QuoteFormat, nextCursorID: String? = nil) {
         self.table = table

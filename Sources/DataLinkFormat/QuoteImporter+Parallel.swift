@@ -46,6 +46,11 @@ extension QuoteImporter {
                                     progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
         let threads = Swift.max(1, threads)
         let kinds = paths.map { kind(of: $0, largeFileSize: largeFileSize) }
+        // Plain files only (the usual case): decoded straight into the final columns.
+        if kinds.allSatisfy({ $0 == .plain }),
+           let table = try importPlacing(paths, ticker: ticker, threads: threads, progress: progress) {
+            return table
+        }
         var slots = [Result<QuoteTable, ResponseError>?](repeating: nil, count: paths.count)
         let firstFailure = Atomic<Int>(Int.max)
 
@@ -138,6 +143,11 @@ extension QuoteImporter {
         // The pieces are merged after the input is freed: the peak is the input and the decoded
         // pieces, or the pieces and the result, never all three.
         var pieces = try withContents(ofFile: path) { bytes throws(ResponseError) -> [QuoteTable] in
+            // Straight into the final columns when the pieces concatenate (a CSV sorted by ticker).
+            if let (input, layout, cuts) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize),
+               let table = placedPieces(input, layout: layout, cuts: cuts, threads: threads, progress: progress) {
+                return [table]
+            }
             if let pieces = decodedPieces(bytes, source: name, threads: threads, chunkSize: chunkSize, progress: progress) {
                 return pieces
             }
@@ -160,15 +170,22 @@ extension QuoteImporter {
         return QuoteTable.merging(&pieces, threads: threads)
     }
 
-    /// The tables of the pieces of `decodeInPieces`, in order, not yet merged.
-    static func decodedPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
-                              progress: ImportProgress?) -> [QuoteTable]? {
+    /// The input, header layout and piece starts of a datatable CSV; nil for anything else.
+    static func pieceLayout(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int,
+                            chunkSize: Int) -> (ByteInput, CSVScanner.Layout, [Int])? {
         guard let (input, start) = try? QuoteDecoder.start(of: bytes, source: source) else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)
         guard let layout = try? header.readLayout(), layout.isDatatable else { return nil }
         let cuts = CSVChunker.cuts(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        return (input, layout, cuts)
+    }
+
+    /// The tables of the pieces of `decodeInPieces`, in order, not yet merged.
+    static func decodedPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
+                              progress: ImportProgress?) -> [QuoteTable]? {
+        guard let (input, layout, cuts) = pieceLayout(bytes, source: source, threads: threads, chunkSize: chunkSize) else { return nil }
         var pieces = [QuoteTable?](repeating: nil, count: cuts.count)
         let failed = Atomic<Bool>(false)
         pieces.withUnsafeMutableBufferPointer { buffer in

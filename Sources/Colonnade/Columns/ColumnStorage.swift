@@ -67,6 +67,18 @@ public final class ColumnStorage: @unchecked Sendable {
         return pointer
     }
 
+    /// Takes ownership of an anonymous mapping of `byteCount` bytes at `base` (page-aligned, so
+    /// 64-byte aligned), unmapped in `deinit`: how `ColumnAssembler` hands over columns it filled
+    /// in place.
+    package init(adoptingMapping base: UnsafeMutableRawPointer, byteCount: Int) {
+        precondition(Int(bitPattern: base) % ColumnStorage.alignment == 0, "mapping is not 64-byte aligned")
+        precondition(byteCount % ColumnStorage.alignment == 0, "mapping length is not padded to 64 bytes")
+        self.base = base
+        self.byteCapacity = byteCount
+        self.owner = nil
+        self.isMapped = true
+    }
+
     /// A view of `byteCount` bytes at `base`, kept alive by `owner`.
     ///
     /// - Precondition: `base` is 64-byte aligned and `byteCount` is a multiple of 64 (the snapshot

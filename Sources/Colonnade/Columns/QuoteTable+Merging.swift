@@ -78,15 +78,24 @@ extension QuoteTable {
     /// The ticker index of `parts` one after another, or nil when a ticker appears twice other
     /// than continuing across a seam with ascending dates.
     private static func concatenatedIndex(_ parts: [QuoteTable]) -> [TickerEntry]? {
+        concatenatedIndex(parts.map { ($0.tickers, $0.rowCount) }) { part, row in parts[part].dates[row] }
+    }
+
+    /// The ticker index of parts laid one after another, each given as its own ticker index
+    /// (rows from 0) and row count, `date(part, row)` reading a part's dates; nil when a ticker
+    /// appears twice other than continuing across a seam with ascending dates.
+    package static func concatenatedIndex(_ parts: [(tickers: [TickerEntry], rowCount: Int)],
+                                          date: (_ part: Int, _ row: Int) -> Int32) -> [TickerEntry]? {
         var seen = Set<String>()
         var tickers: [TickerEntry] = []
         var offset = 0
         var lastDate: Int32?  // of the last row so far
-        for part in parts {
+        for (p, part) in parts.enumerated() {
             for (j, var t) in part.tickers.enumerated() {
+                let localFirst = t.firstRow
                 t.firstRow += offset
                 if j == 0, t.rowCount > 0, let previous = tickers.last, previous.symbol == t.symbol, previous.rowCount > 0,
-                   let lastDate, lastDate < part.dates[t.firstRow - offset] {
+                   let lastDate, lastDate < date(p, localFirst) {
                     tickers[tickers.count - 1].rowCount += t.rowCount
                     tickers[tickers.count - 1].metadata.merge(t.metadata) { _, new in new }
                     continue
@@ -95,7 +104,7 @@ extension QuoteTable {
                 tickers.append(t)
             }
             offset += part.rowCount
-            if part.rowCount > 0 { lastDate = part.dates[part.rowCount - 1] }
+            if part.rowCount > 0 { lastDate = date(p, part.rowCount - 1) }
         }
         return tickers
     }

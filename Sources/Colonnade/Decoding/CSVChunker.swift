@@ -60,11 +60,26 @@ package enum CSVChunker {
         return cuts
     }
 
-    /// The number of `"` bytes in `[p, p + n)`. A branch-free loop the optimizer vectorizes.
+    /// The number of `"` bytes in `[p, p + n)`, eight bytes at a time: each word XORed with
+    /// `"` in every byte has a zero byte exactly where a quote was, and
+    /// `~(((x & 0x7F…) + 0x7F…) | x | 0x7F…)` sets the top bit of exactly those bytes (no carry
+    /// crosses a byte), so a population count counts them. A byte loop ran at about 1 GB/s,
+    /// 13–15 % of a one-thread CSV import.
     static func countQuotes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        let raw = UnsafeRawPointer(p)
+        let quotes: UInt64 = 0x2222_2222_2222_2222, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         var count = 0
-        // Safe: the caller owns n bytes at p.
-        for i in 0 ..< n { count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0 }
+        var i = 0
+        // Safe: the caller owns n bytes at p; each load reads bytes i ..< i + 8 <= n.
+        while i + 8 <= n {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ quotes
+            count &+= (~(((x & low7) &+ low7) | x | low7)).nonzeroBitCount
+            i += 8
+        }
+        while i < n {
+            count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0
+            i += 1
+        }
         return count
     }
 }

@@ -120,13 +120,16 @@ struct Evaluator {
                 let words = (n + 63) >> 6
                 let o = out + ((start - rows.lowerBound) >> 6)
                 // Safe: end <= rowCount == values.count; o has `words` words in the chunk's mask.
-                let v = values.baseAddress! + start
+                guard let base = values.baseAddress else { return }
+                let v = base + start
                 guard let validity else {
                     RangeKernels._evaluate(bounds, v, count: n, o, mode)
                     return
                 }
                 validity.withUnsafeWords { valid in
-                    let vw = valid.baseAddress! + (start >> 6)
+                    // Safe: the validity bitmap covers every row (n > 0 rows, so it has words).
+                    guard let validWords = valid.baseAddress else { return }
+                    let vw = validWords + (start >> 6)
                     if mode == .union {
                         var done = 0
                         while done < words {  // through the chunk-sized scratch, a chunk at a time
@@ -146,59 +149,83 @@ struct Evaluator {
                 kernel(rows.lowerBound, rows.upperBound)
                 return
             }
-            var pending = rows.lowerBound  // start of the run of blocks waiting for the kernel
-            var blockStart = rows.lowerBound
-            var skipped = 0, filled = 0, kernelRun = 0, emptied = 0  // for `counters` (tests)
-            defer { counters?.addBlocks(skipped: skipped, filled: filled, kernel: kernelRun, emptied: emptied) }
-            while blockStart < rows.upperBound {
-                let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
-                let words = (n + 63) >> 6
-                let o = out + ((blockStart - rows.lowerBound) >> 6)
-                defer { blockStart += n }
-                let outcome: BlockOutcome
-                if mode == .intersect && Evaluator.allZero(o, words) {
-                    outcome = .none  // nothing left to narrow here
-                    emptied += 1
-                } else {
-                    outcome = summaries.outcome(of: bounds, inBlock: blockStart / Evaluator.blockRows, rows: n)
-                    switch outcome {
-                    case .none: skipped += 1
-                    case .all: filled += 1
-                    case .some: kernelRun += 1
-                    }
-                }
-                if outcome == .some { continue }
-                kernel(pending, blockStart)
-                pending = blockStart + n
-                switch outcome {
-                case .none:
-                    if mode == .store { o.update(repeating: 0, count: words) }
-                    // .intersect: the words are already zero or must become zero.
-                    if mode == .intersect { o.update(repeating: 0, count: words) }
-                case .all:
-                    // Every *value* matches; a null row still does not (a summary can only vouch
-                    // for the values, and one loaded without verification may not even do that).
-                    if let validity {
-                        validity.withUnsafeWords { valid in
-                            Evaluator.applyValidity(o, valid.baseAddress! + (blockStart >> 6), rows: n, mode: mode)
-                        }
-                    } else if mode != .intersect {
-                        Evaluator.fill(o, rows: n, overwrite: mode == .store)
-                    }
-                case .some:
-                    break
-                }
-            }
-            kernel(pending, rows.upperBound)
+            forEachBlockRun(rows: rows, out: out, mode: mode,
+                            outcome: { block, n in summaries.outcome(of: bounds, inBlock: block, rows: n) },
+                            kernel: kernel,
+                            all: { o, blockStart, n in
+                                // Every *value* matches; a null row still does not (a summary can
+                                // only vouch for the values, and one loaded without verification
+                                // may not even do that).
+                                if let validity {
+                                    validity.withUnsafeWords { valid in
+                                        // Safe: the bitmap covers the block's rows.
+                                        guard let validWords = valid.baseAddress else { return }
+                                        Evaluator.applyValidity(o, validWords + (blockStart >> 6), rows: n, mode: mode)
+                                    }
+                                } else if mode != .intersect {
+                                    Evaluator.fill(o, rows: n, overwrite: mode == .store)
+                                }
+                            })
         }
     }
 
+    /// Walks the blocks of a chunk for one leaf: `outcome` says per block (its index and row count)
+    /// whether no value, every value or some values match; a block no longer in play (intersect
+    /// mode, words already zero) is not asked. Runs of consecutive "some" blocks go to `kernel`
+    /// (rows relative to the table) in one call; a "none" block is cleared (unless uniting), an
+    /// "all" block goes to `all` (its first word, first row and row count).
+    @inline(__always)
+    private func forEachBlockRun(rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+                                 outcome: (_ block: Int, _ rows: Int) -> BlockOutcome,
+                                 kernel: (_ start: Int, _ end: Int) -> Void,
+                                 all: (_ out: UnsafeMutablePointer<UInt64>, _ blockStart: Int, _ rows: Int) -> Void) {
+        var pending = rows.lowerBound  // start of the run of blocks waiting for the kernel
+        var blockStart = rows.lowerBound
+        var skipped = 0, filled = 0, kernelRun = 0, emptied = 0  // for `counters` (tests)
+        defer { counters?.addBlocks(skipped: skipped, filled: filled, kernel: kernelRun, emptied: emptied) }
+        while blockStart < rows.upperBound {
+            let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
+            let words = (n + 63) >> 6
+            let o = out + ((blockStart - rows.lowerBound) >> 6)
+            defer { blockStart += n }
+            let result: BlockOutcome
+            if mode == .intersect && Evaluator.allZero(o, words) {
+                result = .none  // nothing left to narrow here
+                emptied += 1
+            } else {
+                result = outcome(blockStart / Evaluator.blockRows, n)
+                switch result {
+                case .none: skipped += 1
+                case .all: filled += 1
+                case .some: kernelRun += 1
+                }
+            }
+            if result == .some { continue }
+            kernel(pending, blockStart)
+            pending = blockStart + n
+            switch result {
+            case .none:
+                // .intersect: the words are already zero or must become zero.
+                if mode != .union { o.update(repeating: 0, count: words) }
+            case .all:
+                all(o, blockStart, n)
+            case .some:
+                break
+            }
+        }
+        kernel(pending, rows.upperBound)
+    }
+
+    /// Rows of an expression evaluated at a time: a piece's values and the buffers beneath them
+    /// (8 bytes a row each) stay in the core's L2 cache. A multiple of 64 (whole mask words).
+    static let expressionPieceRows = 8192
+
     /// A computed value within bounds over a chunk: the expression's values into a Float64 buffer,
-    /// then the same range kernel as a column (NaN, which stands for null, never matches). In
-    /// intersect mode only the rows between the first and last nonzero word are evaluated.
+    /// then the same range kernel as a column (NaN, which stands for null, never matches), a piece
+    /// (`expressionPieceRows`) at a time. In intersect mode a piece whose words are all zero is
+    /// skipped, and only the rows between its first and last nonzero word are evaluated.
     private func evaluateExpression(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
                                     out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
-        let wordCount = (rows.count + 63) >> 6
         if bounds.isEmpty {
             evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             return
@@ -207,78 +234,53 @@ struct Evaluator {
             evaluateExpressionByBlocks(program, bounds, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             return
         }
-        var firstWord = 0, lastWord = wordCount - 1
-        if mode == .intersect {
-            while firstWord < wordCount && out[firstWord] == 0 { firstWord += 1 }
-            if firstWord == wordCount { return }
-            while out[lastWord] == 0 { lastWord -= 1 }
-        }
-        let sub = rows.lowerBound + firstWord * 64 ..< min(rows.lowerBound + (lastWord + 1) * 64, rows.upperBound)
-        let values = scratch.expressions.acquire(sub.count)
-        defer { scratch.expressions.release() }
-        program.evaluate(rows: sub, into: values, scratch: scratch.expressions)
-        if mode == .union {
-            let tmp = scratch.words(depth)
-            Double._evaluateRange(bounds, values, count: sub.count, tmp, .store)
-            for i in 0 ..< wordCount { out[i] |= tmp[i] }
-        } else {
-            Double._evaluateRange(bounds, values, count: sub.count, out + firstWord, mode)
-        }
+        evaluateExpressionRows(program, bounds, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
     }
 
     /// A computed value within bounds over a chunk, block by block: interval arithmetic over the
     /// block summaries of the columns it reads (`ExpressionProgram+Intervals.swift`) says skip,
-    /// fill or evaluate; runs of blocks to evaluate are evaluated in one call.
+    /// fill or evaluate; runs of blocks to evaluate are evaluated together.
     private func evaluateExpressionByBlocks(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
                                             out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
-        var skipped = 0, filled = 0, kernelRun = 0, emptied = 0
-        defer { counters?.addBlocks(skipped: skipped, filled: filled, kernel: kernelRun, emptied: emptied) }
-        // Evaluates rows [start, end) (block-aligned, inside the chunk) and applies the kernel.
-        func kernel(_ start: Int, _ end: Int) {
-            guard start < end else { return }
-            let n = end - start
-            let o = out + ((start - rows.lowerBound) >> 6)
-            let values = scratch.expressions.acquire(n)
+        forEachBlockRun(rows: rows, out: out, mode: mode,
+                        outcome: { block, n in program.blockOutcome(bounds, block: block, rows: n) },
+                        kernel: { start, end in
+                            guard start < end else { return }
+                            evaluateExpressionRows(program, bounds, rows: start ..< end,
+                                                   out: out + ((start - rows.lowerBound) >> 6),
+                                                   mode: mode, scratch: scratch, depth: depth)
+                        },
+                        all: { o, _, n in if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) } })
+    }
+
+    /// The expression over `rows` (starting on a word boundary of the chunk; `out` is its first
+    /// word), a piece at a time.
+    private func evaluateExpressionRows(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+                                        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
+        var pieceStart = rows.lowerBound
+        while pieceStart < rows.upperBound {
+            let pieceEnd = min(pieceStart + Evaluator.expressionPieceRows, rows.upperBound)
+            let o = out + ((pieceStart - rows.lowerBound) >> 6)
+            let wordCount = (pieceEnd - pieceStart + 63) >> 6
+            defer { pieceStart = pieceEnd }
+            var firstWord = 0, lastWord = wordCount - 1
+            if mode == .intersect {
+                while firstWord < wordCount && o[firstWord] == 0 { firstWord += 1 }
+                if firstWord == wordCount { continue }  // nothing left to narrow in this piece
+                while o[lastWord] == 0 { lastWord -= 1 }
+            }
+            let sub = pieceStart + firstWord * 64 ..< min(pieceStart + (lastWord + 1) * 64, pieceEnd)
+            let buffer = scratch.expressions.acquire(sub.count + program.lookback)
             defer { scratch.expressions.release() }
-            program.evaluate(rows: start ..< end, into: values, scratch: scratch.expressions)
+            let values = program.evaluate(rows: sub, buffer: buffer, scratch: scratch.expressions)
             if mode == .union {
                 let tmp = scratch.words(depth)
-                let words = (n + 63) >> 6
-                Double._evaluateRange(bounds, values, count: n, tmp, .store)
-                for i in 0 ..< words { o[i] |= tmp[i] }
+                Double._evaluateRange(bounds, values, count: sub.count, tmp, .store)
+                for i in 0 ..< wordCount { o[i] |= tmp[i] }
             } else {
-                Double._evaluateRange(bounds, values, count: n, o, mode)
+                Double._evaluateRange(bounds, values, count: sub.count, o + firstWord, mode)
             }
         }
-        var pending = rows.lowerBound
-        var blockStart = rows.lowerBound
-        while blockStart < rows.upperBound {
-            let n = min(Evaluator.blockRows, rows.upperBound - blockStart)
-            let words = (n + 63) >> 6
-            let o = out + ((blockStart - rows.lowerBound) >> 6)
-            defer { blockStart += n }
-            let outcome: BlockOutcome
-            if mode == .intersect && Evaluator.allZero(o, words) {
-                outcome = .none
-                emptied += 1
-            } else {
-                outcome = program.blockOutcome(bounds, block: blockStart / Evaluator.blockRows, rows: n)
-                switch outcome {
-                case .none: skipped += 1
-                case .all: filled += 1
-                case .some: kernelRun += 1
-                }
-            }
-            if outcome == .some { continue }
-            kernel(pending, blockStart)
-            pending = blockStart + n
-            switch outcome {
-            case .none: if mode != .union { o.update(repeating: 0, count: words) }
-            case .all: if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) }
-            case .some: break
-            }
-        }
-        kernel(pending, rows.upperBound)
     }
 
     /// Applies sorted, disjoint row intervals to a chunk.

@@ -30,6 +30,9 @@ struct ExpressionProgram: @unchecked Sendable {
     /// Rows before a range that evaluation must also read.
     let lookback: Int
     let columns: [AnyColumn]
+    /// Per column: its values, when they can be read in place (Float64 with no nulls: NaN already
+    /// stands for null), else nil (the values are converted into a buffer).
+    private let direct: [UnsafePointer<Double>?]
     /// First row of every non-empty ticker, ascending.
     let tickerStarts: [Int]
     let rowCount: Int
@@ -89,6 +92,12 @@ struct ExpressionProgram: @unchecked Sendable {
             (root, lookback) = try compile(expression)
         }
         columns = table.columns
+        direct = table.columns.map { column in
+            guard case .float64(let c) = column, c.validity == nil else { return nil }
+            // Safe: the storage is a class instance that `columns` keeps alive, and its base
+            // address never moves; the program only reads it.
+            return c.withUnsafeBufferPointer { $0.baseAddress }
+        }
         tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
         rowCount = table.rowCount
     }
@@ -117,17 +126,28 @@ struct ExpressionProgram: @unchecked Sendable {
     /// Writes the values of rows `rows` to `out` (`rows.count` values; NaN for null).
     func evaluate(rows: Range<Int>, into out: UnsafeMutablePointer<Double>, scratch: ExpressionScratch) {
         guard !rows.isEmpty else { return }
+        if lookback == 0 || rows.lowerBound == 0 {
+            // Nothing before the rows to evaluate: straight into `out`.
+            scratch.rowsEvaluated += rows.count
+            let values = evaluate(root, rows, into: out, scratch)
+            if values != UnsafePointer(out) { out.update(from: values, count: rows.count) }
+            return
+        }
+        let buffer = scratch.acquire(rows.count + lookback)
+        defer { scratch.release() }
+        let values = evaluate(rows: rows, buffer: buffer, scratch: scratch)
+        out.update(from: values, count: rows.count)
+    }
+
+    /// The values of rows `rows` (`rows.count` of them; NaN for null), evaluated in `buffer`, which
+    /// holds at least `rows.count + lookback` values; the result points into `buffer` or, for a
+    /// bare column, into the column. Valid while `buffer` is and the program lives.
+    func evaluate(rows: Range<Int>, buffer: UnsafeMutablePointer<Double>, scratch: ExpressionScratch) -> UnsafePointer<Double> {
         let start = max(0, rows.lowerBound - lookback)
         let extended = start ..< rows.upperBound
         scratch.rowsEvaluated += extended.count
-        if extended.count == rows.count {
-            evaluate(root, extended, into: out, scratch)
-            return
-        }
-        let buffer = scratch.acquire(extended.count)
-        defer { scratch.release() }
-        evaluate(root, extended, into: buffer, scratch)
-        out.update(from: buffer + (rows.lowerBound - start), count: rows.count)
+        guard !rows.isEmpty else { return UnsafePointer(buffer) }
+        return evaluate(root, extended, into: buffer, scratch) + (rows.lowerBound - start)
     }
 
     /// The values at `rows` (ascending), evaluated a run of nearby rows at a time.
@@ -154,53 +174,57 @@ struct ExpressionProgram: @unchecked Sendable {
 
     // MARK: Nodes
 
-    private func evaluate(_ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch) {
+    /// The values of `node` over `range`: written to `dst` (`range.count` values), or, for a
+    /// column that can be read in place, the column's own values (nothing is copied).
+    private func evaluate(_ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
+                          _ scratch: ExpressionScratch) -> UnsafePointer<Double> {
         let n = range.count
         switch node {
         case .column(let index):
+            // Safe: `range` lies within the table, so within the column.
+            if let values = direct[index] { return values + range.lowerBound }
             ExpressionProgram.load(columns[index], range, into: dst)
         case .constant(let c):
             dst.update(repeating: c, count: n)
         case .negate(let x):
-            evaluate(x, range, into: dst, scratch)
-            for i in 0 ..< n { dst[i] = -dst[i] }
+            let v = evaluate(x, range, into: dst, scratch)
+            for i in 0 ..< n { dst[i] = -v[i] }
         case let .math(f, x):
-            evaluate(x, range, into: dst, scratch)
+            let v = evaluate(x, range, into: dst, scratch)
             switch f {
-            case .abs: for i in 0 ..< n { dst[i] = Swift.abs(dst[i]) }
-            case .sqrt: for i in 0 ..< n { dst[i] = dst[i].squareRoot() }
-            case .ln: for i in 0 ..< n { dst[i] = MathFunctions.log(dst[i]) }
-            case .exp: for i in 0 ..< n { dst[i] = MathFunctions.exp(dst[i]) }
+            case .abs: for i in 0 ..< n { dst[i] = Swift.abs(v[i]) }
+            case .sqrt: for i in 0 ..< n { dst[i] = v[i].squareRoot() }
+            case .ln: for i in 0 ..< n { dst[i] = MathFunctions.log(v[i]) }
+            case .exp: for i in 0 ..< n { dst[i] = MathFunctions.exp(v[i]) }
             }
         case let .arithmetic(op, a, b):
             if case .constant(let c) = b {
-                evaluate(a, range, into: dst, scratch)
-                ExpressionProgram.combine(op, dst, c, n)
+                ExpressionProgram.combine(op, evaluate(a, range, into: dst, scratch), c, dst, n)
             } else if case .constant(let c) = a {
-                evaluate(b, range, into: dst, scratch)
-                ExpressionProgram.combine(op, c, dst, n)
+                ExpressionProgram.combine(op, c, evaluate(b, range, into: dst, scratch), dst, n)
             } else {
-                evaluate(a, range, into: dst, scratch)
+                let u = evaluate(a, range, into: dst, scratch)
                 let tmp = scratch.acquire(n)
                 defer { scratch.release() }
-                evaluate(b, range, into: tmp, scratch)
-                ExpressionProgram.combine(op, dst, UnsafePointer(tmp), n)
+                let v = evaluate(b, range, into: tmp, scratch)
+                ExpressionProgram.combine(op, u, v, dst, n)
             }
         case let .ordering(a, b):
-            evaluate(a, range, into: dst, scratch)
+            let u = evaluate(a, range, into: dst, scratch)
             let tmp = scratch.acquire(n)
             defer { scratch.release() }
-            evaluate(b, range, into: tmp, scratch)
-            for i in 0 ..< n { dst[i] = dst[i] == tmp[i] ? 0 : dst[i] - tmp[i] }
+            let v = evaluate(b, range, into: tmp, scratch)
+            for i in 0 ..< n { dst[i] = u[i] == v[i] ? 0 : u[i] - v[i] }
         case let .series(f, x, w):
-            let src = scratch.acquire(n)
+            let buffer = scratch.acquire(n)
             defer { scratch.release() }
-            evaluate(x, range, into: src, scratch)
+            let src = evaluate(x, range, into: buffer, scratch)
             forEachTickerSegment(range) { segment, tickerStart in
-                SeriesKernels.run(f, window: w, src: UnsafePointer(src), dst: dst, base: range.lowerBound,
+                SeriesKernels.run(f, window: w, src: src, dst: dst, base: range.lowerBound,
                                   segment: segment, tickerStart: tickerStart, scratch: scratch)
             }
         }
+        return UnsafePointer(dst)
     }
 
     /// Calls `body` with each part of `range` that lies in one ticker, with that ticker's first row.
@@ -232,8 +256,10 @@ struct ExpressionProgram: @unchecked Sendable {
 
     private static func load<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>) {
         column.withUnsafeBufferPointer { values in
-            // Safe: range lies within the column (callers pass rows of the table).
-            let v = values.baseAddress! + range.lowerBound
+            // Safe: range lies within the column (callers pass rows of the table); an empty
+            // column has no rows to load.
+            guard let base = values.baseAddress else { return }
+            let v = base + range.lowerBound
             let n = range.count
             if T.self == Double.self {
                 v.withMemoryRebound(to: Double.self, capacity: n) { dst.update(from: $0, count: n) }
@@ -243,7 +269,7 @@ struct ExpressionProgram: @unchecked Sendable {
             guard let validity = column.validity else { return }
             validity.withUnsafeWords { words in
                 // Safe: the validity bitmap covers every row.
-                let w = words.baseAddress!
+                guard let w = words.baseAddress else { return }
                 for i in 0 ..< n {
                     let row = range.lowerBound + i
                     if (w[row >> 6] >> UInt64(row & 63)) & 1 == 0 { dst[i] = .nan }
@@ -252,31 +278,36 @@ struct ExpressionProgram: @unchecked Sendable {
         }
     }
 
-    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafeMutablePointer<Double>, _ b: UnsafePointer<Double>, _ n: Int) {
+    // `dst` may be the same buffer as an operand (each element is read before it is written).
+
+    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>,
+                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
         switch op {
-        case .add: for i in 0 ..< n { a[i] = a[i] + b[i] }
-        case .subtract: for i in 0 ..< n { a[i] = a[i] - b[i] }
-        case .multiply: for i in 0 ..< n { a[i] = a[i] * b[i] }
-        case .divide: for i in 0 ..< n { a[i] = b[i] == 0 ? .nan : a[i] / b[i] }
+        case .add: for i in 0 ..< n { dst[i] = a[i] + b[i] }
+        case .subtract: for i in 0 ..< n { dst[i] = a[i] - b[i] }
+        case .multiply: for i in 0 ..< n { dst[i] = a[i] * b[i] }
+        case .divide: for i in 0 ..< n { dst[i] = b[i] == 0 ? .nan : a[i] / b[i] }
         }
     }
 
-    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafeMutablePointer<Double>, _ c: Double, _ n: Int) {
+    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ c: Double,
+                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
         switch op {
-        case .add: for i in 0 ..< n { a[i] = a[i] + c }
-        case .subtract: for i in 0 ..< n { a[i] = a[i] - c }
-        case .multiply: for i in 0 ..< n { a[i] = a[i] * c }
+        case .add: for i in 0 ..< n { dst[i] = a[i] + c }
+        case .subtract: for i in 0 ..< n { dst[i] = a[i] - c }
+        case .multiply: for i in 0 ..< n { dst[i] = a[i] * c }
         case .divide:
-            if c == 0 { a.update(repeating: .nan, count: n) } else { for i in 0 ..< n { a[i] = a[i] / c } }
+            if c == 0 { dst.update(repeating: .nan, count: n) } else { for i in 0 ..< n { dst[i] = a[i] / c } }
         }
     }
 
-    private static func combine(_ op: ValueExpression.Operator, _ c: Double, _ b: UnsafeMutablePointer<Double>, _ n: Int) {
+    private static func combine(_ op: ValueExpression.Operator, _ c: Double, _ b: UnsafePointer<Double>,
+                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
         switch op {
-        case .add: for i in 0 ..< n { b[i] = c + b[i] }
-        case .subtract: for i in 0 ..< n { b[i] = c - b[i] }
-        case .multiply: for i in 0 ..< n { b[i] = c * b[i] }
-        case .divide: for i in 0 ..< n { b[i] = b[i] == 0 ? .nan : c / b[i] }
+        case .add: for i in 0 ..< n { dst[i] = c + b[i] }
+        case .subtract: for i in 0 ..< n { dst[i] = c - b[i] }
+        case .multiply: for i in 0 ..< n { dst[i] = c * b[i] }
+        case .divide: for i in 0 ..< n { dst[i] = b[i] == 0 ? .nan : c / b[i] }
         }
     }
 }
@@ -287,8 +318,8 @@ final class ExpressionScratch {
     private var depth = 0
     /// Rows evaluated through `ExpressionProgram.evaluate(rows:into:scratch:)`, lookback included.
     var rowsEvaluated = 0
-    private var indices: UnsafeMutablePointer<Int>?
-    private var indexCapacity = 0
+    private var suffixes: UnsafeMutablePointer<Double>?
+    private var suffixCapacity = 0
 
     /// A buffer of at least `count` values, valid until the matching `release()`.
     func acquire(_ count: Int) -> UnsafeMutablePointer<Double> {
@@ -316,18 +347,18 @@ final class ExpressionScratch {
         heldBuffers = []
     }
 
-    /// Row indices for a monotonic deque (one window's worth).
-    func indexBuffer(_ count: Int) -> UnsafeMutablePointer<Int> {
-        if let indices, indexCapacity >= count { return indices }
-        indices?.deallocate()
-        let p = UnsafeMutablePointer<Int>.allocate(capacity: max(count, 1))
-        indices = p
-        indexCapacity = max(count, 1)
+    /// Block suffix extremes for moving minima and maxima (one window's worth).
+    func suffixBuffer(_ count: Int) -> UnsafeMutablePointer<Double> {
+        if let suffixes, suffixCapacity >= count { return suffixes }
+        suffixes?.deallocate()
+        let p = UnsafeMutablePointer<Double>.allocate(capacity: max(count, 1))
+        suffixes = p
+        suffixCapacity = max(count, 1)
         return p
     }
 
     deinit {
         for b in buffers { b.pointer.deallocate() }
-        indices?.deallocate()
+        suffixes?.deallocate()
     }
 }

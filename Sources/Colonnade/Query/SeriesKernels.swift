@@ -10,9 +10,13 @@
 /// - `msum`, `mavg`: a sliding sum of the finite values, O(1) per row, restarted from a fresh sum
 ///   every `n` rows at positions fixed relative to the ticker (so values do not depend on where
 ///   evaluation began, and rounding cannot drift); NaN and ±inf are counted, not summed, and give
-///   what a plain left-to-right sum of the window would (NaN, or the infinity).
-/// - `mmin`, `mmax`: a monotonic deque of row indices, O(1) amortized per row; NaN in the window
-///   makes the result NaN.
+///   what a plain left-to-right sum of the window would (NaN, or the infinity). Independent restart
+///   blocks run side by side (four sums at once), each with the same operations in the same order.
+/// - `mmin`, `mmax`: the van Herk/Gil-Werman block algorithm, O(1) per row with no data-dependent
+///   branch: the segment is cut into blocks of `n` rows; a window ending in a block is the block's
+///   prefix up to that row joined with the previous block's suffix from the window's first row.
+///   NaN in the window makes the result NaN; of equal extremes (+0 and -0) the latest row's value is
+///   the result (as the monotonic deque this replaced gave, bit for bit; `ExtremeWindowTests`).
 /// - `mdev`: Welford's update for a value entering and one leaving, restarted by a two-pass
 ///   computation every `n` rows (as for sums), whenever a non-finite value has left the window and
 ///   whenever m2 falls below 1e-4 of its peak since the last restart (an outlier left, so the
@@ -38,26 +42,38 @@ enum SeriesKernels {
         case .mdev:
             slidingDeviation(n, src, dst, s, e, firstFull: tickerStart - base + n - 1)
         case .mmin:
-            slidingExtreme(n, src, dst, s, e, isMin: true, deque: scratch.indexBuffer(n + 1))
+            slidingExtreme(n, src, dst, s, e, isMin: true, suffixes: scratch.suffixBuffer(n + 1))
         case .mmax:
-            slidingExtreme(n, src, dst, s, e, isMin: false, deque: scratch.indexBuffer(n + 1))
+            slidingExtreme(n, src, dst, s, e, isMin: false, suffixes: scratch.suffixBuffer(n + 1))
         }
     }
 
     /// Window sums over `[s, e)`; restart points are `firstFull + k·n`.
     private static func slidingSum(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
                                    _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+        // Two copies, so the loops test no flag.
+        if mean {
+            windowSums(n, src, dst, s, e, firstFull: firstFull, mean: true)
+        } else {
+            windowSums(n, src, dst, s, e, firstFull: firstFull, mean: false)
+        }
+    }
+
+        @inline(__always)
+    private static func windowSums(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                   _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+        // Safe throughout: every index is within [s, e) or a window inside it.
         let first = max(s, firstFull)
         if first >= e { for i in s ..< e { dst[i] = .nan }; return }
         for i in s ..< first { dst[i] = .nan }
-        var q = firstFull + ((first - firstFull) / n) * n
-        while q < e {
+        let divisor = Double(n)
+        // The windows ending in [q, q + n): a fresh sum at q, then slid. NaN and ±∞ are counted, not
+        // summed. A restart window not in the buffer: lookback rows, discarded by the caller.
+        func block(_ q: Int) {
             let blockEnd = min(q + n, e)
             if q - n + 1 < s {
-                // The restart window is not in the buffer: lookback rows, discarded by the caller.
                 for i in max(q, first) ..< blockEnd { dst[i] = .nan }
-                q += n
-                continue
+                return
             }
             var sum = 0.0, nan = 0, positive = 0, negative = 0
             for j in q - n + 1 ... q {
@@ -71,7 +87,7 @@ enum SeriesKernels {
                     if nan > 0 || (positive > 0 && negative > 0) { v = .nan }
                     else if positive > 0 { v = .infinity }
                     else if negative > 0 { v = -.infinity }
-                    else { v = mean ? sum / Double(n) : sum }
+                    else { v = mean ? sum / divisor : sum }
                     dst[i] = v
                 }
                 i += 1
@@ -80,6 +96,65 @@ enum SeriesKernels {
                 if x.isFinite { sum += x } else if x.isNaN { nan += 1 } else if x > 0 { positive += 1 } else { negative += 1 }
                 if y.isFinite { sum -= y } else if y.isNaN { nan -= 1 } else if y > 0 { positive -= 1 } else { negative -= 1 }
             }
+        }
+        // Restart blocks side by side, four (then two) at a time: each has its own sum, so the
+        // additions of one do not wait for another's, and each sum sees exactly the operations, in
+        // the order, that `block` would apply (so the same bits). A block whose sum ends non-finite
+        // met a NaN or ±∞ (which absorb every later addition), or overflowed: it is done again by
+        // `block`, which counts non-finite values instead of adding them.
+        var q = firstFull + ((first - firstFull) / n) * n
+        while q < e {
+            if q - n + 1 >= s && q >= first && q + 4 * n <= e {
+                let b = q - n + 1
+                var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+                for k in 0 ..< n {
+                    s0 += src[b + k]; s1 += src[b + n + k]; s2 += src[b + 2 * n + k]; s3 += src[b + 3 * n + k]
+                }
+                var i = q
+                while true {
+                    dst[i] = s0
+                    dst[i + n] = s1
+                    dst[i + 2 * n] = s2
+                    dst[i + 3 * n] = s3
+                    i += 1
+                    if i == q + n { break }
+                    s0 += src[i]; s0 -= src[i - n]
+                    s1 += src[i + n]; s1 -= src[i]
+                    s2 += src[i + 2 * n]; s2 -= src[i + n]
+                    s3 += src[i + 3 * n]; s3 -= src[i + 2 * n]
+                }
+                if s0.isFinite && s1.isFinite && s2.isFinite && s3.isFinite {
+                    if mean { for i in q ..< q + 4 * n { dst[i] = dst[i] / divisor } }
+                } else {
+                    for j in 0 ..< 4 { block(q + j * n) }
+                }
+                q += 4 * n
+                continue
+            }
+            if q - n + 1 >= s && q >= first && q + 2 * n <= e {
+                let b = q - n + 1
+                var s0 = 0.0, s1 = 0.0
+                for k in 0 ..< n {
+                    s0 += src[b + k]; s1 += src[b + n + k]
+                }
+                var i = q
+                while true {
+                    dst[i] = s0
+                    dst[i + n] = s1
+                    i += 1
+                    if i == q + n { break }
+                    s0 += src[i]; s0 -= src[i - n]
+                    s1 += src[i + n]; s1 -= src[i]
+                }
+                if s0.isFinite && s1.isFinite {
+                    if mean { for i in q ..< q + 2 * n { dst[i] = dst[i] / divisor } }
+                } else {
+                    for j in 0 ..< 2 { block(q + j * n) }
+                }
+                q += 2 * n
+                continue
+            }
+            block(q)
             q += n
         }
     }
@@ -151,30 +226,75 @@ enum SeriesKernels {
         }
     }
 
-    /// Window minima or maxima over `[s, e)` with a monotonic deque of indices (a ring of n + 1).
+    /// Window minima or maxima over `[s, e)` (van Herk/Gil-Werman); `suffixes` holds `n + 1` values.
     private static func slidingExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                       _ s: Int, _ e: Int, isMin: Bool, deque: UnsafeMutablePointer<Int>) {
-        let capacity = n + 1
-        var head = 0, count = 0, nan = 0
-        for i in s ..< e {
-            let x = src[i]
-            if x.isNaN {
-                nan += 1
-            } else {
-                // Drop values the new one makes irrelevant (for a minimum: those >= x).
-                while count > 0 {
-                    let back = deque[(head + count - 1) % capacity]
-                    if isMin ? src[back] >= x : src[back] <= x { count -= 1 } else { break }
+                                       _ s: Int, _ e: Int, isMin: Bool, suffixes: UnsafeMutablePointer<Double>) {
+        // Two copies, so each loop's comparison is a constant (no branch on isMin per row).
+        if isMin {
+            blockExtreme(n, src, dst, s, e, isMin: true, suffixes: suffixes)
+        } else {
+            blockExtreme(n, src, dst, s, e, isMin: false, suffixes: suffixes)
+        }
+    }
+
+    @inline(__always)
+    private static func blockExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+                                     _ s: Int, _ e: Int, isMin: Bool, suffixes h: UnsafeMutablePointer<Double>) {
+        // Safe throughout: rows are within [s, e), inside the buffer; `h` indices within 0 ... n.
+        let firstFull = s + n - 1  // the first row whose window lies inside the segment
+        if firstFull >= e { for i in s ..< e { dst[i] = .nan }; return }
+        if n == 1 {
+            // The window is the row itself.
+            for i in s ..< e { dst[i] = src[i] }
+            return
+        }
+        // The extreme of nothing: a value that never wins.
+        let none: Double = isMin ? .infinity : -.infinity
+        h[n] = none  // the window ending a block is that block alone: nothing from the previous one
+        var lastNaN = s - n - 1  // the latest NaN row seen (none yet: any window starts after it)
+        var b = s
+        while b < e {
+            let blockEnd = min(b + n, e)
+            // Prefix extremes of this block, joined with the previous block's suffixes: the window
+            // ending at row i (k = i - b + 1 rows into the block) is rows [i - n + 1, b) of the
+            // previous block, whose extreme is h[k], and rows [b, i]. Ties keep the later value:
+            // the prefix's, and within the prefix the newer row's. A NaN does not enter g (the
+            // comparisons with it are false), and `lastNaN` makes the window's result NaN.
+            var g = none
+            if b == s {
+                for i in b ..< blockEnd {
+                    let x = src[i]
+                    if x != x { lastNaN = i }
+                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
+                    dst[i] = .nan
                 }
-                deque[(head + count) % capacity] = i
-                count += 1
+                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? g : .nan }
+            } else {
+                var k = 1
+                for i in b ..< blockEnd {
+                    let x = src[i]
+                    if x != x { lastNaN = i }
+                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
+                    let p = h[k]
+                    let r: Double
+                    if isMin { r = g <= p ? g : p } else { r = g >= p ? g : p }
+                    dst[i] = lastNaN <= i - n ? r : .nan
+                    k += 1
+                }
             }
-            let leaving = i - n
-            if leaving >= s {
-                if src[leaving].isNaN { nan -= 1 }
-                if count > 0 && deque[head] == leaving { head = (head + 1) % capacity; count -= 1 }
+            // Suffix extremes of this block, for the next one (ties keep the later value; NaN is
+            // skipped: `x < acc` is false for it).
+            if blockEnd < e {
+                var acc = none
+                var j = blockEnd - 1
+                while j >= b {
+                    let x = src[j]
+                    if isMin { acc = x < acc ? x : acc } else { acc = x > acc ? x : acc }
+                    h[j - b] = acc
+                    j -= 1
+                }
             }
-            dst[i] = (leaving + 1 >= s && nan == 0 && count > 0) ? src[deque[head]] : .nan
+            b = blockEnd
         }
     }
 }

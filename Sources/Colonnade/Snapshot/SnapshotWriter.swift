@@ -46,6 +46,9 @@ struct SnapshotWriter {
     /// Payloads are written by up to this many threads at once (each `pwrite`s its own ranges),
     /// so copying into the page cache runs on several cores; the bytes do not depend on it.
     var threads = QueryOptions.availableCores
+    /// Whether each written piece's writeback to disk starts at once (durable saves): the disk
+    /// then works while later pieces are copied, instead of all at the final `fsync`.
+    var startsWriteback = true
 
     /// One payload to write: where its bytes are in memory and where they go in the file.
     struct Source {
@@ -57,6 +60,12 @@ struct SnapshotWriter {
     }
 
     func save(durable: Bool) throws(SnapshotError) {
+        var writer = self
+        writer.startsWriteback = startsWriteback && durable
+        try writer.write(durable: durable)
+    }
+
+    private func write(durable: Bool) throws(SnapshotError) {
         // Never write a file this reader would refuse: the same schema rules as the loader.
         if let problem = Self.schemaProblem(table) { throw .inconsistentData(file: path, section: "SCHM", detail: problem) }
         let file: ReplacementFile
@@ -90,7 +99,7 @@ struct SnapshotWriter {
         do throws(SnapshotError) {
             try SnapshotFile.reserve(fd, length: fileLength, file: path)
             try SnapshotFile.writeAll(fd, Self.header(fileLength: fileLength, footerOffset: footerOffset), file: path)
-            let checksums = try Self.writePayloads(fd, sources, threads: threads, file: path)
+            let checksums = try Self.writePayloads(fd, sources, threads: threads, startsWriteback: startsWriteback, file: path)
             var k = 0
             for i in footer.columns.indices {
                 footer.columns[i].values.checksum = checksums[k]; k += 1
@@ -150,13 +159,14 @@ struct SnapshotWriter {
 
     /// Writes every payload at its offset, on up to `threads` threads; their checksums in order.
     /// - Throws: The first failing payload's error (in file order).
-    static func writePayloads(_ fd: Int32, _ sources: [Source], threads: Int, file: String) throws(SnapshotError) -> [UInt64] {
+    static func writePayloads(_ fd: Int32, _ sources: [Source], threads: Int, startsWriteback: Bool = false,
+                              file: String) throws(SnapshotError) -> [UInt64] {
         var results = [Result<UInt64, SnapshotError>](repeating: .success(0), count: sources.count)
         results.withUnsafeMutableBufferPointer { out in
             let slots = SharedPointer(base: out.baseAddress!)
             forEachChunk(sources.count, threads: threads) { i, _ in
                 // Safe: each payload index is claimed by one worker only.
-                do throws(SnapshotError) { slots.base[i] = .success(try writePayload(fd, sources[i], file: file)) } catch {
+                do throws(SnapshotError) { slots.base[i] = .success(try writePayload(fd, sources[i], startsWriteback: startsWriteback, file: file)) } catch {
                     slots.base[i] = .failure(error)
                 }
             }
@@ -173,8 +183,9 @@ struct SnapshotWriter {
     }
 
     /// Writes one payload and its zero padding at its offset, hashing each chunk just before
-    /// writing it (while it is in cache). Returns the checksum.
-    static func writePayload(_ fd: Int32, _ s: Source, file: String) throws(SnapshotError) -> UInt64 {
+    /// writing it (while it is in cache), and with `startsWriteback` starting its writeback to
+    /// disk right after. Returns the checksum.
+    static func writePayload(_ fd: Int32, _ s: Source, startsWriteback: Bool = false, file: String) throws(SnapshotError) -> UInt64 {
         var hasher = SnapshotChecksum(seed: UInt64(s.offset))
         let body = s.length & ~(SnapshotFormat.payloadAlignment - 1)
         let chunk = 4 << 20
@@ -183,6 +194,7 @@ struct SnapshotWriter {
             let n = min(chunk, body - done)
             hasher.combine(stripes: s.base + done, stripeCount: n / SnapshotChecksum.stripeBytes)
             try SnapshotFile.writeAll(fd, s.base + done, n, at: s.offset + done, file: file)
+            if startsWriteback { SnapshotFile.startWriteback(fd, offset: s.offset + done, count: n) }
             done += n
         }
         var tail = [UInt8](repeating: 0, count: s.length > body ? SnapshotFormat.payloadAlignment : 0)

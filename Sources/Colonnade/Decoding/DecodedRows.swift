@@ -1,0 +1,21 @@
+/// One decoded input's rows, still in the decoder's buffers, with the permutation that sorts
+/// them: what `RowBuffers.makeRows` hands to `ColumnAssembler.place`, which copies them straight
+/// into their slice of the final columns (a fresh import writes each value once before the file).
+package struct DecodedRows: @unchecked Sendable {
+    // Safe to send: the buffers are owned by this value alone once the decoder returns, and are
+    // only read after that.
+
+    /// The decoded rows, in input order.
+    package let buffers: RowBuffers
+    /// Input row numbers in table order (by ticker, then date), nil when the input already is.
+    package let order: [Int32]?
+    /// The ticker index of the rows in table order.
+    package let tickers: [TickerEntry]
+    /// The value columns' names, in buffer order.
+    package let valueNames: [String]
+    /// The date column's name.
+    package let dateColumnName: String
+
+    /// The number of rows.
+    package var rowCount: Int { buffers.count }
+}

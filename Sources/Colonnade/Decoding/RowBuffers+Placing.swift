@@ -1,0 +1,52 @@
+/// Handing decoded rows to a `ColumnAssembler` instead of building a table per input.
+extension RowBuffers {
+    /// The rows with the permutation that sorts them by (ticker code, date) and their ticker
+    /// index, checked as `makeTable` checks them, but not copied anywhere.
+    /// - Throws: `.duplicateDate` (1-based input rows), naming `source`.
+    package func makeRows(valueNames: [String], tickers: [TickerEntry], dateColumnName: String,
+                          source: String) throws(DecodeError) -> DecodedRows {
+        let order = try Self.rowOrder(self, tickers: tickers, source: source)
+        let n = count
+        var entries = tickers
+        if let codes = tickerCodes {
+            var counts = [Int](repeating: 0, count: tickers.count)
+            for r in 0 ..< n { counts[Int(codes[r])] += 1 }
+            var next = 0
+            for i in entries.indices { entries[i].firstRow = next; entries[i].rowCount = counts[i]; next += counts[i] }
+        } else if !entries.isEmpty {
+            for i in entries.indices { entries[i].firstRow = 0; entries[i].rowCount = 0 }
+            entries[0].rowCount = n
+        }
+        return DecodedRows(buffers: self, order: order, tickers: entries, valueNames: valueNames, dateColumnName: dateColumnName)
+    }
+
+    /// Copies value column `column` into `destination` in `order` (input row numbers) or in
+    /// input order; returns the output rows (from 0) that are null.
+    func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?) -> [Int] {
+        let n = count
+        let src = values[column]
+        if let order {
+            // Safe: order is a permutation of 0..<n.
+            for i in 0 ..< n { destination[i] = src[Int(order[i])] }
+        } else if n > 0 {
+            destination.update(from: src, count: n)
+        }
+        guard let bits = nulls[column] else { return [] }
+        var rows: [Int] = []
+        for i in 0 ..< n {
+            let r = order.map { Int($0[i]) } ?? i
+            if bits[r >> 6] & (1 << UInt64(r & 63)) != 0 { rows.append(i) }
+        }
+        return rows
+    }
+
+    /// Copies the dates into `destination` in `order` or input order.
+    func copyDates(to destination: UnsafeMutablePointer<Int32>, order: UnsafeBufferPointer<Int32>?) {
+        let n = count
+        if let order {
+            for i in 0 ..< n { destination[i] = dates[Int(order[i])] }
+        } else if n > 0 {
+            destination.update(from: dates, count: n)
+        }
+    }
+}
