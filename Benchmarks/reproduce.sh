@@ -24,6 +24,8 @@ case "$size" in small|medium|large) ;; *) echo "reproduce.sh: unknown size '$siz
 mkdir -p "$root/docs/bench"
 cd "$root"
 echo "reproduce.sh: load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# The import and zip suites run the `colonnade` executable beside colonnade-bench: build both.
+swift build -c release --product colonnade
 swift build -c release --product colonnade-bench
 COLONNADE_COMMIT="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sources Benchmarks Package.swift || echo +dirty)" \
     "$(swift build -c release --show-bin-path)/colonnade-bench" --suite all --size "$size" \

@@ -7,19 +7,21 @@ import Foundation
 ///
 ///     let table = try ArchiveImporter.importArchive(atPath: "WIKI_PRICES.zip")
 ///
-/// A datatable CSV member (the export's shape) is inflated and decoded at the same time: the
-/// calling thread inflates (`ZipArchive.stream`), cuts the output at line ends into chunks of
-/// `chunkSize` bytes, and hands each chunk to a worker thread that decodes it into a table; the
-/// tables are merged in file order at the end. At most `threads + 1` chunks are in flight, so
-/// memory is the decoded columns plus a few chunks, whatever the CSV's size. Other members
-/// (time-series CSV, JSON) are extracted whole and decoded as `QuoteImporter` decodes files.
+/// A datatable CSV member (the export's shape) is inflated and decoded at the same time
+/// (`CSVStreamDecoder`): the calling thread only inflates (`ZipArchive.stream`), and hands each
+/// chunk of about `chunkSize` bytes, cut after its last line end outside quotes, to a worker that
+/// checksums its new bytes and decodes its lines into a small table; the pieces are copied, in
+/// file order, into the member's final columns as they finish (`PieceAppender`). At most
+/// `threads + 1` chunks are in flight, so memory is the decoded columns plus a few chunks, whatever
+/// the CSV's size. Other members (time-series CSV, JSON) are extracted whole and decoded as
+/// `QuoteImporter` decodes files.
 ///
 /// The result is the table decoding the uncompressed file would give, bit for bit; and the
-/// errors are the same: when a chunk fails to decode, or two chunks hold the same ticker and
-/// date, the member is extracted whole and decoded in one piece, so the error names the member
-/// (`archive.zip:MEMBER.csv`) with the byte, line and row of the uncompressed file. Members
-/// named `__MACOSX/…` and directories are skipped. Nothing is returned unless every member
-/// decodes and passes its CRC-32 and size checks.
+/// errors are the same: when a piece fails to decode, or two pieces hold the same ticker and
+/// date, the inflation stops and the member is extracted whole and decoded in one piece, so the
+/// error names the member (`archive.zip:MEMBER.csv`) with the byte, line and row of the
+/// uncompressed file. Members named `__MACOSX/…` and directories are skipped. Nothing is returned
+/// unless every member decodes and passes its CRC-32 and size checks.
 public enum ArchiveImporter {
     /// Tuning for the pipeline; the defaults suit large exports.
     public struct Options: Sendable {
@@ -31,6 +33,8 @@ public enum ArchiveImporter {
         public var chunkSize: Int
         /// The ticker for single-ticker members, overriding their contents and names.
         public var ticker: String?
+        /// Counters of the pipeline's work, for tests.
+        package var statistics: PipelineStatistics?
 
         /// Options; see the properties.
         public init(limits: ZipLimits = .standard, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -94,73 +98,37 @@ public enum ArchiveImporter {
 
     // MARK: The pipeline
 
-    /// The member decoded by the pipeline; nil when it is not a datatable CSV or a chunk failed
+    /// The member decoded by the pipeline; nil when it is not a datatable CSV or a piece failed
     /// (the caller then decodes it whole, which gives the exact error).
+    ///
+    /// This thread only inflates (`ZipArchive.stream` with `checksByCaller`); the CRC-32 of each
+    /// chunk is computed by the worker that decodes it and joined in order, then checked here
+    /// before the table is returned. A failed piece stops the inflation at the next chunk.
     static func pipelined(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(ResponseError) -> QuoteTable? {
-        let source = sourceName(member, of: archive)
-        let pipeline = ChunkPipeline(maximumInFlight: options.threads + 1)
-        var layout: CSVScanner.Layout?
-        var notDatatable = false
-        var index = 0
+        let decoder = CSVStreamDecoder(source: sourceName(member, of: archive), totalBytes: member.uncompressedSize,
+                                       threads: options.threads, checksums: true)
+        options.statistics?.started()
+        var completed = false
         do {
-            try archive.stream(member, limits: options.limits, chunkSize: options.chunkSize) { chunk in
-                if pipeline.failed { return nil }
-                let data = chunk.data
-                // Whole lines only, except in the last chunk.
-                var end = data.count
-                if !chunk.isLast {
-                    guard let newline = data.lastIndex(of: UInt8(ascii: "\n")) else { return data.count }
-                    end = newline + 1
-                }
-                var start = 0
-                if layout == nil {
-                    // The first lines: skip a byte order mark and blanks, sniff, read the header.
-                    guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return data.count - end }
-                    var p = 0
-                    if end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { p = 3 }
-                    while p < end && ByteInput.isBlank(base[p]) { p += 1 }
-                    if p == end { return chunk.isLast ? 0 : data.count - p }
-                    if base[p] == UInt8(ascii: "{") || base[p] == UInt8(ascii: "[") || base[p] == UInt8(ascii: "<") {
-                        notDatatable = true
-                        return nil
-                    }
-                    var decoder = CSVScanner(input: ByteInput(base: base, count: end, source: source), position: p)
-                    guard let read = try? decoder.readLayout(), read.isDatatable else {
-                        notDatatable = true
-                        return nil
-                    }
-                    layout = read
-                    start = decoder.position
-                }
-                guard let layout else { return nil }
-                let piece = index
-                index += 1
-                let first = start, stop = end
-                pipeline.submit(piece) {
-                    // Safe: the chunk is kept alive by this closure and never changes.
-                    let base = chunk.base + chunk.dataStart + first
-                    var decoder = CSVScanner(input: ByteInput(base: base, count: stop - first, source: source), position: 0)
-                    return try? decoder.decodeDatatableRows(layout)
-                }
-                return data.count - end
+            try archive.stream(member, limits: options.limits, chunkSize: options.chunkSize, checksByCaller: true) { chunk in
+                options.statistics?.inflated(chunk.newBytes.count)
+                let keep = decoder.feed(chunk.data, newBytes: chunk.newBytes, isLast: chunk.isLast, owner: chunk)
+                if keep != nil && chunk.isLast { completed = true }
+                return keep
             }
         } catch {
-            pipeline.finish()
-            if pipeline.failed { return nil }
+            decoder.cancel()
+            _ = decoder.finish()
             throw .archive(error)
         }
-        pipeline.finish()
-        if notDatatable || pipeline.failed { return nil }
-        var parts = pipeline.results
-        if parts.isEmpty {
-            // A header and no rows.
-            return nil
+        let outcome = decoder.finish()
+        guard completed, case .table(let table, let crc) = outcome else { return nil }
+        do {
+            try archive.checkChecksum(member, crc)
+        } catch {
+            throw .archive(error)
         }
-        if hasDuplicatesAcrossChunks(parts) { return nil }
-        // Cuts are at the last LF of a chunk, quotes or not: a cut inside a quoted field shows
-        // as a failed chunk or as a ticker holding a `"`; either way the member decodes whole.
-        for part in parts where part.tickers.contains(where: { $0.symbol.utf8.contains(UInt8(ascii: "\"")) }) { return nil }
-        return QuoteTable.merging(&parts, threads: options.threads)
+        return table
     }
 
     /// Whether two chunks hold a row for the same ticker and date (one chunk's own duplicates
@@ -184,39 +152,4 @@ public enum ArchiveImporter {
         }
         return false
     }
-}
-
-/// Runs numbered jobs on the global queue, at most `maximumInFlight` at once (`submit` waits for
-/// room), and keeps their results in number order. A job returning nil marks the pipeline failed.
-final class ChunkPipeline: @unchecked Sendable {
-    // Safe: `slots` and `failedFlag` are guarded by `lock`; `room` and `group` are thread-safe.
-    private let lock = NSLock()
-    private let room: DispatchSemaphore
-    private let group = DispatchGroup()
-    private var slots: [QuoteTable?] = []
-    private var failedFlag = false
-
-    init(maximumInFlight: Int) {
-        room = DispatchSemaphore(value: Swift.max(1, maximumInFlight))
-    }
-
-    var failed: Bool { lock.withLock { failedFlag } }
-
-    func submit(_ index: Int, _ job: @escaping @Sendable () -> QuoteTable?) {
-        room.wait()
-        lock.withLock { while slots.count <= index { slots.append(nil) } }
-        DispatchQueue.global().async(group: group) {
-            let result = job()
-            self.lock.withLock {
-                if let result { self.slots[index] = result } else { self.failedFlag = true }
-            }
-            self.room.signal()
-        }
-    }
-
-    /// Waits for every submitted job.
-    func finish() { group.wait() }
-
-    /// The results in order (after `finish`).
-    var results: [QuoteTable] { lock.withLock { slots.compactMap { $0 } } }
 }

@@ -265,4 +265,29 @@ import Testing
             #expect(one.standardOutput == noZoneMaps.standardOutput, "\(arguments)")
         }
     }
+
+    /// Fuzz finding 3: `volume > 9007199254740993` compared with 9007199254740992, the nearest
+    /// Double, and so matched 2^53 + 1. Integer literals are exact, on the command line too.
+    @Test func integerLiteralsPast2To53CompareExactlyWithAnInt64Column() throws {
+        let scratch = try Scratch()
+        let values: [Int64] = [(1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 53) + 2, .max - 1, .max]
+        var table = try QuoteTable(schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
+                                   dates: Column<Int32>((0 ..< Int32(values.count)).map { $0 }),
+                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        table.computeSummaries()
+        try table.save(to: scratch.snapshot, durable: false)
+        for (expression, count) in [("volume > 9007199254740993", 3), ("volume >= 9007199254740993", 4),
+                                    ("volume = 9007199254740993", 1), ("volume <> 9007199254740993", 5),
+                                    ("volume < 9007199254740993", 2), ("not volume <= 9007199254740993", 3),
+                                    ("volume between 9007199254740993 and 9223372036854775806", 3),
+                                    ("volume > 9223372036854775806", 1), ("volume = 9223372036854775807", 1),
+                                    ("volume * 1 > 9007199254740993", 3)] {  // in Double: 2^53 + 2 and the two near 2^63
+            let run = colonnade(["filter", "--snapshot", scratch.snapshot, "--where", expression, "--count"])
+            #expect(run.status == 0, "\(expression): \(run.standardError)")
+            #expect(run.standardOutput == "\(count)\n", "\(expression): \(run.standardOutput)")
+        }
+        let rows = colonnade(["filter", "--snapshot", scratch.snapshot, "--where", "volume = 9007199254740993", "--format", "csv"])
+        #expect(rows.status == 0, "\(rows.standardError)")
+        #expect(rows.standardOutput.contains(",9007199254740993"), "\(rows.standardOutput)")
+    }
 }

@@ -42,7 +42,7 @@ import Testing
     func anEchoedKeyNeverReachesTheTerminal(index: Int, extra: [String]) async throws {
         let (name, action) = Self.responses[index]
         let scratch = try Scratch()
-        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in action }) { server in
+        try await LoopbackHTTPServer.run({ _ in action }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
                                        environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1, "\(name): \(run.standardError)")
@@ -110,7 +110,7 @@ import Testing
     func timeoutBoundsATricklingResponse() async throws {
         let scratch = try Scratch()
         let body = Data(repeating: UInt8(ascii: " "), count: 2_000)
-        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in
+        try await LoopbackHTTPServer.run({ _ in
             .drip(status: 200, headers: ["Content-Type": "application/json"], body: body, pieces: 2_000, interval: 0.05)
         }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--timeout", "1"]), in: scratch)

@@ -155,6 +155,36 @@ import Testing
         #expect(try QuoteTable.load(from: scratch.snapshot) == expected)
     }
 
+    /// A bad line in the first of several 4 MiB chunks of a member: a worker finds it while the
+    /// member is still being inflated, which stops; the error is the whole file's (member and
+    /// line:column), exit 1, the snapshot byte-identical and no temporary left. Through a file
+    /// and through standard input.
+    @Test func aBadLineFoundWhileInflatingChangesNothing() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch)
+        var csv = QuoteGenerator.datatableCSV(QuoteGenerator(tickers: 30, days: 3000, seed: 4).makeTable())
+        #expect(csv.count > 2 * (4 << 20), "several chunks")
+        // Line 1000's second field (the date) becomes 2014-13-01.
+        var line = 1, i = 0
+        while line < 1000 { if csv[i] == UInt8(ascii: "\n") { line += 1 }; i += 1 }
+        while csv[i] != UInt8(ascii: ",") { i += 1 }
+        csv.replaceSubrange(i + 1 ..< i + 11, with: Array("2014-13-01".utf8))
+        try Data(ZipBuilder([.stored("PRICES.csv", csv)]).bytes()).write(to: URL(fileURLWithPath: scratch.file("big.zip")))
+        try Data(csv).write(to: URL(fileURLWithPath: scratch.file("big.csv")))
+        let run = await runOffPool(["import", "big.zip", "--snapshot", scratch.snapshot, "--threads", "2"], in: scratch)
+        #expect(run.status == 1)
+        #expect(run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: big.zip:PRICES.csv:1000:") == true, "\(run.standardError)")
+        #expect(scratch.bytes("quotes.snapshot") == before, "the snapshot is byte-identical")
+        let piped = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot, "--threads", "2"],
+                                            environment: EndToEndFixture.cleanEnvironment,
+                                            standardInput: URL(fileURLWithPath: scratch.file("big.csv")))
+        #expect(piped.status == 1)
+        #expect(piped.standardError.contains("error: standard input:1000:"), "\(piped.standardError)")
+        #expect(scratch.bytes("quotes.snapshot") == before, "the snapshot is byte-identical")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
+                "no temporary left behind")
+    }
+
     /// `unzip -p x.zip | colonnade import -`: the real process with a body, or a zip, on standard input.
     @Test(arguments: [false, true])
     func standardInputTakesABodyOrAZip(zipped: Bool) async throws {

@@ -25,6 +25,8 @@ public struct ColumnarReference {
     /// A predicate with its names resolved.
     indirect enum Node {
         case range([Double?], RangeBounds<Double>)
+        /// Evaluated by `Reference` row by row (exact integer bounds need the column's own values).
+        case other(RowPredicate)
         case unknownColumn
         case dates(RangeBounds<Int32>)
         case tickers(Set<Int32>)
@@ -35,6 +37,7 @@ public struct ColumnarReference {
         switch p {
         case .constant(let b): return .constant(b)
         case let .range(name, bounds): return values[name].map { .range($0, bounds) } ?? .unknownColumn
+        case .integerRange: return .other(p)
         case let .compare(e, bounds):
             var oracle = ExpressionOracle(table: table)
             return .range(oracle.values(e), bounds)
@@ -54,6 +57,7 @@ public struct ColumnarReference {
         switch n {
         case .constant(let b): return b
         case .unknownColumn: return nil
+        case .other(let p): return Reference.evaluate(p, table: table, row: row)
         case let .range(column, bounds):
             guard let x = column[row], !x.isNaN else { return nil }
             return bounds.matches(x)

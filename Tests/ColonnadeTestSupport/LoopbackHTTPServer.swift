@@ -44,8 +44,11 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Binds 127.0.0.1:0, starts accepting, and returns.
-    /// - Parameter maxLifetime: seconds after which the server stops by itself.
-    public init(maxLifetime: Double = 600, handler: @escaping Handler) throws {
+    /// - Parameter maxLifetime: seconds after which the server stops by itself; nil (the default):
+    ///   only `stop()` stops it (``run(maxLifetime:_:body:)`` always calls it). A wall-clock
+    ///   lifetime made tests fail with "connection refused" when a loaded machine (a sanitizer
+    ///   build, other engineers' builds) delayed their first request past it.
+    public init(maxLifetime: Double? = nil, handler: @escaping Handler) throws {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackHTTPServerError.socket(errno) }
@@ -86,8 +89,10 @@ public final class LoopbackHTTPServer: Sendable {
         acceptThread.name = "LoopbackHTTPServer.accept"
         acceptThread.start()
 
-        DispatchQueue.global().asyncAfter(deadline: .now() + maxLifetime) { [weak self] in
-            self?.stop()
+        if let maxLifetime {
+            DispatchQueue.global().asyncAfter(deadline: .now() + maxLifetime) { [weak self] in
+                self?.stop()
+            }
         }
     }
 
@@ -95,7 +100,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Starts a server, runs `body`, and stops the server however `body` ends.
     public static func run<R>(
-        maxLifetime: Double = 600,
+        maxLifetime: Double? = nil,
         _ handler: @escaping Handler,
         body: (LoopbackHTTPServer) async throws -> R
     ) async throws -> R {

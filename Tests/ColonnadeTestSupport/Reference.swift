@@ -19,6 +19,23 @@ public enum Reference {
             guard let x = column.doubleValue(at: row) else { return nil }
             if x.isNaN { return nil }
             return bounds.matches(x)
+        case let .integerRange(name, bounds):
+            guard let column = table.column(named: name) else { return nil }
+            if case .int64(let c) = column {
+                guard let x = c.value(at: row) else { return nil }
+                return bounds.matches(x)
+            }
+            // Every other column's values are Doubles: compared with the integers exactly.
+            guard let x = column.doubleValue(at: row), !x.isNaN else { return nil }
+            if let lo = bounds.lower {
+                let c = compare(lo, x)  // the bound against the value
+                if c > 0 || (c == 0 && !bounds.lowerInclusive) { return false }
+            }
+            if let hi = bounds.upper {
+                let c = compare(hi, x)
+                if c < 0 || (c == 0 && !bounds.upperInclusive) { return false }
+            }
+            return true
         case .compare, .compareExpressions:
             var oracle = ExpressionOracle(table: table)
             return oracle.evaluate(p, row: row)

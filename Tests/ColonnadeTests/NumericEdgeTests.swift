@@ -55,12 +55,80 @@ import ColonnadeTestSupport
     @Test func theIssuesExpressionOnAnInt64ColumnMatchesNothing() throws {
         let t = try table(Self.int64Values)
         #expect(try t.select(where: "open >= 9223372036854775808").count == 0)
-        #expect(try t.select(where: "open > 9223372036854775807").count == 0)  // the literal is 2^63 as a Double
+        #expect(try t.select(where: "open > 9223372036854775807").count == 0)  // Int64.max, compared exactly
         #expect(try t.select(where: "open < -9223372036854775809").count == 0)
         #expect(try t.select(where: "open >= -9223372036854775808").count == Self.int64Values.count)
         #expect(try t.select(where: "not open >= 9223372036854775808").count == Self.int64Values.count)
         // Above 2^53 a Double "+ 1" is lost: x > 2^60 must not include 2^60 itself.
         let big = try table([Int64(1) << 60, (Int64(1) << 60) + 1])
         #expect(try big.select(where: "open > 1152921504606846976").rows() == [1])
+    }
+
+    /// Integer literals a Double cannot hold (fuzz finding 3), written as text, on every column
+    /// type, with every operator, negated or not, with and without block summaries: the rows are
+    /// those the real numbers select (Float80 holds every Int64 and every Double).
+    @Test func integerLiteralsPast2To53CompareExactlyOnEveryColumnType() throws {
+        let literals: [String] = ["9007199254740992", "9007199254740993", "9007199254740995", "-9007199254740993",
+                                  "18014398509481987", "1152921504606846977", "9223372036854775806", "9223372036854775807",
+                                  "-9223372036854775807", "9223372036854775809", "-9223372036854775809",
+                                  "99999999999999999999", "0009007199254740993"]
+        let ints: [Int64] = [.min, -(1 << 53) - 2, -(1 << 53) - 1, -(1 << 53), 0, 1 << 53, (1 << 53) + 1, (1 << 53) + 2,
+                             (1 << 53) + 3, (1 << 53) + 4, (1 << 54) + 3, (1 << 54) + 4, (1 << 60) + 1, .max - 1, .max]
+        let doubles: [Double] = [-0x1p63, -0x1p53 - 2, -0x1p53, 0, 0x1p53, 0x1p53 + 2, 0x1p53 + 4, 0x1p54 + 4, 0x1p60, 0x1p63 - 1024,
+                                 0x1p63, 0x1p64, 1e20, .infinity, -.infinity, .nan]
+        let int64 = try table(ints)
+        var float64 = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(doubles))],
+                                     dates: Column<Int32>((0 ..< doubles.count).map(Int32.init)),
+                                     tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: doubles.count)])
+        float64.computeSummaries()
+        let floats = doubles.map(Float.init)
+        var float32 = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float32)], columns: [AnyColumn(Column<Float>(floats))],
+                                     dates: Column<Int32>((0 ..< floats.count).map(Int32.init)),
+                                     tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: floats.count)])
+        float32.computeSummaries()
+        #if arch(x86_64)
+        func real(_ text: String) -> Float80 {
+            let negative = text.hasPrefix("-")
+            let digits = text.drop { $0 == "-" }
+            var v: Float80 = 0
+            for c in digits { v = v * 10 + Float80(c.wholeNumberValue ?? 0) }  // exact: under 2^64 significant bits
+            return negative ? -v : v
+        }
+        let columns: [(String, QuoteTable, [Float80?])] = [
+            ("Int64", int64, ints.map { Float80($0) }),
+            ("Float64", float64, doubles.map { $0.isNaN ? nil : Float80($0) }),
+            ("Float32", float32, floats.map { $0.isNaN ? nil : Float80($0) }),
+        ]
+        let operators: [(String, (Float80, Float80) -> Bool)] = [(">", (>)), (">=", (>=)), ("<", (<)), ("<=", (<=)), ("=", (==)), ("<>", (!=))]
+        for literal in literals where literal.count - (literal.hasPrefix("-") ? 1 : 0) <= 19 {
+            let l = real(literal)
+            for (op, holds) in operators {
+                for (name, t, values) in columns {
+                    for negate in [false, true] {
+                        for (text, column) in [("open \(op) \(literal)", true), ("open * 1 \(op) \(literal)", false)] {
+                            // `open * 1` is computed in Double: exact for Double and Float values only.
+                            if !column && name == "Int64" { continue }
+                            let expected = values.indices.filter { i in
+                                guard let v = values[i] else { return false }  // NaN: unknown, and so is its not
+                                return holds(v, l) != negate
+                            }
+                            for zonemaps in [true, false] {
+                                let q = negate ? "not (\(text))" : text
+                                let got = try t.select(where: q, options: QueryOptions(threads: 1, useBlockSummaries: zonemaps)).rows()
+                                #expect(got == expected, "\(name): \(q) (zone maps \(zonemaps))")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #endif
+        // Past Int64 (20 digits): every Int64 is below; 99999999999999999999 rounds to 1e20, which a
+        // Double column holds, and which is above the literal.
+        #expect(try int64.select(where: "open < 99999999999999999999").count == ints.count)
+        #expect(try int64.select(where: "open >= -99999999999999999999").count == ints.count)
+        #expect(try float64.select(where: "open > 99999999999999999999").rows() == [12, 13])  // 1e20 and +inf
+        #expect(try float64.select(where: "open >= 100000000000000000000").rows() == [12, 13])
+        #expect(try float64.select(where: "open = 99999999999999999999").count == 0)
     }
 }

@@ -40,6 +40,44 @@ import ColonnadeTestSupport
         }
     }
 
+    /// Integer literals a Double cannot hold stay exact (fuzz finding 3); a fraction or an exponent
+    /// makes a literal floating-point, rounded to the nearest Double.
+    @Test func integerLiteralsADoubleCannotHoldStayExact() throws {
+        let big: Int64 = 9_007_199_254_740_993  // 2^53 + 1; the nearest Double is 2^53
+        let cases: [(String, RowPredicate)] = [
+            ("volume > 9007199254740993", .integerRange(column: "volume", bounds: .greater(than: big))),
+            ("volume >= 0009007199254740993", .integerRange(column: "volume", bounds: .atLeast(big))),
+            ("9007199254740993 > volume", .integerRange(column: "volume", bounds: .less(than: big))),
+            ("volume = -9007199254740993", .integerRange(column: "volume", bounds: .equal(to: -big))),
+            ("volume <= -(9007199254740993)", .integerRange(column: "volume", bounds: .atMost(-big))),
+            ("volume < 9223372036854775807", .integerRange(column: "volume", bounds: .less(than: .max))),
+            ("volume between 9007199254740993 and 9223372036854775807", .integerRange(column: "volume", bounds: .closed(big, .max))),
+            ("volume in (9007199254740993)", .integerRange(column: "volume", bounds: .equal(to: big))),
+            ("volume not in (9007199254740993)", .not(.integerRange(column: "volume", bounds: .equal(to: big)))),
+            ("1.5 < volume < 9007199254740993", .and([.range(column: "volume", bounds: .greater(than: 1.5)),
+                                                     .integerRange(column: "volume", bounds: .less(than: big))])),
+            // Exact as Doubles: plain numbers.
+            ("volume > 9007199254740992", .range(column: "volume", bounds: .greater(than: 0x1p53))),
+            ("volume > 9223372036854775808", .range(column: "volume", bounds: .greater(than: 0x1p63))),
+            // A fraction or an exponent: floating-point, rounded.
+            ("volume > 9007199254740993.0", .range(column: "volume", bounds: .greater(than: 0x1p53))),
+            ("volume > 9.007199254740993e15", .range(column: "volume", bounds: .greater(than: 0x1p53))),
+            // Past Int64: the Double bound that admits the same Doubles (1e20 is above the literal,
+            // so `>` includes it) and every Int64 alike.
+            ("volume > 99999999999999999999", .range(column: "volume", bounds: .atLeast(1e20))),
+            ("volume <= 99999999999999999999", .range(column: "volume", bounds: .less(than: 1e20))),
+            // An expression's values are Doubles: 2^53 + 1 lies between 2^53 and 2^53 + 2.
+            ("volume * 1 > 9007199254740993", .compare(.arithmetic(.multiply, .column("volume"), .number(1)), .greater(than: 0x1p53))),
+            ("volume * 1 >= 9007199254740993", .compare(.arithmetic(.multiply, .column("volume"), .number(1)), .greater(than: 0x1p53))),
+            ("volume * 1 <= 9007199254740993", .compare(.arithmetic(.multiply, .column("volume"), .number(1)), .atMost(0x1p53))),
+            // Arithmetic on literals is floating-point.
+            ("volume > 9007199254740993 + 0", .range(column: "volume", bounds: .greater(than: 0x1p53))),
+        ]
+        for (text, expected) in cases {
+            #expect(try parser.parse(text) == expected, "\(text)")
+        }
+    }
+
     @Test func precedenceIsNotThenAndThenOr() throws {
         let a = RowPredicate.range(column: "open", bounds: .greater(than: 1))
         let b = RowPredicate.range(column: "high", bounds: .greater(than: 2))

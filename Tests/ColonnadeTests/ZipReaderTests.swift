@@ -33,6 +33,55 @@ struct ZipReaderTests {
         }
     }
 
+    /// Checksums of pieces joined with `CRC32.combine` equal the whole's, at every cut of
+    /// small inputs and at random cuts of large ones (lengths past 2^16 use many powers).
+    @Test func crc32CombineJoinsPiecesAtEveryCut() {
+        var rng = SplitMix64(seed: 33)
+        for count in [0, 1, 2, 9, 64, 200] {
+            let bytes = (0 ..< count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let whole = CRC32.checksum(bytes)
+            for cut in 0 ... count {
+                let joined = CRC32.combine(CRC32.checksum(bytes[..<cut]), CRC32.checksum(bytes[cut...]), length: count - cut)
+                #expect(joined == whole, "count \(count), cut \(cut)")
+            }
+        }
+        let big = (0 ..< 300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        for _ in 0 ..< 20 {
+            var cuts = [0, big.count]
+            for _ in 0 ..< 4 { cuts.append(rng.below(big.count + 1)) }
+            cuts.sort()
+            var crc: UInt32 = 0
+            for k in 0 ..< cuts.count - 1 {
+                crc = CRC32.combine(crc, CRC32.checksum(big[cuts[k] ..< cuts[k + 1]]), length: cuts[k + 1] - cuts[k])
+            }
+            #expect(crc == CRC32.checksum(big), "cuts \(cuts)")
+        }
+    }
+
+    /// With `checksByCaller`, the chunks' new bytes tile the member exactly once (whatever the
+    /// consumer keeps), so their joined checksums are the member's; a wrong one is refused.
+    @Test(arguments: zipNames)
+    func newBytesTileTheMemberAndTheCallerChecksIt(_ name: String) throws {
+        let archive = try ZipArchive(contentsOfFile: Self.path(name))
+        let member = try #require(archive.members.first { !$0.isDirectory })
+        for (chunkSize, keep) in [(1024, 0), (1024, 700), (5000, 33_000), (1 << 20, 10)] {
+            var crc: UInt32 = 0
+            var total = 0
+            var joined: [UInt8] = []
+            try archive.stream(member, chunkSize: chunkSize, checksByCaller: true) { chunk in
+                crc = CRC32.combine(crc, CRC32.checksum(chunk.newBytes), length: chunk.newBytes.count)
+                total += chunk.newBytes.count
+                joined.append(contentsOf: chunk.newBytes)
+                #expect(chunk.memberOffset + (chunk.newStart - chunk.dataStart) == total - chunk.newBytes.count)
+                return Swift.min(keep, chunk.data.count)
+            }
+            #expect(total == member.uncompressedSize && crc == member.crc32, "chunks of \(chunkSize), keeping \(keep)")
+            #expect(joined == (try archive.extract(member)))
+            try archive.checkChecksum(member, crc)
+        }
+        #expect(throws: ZipError.self) { try archive.checkChecksum(member, member.crc32 ^ 1) }
+    }
+
     @Test(arguments: zipNames)
     func everyFixtureZipHoldsTheCSVExactly(_ name: String) throws {
         let archive = try ZipArchive(contentsOfFile: Self.path(name))

@@ -138,6 +138,37 @@ struct ArchiveImportTests {
         #expect(expected.description.hasPrefix("prices.zip:PRICES.csv:\(line):"), "\(expected)")
     }
 
+    /// A bad value in an early piece of a large member, found by a worker while this thread is
+    /// still inflating: the inflation stops a few chunks later (not at the end of the member),
+    /// and the error is the whole file's, naming the member with line:column.
+    @Test(arguments: [1, 2, 4])
+    func aBadPieceStopsTheInflationAndGivesTheWholeFilesError(threads: Int) throws {
+        var csv = QuoteGenerator.datatableCSV(QuoteGenerator(tickers: 4, days: 3000, seed: 9).makeTable())
+        // Line 40's third field (a price) becomes "1x5".
+        var line = 1, i = 0
+        while line < 40 { if csv[i] == UInt8(ascii: "\n") { line += 1 }; i += 1 }
+        var commas = 0
+        while commas < 2 { if csv[i] == UInt8(ascii: ",") { commas += 1 }; i += 1 }
+        csv[i + 1] = UInt8(ascii: "x")
+        var whole: ResponseError?
+        do { _ = try QuoteDecoder.decode(csv, source: "big.zip:PRICES.csv") } catch { whole = error }
+        let expected = try #require(whole)
+        #expect(expected.description.hasPrefix("big.zip:PRICES.csv:40:"), "\(expected)")
+        let chunkSize = 4096
+        #expect(csv.count > 100 * chunkSize, "the member is many chunks long")
+        for zip in [ZipBuilder([.stored("PRICES.csv", csv)]).bytes()] {
+            let archive = try ZipArchive(bytes: zip, name: "big.zip")
+            var options = Self.options(threads: threads, chunkSize: chunkSize)
+            let statistics = PipelineStatistics()
+            options.statistics = statistics
+            #expect(throws: expected) { try ArchiveImporter.importArchive(archive, options: options) }
+            #expect(statistics.runs == 1)
+            // At most threads + 1 pieces wait behind the failing one, plus the chunk being made.
+            let bound = (threads + 5) * (chunkSize + 512)
+            #expect(statistics.bytesInflated <= bound, "inflated \(statistics.bytesInflated) of \(csv.count)")
+        }
+    }
+
     @Test func aDuplicateRowInAnotherChunkIsTheWholeFilesError() throws {
         var csv = [UInt8](try Fixtures.quandl(Self.csvName))
         // Repeat the first data line at the end: the same (ticker, date) far apart.

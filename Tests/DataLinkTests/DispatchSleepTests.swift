@@ -68,7 +68,7 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func aRetryGoesOutWhileThePoolIsBlocked() async throws {
         try await onDedicatedThread {
-            try await LoopbackHTTPServer.run(maxLifetime: 300, { request in
+            try await LoopbackHTTPServer.run({ request in
                 request.sequenceNumber == 0
                     ? .respond(status: 503, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
                     : .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["2017-01-03",1.5]]}}"#)

@@ -91,7 +91,7 @@ import Testing
         // The server never answers (until the client hangs up), so only the client's own
         // timeout can end each attempt: no race between a late answer and a watchdog that may
         // be scheduled late when other suites keep the cooperative pool busy.
-        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in .hang }) { server in
+        try await LoopbackHTTPServer.run({ _ in .hang }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 2, timeout: .milliseconds(300)))
             let started = ContinuousClock.now
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }

@@ -102,7 +102,7 @@ import Testing
         // 4,000 bytes, one every 50 ms: 200 s in all, and never 2 s without a byte, so only the
         // whole-request deadline can end it.
         let body = Data(repeating: UInt8(ascii: " "), count: 4_000)
-        try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in
+        try await LoopbackHTTPServer.run({ _ in
             .drip(status: 200, headers: ["Content-Type": "application/json"], body: body, pieces: 4_000, interval: 0.05)
         }) { server in
             var configuration = testConfiguration(server, key: fakeKey, maxAttempts: 3, timeout: .seconds(2))
@@ -121,7 +121,7 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func theIdleTimeoutFiresWhileTheConcurrencyPoolIsBlocked() async throws {
         try await onDedicatedThread {
-            try await LoopbackHTTPServer.run(maxLifetime: 300, { _ in .hang }) { server in
+            try await LoopbackHTTPServer.run({ _ in .hang }) { server in
                 let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey, maxAttempts: 1,
                                                                              timeout: .milliseconds(300)))
                 let request = Task(executorPreference: DedicatedThreadExecutor.shared) {

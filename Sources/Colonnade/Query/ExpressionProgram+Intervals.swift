@@ -94,8 +94,11 @@ extension ExpressionProgram {
             if corners.contains(where: \.isNaN) { return nil }
             // Infinite inputs can meet as inf - inf or 0 * inf in some row: null there.
             let mayBeNull = x.mayBeNull || y.mayBeNull || x.hasInfiniteCorner || y.hasInfiniteCorner
-            // Safe: corners always holds four values (set on every path above).
-            return Interval(lo: corners.min()!, hi: corners.max()!, mayBeNull: mayBeNull)
+            // Folds as `min()`/`max()` do (the first of equal values wins), without unwrapping:
+            // corners holds two or four non-NaN values on every path above.
+            let lo = corners.reduce(Double.infinity) { $1 < $0 ? $1 : $0 }
+            let hi = corners.reduce(-Double.infinity) { $0 < $1 ? $1 : $0 }
+            return Interval(lo: lo, hi: hi, mayBeNull: mayBeNull)
         case let .ordering(a, b):
             guard let x = interval(a, block: block, rows: rows), let y = interval(b, block: block, rows: rows) else { return nil }
             if x.isEmpty || y.isEmpty { return .empty }

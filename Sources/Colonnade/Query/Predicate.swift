@@ -14,6 +14,10 @@
 public indirect enum RowPredicate: Sendable, Equatable {
     /// A value column (by identifier or source name) within bounds.
     case range(column: String, bounds: RangeBounds<Double>)
+    /// A value column compared exactly with integers a Double cannot hold (the parser's reading of
+    /// `volume > 9007199254740993`): an Int64 column compares as Int64; Float64, Float32 and Int32
+    /// columns compare their values with the integers as real numbers.
+    case integerRange(column: String, bounds: RangeBounds<Int64>)
     /// A computed value within bounds, e.g. `(high - low) / close > 0.05`. A null or NaN value
     /// never matches.
     case compare(ValueExpression, RangeBounds<Double>)

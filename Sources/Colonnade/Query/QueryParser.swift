@@ -69,6 +69,8 @@ public struct QueryParser: Sendable {
         var kind: Kind
         var offset: Int
         var length: Int
+        /// For a `.number` written as digits only that a Double cannot hold exactly: the exact literal.
+        var integer: IntegerLiteral? = nil
 
         func describe() -> String {
             switch kind {
@@ -102,6 +104,8 @@ public struct QueryParser: Sendable {
         case date
         case ticker
         case number(Double)
+        /// An integer literal a Double cannot hold exactly (compared exactly; arithmetic rounds it).
+        case integer(IntegerLiteral)
         case day(Int32)
         case text(String)
 
@@ -186,7 +190,8 @@ public struct QueryParser: Sendable {
                     }
                     let text = String(decoding: bytes[i ..< j], as: UTF8.self)
                     guard let value = Double(text) else { throw error("malformed number '\(text)'", offset: start) }
-                    tokens.append(Token(kind: .number(value), offset: start, length: j - i))
+                    tokens.append(Token(kind: .number(value), offset: start, length: j - i,
+                                        integer: IntegerLiteral(digits: bytes[i ..< j])))
                     i = j
                     continue
                 }
@@ -415,6 +420,7 @@ public struct QueryParser: Sendable {
                 let x = try parseFactor(after: left)
                 if o == "+" { _ = try numeric(x, operandToken, "'+'"); return x }
                 if case .number(let v) = x { return .number(-v) }
+                if case .integer(let l) = x { return .integer(l.negated) }
                 _ = signToken
                 return .expression(.negate(try numeric(x, operandToken, "'-'")))
             }
@@ -488,6 +494,7 @@ public struct QueryParser: Sendable {
         func numeric(_ o: Operand, _ token: Token, _ context: String) throws(QueryError) -> ValueExpression {
             switch o {
             case .number(let v): return .number(v)
+            case .integer(let l): return .number(l.rounded)
             case .value(let name): return .column(name)
             case .expression(let e): return e
             case .date, .day: throw error("dates cannot be used in arithmetic (\(context)); compare date with a date instead", at: token)
@@ -505,7 +512,7 @@ public struct QueryParser: Sendable {
 
         static func isValue(_ o: Operand) -> Bool {
             switch o {
-            case .number, .day, .text: true
+            case .number, .integer, .day, .text: true
             default: false
             }
         }
@@ -542,7 +549,7 @@ public struct QueryParser: Sendable {
             var isTickerContext = false
             if let left, case .ticker = left { isTickerContext = true }
             switch t.kind {
-            case .number(let v): return .number(v)
+            case .number(let v): return t.integer.map(Operand.integer) ?? .number(v)
             case .date(let d): return .day(d)
             case .text(let s):
                 if let left, case .date = left {
@@ -554,6 +561,7 @@ public struct QueryParser: Sendable {
                 let sign: Double = t.kind == .op("-") ? -1 : 1
                 let v = next()
                 guard case .number(let x) = v.kind else { throw error("expected a number after '\(t.kind == .op("-") ? "-" : "+")'", at: v) }
+                if let l = v.integer { return .integer(sign < 0 ? l.negated : l) }
                 return .number(sign * x)
             case .word(let w):
                 if isTickerContext { return .text(w) }
@@ -636,16 +644,38 @@ public struct QueryParser: Sendable {
             case .value, .expression:
                 let what: String
                 if case .value(let name) = column { what = "column '\(name)'" } else { what = "this expression" }
-                func number(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Double? {
+                func literal(_ b: (Operand, Token, Bool)?) throws(QueryError) -> Operand? {
                     guard let b else { return nil }
-                    guard case .number(let x) = b.0 else {
-                        throw error("\(what) holds numbers; expected a number", .typeMismatch, at: b.1)
+                    switch b.0 {
+                    case .number, .integer: return b.0
+                    default: throw error("\(what) holds numbers; expected a number", .typeMismatch, at: b.1)
                     }
-                    return x
                 }
-                let bounds = RangeBounds(lower: try number(lower), lowerInclusive: lower?.2 ?? false,
-                                         upper: try number(upper), upperInclusive: upper?.2 ?? false)
-                if case .value(let name) = column { return .range(column: name, bounds: bounds) }
+                let lo = try literal(lower), hi = try literal(upper)
+                // Bounds on Doubles; an inexact integer literal becomes the Double bound that
+                // admits exactly the Doubles it admits (no Double lies between it and its nearest).
+                var bounds = RangeBounds<Double>()
+                // An Int64 column compares with an integer literal in Int64 (exact integer bounds).
+                var integers = RangeBounds<Int64>()
+                var isColumn = false
+                if case .value = column { isColumn = true }
+                switch lo {
+                case .number(let x)?: bounds.lower = x; bounds.lowerInclusive = lower?.2 ?? false
+                case .integer(let l)? where isColumn && l.exact != nil: integers.lower = l.exact; integers.lowerInclusive = lower?.2 ?? false
+                case .integer(let l)?: (bounds.lower, bounds.lowerInclusive) = l.doubleBound(lower: true, inclusive: lower?.2 ?? false)
+                default: break
+                }
+                switch hi {
+                case .number(let x)?: bounds.upper = x; bounds.upperInclusive = upper?.2 ?? false
+                case .integer(let l)? where isColumn && l.exact != nil: integers.upper = l.exact; integers.upperInclusive = upper?.2 ?? false
+                case .integer(let l)?: (bounds.upper, bounds.upperInclusive) = l.doubleBound(lower: false, inclusive: upper?.2 ?? false)
+                default: break
+                }
+                if case .value(let name) = column {
+                    if integers.lower == nil && integers.upper == nil { return .range(column: name, bounds: bounds) }
+                    if bounds.lower == nil && bounds.upper == nil { return .integerRange(column: name, bounds: integers) }
+                    return .and([.range(column: name, bounds: bounds), .integerRange(column: name, bounds: integers)])
+                }
                 if case .expression(let e) = column { return .compare(e, bounds) }
                 throw error("expected a column", at: columnToken)
             case .date:

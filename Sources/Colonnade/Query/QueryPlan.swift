@@ -53,18 +53,35 @@ extension QuoteTable {
             }
             return try planExpression(ExpressionProgram(ordering: l, against: r, table: self), bounds, negated: negated)
         case let .range(name, bounds):
-            if name == "date" || name == dateColumnName {
-                throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers", kind: .typeMismatch)
-            }
-            guard let index = columnIndex(named: name) else {
-                let candidates = schema.map(\.identifier) + ["date", "ticker"]
-                throw QueryError("unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
-            }
+            let index = try valueColumnIndex(name)
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             let leaves = parts.map { PlanNode.range(column: index, bounds: QuoteTable.typed($0, for: columns[index].elementType)) }
             if parts.isEmpty { return .none }
             return leaves.count == 1 ? leaves[0] : .or(leaves)
+        case let .integerRange(name, bounds):
+            let index = try valueColumnIndex(name)
+            let parts = negated ? QuoteTable.complement(bounds) : [bounds]
+            let type = columns[index].elementType
+            // Int64 values compare with the integers exactly; every other column's values are
+            // Doubles (or convert to them exactly), compared with bounds that admit the same Doubles.
+            let leaves = parts.map {
+                PlanNode.range(column: index, bounds: type == .int64 ? .int64($0) : QuoteTable.typed(IntegerLiteral.doubleBounds($0), for: type))
+            }
+            if parts.isEmpty { return .none }
+            return leaves.count == 1 ? leaves[0] : .or(leaves)
         }
+    }
+
+    /// The index of the value column `name`, or the error a query gets for it.
+    private func valueColumnIndex(_ name: String) throws(QueryError) -> Int {
+        if name == "date" || name == dateColumnName {
+            throw QueryError("column 'date' compares with dates (YYYY-MM-DD), not numbers", kind: .typeMismatch)
+        }
+        guard let index = columnIndex(named: name) else {
+            let candidates = schema.map(\.identifier) + ["date", "ticker"]
+            throw QueryError("unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
+        }
+        return index
     }
 
     /// A computed value within bounds (or, negated, within the complement of the bounds).

@@ -217,7 +217,7 @@ struct FilterCommand: Command {
             case .tickers(let symbols): unknown += symbols.filter { table.code(of: $0) == nil && !unknown.contains($0) }
             case .and(let ps), .or(let ps): ps.forEach(walk)
             case .not(let q): walk(q)
-            case .range, .compare, .compareExpressions, .dates, .constant: break
+            case .range, .integerRange, .compare, .compareExpressions, .dates, .constant: break
             }
         }
         walk(predicate)

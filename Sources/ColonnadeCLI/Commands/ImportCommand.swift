@@ -53,8 +53,10 @@ struct ImportCommand: Command {
         var parts: [QuoteTable] = []
         for file in files {
             if file == "-" {
-                let bytes = try StandardInput.readAll()
-                parts.append(try QuoteImporter.importBytes(bytes, source: "standard input", ticker: ticker, archiveOptions: archiveOptions))
+                // A datatable CSV decodes while it is read; anything else is read whole first.
+                try StandardInput.checkReadable()
+                parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
+                                                            archiveOptions: archiveOptions, threads: threads))
             } else if InteropReader.handles(path: file) {
                 parts.append(try InteropReader.read(path: file, ticker: ticker))
             } else {

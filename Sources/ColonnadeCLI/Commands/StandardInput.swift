@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads the process's standard input whole, for `import -`.
+/// The process's standard input, for `import -` (which decodes it while reading it:
+/// `QuoteImporter.importStream`).
 enum StandardInput {
     /// Why standard input could not be read.
     struct Failure: Error, CLIReportableError {
@@ -15,19 +16,8 @@ enum StandardInput {
         }
     }
 
-    /// Every byte until end of file. Refuses a terminal (nothing would arrive until Ctrl-D).
-    static func readAll(fd: Int32 = STDIN_FILENO) throws(Failure) -> [UInt8] {
+    /// Refuses a terminal (nothing would arrive until Ctrl-D).
+    static func checkReadable(fd: Int32 = STDIN_FILENO) throws(Failure) {
         if isatty(fd) != 0 { throw Failure(reason: "it is a terminal") }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0 ..< n])
-        }
     }
 }

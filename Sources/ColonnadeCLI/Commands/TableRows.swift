@@ -162,7 +162,7 @@ extension RowPredicate {
         var out = [String]()
         func walk(_ p: RowPredicate) {
             switch p {
-            case .range(let c, _): if !out.contains(c) { out.append(c) }
+            case .range(let c, _), .integerRange(let c, _): if !out.contains(c) { out.append(c) }
             case .compare(let e, _): for c in e.columns where !out.contains(c) { out.append(c) }
             case let .compareExpressions(l, r, _): for c in l.columns + r.columns where !out.contains(c) { out.append(c) }
             case .and(let ps), .or(let ps): ps.forEach(walk)

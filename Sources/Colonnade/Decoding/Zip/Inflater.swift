@@ -296,84 +296,151 @@ public struct Inflater {
 
     /// Decodes literal/length and distance symbols into `out[start..<limit]`; returns where it stopped.
     ///
-    /// One long loop on purpose: it is the inflate hot path (one iteration per symbol). The table
-    /// pointers and masks are hoisted into locals once, and the literal, length, distance and
-    /// copy steps share them; split into functions, they would be passed again per symbol.
+    /// One long loop on purpose: it is the inflate hot path (one iteration per symbol). The bit
+    /// buffer, its count and the input position live in locals (registers) for the whole loop and
+    /// are stored back once, when it returns or throws; the table pointers and masks are hoisted
+    /// too, and the literal, length, distance and copy steps share them. Split into functions, or
+    /// kept in `self`, they would be stored and reloaded per symbol.
     private mutating func decodeSymbols(_ out: UnsafeMutablePointer<UInt8>, _ start: Int, _ limit: Int,
                                         _ litTable: UnsafeBufferPointer<UInt32>, _ litBits: Int,
                                         _ distTable: UnsafeBufferPointer<UInt32>, _ distBits: Int) throws(InflateError) -> Int {
         // Safe: tables are non-empty (build always makes the primary table).
         guard let lit = litTable.baseAddress, let dist = distTable.baseAddress else { return start }
         let litMask = UInt64((1 << litBits) - 1), distMask = UInt64((1 << distBits) - 1)
+        let input = self.input
+        let fastEnd = inputCount - 8
+        var bits = self.bits
+        var bitCount = self.bitCount
+        var position = self.position
+        var padding = paddingBits
         var o = start
+        defer {
+            self.bits = bits
+            self.bitCount = bitCount
+            self.position = position
+        }
         while o < limit {
-            refill()
+            if position <= fastEnd {
+                // Safe: 8 bytes remain at `position`.
+                let word = UInt64(littleEndian: UnsafeRawPointer(input + position).loadUnaligned(as: UInt64.self))
+                bits |= word &<< UInt64(bitCount)
+                position &+= (63 &- bitCount) &>> 3
+                bitCount |= 56
+            } else {
+                self.bits = bits
+                self.bitCount = bitCount
+                self.position = position
+                refillSlowly()
+                bits = self.bits
+                bitCount = self.bitCount
+                position = self.position
+                padding = paddingBits
+            }
             // Safe: the masked index is below the primary table's size; a subtable link's value
             // plus its masked index is inside its subtable.
-            var e = lit[Int(bits & litMask)]
-            var kind = (e >> 12) & 0xF
-            if kind == HuffmanTable.Kind.subtable {
-                e = lit[Int(e >> 16) + Int((bits >> UInt64(litBits)) & bitMask((e >> 8) & 0xF))]
-                kind = (e >> 12) & 0xF
-            }
+            var e = lit[Int(truncatingIfNeeded: bits & litMask)]
+            var kind = (e &>> 12) & 0xF
             if kind == HuffmanTable.Kind.literal {
+                // Up to two more literals without a refill: 56 bits hold three 15-bit codes.
                 // Safe: o < limit < capacity.
-                out[o] = UInt8(truncatingIfNeeded: e >> 16)
-                o += 1
-                let n = e & 0xFF
-                bits >>= UInt64(n)
-                bitCount -= Int(n)
-                if bitCount < paddingBits { throw .truncated(offset: inputCount) }
+                out[o] = UInt8(truncatingIfNeeded: e &>> 16)
+                o &+= 1
+                var n = e & 0xFF
+                bits &>>= UInt64(n)
+                bitCount &-= Int(n)
+                e = lit[Int(truncatingIfNeeded: bits & litMask)]
+                kind = (e &>> 12) & 0xF
+                if kind == HuffmanTable.Kind.literal && o < limit {
+                    out[o] = UInt8(truncatingIfNeeded: e &>> 16)
+                    o &+= 1
+                    n = e & 0xFF
+                    bits &>>= UInt64(n)
+                    bitCount &-= Int(n)
+                    e = lit[Int(truncatingIfNeeded: bits & litMask)]
+                    kind = (e &>> 12) & 0xF
+                    if kind == HuffmanTable.Kind.literal && o < limit {
+                        out[o] = UInt8(truncatingIfNeeded: e &>> 16)
+                        o &+= 1
+                        n = e & 0xFF
+                        bits &>>= UInt64(n)
+                        bitCount &-= Int(n)
+                    }
+                }
+                if bitCount < padding { throw .truncated(offset: inputCount) }
+                // The next symbol (already looked up, or not) is decoded after a refill.
                 continue
+            }
+            if kind == HuffmanTable.Kind.subtable {
+                e = lit[Int(e &>> 16) &+ Int(truncatingIfNeeded: (bits &>> UInt64(litBits)) & bitMask((e &>> 8) & 0xF))]
+                kind = (e &>> 12) & 0xF
+                if kind == HuffmanTable.Kind.literal {
+                    // Safe: o < limit < capacity.
+                    out[o] = UInt8(truncatingIfNeeded: e &>> 16)
+                    o &+= 1
+                    let n = e & 0xFF
+                    bits &>>= UInt64(n)
+                    bitCount &-= Int(n)
+                    if bitCount < padding { throw .truncated(offset: inputCount) }
+                    continue
+                }
             }
             if kind == HuffmanTable.Kind.endOfBlock {
                 let n = e & 0xFF
-                bits >>= UInt64(n)
-                bitCount -= Int(n)
-                try checkPadding()
+                bits &>>= UInt64(n)
+                bitCount &-= Int(n)
+                if bitCount < padding { throw .truncated(offset: inputCount) }
                 state = .header
                 return o
             }
             guard kind == HuffmanTable.Kind.base else {
+                self.bits = bits
+                self.bitCount = bitCount
+                self.position = position
                 throw .invalidSymbol(offset: offset, detail: e & 0xFF == 0 ? "a literal/length code the block does not define"
                                      : "literal/length symbol \(e >> 16)")
             }
             // Length: code, then extra bits (at most 15 + 5 of the ≥ 56 refilled).
             var n = e & 0xFF
-            bits >>= UInt64(n)
+            bits &>>= UInt64(n)
             var used = Int(n)
-            let extra = (e >> 8) & 0xF
-            let length = Int(e >> 16) + Int(bits & bitMask(extra))
-            bits >>= UInt64(extra)
-            used += Int(extra)
+            let extra = (e &>> 8) & 0xF
+            let length = Int(e &>> 16) &+ Int(truncatingIfNeeded: bits & bitMask(extra))
+            bits &>>= UInt64(extra)
+            used &+= Int(extra)
             // Distance: code, then extra bits (at most 15 + 13 more: 48 in all).
-            var d = dist[Int(bits & distMask)]
-            var dkind = (d >> 12) & 0xF
+            var d = dist[Int(truncatingIfNeeded: bits & distMask)]
+            var dkind = (d &>> 12) & 0xF
             if dkind == HuffmanTable.Kind.subtable {
-                d = dist[Int(d >> 16) + Int((bits >> UInt64(distBits)) & bitMask((d >> 8) & 0xF))]
-                dkind = (d >> 12) & 0xF
+                d = dist[Int(d &>> 16) &+ Int(truncatingIfNeeded: (bits &>> UInt64(distBits)) & bitMask((d &>> 8) & 0xF))]
+                dkind = (d &>> 12) & 0xF
             }
             guard dkind == HuffmanTable.Kind.base else {
-                bitCount -= used
+                bitCount &-= used
+                self.bits = bits
+                self.bitCount = bitCount
+                self.position = position
                 throw .invalidSymbol(offset: offset, detail: d & 0xFF == 0 ? "a distance code the block does not define"
                                      : "distance symbol \(d >> 16)")
             }
             n = d & 0xFF
-            bits >>= UInt64(n)
-            used += Int(n)
-            let dextra = (d >> 8) & 0xF
-            let distance = Int(d >> 16) + Int(bits & bitMask(dextra))
-            bits >>= UInt64(dextra)
-            used += Int(dextra)
-            bitCount -= used
-            try checkPadding()
+            bits &>>= UInt64(n)
+            used &+= Int(n)
+            let dextra = (d &>> 8) & 0xF
+            let distance = Int(d &>> 16) &+ Int(truncatingIfNeeded: bits & bitMask(dextra))
+            bits &>>= UInt64(dextra)
+            used &+= Int(dextra)
+            bitCount &-= used
+            if bitCount < padding { throw .truncated(offset: inputCount) }
             guard distance <= o else {
+                self.bits = bits
+                self.bitCount = bitCount
+                self.position = position
                 throw .distanceTooFar(offset: offset, distance: distance, available: totalOut + (o - callFrom))
             }
             // Safe: distance <= o, so the source starts inside the buffer; o + length + 7 <
             // limit + 266 = capacity.
             Self.copyMatch(out + o, distance: distance, length: length)
-            o += length
+            o &+= length
         }
         return o
     }

@@ -84,11 +84,19 @@ public final class ZipArchive: @unchecked Sendable {
     /// The CRC-32 and size are checked after the last chunk, so a consumer must not act on the
     /// bytes for good until this returns without throwing.
     ///
+    /// With `checksByCaller`, the CRC-32 is not computed here: the consumer computes it over each
+    /// chunk's `newBytes` (on any thread, joined in member order with `CRC32.combine`) and passes
+    /// it to `checkChecksum(_:_:)`, which it must do before using the bytes for good. The inflating
+    /// thread then only inflates. Sizes and limits are checked here either way.
+    ///
+    /// Chunk buffers are reused once the consumer drops its last reference to a chunk, so a
+    /// consumer that drops chunks promptly costs no new memory per chunk.
+    ///
     /// - Throws: `ZipError`: encrypted or unsupported member, over the limits (checked against the
     ///   recorded size first, then against the bytes produced), corrupt data, size or CRC mismatch.
     /// - Complexity: O(uncompressed size); memory about two chunks plus what the consumer keeps.
     public func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
-                       _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
+                       checksByCaller: Bool = false, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
         if member.isEncrypted { throw .encrypted(archive: name, member: member.name, offset: member.localHeaderOffset) }
         guard member.method == 0 || member.method == 8 else {
             throw .unsupportedMethod(archive: name, member: member.name, offset: member.localHeaderOffset, method: member.method)
@@ -108,7 +116,9 @@ public final class ZipArchive: @unchecked Sendable {
         let data = UnsafeRawBufferPointer(start: storage.base + member.dataOffset, count: member.compressedSize)
         var inflater = Inflater(data)
         var storedPosition = 0
-        var buffer = InflatedChunk(capacity: chunk + Inflater.margin)
+        // Buffers come from a pool, so a stream of many chunks allocates (and faults in) a few.
+        let pool = InflatedChunkPool(keep: 8, bufferSize: window + chunk + Inflater.margin)
+        var buffer = InflatedChunk(capacity: chunk + Inflater.margin, pool: pool)
         var produced = 0
         var crc = CRC32()
         while true {
@@ -131,7 +141,7 @@ public final class ZipArchive: @unchecked Sendable {
                 }
                 finished = inflater.isFinished
             }
-            crc.update(buffer.base + from, count: end - from)
+            if !checksByCaller { crc.update(buffer.base + from, count: end - from) }
             produced += end - from
             if produced > allowed {
                 throw .tooLarge(archive: name, member: member.name, size: produced, compressedSize: member.compressedSize, limit: allowed)
@@ -146,18 +156,26 @@ public final class ZipArchive: @unchecked Sendable {
             // The next buffer starts with the history (32 KiB) or what the consumer keeps, if more.
             let kept = Swift.min(Swift.max(keep, 0), end - buffer.dataStart)
             let tail = Swift.min(Swift.max(window, kept), end)
-            let next = InflatedChunk(capacity: tail + chunk + Inflater.margin)
+            let next = InflatedChunk(capacity: tail + chunk + Inflater.margin, pool: pool)
             next.base.update(from: buffer.base + end - tail, count: tail)
             next.count = tail
             next.dataStart = tail - kept
+            next.newStart = tail
             next.memberOffset = produced - kept
             buffer = next
         }
         if produced != member.uncompressedSize {
             throw .sizeMismatch(archive: name, member: member.name, expected: member.uncompressedSize, actual: produced)
         }
-        if crc.value != member.crc32 {
-            throw .checksumMismatch(archive: name, member: member.name, expected: member.crc32, actual: crc.value)
+        if !checksByCaller { try checkChecksum(member, crc.value) }
+    }
+
+    /// Checks `value`, the CRC-32 of the member's uncompressed bytes, against the recorded one
+    /// (for `stream(_:limits:chunkSize:checksByCaller:_:)` with `checksByCaller`).
+    /// - Throws: `ZipError.checksumMismatch` naming the member.
+    public func checkChecksum(_ member: ZipMember, _ value: UInt32) throws(ZipError) {
+        if value != member.crc32 {
+            throw .checksumMismatch(archive: name, member: member.name, expected: member.crc32, actual: value)
         }
     }
 }

@@ -1,0 +1,202 @@
+import Colonnade
+
+/// Decodes a datatable CSV that arrives in chunks (inflated from a zip member, or read from a
+/// pipe) while it arrives: the producing thread calls `feed` with each chunk; `feed` cuts it after
+/// its last line end outside quotes and submits the whole lines to a `ChunkPipeline`, where a
+/// worker decodes them into a small table (and checksums the chunk's new bytes, for a zip); the
+/// pieces go in order to a `PieceAppender`, which copies them into the final columns.
+///
+/// Cuts follow the same rule as `CSVChunker`: a line end counts when an even number of `"`
+/// bytes lies between it and the previous cut (itself a line start outside quotes). A stray `"`
+/// could misplace a cut; such a piece fails to decode or yields a ticker holding a `"`, and the
+/// caller decodes the whole input in one piece, which gives the exact error (line:column in the
+/// whole file). So the result, and the error, are those of decoding the whole file.
+///
+/// `feed` returns nil to stop the producer early: the input is not a datatable CSV, or a piece
+/// failed (the remaining input need not be inflated or read).
+final class CSVStreamDecoder {
+    /// How the stream ended.
+    enum Outcome {
+        /// The table, and the CRC-32 of every byte fed as new (0 unless checksummed).
+        case table(QuoteTable, crc: UInt32)
+        /// Not a datatable CSV, no rows, or a piece failed: decode the whole input instead.
+        case decodeWhole
+    }
+
+    /// One piece's result.
+    struct Piece: Sendable {
+        var table: QuoteTable?
+        var lineBytes: Int
+        var crc: UInt32
+        var newCount: Int
+    }
+
+    private let source: String
+    private let checksums: Bool
+    private let appender: PieceAppender
+    private let pipeline: ChunkPipeline<Piece>
+    private var layout: CSVScanner.Layout?
+    private var notDatatable = false
+    // Written by the delivering worker only (one at a time), read after `finish`.
+    private final class Totals: @unchecked Sendable {
+        var crc: UInt32 = 0
+        var appendFailed = false
+    }
+    private let totals = Totals()
+
+    /// - Parameters:
+    ///   - source: the input's name for messages (`archive.zip:member.csv`).
+    ///   - totalBytes: the CSV's size when known (a zip member), to reserve the final columns.
+    ///   - threads: decoding threads (pieces in flight: threads + 1).
+    ///   - checksums: compute the CRC-32 of each chunk's new bytes on the workers.
+    init(source: String, totalBytes: Int?, threads: Int, checksums: Bool) {
+        self.source = source
+        self.checksums = checksums
+        let appender = PieceAppender(totalBytes: totalBytes, threads: threads)
+        self.appender = appender
+        let totals = self.totals
+        pipeline = ChunkPipeline(maximumInFlight: threads + 1) { piece in
+            totals.crc = CRC32.combine(totals.crc, piece.crc, length: piece.newCount)
+            guard let table = piece.table else { return true }
+            if appender.append(table, bytes: piece.lineBytes) { return true }
+            totals.appendFailed = true
+            return false
+        }
+    }
+
+    /// Takes the next chunk: `data` is what the previous call left unused followed by new bytes,
+    /// of which `newBytes` (a suffix of `data`) are new; `owner` keeps both alive until decoded.
+    /// - Returns: How many trailing bytes of `data` were not used (a partial line) and must start
+    ///   the next call's `data`; nil to stop.
+    func feed(_ data: UnsafeRawBufferPointer, newBytes: UnsafeRawBufferPointer, isLast: Bool,
+              owner: AnyObject & Sendable) -> Int? {
+        if pipeline.failed || notDatatable { return nil }
+        guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            submitEmpty(newBytes, owner: owner)
+            return 0
+        }
+        var end = data.count
+        if !isLast {
+            guard let cut = Self.lastLineEnd(base, count: data.count) else {
+                submitEmpty(newBytes, owner: owner)
+                return data.count
+            }
+            end = cut + 1
+        }
+        var start = 0
+        if layout == nil {
+            // The first lines: skip a byte order mark and blanks, sniff, read the header.
+            var p = 0
+            if end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { p = 3 }
+            while p < end && ByteInput.isBlank(base[p]) { p += 1 }
+            if p == end {
+                submitEmpty(newBytes, owner: owner)
+                return isLast ? 0 : data.count - p
+            }
+            if base[p] == UInt8(ascii: "{") || base[p] == UInt8(ascii: "[") || base[p] == UInt8(ascii: "<") {
+                notDatatable = true
+                return nil
+            }
+            var decoder = CSVScanner(input: ByteInput(base: base, count: end, source: source), position: p)
+            guard let read = try? decoder.readLayout(), read.isDatatable else {
+                notDatatable = true
+                return nil
+            }
+            layout = read
+            start = decoder.position
+        }
+        guard let layout else { return nil }
+        let source = self.source, checksums = self.checksums
+        let first = UnsafeRawPointer(base + start), lineCount = end - start
+        let fresh = newBytes
+        let box = UnsafeSendable(first: first, fresh: fresh)
+        pipeline.submit {
+            withExtendedLifetime(owner) {
+                let crc = checksums ? CRC32.checksum(box.fresh) : 0
+                var table: QuoteTable?
+                if lineCount > 0, let first = box.first {
+                    // Safe: `owner` keeps the bytes alive and unchanged until this job ends.
+                    var decoder = CSVScanner(input: ByteInput(base: first.assumingMemoryBound(to: UInt8.self), count: lineCount,
+                                                              source: source), position: 0)
+                    guard let decoded = try? decoder.decodeDatatableRows(layout) else { return nil }
+                    table = decoded
+                }
+                return Piece(table: table, lineBytes: lineCount, crc: crc, newCount: box.fresh.count)
+            }
+        }
+        return data.count - end
+    }
+
+    /// A chunk with no whole line still has new bytes to checksum, in order.
+    private func submitEmpty(_ newBytes: UnsafeRawBufferPointer, owner: AnyObject & Sendable) {
+        guard newBytes.count > 0, checksums else { return }
+        let checksums = self.checksums
+        let box = UnsafeSendable(first: nil, fresh: newBytes)
+        pipeline.submit {
+            withExtendedLifetime(owner) {
+                Piece(table: nil, lineBytes: 0, crc: checksums ? CRC32.checksum(box.fresh) : 0, newCount: box.fresh.count)
+            }
+        }
+    }
+
+    /// Stops early (the producer failed): nothing more is decoded.
+    func cancel() { pipeline.fail() }
+
+    /// Waits for the pieces in flight, then builds the table.
+    func finish() -> Outcome {
+        pipeline.finish()
+        if notDatatable || pipeline.failed || totals.appendFailed || layout == nil { return .decodeWhole }
+        guard let table = appender.finish() else { return .decodeWhole }
+        return .table(table, crc: totals.crc)
+    }
+
+    /// Whether decoding failed (the producer may stop).
+    var failed: Bool { pipeline.failed || notDatatable }
+
+    /// The offset of the last LF in `base[0..<count]` with an even number of `"` before it.
+    static func lastLineEnd(_ base: UnsafePointer<UInt8>, count: Int) -> Int? {
+        var lf = count
+        var quotes = -1
+        while true {
+            // Safe: every index read is below `lf` <= count.
+            var q = lf - 1
+            while q >= 0 && base[q] != UInt8(ascii: "\n") { q -= 1 }
+            guard q >= 0 else { return nil }
+            if quotes < 0 {
+                quotes = countQuotes(base, q)
+            } else {
+                quotes -= countQuotes(base + q, lf - q)
+            }
+            if quotes & 1 == 0 { return q }
+            lf = q
+        }
+    }
+
+    /// The number of `"` bytes in `[p, p + n)`, eight bytes at a time: a byte of `w ^ 0x22…`
+    /// is zero exactly where `w` holds a `"`, and the expression below sets the top bit of
+    /// exactly those bytes (no carries between bytes), so their count is a popcount.
+    static func countQuotes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        let quotes: UInt64 = 0x2222_2222_2222_2222, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var count = 0
+        var i = 0
+        while i + 8 <= n {
+            // Safe: 8 bytes remain at p + i.
+            let v = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) ^ quotes
+            let zeros = ~(((v & low7) &+ low7) | v | low7)
+            count &+= zeros.nonzeroBitCount
+            i += 8
+        }
+        while i < n {
+            count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0
+            i += 1
+        }
+        return count
+    }
+}
+
+/// Pointers into a chunk that its `owner` keeps alive, carried into a job on another thread.
+private struct UnsafeSendable: @unchecked Sendable {
+    // Safe: read-only bytes kept alive by the job's captured owner.
+    let first: UnsafeRawPointer?
+    let fresh: UnsafeRawBufferPointer
+}
