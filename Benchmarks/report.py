@@ -11,7 +11,8 @@ Inputs:
   has no zip suite results (optional);
 - docs/bench/interop.json: `Benchmarks/peers/interop.sh --size large --json FILE` (Arrow IPC and
   Parquet export/import, Colonnade's and the peers' writers in one run, and the read-back check;
-  optional: without it the section says how to make it);
+  optional: without it the section says how to make it; a run at another size is rendered with its
+  size, commit and load, and its figures are not judged against issue 14's targets);
 - Benchmarks/BENCHMARKS.md.in: the prose. Every `{{ expression }}` in it is a Python expression
   evaluated with the helpers below (`t`, `rate`, `x`, `pms`, ...) over those two files; there are
   no figures in the prose that do not come from them.
@@ -133,6 +134,16 @@ def zip_caveat(zipbench):
 
 
 INTEROP_COMMAND = "Benchmarks/peers/interop.sh --size large --repeat 3 --json docs/bench/interop.json"
+INTEROP_TARGET_SIZE = "large"  # issue 14's targets are set for the 20 M-row table
+
+
+def interop_command(interop):
+    """The command that made interop.json (its size and repeat as recorded in it), or the one to run."""
+    if interop is None:
+        return INTEROP_COMMAND
+    meta = interop.get("meta", {})
+    return "Benchmarks/peers/interop.sh --size %s --repeat %s --json docs/bench/interop.json" % (
+        meta.get("size") or "?", meta.get("repeat", "?"))
 
 
 def interop_section(interop):
@@ -154,6 +165,18 @@ def interop_section(interop):
                   "–".join("%.1f" % v for v in (min(loads), max(loads))) if loads else "not recorded",
                   ", ".join("%s %s" % kv for kv in sorted(interop.get("versions", {}).items())) or "—"))
     out.append("")
+    judged = meta.get("size") == INTEROP_TARGET_SIZE
+    if not judged:
+        out.append("**This is a `%s` run (%s rows), not the run issue 14's targets are judged on:** they are set for "
+                   "the 20 M-row (`%s`) table on a quiet machine (`%s`). The figures below show that every writer, "
+                   "reader and check ran; their MB/s say little about the targets, and the targets table does not "
+                   "judge them." % (meta.get("size") or "unrecorded", "{:,}".format(rows), INTEROP_TARGET_SIZE, INTEROP_COMMAND))
+        out.append("")
+
+    def verdict(ok, unmet="**not met**"):
+        if not judged:
+            return "not judged (%s run)" % (meta.get("size") or "unrecorded size")
+        return "met" if ok else unmet
 
     def mbps(r):
         return r["bytes"] / r["seconds"] / 1e6
@@ -213,24 +236,25 @@ def interop_section(interop):
     arrow = ours.get("export Arrow IPC file")
     if arrow:
         out.append("| Arrow export ≥ 1.5 GB/s | file %.0f MB/s, stream %.0f MB/s | %s |"
-                   % (mbps(arrow), mbps(ours["export Arrow IPC stream"]), "met" if mbps(arrow) >= 1500 else "**not met**"))
+                   % (mbps(arrow), mbps(ours["export Arrow IPC stream"]), verdict(mbps(arrow) >= 1500)))
     pq = ours.get("export Parquet uncompressed")
     pq_peers = [p for p in cache if "parquet" in p["what"].lower()]
     if pq and pq_peers:
         fastest = min(pq_peers, key=lambda p: p["seconds"])
         out.append("| Parquet export (uncompressed) faster than every peer's Parquet writer | %.3f s; fastest peer %s %s %.3f s (%s) | %s |"
                    % (pq["seconds"], fastest["engine"], fastest["what"], fastest["seconds"], fmt_ratio(fastest["seconds"] / pq["seconds"]),
-                      "met" if pq["seconds"] < fastest["seconds"] else "**not met**"))
+                      verdict(pq["seconds"] < fastest["seconds"])))
     pi = ours.get("import Parquet uncompressed")
     if pi:
         out.append("| Parquet import of our own files ≥ 1 GB/s | %.0f MB/s (single file), %s (year= directory) | %s |"
                    % (mbps(pi), "%.0f MB/s" % mbps(ours["import Parquet year=… directory"]) if "import Parquet year=… directory" in ours else "—",
-                      "met" if mbps(pi) >= 1000 else "**not met**"))
+                      verdict(mbps(pi) >= 1000)))
     agree_all = not interop["mismatches"]
     out.append("| DuckDB over our partitioned Parquet answers Q1–Q4 as Colonnade | %s | %s |"
                % ("; ".join("%s %d / %.2f" % (q, c["answers"][q][0], c["answers"][q][1]) for c in interop["checks"]
                             if c["output"] == "q-years" and c["engine"] == "DuckDB" for q in sorted(c["answers"])) or "not run",
-                  "met" if agree_all and any(c["output"] == "q-years" and c["engine"] == "DuckDB" for c in interop["checks"]) else "**not met**"))
+                  ("met" if judged else "agrees at %s size" % meta.get("size"))
+                  if agree_all and any(c["output"] == "q-years" and c["engine"] == "DuckDB" for c in interop["checks"]) else "**not met**"))
     out.append("")
     out.append("Read-back check: %d reader/output pairs; %s" % (len(interop["checks"]),
                "every one gave Colonnade's row count and Q1–Q4 count and sum(close)." if agree_all
@@ -372,7 +396,8 @@ def context(bench, peer, zipbench=None, interop=None):
                  zip_table=lambda: zip_table(zipbench), zip_caveat=lambda: zip_caveat(zipbench), L=bench.label, T=bench.threads,
                  rows=bench.rows, math=math, fmt_ratio=fmt_ratio, fmt_time=fmt_time,
                  bench_table=lambda: bench_table(bench, skip=("zip",)),
-                 interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND)
+                 interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND,
+                 interop_command=lambda: interop_command(interop))
     return names
 
 
