@@ -159,8 +159,8 @@ def interop_section(interop):
     out = []
     loads = [v for v in (meta.get("loadavg_start"), meta.get("loadavg_end"), bm.get("loadAverageStart"), bm.get("loadAverageEnd"))
              if v is not None]
-    out.append("Run: %s, %s (%s rows), commit %s, %s, %s cores; load average (1 min) %s; versions: %s."
-               % (meta.get("date", "?"), meta.get("size", "?"), "{:,}".format(rows), bm.get("commit", "?"),
+    out.append("Run: %s, %s (%s rows), %s run(s) per figure (median), commit %s, %s, %s cores; load average (1 min) %s; versions: %s."
+               % (meta.get("date", "?"), meta.get("size", "?"), "{:,}".format(rows), meta.get("repeat", "?"), bm.get("commit", "?"),
                   interop["machine"]["cpu"], interop["machine"]["usable_cores"],
                   "–".join("%.1f" % v for v in (min(loads), max(loads))) if loads else "not recorded",
                   ", ".join("%s %s" % kv for kv in sorted(interop.get("versions", {}).items())) or "—"))
