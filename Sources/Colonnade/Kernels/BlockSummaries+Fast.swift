@@ -46,17 +46,21 @@ extension BlockSummaries where Element == Double {
         guard let base = values.baseAddress else { return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknowns) }
         for b in 0 ..< blocks {
             let lo = b * blockRows, hi = Swift.min(lo + blockRows, n)
-            let (mn, mx, unknown) = block(base + lo, count: hi - lo)
-            if unknown == UInt32(hi - lo) {
-                mins[b] = Double.nullPlaceholder; maxs[b] = Double.nullPlaceholder
-            } else if mn == 0 || mx == 0 {
-                (mins[b], maxs[b]) = ordered(base + lo, count: hi - lo)
-            } else {
-                mins[b] = mn; maxs[b] = mx
-            }
-            unknowns[b] = unknown
+            (mins[b], maxs[b], unknowns[b]) = summary(of: base + lo, count: hi - lo)
         }
         return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknowns)
+    }
+
+    /// The summary of one block of `count` values without nulls: minimum, maximum and NaN
+    /// count, exactly as the row-by-row pass gives them.
+    package static func summary(of p: UnsafePointer<Double>, count: Int) -> (Double, Double, UInt32) {
+        let (mn, mx, unknown) = block(p, count: count)
+        if unknown == UInt32(count) { return (Double.nullPlaceholder, Double.nullPlaceholder, unknown) }
+        if mn == 0 || mx == 0 {
+            let (a, b) = ordered(p, count: count)
+            return (a, b, unknown)
+        }
+        return (mn, mx, unknown)
     }
 
     /// Minimum, maximum (over non-NaN values; ±∞ when there are none) and NaN count of `count`
@@ -115,14 +119,19 @@ extension BlockSummaries where Element == Int32 {
         guard let base = values.baseAddress else { return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknowns) }
         for b in 0 ..< blocks {
             let lo = b * blockRows, hi = Swift.min(lo + blockRows, n)
-            var mn = Int32.max, mx = Int32.min
-            // Safe: lo ..< hi lies within the buffer.
-            for r in lo ..< hi {
-                let x = base[r]
-                mn = Swift.min(mn, x); mx = Swift.max(mx, x)
-            }
-            mins[b] = mn; maxs[b] = mx
+            (mins[b], maxs[b]) = summary(of: base + lo, count: hi - lo)
         }
         return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknowns)
+    }
+
+    /// Minimum and maximum of one block of `count` (at least one) values.
+    package static func summary(of p: UnsafePointer<Int32>, count: Int) -> (Int32, Int32) {
+        var mn = Int32.max, mx = Int32.min
+        // Safe: the caller vouches for count values at p.
+        for r in 0 ..< count {
+            let x = p[r]
+            mn = Swift.min(mn, x); mx = Swift.max(mx, x)
+        }
+        return (mn, mx)
     }
 }
