@@ -98,13 +98,13 @@ def fmt_ratio(r):
 def bench_table(bench, suites=None, skip=()):
     """The results (of `suites`, all but `skip`) as the harness prints them, plus the number of timed runs."""
     out = ["```",
-           "%-9s%-66s%11s%5s%8s%16s%7s  %s" % ("suite", "benchmark", "median", "runs", "spread", "throughput", "GB/s", "note")]
+           "%-9s%-66s%11s%5s%8s%17s%7s  %s" % ("suite", "benchmark", "median", "runs", "spread", "throughput", "GB/s", "note")]
     for r in bench.data["results"]:
         if (suites is not None and r["suite"] not in suites) or r["suite"] in skip:
             continue
         rate = fmt_rate(r["items"] / r["seconds"], r["unit"]) if r["items"] > 0 and r["seconds"] not in (0, math.inf) else "—"
         gbs = "%.1f" % (r["bytes"] / r["seconds"] / 1e9) if r["bytes"] > 0 and r["seconds"] != math.inf else ""
-        out.append("%-9s%-66s%11s%5s%8s%16s%7s  %s" % (r["suite"], r["name"], fmt_time(r["seconds"]), r["runs"],
+        out.append("%-9s%-66s%11s%5s%8s%17s%7s  %s" % (r["suite"], r["name"], fmt_time(r["seconds"]), r["runs"],
                                                       "%.0f%%" % (r["spread"] * 100), rate, gbs, r["note"]))
     out.append("```")
     return "\n".join(out)

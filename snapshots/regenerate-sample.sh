@@ -7,7 +7,7 @@ cd "$root"
 swift build -c release --product colonnade
 bin="$(swift build -c release --show-bin-path)/colonnade"
 tmp="$(mktemp "$root/snapshots/.sample.XXXXXX")"
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.lock"' EXIT  # and the lock file beside the temporary name
 rm -f "$tmp"
 "$bin" generate --tickers 20 --days 2520 --seed 42 --snapshot "$tmp"
 if cmp -s "$tmp" snapshots/sample.snapshot; then

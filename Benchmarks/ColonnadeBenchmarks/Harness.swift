@@ -229,13 +229,13 @@ final class Recorder {
         results.append(m)
         if !printedHeader {
             print(Format.pad("suite", 9) + Format.pad("benchmark", 58) + Format.pad("median", 11, right: true)
-                  + Format.pad("spread", 8, right: true) + Format.pad("throughput", 15, right: true)
+                  + Format.pad("spread", 8, right: true) + Format.pad("throughput", 17, right: true)
                   + Format.pad("GB/s", 7, right: true) + "  note")
             printedHeader = true
         }
         print(Format.pad(m.suite, 9) + Format.pad(m.name, 58) + Format.pad(Format.time(m.seconds), 11, right: true)
               + Format.pad(String(format: "%.0f%%", m.spread * 100), 8, right: true)
-              + Format.pad(m.items > 0 ? Format.rate(m.perSecond, m.unit) : "—", 15, right: true)
+              + Format.pad(m.items > 0 ? Format.rate(m.perSecond, m.unit) : "—", 17, right: true)
               + Format.pad(m.bytes > 0 ? String(format: "%.1f", m.gigabytesPerSecond) : "", 7, right: true)
               + "  " + m.note)
         fflush(nil)

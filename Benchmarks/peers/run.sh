@@ -68,6 +68,7 @@ if [ ! -f "$snapshot" ]; then
     "$bin" generate --tickers "$tickers" --days "$days" --seed "$seed" --snapshot "$base.tmp.snapshot" >&2 \
         || die "colonnade generate --snapshot failed"
     mv "$base.tmp.snapshot" "$snapshot"
+    rm -f "$base.tmp.snapshot.lock"  # the lock file of the temporary name
     rm -f "$csvfile"   # a CSV from an older snapshot must not be paired with this one
 fi
 if [ ! -f "$csvfile" ]; then

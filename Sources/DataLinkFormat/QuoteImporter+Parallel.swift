@@ -142,7 +142,7 @@ extension QuoteImporter {
         let name = fileName(of: path)
         // The pieces are merged after the input is freed: the peak is the input and the decoded
         // pieces, or the pieces and the result, never all three.
-        var pieces = try withContents(ofFile: path) { bytes throws(ResponseError) -> [QuoteTable] in
+        var pieces = try withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> [QuoteTable] in
             // Straight into the final columns when the pieces concatenate (a CSV sorted by ticker).
             if let (input, layout, cuts) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize),
                let table = placedPieces(input, layout: layout, cuts: cuts, threads: threads, progress: progress) {

@@ -28,6 +28,15 @@ package final class ColumnAssembler: @unchecked Sendable {
     private let regionBytes: [Int]
     /// Output rows that are null, per value column (unordered).
     private let nullRows: Mutex<[[Int]]>
+    /// Block summaries computed while placing (`BlockSummaries.blockRows` rows per block): for
+    /// every block that lies wholly inside one input's rows, per column (0 the dates), while those
+    /// rows are still in cache. Blocks across inputs, and columns where the input had nulls, are
+    /// left to `finish`. `summarized[c][b]` is 1 once block b of column c is filled in.
+    private let dateSummaries: (minimums: UnsafeMutablePointer<Int32>, maximums: UnsafeMutablePointer<Int32>)
+    private let valueSummaries: [(minimums: UnsafeMutablePointer<Double>, maximums: UnsafeMutablePointer<Double>,
+                                  unknown: UnsafeMutablePointer<UInt32>)]
+    private let summarized: [UnsafeMutablePointer<UInt8>]
+    private let blockCapacity: Int
     private var finished = false
 
     /// Reserves columns for up to `rowCapacity` rows; nil when the address space is not there
@@ -55,10 +64,22 @@ package final class ColumnAssembler: @unchecked Sendable {
         self.regions = regions
         self.regionBytes = sizes
         self.nullRows = Mutex([[Int]](repeating: [], count: valueNames.count))
+        let blocks = rowCapacity / BlockSummaries<Double>.blockRows + 1
+        blockCapacity = blocks
+        dateSummaries = (.allocate(capacity: blocks), .allocate(capacity: blocks))
+        valueSummaries = valueNames.map { _ in (.allocate(capacity: blocks), .allocate(capacity: blocks), .allocate(capacity: blocks)) }
+        summarized = (0 ... valueNames.count).map { _ in
+            let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: blocks)
+            flags.initialize(repeating: 0, count: blocks)
+            return flags
+        }
     }
 
     deinit {
         if !finished { for (r, b) in zip(regions, regionBytes) { munmap(r, b) } }
+        dateSummaries.minimums.deallocate(); dateSummaries.maximums.deallocate()
+        for s in valueSummaries { s.minimums.deallocate(); s.maximums.deallocate(); s.unknown.deallocate() }
+        for flags in summarized { flags.deallocate() }
     }
 
     /// Whether `rows` fits at `offset`: the same columns, and room left.
@@ -71,14 +92,72 @@ package final class ColumnAssembler: @unchecked Sendable {
     package func place(_ rows: DecodedRows, at offset: Int) {
         precondition(accepts(rows, at: offset), "rows do not fit the assembled columns")
         let buffers = rows.buffers
+        let blockRows = BlockSummaries<Double>.blockRows
+        // The blocks wholly inside these rows (none may be, for short inputs).
+        let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = (offset + rows.rowCount) / blockRows
         let run = { (order: UnsafeBufferPointer<Int32>?) in
-            buffers.copyDates(to: self.regions[0].assumingMemoryBound(to: Int32.self) + offset, order: order)
+            let dates = self.regions[0].assumingMemoryBound(to: Int32.self)
+            buffers.copyDates(to: dates + offset, order: order)
+            for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
+                // Safe: b < endBlock <= rowCapacity / blockRows < blockCapacity; no other input holds block b.
+                (self.dateSummaries.minimums[b], self.dateSummaries.maximums[b]) =
+                    BlockSummaries<Int32>.summary(of: dates + b * blockRows, count: blockRows)
+                self.summarized[0][b] = 1
+            }
             for c in 0 ..< self.valueNames.count {
-                let nulls = buffers.copyColumn(c, to: self.regions[c + 1].assumingMemoryBound(to: Double.self) + offset, order: order)
-                if !nulls.isEmpty { self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) } }
+                let values = self.regions[c + 1].assumingMemoryBound(to: Double.self)
+                let nulls = buffers.copyColumn(c, to: values + offset, order: order)
+                if !nulls.isEmpty {
+                    self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }
+                    continue  // finish summarizes this column with its validity
+                }
+                let s = self.valueSummaries[c]
+                for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
+                    // Safe: as for the dates.
+                    (s.minimums[b], s.maximums[b], s.unknown[b]) = BlockSummaries<Double>.summary(of: values + b * blockRows, count: blockRows)
+                    self.summarized[c + 1][b] = 1
+                }
             }
         }
         if let order = rows.order { order.withUnsafeBufferPointer { run($0) } } else { run(nil) }
+    }
+
+    /// The summaries of the first `rowCount` dates: those filled in while placing, the rest now.
+    private func finishedDateSummaries(rowCount: Int) -> BlockSummaries<Int32> {
+        let blockRows = BlockSummaries<Int32>.blockRows
+        let blocks = BlockSummaries<Int32>.blockCount(forRows: rowCount)
+        let dates = regions[0].assumingMemoryBound(to: Int32.self)
+        var mins = [Int32](repeating: 0, count: blocks), maxs = [Int32](repeating: 0, count: blocks)
+        for b in 0 ..< blocks {
+            // Safe: b < blocks <= blockCapacity, and the block's rows are below rowCount.
+            if summarized[0][b] != 0 {
+                mins[b] = dateSummaries.minimums[b]; maxs[b] = dateSummaries.maximums[b]
+            } else {
+                (mins[b], maxs[b]) = BlockSummaries<Int32>.summary(of: dates + b * blockRows,
+                                                                   count: Swift.min(blockRows, rowCount - b * blockRows))
+            }
+        }
+        return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: [UInt32](repeating: 0, count: blocks))
+    }
+
+    /// The summaries of value column `c` (which has no nulls) over the first `rowCount` rows.
+    private func finishedValueSummaries(_ c: Int, rowCount: Int) -> BlockSummaries<Double> {
+        let blockRows = BlockSummaries<Double>.blockRows
+        let blocks = BlockSummaries<Double>.blockCount(forRows: rowCount)
+        let values = regions[c + 1].assumingMemoryBound(to: Double.self)
+        let s = valueSummaries[c]
+        var mins = [Double](repeating: 0, count: blocks), maxs = [Double](repeating: 0, count: blocks)
+        var unknown = [UInt32](repeating: 0, count: blocks)
+        for b in 0 ..< blocks {
+            // Safe: as for the dates.
+            if summarized[c + 1][b] != 0 {
+                mins[b] = s.minimums[b]; maxs[b] = s.maximums[b]; unknown[b] = s.unknown[b]
+            } else {
+                (mins[b], maxs[b], unknown[b]) = BlockSummaries<Double>.summary(of: values + b * blockRows,
+                                                                                count: Swift.min(blockRows, rowCount - b * blockRows))
+            }
+        }
+        return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknown)
     }
 
     /// The dates written so far, row `row`.
@@ -88,7 +167,8 @@ package final class ColumnAssembler: @unchecked Sendable {
     }
 
     /// The table of the first `rowCount` rows with `tickers` as its index (block summaries
-    /// computed); the reservation past them is unmapped. Call once, after every `place`.
+    /// complete: those `place` computed, the rest now); the reservation past them is unmapped.
+    /// Call once, after every `place`.
     /// - Throws: What `QuoteTable.init` finds wrong with the index.
     package func finish(rowCount: Int, tickers: [TickerEntry], metadata: [String: String] = [:]) throws(TableError) -> QuoteTable {
         precondition(!finished && rowCount <= rowCapacity, "finished twice, or too many rows")
@@ -104,23 +184,25 @@ package final class ColumnAssembler: @unchecked Sendable {
             storages.append(ColumnStorage(adoptingMapping: regions[k], byteCount: used))
         }
         let nulls = nullRows.withLock { $0 }
-        let dates = Column<Int32>(viewing: storages[0], count: rowCount, validity: nil, summaries: nil)
+        let dates = Column<Int32>(viewing: storages[0], count: rowCount, validity: nil,
+                                  summaries: finishedDateSummaries(rowCount: rowCount))
         var columns: [AnyColumn] = []
         for c in valueNames.indices {
-            var validity: Bitmask?
-            if !nulls[c].isEmpty {
-                var bits = Bitmask(count: rowCount, allSet: true)
-                bits.withUnsafeMutableWords { words in
-                    for r in nulls[c] { words[r >> 6] &= ~(1 << UInt64(r & 63)) }
-                }
-                validity = bits
+            if nulls[c].isEmpty {
+                columns.append(.float64(Column<Double>(viewing: storages[c + 1], count: rowCount, validity: nil,
+                                                       summaries: finishedValueSummaries(c, rowCount: rowCount))))
+                continue
             }
-            columns.append(.float64(Column<Double>(viewing: storages[c + 1], count: rowCount, validity: validity, summaries: nil)))
+            var bits = Bitmask(count: rowCount, allSet: true)
+            bits.withUnsafeMutableWords { words in
+                for r in nulls[c] { words[r >> 6] &= ~(1 << UInt64(r & 63)) }
+            }
+            var column = Column<Double>(viewing: storages[c + 1], count: rowCount, validity: bits, summaries: nil)
+            column.computeSummaries()
+            columns.append(.float64(column))
         }
-        var table = try QuoteTable(schema: valueNames.map { ColumnDescriptor(name: $0, type: .float64) }, columns: columns,
-                                   dates: dates, tickers: tickers, dateColumnName: dateColumnName, metadata: metadata,
-                                   checkDates: false)
-        table.computeSummaries()
-        return table
+        return try QuoteTable(schema: valueNames.map { ColumnDescriptor(name: $0, type: .float64) }, columns: columns,
+                              dates: dates, tickers: tickers, dateColumnName: dateColumnName, metadata: metadata,
+                              checkDates: false)
     }
 }

@@ -4,7 +4,7 @@
 ///
 /// Per ticker: a start price log-uniform in about 5…800 and a mean-reverting random walk in log
 /// price (so prices stay spread over that range for decades), open/high/low/close consistent
-/// (low ≤ open, close ≤ high), prices rounded to cents, integral volumes, rare dividends (about one
+/// (low ≤ open, close ≤ high), overnight gaps with fat tails, prices rounded to cents, integral volumes, rare dividends (about one
 /// a quarter for a third of tickers) and splits (about one in 4,000 days), and adjusted columns
 /// computed backwards from them as CRSP does. Trading days are weekdays from `start`. The same
 /// parameters and seed give the same table, bit for bit, on every machine.
@@ -123,7 +123,12 @@ public struct QuoteGenerator: Sendable {
             }
             let previousClose = d == 0 ? cents(_exp(logPrice)) : close / split
             close = max(0.01, cents(_exp(logPrice)))
-            let open = max(0.01, cents(previousClose * (1 + 0.004 * rng.nextGaussian())))
+            // The overnight gap: usually a fraction of a percent, with fat tails (about one day
+            // in 700 opens 3 % or more above the previous close, as real quotes do), so gap
+            // screens find rows. One draw, as before: only opens in the tails moved.
+            let g = rng.nextGaussian()
+            let gap = 0.004 * g * (1 + 1.5 * max(0, abs(g) - 2))
+            let open = max(0.01, cents(previousClose * (1 + gap)))
             let high = cents(max(open, close) * (1 + 0.008 * rng.nextUnit()))
             let low = max(0.01, cents(min(open, close) * (1 - 0.008 * rng.nextUnit())))
             let volume = (baseVolume * _exp(0.4 * rng.nextGaussian())).rounded()
