@@ -2,6 +2,12 @@
 /// optional fraction, no exponent) and converts it in the same pass, so the common case reads
 /// each byte once instead of scanning for the delimiter and then parsing.
 ///
+/// Bytes are read eight at a time (SWAR: one unaligned little-endian load, a bit trick for the
+/// first non-digit, three multiplies to combine up to eight digits; see `_scanDigits`): a short
+/// token such as `36.44` or `1114527` is split and converted from a single load, longer digit runs
+/// a load per eight digits. Only within the last seven bytes before `end` is a run read a byte at
+/// a time, so no load reads past `end`, and a token's digit count costs no branch per digit.
+///
 /// The conversion is `DecimalParser.parseDouble`'s own for such tokens — Clinger's exact fast
 /// path (a significand ≤ 2^53 divided by an exact power of ten 10^0…22), else its
 /// Eisel–Lemire step — so the result is the same bit for bit. Anything else (an exponent, a `+`,
@@ -10,6 +16,8 @@
 enum NumberScanning {
     /// Scans the token at `p` and converts it.
     ///
+    /// Reads only bytes in `[p, end)`.
+    ///
     /// - Returns: The value and the offset of the first byte after the digits, or nil when the
     ///   token is not in the fast grammar. The caller checks that a delimiter follows.
     @inline(__always)
@@ -17,25 +25,49 @@ enum NumberScanning {
         var q = p
         let negative = q < end && base[q] == UInt8(ascii: "-")
         if negative { q += 1 }
+        if end &- q >= 8 {
+            // The common short token (`36.44`, `1114527`, `0.0`) ends inside one eight-byte load:
+            // split at the first non-digit and, if it is '.', at the next one.
+            // Safe: q + 8 ≤ end, and an unaligned load is allowed for any address.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + q).loadUnaligned(as: UInt64.self))
+            // XOR, not subtraction: no borrow out of the '.' into the fraction's first digit.
+            let x = word ^ 0x3030_3030_3030_3030
+            let flags = ((x &+ 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080
+            if flags != 0 {
+                let n = flags.trailingZeroBitCount &>> 3  // integer digits, 0…7
+                let integer = x & ((1 &<< UInt64(8 &* n)) &- 1)
+                if (word &>> UInt64(8 &* n)) & 0xFF != UInt64(UInt8(ascii: ".")) {
+                    // No fraction: the digits end at byte n.
+                    guard n > 0 else { return nil }
+                    let value = Double(_eightDigits(integer &<< UInt64(64 &- 8 &* n)))
+                    return (negative ? -value : value, q &+ n)
+                }
+                // '.' adds no carry to the byte after it, so the next flag is the next non-digit.
+                let after = flags & (flags &- 1)
+                if after != 0 {
+                    let m = after.trailingZeroBitCount &>> 3  // n + 1 … 7
+                    let fractionDigits = m &- n &- 1
+                    let count = n &+ fractionDigits
+                    guard count > 0 else { return nil }
+                    let fraction = (x &>> UInt64(8 &* n &+ 8)) & ((1 &<< UInt64(8 &* fractionDigits)) &- 1)
+                    // The integer digits, then the fraction's, as one run of `count` ≤ 6 digits.
+                    let digits = integer | (fraction &<< UInt64(8 &* n))
+                    // Safe: fewer than 10^6 < 2^53, so Clinger's path below, exactly as for the long way.
+                    var value = Double(_eightDigits(digits &<< UInt64(64 &- 8 &* count)))
+                    if fractionDigits > 0 { value /= DecimalParser._exactPowerOfTen(fractionDigits) }
+                    return (negative ? -value : value, q &+ m)
+                }
+            }
+        }
         var significand: UInt64 = 0
         let integerStart = q
-        while q < end {
-            let digit = base[q] &- UInt8(ascii: "0")
-            if digit >= 10 { break }
-            significand = significand &* 10 &+ UInt64(digit)
-            q += 1
-        }
+        q = _scanDigits(base, q, end, &significand)
         var digits = q - integerStart
         var fractionDigits = 0
         if q < end && base[q] == UInt8(ascii: ".") {
             q += 1
             let fractionStart = q
-            while q < end {
-                let digit = base[q] &- UInt8(ascii: "0")
-                if digit >= 10 { break }
-                significand = significand &* 10 &+ UInt64(digit)
-                q += 1
-            }
+            q = _scanDigits(base, q, end, &significand)
             fractionDigits = q - fractionStart
             digits += fractionDigits
         }
@@ -49,5 +81,73 @@ enum NumberScanning {
         }
         guard let magnitude = DecimalParser._eiselLemire(significand, -fractionDigits) else { return nil }
         return (Double(bitPattern: magnitude | (negative ? 1 << 63 : 0)), q)
+    }
+
+    /// Reads the run of ASCII digits at `q` (possibly empty) into `significand` (×10 and add per
+    /// digit, wrapping past 19 digits as the byte loop would) and returns the offset of the first
+    /// byte that is not a digit, or `end`.
+    ///
+    /// Eight bytes at a time while at least eight remain: `d = word − 0x30…30` per byte (first
+    /// byte in the low byte); a byte is a digit when `d < 10`, so `(d + 0x76) | d` has its high
+    /// bit set exactly for the non-digits. A borrow or carry only crosses out of a non-digit, so
+    /// the bytes before the first non-digit are exact and the lowest flagged byte is that
+    /// non-digit. Shifting `d` left by 8 × (8 − n) keeps the n digits as the top bytes, zeros below
+    /// (leading zeros), and `_eightDigits` turns that into their value.
+    @inline(__always)
+    static func _scanDigits(_ base: UnsafePointer<UInt8>, _ q: Int, _ end: Int, _ significand: inout UInt64) -> Int {
+        var q = q
+        var s = significand
+        while end &- q >= 8 {
+            // Safe: q + 8 ≤ end, and an unaligned load is allowed for any address.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + q).loadUnaligned(as: UInt64.self))
+            let d = word &- 0x3030_3030_3030_3030
+            let nonDigits = ((d &+ 0x7676_7676_7676_7676) | d) & 0x8080_8080_8080_8080
+            if nonDigits == 0 {
+                s = s &* 100_000_000 &+ _eightDigits(d)
+                q &+= 8
+                continue
+            }
+            let n = nonDigits.trailingZeroBitCount &>> 3  // 0…7 digits
+            // Two shifts so that n == 0 gives 0 (a single shift by 64 would be masked to 0).
+            s = s &* _powerOfTen(n) &+ _eightDigits((d &<< 8) &<< UInt64(56 &- 8 &* n))
+            significand = s
+            return q &+ n
+        }
+        while q < end {
+            let digit = base[q] &- UInt8(ascii: "0")
+            if digit >= 10 { break }
+            s = s &* 10 &+ UInt64(digit)
+            q &+= 1
+        }
+        significand = s
+        return q
+    }
+
+    /// The value of eight decimal digits, one per byte (0…9 each), the first digit in the low
+    /// byte: pairs (×10), then quads (×100) and the two quads (×10^4) in one multiply-add each.
+    @inline(__always)
+    static func _eightDigits(_ digits: UInt64) -> UInt64 {
+        // Byte 2i becomes the two-digit number of bytes 2i and 2i+1 (≤ 99: no carry).
+        let pairs = digits &* 10 &+ (digits &>> 8)
+        let mask: UInt64 = 0x0000_00FF_0000_00FF
+        // pair0 × 10^6 + pair1 × 10^4 + pair2 × 10^2 + pair3, gathered in the top 32 bits.
+        let high = (pairs & mask) &* (100 &+ (1_000_000 &<< 32))
+        let low = ((pairs &>> 16) & mask) &* (1 &+ (10_000 &<< 32))
+        return (high &+ low) &>> 32
+    }
+
+    /// 10^`n` for 0…7.
+    @inline(__always)
+    static func _powerOfTen(_ n: Int) -> UInt64 {
+        switch n {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1_000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        default: return 10_000_000
+        }
     }
 }
