@@ -368,6 +368,11 @@ def context(bench, peer, zipbench=None, interop=None):
         if max(loads) <= 0.5 * cores:
             return ("The machine was quiet: load average (1 min) at most %.1f on %d cores during these runs."
                     % (max(loads), cores))
+        if max(loads) <= cores:
+            # The runs use up to `cores` threads themselves, so a load up to the core count is what
+            # they alone give; it does not show other work.
+            return ("Load average (1 min) up to %.1f on %d cores during these runs: no more than their own "
+                    "threads (up to %d) give." % (max(loads), cores, cores))
         return ("**Measured on a shared machine: load average (1 min) up to %.1f on %d cores.** Other work "
                 "was running during these runs, so single figures can be several times slower than on an "
                 "idle machine and ratios between rows measured minutes apart move with the load. Figures "
