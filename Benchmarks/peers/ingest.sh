@@ -43,6 +43,8 @@ fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"
 
+. "$here/generated-data.sh"
+refresh_generated_data
 data="$here/.data/ingest-$size"
 if [ ! -f "$data/PRICES.csv" ]; then
     rm -rf "$data.tmp"

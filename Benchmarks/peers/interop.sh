@@ -49,6 +49,8 @@ fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"
 
+. "$here/generated-data.sh"
+refresh_generated_data
 data="$here/.data"
 mkdir -p "$data"
 snapshot="$data/$size-seed42.snapshot"
@@ -57,6 +59,7 @@ if [ ! -f "$snapshot" ]; then
     "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --snapshot "$data/$size-seed42.tmp.snapshot" >&2 \
         || die "colonnade generate failed"
     mv "$data/$size-seed42.tmp.snapshot" "$snapshot"
+    rm -f "$data/$size-seed42.tmp.snapshot.lock"  # the lock file of the temporary name
 fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared; compare runs from one machine and time)"

@@ -58,6 +58,8 @@ fi
 
 # 2. The data, generated once per size and seed. Written to temporary names, then renamed,
 #    so an interrupted run never leaves a half-written file that a later run would trust.
+. "$here/generated-data.sh"
+refresh_generated_data
 data="$here/.data"
 mkdir -p "$data"
 base="$data/$size-seed$seed"

@@ -1,0 +1,27 @@
+# Sourced by run.sh, ingest.sh and interop.sh (needs $here and $root set).
+#
+# The generated inputs in .data/ are made once and reused, so a change to the generator would
+# otherwise leave every later run measuring the old data (as happened when the generator's
+# overnight gaps changed). `.data/GENERATOR` records a hash of the generator's sources and of
+# the writers that turn its rows into CSV and JSON; when it differs from the current sources,
+# every generated input is deleted and made again. Results (`last-*.md`) are kept.
+
+generator_key() {
+    cat "$root"/Sources/Colonnade/Synthetic/*.swift \
+        "$root"/Sources/DataLinkFormat/QuoteGenerator+Writers.swift | sha256sum | cut -c1-16
+}
+
+# Deletes .data's generated inputs unless they were made by the current generator.
+refresh_generated_data() {
+    local data="$here/.data" key stamp=""
+    key="$(generator_key)"
+    mkdir -p "$data"
+    [ -f "$data/GENERATOR" ] && stamp="$(cat "$data/GENERATOR")"
+    if [ "$stamp" != "$key" ]; then
+        if compgen -G "$data/*-seed*" >/dev/null || compgen -G "$data/ingest-*" >/dev/null; then
+            echo "$(basename "$0"): the generator changed (${stamp:-no stamp} → $key); generating the data again" >&2
+        fi
+        rm -rf "$data"/*-seed* "$data"/ingest-*
+        echo "$key" > "$data/GENERATOR.tmp" && mv "$data/GENERATOR.tmp" "$data/GENERATOR"
+    fi
+}
