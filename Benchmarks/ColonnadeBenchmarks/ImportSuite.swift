@@ -37,21 +37,23 @@ struct ImportSuite {
                      jsonFiles.count, jsonBytes / 1e6, csvBytes / 1e6, columnBytes / 1e6, Date().timeIntervalSince(start)))
 
         let snapshot = dir + "/q.snapshot"
-        let runs = 3
+        // Five runs: the disk's fsync'd write rate moves between runs (420-670 MB/s measured
+        // with dd on one evening), and the save is a third of an import.
+        let runs = 5
         // What the process holds before it reads anything (runtime, Foundation): part of every
         // budget, as the formula is about the data.
         let baseline = Double(Self.peakResident("'\(colonnade)' --version > /dev/null", dir: dir))
         for (kind, inputs, bytes) in [("JSON", "'\(dir)/json/'*.json", jsonBytes), ("CSV", "'\(dir)/PRICES.csv'", csvBytes)] {
             for threads in [1, 2] {
                 let command = "'\(colonnade)' import \(inputs) --threads \(threads) --snapshot '\(snapshot)' > /dev/null"
-                let result = measure(runs: runs) {
-                    unlink(snapshot)
+                // Deleting the last run's 500 MB file is not part of an import: untimed.
+                let result = measure(runs: runs, prepare: { unlink(snapshot) }) {
                     sink(Self.shell(command) == nil ? 1 : 0)
                 }
                 unlink(snapshot)
                 let peak = Self.peakResident(command, dir: dir)
                 let budget = baseline + bytes + 1.2 * columnBytes
-                record("colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, bytes: bytes,
+                record("colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, runs: runs, bytes: bytes,
                        note: String(format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
                                     Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER"))
             }
@@ -89,7 +91,7 @@ struct ImportSuite {
         let base = dir + "/base.snapshot"
         let plain = try measure(runs: runs) { try imported.save(to: base) }
         let fileBytes = Double(try Self.size(of: base))
-        record("plain save of the \(label) snapshot (in process, fsync)", plain, bytes: fileBytes, note: "the update's yardstick")
+        record("plain save of the \(label) snapshot (in process, fsync)", plain, runs: runs, bytes: fileBytes, note: "the update's yardstick")
         try QuoteGenerator.writeDatatableCSV(Self.nextDay(of: imported), to: dir + "/ONEDAY.csv")
         let work = dir + "/work.snapshot"
         var times: [Double] = []
@@ -103,7 +105,7 @@ struct ImportSuite {
         times = Array(times.dropFirst()).sorted()
         let median = times[times.count / 2]
         record("colonnade import one day × \(imported.tickers.count) tickers into the \(label) snapshot t=2", (median, (times.last! - times.first!) / median),
-               bytes: fileBytes, note: String(format: "%.2f× the plain save (target ≤ 1.5×); load + upsert + save + fsync", median / plain.median))
+               runs: runs, bytes: fileBytes, note: String(format: "%.2f× the plain save (target ≤ 1.5×); load + upsert + save + fsync", median / plain.median))
     }
 
     /// One row per ticker, the day after its last, with its last row's values.
@@ -135,8 +137,8 @@ struct ImportSuite {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
-    private func record(_ name: String, _ result: (median: Double, spread: Double), bytes: Double, note: String) {
-        recorder.record(Measurement(suite: "import", name: name, seconds: result.median, spread: result.spread, runs: 3,
+    private func record(_ name: String, _ result: (median: Double, spread: Double), runs: Int, bytes: Double, note: String) {
+        recorder.record(Measurement(suite: "import", name: name, seconds: result.median, spread: result.spread, runs: runs,
                                     items: bytes, unit: "B", bytes: bytes, note: note))
     }
 
