@@ -59,8 +59,8 @@ public struct ColumnarReference {
         case .unknownColumn: return nil
         case .other(let p): return Reference.evaluate(p, table: table, row: row)
         case let .range(column, bounds):
-            guard let x = column[row], !x.isNaN else { return nil }
-            return bounds.matches(x)
+            guard let x = column[row] else { return nil }
+            return Reference.within(x, bounds)
         case .dates(let bounds): return bounds.matches(dates[row])
         case .tickers(let codes): return codes.contains(tickerOfRow[row])
         case .not(let q): return evaluate(q, row: row).map { !$0 }

@@ -133,8 +133,8 @@ public struct ExpressionOracle {
     func evaluate(_ n: Node, row: Int) -> Bool? {
         switch n {
         case let .values(v, bounds):
-            guard let x = v[row], !x.isNaN else { return nil }
-            return bounds.matches(x)
+            guard let x = v[row] else { return nil }
+            return Reference.within(x, bounds)
         case .not(let q):
             return evaluate(q, row: row).map { !$0 }
         case .and(let qs):

@@ -8,17 +8,13 @@ public enum Reference {
         case .constant(let b): return b
         case let .range(name, bounds):
             guard let column = table.column(named: name) else { return nil }
-            // A NaN bound (a folded `x / 0`, which is null) makes the comparison unknown, as with
-            // SQL's `x <> NULL`: neither it nor its `not` matches.
-            if bounds.lower?.isNaN == true || bounds.upper?.isNaN == true { return nil }
             if case .int64(let c) = column {
                 // Exactly: Double(x) rounds above 2^53 (Double(Int64.max) is 2^63, past every Int64).
                 guard let x = c.value(at: row) else { return nil }
-                return matches(x, bounds)
+                return sides(bounds) { compare(x, $0) }
             }
             guard let x = column.doubleValue(at: row) else { return nil }
-            if x.isNaN { return nil }
-            return bounds.matches(x)
+            return within(x, bounds)
         case let .integerRange(name, bounds):
             guard let column = table.column(named: name) else { return nil }
             if case .int64(let c) = column {
@@ -66,6 +62,35 @@ public enum Reference {
             }
             return unknown ? nil : false
         }
+    }
+
+    /// Whether `x` lies within `bounds`, with SQL's three-valued logic: a two-sided range is its
+    /// two comparisons joined by `and` (`lo <= x and x <= hi`, as SQL defines `between`), and a
+    /// NaN value or a NaN bound (a folded `x / 0`, which is null) makes its comparison unknown. So
+    /// `x between 6/0 and 100` is unknown where `x <= 100` and false where `x > 100`, which its
+    /// `not` then selects (Query fuzz finding 9); `x <> 6/0` is unknown everywhere (finding 8).
+    public static func within(_ x: Double, _ bounds: RangeBounds<Double>) -> Bool? {
+        if x.isNaN { return nil }
+        return sides(bounds) { x < $0 ? -1 : x > $0 ? 1 : 0 }
+    }
+
+    /// The Kleene `and` of a range's two comparisons, given `order(bound)`: -1, 0 or 1 as the
+    /// value is below, equal to or above a (non-NaN) bound.
+    static func sides(_ bounds: RangeBounds<Double>, order: (Double) -> Int) -> Bool? {
+        var unknown = false
+        if let lo = bounds.lower {
+            if lo.isNaN { unknown = true } else {
+                let c = order(lo)
+                if c < 0 || (c == 0 && !bounds.lowerInclusive) { return false }
+            }
+        }
+        if let hi = bounds.upper {
+            if hi.isNaN { unknown = true } else {
+                let c = order(hi)
+                if c > 0 || (c == 0 && !bounds.upperInclusive) { return false }
+            }
+        }
+        return unknown ? nil : true
     }
 
     /// Whether the integer `x` lies within `bounds`, compared exactly (not through `Double(x)`).

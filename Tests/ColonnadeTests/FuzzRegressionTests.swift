@@ -102,4 +102,36 @@ import ColonnadeTestSupport
             #expect(try t.select(parsed).rows() == [], "\(text)")
         }
     }
+
+    /// Query fuzz finding 9: `close >= 1e6 or not (open between 6/0 and 7333333333333330)`. SQL's
+    /// `x between lo and hi` is `x >= lo and x <= hi`; with a null (folded `6 / 0`) bound the
+    /// first is unknown, so the whole is unknown where `x <= hi` and false where `x > hi`, and its
+    /// `not` selects the rows above `hi`. The engine did that; the references called the whole
+    /// range unknown (and the expression oracle called it false) and disagreed.
+    @Test func aBetweenWithOneNullBoundIsFalseOutsideTheOtherBound() throws {
+        let values: [Double] = [1, 0, -2.5, .nan, .infinity, -.infinity, 22, 100, 100.5, .greatestFiniteMagnitude]
+        var t = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
+                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        t.computeSummaries()
+        let above100 = values.indices.filter { values[$0] > 100 }
+        let below1 = values.indices.filter { values[$0] < 1 }
+        let cases: [(String, [Int])] = [
+            ("open between 6/0 and 100", []),
+            ("not (open between 6/0 and 100)", above100),
+            ("open not between 6/0 and 100", above100),
+            ("not (open + 0 between 6/0 and 100)", above100),
+            ("not (open between 1 and 0/0)", below1),
+            ("not (open * 1 between 1 and 0/0)", below1),
+            ("not (open between 0/0 and 0/0)", []),
+        ]
+        for (text, expected) in cases {
+            let parsed = try QueryParser(table: t).parse(text)
+            #expect(Reference.rows(parsed, table: t) == expected, "\(text)")
+            #expect(ColumnarReference(t).rows(parsed) == expected, "\(text)")
+            for zoneMaps in [true, false] {
+                #expect(try t.select(parsed, options: QueryOptions(threads: 1, useBlockSummaries: zoneMaps)).rows() == expected, "\(text)")
+            }
+        }
+    }
 }
