@@ -13,7 +13,8 @@ struct ImportCommand: Command {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let threads = parsed[Options.threads] ?? QueryOptions.availableCores
-        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError)
+        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
+                                          delay: ImportProgressLine.delay(environment: context.environment))
         let incoming: QuoteTable
         do {
             defer { progress.finish() }
