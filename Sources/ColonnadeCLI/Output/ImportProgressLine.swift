@@ -33,6 +33,10 @@ final class ImportProgressLine: @unchecked Sendable {
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.draw() }
         timer.resume()
+        // No delay (only the tests' `$COLONNADE_PROGRESS_AFTER_MS=0`): the first line is drawn
+        // before the import starts, so that even an import faster than the timer's first tick
+        // shows it.
+        if delay <= .zero { queue.sync { draw() } }
     }
 
     private func draw() {
