@@ -61,4 +61,23 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == before)
         #expect(try QuoteTable.load(from: snapshot).rowCount == 2_000)
     }
+
+    /// A file larger than the memory left (a sparse 1 GiB file under the 128 MiB limit): reading it
+    /// into memory fails with an error naming it, for one thread and for several.
+    @Test(arguments: ["1", "2"])
+    func aFileLargerThanTheMemoryLeftIsAnErrorNotACrash(threads: String) throws {
+        let directory = try EndToEndFixture.scratchDirectory("oom-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("WIKI-BIG.json")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let snapshot = directory.appendingPathComponent("quotes.snapshot").path
+        let failed = try Self.runLimited(["import", big.path, "--snapshot", snapshot, "--threads", threads], in: directory)
+        #expect(failed.status == 1, "\(failed.standardError)")
+        #expect(!failed.terminatedBySignal)
+        #expect(failed.standardError == "error: \(big.path): cannot read: out of memory: cannot allocate 1.0 GiB to hold the file\n")
+        #expect(!FileManager.default.fileExists(atPath: snapshot))
+    }
 }

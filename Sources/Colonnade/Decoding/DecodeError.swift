@@ -120,7 +120,7 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `bytes` as `12.3 MiB`, `4.0 GiB` or `512 bytes`.
-    static func sizeText(_ bytes: Int) -> String {
+    package static func sizeText(_ bytes: Int) -> String {
         if bytes < 1 << 20 { return "\(bytes) bytes" }
         let gib = bytes >= 1 << 30
         let value = Double(bytes) / Double(gib ? 1 << 30 : 1 << 20)
