@@ -245,6 +245,28 @@ import Testing
         #expect(scratch.bytes("quotes.snapshot") == before)
     }
 
+    /// Page 2 is cut short, so not even its cursor can be read: it is decoded in place for the
+    /// decoder's own error, and no page after it is asked for.
+    @Test func aPageWhoseCursorCannotBeReadIsDecodedInPlaceForItsError() async throws {
+        let scratch = try Scratch()
+        let before = try await makeSnapshot(in: scratch, tickers: 3, days: 50)
+        let pages = TablePages(QuoteBodies(tickers: 3, days: 60).table, perPage: 50)
+        let handler: LoopbackHTTPServer.Handler = { request in
+            guard request.query("qopts.cursor_id") == "p2" else { return pages.serve(request) }
+            return .json(pages.bodies[1].prefix(300))
+        }
+        try await LoopbackHTTPServer.run(handler) { server in
+            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols), in: scratch,
+                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            #expect(run.status == 1)
+            #expect(run.errorLines.count == 1, "\(run.standardError)")
+            #expect(run.errorLines.first?.hasPrefix("error: WIKI/PRICES page 2:1:") == true, "\(run.standardError)")
+            #expect(run.errorLines.first?.contains("input ends early") == true, "\(run.standardError)")
+            #expect(server.requests.map { $0.query("qopts.cursor_id") } == [nil, "p2"])
+        }
+        #expect(scratch.bytes("quotes.snapshot") == before)
+    }
+
     // MARK: Cancellation
 
     /// Ctrl-C after the first response arrived (so it is decoded or decoding) while the second
