@@ -143,8 +143,8 @@ public enum QuoteImporter {
             throw .decoding(.unreadable(path: path, reason: "is \(FileTarget.kind(info.st_mode)), not a regular file"))
         }
         var capacity = Swift.max(Int(info.st_size), 0) + 1
-        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
-        defer { buffer.deallocate() }
+        var buffer = try fileBuffer(capacity, path: path)
+        defer { free(buffer) }
         var count = 0
         if threads > 1 && Int(info.st_size) >= parallelReadSize {
             let (n, code) = readInPieces(fd, into: buffer, size: Int(info.st_size), threads: threads)
@@ -154,9 +154,9 @@ public enum QuoteImporter {
         while true {
             if count == capacity {
                 // The file grew while being read.
-                let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 64)
+                let bigger = try fileBuffer(capacity * 2, path: path)
                 bigger.copyMemory(from: buffer, byteCount: count)
-                buffer.deallocate()
+                free(buffer)
                 buffer = bigger
                 capacity *= 2
             }
@@ -169,6 +169,16 @@ public enum QuoteImporter {
             count += n
         }
         return try body(UnsafeRawBufferPointer(start: buffer, count: count))
+    }
+
+    /// `byteCount` bytes, 64-byte aligned, for a file's contents (freed with `free`); a file too
+    /// large for the memory left is `.unreadable` (out of memory), not a stop of the process.
+    private static func fileBuffer(_ byteCount: Int, path: String) throws(ResponseError) -> UnsafeMutableRawPointer {
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, 64, byteCount) == 0, let raw else {
+            throw .decoding(.unreadable(path: path, reason: "out of memory: cannot allocate \(DecodeError.sizeText(byteCount)) to hold the file"))
+        }
+        return raw
     }
 
     /// Files from this size are read on several threads when `withContents` is given threads.

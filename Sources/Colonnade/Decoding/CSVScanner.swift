@@ -82,7 +82,8 @@ package struct CSVScanner {
         let base = input.base, end = input.count
         // About 7 bytes per value (`123.45,`) plus the date.
         let estimate = (end - position) / (7 * width + 6) + 16
-        let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker))
+        let buffers = try RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
+                                     source: input.source)
         let values = buffers.values
         var tickers = TickerInterner()
         defer { symbols = tickers.symbols }
@@ -92,7 +93,7 @@ package struct CSVScanner {
             // Blank lines.
             if base[p] == UInt8(ascii: "\n") { p += 1; continue }
             if base[p] == UInt8(ascii: "\r") && p + 1 < end && base[p + 1] == UInt8(ascii: "\n") { p += 2; continue }
-            buffers.reserve(rows: row + 1)
+            try buffers.reserve(rows: row + 1)
             let dates = buffers.dates
             for i in 0 ..< width {
                 // The field [start, stop); fast path unquoted.
@@ -120,7 +121,7 @@ package struct CSVScanner {
                     let column = values[Int(kind)]
                     if start == stop {
                         column[row] = 0
-                        buffers.setNull(column: Int(kind), row: row)
+                        try buffers.setNull(column: Int(kind), row: row)
                     } else if let v = DecimalParser.parseDouble(base + start, count: stop - start) {
                         column[row] = v
                     } else {

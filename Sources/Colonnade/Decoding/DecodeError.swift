@@ -70,12 +70,15 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateDate(source: String, ticker: String, date: String, rows: [Int])
     /// The file could not be read.
     case unreadable(path: String, reason: String)
+    /// A buffer for the decoded rows could not be allocated: `bytes` (`Int.max` when the size
+    /// overflows) for `rows` rows. Nothing of the input is kept.
+    case outOfMemory(source: String, rows: Int, bytes: Int)
 
     /// The input's name.
     public var source: String {
         switch self {
         case .missing(let s, _), .duplicateColumn(let s, _), .unusableColumnName(let s, _, _), .tooManyColumns(let s, _, _),
-             .duplicateDate(let s, _, _, _), .unreadable(let s, _):
+             .duplicateDate(let s, _, _, _), .unreadable(let s, _), .outOfMemory(let s, _, _):
             s
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
              .rowWidth(let p, _, _), .unknownColumnType(let p, _):
@@ -116,6 +119,15 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// `bytes` as `12.3 MiB`, `4.0 GiB` or `512 bytes`.
+    package static func sizeText(_ bytes: Int) -> String {
+        if bytes < 1 << 20 { return "\(bytes) bytes" }
+        let gib = bytes >= 1 << 30
+        let value = Double(bytes) / Double(gib ? 1 << 30 : 1 << 20)
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(gib ? "GiB" : "MiB")"
+    }
+
     private var message: String {
         switch self {
         case let .truncated(p, expected):
@@ -144,6 +156,9 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(source): duplicate date \(date) for ticker \(ticker) (rows \(rows.map(String.init).joined(separator: " and ")))"
         case let .unreadable(path, reason):
             "\(path): cannot read: \(reason)"
+        case let .outOfMemory(source, rows, bytes):
+            "\(source): out of memory: cannot allocate \(bytes == Int.max ? "more bytes than an address space holds" : Self.sizeText(bytes))"
+                + " for \(rows) decoded rows"
         }
     }
 }

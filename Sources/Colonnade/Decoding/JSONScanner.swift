@@ -30,7 +30,8 @@ package struct JSONScanner {
         let width = kinds.count
         // An estimate of the rows (`["2017-09-29",960.11,…],` is about 8 bytes per value + 16).
         let estimate = (input.count - position) / (8 * width + 8) + 16
-        let buffers = RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker))
+        let buffers = try RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
+                                     source: input.source)
         let base = input.base
         let end = input.count
         let values = buffers.values
@@ -60,7 +61,7 @@ package struct JSONScanner {
             skipBlanks()
             guard p < end, base[p] == UInt8(ascii: "[") else { throw fail("'[' starting row \(row + 1)") }
             p += 1
-            buffers.reserve(rows: row + 1)
+            try buffers.reserve(rows: row + 1)
             let dates = buffers.dates
             for i in 0 ..< width {
                 skipBlanks()
@@ -87,7 +88,7 @@ package struct JSONScanner {
                         }
                         p += 4
                         column[row] = 0
-                        buffers.setNull(column: Int(kind), row: row)
+                        try buffers.setNull(column: Int(kind), row: row)
                     } else {
                         var start = p, stop = p
                         if b == UInt8(ascii: "\"") {

@@ -14,6 +14,8 @@ import Darwin
 /// a time (freeing each buffer as it goes), optionally through a permutation, so the peak is the
 /// buffers plus one column.
 package final class RowBuffers {
+    /// The input's name, for errors.
+    let source: String
     /// Value columns.
     let columnCount: Int
     /// Rows that fit.
@@ -29,22 +31,44 @@ package final class RowBuffers {
     /// Ticker code per row, for datatables.
     private(set) var tickerCodes: UnsafeMutablePointer<Int32>?
 
-    init(columnCount: Int, estimatedRows: Int, withTickers: Bool) {
+    /// Buffers for `estimatedRows` rows (at least 16).
+    ///
+    /// - Throws: `DecodeError.outOfMemory` naming `source` when a buffer cannot be allocated
+    ///   (nothing is left allocated then).
+    init(columnCount: Int, estimatedRows: Int, withTickers: Bool, source: String) throws(DecodeError) {
+        let capacity = Swift.max(16, estimatedRows)
+        // Every buffer is allocated before any property is set, so a failure frees what was
+        // allocated and throws with nothing half-built.
+        var owned: [UnsafeMutableRawPointer] = []
+        func buffer<T>(_: T.Type) throws(DecodeError) -> UnsafeMutablePointer<T> {
+            guard let p = RowBuffers.allocate(T.self, capacity) else {
+                for q in owned { free(q) }
+                throw .outOfMemory(source: source, rows: capacity, bytes: RowBuffers.byteCount(T.self, capacity))
+            }
+            owned.append(UnsafeMutableRawPointer(p))
+            return p
+        }
+        var columns: [UnsafeMutablePointer<Double>] = []
+        columns.reserveCapacity(columnCount)
+        for _ in 0 ..< columnCount { columns.append(try buffer(Double.self)) }
+        let dates = try buffer(Int32.self)
+        let tickerCodes = withTickers ? try buffer(Int32.self) : nil
+        self.source = source
         self.columnCount = columnCount
-        capacity = Swift.max(16, estimatedRows)
+        self.capacity = capacity
         values = .allocate(capacity: Swift.max(columnCount, 1))
         nulls = .allocate(capacity: Swift.max(columnCount, 1))
         for c in 0 ..< columnCount {
-            values[c] = RowBuffers.allocate(Double.self, capacity)
+            values[c] = columns[c]
             nulls[c] = nil
         }
-        dates = RowBuffers.allocate(Int32.self, capacity)
-        tickerCodes = withTickers ? RowBuffers.allocate(Int32.self, capacity) : nil
+        self.dates = dates
+        self.tickerCodes = tickerCodes
     }
 
     deinit {
         for c in 0 ..< columnCount {
-            free(values[c])
+            if values[c] != RowBuffers.taken { free(values[c]) }
             free(nulls[c])
         }
         values.deallocate()
@@ -54,36 +78,55 @@ package final class RowBuffers {
     }
 
     /// Makes room for at least `rows` rows.
+    ///
+    /// - Throws: `DecodeError.outOfMemory` when a buffer cannot grow; the buffers then still hold
+    ///   every row written so far, at the old capacity.
     @inline(__always)
-    func reserve(rows: Int) {
-        if rows > capacity { grow(to: rows) }
+    func reserve(rows: Int) throws(DecodeError) {
+        if rows > capacity { try grow(to: rows) }
     }
 
     @inline(never)
-    private func grow(to rows: Int) {
+    private func grow(to rows: Int) throws(DecodeError) {
         let old = capacity
         let new = Swift.max(rows, old + old / 2)
+        // A buffer that grew stays grown when a later one fails: `capacity` moves only once all
+        // have, and a larger buffer than `capacity` is harmless.
         for c in 0 ..< columnCount {
-            values[c] = RowBuffers.reallocate(values[c], new)
+            values[c] = try growing(values[c], to: new, rows: new)
             if let bits = nulls[c] {
                 let oldWords = (old + 63) >> 6, newWords = (new + 63) >> 6
-                let grown = RowBuffers.reallocate(bits, newWords)
+                let grown = try growing(bits, to: newWords, rows: new)
                 (grown + oldWords).initialize(repeating: 0, count: newWords - oldWords)
                 nulls[c] = grown
             }
         }
-        dates = RowBuffers.reallocate(dates, new)
-        if let t = tickerCodes { tickerCodes = RowBuffers.reallocate(t, new) }
+        dates = try growing(dates, to: new, rows: new)
+        if let t = tickerCodes { tickerCodes = try growing(t, to: new, rows: new) }
         capacity = new
     }
 
+    /// `p` reallocated to `count` elements (for `rows` rows), or `.outOfMemory`; `p` stays valid
+    /// when it throws.
+    private func growing<T>(_ p: UnsafeMutablePointer<T>, to count: Int, rows: Int) throws(DecodeError) -> UnsafeMutablePointer<T> {
+        guard let grown = RowBuffers.reallocate(p, count) else {
+            throw .outOfMemory(source: source, rows: rows, bytes: RowBuffers.byteCount(T.self, count))
+        }
+        return grown
+    }
+
     /// Marks `row` of value column `column` null (its value slot must hold 0).
+    ///
+    /// - Throws: `DecodeError.outOfMemory` when the column's first null needs a bit buffer that
+    ///   cannot be allocated.
     @inline(never)
-    func setNull(column: Int, row: Int) {
+    func setNull(column: Int, row: Int) throws(DecodeError) {
         assert(row < capacity)
         if nulls[column] == nil {
             let words = (capacity + 63) >> 6
-            let bits = RowBuffers.allocate(UInt64.self, words)
+            guard let bits = RowBuffers.allocate(UInt64.self, words) else {
+                throw .outOfMemory(source: source, rows: capacity, bytes: RowBuffers.byteCount(UInt64.self, words))
+            }
             bits.initialize(repeating: 0, count: words)
             nulls[column] = bits
         }
@@ -106,7 +149,7 @@ package final class RowBuffers {
             }
         }
         free(src)
-        values[column] = RowBuffers.allocate(Double.self, 1)
+        values[column] = RowBuffers.taken
         if let bits = nulls[column] {
             var validity = Bitmask(count: n, allSet: true)
             validity.withUnsafeMutableWords { words in
@@ -151,11 +194,21 @@ package final class RowBuffers {
         }
     }
 
-    private static func allocate<T>(_: T.Type, _ n: Int) -> UnsafeMutablePointer<T> {
-        guard let raw = malloc(Swift.max(n, 1) * MemoryLayout<T>.stride) else {
-            fatalError("out of memory allocating \(n) decoder rows")
-        }
-        adviseHugePages(raw, n * MemoryLayout<T>.stride)
+    /// What a taken column's slot holds (never read or written, never freed).
+    nonisolated(unsafe) private static let taken = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+
+    /// The bytes of `n` elements of `T` (at least one element), `Int.max` when that overflows.
+    static func byteCount<T>(_: T.Type, _ n: Int) -> Int {
+        let (bytes, overflow) = Swift.max(n, 1).multipliedReportingOverflow(by: MemoryLayout<T>.stride)
+        return overflow ? Int.max : bytes
+    }
+
+    /// `n` elements of `T` from `malloc`, or nil when they cannot be allocated (or their size
+    /// overflows).
+    static func allocate<T>(_: T.Type, _ n: Int) -> UnsafeMutablePointer<T>? {
+        let bytes = byteCount(T.self, n)
+        guard bytes != Int.max, let raw = malloc(bytes) else { return nil }
+        adviseHugePages(raw, bytes)
         return raw.bindMemory(to: T.self, capacity: n)
     }
 
@@ -173,11 +226,11 @@ package final class RowBuffers {
         #endif
     }
 
-    private static func reallocate<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) -> UnsafeMutablePointer<T> {
-        guard let raw = realloc(p, Swift.max(n, 1) * MemoryLayout<T>.stride) else {
-            fatalError("out of memory growing decoder rows to \(n)")
-        }
-        adviseHugePages(raw, n * MemoryLayout<T>.stride)
+    /// `p` grown to `n` elements with `realloc`, or nil (and `p` unchanged) when that fails.
+    static func reallocate<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) -> UnsafeMutablePointer<T>? {
+        let bytes = byteCount(T.self, n)
+        guard bytes != Int.max, let raw = realloc(p, bytes) else { return nil }
+        adviseHugePages(raw, bytes)
         return raw.bindMemory(to: T.self, capacity: n)
     }
 }

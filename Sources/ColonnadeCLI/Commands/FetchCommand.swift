@@ -186,6 +186,10 @@ struct FetchPlan: Sendable {
     let existing: QuoteTable
     /// `qopts.columns` for the Tables API; nil for all.
     var columns: [String]? = nil
+    /// How many responses may be decoding (or waiting to) while the next downloads.
+    var decodeDepth = QueryOptions.availableCores
+    /// Told as each response's decode starts and ends, numbered in request order (tests).
+    var decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil
 
     struct Outcome: Sendable {
         var tables: [QuoteTable] = []
@@ -228,30 +232,49 @@ struct FetchPlan: Sendable {
 
     func run(client: DataLinkClient, progress: Progress) async throws -> Outcome {
         if let table { return try await runTable(table, client: client, progress: progress) }
-        let results = try await client.fetchMany(symbols) { symbol -> QuoteTable in
+        // Each operation downloads, hands the body to a decoding thread and returns, so the next
+        // request goes out while this response decodes (ARCHITECTURE.md, Fetching).
+        let ahead = DecodeAhead(depth: decodeDepth, events: decodeEvents)
+        let results = try await client.fetchMany(symbols) { symbol -> DecodeAhead.Pending<QuoteTable> in
             guard needsRequest(for: symbol) else {
                 progress.advance(rows: 0, bytes: 0, tickers: 1)
-                return QuoteTable()
+                return DecodeAhead.Pending(.success(QuoteTable()))
             }
             let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
                                                         to: Self.date(to), format: format)
-            let decoded = try response.body.withUnsafeBytes { bytes in
-                try QuoteDecoder.decode(bytes, ticker: Self.storedSymbol(symbol), source: "\(database)/\(symbol)")
+            let stored = Self.storedSymbol(symbol), source = "\(database)/\(symbol)"
+            return await ahead.decode {
+                let decoded = try response.body.withUnsafeBytes { bytes in
+                    try QuoteDecoder.decode(bytes, ticker: stored, source: source)
+                }
+                progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
+                return decoded.table
             }
-            progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
-            return decoded.table
         }
         var outcome = Outcome()
         for (symbol, result) in zip(symbols, results) {
             switch result {
-            case .success(let t): outcome.tables.append(t)
+            case .success(let pending):
+                switch await pending.value {
+                case .success(let t): outcome.tables.append(t)
+                case .failure(let e): outcome.failures.append((symbol, e))
+                }
             case .failure(let e): outcome.failures.append((symbol, e))
             }
         }
         return outcome
     }
 
+    /// Thrown from the page callback to stop following cursors once an earlier page failed to
+    /// decode; that page's error is then reported instead.
+    private struct EarlierPageFailed: Error {}
+
     /// The Tables API: many tickers per request, following cursors; unknown tickers return no rows.
+    ///
+    /// Each page's cursor is read by a structural scan (`DataLinkCursor`), the next page is asked
+    /// for at once, and the page decodes on another thread meanwhile. The result and the errors
+    /// are those of decoding page after page: the first page (in request order) that failed to
+    /// decode wins over anything later, a download error included.
     private func runTable(_ table: String, client: DataLinkClient, progress: Progress) async throws -> Outcome {
         let pending = symbols.filter(needsRequest(for:))
         guard !pending.isEmpty else {
@@ -260,17 +283,41 @@ struct FetchPlan: Sendable {
         }
         let earliest = pending.map { start(for: $0) }
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
-        let pages = PageCollector()
-        try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to), columns: columns) { response in
-            let decoded = try response.body.withUnsafeBytes { bytes in
-                try QuoteDecoder.decode(bytes, source: "\(table) page \(pages.count + 1)")
-            }
-            pages.append(decoded.table)
+        let ahead = DecodeAhead(depth: decodeDepth, events: decodeEvents)
+        @Sendable func decodePage(_ response: DataLinkResponse, source: String) throws -> DecodedResponse {
+            let decoded = try response.body.withUnsafeBytes { bytes in try QuoteDecoder.decode(bytes, source: source) }
             progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 0)
-            return decoded.nextCursorID
+            return decoded
         }
-        var outcome = Outcome(tables: pages.tables)
-        let returned = Set(pages.tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
+        var pages: [DecodeAhead.Pending<DecodedResponse>] = []
+        var walkError: (any Error)?
+        do {
+            try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to), columns: columns) { response in
+                if pages.contains(where: { if case .failure = $0.finished { true } else { false } }) { throw EarlierPageFailed() }
+                let source = "\(table) page \(pages.count + 1)"
+                if let cursor = try? DataLinkCursor.nextCursorID(inJSON: response.body, source: source) {
+                    pages.append(await ahead.decode { try decodePage(response, source: source) })
+                    return cursor
+                }
+                // Not a page the cursor scan reads: decode it here, for the decoder's own answer.
+                let result = Result { try decodePage(response, source: source) }
+                pages.append(DecodeAhead.Pending(result))
+                guard case .success(let decoded) = result else { throw EarlierPageFailed() }
+                return decoded.nextCursorID
+            }
+        } catch {
+            walkError = error
+        }
+        var tables: [QuoteTable] = []
+        for page in pages {
+            tables.append(try await page.value.get().table)
+        }
+        if let walkError {
+            guard !(walkError is EarlierPageFailed) else { throw CommandFailure("a page failed to decode") }
+            throw walkError
+        }
+        var outcome = Outcome(tables: tables)
+        let returned = Set(tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
         for symbol in pending {
             let stored = Self.storedSymbol(symbol)
             guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
@@ -279,16 +326,6 @@ struct FetchPlan: Sendable {
         progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
         return outcome
     }
-}
-
-/// Decoded pages, appended from the page callback.
-final class PageCollector: @unchecked Sendable {
-    // Safe: guarded by `lock`.
-    private let lock = NSLock()
-    private var items: [QuoteTable] = []
-    var count: Int { lock.withLock { items.count } }
-    var tables: [QuoteTable] { lock.withLock { items } }
-    func append(_ t: QuoteTable) { lock.withLock { items.append(t) } }
 }
 
 /// Cancels a task once it is attached, even if the cancellation came first.

@@ -13,7 +13,8 @@ struct ImportCommand: Command {
         let files = parsed.positionals.map(context.resolve)
         let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let threads = parsed[Options.threads] ?? QueryOptions.availableCores
-        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError)
+        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
+                                          delay: ImportProgressLine.delay(environment: context.environment))
         let incoming: QuoteTable
         do {
             defer { progress.finish() }
@@ -94,6 +95,8 @@ extension ResponseError: CLIReportableError {
             "colonnade imports Nasdaq Data Link (Quandl) JSON and CSV responses: dataset, dataset_data or datatable"
         case .missingTicker:
             "name the ticker with --ticker T, or name the file after it (FDX.json, WIKI-FDX.csv)"
+        case .decoding(.outOfMemory):
+            "the decoded rows did not fit in memory: import fewer or smaller files at a time, or where more memory is free"
         case .archive(.tooLarge):
             "if the archive is trusted, raise the limits with --max-inflate-ratio N or --max-inflate-size MiB"
         default:

@@ -16,17 +16,27 @@ final class ImportProgressLine: @unchecked Sendable {
     private let timer: DispatchSourceTimer?
     private var shown = false
 
+    /// How long an import runs before the line appears.
+    static let defaultDelay = Duration.seconds(1)
+
     /// - Parameters:
     ///   - enabled: Whether to draw at all (standard error is a terminal, not quiet).
     ///   - total: The number of input files.
-    init(enabled: Bool, total: Int, writer: any OutputWriter) {
+    ///   - delay: How long the import runs before the first line is drawn.
+    init(enabled: Bool, total: Int, writer: any OutputWriter, delay: Duration = ImportProgressLine.defaultDelay) {
         self.writer = writer
         self.total = total
         timer = enabled ? DispatchSource.makeTimerSource(queue: queue) : nil
         guard let timer else { return }
-        timer.schedule(deadline: .now() + 1, repeating: .milliseconds(250))
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = max(0, Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.draw() }
         timer.resume()
+        // No delay (only the tests' `$COLONNADE_PROGRESS_AFTER_MS=0`): the first line is drawn
+        // before the import starts, so that even an import faster than the timer's first tick
+        // shows it.
+        if delay <= .zero { queue.sync { draw() } }
     }
 
     private func draw() {
@@ -51,5 +61,17 @@ final class ImportProgressLine: @unchecked Sendable {
             }
             shown = false
         }
+    }
+}
+
+extension ImportProgressLine {
+    /// The delay before the line appears: one second, or — for tests only, so that a pseudo-
+    /// terminal test need not import for a whole second — `$COLONNADE_PROGRESS_AFTER_MS`
+    /// milliseconds (0 to 60,000; anything else is ignored). Not documented for users.
+    static func delay(environment: [String: String]) -> Duration {
+        guard let text = environment["COLONNADE_PROGRESS_AFTER_MS"], let ms = Int(text), (0 ... 60_000).contains(ms) else {
+            return defaultDelay
+        }
+        return .milliseconds(ms)
     }
 }

@@ -1,0 +1,83 @@
+import Colonnade
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `colonnade import` when the decoded rows do not fit in memory: a clear error naming the file,
+/// exit status 1 (no crash), and the snapshot exactly as it was. The memory is really short: the
+/// built executable runs under a data-segment limit (`ulimit -d`, RLIMIT_DATA, which counts
+/// `malloc`'s private writable pages but not the program's read-only mappings) of 128 MiB, and
+/// the file's rows need far more: 60,000 rows of 400 empty values are 24 MB of CSV but 192 MB of
+/// row buffers (8 bytes per value). The limit is generous for everything before the rows (the
+/// runtime and the file itself need about 40 MiB), so the allocation that fails is the decoder's.
+@Suite struct OutOfMemoryTests {
+    static let limitKiB = 131_072
+
+    /// A dataset CSV (`Date,V0,…`) of `rows` days, every value empty (null).
+    static func wideEmptyCSV(rows: Int, columns: Int) -> Data {
+        var text = "Date," + (0 ..< columns).map { "V\($0)" }.joined(separator: ",") + "\n"
+        let empty = String(repeating: ",", count: columns) + "\n"
+        text.reserveCapacity(rows * (11 + empty.utf8.count) + text.utf8.count)
+        for row in 0 ..< rows {
+            text += Day(daysSinceEpoch: Int32(-25_000 + row)).description
+            text += empty
+        }
+        return Data(text.utf8)
+    }
+
+    /// Runs `colonnade arguments` under the data-segment limit.
+    static func runLimited(_ arguments: [String], in directory: URL) throws -> BuiltExecutable.Result {
+        try RunningExecutable(["-c", "ulimit -d \(limitKiB); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
+                              environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish(timeout: .seconds(120))
+    }
+
+    @Test func rowsThatDoNotFitInMemoryAreAnErrorAndTheSnapshotStaysUntouched() throws {
+        let directory = try EndToEndFixture.scratchDirectory("oom")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let snapshot = directory.appendingPathComponent("quotes.snapshot").path
+        let small = directory.appendingPathComponent("WIKI-SMALL.csv")
+        try Self.wideEmptyCSV(rows: 2_000, columns: 400).write(to: small)
+        // The same shape, small: under the same limit it imports (the limit alone breaks nothing).
+        let control = try Self.runLimited(["import", small.path, "--snapshot", snapshot, "--threads", "2"], in: directory)
+        #expect(control.status == 0, "\(control.standardError)")
+        #expect(control.standardOutput.contains("imported 2,000 rows for 1 ticker"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: snapshot))
+
+        let big = directory.appendingPathComponent("WIKI-HUGE.csv")
+        try Self.wideEmptyCSV(rows: 60_000, columns: 400).write(to: big)
+        let failed = try Self.runLimited(["import", small.path, big.path, "--snapshot", snapshot, "--threads", "2"], in: directory)
+        #expect(failed.status == 1, "\(failed.standardError)")
+        #expect(!failed.terminatedBySignal)
+        let lines = failed.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(failed.standardError)")
+        #expect(lines.first?.hasPrefix("error: WIKI-HUGE.csv: out of memory: cannot allocate ") == true, "\(failed.standardError)")
+        #expect(lines.first?.hasSuffix(" decoded rows") == true, "\(failed.standardError)")
+        #expect(lines.last == "hint: the decoded rows did not fit in memory: import fewer or smaller files at a time, "
+            + "or where more memory is free")
+        #expect(!failed.standardError.contains("Fatal error"))
+        #expect(failed.standardOutput.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == before)
+        #expect(try QuoteTable.load(from: snapshot).rowCount == 2_000)
+    }
+
+    /// A file larger than the memory left (a sparse 1 GiB file under the 128 MiB limit): reading it
+    /// into memory fails with an error naming it, for one thread and for several.
+    @Test(arguments: ["1", "2"])
+    func aFileLargerThanTheMemoryLeftIsAnErrorNotACrash(threads: String) throws {
+        let directory = try EndToEndFixture.scratchDirectory("oom-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("WIKI-BIG.json")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let snapshot = directory.appendingPathComponent("quotes.snapshot").path
+        let failed = try Self.runLimited(["import", big.path, "--snapshot", snapshot, "--threads", threads], in: directory)
+        #expect(failed.status == 1, "\(failed.standardError)")
+        #expect(!failed.terminatedBySignal)
+        #expect(failed.standardError == "error: \(big.path): cannot read: out of memory: cannot allocate 1.0 GiB to hold the file\n")
+        #expect(!FileManager.default.fileExists(atPath: snapshot))
+    }
+}
