@@ -70,18 +70,28 @@ extension QuoteImporter {
         }
     }
 
-    /// The data rows of each file at `paths` (`countDataRows(_:)`, the files read through a
-    /// private mapping, on up to `threads` threads), or nil when any file cannot be counted.
-    static func countDataRows(_ paths: [String], threads: Int) -> [Int]? {
+    /// The largest file `countDataRows(_:threads:)` counts: a bigger one makes the whole import
+    /// take the ordinary path (its copy for counting would add its size to the peak memory).
+    static let largestCountedFile = 64 << 20
+
+    /// The data rows of each file at `paths` (`countDataRows(_:)`, on up to `threads` threads),
+    /// or nil when any file cannot be counted.
+    ///
+    /// Each file is read with `pread` into one buffer per worker, reused from file to file (so it
+    /// stays in cache), not mapped: a file truncated meanwhile must not end the process with
+    /// SIGBUS. A file changed between this count and its decoding is caught as any miscount is.
+    static func countDataRows(_ paths: [String], threads: Int, largestFile: Int = largestCountedFile) -> [Int]? {
         var counts = [Int](repeating: -1, count: paths.count)
         let failed = Atomic<Bool>(false)
-        counts.withUnsafeMutableBufferPointer { buffer in
-            let out = SharedPointer(base: buffer.baseAddress!)
-            forEachChunk(paths.count, threads: threads) { i, _ in
+        let workers = Swift.max(1, Swift.min(threads, paths.count))
+        let buffers = (0 ..< workers).map { _ in CountBuffer() }
+        counts.withUnsafeMutableBufferPointer { out in
+            let slots = SharedPointer(base: out.baseAddress!)
+            forEachChunk(paths.count, threads: workers) { i, worker in
                 guard !failed.load(ordering: .relaxed) else { return }
-                if let n = countDataRows(atPath: paths[i]) {
+                if let n = buffers[worker].countDataRows(atPath: paths[i], largestFile: largestFile) {
                     // Safe: each index is claimed by one worker only.
-                    out.base[i] = n
+                    slots.base[i] = n
                 } else {
                     failed.store(true, ordering: .relaxed)
                 }
@@ -91,18 +101,7 @@ extension QuoteImporter {
     }
 
     /// `countDataRows(_:)` of the regular file at `path`, or nil.
-    static func countDataRows(atPath path: String) -> Int? {
-        // O_NONBLOCK: a FIFO must not make this wait for a writer.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else { return nil }
-        let size = Int(info.st_size)
-        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else { return nil }
-        defer { munmap(p, size) }
-        return countDataRows(UnsafeRawBufferPointer(start: p, count: size))
-    }
+    static func countDataRows(atPath path: String) -> Int? { CountBuffer().countDataRows(atPath: path) }
 
     /// How many rows the `"data"` array of a JSON response holds, counted without decoding: the
     /// `[` bytes from the array's opening to its first `]]` (a row's end that ends the array).
@@ -171,6 +170,38 @@ private func bracketsAndEnds(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: In
         ends |= (b == UInt8(ascii: "]") ? 1 : 0) & (next == UInt8(ascii: "]") ? 1 : 0)
     }
     return (Int(opens), ends != 0)
+}
+
+/// One worker's buffer for counting rows: the file is read into it whole.
+private final class CountBuffer {
+    private var base = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 64)
+    private var capacity = 1 << 20
+
+    deinit { base.deallocate() }
+
+    func countDataRows(atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile) -> Int? {
+        // O_NONBLOCK: a FIFO must not make this wait for a writer.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
+              info.st_size <= largestFile else { return nil }
+        let size = Int(info.st_size)
+        if size > capacity {
+            base.deallocate()
+            capacity = size
+            base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+        }
+        var done = 0
+        while done < size {
+            let n = pread(fd, base + done, size - done, off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }  // an error, or the file shrank: the ordinary path reports it
+            done += n
+        }
+        return QuoteImporter.countDataRows(UnsafeRawBufferPointer(start: base, count: size))
+    }
 }
 
 /// The draft `importDirect` makes on input 0's worker.

@@ -120,6 +120,11 @@ struct DirectImportTests {
                 #expect(QuoteImporter.countDataRows(atPath: path) == entry.rowCount, "\(shape) \(entry.symbol)")
             }
         }
+        // Files are read whole to be counted: past the limit, none is counted (the ordinary path runs).
+        let all = try QuoteGenerator.writeDatasetJSON(table, toDirectory: dir + "/again")
+        let largest = try all.map { try #require(try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) }.max()!
+        #expect(QuoteImporter.countDataRows(all, threads: 2, largestFile: largest) == table.tickers.map(\.rowCount))
+        #expect(QuoteImporter.countDataRows(all, threads: 2, largestFile: largest - 1) == nil)
         let datatable = Fixtures.quandlPath("WIKI-PRICES.datatable.json")
         #expect(QuoteImporter.countDataRows(atPath: datatable) == (try QuoteImporter.decodeFile(datatable).table.rowCount))
         func count(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { QuoteImporter.countDataRows($0) } }
