@@ -43,6 +43,16 @@ import Testing
         }
     }
 
+    @Test func aSnapshotThatCannotBeCreatedFailsAsOnTheOrdinaryPath() async throws {
+        let scratch = try Scratch()
+        let files = try await Self.inputs(in: scratch, seed: 10)
+        let target = scratch.file("none/q.snapshot")
+        let direct = await runOffPool(["import"] + files + ["--snapshot", target], in: scratch)
+        let ordinary = await runOffPool(["import"] + files + ["--snapshot", target], in: scratch, environment: scratch.environment(Self.ordinary))
+        #expect(direct.status == 1 && !direct.standardError.isEmpty)
+        #expect(direct.standardError == ordinary.standardError && direct.status == ordinary.status)
+    }
+
     @Test func aFailingFileLeavesNoSnapshotAndNoTemporaryAndAnExistingOneByteIdentical() async throws {
         let scratch = try Scratch()
         var files = try await Self.inputs(in: scratch, seed: 9)

@@ -110,6 +110,18 @@ struct DirectImportTests {
         }
     }
 
+    @Test func aSnapshotThatCannotBeCreatedLeavesTheErrorToTheOrdinaryPath() throws {
+        let dir = ImportTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let paths = try QuoteGenerator.writeDatasetJSON(try Self.withoutNulls(P.randomTable(seed: 81, tickers: 5)), toDirectory: dir + "/json")
+        let progress = ImportProgress()
+        // No such directory: the temporary cannot be made; the ordinary save reports it.
+        #expect(try QuoteImporter.importDirect(paths, ticker: nil, threads: 2, progress: progress, snapshot: dir + "/none/s.snapshot") == nil)
+        #expect(progress.current.files == 0, "nothing counted when it gives up")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/none"))
+        #expect(throws: SnapshotError.self) { try QuoteImporter.importFiles(paths, threads: 2).save(to: dir + "/none/s.snapshot") }
+    }
+
     @Test func countsTheDataRowsOfEveryGeneratedShape() throws {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
