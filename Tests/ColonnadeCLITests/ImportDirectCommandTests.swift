@@ -13,8 +13,12 @@ import Testing
     static func inputs(in scratch: Scratch, seed: Int) async throws -> [String] {
         let made = await runOffPool(["generate", "--tickers", "25", "--days", "60", "--seed", "\(seed)", "--json-dir", scratch.file("json")], in: scratch)
         #expect(made.status == 0, "\(made.standardError)")
-        try scratch.write(#"{"dataset_data":{"column_names":["Date","Open","High","Low","Close","Volume"],"data":[]}}"#, to: "json/WIKI-NONE.json")
-        return try FileManager.default.contentsOfDirectory(atPath: scratch.file("json")).sorted().map { scratch.file("json/" + $0) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: scratch.file("json")).sorted()
+        // The generator's columns (the files must share them to be placed together), and no rows.
+        let first = try String(contentsOfFile: scratch.file("json/" + names[0]), encoding: .utf8)
+        let columns = first[try #require(first.firstRange(of: #/"column_names":\[[^\]]*\]/#))]
+        try scratch.write(#"{"dataset_data":{\#(columns),"data":[]}}"#, to: "json/WIKI-NONE.json")
+        return (names + ["WIKI-NONE.json"]).sorted().map { scratch.file("json/" + $0) }
     }
 
     /// The names in the scratch directory's `out` folder.
