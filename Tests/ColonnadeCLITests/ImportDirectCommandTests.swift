@@ -47,6 +47,18 @@ import Testing
         }
     }
 
+    @Test func removesTheTemporaryOfAKilledImport() async throws {
+        let scratch = try Scratch()
+        let files = try await Self.inputs(in: scratch, seed: 11)
+        try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: true)
+        // What a killed import leaves: its temporary, no longer locked by anyone.
+        try scratch.write("half a snapshot", to: "out/.q.snapshot.tmp-99999-0123456789abcdef")
+        let run = await runOffPool(["import"] + files + ["--snapshot", scratch.file("out/q.snapshot")], in: scratch)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try Self.outNames(scratch) == ["q.snapshot", "q.snapshot.lock"])
+        #expect(QuoteTable.verifySnapshot(at: scratch.file("out/q.snapshot")).isValid)
+    }
+
     @Test func aSnapshotThatCannotBeCreatedFailsAsOnTheOrdinaryPath() async throws {
         let scratch = try Scratch()
         let files = try await Self.inputs(in: scratch, seed: 10)
