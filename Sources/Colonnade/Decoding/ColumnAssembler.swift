@@ -13,6 +13,10 @@ import Synchronization
 ///
 /// The reservation is address space (anonymous pages are zero-filled on first touch), so an
 /// upper bound several times the real row count costs nothing resident.
+///
+/// Or the columns are a `SnapshotDraft`'s payloads (`init(valueNames:dateColumnName:draft:)`,
+/// exactly the counted rows): `place` then writes each column's rows through a scratch buffer
+/// into the snapshot file, and the table `finish` gives views them in the file's pages.
 package final class ColumnAssembler: @unchecked Sendable {
     // Safe to share: `place` calls write disjoint row ranges (the caller's offsets do not
     // overlap), null rows go through a mutex, and `finish` runs after every `place` returned.
