@@ -87,7 +87,11 @@ extension QuoteImporter {
 
     /// Decodes inputs `0 ..< count` on up to `threads` threads (`decode(i)`) and places each into
     /// final columns sized for `inputBytes` of text, in input order.
+    ///
+    /// `makeAssembler` makes the columns once input 0 is decoded (from its rows, for an upper
+    /// bound of the rows); nil abandons the placing. By default they are anonymous memory.
     static func placeInOrder(_ count: Int, threads: Int, inputBytes: Int,
+                             makeAssembler: ((DecodedRows, Int) -> ColumnAssembler?)? = nil,
                              decode: (Int) throws(ResponseError) -> DecodedRows) -> PlacingOutcome {
         guard count > 0 else { return .abandoned }
         let state = PlacingState()
@@ -109,8 +113,8 @@ extension QuoteImporter {
                 guard let offset = state.waitForTurn(i) else { return }
                 if i == 0 {
                     let capacity = inputBytes / minimumRowBytes(valueCount: rows.valueNames.count) + 1
-                    state.assembler = ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName,
-                                                      rowCapacity: capacity)
+                    state.assembler = makeAssembler.map { $0(rows, capacity) }
+                        ?? ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, rowCapacity: capacity)
                 }
                 guard let assembler = state.assembler, assembler.accepts(rows, at: offset) else {
                     state.abandoned.store(true, ordering: .relaxed)

@@ -13,6 +13,10 @@ import Synchronization
 ///
 /// The reservation is address space (anonymous pages are zero-filled on first touch), so an
 /// upper bound several times the real row count costs nothing resident.
+///
+/// Or the columns are a `SnapshotDraft`'s payloads (`init(valueNames:dateColumnName:draft:)`,
+/// exactly the counted rows): `place` then writes each column's rows through a scratch buffer
+/// into the snapshot file, and the table `finish` gives views them in the file's pages.
 package final class ColumnAssembler: @unchecked Sendable {
     // Safe to share: `place` calls write disjoint row ranges (the caller's offsets do not
     // overlap), null rows go through a mutex, and `finish` runs after every `place` returned.
@@ -38,13 +42,16 @@ package final class ColumnAssembler: @unchecked Sendable {
     private let summarized: [UnsafeMutablePointer<UInt8>]
     private let blockCapacity: Int
     private var finished = false
+    /// The owner of the regions when they are a `SnapshotDraft`'s payloads (nil: anonymous
+    /// mappings of our own).
+    private let regionOwner: AnyObject?
+    /// The draft whose payloads the rows are written into (`place` then writes through the file;
+    /// the regions are its read-only mapping).
+    private let draft: SnapshotDraft?
 
     /// Reserves columns for up to `rowCapacity` rows; nil when the address space is not there
     /// (the caller merges tables instead).
-    package init?(valueNames: [String], dateColumnName: String, rowCapacity: Int) {
-        self.valueNames = valueNames
-        self.dateColumnName = dateColumnName
-        self.rowCapacity = rowCapacity
+    package convenience init?(valueNames: [String], dateColumnName: String, rowCapacity: Int) {
         var regions: [UnsafeMutableRawPointer] = []
         var sizes: [Int] = []
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -61,8 +68,32 @@ package final class ColumnAssembler: @unchecked Sendable {
             regions.append(pointer)
             sizes.append(bytes)
         }
+        self.init(valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: rowCapacity,
+                  regions: regions, regionBytes: sizes, owner: nil, draft: nil)
+    }
+
+    /// Columns for exactly `draft.rowCount` rows written straight into `draft`'s payloads, so
+    /// that `finish` gives a table whose columns already lie in the snapshot file
+    /// (`SnapshotDraft.commit`). The draft must be laid out for `valueNames.count` Float64
+    /// columns.
+    package convenience init(valueNames: [String], dateColumnName: String, draft: SnapshotDraft) {
+        precondition(draft.payloadOffsets.count == valueNames.count + 1, "the draft is laid out for other columns")
+        let k = draft.payloadOffsets.indices
+        // Safe: with a draft, `place` never writes through the regions, only reads them back.
+        self.init(valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: draft.rowCount,
+                  regions: k.map { UnsafeMutableRawPointer(mutating: draft.payload($0)) },
+                  regionBytes: k.map { draft.payloadCapacity($0) }, owner: draft.owner, draft: draft)
+    }
+
+    private init(valueNames: [String], dateColumnName: String, rowCapacity: Int,
+                 regions: [UnsafeMutableRawPointer], regionBytes: [Int], owner: AnyObject?, draft: SnapshotDraft?) {
+        self.draft = draft
+        self.valueNames = valueNames
+        self.dateColumnName = dateColumnName
+        self.rowCapacity = rowCapacity
         self.regions = regions
-        self.regionBytes = sizes
+        self.regionBytes = regionBytes
+        self.regionOwner = owner
         self.nullRows = Mutex([[Int]](repeating: [], count: valueNames.count))
         let blocks = rowCapacity / BlockSummaries<Double>.blockRows + 1
         blockCapacity = blocks
@@ -76,7 +107,7 @@ package final class ColumnAssembler: @unchecked Sendable {
     }
 
     deinit {
-        if !finished { for (r, b) in zip(regions, regionBytes) { munmap(r, b) } }
+        if !finished && regionOwner == nil { for (r, b) in zip(regions, regionBytes) { munmap(r, b) } }
         dateSummaries.minimums.deallocate(); dateSummaries.maximums.deallocate()
         for s in valueSummaries { s.minimums.deallocate(); s.maximums.deallocate(); s.unknown.deallocate() }
         for flags in summarized { flags.deallocate() }
@@ -95,6 +126,14 @@ package final class ColumnAssembler: @unchecked Sendable {
         let blockRows = BlockSummaries<Double>.blockRows
         // The blocks wholly inside these rows (none may be, for short inputs).
         let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = (offset + rows.rowCount) / blockRows
+        if let draft {
+            if let order = rows.order {
+                order.withUnsafeBufferPointer { placeWriting(rows, into: draft, at: offset, order: $0) }
+            } else {
+                placeWriting(rows, into: draft, at: offset, order: nil)
+            }
+            return
+        }
         let run = { (order: UnsafeBufferPointer<Int32>?) in
             let dates = self.regions[0].assumingMemoryBound(to: Int32.self)
             buffers.copyDates(to: dates + offset, order: order)
@@ -120,6 +159,42 @@ package final class ColumnAssembler: @unchecked Sendable {
             }
         }
         if let order = rows.order { order.withUnsafeBufferPointer { run($0) } } else { run(nil) }
+    }
+
+    /// `place` into a draft: each column's rows are copied, sorted, into a scratch buffer that
+    /// stays in cache, summarized there (the blocks wholly inside these rows), and written into
+    /// the file with one `pwrite` (whole pages need no zeroing in the page cache).
+    private func placeWriting(_ rows: DecodedRows, into draft: SnapshotDraft, at offset: Int, order: UnsafeBufferPointer<Int32>?) {
+        let buffers = rows.buffers, n = rows.rowCount
+        let blockRows = BlockSummaries<Double>.blockRows
+        let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = Swift.max(firstBlock, (offset + n) / blockRows)
+        let dates = UnsafeMutablePointer<Int32>.allocate(capacity: Swift.max(1, n))
+        defer { dates.deallocate() }
+        buffers.copyDates(to: dates, order: order)
+        for b in firstBlock ..< endBlock {
+            // Safe: as in `place`; block b's rows are rows b * blockRows - offset ..< + blockRows of these.
+            (dateSummaries.minimums[b], dateSummaries.maximums[b]) =
+                BlockSummaries<Int32>.summary(of: dates + (b * blockRows - offset), count: blockRows)
+            summarized[0][b] = 1
+        }
+        draft.write(dates, count: n * 4, intoPayload: 0, at: offset * 4)
+        let values = UnsafeMutablePointer<Double>.allocate(capacity: Swift.max(1, n))
+        defer { values.deallocate() }
+        for c in 0 ..< valueNames.count {
+            let nulls = buffers.copyColumn(c, to: values, order: order)
+            draft.write(values, count: n * 8, intoPayload: c + 1, at: offset * 8)
+            if !nulls.isEmpty {
+                nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }
+                continue  // finish summarizes this column with its validity
+            }
+            let s = valueSummaries[c]
+            for b in firstBlock ..< endBlock {
+                // Safe: as for the dates.
+                (s.minimums[b], s.maximums[b], s.unknown[b]) =
+                    BlockSummaries<Double>.summary(of: values + (b * blockRows - offset), count: blockRows)
+                summarized[c + 1][b] = 1
+            }
+        }
     }
 
     /// The summaries of the first `rowCount` dates: those filled in while placing, the rest now.
@@ -176,11 +251,16 @@ package final class ColumnAssembler: @unchecked Sendable {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         var storages: [ColumnStorage] = []
         for (k, width) in ([4] + Array(repeating: 8, count: valueNames.count)).enumerated() {
-            let kept = Swift.max(page, (rowCount * width + page - 1) / page * page)
-            if kept < regionBytes[k] { munmap(regions[k] + kept, regionBytes[k] - kept) }
             // Exactly the padded length, as `shrinkToFit` wants it; `munmap` in its deinit
             // frees the whole last page.
             let used = Swift.max(ColumnStorage.alignment, ColumnStorage.paddedByteCount(rowCount * width))
+            if let regionOwner {
+                // A draft's payloads: views (a payload of no rows still gets its 64 bytes, within the mapping).
+                storages.append(ColumnStorage(borrowing: regions[k], byteCount: used, owner: regionOwner))
+                continue
+            }
+            let kept = Swift.max(page, (rowCount * width + page - 1) / page * page)
+            if kept < regionBytes[k] { munmap(regions[k] + kept, regionBytes[k] - kept) }
             storages.append(ColumnStorage(adoptingMapping: regions[k], byteCount: used))
         }
         let nulls = nullRows.withLock { $0 }

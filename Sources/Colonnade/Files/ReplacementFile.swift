@@ -40,10 +40,13 @@ public final class ReplacementFile {
 
     /// Creates the temporary beside `path`'s target (after removing stale temporaries of it).
     ///
-    /// - Parameter defaultMode: permission bits of a new file (the umask applies); a replaced
-    ///   file's bits are carried over instead.
+    /// - Parameters:
+    ///   - defaultMode: permission bits of a new file (the umask applies); a replaced file's bits
+    ///     are carried over instead.
+    ///   - readable: open the temporary for reading too (`O_RDWR`), as a shared writable
+    ///     `mmap` of it needs (`SnapshotDraft`).
     /// - Throws: `ReplacementFileError`; nothing was created then.
-    public init(replacing path: String, defaultMode: mode_t = 0o644) throws(ReplacementFileError) {
+    public init(replacing path: String, defaultMode: mode_t = 0o644, readable: Bool = false) throws(ReplacementFileError) {
         if path.isEmpty || path.hasSuffix("/") { throw .isADirectory(path: path) }
         let target = try FileTarget(forWriting: path)
         try target.checkWritable()
@@ -57,7 +60,7 @@ public final class ReplacementFile {
         var created: (String, Int32)?
         for _ in 0 ..< 8 {
             let candidate = directory + "/." + name + ".tmp-\(getpid())-" + SystemRandomNumberGenerator().nextHex()
-            let fd = Glibc.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, defaultMode)
+            let fd = Glibc.open(candidate, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, defaultMode)
             if fd < 0 {
                 if errno == EINTR || errno == EEXIST { continue }
                 throw .system(path, "create temporary file", errno)

@@ -52,13 +52,18 @@ enum SnapshotFile {
     /// Reserves `length` bytes of disk for the file up front (`fallocate(2)`), so its blocks are
     /// allocated in one go and a full disk fails before any payload is written. Filesystems
     /// without it (EOPNOTSUPP, ENOSYS) are fine: the writes allocate as they go.
-    static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) {
+    /// - Returns: Whether the blocks are reserved (false where the filesystem cannot).
+    @discardableResult
+    static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) -> Bool {
         #if os(Linux)
         while linuxFallocate(fd, 0, off_t(0), off_t(length)) != 0 {
             if errno == EINTR { continue }
             if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
-            return
+            return false
         }
+        return true
+        #else
+        return false
         #endif
     }
 

@@ -70,15 +70,55 @@ struct SnapshotWriter {
         if let problem = Self.schemaProblem(table) { throw .inconsistentData(file: path, section: "SCHM", detail: problem) }
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw SnapshotError(error, file: path) }
+        do throws(SnapshotError) {
+            try writeFile(file.fileDescriptor, layout(), payloadsInPlace: false)
+        } catch {
+            file.discard()
+            throw error
+        }
+        do { try file.commit(durable: durable) } catch { throw SnapshotError(error, file: path) }
+    }
 
-        // Layout: payloads from 4096, dates first, each value column's values then its validity.
+    /// Where each part of the file goes: the payloads (with where their bytes are in memory), the
+    /// footer (checksums still 0) and the file's length.
+    struct Layout {
+        var sources: [Source]
+        var footer: SnapshotFooter
+        var footerOffset: Int
+        var fileLength: Int
+    }
+
+    /// Hands out payload offsets in file order: from 4096, each payload at the next multiple of 64
+    /// after the one before. The one place that decides where payloads go (`layout()` and
+    /// `plannedOffsets` both use it).
+    struct PayloadPlacer {
+        private(set) var offset = SnapshotFormat.payloadStart
+        mutating func place(length: Int) -> SnapshotPayload {
+            let p = SnapshotPayload(offset: offset, length: length, checksum: 0)
+            offset += p.paddedLength
+            return p
+        }
+    }
+
+    /// The file offsets of the date payload and of each value column's values for a table of
+    /// `rowCount` rows whose value columns have the byte widths `valueWidths` and no validity
+    /// bitmaps, and the footer's offset: what `layout()` gives such a table. `SnapshotDraft`
+    /// places rows there before the table exists; its commit checks the table's real layout.
+    static func plannedOffsets(rowCount: Int, valueWidths: [Int]) -> (payloads: [Int], footerOffset: Int) {
+        var placer = PayloadPlacer()
+        let payloads = ([4] + valueWidths).map { placer.place(length: rowCount * $0).offset }
+        return (payloads, placer.offset)
+    }
+
+    /// The table's layout: payloads from 4096, dates first, each value column's values then its
+    /// validity; the footer after them.
+    func layout() -> Layout {
         var sources = [Source]()
         var entries = [SnapshotColumnEntry]()
-        var offset = SnapshotFormat.payloadStart
+        var placer = PayloadPlacer()
         func place(_ storage: ColumnStorage, _ length: Int) -> SnapshotPayload {
-            let p = SnapshotPayload(offset: offset, length: length, checksum: 0)
-            sources.append(Source(base: UnsafeRawPointer(storage.base), length: length, offset: offset, storage: storage))
-            offset += p.paddedLength
+            let p = placer.place(length: length)
+            sources.append(Source(base: UnsafeRawPointer(storage.base), length: length, offset: p.offset, storage: storage))
             return p
         }
         let all = [AnyColumn.int32(table.dates)] + table.columns
@@ -88,34 +128,47 @@ struct SnapshotWriter {
             let validity = column.validity.map { place($0.wordStorage, $0.wordCount * 8) }
             entries.append(SnapshotColumnEntry(type: column.elementType, values: values, validity: validity))
         }
-        let footerOffset = offset
-        var footer = SnapshotFooter(dateColumnName: table.dateColumnName, schema: table.schema, tickers: table.tickers,
+        let footerOffset = placer.offset
+        let footer = SnapshotFooter(dateColumnName: table.dateColumnName, schema: table.schema, tickers: table.tickers,
                                     rowCount: table.rowCount, columns: entries, summaries: all.map { AnyBlockSummaries($0) },
                                     metadata: table.metadata)
         let footerLength = footer.encoded().count  // checksums do not change the length
-        let fileLength = footerOffset + footerLength + SnapshotFormat.trailerSize
+        return Layout(sources: sources, footer: footer, footerOffset: footerOffset,
+                      fileLength: footerOffset + footerLength + SnapshotFormat.trailerSize)
+    }
 
-        let fd = file.fileDescriptor
-        do throws(SnapshotError) {
-            try SnapshotFile.reserve(fd, length: fileLength, file: path)
-            try SnapshotFile.writeAll(fd, Self.header(fileLength: fileLength, footerOffset: footerOffset), file: path)
-            let checksums = try Self.writePayloads(fd, sources, threads: threads, startsWriteback: startsWriteback, file: path)
-            var k = 0
-            for i in footer.columns.indices {
-                footer.columns[i].values.checksum = checksums[k]; k += 1
-                if footer.columns[i].validity != nil { footer.columns[i].validity!.checksum = checksums[k]; k += 1 }
-            }
-            let footerBytes = footer.encoded()
-            var trailer = SnapshotByteWriter()
-            trailer.writeUInt64LE(SnapshotChecksum.hash(footerBytes, seed: UInt64(footerOffset)))
-            trailer.writeUInt64LE(UInt64(footerBytes.count))
-            trailer.bytes.append(contentsOf: SnapshotFormat.magic)
-            try SnapshotFile.writeAll(fd, footerBytes + trailer.bytes, at: footerOffset, file: path)
-        } catch {
-            file.discard()
-            throw error
+    /// Writes the whole file at `fd` by `layout`: reserves its length, the header page, the
+    /// payloads (or, with `payloadsInPlace`, only their checksums: their bytes are already in
+    /// the file at their offsets, `SnapshotDraft`), the footer with the checksums, the trailer.
+    func writeFile(_ fd: Int32, _ layout: Layout, payloadsInPlace: Bool) throws(SnapshotError) {
+        try SnapshotFile.reserve(fd, length: layout.fileLength, file: path)
+        try SnapshotFile.writeAll(fd, Self.header(fileLength: layout.fileLength, footerOffset: layout.footerOffset), at: 0, file: path)
+        let checksums = payloadsInPlace
+            ? Self.checksums(layout.sources, threads: threads)
+            : try Self.writePayloads(fd, layout.sources, threads: threads, startsWriteback: startsWriteback, file: path)
+        var footer = layout.footer
+        var k = 0
+        for i in footer.columns.indices {
+            footer.columns[i].values.checksum = checksums[k]; k += 1
+            if footer.columns[i].validity != nil { footer.columns[i].validity!.checksum = checksums[k]; k += 1 }
         }
-        do { try file.commit(durable: durable) } catch { throw SnapshotError(error, file: path) }
+        let footerBytes = footer.encoded()
+        var trailer = SnapshotByteWriter()
+        trailer.writeUInt64LE(SnapshotChecksum.hash(footerBytes, seed: UInt64(layout.footerOffset)))
+        trailer.writeUInt64LE(UInt64(footerBytes.count))
+        trailer.bytes.append(contentsOf: SnapshotFormat.magic)
+        try SnapshotFile.writeAll(fd, footerBytes + trailer.bytes, at: layout.footerOffset, file: path)
+    }
+
+    /// The checksums of `sources`, in order, one payload per worker on up to `threads` threads.
+    static func checksums(_ sources: [Source], threads: Int) -> [UInt64] {
+        var checksums = [UInt64](repeating: 0, count: sources.count)
+        checksums.withUnsafeMutableBufferPointer { out in
+            let slots = SharedPointer(base: out.baseAddress!)
+            // Safe: each index is claimed by one worker only.
+            forEachChunk(sources.count, threads: Swift.max(1, threads)) { i, _ in slots.base[i] = checksum(of: sources[i]) }
+        }
+        return checksums
     }
 
     /// Why the reader would refuse `table`'s schema (too many columns, an unusable identifier).

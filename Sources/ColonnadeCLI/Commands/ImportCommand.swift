@@ -15,6 +15,10 @@ struct ImportCommand: Command {
         let threads = parsed[Options.threads] ?? QueryOptions.availableCores
         let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
                                           delay: ImportProgressLine.delay(environment: context.environment))
+        if let imported = try Self.importDirect(files, into: path, parsed, threads: threads, progress: progress, context: context) {
+            try Self.printSummary(of: imported, into: path, verb: "imported", context: context)
+            return ExitStatus.success
+        }
         let incoming: QuoteTable
         do {
             defer { progress.finish() }
@@ -29,6 +33,38 @@ struct ImportCommand: Command {
         }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
         return ExitStatus.success
+    }
+
+    /// A fresh import decoded straight into the new snapshot file (`QuoteImporter.importDirect`),
+    /// under the snapshot's write lock: only when nothing exists at `path`, and every input is a
+    /// plain file (not `-`, not Arrow or Parquet). nil, with nothing written, when it does not
+    /// apply (also when the lock is busy and `--no-wait` is given: the ordinary path decodes
+    /// first and then reports that): the caller imports the ordinary way. Hidden, for tests and
+    /// benchmarks: `COLONNADE_TEST_ORDINARY_IMPORT=1` always takes the ordinary way.
+    static func importDirect(_ files: [String], into path: String, _ parsed: ParsedArguments, threads: Int,
+                             progress: ImportProgressLine, context: CommandContext) throws -> QuoteTable? {
+        func absent() -> Bool { (try? FileTarget(forWriting: path))?.exists == false }
+        guard context.environment["COLONNADE_TEST_ORDINARY_IMPORT"] != "1",
+              !files.isEmpty, !files.contains(where: { $0 == "-" || InteropReader.handles(path: $0) }), absent() else { return nil }
+        let lock: SnapshotLock
+        do {
+            lock = try SnapshotLocation.lock(path, wait: !parsed[Options.noWait], context: context)
+        } catch SnapshotError.locked {
+            return nil
+        }
+        defer { lock.release() }
+        guard absent() else { return nil }
+        try SnapshotLocation.holdForTest(context)
+        do {
+            let imported = try QuoteImporter.importDirect(files, ticker: parsed[Options.ticker], threads: threads,
+                                                          progress: progress.counters, snapshot: path)
+            // The ordinary path goes on showing progress.
+            if imported != nil { progress.finish() }
+            return imported?.table
+        } catch {
+            progress.finish()
+            throw error
+        }
     }
 
     /// The zip reading options from `--max-inflate-ratio` and `--max-inflate-size`.
