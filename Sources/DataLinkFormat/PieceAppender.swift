@@ -10,7 +10,9 @@ import Colonnade
 /// one run (a ticker may continue across a seam when its dates ascend). The first piece that
 /// does not (a file not sorted by ticker) switches to keeping the rest whole; `finish` then
 /// checks them for rows repeated across pieces and merges them as `QuoteTable.merging` does.
-/// Without a size (standard input), every piece is kept and merged at the end with one bulk copy.
+/// Without a size (standard input) the pieces are appended all the same, the columns growing
+/// geometrically (`Column.append`); keeping them all for one merge at the end held every value
+/// twice at its peak (the pieces and the merged columns, beside the input kept for an error).
 final class PieceAppender {
     private let totalBytes: Int?
     private let threads: Int
@@ -26,15 +28,14 @@ final class PieceAppender {
     private var started = false
     /// Pieces kept whole once the pieces stop concatenating (or with no size).
     private var rest: [QuoteTable] = []
-    private var appending: Bool
+    private var appending = true
 
     /// - Parameters:
-    ///   - totalBytes: the CSV's size, to reserve the columns; nil keeps every piece for the end.
+    ///   - totalBytes: the CSV's size, to reserve the columns; nil lets them grow as they fill.
     ///   - threads: for the final summaries and any merge.
     init(totalBytes: Int?, threads: Int) {
         self.totalBytes = totalBytes
         self.threads = threads
-        appending = totalBytes != nil
     }
 
     /// Adds the next piece, decoded from `bytes` bytes of the CSV; false when it must not be used
