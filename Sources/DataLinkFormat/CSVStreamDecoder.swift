@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Colonnade
 
 /// Decodes a datatable CSV that arrives in chunks (inflated from a zip member, or read from a
@@ -207,7 +212,9 @@ final class CSVStreamDecoder {
             while q >= 0 && base[q] != UInt8(ascii: "\n") { q -= 1 }
             guard q >= 0 else { return nil }
             if quotes < 0 {
-                quotes = countQuotes(base, q)
+                // Most inputs hold no `"` at all: `memchr` finds that several times faster than
+                // counting (this runs on the producing thread, for every chunk).
+                quotes = memchr(base, Int32(UInt8(ascii: "\"")), q) == nil ? 0 : countQuotes(base, q)
             } else {
                 quotes -= countQuotes(base + q, lf - q)
             }
