@@ -10,8 +10,8 @@ import Foundation
 /// A datatable CSV member (the export's shape) is inflated and decoded at the same time
 /// (`CSVStreamDecoder`): the calling thread only inflates (`ZipArchive.stream`), and hands each
 /// chunk of about `chunkSize` bytes, cut after its last line end outside quotes, to a worker that
-/// checksums its new bytes and decodes its lines into a small table; the pieces are copied, in
-/// file order, into the member's final columns as they finish (`PieceAppender`). At most
+/// checksums its new bytes and decodes its lines into row buffers; the pieces are copied, in
+/// file order, into the member's final columns as they finish (a streaming `ColumnAssembler`). At most
 /// `threads + 1` chunks are in flight, so memory is the decoded columns plus a few chunks, whatever
 /// the CSV's size. Other members (time-series CSV, JSON) are extracted whole and decoded as
 /// `QuoteImporter` decodes files.

@@ -1,10 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Colonnade
 
 /// Decodes a datatable CSV that arrives in chunks (inflated from a zip member, or read from a
 /// pipe) while it arrives: the producing thread calls `feed` with each chunk; `feed` cuts it after
 /// its last line end outside quotes and submits the whole lines to a `ChunkPipeline`, where a
-/// worker decodes them into a small table (and checksums the chunk's new bytes, for a zip); the
-/// pieces go in order to a `PieceAppender`, which copies them into the final columns.
+/// worker decodes them into row buffers (and checksums the chunk's new bytes, for a zip); the
+/// pieces go in order to a streaming `ColumnAssembler`, which copies them straight into the final
+/// columns (ColumnAssembler+Streaming.swift).
+///
+/// That holds while the pieces concatenate: each ticker in one run (a ticker may continue across
+/// a seam when its dates ascend). From the first piece that does not (a file not sorted by
+/// ticker), the rest are kept as tables; `finish` then checks them for rows repeated across
+/// pieces and merges them as `QuoteTable.merging` does.
 ///
 /// Cuts follow the same rule as `CSVChunker`: a line end counts when an even number of `"`
 /// bytes lies between it and the previous cut (itself a line start outside quotes). A stray `"`
@@ -25,7 +36,7 @@ final class CSVStreamDecoder {
 
     /// One piece's result.
     struct Piece: Sendable {
-        var table: QuoteTable?
+        var rows: DecodedRows?
         var lineBytes: Int
         var crc: UInt32
         var newCount: Int
@@ -33,14 +44,21 @@ final class CSVStreamDecoder {
 
     private let source: String
     private let checksums: Bool
-    private let appender: PieceAppender
+    private let totalBytes: Int?
+    private let threads: Int
     private let pipeline: ChunkPipeline<Piece>
     private var layout: CSVScanner.Layout?
     private var notDatatable = false
-    // Written by the delivering worker only (one at a time), read after `finish`.
+    // Safe: `assembler` is set by the producer before its first submit; the rest is written by
+    // the delivering worker only (one at a time), and read after `finish`.
     private final class Totals: @unchecked Sendable {
         var crc: UInt32 = 0
         var appendFailed = false
+        /// The final columns; nil until the header is read (or when no address space was left).
+        var assembler: ColumnAssembler?
+        /// Pieces kept whole once the pieces stopped concatenating.
+        var rest: [QuoteTable] = []
+        var appending = true
     }
     private let totals = Totals()
 
@@ -52,16 +70,31 @@ final class CSVStreamDecoder {
     init(source: String, totalBytes: Int?, threads: Int, checksums: Bool) {
         self.source = source
         self.checksums = checksums
-        let appender = PieceAppender(totalBytes: totalBytes, threads: threads)
-        self.appender = appender
+        self.totalBytes = totalBytes
+        self.threads = threads
         let totals = self.totals
         pipeline = ChunkPipeline(maximumInFlight: threads + 1) { piece in
             totals.crc = CRC32.combine(totals.crc, piece.crc, length: piece.newCount)
-            guard let table = piece.table else { return true }
-            if appender.append(table, bytes: piece.lineBytes) { return true }
+            guard let rows = piece.rows else { return true }
+            if Self.append(rows, bytes: piece.lineBytes, to: totals, source: source) { return true }
             totals.appendFailed = true
             return false
         }
+    }
+
+    /// Adds the next piece: appended to the columns while the pieces concatenate, else kept whole;
+    /// false when it must not be used (a ticker holding a `"`: a cut may have fallen inside a
+    /// quoted field).
+    private static func append(_ rows: DecodedRows, bytes: Int, to totals: Totals, source: String) -> Bool {
+        if rows.tickers.contains(where: { $0.symbol.utf8.contains(UInt8(ascii: "\"")) }) { return false }
+        guard rows.rowCount > 0 || !rows.tickers.isEmpty else {
+            _ = totals.assembler?.append(rows, bytes: bytes)  // no rows: counts its bytes only
+            return true
+        }
+        if totals.appending, let assembler = totals.assembler, assembler.append(rows, bytes: bytes) { return true }
+        totals.appending = false
+        totals.rest.append(rows.makeTable(source: source))
+        return true
     }
 
     /// Takes the next chunk: `data` is what the previous call left unused followed by new bytes,
@@ -104,6 +137,8 @@ final class CSVStreamDecoder {
             }
             layout = read
             start = decoder.position
+            totals.assembler = ColumnAssembler(streamingValueNames: read.valueNames, dateColumnName: read.names[read.dateIndex],
+                                               totalBytes: totalBytes)
         }
         guard let layout else { return nil }
         let source = self.source, checksums = self.checksums
@@ -113,15 +148,15 @@ final class CSVStreamDecoder {
         pipeline.submit {
             withExtendedLifetime(owner) {
                 let crc = checksums ? CRC32.checksum(box.fresh) : 0
-                var table: QuoteTable?
+                var rows: DecodedRows?
                 if lineCount > 0, let first = box.first {
                     // Safe: `owner` keeps the bytes alive and unchanged until this job ends.
                     var decoder = CSVScanner(input: ByteInput(base: first.assumingMemoryBound(to: UInt8.self), count: lineCount,
                                                               source: source), position: 0)
-                    guard let decoded = try? decoder.decodeDatatableRows(layout) else { return nil }
-                    table = decoded
+                    guard let decoded = try? decoder.decodeDatatableRowsInPlace(layout) else { return nil }
+                    rows = decoded
                 }
-                return Piece(table: table, lineBytes: lineCount, crc: crc, newCount: box.fresh.count)
+                return Piece(rows: rows, lineBytes: lineCount, crc: crc, newCount: box.fresh.count)
             }
         }
         return data.count - end
@@ -134,7 +169,7 @@ final class CSVStreamDecoder {
         let box = UnsafeSendable(first: nil, fresh: newBytes)
         pipeline.submit {
             withExtendedLifetime(owner) {
-                Piece(table: nil, lineBytes: 0, crc: checksums ? CRC32.checksum(box.fresh) : 0, newCount: box.fresh.count)
+                Piece(rows: nil, lineBytes: 0, crc: checksums ? CRC32.checksum(box.fresh) : 0, newCount: box.fresh.count)
             }
         }
     }
@@ -146,8 +181,22 @@ final class CSVStreamDecoder {
     func finish() -> Outcome {
         pipeline.finish()
         if notDatatable || pipeline.failed || totals.appendFailed || layout == nil { return .decodeWhole }
-        guard let table = appender.finish() else { return .decodeWhole }
+        guard let table = assembledTable() else { return .decodeWhole }
         return .table(table, crc: totals.crc)
+    }
+
+    /// The appended rows and any pieces kept whole, as one table; nil when there were no rows or
+    /// two pieces hold the same ticker and date (the caller then decodes the whole input, for the
+    /// exact error).
+    private func assembledTable() -> QuoteTable? {
+        var parts: [QuoteTable] = []
+        if let assembler = totals.assembler, assembler.appendedRowCount > 0 { parts.append(assembler.finishAppending()) }
+        totals.assembler = nil
+        parts.append(contentsOf: totals.rest)
+        totals.rest = []
+        guard parts.contains(where: { $0.rowCount > 0 }) else { return nil }
+        if parts.count > 1 && ArchiveImporter.hasDuplicatesAcrossChunks(parts) { return nil }
+        return QuoteTable.merging(&parts, threads: threads)
     }
 
     /// Whether decoding failed (the producer may stop).
@@ -163,7 +212,9 @@ final class CSVStreamDecoder {
             while q >= 0 && base[q] != UInt8(ascii: "\n") { q -= 1 }
             guard q >= 0 else { return nil }
             if quotes < 0 {
-                quotes = countQuotes(base, q)
+                // Most inputs hold no `"` at all: `memchr` finds that several times faster than
+                // counting (this runs on the producing thread, for every chunk).
+                quotes = memchr(base, Int32(UInt8(ascii: "\"")), q) == nil ? 0 : countQuotes(base, q)
             } else {
                 quotes -= countQuotes(base + q, lf - q)
             }

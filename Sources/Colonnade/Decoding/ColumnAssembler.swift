@@ -9,7 +9,9 @@ import Synchronization
 /// filled in place: each decoded input's rows are copied straight from the decoder's buffers
 /// into their slice (`place`, on any thread, at offsets the caller hands out in input order),
 /// then the unused tail goes back to the system (`finish`). No per-input table is built and no
-/// concatenation copies the rows again.
+/// concatenation copies the rows again. The pieces of one input whose total is not known in
+/// advance (a CSV inflated from a zip, or read from a pipe) are appended instead, the columns
+/// growing as they fill (ColumnAssembler+Streaming.swift).
 ///
 /// The reservation is address space (anonymous pages are zero-filled on first touch), so an
 /// upper bound several times the real row count costs nothing resident.
@@ -19,34 +21,37 @@ import Synchronization
 /// into the snapshot file, and the table `finish` gives views them in the file's pages.
 package final class ColumnAssembler: @unchecked Sendable {
     // Safe to share: `place` calls write disjoint row ranges (the caller's offsets do not
-    // overlap), null rows go through a mutex, and `finish` runs after every `place` returned.
+    // overlap), null rows go through a mutex, and `finish` runs after every `place` returned;
+    // `append` calls (which may move the columns) come one at a time, never beside `place`.
 
     /// The value columns' names (every input must have these, in this order).
     package let valueNames: [String]
     /// The date column's name.
     package let dateColumnName: String
-    /// Rows that fit.
-    package let rowCapacity: Int
+    /// Rows that fit (appending grows it: ColumnAssembler+Streaming.swift).
+    package internal(set) var rowCapacity: Int
     /// Region 0 holds the dates, region c + 1 value column c.
-    private let regions: [UnsafeMutableRawPointer]
-    private let regionBytes: [Int]
+    var regions: [UnsafeMutableRawPointer]
+    var regionBytes: [Int]
     /// Output rows that are null, per value column (unordered).
-    private let nullRows: Mutex<[[Int]]>
+    let nullRows: Mutex<[[Int]]>
     /// Block summaries computed while placing (`BlockSummaries.blockRows` rows per block): for
     /// every block that lies wholly inside one input's rows, per column (0 the dates), while those
     /// rows are still in cache. Blocks across inputs, and columns where the input had nulls, are
     /// left to `finish`. `summarized[c][b]` is 1 once block b of column c is filled in.
-    private let dateSummaries: (minimums: UnsafeMutablePointer<Int32>, maximums: UnsafeMutablePointer<Int32>)
-    private let valueSummaries: [(minimums: UnsafeMutablePointer<Double>, maximums: UnsafeMutablePointer<Double>,
-                                  unknown: UnsafeMutablePointer<UInt32>)]
-    private let summarized: [UnsafeMutablePointer<UInt8>]
-    private let blockCapacity: Int
-    private var finished = false
+    var dateSummaries: (minimums: UnsafeMutablePointer<Int32>, maximums: UnsafeMutablePointer<Int32>)
+    var valueSummaries: [(minimums: UnsafeMutablePointer<Double>, maximums: UnsafeMutablePointer<Double>,
+                          unknown: UnsafeMutablePointer<UInt32>)]
+    var summarized: [UnsafeMutablePointer<UInt8>]
+    var blockCapacity: Int
+    var finished = false
+    /// What appending pieces one after another keeps (ColumnAssembler+Streaming.swift).
+    var stream = StreamState()
     /// The owner of the regions when they are a `SnapshotDraft`'s payloads (nil: anonymous
     /// mappings of our own).
     private let regionOwner: AnyObject?
     /// The draft whose payloads the rows are written into (`place` then writes through the file;
-    /// the regions are its read-only mapping).
+    /// the regions are its read-only mapping). Never set for an assembler that appends.
     private let draft: SnapshotDraft?
 
     /// Reserves columns for up to `rowCapacity` rows; nil when the address space is not there

@@ -18,4 +18,14 @@ package struct DecodedRows: @unchecked Sendable {
 
     /// The number of rows.
     package var rowCount: Int { buffers.count }
+
+    /// The rows as a table of their own, built as `RowBuffers.makeTable` builds it (for a piece a
+    /// `ColumnAssembler` could not take); empties the buffers.
+    package func makeTable(source: String) -> QuoteTable {
+        do {
+            return try buffers.makeTable(valueNames: valueNames, tickers: tickers, dateColumnName: dateColumnName, source: source)
+        } catch {
+            preconditionFailure("rows checked by makeRows failed to build: \(error)")
+        }
+    }
 }
