@@ -1,5 +1,6 @@
 import Colonnade
 @testable import ColonnadeCLI
+import ColonnadeTestSupport
 import Foundation
 import Testing
 
@@ -87,6 +88,9 @@ import Testing
         for files in [["none.csv"], ["mixed.csv"], ["WIKI-AA.csv", "WIKI-BB.csv"], ["none.csv", "WIKI-AA.csv"]] {
             try await Self.compareBothWays(files.map(scratch.file), in: scratch)
         }
+        // A date column named "date" is "Date" after the ordinary path's upsert into an empty
+        // table; the direct path names it so too (JSON as well as CSV).
+        try await Self.compareBothWays([Fixtures.quandlPath("WIKI-PRICES.datatable.json")], in: scratch)
     }
 
     @Test func aFailingCSVGivesTheOrdinaryErrorAndLeavesNothing() async throws {
