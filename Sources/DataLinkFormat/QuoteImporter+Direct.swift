@@ -17,11 +17,16 @@ extension QuoteImporter {
     /// its write lock), or nil, with nothing written and nothing counted in `progress`, when this
     /// way does not apply: an input that is not a JSON response whose data rows can be counted
     /// ahead (`countDataRows`), no rows at all, inputs that do not concatenate, a filesystem
-    /// that cannot reserve the file. The caller then imports the ordinary way.
+    /// that cannot reserve the file. The caller then imports the ordinary way. One datatable CSV
+    /// of `largeFileSize` or more is imported by its pieces instead (`importDirectCSV`, with
+    /// `chunkSize` as in `importFiles`; tests make both small).
     ///
     /// When the counted rows turn out not to be the decoded ones, or a column has nulls (its
     /// validity bitmap moves the payloads after it), the decoded table is saved the ordinary way
     /// from the draft's columns instead: the same file, with one more copy.
+    ///
+    /// `dateColumnName`, when given, names the saved table's date column (the CLI's ordinary path
+    /// upserts into an empty `QuoteTable()`, whose name is kept: "Date", whatever the input says).
     ///
     /// - Returns: the table saved (its columns are views of the new file's pages), and whether
     ///   its rows were written in place (false: saved the ordinary way from the draft's columns).
@@ -29,19 +34,20 @@ extension QuoteImporter {
     ///   `importFiles` throws it; `SnapshotError` from writing. Nothing is at `snapshot` then,
     ///   and no temporary is left.
     package static func importDirect(_ paths: [String], ticker: String?, threads: Int, progress: ImportProgress?,
-                                     snapshot: String, durable: Bool = true) throws -> (table: QuoteTable, inPlace: Bool)? {
+                                     snapshot: String, durable: Bool = true, chunkSize: Int = defaultChunkSize,
+                                     largeFileSize: Int = defaultLargeFileSize,
+                                     dateColumnName: String? = nil) throws -> (table: QuoteTable, inPlace: Bool)? {
         let threads = Swift.max(1, threads)
-        guard !paths.isEmpty, let counts = countDataRows(paths, threads: threads) else { return nil }
+        // One large datatable CSV: its pieces, counted exactly (QuoteImporter+DirectCSV.swift).
+        if paths.count == 1, kind(of: paths[0], largeFileSize: largeFileSize) == .large {
+            return try importDirectCSV(paths[0], threads: threads, chunkSize: chunkSize, progress: progress,
+                                       snapshot: snapshot, durable: durable, dateColumnName: dateColumnName)
+        }
+        guard !paths.isEmpty, let counts = countDataRows(paths, threads: threads, largeCSV: largeFileSize) else { return nil }
         let total = counts.reduce(0, +)
         guard total > 0 else { return nil }
-        let made = DraftSlot()
         let counted = ImportProgress()
-        let outcome = placeInOrder(paths.count, threads: threads, inputBytes: 0, makeAssembler: { rows, _ in
-            guard let draft = try? SnapshotDraft(replacing: snapshot, rowCount: total,
-                                                 valueWidths: Array(repeating: 8, count: rows.valueNames.count)) else { return nil }
-            made.draft = draft
-            return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
-        }) { i throws(ResponseError) in
+        let (outcome, draft) = placeInDraft(paths.count, rowCount: total, threads: threads, snapshot: snapshot) { i throws(ResponseError) in
             let name = fileName(of: paths[i])
             return try withContents(ofFile: paths[i]) { bytes throws(ResponseError) in
                 let rows = try QuoteDecoder.decodeRows(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
@@ -50,14 +56,9 @@ extension QuoteImporter {
                 return rows
             }
         }
-        // Safe: written by input 0's worker, which has returned (placeInOrder joins its workers).
-        let draft = made.draft
         switch outcome {
         case .placed(let table):
-            guard let draft else { preconditionFailure("placed without columns") }
-            if try draft.commit(table, durable: durable, threads: threads) { return (table, true) }
-            try table.save(to: snapshot, durable: durable)
-            return (table, false)
+            return try commit(table, draft, snapshot: snapshot, durable: durable, threads: threads, dateColumnName: dateColumnName)
         case .failed(let error):
             draft?.discard()
             throw error
@@ -70,17 +71,47 @@ extension QuoteImporter {
         }
     }
 
+    /// `placeInOrder` of inputs `0 ..< count` into the payloads of a new `SnapshotDraft` for
+    /// `rowCount` rows at `snapshot` (made once input 0 is decoded: its columns fix the layout;
+    /// a draft that cannot be made abandons the placing). The draft is nil when it was not made.
+    static func placeInDraft(_ count: Int, rowCount: Int, threads: Int, snapshot: String,
+                             decode: (Int) throws(ResponseError) -> DecodedRows) -> (PlacingOutcome, SnapshotDraft?) {
+        let made = DraftSlot()
+        let outcome = placeInOrder(count, threads: threads, inputBytes: 0, makeAssembler: { rows, _ in
+            guard let draft = try? SnapshotDraft(replacing: snapshot, rowCount: rowCount,
+                                                 valueWidths: Array(repeating: 8, count: rows.valueNames.count)) else { return nil }
+            made.draft = draft
+            return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
+        }, decode: decode)
+        // Safe: written by input 0's worker, which has returned (placeInOrder joins its workers).
+        return (outcome, made.draft)
+    }
+
+    /// Commits the placed `table` in `draft`, or saves it the ordinary way when its layout is not
+    /// the draft's (a miscount, nulls); its date column named `dateColumnName` if given
+    /// (the names follow the payloads in the file: the layout does not move).
+    static func commit(_ table: QuoteTable, _ draft: SnapshotDraft?, snapshot: String, durable: Bool,
+                       threads: Int, dateColumnName: String?) throws -> (table: QuoteTable, inPlace: Bool) {
+        guard let draft else { preconditionFailure("placed without columns") }
+        var table = table
+        if let dateColumnName { table.dateColumnName = dateColumnName }
+        if try draft.commit(table, durable: durable, threads: threads) { return (table, true) }
+        try table.save(to: snapshot, durable: durable)
+        return (table, false)
+    }
+
     /// The largest file `countDataRows(_:threads:)` counts: a bigger one makes the whole import
     /// take the ordinary path (its copy for counting would add its size to the peak memory).
     static let largestCountedFile = 64 << 20
 
-    /// The data rows of each file at `paths` (`countDataRows(_:)`, on up to `threads` threads),
-    /// or nil when any file cannot be counted.
+    /// The data rows of each file at `paths` (`countDataRows(_:largeCSV:)`, on up to `threads`
+    /// threads), or nil when any file cannot be counted.
     ///
     /// Each file is read with `pread` into one buffer per worker, reused from file to file (so it
     /// stays in cache), not mapped: a file truncated meanwhile must not end the process with
     /// SIGBUS. A file changed between this count and its decoding is caught as any miscount is.
-    static func countDataRows(_ paths: [String], threads: Int, largestFile: Int = largestCountedFile) -> [Int]? {
+    static func countDataRows(_ paths: [String], threads: Int, largestFile: Int = largestCountedFile,
+                               largeCSV: Int = defaultLargeFileSize) -> [Int]? {
         var counts = [Int](repeating: -1, count: paths.count)
         let failed = Atomic<Bool>(false)
         let workers = Swift.max(1, Swift.min(threads, paths.count))
@@ -89,7 +120,7 @@ extension QuoteImporter {
             let slots = SharedPointer(base: out.baseAddress!)
             forEachChunk(paths.count, threads: workers) { i, worker in
                 guard !failed.load(ordering: .relaxed) else { return }
-                if let n = buffers[worker].countDataRows(atPath: paths[i], largestFile: largestFile) {
+                if let n = buffers[worker].countDataRows(atPath: paths[i], largestFile: largestFile, largeCSV: largeCSV) {
                     // Safe: each index is claimed by one worker only.
                     slots.base[i] = n
                 } else {
@@ -100,7 +131,7 @@ extension QuoteImporter {
         return failed.load(ordering: .relaxed) ? nil : counts
     }
 
-    /// `countDataRows(_:)` of the regular file at `path`, or nil.
+    /// `countDataRows(_:largeCSV:)` of the regular file at `path`, or nil.
     static func countDataRows(atPath path: String) -> Int? { CountBuffer().countDataRows(atPath: path) }
 
     /// How many rows the `"data"` array of a JSON response holds, counted without decoding: the
@@ -108,13 +139,16 @@ extension QuoteImporter {
     /// A guess that can be wrong only for responses this import would not meet in practice (a
     /// `[` inside a string in the rows, a pretty-printed `]` `]`): `importDirect` compares it
     /// with the decoded rows and saves the ordinary way when they differ. nil when the bytes are
-    /// not a JSON object with a `"data": [` or the array's end is not found.
-    static func countDataRows(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    /// a JSON object without a `"data": [` or the array's end is not found.
+    ///
+    /// Bytes not starting with `{` are counted as a CSV response shorter than `largeCSV` bytes
+    /// (`countCSVDataRows`; a longer one is decoded in pieces on the ordinary path: nil).
+    static func countDataRows(_ bytes: UnsafeRawBufferPointer, largeCSV: Int = defaultLargeFileSize) -> Int? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let count = bytes.count
         var i = 0
         while i < count && (ByteInput.isBlank(base[i]) || base[i] == 0xEF || base[i] == 0xBB || base[i] == 0xBF) { i += 1 }
-        guard i < count, base[i] == UInt8(ascii: "{") else { return nil }
+        guard i < count, base[i] == UInt8(ascii: "{") else { return countCSVDataRows(bytes, largeCSV: largeCSV) }
         // The key `"data"` followed by `:` and `[`.
         let key: [UInt8] = Array("\"data\"".utf8)
         var open = -1
@@ -179,7 +213,8 @@ private final class CountBuffer {
 
     deinit { base.deallocate() }
 
-    func countDataRows(atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile) -> Int? {
+    func countDataRows(atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile,
+                       largeCSV: Int = QuoteImporter.defaultLargeFileSize) -> Int? {
         // O_NONBLOCK: a FIFO must not make this wait for a writer.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -200,7 +235,7 @@ private final class CountBuffer {
             guard n > 0 else { return nil }  // an error, or the file shrank: the ordinary path reports it
             done += n
         }
-        return QuoteImporter.countDataRows(UnsafeRawBufferPointer(start: base, count: size))
+        return QuoteImporter.countDataRows(UnsafeRawBufferPointer(start: base, count: size), largeCSV: largeCSV)
     }
 }
 

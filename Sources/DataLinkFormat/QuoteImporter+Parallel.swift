@@ -22,7 +22,7 @@ extension QuoteImporter {
     package static let defaultChunkSize = 8 << 20
 
     /// How one input file is handled.
-    private enum FileKind {
+    enum FileKind {
         /// Decoded whole, in parallel with other plain files.
         case plain
         /// Decoded after the plain files, each with every thread (zips, large CSVs).
@@ -117,7 +117,7 @@ extension QuoteImporter {
 
     /// Whether `path` is a zip, a large file that may be a CSV, or anything else (`plain`: the
     /// decoder reports what is wrong with an unreadable file).
-    private static func kind(of path: String, largeFileSize: Int) -> FileKind {
+    static func kind(of path: String, largeFileSize: Int) -> FileKind {
         if isZipFile(path) { return .zip }
         // Pieces pay at one thread too: each piece's row buffers are small and reused, and the
         // input is freed before the pieces are merged (a lower peak than one whole decode).

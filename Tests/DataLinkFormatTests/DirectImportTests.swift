@@ -144,7 +144,9 @@ struct DirectImportTests {
         #expect(count(#"{"x":"\"data\":[[1]]","data":[["a"],["b"]]}"#) == 2)
         #expect(count(#"{"data":[["a"],["b"]"#) == nil, "no end")
         #expect(count(#"{"rows":[["a"]]}"#) == nil, "no data key")
-        #expect(count("Date,Open\n2020-01-02,1\n") == nil, "not JSON")
+        #expect(count("Date,Open\n2020-01-02,1\n\n2020-01-03,2") == 2, "a CSV: its data lines (DirectCSVImportTests)")
+        #expect(count("<html>") == nil && count("[1]") == nil, "neither JSON nor CSV")
+        #expect(count("PK\u{3}\u{4}ticker,date\n1\n") == nil, "a zip is imported member by member on the ordinary path")
         #expect(count(#"{"data":[["a["],["b"]]}"#) == 3, "a bracket inside a string counts: the import finds the mismatch")
         #expect(count(#"{"data":[["a]]"],["b"]]}"#) == 1, "an end inside a string ends early: the rows do not fit")
     }

@@ -56,8 +56,10 @@ struct ImportCommand: Command {
         guard absent() else { return nil }
         try SnapshotLocation.holdForTest(context)
         do {
+            // Named as the ordinary path's upsert into an empty table names it.
             let imported = try QuoteImporter.importDirect(files, ticker: parsed[Options.ticker], threads: threads,
-                                                          progress: progress.counters, snapshot: path)
+                                                          progress: progress.counters, snapshot: path,
+                                                          dateColumnName: QuoteTable().dateColumnName)
             // The ordinary path goes on showing progress.
             if imported != nil { progress.finish() }
             return imported?.table
