@@ -98,8 +98,9 @@ public enum ArchiveImporter {
 
     // MARK: The pipeline
 
-    /// The member decoded by the pipeline; nil when it is not a datatable CSV or a piece failed
-    /// (the caller then decodes it whole, which gives the exact error).
+    /// The member decoded by the pipeline; nil when it is not a datatable CSV, a piece failed or
+    /// the stream failed other than by the limits (the caller then decodes it whole, which gives
+    /// the exact error).
     ///
     /// This thread only inflates (`ZipArchive.stream` with `checksByCaller`); the CRC-32 of each
     /// chunk is computed by the worker that decodes it and joined in order, then checked here
@@ -119,7 +120,12 @@ public enum ArchiveImporter {
         } catch {
             decoder.cancel()
             _ = decoder.finish()
-            throw .archive(error)
+            // Over the limits: refused here, not inflated again whole into memory. Any other
+            // error (corrupt data, a size that differs from the recorded one) is the whole
+            // member's to give: which of two faults the stream meets first depends on its chunk
+            // size (sizes are checked per chunk), and the error must not (Zip fuzz finding 10).
+            if case .tooLarge = error { throw .archive(error) }
+            return nil
         }
         let outcome = decoder.finish()
         guard completed, case .table(let table, let crc) = outcome else { return nil }
