@@ -9,6 +9,7 @@ Inputs:
 - docs/bench/peers.json: `Benchmarks/peers/run.sh --json FILE`;
 - docs/bench/zip-medium.json: `colonnade-bench --suite zip --json FILE`, used when colonnade-bench.json
   has no zip suite results (optional);
+- docs/bench/ingest.json: `Benchmarks/peers/ingest.sh --json FILE` (issue 13's import beside peers);
 - docs/bench/interop.json: `Benchmarks/peers/interop.sh --size large --json FILE` (Arrow IPC and
   Parquet export/import, Colonnade's and the peers' writers in one run, and the read-back check;
   optional: without it the section says how to make it; a run at another size is rendered with its
@@ -146,6 +147,41 @@ def interop_command(interop):
         meta.get("size") or "?", meta.get("repeat", "?"))
 
 
+INGEST_COMMAND = "Benchmarks/peers/ingest.sh --size medium --repeat 3 --threads 1,2 --json docs/bench/ingest.json"
+
+
+def ingest_section(ingest):
+    """Issue 13's same-run comparison: `colonnade import` (files on disk to a durable snapshot)
+    beside the peers' readers (into memory), from Benchmarks/peers/ingest.sh --json."""
+    if ingest is None:
+        return "Not measured in the committed figures: docs/bench/ingest.json is missing. Make it with\n`%s`." % INGEST_COMMAND
+    rows = ingest["rows"]
+    lines = ["| input | engine | threads | median s | MB/s | vs colonnade |", "|---|---|---:|---:|---:|---:|"]
+    ours = {(r["kind"], r["threads"]): r["seconds"] for r in rows if r["engine"] == "colonnade import"}
+    for r in rows:
+        base = ours.get((r["kind"], r["threads"]))
+        lines.append("| %s %.0f MB | %s | %d | %.3f | %.0f | %s |" % (
+            r["kind"].upper(), r["bytes"] / 1e6, r["engine"], r["threads"], r["seconds"], r["bytes"] / 1e6 / r["seconds"],
+            fmt_ratio(r["seconds"] / base) if base else "—"))
+    verdicts = []
+    for t in sorted({r["threads"] for r in rows}):
+        j = [r for r in rows if r["engine"] == "colonnade import" and r["kind"] == "json" and r["threads"] == t]
+        if j:
+            rate = j[0]["bytes"] / 1e6 / j[0]["seconds"]
+            target = 600 if t >= 2 else 400
+            verdicts.append("JSON at %d thread%s: %.0f MB/s (target ≥ %d: %s)" % (t, "s" if t > 1 else "", rate, target,
+                                                                                "met" if rate >= target else "**not met**"))
+        c = [r for r in rows if r["engine"] == "colonnade import" and r["kind"] == "csv" and r["threads"] == t]
+        pol = [r for r in rows if r["engine"] == "Polars read_csv" and r["threads"] == t]
+        if c and pol:
+            x = pol[0]["seconds"] / c[0]["seconds"]
+            verdicts.append("CSV at %d thread%s: %.2f× Polars `read_csv` (target ≥ 2×: %s)" % (t, "s" if t > 1 else "", x,
+                                                                                               "met" if x >= 2 else "**not met**"))
+    load = ingest.get("load")
+    tail = ("\n\nLoad average (1 min) at start / end: %s / %s." % (load[0], load[1])) if load else ""
+    return "\n".join(lines) + "\n\n" + "\n".join("- " + v for v in verdicts) + tail
+
+
 def interop_section(interop):
     """Issue 14's figures from interop.json: exports and imports of Colonnade and the peers, same
     table, same run; the targets; the read-back check. Every number comes from the file."""
@@ -267,7 +303,7 @@ def interop_section(interop):
     return "\n".join(out)
 
 
-def context(bench, peer, zipbench=None, interop=None):
+def context(bench, peer, zipbench=None, interop=None, ingest=None):
     """The names a template expression can use."""
     def m(name):
         return bench.find(name)
@@ -402,7 +438,8 @@ def context(bench, peer, zipbench=None, interop=None):
                  rows=bench.rows, math=math, fmt_ratio=fmt_ratio, fmt_time=fmt_time,
                  bench_table=lambda: bench_table(bench, skip=("zip",)),
                  interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND,
-                 interop_command=lambda: interop_command(interop))
+                 interop_command=lambda: interop_command(interop),
+                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=INGEST_COMMAND)
     return names
 
 
@@ -427,6 +464,8 @@ def main():
     ap.add_argument("--zip", default=os.path.join(ROOT, "docs", "bench", "zip-medium.json"))
     ap.add_argument("--interop", default=os.path.join(ROOT, "docs", "bench", "interop.json"),
                     help="Benchmarks/peers/interop.sh --json FILE (optional)")
+    ap.add_argument("--ingest", default=os.path.join(ROOT, "docs", "bench", "ingest.json"),
+                    help="Benchmarks/peers/ingest.sh --json FILE (optional)")
     ap.add_argument("--charts", default=os.path.join(ROOT, "docs", "bench"), help="where the peers' SVG charts go")
     ap.add_argument("--template", default=os.path.join(HERE, "BENCHMARKS.md.in"))
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
@@ -446,7 +485,11 @@ def main():
     if os.path.exists(a.interop):
         with open(a.interop) as f:
             interop = json.load(f)
-    text = render(template, context(bench, peer, zipbench, interop))
+    ingest = None
+    if os.path.exists(a.ingest):
+        with open(a.ingest) as f:
+            ingest = json.load(f)
+    text = render(template, context(bench, peer, zipbench, interop, ingest))
     outputs = {a.output: text}
     for name, svg in plot.charts(peer).items():
         outputs[os.path.join(a.charts, name)] = svg
