@@ -22,4 +22,10 @@ public final class ImportProgress: Sendable {
         if rows != 0 { self.rows.add(rows, ordering: .relaxed) }
         if bytes != 0 { self.bytes.add(bytes, ordering: .relaxed) }
     }
+
+    /// Takes back what `other` counted (a path that gave up, whose work the next path counts again).
+    func takeBack(_ other: ImportProgress) {
+        let (files, rows, bytes) = other.current
+        add(files: -files, rows: -rows, bytes: -bytes)
+    }
 }

@@ -47,15 +47,8 @@ extension QuoteImporter {
         let total = counts.reduce(0, +)
         guard total > 0 else { return nil }
         let counted = ImportProgress()
-        let (outcome, draft) = placeInDraft(paths.count, rowCount: total, threads: threads, snapshot: snapshot) { i throws(ResponseError) in
-            let name = fileName(of: paths[i])
-            return try withContents(ofFile: paths[i]) { bytes throws(ResponseError) in
-                let rows = try QuoteDecoder.decodeRows(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
-                progress?.add(files: 1, rows: rows.rowCount, bytes: bytes.count)
-                counted.add(files: 1, rows: rows.rowCount, bytes: bytes.count)
-                return rows
-            }
-        }
+        let (outcome, draft) = placeInDraft(paths.count, rowCount: total, threads: threads, snapshot: snapshot,
+                                            decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
         switch outcome {
         case .placed(let table):
             return try commit(table, draft, snapshot: snapshot, durable: durable, threads: threads, dateColumnName: dateColumnName)
@@ -65,8 +58,7 @@ extension QuoteImporter {
         case .abandoned:
             draft?.discard()
             // The ordinary path counts every file again.
-            let (files, rows, bytes) = counted.current
-            progress?.add(files: -files, rows: -rows, bytes: -bytes)
+            progress?.takeBack(counted)
             return nil
         }
     }

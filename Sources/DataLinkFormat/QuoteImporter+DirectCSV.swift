@@ -41,8 +41,7 @@ extension QuoteImporter {
         }
         // Failed or abandoned: the ordinary path decodes (and counts) the file again.
         draft?.discard()
-        let (_, rows, bytes) = counted.current
-        progress?.add(rows: -rows, bytes: -bytes)
+        progress?.takeBack(counted)
         return nil
     }
 

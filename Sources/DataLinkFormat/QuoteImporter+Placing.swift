@@ -34,7 +34,23 @@ extension QuoteImporter {
             totalBytes += Int(info.st_size)
         }
         let counted = ImportProgress()
-        let outcome = placeInOrder(paths.count, threads: threads, inputBytes: totalBytes) { i throws(ResponseError) in
+        let outcome = placeInOrder(paths.count, threads: threads, inputBytes: totalBytes,
+                                   decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
+        switch outcome {
+        case .placed(let table): return table
+        case .failed(let error): throw error
+        case .abandoned:
+            // The merging path counts every file again.
+            progress?.takeBack(counted)
+            return nil
+        }
+    }
+
+    /// Decodes file `i` of `paths` into row buffers, counting it in `progress` and in `counted`
+    /// (what to take back if the caller gives up).
+    static func fileRows(_ paths: [String], ticker: String?, progress: ImportProgress?,
+                         counted: ImportProgress) -> (Int) throws(ResponseError) -> DecodedRows {
+        { i throws(ResponseError) in
             let name = fileName(of: paths[i])
             return try withContents(ofFile: paths[i]) { bytes throws(ResponseError) in
                 let rows = try QuoteDecoder.decodeRows(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
@@ -42,15 +58,6 @@ extension QuoteImporter {
                 counted.add(files: 1, rows: rows.rowCount, bytes: bytes.count)
                 return rows
             }
-        }
-        switch outcome {
-        case .placed(let table): return table
-        case .failed(let error): throw error
-        case .abandoned:
-            // The merging path counts every file again.
-            let (files, rows, bytes) = counted.current
-            progress?.add(files: -files, rows: -rows, bytes: -bytes)
-            return nil
         }
     }
 

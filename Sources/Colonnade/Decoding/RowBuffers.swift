@@ -122,16 +122,20 @@ package final class RowBuffers {
     @inline(never)
     func setNull(column: Int, row: Int) throws(DecodeError) {
         assert(row < capacity)
-        if nulls[column] == nil {
+        let bits: UnsafeMutablePointer<UInt64>
+        if let existing = nulls[column] {
+            bits = existing
+        } else {
             let words = (capacity + 63) >> 6
-            guard let bits = RowBuffers.allocate(UInt64.self, words) else {
+            guard let fresh = RowBuffers.allocate(UInt64.self, words) else {
                 throw .outOfMemory(source: source, rows: capacity, bytes: RowBuffers.byteCount(UInt64.self, words))
             }
-            bits.initialize(repeating: 0, count: words)
-            nulls[column] = bits
+            fresh.initialize(repeating: 0, count: words)
+            nulls[column] = fresh
+            bits = fresh
         }
         // Safe: row < capacity, and the bit buffer covers capacity rows.
-        nulls[column]![row >> 6] |= 1 << UInt64(row & 63)
+        bits[row >> 6] |= 1 << UInt64(row & 63)
     }
 
     /// The rows of value column `column` as a `Column<Double>`, in `order` (input row numbers) or
