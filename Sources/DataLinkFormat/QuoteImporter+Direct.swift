@@ -36,18 +36,21 @@ extension QuoteImporter {
     package static func importDirect(_ paths: [String], ticker: String?, threads: Int, progress: ImportProgress?,
                                      snapshot: String, durable: Bool = true, chunkSize: Int = defaultChunkSize,
                                      largeFileSize: Int = defaultLargeFileSize,
-                                     dateColumnName: String? = nil) throws -> (table: QuoteTable, inPlace: Bool)? {
+                                     dateColumnName: String? = nil,
+                                     writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
         let threads = Swift.max(1, threads)
         // One large datatable CSV: its pieces, counted exactly (QuoteImporter+DirectCSV.swift).
         if paths.count == 1, kind(of: paths[0], largeFileSize: largeFileSize) == .large {
             return try importDirectCSV(paths[0], threads: threads, chunkSize: chunkSize, progress: progress,
-                                       snapshot: snapshot, durable: durable, dateColumnName: dateColumnName)
+                                       snapshot: snapshot, durable: durable, dateColumnName: dateColumnName,
+                                       writebackStride: writebackStride)
         }
         guard !paths.isEmpty, let counts = countDataRows(paths, threads: threads, largeCSV: largeFileSize) else { return nil }
         let total = counts.reduce(0, +)
         guard total > 0 else { return nil }
         let counted = ImportProgress()
         let (outcome, draft) = placeInDraft(paths.count, rowCount: total, threads: threads, snapshot: snapshot,
+                                            writeback: durable ? writebackStride : 0,
                                             decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
         switch outcome {
         case .placed(let table):
@@ -66,12 +69,14 @@ extension QuoteImporter {
     /// `placeInOrder` of inputs `0 ..< count` into the payloads of a new `SnapshotDraft` for
     /// `rowCount` rows at `snapshot` (made once input 0 is decoded: its columns fix the layout;
     /// a draft that cannot be made abandons the placing). The draft is nil when it was not made.
-    static func placeInDraft(_ count: Int, rowCount: Int, threads: Int, snapshot: String,
+    /// `writeback`: the draft's writeback stride, 0 for none (a save without `fsync`).
+    static func placeInDraft(_ count: Int, rowCount: Int, threads: Int, snapshot: String, writeback: Int,
                              decode: (Int) throws(ResponseError) -> DecodedRows) -> (PlacingOutcome, SnapshotDraft?) {
         let made = DraftSlot()
         let outcome = placeInOrder(count, threads: threads, inputBytes: 0, makeAssembler: { rows, _ in
             guard let draft = try? SnapshotDraft(replacing: snapshot, rowCount: rowCount,
-                                                 valueWidths: Array(repeating: 8, count: rows.valueNames.count)) else { return nil }
+                                                 valueWidths: Array(repeating: 8, count: rows.valueNames.count),
+                                                 startsWriteback: writeback > 0, writebackStride: writeback) else { return nil }
             made.draft = draft
             return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
         }, decode: decode)

@@ -14,7 +14,8 @@ extension QuoteImporter {
     /// exact error), a draft that cannot be made. A count too high, or nulls, save the placed
     /// table the ordinary way (`commit`).
     static func importDirectCSV(_ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
-                                snapshot: String, durable: Bool, dateColumnName: String?) throws -> (table: QuoteTable, inPlace: Bool)? {
+                                snapshot: String, durable: Bool, dateColumnName: String?,
+                                writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
         let name = fileName(of: path)
         let counted = ImportProgress()
         // The draft is committed after the input is freed: the table's columns are the file's pages.
@@ -22,7 +23,8 @@ extension QuoteImporter {
             guard let (input, layout, cuts) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize) else { return nil }
             let total = countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads)
             guard total > 0 else { return nil }
-            return placeInDraft(cuts.count, rowCount: total, threads: threads, snapshot: snapshot) { k throws(ResponseError) in
+            return placeInDraft(cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
+                                writeback: durable ? writebackStride : 0) { k throws(ResponseError) in
                 let from = cuts[k], to = k + 1 < cuts.count ? cuts[k + 1] : input.count
                 var scanner = CSVScanner(input: ByteInput(base: input.base + from, count: to - from, source: input.source), position: 0)
                 let rows = try scanner.decodeDatatableRowsInPlace(layout)

@@ -76,9 +76,9 @@ struct DirectCSVImportTests {
     }
 
     static func direct(_ path: String, threads: Int, chunkSize: Int, snapshot: String,
-                       progress: ImportProgress? = nil) throws -> (table: QuoteTable, inPlace: Bool)? {
+                       progress: ImportProgress? = nil, writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
         try QuoteImporter.importDirect([path], ticker: nil, threads: threads, progress: progress, snapshot: snapshot,
-                                       chunkSize: chunkSize, largeFileSize: 1)
+                                       chunkSize: chunkSize, largeFileSize: 1, writebackStride: writebackStride)
     }
 
     static func nothingCounted(_ progress: ImportProgress) -> Bool {
@@ -113,6 +113,12 @@ struct DirectCSVImportTests {
                 #expect(result.table == (try QuoteTable.load(from: snapshot)))
                 #expect(progress.current.files == 1 && progress.current.rows == whole.rowCount && progress.current.bytes > 0)
                 #expect(try DirectImportTests.names(in: out) == ["direct.snapshot"], "no temporary left")
+                try FileManager.default.removeItem(atPath: snapshot)
+                // Starting the writeback every page written (the import is durable) changes no byte.
+                let often = try #require(try Self.direct(csv, threads: threads, chunkSize: chunkSize, snapshot: snapshot,
+                                                         writebackStride: 4096))
+                let written = try Data(contentsOf: URL(fileURLWithPath: snapshot))
+                #expect(often.inPlace && written == expected, "chunk \(chunkSize), threads \(threads), writeback")
                 try FileManager.default.removeItem(atPath: snapshot)
             }
         }

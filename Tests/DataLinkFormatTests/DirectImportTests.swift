@@ -57,6 +57,12 @@ struct DirectImportTests {
             #expect(result.table == (try QuoteTable.load(from: snapshot)), "threads \(threads)")
             #expect(try Self.names(in: out) == ["direct.snapshot"], "threads \(threads): no temporary left")
             try FileManager.default.removeItem(atPath: snapshot)
+            // Starting the writeback every page written (durable, as the CLI saves) changes no byte.
+            let often = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil,
+                                                                   snapshot: snapshot, durable: true, writebackStride: 4096))
+            #expect(often.inPlace, "threads \(threads)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads), writeback")
+            try FileManager.default.removeItem(atPath: snapshot)
         }
     }
 

@@ -41,6 +41,13 @@ package final class SnapshotDraft: @unchecked Sendable {
     private let file: ReplacementFile
     private let mapping: Mapping
     private let writeFailure = Mutex<SnapshotError?>(nil)
+    /// Payload bytes written so far, and every how many of them `write` starts the writeback of
+    /// what is dirty (0: never).
+    private let written = Atomic<Int>(0)
+    private let writebackStride: Int
+    /// 16 MiB: a medium import (500 MB) starts about 30 writebacks of 2 ms each, and its final
+    /// `fsync` took 8 ms instead of 256 ms.
+    package static let defaultWritebackStride = 16 << 20
 
     /// The shared, read-only mapping of the payload area. Columns made from it are views with this
     /// object as their owner, so it stays mapped while they live (also after the rename, or after
@@ -60,10 +67,13 @@ package final class SnapshotDraft: @unchecked Sendable {
 
     /// Creates the temporary beside `path`'s target, reserves its payload area for `rowCount`
     /// rows of a date column and value columns of widths `valueWidths`, and maps it.
+    /// With `startsWriteback` (for a save that ends in `fsync`), every `writebackStride` bytes
+    /// written start the disk writing back the payload area's dirty pages.
     /// - Throws: `SnapshotError` (as a save would), also when the filesystem cannot reserve the
     ///   blocks up front (then a full disk would fault a write into the mapping instead of
     ///   failing a call): the caller imports the ordinary way.
-    package init(replacing path: String, rowCount: Int, valueWidths: [Int]) throws(SnapshotError) {
+    package init(replacing path: String, rowCount: Int, valueWidths: [Int], startsWriteback: Bool = false,
+                 writebackStride: Int = defaultWritebackStride) throws(SnapshotError) {
         precondition(rowCount > 0, "a draft holds rows")
         let (offsets, footerOffset) = SnapshotWriter.plannedOffsets(rowCount: rowCount, valueWidths: valueWidths)
         let file: ReplacementFile
@@ -88,13 +98,20 @@ package final class SnapshotDraft: @unchecked Sendable {
         self.footerOffset = footerOffset
         self.file = file
         self.mapping = Mapping(base: p, size: footerOffset)
+        self.writebackStride = startsWriteback ? Swift.max(1, writebackStride) : 0
     }
 
     /// Where payload `k` (0 the dates, k the value column k − 1) starts in the mapping.
     package func payload(_ k: Int) -> UnsafeRawPointer { UnsafeRawPointer(mapping.base + payloadOffsets[k]) }
 
-    /// Writes `count` bytes at `bytes` into payload `k` from its byte `at` on, and starts their
-    /// writeback to disk. A failure is kept (the first one) and thrown by `commit`.
+    /// Writes `count` bytes at `bytes` into payload `k` from its byte `at` on. A failure is kept
+    /// (the first one) and thrown by `commit`.
+    ///
+    /// With `startsWriteback`, the write that crosses a multiple of the stride then starts the
+    /// writeback of every dirty page of the payload area (`sync_file_range` WRITE, which skips
+    /// clean pages and pages already being written): the disk writes while later inputs decode,
+    /// and the final `fsync` waits only for the last stride. A page that inputs share is written
+    /// again when the next one dirties it; the `fsync` alone makes the file durable.
     /// - Precondition: the range lies within the payload; no other call writes it.
     package func write(_ bytes: UnsafeRawPointer, count: Int, intoPayload k: Int, at offset: Int) {
         precondition(offset >= 0 && offset + count <= payloadCapacity(k), "write outside the payload")
@@ -102,6 +119,12 @@ package final class SnapshotDraft: @unchecked Sendable {
             try SnapshotFile.writeAll(file.fileDescriptor, bytes, count, at: payloadOffsets[k] + offset, file: path)
         } catch {
             writeFailure.withLock { if $0 == nil { $0 = error } }
+        }
+        if writebackStride > 0 {
+            let before = written.add(count, ordering: .relaxed).oldValue
+            if before / writebackStride != (before + count) / writebackStride {
+                SnapshotFile.startWriteback(file.fileDescriptor, offset: 0, count: footerOffset)
+            }
         }
     }
 
