@@ -185,6 +185,56 @@ private extension Array where Element == UInt8 {
         differential.expectNoMismatches(atLeast: 7_500, convertedAtLeast: 3_000)
     }
 
+    @Test func longFractionsReadFromTwoAndThreeWordsMatchByteLoopAndDoubleFromString() {
+        // Tokens with their point at every offset 0…7 and 0…20 fraction digits, followed by a
+        // follower and 0…30 more bytes, so the two- and three-word reads (which need 16 and 24
+        // bytes before `end`) run, and fall back, at every length.
+        let memory = GuardedBytes()
+        var rng = SplitMix64(seed: 0x10F7)
+        var differential = ScanDifferential()
+        for integerDigits in 0 ... 8 {
+            for fractionDigits in 0 ... 20 {
+                for _ in 0 ..< 12 {
+                    var bytes: [UInt8] = []
+                    if rng.chance(6) { bytes.append(UInt8(ascii: "-")) }
+                    bytes.appendDigits(integerDigits, &rng)
+                    bytes.append(UInt8(ascii: "."))
+                    bytes.appendDigits(fractionDigits, &rng)
+                    bytes.append(followers[rng.below(followers.count)])
+                    for _ in 0 ..< rng.below(31) {
+                        bytes.append(rng.chance(2) ? UInt8(ascii: "0") + UInt8(rng.below(10)) : followers[rng.below(followers.count)])
+                    }
+                    differential.check(bytes, from: 0, in: memory)
+                }
+            }
+        }
+        differential.expectNoMismatches(atLeast: 2_200, convertedAtLeast: 1_500)
+    }
+
+    @Test func longFractionsGiveKnownValues() throws {
+        // Known answers on each path, with room after them for every load.
+        let memory = GuardedBytes()
+        let pad = String(repeating: "7", count: 24)
+        let cases: [(String, Double, Int)] = [
+            ("118088.0", 118088.0, 8), ("1114527.0", 1114527.0, 9), ("1234567.", 1234567.0, 8),
+            ("0.12345678901234", 0.12345678901234, 16), ("158.6164220654312", 158.6164220654312, 17),
+            ("12.34567890123456789", 12.34567890123456789, 20), (".1234567890123456789", 0.1234567890123456789, 20),
+            ("9007199254.740993", 9007199254.740993, 17), ("0.000000000000000001", 1e-18, 20),
+        ]
+        for (text, value, stop) in cases {
+            let bytes = Array((text + "," + pad).utf8)
+            let scanned = try #require(memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) },
+                                       "\(text.debugDescription)")
+            #expect(scanned.value.bitPattern == value.bitPattern, "\(text.debugDescription)")
+            #expect(scanned.stop == stop, "\(text.debugDescription)")
+        }
+        // 20 digits: too many for the fast grammar, however the point splits them.
+        for text in ["1234567.8901234567890", "1.2345678901234567890"] {
+            let bytes = Array((text + "," + pad).utf8)
+            #expect(memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) } == nil, "\(text)")
+        }
+    }
+
     @Test func everyFollowerAtEveryDistanceFromEnd() {
         // Fixed tokens, each followed by every follower, with 0…8 more bytes before `end`.
         let memory = GuardedBytes()
