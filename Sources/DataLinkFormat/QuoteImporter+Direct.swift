@@ -21,9 +21,9 @@ extension QuoteImporter {
     /// of `largeFileSize` or more is imported by its pieces instead (`importDirectCSV`, with
     /// `chunkSize` as in `importFiles`; tests make both small).
     ///
-    /// When the counted rows turn out not to be the decoded ones, or a column has nulls (its
-    /// validity bitmap moves the payloads after it), the decoded table is saved the ordinary way
-    /// from the draft's columns instead: the same file, with one more copy.
+    /// When the counted rows turn out not to be the decoded ones, the decoded table is saved the
+    /// ordinary way from the draft's columns instead: the same file, with one more copy. Columns
+    /// with nulls are written in place (their validity bitmaps go after every column's values).
     ///
     /// `dateColumnName`, when given, names the saved table's date column (the CLI's ordinary path
     /// upserts into an empty `QuoteTable()`, whose name is kept: "Date", whatever the input says).
@@ -85,7 +85,7 @@ extension QuoteImporter {
     }
 
     /// Commits the placed `table` in `draft`, or saves it the ordinary way when its layout is not
-    /// the draft's (a miscount, nulls); its date column named `dateColumnName` if given
+    /// the draft's (a miscount); its date column named `dateColumnName` if given
     /// (the names follow the payloads in the file: the layout does not move).
     static func commit(_ table: QuoteTable, _ draft: SnapshotDraft?, snapshot: String, durable: Bool,
                        threads: Int, dateColumnName: String?) throws -> (table: QuoteTable, inPlace: Bool) {

@@ -11,8 +11,8 @@ extension QuoteImporter {
     /// ordinary path must run: not a datatable CSV, no rows, rows that do not fit the count
     /// (counted too low), pieces that do not concatenate (a CSV not grouped by ticker), a failing
     /// piece or a ticker holding a `"` (the ordinary path then decodes the file whole, for its
-    /// exact error), a draft that cannot be made. A count too high, or nulls, save the placed
-    /// table the ordinary way (`commit`).
+    /// exact error), a draft that cannot be made. A count too high saves the placed table the
+    /// ordinary way (`commit`); nulls are written in place.
     static func importDirectCSV(_ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
                                 snapshot: String, durable: Bool, dateColumnName: String?,
                                 writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {

@@ -67,7 +67,7 @@ struct DirectImportTests {
     }
 
     @Test(arguments: [UInt64(41), 42])
-    func nullsAreSavedTheOrdinaryWayWithTheSameBytes(seed: UInt64) throws {
+    func nullsAreWrittenInPlaceWithTheOrdinaryBytes(seed: UInt64) throws {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let table = P.randomTable(seed: seed, tickers: 20)
@@ -79,8 +79,10 @@ struct DirectImportTests {
             let expected = try Self.ordinaryBytes(paths, threads: threads, in: out)
             let snapshot = out + "/direct.snapshot"
             let result = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
-            #expect(!result.inPlace, "threads \(threads): a validity bitmap moves the payloads after it")
+            #expect(result.inPlace, "threads \(threads): the bitmaps go after every column's values")
             #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads)")
+            let loaded = try QuoteTable.load(from: snapshot)
+            #expect(loaded == result.table && loaded.columns.contains { $0.validity != nil }, "threads \(threads)")
             #expect(try Self.names(in: out) == ["direct.snapshot"], "threads \(threads): no temporary left")
             try FileManager.default.removeItem(atPath: snapshot)
         }

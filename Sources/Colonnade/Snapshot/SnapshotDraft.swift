@@ -17,13 +17,14 @@ import Synchronization
 /// a quarter of a medium import's CPU; a `pwrite` of whole pages into the page cache does not.
 ///
 /// The layout is fixed up front from the exact row count and the value columns' widths
-/// (`SnapshotWriter.plannedOffsets`, the writer's own placement), for a table without validity
-/// bitmaps. `commit` hands the finished table to `SnapshotWriter`, which lays it out as for any
-/// save; only when every payload it places is already at its place in the mapping does it write
-/// the header and the footer (checksums computed from the mapping) and rename the file over the
-/// target. Otherwise (another row count, a column with nulls, whose bitmap moves the payloads
-/// after it) `commit` returns false and writes nothing: the caller saves the table the ordinary
-/// way. Released without a commit, the temporary is removed and the target is untouched.
+/// (`SnapshotWriter.plannedOffsets`, the writer's own placement: values first, validity bitmaps
+/// after all of them). `commit` hands the finished table to `SnapshotWriter`, which lays it out
+/// as for any save; only when its row count is the planned one and every value payload is
+/// already at its place in the mapping does it write the header, the bitmaps of the columns
+/// that have nulls, and the footer (checksums of the values computed from the mapping), and
+/// rename the file over the target. Otherwise (another row count) `commit` returns false and
+/// writes nothing: the caller saves the table the ordinary way. Released without a commit, the
+/// temporary is removed and the target is untouched.
 ///
 /// For a target that does not exist yet, under the snapshot's write lock: nothing else is merged.
 package final class SnapshotDraft: @unchecked Sendable {
@@ -137,10 +138,11 @@ package final class SnapshotDraft: @unchecked Sendable {
     package var owner: AnyObject { mapping }
 
     /// Makes `table` (whose columns the caller filled in this draft's payloads) the snapshot at
-    /// `path`: header, checksums (from the mapping, on up to `threads` threads), footer and
-    /// trailer, then `fsync` (with `durable`), rename, `fsync` of the directory.
-    /// - Returns: false, having written nothing, when `table`'s layout is not this draft's (its
-    ///   payloads are not all in place); the draft is discarded then and the caller saves `table`.
+    /// `path`: header, checksums of the values (from the mapping, on up to `threads` threads),
+    /// the validity bitmaps, footer and trailer, then `fsync` (with `durable`), rename, `fsync` of
+    /// the directory.
+    /// - Returns: false, having written nothing, when `table` is not what this draft planned (its
+    ///   row count, or values not in place); the draft is discarded then and the caller saves `table`.
     /// - Throws: `SnapshotError` as `save(to:durable:)` does, or the first failed `write`; the
     ///   target is untouched then.
     package func commit(_ table: QuoteTable, durable: Bool = true, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> Bool {
@@ -154,15 +156,19 @@ package final class SnapshotDraft: @unchecked Sendable {
         }
         var writer = SnapshotWriter(table: table, path: path)
         writer.threads = threads
+        writer.startsWriteback = durable
         let layout = writer.layout()
         let base = UnsafeRawPointer(mapping.base)
-        guard layout.footerOffset == footerOffset,
-              layout.sources.allSatisfy({ $0.base == base + $0.offset }) else {
+        // The rows planned, and the values (the layout's first payloads) where they were placed;
+        // validity bitmaps, if any, follow them and are written now.
+        let values = payloadOffsets.count
+        guard table.rowCount == rowCount, layout.sources.count >= values,
+              zip(layout.sources.prefix(values), payloadOffsets).allSatisfy({ $0.offset == $1 && $0.base == base + $1 }) else {
             discard()
             return false
         }
         do throws(SnapshotError) {
-            try writer.writeFile(file.fileDescriptor, layout, payloadsInPlace: true)
+            try writer.writeFile(file.fileDescriptor, layout, inPlace: values)
         } catch {
             discard()
             throw error

@@ -71,7 +71,7 @@ struct SnapshotWriter {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw SnapshotError(error, file: path) }
         do throws(SnapshotError) {
-            try writeFile(file.fileDescriptor, layout(), payloadsInPlace: false)
+            try writeFile(file.fileDescriptor, layout())
         } catch {
             file.discard()
             throw error
@@ -101,20 +101,25 @@ struct SnapshotWriter {
     }
 
     /// The file offsets of the date payload and of each value column's values for a table of
-    /// `rowCount` rows whose value columns have the byte widths `valueWidths` and no validity
-    /// bitmaps, and the footer's offset: what `layout()` gives such a table. `SnapshotDraft`
-    /// places rows there before the table exists; its commit checks the table's real layout.
+    /// `rowCount` rows whose value columns have the byte widths `valueWidths`, and where they end
+    /// (the footer's offset for a table without validity bitmaps; its bitmaps' start otherwise):
+    /// what `layout()` gives such a table, nulls or not. `SnapshotDraft` places rows there before
+    /// the table exists; its commit checks the table's real layout.
     static func plannedOffsets(rowCount: Int, valueWidths: [Int]) -> (payloads: [Int], footerOffset: Int) {
         var placer = PayloadPlacer()
         let payloads = ([4] + valueWidths).map { placer.place(length: rowCount * $0).offset }
         return (payloads, placer.offset)
     }
 
-    /// The table's layout: payloads from 4096, dates first, each value column's values then its
-    /// validity; the footer after them.
+    /// The table's layout: payloads from 4096, the dates' values first, then each value column's
+    /// values, then the validity bitmaps of the columns that have one, in column order; the footer
+    /// after them. `sources` lists the payloads in that (file) order.
+    ///
+    /// Values before every bitmap, so that where the values go depends only on the row count
+    /// and the columns' widths, not on which columns hold nulls: a fresh import places its rows
+    /// before it knows (`SnapshotDraft`). Readers take the offsets from the footer.
     func layout() -> Layout {
         var sources = [Source]()
-        var entries = [SnapshotColumnEntry]()
         var placer = PayloadPlacer()
         func place(_ storage: ColumnStorage, _ length: Int) -> SnapshotPayload {
             let p = placer.place(length: length)
@@ -122,11 +127,13 @@ struct SnapshotWriter {
             return p
         }
         let all = [AnyColumn.int32(table.dates)] + table.columns
-        for column in all {
+        let values = all.map { column in
             let (storage, width) = Self.valueStorage(column)
-            let values = place(storage, column.count * width)
-            let validity = column.validity.map { place($0.wordStorage, $0.wordCount * 8) }
-            entries.append(SnapshotColumnEntry(type: column.elementType, values: values, validity: validity))
+            return place(storage, column.count * width)
+        }
+        let entries = zip(all, values).map { column, values in
+            SnapshotColumnEntry(type: column.elementType, values: values,
+                                validity: column.validity.map { place($0.wordStorage, $0.wordCount * 8) })
         }
         let footerOffset = placer.offset
         let footer = SnapshotFooter(dateColumnName: table.dateColumnName, schema: table.schema, tickers: table.tickers,
@@ -138,19 +145,23 @@ struct SnapshotWriter {
     }
 
     /// Writes the whole file at `fd` by `layout`: reserves its length, the header page, the
-    /// payloads (or, with `payloadsInPlace`, only their checksums: their bytes are already in
-    /// the file at their offsets, `SnapshotDraft`), the footer with the checksums, the trailer.
-    func writeFile(_ fd: Int32, _ layout: Layout, payloadsInPlace: Bool) throws(SnapshotError) {
+    /// payloads (the first `inPlace` of them only checksummed: their bytes are already in the
+    /// file at their offsets, `SnapshotDraft`), the footer with the checksums, the trailer.
+    func writeFile(_ fd: Int32, _ layout: Layout, inPlace: Int = 0) throws(SnapshotError) {
+        precondition(inPlace >= 0 && inPlace <= layout.sources.count, "more payloads in place than the layout has")
         try SnapshotFile.reserve(fd, length: layout.fileLength, file: path)
         try SnapshotFile.writeAll(fd, Self.header(fileLength: layout.fileLength, footerOffset: layout.footerOffset), at: 0, file: path)
-        let checksums = payloadsInPlace
-            ? Self.checksums(layout.sources, threads: threads)
-            : try Self.writePayloads(fd, layout.sources, threads: threads, startsWriteback: startsWriteback, file: path)
+        let checksums = Self.checksums(Array(layout.sources.prefix(inPlace)), threads: threads)
+            + (try Self.writePayloads(fd, Array(layout.sources.dropFirst(inPlace)), threads: threads,
+                                      startsWriteback: startsWriteback, file: path))
+        // In `layout()`'s order: every column's values, then the bitmaps.
         var footer = layout.footer
         var k = 0
         for i in footer.columns.indices {
             footer.columns[i].values.checksum = checksums[k]; k += 1
-            if footer.columns[i].validity != nil { footer.columns[i].validity!.checksum = checksums[k]; k += 1 }
+        }
+        for i in footer.columns.indices where footer.columns[i].validity != nil {
+            footer.columns[i].validity!.checksum = checksums[k]; k += 1
         }
         let footerBytes = footer.encoded()
         var trailer = SnapshotByteWriter()
