@@ -137,4 +137,61 @@ import ColonnadeTestSupport
         table.computeSummaries()
         #expect(loaded.columns.map(AnyBlockSummaries.init) == table.columns.map(AnyBlockSummaries.init))
     }
+
+    @Test func theWriterPutsEveryBitmapAfterAllTheValues() throws {
+        let table = sampleTestTable()
+        let layout = SnapshotWriter(table: table, path: "unused").layout()
+        let columns = layout.footer.columns
+        let bitmaps = columns.compactMap(\.validity)
+        #expect(!bitmaps.isEmpty, "the sample has nulls")
+        let lastValues = try #require(columns.map(\.values.offset).max())
+        #expect(bitmaps.allSatisfy { $0.offset > lastValues })
+        // The values' offsets are those a table without nulls would get.
+        let planned = SnapshotWriter.plannedOffsets(rowCount: table.rowCount, valueWidths: table.columns.map(\.elementType.byteWidth))
+        #expect(columns.map(\.values.offset) == planned.payloads)
+        #expect(bitmaps.first?.offset == planned.footerOffset)
+    }
+
+    @Test func aFileWithEachBitmapRightAfterItsValuesLoadsAsBefore() throws {
+        // Files written before the values-first order kept each column's bitmap right after its
+        // values. Such a file, written by this writer with the old placement, still loads,
+        // verifies, and saves again in the new order.
+        let table = sampleTestTable()
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("old.snapshot")
+        let writer = SnapshotWriter(table: table, path: path)
+        var layout = writer.layout()
+        // `sources` stay in the writer's order (values, then bitmaps: how `writeFile` assigns
+        // checksums); only their offsets move, to the old placement.
+        var placer = SnapshotWriter.PayloadPlacer()
+        var bitmap = layout.footer.columns.count
+        for i in layout.footer.columns.indices {
+            let values = placer.place(length: layout.sources[i].length)
+            layout.sources[i].offset = values.offset
+            layout.footer.columns[i].values = values
+            if layout.footer.columns[i].validity != nil {
+                let validity = placer.place(length: layout.sources[bitmap].length)
+                layout.sources[bitmap].offset = validity.offset
+                layout.footer.columns[i].validity = validity
+                bitmap += 1
+            }
+        }
+        #expect(bitmap == layout.sources.count && placer.offset == layout.footerOffset)
+        let columns = layout.footer.columns
+        #expect(zip(columns, columns.dropFirst()).contains { a, b in a.validity.map { $0.offset < b.values.offset } ?? false },
+                "a bitmap between two columns' values: the old order")
+        let fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o644)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        try writer.writeFile(fd, layout)
+        let report = QuoteTable.verifySnapshot(at: path)
+        #expect(report.isValid, "\(report.problems)")
+        let loaded = try QuoteTable.load(from: path)
+        #expect(loaded == table)
+        try loaded.save(to: dir.file("new.snapshot"), durable: false)
+        try table.save(to: dir.file("fresh.snapshot"), durable: false)
+        #expect(sameBytes(readBytes(dir.file("new.snapshot")), readBytes(dir.file("fresh.snapshot"))))
+        #expect(!sameBytes(readBytes(dir.file("new.snapshot")), readBytes(path)))
+    }
 }
