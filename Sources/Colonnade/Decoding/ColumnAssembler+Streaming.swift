@@ -151,9 +151,11 @@ extension ColumnAssembler {
     }
 
     /// Grows every column (and the summary slots) to hold at least `needed` rows: at least twice
-    /// the capacity, or the rows the whole input will hold when its size is known. Each column
-    /// moves to a fresh reservation with its rows copied over, one column at a time (so the peak
-    /// is the columns plus one); false, with nothing lost, when a reservation fails.
+    /// the capacity, or the rows the whole input will hold when its size is known. On Linux each
+    /// column's reservation is enlarged by `mremap`, which moves page table entries, not bytes;
+    /// elsewhere, or when that fails, each column moves to a fresh reservation with its rows
+    /// copied over, one column at a time (so the peak is the columns plus one); false, with
+    /// nothing lost, when a reservation fails.
     private func grow(toHold needed: Int) -> Bool {
         var capacity = Swift.max(needed, rowCapacity * 2)
         if let total = stream.totalBytes {
@@ -165,6 +167,13 @@ extension ColumnAssembler {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         for (k, width) in ([4] + Array(repeating: 8, count: valueNames.count)).enumerated() {
             let bytes = (capacity * width + page - 1) / page * page
+            #if os(Linux)
+            if let moved = linuxMremap(regions[k], regionBytes[k], bytes, 1 /* MREMAP_MAYMOVE */), moved != MAP_FAILED {
+                regions[k] = moved
+                regionBytes[k] = bytes
+                continue
+            }
+            #endif
             let pointer = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
             guard let pointer, pointer != MAP_FAILED else { return false }  // the columns grown so far keep their rows
             #if os(Linux)
@@ -191,3 +200,10 @@ extension ColumnAssembler {
         return true
     }
 }
+
+#if os(Linux)
+/// glibc's `mremap(2)` wrapper, which the Glibc module does not import (it is declared only under
+/// `_GNU_SOURCE`).
+@_silgen_name("mremap")
+private func linuxMremap(_ old: UnsafeMutableRawPointer, _ oldSize: Int, _ newSize: Int, _ flags: Int32) -> UnsafeMutableRawPointer?
+#endif
