@@ -66,6 +66,12 @@ public enum QuoteDecoder {
         return rows
     }
 
+    /// `decode`, with the rows left in the decoder's buffers (`DecodedResponse.rows`) and the
+    /// shape and cursor as `decode` gives them; the same errors.
+    package static func decodeKeepingRows(_ bytes: UnsafeRawBufferPointer, source: String) throws(ResponseError) -> DecodedResponse {
+        try decode(bytes, format: nil, ticker: nil, fallbackTicker: nil, source: source, keepRows: true)
+    }
+
     private static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
                                fallbackTicker: String?, source: String, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
         let (input, start) = try start(of: bytes, source: source)

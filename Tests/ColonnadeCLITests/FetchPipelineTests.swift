@@ -72,7 +72,15 @@ import Testing
                                  decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
             let outcome = try await plan.run(client: Self.client(server), progress: Self.silentProgress(4))
             #expect(outcome.failures.isEmpty)
-            #expect(outcome.tables.map(\.rowCount) == bodies.symbols.map(bodies.rowCount))
+            // The responses went, in request order, into one set of final columns: the table one
+            // per response would merge into.
+            let table = try #require(outcome.tables.count == 1 ? outcome.tables[0] : nil, "\(outcome.tables.map(\.rowCount))")
+            #expect(table.tickers.map(\.symbol) == bodies.symbols)
+            #expect(table.tickers.map(\.rowCount) == bodies.symbols.map(bodies.rowCount))
+            var each = try bodies.symbols.map { symbol in
+                try bodies.datasetJSON(symbol).withUnsafeBytes { try QuoteDecoder.decode($0, ticker: symbol, source: symbol).table }
+            }
+            #expect(table == QuoteTable.merging(&each))
             #expect(server.maxConcurrentRequests == 1, "downloads stay one at a time")
         }
         let events = log.all
@@ -101,7 +109,15 @@ import Testing
                                  decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
             let outcome = try await plan.run(client: Self.client(server), progress: Self.silentProgress(3))
             #expect(outcome.failures.isEmpty)
-            #expect(outcome.tables.map(\.rowCount) == [70, 70, 70, 70, 20])
+            // Five pages of 70, 70, 70, 70 and 20 rows, tickers continuing across pages, in one
+            // set of final columns: the table the pages decoded one by one merge into.
+            let table = try #require(outcome.tables.count == 1 ? outcome.tables[0] : nil, "\(outcome.tables.map(\.rowCount))")
+            #expect(table.rowCount == 300 && table.tickers.map(\.symbol) == pages.symbols)
+            var each = try pages.bodies.enumerated().map { k, body in
+                try body.withUnsafeBytes { try QuoteDecoder.decode($0, source: "page \(k + 1)").table }
+            }
+            #expect(each.map(\.rowCount) == [70, 70, 70, 70, 20])
+            #expect(table == QuoteTable.merging(&each))
             #expect(server.requests.map { $0.query("qopts.cursor_id") } == [nil, "p2", "p3", "p4", "p5"])
         }
         let events = log.all

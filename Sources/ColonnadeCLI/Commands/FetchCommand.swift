@@ -77,9 +77,10 @@ struct FetchCommand: Command {
                 + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
             return ExitStatus.failure
         }
-        // Each response was decoded as it arrived, while others downloaded; their rows are copied
-        // once into columns of the final size (one per thread), then into the stored table (none
-        // when the snapshot is new: an upsert into an empty table takes the incoming one).
+        // Each response was decoded as it arrived, while others downloaded, and its rows went
+        // straight into the final columns (`IncomingRows`); they are copied once more only into
+        // the stored table (not when the snapshot is new: an upsert into an empty table takes
+        // the incoming one).
         var tables = outcome.tables
         let incoming = QuoteTable.merging(&tables, threads: QueryOptions.availableCores)
         var merged = existing
@@ -234,34 +235,38 @@ struct FetchPlan: Sendable {
         if let table { return try await runTable(table, client: client, progress: progress) }
         // Each operation downloads, hands the body to a decoding thread and returns, so the next
         // request goes out while this response decodes (ARCHITECTURE.md, Fetching).
+        // The rows stay in the decoders' buffers and go, in request order, straight into the
+        // final columns (`IncomingRows`).
         let ahead = DecodeAhead(depth: decodeDepth, events: decodeEvents)
-        let results = try await client.fetchMany(symbols) { symbol -> DecodeAhead.Pending<QuoteTable> in
+        let results = try await client.fetchMany(symbols) { symbol -> DecodeAhead.Pending<DecodedRows?> in
             guard needsRequest(for: symbol) else {
                 progress.advance(rows: 0, bytes: 0, tickers: 1)
-                return DecodeAhead.Pending(.success(QuoteTable()))
+                return DecodeAhead.Pending(.success(nil))
             }
             let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
                                                         to: Self.date(to), format: format)
             let stored = Self.storedSymbol(symbol), source = "\(database)/\(symbol)"
             return await ahead.decode {
-                let decoded = try response.body.withUnsafeBytes { bytes in
-                    try QuoteDecoder.decode(bytes, ticker: stored, source: source)
+                let rows = try response.body.withUnsafeBytes { bytes in
+                    try QuoteDecoder.decodeRows(bytes, ticker: stored, source: source)
                 }
-                progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 1)
-                return decoded.table
+                progress.advance(rows: rows.rowCount, bytes: response.body.count, tickers: 1)
+                return rows
             }
         }
         var outcome = Outcome()
+        let incoming = IncomingRows()
         for (symbol, result) in zip(symbols, results) {
             switch result {
             case .success(let pending):
                 switch await pending.value {
-                case .success(let t): outcome.tables.append(t)
+                case .success(let rows): if let rows { incoming.add(rows, source: "\(database)/\(symbol)") }
                 case .failure(let e): outcome.failures.append((symbol, e))
                 }
             case .failure(let e): outcome.failures.append((symbol, e))
             }
         }
+        outcome.tables = incoming.tables()
         return outcome
     }
 
@@ -285,8 +290,8 @@ struct FetchPlan: Sendable {
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
         let ahead = DecodeAhead(depth: decodeDepth, events: decodeEvents)
         @Sendable func decodePage(_ response: DataLinkResponse, source: String) throws -> DecodedResponse {
-            let decoded = try response.body.withUnsafeBytes { bytes in try QuoteDecoder.decode(bytes, source: source) }
-            progress.advance(rows: decoded.table.rowCount, bytes: response.body.count, tickers: 0)
+            let decoded = try response.body.withUnsafeBytes { bytes in try QuoteDecoder.decodeKeepingRows(bytes, source: source) }
+            progress.advance(rows: decoded.rows?.rowCount ?? 0, bytes: response.body.count, tickers: 0)
             return decoded
         }
         var pages: [DecodeAhead.Pending<DecodedResponse>] = []
@@ -308,14 +313,15 @@ struct FetchPlan: Sendable {
         } catch {
             walkError = error
         }
-        var tables: [QuoteTable] = []
-        for page in pages {
-            tables.append(try await page.value.get().table)
+        let incoming = IncomingRows()
+        for (k, page) in pages.enumerated() {
+            if let rows = try await page.value.get().rows { incoming.add(rows, source: "\(table) page \(k + 1)") }
         }
         if let walkError {
             guard !(walkError is EarlierPageFailed) else { throw CommandFailure("a page failed to decode") }
             throw walkError
         }
+        let tables = incoming.tables()
         var outcome = Outcome(tables: tables)
         let returned = Set(tables.flatMap { $0.tickers.filter { $0.rowCount > 0 }.map(\.symbol) })
         for symbol in pending {
