@@ -203,12 +203,13 @@ private func bracketsAndEnds(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: In
     return (Int(opens), ends != 0)
 }
 
-/// One worker's buffer for counting rows: the file is read into it whole.
+/// One worker's buffer for counting rows: the file is read into it whole. A file too large for
+/// the memory left is not counted (the ordinary path then reads it, and reports that).
 private final class CountBuffer {
-    private var base = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 64)
-    private var capacity = 1 << 20
+    private var base: UnsafeMutableRawPointer?
+    private var capacity = 0
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     func countDataRows(atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile,
                        largeCSV: Int = QuoteImporter.defaultLargeFileSize) -> Int? {
@@ -221,10 +222,17 @@ private final class CountBuffer {
               info.st_size <= largestFile else { return nil }
         let size = Int(info.st_size)
         if size > capacity {
-            base.deallocate()
-            capacity = size
-            base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+            free(base)
+            capacity = 0
+            var raw: UnsafeMutableRawPointer?
+            guard posix_memalign(&raw, 64, Swift.max(size, 1 << 20)) == 0, let raw else {
+                base = nil
+                return nil
+            }
+            base = raw
+            capacity = Swift.max(size, 1 << 20)
         }
+        guard let base else { return nil }
         var done = 0
         while done < size {
             let n = pread(fd, base + done, size - done, off_t(done))

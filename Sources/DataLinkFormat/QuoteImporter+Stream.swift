@@ -23,7 +23,7 @@ extension QuoteImporter {
                                     archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                                     threads: Int = 1, chunkSize: Int = 4 << 20) throws(ResponseError) -> QuoteTable {
         var chunks: [ReadChunk] = []
-        let first = ReadChunk(capacity: Swift.max(chunkSize, 4096))
+        let first = try ReadChunk(capacity: Swift.max(chunkSize, 4096), source: source)
         var ended = try fill(first, from: fd, source: source)
         chunks.append(first)
         if isStreamableCSV(first.data) {
@@ -36,12 +36,13 @@ extension QuoteImporter {
                     break
                 }
                 if ended { break }
-                let next = ReadChunk(capacity: keep + chunkSize)
-                // Safe: `keep` <= chunk.count bytes at the end of the previous chunk.
-                next.base.copyMemory(from: chunk.base + chunk.count - keep, byteCount: keep)
-                next.count = keep
-                next.newStart = keep
+                let next: ReadChunk
                 do {
+                    next = try ReadChunk(capacity: keep + chunkSize, source: source)
+                    // Safe: `keep` <= chunk.count bytes at the end of the previous chunk.
+                    next.base.copyMemory(from: chunk.base + chunk.count - keep, byteCount: keep)
+                    next.count = keep
+                    next.newStart = keep
                     ended = try fill(next, from: fd, source: source)
                 } catch {
                     decoder.cancel()
@@ -62,7 +63,7 @@ extension QuoteImporter {
         for chunk in chunks { bytes.append(contentsOf: chunk.newBytes) }
         chunks = []
         while !ended {
-            let more = ReadChunk(capacity: 1 << 20)
+            let more = try ReadChunk(capacity: 1 << 20, source: source)
             ended = try fill(more, from: fd, source: source)
             bytes.append(contentsOf: more.newBytes)
         }

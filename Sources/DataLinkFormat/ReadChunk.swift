@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Colonnade
+
 /// A buffer of bytes read from a stream (standard input), kept alive while a worker decodes it.
 final class ReadChunk: @unchecked Sendable {
     // Safe to share: filled before it is handed to a worker, read-only afterwards.
@@ -8,12 +15,20 @@ final class ReadChunk: @unchecked Sendable {
     /// Where the bytes read into this chunk start.
     var newStart = 0
 
-    init(capacity: Int) {
+    /// A chunk of `capacity` bytes for reading `source`.
+    ///
+    /// - Throws: `.decoding(.unreadable)` (out of memory) naming `source` when the bytes cannot be
+    ///   allocated, as for a file too large to read (`QuoteImporter.withContents`).
+    init(capacity: Int, source: String) throws(ResponseError) {
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, 64, Swift.max(capacity, 1)) == 0, let raw else {
+            throw .decoding(.unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(capacity)) to read into"))
+        }
         self.capacity = capacity
-        base = .allocate(byteCount: Swift.max(capacity, 1), alignment: 64)
+        base = raw
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     var data: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
     var newBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base + newStart, count: count - newStart) }

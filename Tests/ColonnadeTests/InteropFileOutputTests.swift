@@ -74,4 +74,13 @@ import Testing
         #expect(a.map { $0.replacingOccurrences(of: dir + "/one", with: "") } == b.map { $0.replacingOccurrences(of: dir + "/many", with: "") })
         for (x, y) in zip(a, b) { #expect(try Self.contents(x) == Self.contents(y), "\(x)") }
     }
+
+    @Test("An output buffer that cannot be allocated is an error naming the file, not a stop")
+    func anOutputBufferThatCannotBeAllocatedThrows() throws {
+        #expect(throws: InteropError.io(file: "out.arrow", operation: "allocate", errno: ENOMEM)) {
+            _ = try DescriptorInteropOutput(fd: 1, name: "out.arrow", bufferSize: 1 << 50)
+        }
+        #expect(InteropError.io(file: "out.arrow", operation: "allocate", errno: ENOMEM).description
+            == "out.arrow: allocate failed: Cannot allocate memory")
+    }
 }

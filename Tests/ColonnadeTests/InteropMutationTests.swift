@@ -239,4 +239,52 @@ struct InteropMutationTests {
         #expect(Self.read(Array("PAR1".utf8), "p", "") == .truncated(file: "p", offset: 4, needed: 8))
         #expect(Self.read(Array("date,close\n2014-01-02,1\n".utf8), "c", "") == .unrecognizedFormat(file: "c"))
     }
+
+    /// A Parquet footer may claim up to 8 rows per byte of file before the reader refuses it
+    /// (dictionary and run-length pages are that dense); for a large file that can still be more
+    /// memory than there is. Here a sparse 4 TiB file (no disk used) claims 2^45 rows of a date
+    /// and a Float64 column, 128 TiB for the dates alone, more than a 47-bit address space holds
+    /// whatever the overcommit setting: an error naming the file, not a stop of the process.
+    @Test("Parquet: a believable row count that cannot be allocated is an error naming the file")
+    func parquetRowsThatCannotBeAllocated() throws {
+        var w = ThriftCompactWriter()
+        w.structBegin(nil)
+        w.i32(1, 2)
+        w.listBegin(2, .structure, count: 4)
+        w.structBegin(nil); w.string(4, "schema"); w.i32(5, 3); w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "ticker"); w.i32(6, ParquetFormat.Converted.utf8)
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "date"); w.i32(6, ParquetFormat.Converted.date)
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.double.rawValue); w.i32(3, ParquetFormat.Repetition.optional.rawValue)
+        w.string(4, "close")
+        w.structEnd()
+        let fileSize = 1 << 42
+        w.i64(3, Int64(fileSize * 8))
+        w.listBegin(4, .structure, count: 0)
+        w.structEnd()
+        var tail = w.bytes
+        withUnsafeBytes(of: UInt32(w.bytes.count).littleEndian) { tail += $0 }
+        tail += Array("PAR1".utf8)
+
+        let path = NSTemporaryDirectory() + "colonnade-sparse-\(getpid())-\(UInt64.random(in: 0 ... .max)).parquet"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd); unlink(path) }
+        try #require(ftruncate(fd, off_t(fileSize)) == 0, "a sparse file of 4 TiB")
+        try #require(pwrite(fd, "PAR1", 4, 0) == 4)
+        try #require(tail.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(fileSize - tail.count)) } == tail.count)
+        let mapped = try #require(mmap(nil, fileSize, PROT_READ, MAP_SHARED, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        defer { munmap(mapped, fileSize) }
+        #expect(throws: InteropError.io(file: "huge.parquet", operation: "allocate", errno: ENOMEM)) {
+            _ = try ParquetReader.read(UnsafeRawBufferPointer(start: mapped, count: fileSize), file: "huge.parquet")
+        }
+        #expect(InteropError.io(file: "huge.parquet", operation: "allocate", errno: ENOMEM).description
+            == "huge.parquet: allocate failed: Cannot allocate memory")
+    }
 }

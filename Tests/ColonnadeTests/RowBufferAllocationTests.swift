@@ -48,9 +48,62 @@ import Testing
         #expect(buffers.capacity == 16)
         try buffers.reserve(rows: 17)
         #expect(buffers.capacity >= 17)
-        let first = buffers.takeColumn(0, order: nil)
-        let second = buffers.takeColumn(1, order: nil)
+        let first = try buffers.takeColumn(0, order: nil)
+        let second = try buffers.takeColumn(1, order: nil)
         #expect((0 ..< 16).map { first.value(at: $0) } == (0 ..< 16).map { Double?(Double($0)) })
         #expect((0 ..< 16).map { second.value(at: $0) } == (0 ..< 16).map { $0 == 3 ? nil : Double?(Double($0) / 2) })
+    }
+
+    /// Moving the rows into a table's columns allocates each column once more: when that fails,
+    /// the error names the input and nothing is lost (the rows are still in the buffers, and a
+    /// later take, with memory to spare, gives them all). The count is made absurd only for the
+    /// allocation: it fails before any row is read.
+    @Test func aColumnThatCannotBeAllocatedThrowsAndKeepsTheRows() throws {
+        let buffers = try RowBuffers(columnCount: 1, estimatedRows: 100, withTickers: false, source: "take.csv")
+        for row in 0 ..< 100 {
+            buffers.values[0][row] = row % 7 == 0 ? 0 : Double(row) * 1.5
+            buffers.dates[row] = Int32(row)
+            if row % 7 == 0 { try buffers.setNull(column: 0, row: row) }
+        }
+        buffers.count = 1 << 50
+        #expect(throws: DecodeError.outOfMemory(source: "take.csv", rows: 1 << 50, bytes: 1 << 53)) {
+            _ = try buffers.takeColumn(0, order: nil)
+        }
+        #expect(throws: DecodeError.outOfMemory(source: "take.csv", rows: 1 << 50, bytes: 1 << 52)) {
+            _ = try buffers.takeDates(order: nil)
+        }
+        buffers.count = 100
+        let column = try buffers.takeColumn(0, order: nil)
+        let dates = try buffers.takeDates(order: nil)
+        let expected: [Double?] = (0 ..< 100).map { $0 % 7 == 0 ? nil : Double($0) * 1.5 }
+        #expect((0 ..< 100).map { column.value(at: $0) } == expected)
+        #expect(dates == Column<Int32>((0 ..< 100).map { Int32($0) }))
+    }
+
+    /// The failable allocations under those takes: nil for a size no machine has (2^50 bytes,
+    /// which `mmap` and `posix_memalign` refuse at once whatever the overcommit setting) or one
+    /// that overflows, and zeroed, 64-byte-aligned storage otherwise.
+    @Test func storageThatCannotBeAllocatedIsNil() throws {
+        #expect(ColumnStorage(allocatingByteCount: 1 << 50) == nil)
+        #expect(ColumnStorage(allocatingByteCount: 1 << 50, mapLargeBuffers: false) == nil)
+        #expect(ColumnStorage(allocatingByteCount: Int.max) == nil)
+        #expect(Column<Double>(allocatingUnsafeUninitializedCount: 1 << 47) { _ in Issue.record("initializer ran") } == nil)
+        #expect(Column<Int32>(allocatingUnsafeUninitializedCount: Int.max / 2) { _ in Issue.record("initializer ran") } == nil)
+        #expect(Bitmask(allocatingCount: 1 << 56) == nil)
+        for byteCount in [0, 1, 63, 64, 65, (1 << 20) - 1, 1 << 20, 3 << 20] {
+            for mapped in [false, true] {
+                let storage = try #require(ColumnStorage(allocatingByteCount: byteCount, mapLargeBuffers: mapped))
+                #expect(storage.byteCapacity == ColumnStorage.paddedByteCount(byteCount))
+                #expect(Int(bitPattern: storage.base) % ColumnStorage.alignment == 0)
+                let bytes = UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity)
+                #expect(bytes.allSatisfy { $0 == 0 }, "\(byteCount) bytes, mapped: \(mapped)")
+            }
+        }
+        let column = try #require(Column<Int32>(allocatingUnsafeUninitializedCount: 65) { out in
+            for i in out.indices { out[i] = Int32(i) * 3 }
+        })
+        #expect(column == Column<Int32>((0 ..< 65).map { Int32($0) * 3 }))
+        let mask = try #require(Bitmask(allocatingCount: 130, allSet: true))
+        #expect(mask == Bitmask(count: 130, allSet: true))
     }
 }

@@ -93,4 +93,23 @@ struct StreamImportTests {
         Self.expectSame(Array("\n\n  \n".utf8), "blank lines")
         Self.expectSame(Array("<html>no</html>".utf8), "HTML")
     }
+
+    /// A chunk to read into that cannot be allocated (2^50 bytes here) is an error naming the
+    /// stream, as for a file too large to read, not a stop of the process. The pipe is filled and
+    /// closed before the import (a few lines, less than any pipe's buffer), so no writer is left
+    /// writing to a pipe whose reader has gone (SIGPIPE).
+    @Test func aChunkThatCannotBeAllocatedIsAnError() throws {
+        let bytes = [UInt8](try Fixtures.quandl("WIKI-AAPL.2014.asc.csv").prefix(2_000))
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let written = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress!, $0.count) }
+        close(fds[1])
+        try #require(written == bytes.count)
+        let error = #expect(throws: ResponseError.self) {
+            _ = try QuoteImporter.importStream(fds[0], source: "standard input", threads: 1, chunkSize: 1 << 50)
+        }
+        #expect(error == .decoding(.unreadable(path: "standard input", reason: "out of memory: cannot allocate 1048576.0 GiB to read into")))
+        #expect(error?.description == "standard input: cannot read: out of memory: cannot allocate 1048576.0 GiB to read into")
+    }
 }

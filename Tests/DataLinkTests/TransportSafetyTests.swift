@@ -99,13 +99,17 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func aTricklingServerCannotHoldARequestPastItsDeadline() async throws {
-        // 4,000 bytes, one every 50 ms: 200 s in all, and never 2 s without a byte, so only the
-        // whole-request deadline can end it.
+        // 4,000 bytes, one every 50 ms: 200 s in all, and never 6 s without a byte, so only the
+        // whole-request deadline (1 s) can end it. The idle timeout leaves 5.95 s of slack for the
+        // sender to be scheduled late between two bytes (as `timeoutIsAboutSilenceNotTotalTime`
+        // in RetryTests: 1.95 s was not enough for its sibling while the rest of the suite ran in
+        // parallel on 2 cores); a late sender ends it as `timedOut`, which fails the test, and a
+        // deadline that does not work lets the drip run past the time limit.
         let body = Data(repeating: UInt8(ascii: " "), count: 4_000)
         try await LoopbackHTTPServer.run({ _ in
             .drip(status: 200, headers: ["Content-Type": "application/json"], body: body, pieces: 4_000, interval: 0.05)
         }) { server in
-            var configuration = testConfiguration(server, key: fakeKey, maxAttempts: 3, timeout: .seconds(2))
+            var configuration = testConfiguration(server, key: fakeKey, maxAttempts: 3, timeout: .seconds(6))
             configuration.requestDeadline = .seconds(1)
             let client = DataLinkClient(configuration: configuration)
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }

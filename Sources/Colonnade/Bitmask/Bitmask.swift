@@ -27,6 +27,18 @@ public struct Bitmask: Sendable {
         if allSet { setAll() }
     }
 
+    /// A mask of `count` rows, all clear (or all set), or nil when its words cannot be allocated:
+    /// for a count that comes from input, whose caller reports the failure.
+    package init?(allocatingCount count: Int, allSet: Bool = false) {
+        precondition(count >= 0, "negative bit count")
+        guard let storage = ColumnStorage(allocatingByteCount: Bitmask.wordCount(forBits: count) * 8, mapLargeBuffers: false) else {
+            return nil
+        }
+        self.count = count
+        self.storage = storage
+        if allSet { setAll() }
+    }
+
     /// A mask over existing words (copied); padding bits are cleared.
     public init(words: some Collection<UInt64>, count: Int) {
         precondition(words.count == Bitmask.wordCount(forBits: count), "word count does not match bit count")

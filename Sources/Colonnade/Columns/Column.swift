@@ -54,6 +54,19 @@ public struct Column<Element: ColumnElement>: Sendable {
         self.count = count
     }
 
+    /// A column of `count` elements written by `initializer` into uninitialized (zeroed) memory,
+    /// or nil when that memory cannot be allocated: for a count that comes from input, whose
+    /// caller reports the failure (`RowBuffers.takeColumn` throws `DecodeError.outOfMemory`).
+    package init?(allocatingUnsafeUninitializedCount count: Int,
+                  initializingWith initializer: (UnsafeMutableBufferPointer<Element>) -> Void) {
+        precondition(count >= 0, "negative count")
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
+        guard !overflow, let storage = ColumnStorage(allocatingByteCount: bytes) else { return nil }
+        self.storage = storage
+        self.count = count
+        initializer(UnsafeMutableBufferPointer(start: storage.base.assumingMemoryBound(to: Element.self), count: count))
+    }
+
     /// A view of `count` elements in `storage` (owned by a mapping), with optional validity and summaries.
     /// - Precondition: the storage holds at least `count` elements.
     public init(viewing storage: ColumnStorage, count: Int, validity: Bitmask?, summaries: BlockSummaries<Element>?) {

@@ -39,21 +39,48 @@ public final class ColumnStorage: @unchecked Sendable {
     /// allocated per query (bitmasks), a fresh mapping costs an `mmap`, page faults on huge pages
     /// and an `munmap` every time — at 20 M rows that made Q3 (a few thousand rows touched) 8×
     /// slower than the `memset` it saved.
-    public init(byteCount: Int, mapLargeBuffers: Bool = true) {
-        precondition(byteCount >= 0, "negative byte count")
-        let capacity = ColumnStorage.paddedByteCount(byteCount)
-        self.byteCapacity = capacity
-        self.owner = nil
-        if mapLargeBuffers, capacity >= ColumnStorage.mappingThreshold, let mapped = ColumnStorage.mapZeroedPages(capacity) {
-            self.base = mapped
-            self.isMapped = true
-            return
+    ///
+    /// Stops the process when the memory cannot be allocated: for sizes that come from input, use
+    /// `init?(allocatingByteCount:mapLargeBuffers:)` and report the failure.
+    public convenience init(byteCount: Int, mapLargeBuffers: Bool = true) {
+        guard let storage = ColumnStorage.allocateZeroed(byteCount: byteCount, mapLargeBuffers: mapLargeBuffers) else {
+            preconditionFailure("out of memory: cannot allocate \(byteCount) bytes")
         }
-        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, ColumnStorage.alignment),
-                                                       alignment: ColumnStorage.alignment)
-        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: max(capacity, ColumnStorage.alignment))
-        self.base = pointer
-        self.isMapped = false
+        self.init(owning: storage.base, byteCount: storage.capacity, isMapped: storage.isMapped)
+    }
+
+    /// Zero-filled storage of at least `byteCount` bytes, rounded up to 64, or nil when the memory
+    /// cannot be allocated (or `byteCount` rounded up overflows): how buffers whose size comes
+    /// from input are made, so that their callers can throw an out-of-memory error instead of
+    /// stopping the process (see ARCHITECTURE.md, Modules: errors).
+    public convenience init?(allocatingByteCount byteCount: Int, mapLargeBuffers: Bool = true) {
+        guard let storage = ColumnStorage.allocateZeroed(byteCount: byteCount, mapLargeBuffers: mapLargeBuffers) else { return nil }
+        self.init(owning: storage.base, byteCount: storage.capacity, isMapped: storage.isMapped)
+    }
+
+    private init(owning base: UnsafeMutableRawPointer, byteCount: Int, isMapped: Bool) {
+        self.base = base
+        self.byteCapacity = byteCount
+        self.owner = nil
+        self.isMapped = isMapped
+    }
+
+    /// Zeroed memory for `byteCount` bytes padded to 64 (at least 64 from the allocator): an
+    /// anonymous mapping when large and allowed, else `posix_memalign` and `memset`; nil when
+    /// neither can allocate it.
+    private static func allocateZeroed(byteCount: Int, mapLargeBuffers: Bool)
+        -> (base: UnsafeMutableRawPointer, capacity: Int, isMapped: Bool)? {
+        precondition(byteCount >= 0, "negative byte count")
+        guard byteCount <= Int.max - alignment else { return nil }
+        let capacity = paddedByteCount(byteCount)
+        if mapLargeBuffers, capacity >= mappingThreshold, let mapped = mapZeroedPages(capacity) {
+            return (mapped, capacity, true)
+        }
+        let allocated = Swift.max(capacity, alignment)
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, alignment, allocated) == 0, let raw else { return nil }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: allocated)
+        return (raw, capacity, false)
     }
 
     /// Zeroed anonymous pages (page-aligned, so 64-byte aligned), with transparent huge pages
@@ -94,7 +121,7 @@ public final class ColumnStorage: @unchecked Sendable {
 
     deinit {
         if owner != nil { return }
-        if isMapped { munmap(base, byteCapacity) } else { base.deallocate() }
+        if isMapped { munmap(base, byteCapacity) } else { free(base) }
     }
 
     /// Whether this storage is a view into memory owned by another object (never written to).

@@ -4,21 +4,25 @@ extension RowBuffers {
     ///
     /// Ascending rows are copied column by column; rows descending per ticker, or unordered, go
     /// through a permutation (4 bytes per row) as they are copied, so no column exists twice.
-    /// - Throws: `.duplicateDate` (1-based input rows) or `.duplicateColumn`, naming `source`.
+    /// - Throws: `.duplicateDate` (1-based input rows) or `.duplicateColumn`, naming `source`;
+    ///   `.outOfMemory` when a column of the table cannot be allocated.
     package func makeTable(valueNames: [String], tickers: [TickerEntry],
                            dateColumnName: String, source: String) throws(DecodeError) -> QuoteTable {
         let buffers = self
         let order = try Self.rowOrder(buffers, tickers: tickers, source: source)
         let schema = valueNames.map { ColumnDescriptor(name: $0, type: .float64) }
-        let table: QuoteTable
-        do {
-            if let order {
-                table = try order.withUnsafeBufferPointer { o throws(TableError) in
-                    try Self.build(buffers, schema: schema, tickers: tickers, order: o, dateColumnName: dateColumnName)
-                }
-            } else {
-                table = try Self.build(buffers, schema: schema, tickers: tickers, order: nil, dateColumnName: dateColumnName)
+        let dates: Column<Int32>, rowTickers: [Int32]?, columns: [AnyColumn]
+        if let order {
+            (dates, rowTickers, columns) = try order.withUnsafeBufferPointer { o throws(DecodeError) in
+                try Self.takeColumns(buffers, count: schema.count, order: o)
             }
+        } else {
+            (dates, rowTickers, columns) = try Self.takeColumns(buffers, count: schema.count, order: nil)
+        }
+        do {
+            // Rows are sorted now, so this only checks them and builds the ticker index.
+            return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
+                                  columns: columns, dateColumnName: dateColumnName)
         } catch {
             switch error {
             case let .duplicateDate(ticker, day, rows):
@@ -33,23 +37,22 @@ extension RowBuffers {
                 preconditionFailure("decoder built an inconsistent table: \(error)")
             }
         }
-        return table
     }
 
-    private static func build(_ buffers: RowBuffers, schema: [ColumnDescriptor], tickers: [TickerEntry],
-                              order: UnsafeBufferPointer<Int32>?, dateColumnName: String) throws(TableError) -> QuoteTable {
-        let dates = buffers.takeDates(order: order)
+    /// The dates, ticker codes and `count` value columns, moved out of `buffers` in `order`.
+    /// - Throws: `.outOfMemory` when a column cannot be allocated.
+    private static func takeColumns(_ buffers: RowBuffers, count: Int, order: UnsafeBufferPointer<Int32>?)
+        throws(DecodeError) -> (Column<Int32>, [Int32]?, [AnyColumn]) {
+        let dates = try buffers.takeDates(order: order)
         let rowTickers = buffers.takeTickerCodes(order: order)
         var columns = [AnyColumn]()
-        columns.reserveCapacity(schema.count)
-        for c in 0 ..< schema.count {
-            var column = buffers.takeColumn(c, order: order)
+        columns.reserveCapacity(count)
+        for c in 0 ..< count {
+            var column = try buffers.takeColumn(c, order: order)
             column.shrinkToFit()
             columns.append(.float64(column))
         }
-        // Rows are sorted now, so this only checks them and builds the ticker index.
-        return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
-                              columns: columns, dateColumnName: dateColumnName)
+        return (dates, rowTickers, columns)
     }
 
     /// The permutation that sorts the rows by (ticker code, date), nil when they already are.

@@ -140,10 +140,13 @@ package final class RowBuffers {
 
     /// The rows of value column `column` as a `Column<Double>`, in `order` (input row numbers) or
     /// in input order; frees the column's buffers.
-    func takeColumn(_ column: Int, order: UnsafeBufferPointer<Int32>?) -> Column<Double> {
+    ///
+    /// - Throws: `DecodeError.outOfMemory` when the column (or its validity bitmap) cannot be
+    ///   allocated; the buffers then still hold the column's rows.
+    func takeColumn(_ column: Int, order: UnsafeBufferPointer<Int32>?) throws(DecodeError) -> Column<Double> {
         let n = count
         let src = values[column]
-        var out = Column<Double>(unsafeUninitializedCount: n) { dst in
+        let made = Column<Double>(allocatingUnsafeUninitializedCount: n) { dst in
             guard let base = dst.baseAddress, n > 0 else { return }
             if let order {
                 // Safe: order is a permutation of 0..<n.
@@ -152,10 +155,13 @@ package final class RowBuffers {
                 base.update(from: src, count: n)
             }
         }
-        free(src)
-        values[column] = RowBuffers.taken
+        guard var out = made else {
+            throw .outOfMemory(source: source, rows: n, bytes: RowBuffers.byteCount(Double.self, n))
+        }
         if let bits = nulls[column] {
-            var validity = Bitmask(count: n, allSet: true)
+            guard var validity = Bitmask(allocatingCount: n, allSet: true) else {
+                throw .outOfMemory(source: source, rows: n, bytes: RowBuffers.byteCount(UInt64.self, (n + 63) >> 6))
+            }
             validity.withUnsafeMutableWords { words in
                 func isNull(_ r: Int) -> Bool { bits[r >> 6] & (1 << UInt64(r & 63)) != 0 }
                 for i in 0 ..< n {
@@ -167,14 +173,18 @@ package final class RowBuffers {
             free(bits)
             nulls[column] = nil
         }
+        free(src)
+        values[column] = RowBuffers.taken
         return out
     }
 
     /// The dates as a column, in `order` or input order.
-    func takeDates(order: UnsafeBufferPointer<Int32>?) -> Column<Int32> {
+    ///
+    /// - Throws: `DecodeError.outOfMemory` when the column cannot be allocated.
+    func takeDates(order: UnsafeBufferPointer<Int32>?) throws(DecodeError) -> Column<Int32> {
         let n = count
         let src = dates
-        return Column<Int32>(unsafeUninitializedCount: n) { dst in
+        let made = Column<Int32>(allocatingUnsafeUninitializedCount: n) { dst in
             guard let base = dst.baseAddress, n > 0 else { return }
             if let order {
                 for i in 0 ..< n { base[i] = src[Int(order[i])] }
@@ -182,6 +192,8 @@ package final class RowBuffers {
                 base.update(from: src, count: n)
             }
         }
+        guard let made else { throw .outOfMemory(source: source, rows: n, bytes: RowBuffers.byteCount(Int32.self, n)) }
+        return made
     }
 
     /// The ticker codes as an array, in `order` or input order.

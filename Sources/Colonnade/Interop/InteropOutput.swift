@@ -61,7 +61,7 @@ public final class DescriptorInteropOutput: InteropOutput {
     private let fd: Int32
     private let name: String
     private var buffer: UnsafeMutableRawPointer
-    private let capacity = 1 << 20
+    private let capacity: Int
     /// Pieces at least this long skip the buffer (a few hundred kilobytes of small pieces cost one
     /// copy more; a `write(2)` per 32 KiB costs far less than copying them).
     static let directThreshold = 32 << 10
@@ -71,13 +71,27 @@ public final class DescriptorInteropOutput: InteropOutput {
     public private(set) var position = 0
 
     /// An output to `fd`; `name` names it in errors.
-    public init(fd: Int32, name: String) {
-        self.fd = fd
-        self.name = name
-        self.buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+    ///
+    /// - Throws: `InteropError.io` (`allocate`, ENOMEM) naming `name` when the buffer cannot be
+    ///   allocated.
+    public convenience init(fd: Int32, name: String) throws(InteropError) {
+        try self.init(fd: fd, name: name, bufferSize: 1 << 20)
     }
 
-    deinit { buffer.deallocate() }
+    /// An output to `fd` with a buffer of `bufferSize` bytes (tests ask for one that cannot be
+    /// allocated).
+    init(fd: Int32, name: String, bufferSize: Int) throws(InteropError) {
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, 64, bufferSize) == 0, let raw else {
+            throw .io(file: name, operation: "allocate", errno: ENOMEM)
+        }
+        self.fd = fd
+        self.name = name
+        self.buffer = raw
+        self.capacity = bufferSize
+    }
+
+    deinit { free(buffer) }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(InteropError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }

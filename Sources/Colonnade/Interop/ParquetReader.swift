@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads Parquet files (as pyarrow, Polars, DuckDB and Colonnade write them) into a table.
 ///
 ///     let table = try ParquetReader.read(bytes, file: "quotes.parquet")
@@ -99,13 +103,22 @@ struct ParquetDecoder {
         if datesFound.count > 1 { throw .unsupportedColumn(file: file, column: datesFound[1].name, type: "a second date column") }
         if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
         if tickers.count > 1 { throw .unsupportedColumn(file: file, column: tickers[1].name, type: "a second ticker column") }
-        rowTickers = [Int32](repeating: 0, count: totalRows)
-        dates = ColumnStorage(byteCount: totalRows * 4)
-        let rowCount = totalRows
-        storages = leaves.map { leaf in
-            if case .value = leaf.role { return ColumnStorage(byteCount: rowCount * leaf.width) }
-            return nil
+        // Up to 8 bytes per value for 8 rows per byte of file: a hostile footer can still ask for
+        // more than there is, which is an error naming the file, not a stop.
+        func storage(_ byteCount: Int) throws(InteropError) -> ColumnStorage {
+            guard let storage = ColumnStorage(allocatingByteCount: byteCount) else {
+                throw .io(file: file, operation: "allocate", errno: ENOMEM)
+            }
+            return storage
         }
+        dates = try storage(totalRows * 4)
+        var storages: [ColumnStorage?] = []
+        for leaf in leaves {
+            if case .value = leaf.role { storages.append(try storage(totalRows * leaf.width)) } else { storages.append(nil) }
+        }
+        self.storages = storages
+        // After the columns, which are at least as large: an array cannot report a failure.
+        rowTickers = [Int32](repeating: 0, count: totalRows)
         validity = leaves.map { _ in nil }
     }
 

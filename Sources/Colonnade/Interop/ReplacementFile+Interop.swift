@@ -18,8 +18,8 @@ extension ReplacementFile {
                       _ body: (DescriptorInteropOutput) throws(InteropError) -> Void) throws(InteropError) {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw .cannotReplace(error) }
-        let output = DescriptorInteropOutput(fd: file.fileDescriptor, name: path)
         do throws(InteropError) {
+            let output = try DescriptorInteropOutput(fd: file.fileDescriptor, name: path)
             try body(output)
             try output.flush()
         } catch {

@@ -61,7 +61,7 @@ extension ExportCommand {
         guard let fdWriter = context.standardOutput as? FileDescriptorWriter else {
             throw CommandFailure("binary output needs a file descriptor", hint: "pass --output FILE")
         }
-        let out = DescriptorInteropOutput(fd: fdWriter.fileDescriptor, name: fdWriter.destination)
+        let out = try DescriptorInteropOutput(fd: fdWriter.fileDescriptor, name: fdWriter.destination)
         try body(out)
         try out.flush()
     }
