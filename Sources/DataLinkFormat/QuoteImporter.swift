@@ -126,13 +126,27 @@ public enum QuoteImporter {
         return name.isEmpty ? path : String(name)
     }
 
-    /// Calls `body` with the whole file, read into one buffer that is freed afterwards.
+    /// Calls `body` with the whole file: a file of `mappedReadSize` bytes or more mapped
+    /// (`GuardedFileMapping`: the page cache's own pages, no copy and no fresh memory), others
+    /// read into one buffer that is freed afterwards. `body` must not keep pointers into it.
     ///
-    /// With `threads` above 1, a file of `parallelReadSize` bytes or more is read in 8 MiB
-    /// pieces on that many threads (`pread`): copying out of the page cache and the first touch
-    /// of the fresh buffer, serial otherwise, then run on every core.
+    /// A mapped file that shrinks while `body` reads it is `.unreadable` ("shrank while being
+    /// read"), whatever `body` returned or threw: the pages past its new end read as zeros.
+    /// A file that cannot be mapped is read. With `threads` above 1, a file read of
+    /// `parallelReadSize` bytes or more is read in 8 MiB pieces on that many threads (`pread`).
     public static func withContents<R>(ofFile path: String, threads: Int = 1,
                                        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
+        try withContents(ofFile: path, threads: threads, mappedReadSize: mappedReadSize, body)
+    }
+
+    /// Files from this size are mapped by `withContents` rather than read: a mapping costs a
+    /// few system calls and a fault per 16 pages, a reused read buffer nothing, so small files
+    /// (a response of a few hundred kB) are read.
+    package static let mappedReadSize = 8 << 20
+
+    /// `withContents(ofFile:threads:_:)` with the mapping threshold given (tests make it small).
+    package static func withContents<R>(ofFile path: String, threads: Int = 1, mappedReadSize: Int,
+                                        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
@@ -141,6 +155,14 @@ public enum QuoteImporter {
         guard fstat(fd, &info) == 0 else { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .decoding(.unreadable(path: path, reason: "is \(FileTarget.kind(info.st_mode)), not a regular file"))
+        }
+        if Int(info.st_size) >= mappedReadSize, let mapping = GuardedFileMapping(fileDescriptor: fd, count: Int(info.st_size)) {
+            let result: Result<R, ResponseError>
+            do throws(ResponseError) { result = .success(try body(mapping.bytes)) } catch { result = .failure(error) }
+            if mapping.lostPages {
+                throw .decoding(.unreadable(path: path, reason: "the file shrank while it was being read"))
+            }
+            return try result.get()
         }
         var capacity = Swift.max(Int(info.st_size), 0) + 1
         var buffer = try fileBuffer(capacity, path: path)

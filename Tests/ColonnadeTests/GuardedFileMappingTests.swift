@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import Colonnade
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `GuardedFileMapping`: a file read through a mapping, truncated by someone else meanwhile,
+/// reads zeros past its new end and says so, instead of ending the process with SIGBUS.
+@Suite struct GuardedFileMappingTests {
+    /// A file of `size` bytes, byte i = i % 251 + 1 (never zero), open read-write.
+    static func file(size: Int, in dir: ScratchDirectory) -> (path: String, fd: Int32) {
+        let path = dir.file("mapped.bin")
+        let bytes = (0 ..< size).map { UInt8($0 % 251 + 1) }
+        writeBytes(bytes, to: path)
+        return (path, open(path, O_RDWR))
+    }
+
+    @Test func mapsTheFileAsItIs() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let (_, fd) = Self.file(size: 70_000, in: dir)
+        defer { close(fd) }
+        let mapping = try #require(GuardedFileMapping(fileDescriptor: fd, count: 70_000))
+        #expect(mapping.bytes.count == 70_000)
+        #expect(mapping.bytes.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251 + 1) })
+        #expect(!mapping.lostPages)
+        #expect(GuardedFileMapping(fileDescriptor: fd, count: 0) == nil)
+    }
+
+    @Test func aFileTruncatedWhileMappedReadsZerosPastItsEndAndSaysSo() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let size = 16 * page + 100
+        let (_, fd) = Self.file(size: size, in: dir)
+        defer { close(fd) }
+        let mapping = try #require(GuardedFileMapping(fileDescriptor: fd, count: size))
+        // Another writer cuts the file to 3 pages and a bit while it is mapped.
+        let kept = 3 * page + 10
+        #expect(ftruncate(fd, off_t(kept)) == 0)
+        var sum = 0
+        var nonZeroPastEnd = 0
+        for i in 0 ..< size {
+            sum &+= Int(mapping.bytes[i])
+            if i >= 4 * page && mapping.bytes[i] != 0 { nonZeroPastEnd += 1 }
+        }
+        #expect(sum > 0)
+        #expect(nonZeroPastEnd == 0, "pages wholly past the new end read as zeros")
+        #expect((0 ..< kept).allSatisfy { mapping.bytes[$0] == UInt8($0 % 251 + 1) }, "the bytes still in the file are its own")
+        #expect(mapping.lostPages)
+        // Another mapping of the now shorter file is not marked.
+        let again = try #require(GuardedFileMapping(fileDescriptor: fd, count: kept))
+        #expect(again.bytes[kept - 1] == UInt8((kept - 1) % 251 + 1) && !again.lostPages)
+    }
+
+    @Test func manyMappingsAtOnceEachKeepTheirOwnMark() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var mappings: [GuardedFileMapping] = []
+        var fds: [Int32] = []
+        defer { fds.forEach { close($0) } }
+        for k in 0 ..< 8 {
+            let path = dir.file("f\(k)")
+            writeBytes([UInt8](repeating: 7, count: 4 * page), to: path)
+            let fd = open(path, O_RDWR)
+            fds.append(fd)
+            mappings.append(try #require(GuardedFileMapping(fileDescriptor: fd, count: 4 * page)))
+        }
+        // Only the odd files shrink, and only their reads past the end are marked.
+        for k in stride(from: 1, to: 8, by: 2) { #expect(ftruncate(fds[k], off_t(page)) == 0) }
+        for m in mappings { _ = m.bytes.reduce(0) { $0 &+ Int($1) } }
+        #expect(mappings.map(\.lostPages) == (0 ..< 8).map { $0 % 2 == 1 })
+    }
+}
