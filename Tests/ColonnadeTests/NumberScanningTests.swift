@@ -3,47 +3,11 @@ import Testing
 @testable import Colonnade
 import ColonnadeTestSupport
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 // Differential tests of the decoders' inline number scan (eight bytes at a time) against the
 // byte-at-a-time scan it replaced (same accepted grammar, same stop offset, same nil cases) and,
 // whenever it converts, against Double(String) bit for bit. Every token sits at the very end of
-// its bytes, right before a page the process may not read, so a load past `end` crashes the test.
-
-/// Bytes that end exactly at an inaccessible page: writing `count` bytes gives a pointer whose
-/// `count`-th byte is the last readable one.
-private final class GuardedBytes {
-    private let pageSize: Int
-    private let pages: Int
-    private let mapping: UnsafeMutableRawPointer
-
-    init(pages: Int = 2) {
-        pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        self.pages = pages
-        let length = pageSize * (pages + 1)
-        guard let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED else {
-            preconditionFailure("mmap of \(length) bytes failed: errno \(errno)")
-        }
-        mapping = raw
-        precondition(mprotect(mapping + pageSize * pages, pageSize, PROT_NONE) == 0, "mprotect failed")
-    }
-
-    deinit { munmap(mapping, pageSize * (pages + 1)) }
-
-    /// Copies `bytes` so that they end at the guard page and calls `body` with their start.
-    func withBytesAtEnd<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>) throws -> R) rethrows -> R {
-        precondition(bytes.count <= pageSize * pages)
-        let start = (mapping + pageSize * pages - bytes.count).assumingMemoryBound(to: UInt8.self)
-        bytes.withUnsafeBufferPointer { source in
-            if let from = source.baseAddress { start.update(from: from, count: source.count) }
-        }
-        return try body(UnsafePointer(start))
-    }
-}
+// its bytes, right before a page the process may not read (`GuardedBytes`, in ColonnadeTestSupport),
+// so a load past `end` crashes the test.
 
 /// The scan as it was before the eight-byte loads: one byte at a time, the oracle for the
 /// grammar, the stop offset and the nil cases.

@@ -4,7 +4,8 @@
 ///
 /// The conversions are Howard Hinnant's `days_from_civil` and `civil_from_days`
 /// (<https://howardhinnant.github.io/date_algorithms.html>): shift the year to start in March so
-/// the leap day is last, then count 400-year eras of 146 097 days. No `Calendar`, no
+/// the leap day is last, then count 400-year eras of 146 097 days. `parseDay` gets the same
+/// numbers for years 0...9999 from its digits without a division (see its doc). No `Calendar`, no
 /// `DateFormatter`, no allocation except in `format(day:)`.
 ///
 ///     Day.parseDay(bytes, count: 10)          // 11_016 for "2000-02-29"
@@ -31,30 +32,69 @@ extension Day {
 
     /// Parses exactly `YYYY-MM-DD` (10 bytes, ASCII digits) into days since 1970-01-01.
     ///
+    /// Branch-light and division-free; the same results as checking each byte and then calling
+    /// `days(year:month:day:)`, for every input (DayParsingTests compares them on every date of
+    /// years 0...9999, every invalid day, and byte mutations).
+    ///
+    /// - Two unaligned little-endian loads (bytes 0..<8, then 8..<10), never outside the 10 bytes.
+    /// - SWAR validation as in `NumberScanning`: XOR with `0000-00-` and `00` turns a digit into
+    ///   0...9 and a `-` into 0; adding 0x76 per digit byte and 0x7F per separator byte then sets
+    ///   a top bit somewhere exactly when some byte is wrong.
+    /// - One multiply for the digit pairs (`x * 10 + x >> 8`): century, year of century and month.
+    /// - A leap year's last two digits are a multiple of 4, or they are 00 and the century's are.
+    /// - Month lengths and days before each month come from one 64-bit constant per kind of year
+    ///   (5 bits a month); leap days before the year from century and year of century by shifts.
+    ///   The day number is then sums and two multiplies by constants.
+    ///
     /// - Parameters:
     ///   - start: The first byte.
-    ///   - count: The number of bytes; anything but 10 gives `nil`.
+    ///   - count: The number of bytes; anything but 10 gives `nil` (and nothing is read).
     /// - Returns: The day number, or `nil` if malformed (wrong length, separators, non-digits)
     ///   or not a valid date.
+    /// - Precondition: `start` points to `count` readable bytes.
     /// - Complexity: O(1).
     static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
         guard count == 10 else { return nil }
-        guard start[4] == UInt8(ascii: "-") && start[7] == UInt8(ascii: "-") else { return nil }
-        let y0 = start[0] &- UInt8(ascii: "0"), y1 = start[1] &- UInt8(ascii: "0")
-        let y2 = start[2] &- UInt8(ascii: "0"), y3 = start[3] &- UInt8(ascii: "0")
-        let m0 = start[5] &- UInt8(ascii: "0"), m1 = start[6] &- UInt8(ascii: "0")
-        let d0 = start[8] &- UInt8(ascii: "0"), d1 = start[9] &- UInt8(ascii: "0")
-        // Each difference wraps to ≥ 10 unless the byte is a digit.
-        guard y0 < 10, y1 < 10, y2 < 10, y3 < 10, m0 < 10, m1 < 10, d0 < 10, d1 < 10
-        else { return nil }
-        let year = Int(y0) &* 1000 &+ Int(y1) &* 100 &+ Int(y2) &* 10 &+ Int(y3)
-        let month = Int(m0) &* 10 &+ Int(m1)
-        let day = Int(d0) &* 10 &+ Int(d1)
-        guard month >= 1 && month <= 12 && day >= 1
-              && day <= daysInMonth(year: year, month: month)
-        else { return nil }
-        // Safe: years 0...9999 are within Int32 day numbers.
-        return Int32(truncatingIfNeeded: _unsafeDays(year: year, month: month, day: day))
+        let raw = UnsafeRawPointer(start)
+        // Safe: count == 10, so bytes 0..<10 are readable; the loads read 0..<8 and 8..<10.
+        let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))  // "YYYY-MM-"
+        let tail = UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)))  // "DD"
+        // "0000-00-" and "00" (byte 0 lowest): digits become 0...9, the separators 0.
+        let x = head ^ 0x2D30_302D_3030_3030
+        let t = tail ^ 0x3030
+        // Adding 0x76 to a digit byte (0x7F to a separator byte) carries into its top bit unless it
+        // is 0...9 (0); a byte ≥ 0x80 has it already. The lowest bad byte always flags, as nothing
+        // carries into it, so the flags are 0 exactly when all 10 bytes are right.
+        let flags = (((x &+ 0x7F76_767F_7676_7676) | x) & 0x8080_8080_8080_8080)
+            | (((t &+ 0x7676) | t) & 0x8080)
+        // Byte k becomes 10 × byte k + byte k+1: at most 99 for digits, so no carry between bytes
+        // (for anything else the values are garbage, and the flags reject them).
+        let pairs = x &* 10 &+ (x &>> 8)
+        let century = pairs & 0xFF  // the first two digits
+        let yearOfCentury = (pairs &>> 16) & 0xFF
+        let month = (pairs &>> 40) & 0xFF
+        let day = (t &* 10 &+ (t &>> 8)) & 0xFF
+        // 100 | year, so 4 | year exactly when 4 | yearOfCentury; for 00, 400 | year when 4 | century.
+        let isLeap = (yearOfCentury == 0 ? century : yearOfCentury) & 3 == 0
+        // Five bits per month m (1...12) at bits 5(m − 1): the month's length − 28 (2 bits), then
+        // the days before it − 30(m − 1) + 1 (3 bits). Common year: lengths 31, 28, 31, 30, …, days
+        // before 0, 31, 59, 90, … (1, 2, 0, 1, 1, 2, 2, 3, 4, 4, 5, 5); a leap year adds one to
+        // February's length and to every later month's days before (1, 2, 1, 2, 2, 3, …, 6).
+        let months: UInt64 = isLeap ? 0xDEA_F69B_DCB5_1D27 : 0xBDA_727A_D473_0D07
+        let entry = months &>> (5 &* (month &- 1))
+        let monthLength = 28 &+ (entry & 3)
+        // month − 1 and day − 1 wrap to huge values for 0, so one unsigned compare checks each range.
+        guard flags == 0, month &- 1 < 12, day &- 1 < monthLength else { return nil }
+        // 365 × year plus the leap years in 0..<year, ⌈year/4⌉ − ⌈year/100⌉ + ⌈year/400⌉, where
+        // ⌈year/4⌉ = 25 century + ⌈yearOfCentury/4⌉ and ⌈year/400⌉ = ⌈⌈year/100⌉/4⌉:
+        // 36 525 = 100 × 365 + 25, and (1461 y + 3) / 4 = 365 y + ⌈y/4⌉.
+        let centuriesStarted = century &+ (yearOfCentury == 0 ? 0 : 1)  // ⌈year/100⌉
+        let daysBeforeYear = century &* 36_525 &+ ((yearOfCentury &* 1461 &+ 3) &>> 2)
+            &- centuriesStarted &+ ((centuriesStarted &+ 3) &>> 2)  // since 0000-01-01
+        let daysBeforeMonth = 30 &* (month &- 1) &+ ((entry &>> 2) & 7) &- 1
+        // 719 528 days from 0000-01-01 to 1970-01-01. Safe: years 0...9999 fit Int32 day numbers.
+        let days = Int(truncatingIfNeeded: daysBeforeYear &+ daysBeforeMonth &+ day) &- 1 &- 719_528
+        return Int32(truncatingIfNeeded: days)
     }
 
     /// The (year, month, day) of a day number; years may be ≤ 0 (proleptic, astronomical).
