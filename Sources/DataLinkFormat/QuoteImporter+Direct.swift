@@ -221,6 +221,10 @@ private final class CountBuffer {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
               info.st_size <= largestFile else { return nil }
         let size = Int(info.st_size)
+        if size >= QuoteImporter.mappedReadSize, let mapping = GuardedFileMapping(fileDescriptor: fd, count: size) {
+            let rows = QuoteImporter.countDataRows(mapping.bytes, largeCSV: largeCSV)
+            return mapping.lostPages ? nil : rows  // shrank meanwhile: the ordinary path reports it
+        }
         if size > capacity {
             free(base)
             capacity = 0
