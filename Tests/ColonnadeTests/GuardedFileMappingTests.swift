@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Colonnade
+import ColonnadeTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -73,5 +74,28 @@ import Glibc
         for k in stride(from: 1, to: 8, by: 2) { #expect(ftruncate(fds[k], off_t(page)) == 0) }
         for m in mappings { _ = m.bytes.reduce(0) { $0 &+ Int($1) } }
         #expect(mappings.map(\.lostPages) == (0 ..< 8).map { $0 % 2 == 1 })
+    }
+}
+
+/// A zip archive file that shrinks while its member streams: an error naming the archive and the
+/// member, never SIGBUS.
+@Suite struct ZipFileShrinkingTests {
+    @Test(arguments: ["WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.infozip-9.zip"])
+    func anArchiveCutWhileStreamingIsAnError(fixture: String) throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file(fixture)
+        writeBytes(readBytes(Fixtures.exportDirectory.appendingPathComponent(fixture).path), to: path)
+        let archive = try ZipArchive(contentsOfFile: path)
+        let member = try #require(archive.members.first { !$0.isDirectory })
+        // Intact, it streams.
+        #expect(try archive.extract(member).count == member.uncompressedSize)
+        // Cut to a quarter after it was opened (its directory read), then streamed.
+        let size = readBytes(path).count
+        #expect(truncate(path, off_t(size / 4)) == 0)
+        var caught: ZipError?
+        do { _ = try archive.extract(member) } catch { caught = error }
+        let error = try #require(caught)
+        #expect("\(error)".contains("shrank while it was being read") && "\(error)".contains(member.name), "\(error)")
     }
 }

@@ -35,7 +35,19 @@ public final class ZipArchive: @unchecked Sendable {
     private init(storage: ZipStorage, name: String) throws(ZipError) {
         self.storage = storage
         self.name = name
-        self.members = try ZipDirectoryReader(storage: storage, archive: name).readMembers()
+        do {
+            self.members = try ZipDirectoryReader(storage: storage, archive: name).readMembers()
+        } catch {
+            if storage.lostPages { throw Self.shrank(name, member: nil) }
+            throw error
+        }
+        if storage.lostPages { throw Self.shrank(name, member: nil) }
+    }
+
+    /// The error for an archive file that shrank while it was being read (its mapping read
+    /// zeros past the new end: whatever else went wrong came from that).
+    static func shrank(_ archive: String, member: String?) -> ZipError {
+        .malformed(archive: archive, member: member, offset: 0, detail: "the archive file shrank while it was being read")
     }
 
     /// Whether `bytes` start like a zip archive (a local header, or an empty archive's end record).
@@ -97,6 +109,18 @@ public final class ZipArchive: @unchecked Sendable {
     /// - Complexity: O(uncompressed size); memory about two chunks plus what the consumer keeps.
     public func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
                        checksByCaller: Bool = false, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
+        do {
+            try streamMapped(member, limits: limits, chunkSize: chunkSize, checksByCaller: checksByCaller, consume)
+        } catch {
+            if storage.lostPages { throw Self.shrank(name, member: member.name) }
+            throw error
+        }
+        if storage.lostPages { throw Self.shrank(name, member: member.name) }
+    }
+
+    /// `stream`'s work, on the archive's bytes as they read (zeros where a shrunk file lost pages).
+    private func streamMapped(_ member: ZipMember, limits: ZipLimits, chunkSize: Int,
+                              checksByCaller: Bool, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
         if member.isEncrypted { throw .encrypted(archive: name, member: member.name, offset: member.localHeaderOffset) }
         guard member.method == 0 || member.method == 8 else {
             throw .unsupportedMethod(archive: name, member: member.name, offset: member.localHeaderOffset, method: member.method)

@@ -10,6 +10,8 @@ final class ZipStorage: @unchecked Sendable {
     let base: UnsafePointer<UInt8>
     let count: Int
     private let release: @Sendable (UnsafeMutableRawPointer, Int) -> Void
+    /// The guarded mapping of a file, when mapped through one.
+    private let mapping: GuardedFileMapping?
 
     init(bytes: [UInt8]) {
         let p = UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(bytes.count, 1))
@@ -20,6 +22,7 @@ final class ZipStorage: @unchecked Sendable {
         base = UnsafePointer(p)
         count = bytes.count
         release = { p, _ in p.deallocate() }
+        mapping = nil
     }
 
     /// Maps `path` read-only.
@@ -32,6 +35,15 @@ final class ZipStorage: @unchecked Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notAZip(archive: archive, detail: "not a regular file") }
         let size = Int(info.st_size)
         guard size > 0 else { throw .notAZip(archive: archive, detail: "the file is empty") }
+        // Guarded, so that the file shrinking meanwhile is an error (`lostPages`), not SIGBUS.
+        if let mapping = GuardedFileMapping(fileDescriptor: fd, count: size) {
+            madvise(UnsafeMutableRawPointer(mutating: mapping.bytes.baseAddress), size, MADV_SEQUENTIAL)
+            base = mapping.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            count = size
+            release = { _, _ in }  // the mapping unmaps itself
+            self.mapping = mapping
+            return
+        }
         let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
         guard let p, p != MAP_FAILED else {
             throw .notAZip(archive: archive, detail: "cannot map: \(String(cString: strerror(errno)))")
@@ -40,7 +52,11 @@ final class ZipStorage: @unchecked Sendable {
         base = UnsafePointer(p.assumingMemoryBound(to: UInt8.self))
         count = size
         release = { p, n in munmap(p, n) }
+        mapping = nil
     }
+
+    /// Whether the mapped file shrank while being read (pages past its end read as zeros).
+    var lostPages: Bool { mapping?.lostPages ?? false }
 
     deinit { release(UnsafeMutableRawPointer(mutating: base), Swift.max(count, 1)) }
 
