@@ -22,13 +22,25 @@ extension QuoteTable {
     /// - Throws: `SnapshotError` naming the file and the section at fault.
     /// - Complexity: O(footer) without verification, O(file) with it.
     public static func load(from path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
-        let reader = try SnapshotReader(path: path)
-        if let problem = reader.layoutProblems().first { throw problem }
-        if verify {
-            reader.mapping.populate()  // only now: the layout check has bounded what will be read
-            if let problem = reader.checksumProblems(checkSummaries: true).first { throw problem }
+        try load(SnapshotReader(path: path), verify: verify)
+    }
+
+    /// `load(from:verify:)` from a reader already opened (tests cut the file in between).
+    static func load(_ reader: SnapshotReader, verify: Bool) throws(SnapshotError) -> QuoteTable {
+        do throws(SnapshotError) {
+            if let problem = reader.layoutProblems().first { throw problem }
+            if verify {
+                reader.mapping.populate()  // only now: the layout check has bounded what will be read
+                if let problem = reader.checksumProblems(checkSummaries: true).first { throw problem }
+            }
+            let table = try reader.makeTable(checkDates: verify)
+            if reader.mapping.lostPages { throw reader.shrank }
+            return table
+        } catch {
+            // Whatever went wrong came from the zeros a file cut meanwhile reads as.
+            if reader.mapping.lostPages { throw reader.shrank }
+            throw error
         }
-        return try reader.makeTable(checkDates: verify)
     }
 
     /// What the snapshot at `path` holds, from its header and footer (payloads are not read).
@@ -45,6 +57,12 @@ extension QuoteTable {
 struct SnapshotReader {
     let path: String
     let mapping: SnapshotMapping
+
+    /// The error for a file cut shorter while it was being read: truncated, with its size now.
+    var shrank: SnapshotError {
+        var st = stat()
+        return .truncated(file: path, expected: mapping.size, actual: stat(path, &st) == 0 ? Int(st.st_size) : 0)
+    }
     let majorVersion: UInt16
     let minorVersion: UInt16
     let footerOffset: Int

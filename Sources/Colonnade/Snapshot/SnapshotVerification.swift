@@ -63,6 +63,8 @@ extension QuoteTable {
         } catch {
             problems.append(SnapshotProblem(error))
         }
+        // Cut shorter while being checked: what was found past the cut came from the zeros.
+        if reader.mapping.lostPages { problems = [SnapshotProblem(reader.shrank)] }
         return SnapshotVerification(path: path, info: reader.info, problems: problems)
     }
 }
