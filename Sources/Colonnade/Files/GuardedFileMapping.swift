@@ -78,7 +78,9 @@ package final class GuardedFileMapping: @unchecked Sendable {
 /// a load of that range is faulting.
 struct BusErrorGuard: @unchecked Sendable {
     // Safe: see above; `slots` and `previous` are written only under `lock` (slots) or once (previous).
-    static let slotCount = 32
+    /// Mappings guarded at once (each loaded snapshot holds one while its table lives; a test
+    /// process loads many at once); beyond that, callers map unguarded or read.
+    static let slotCount = 256
     let slots: UnsafeMutablePointer<UInt>
     let previous: UnsafeMutablePointer<sigaction>
     let pageSize: UInt
