@@ -50,4 +50,37 @@ import Glibc
         let message = "\(try #require(error))"
         #expect(message.contains("quotes.csv") && message.contains("shrank while it was being read"), "\(message)")
     }
+
+    @Test func aFileReadIntoABufferTooLargeForMemoryIsAnErrorNamingIt() throws {
+        // A sparse 8 TiB file, read (not mapped): no buffer of that size can be had.
+        let dir = ImportTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/huge.csv"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        guard truncate(path, off_t(8) << 40) == 0 else { return }  // a filesystem without such files: nothing to show
+        var caught: ResponseError?
+        do {
+            _ = try QuoteImporter.withContents(ofFile: path, mappedReadSize: .max) { bytes throws(ResponseError) in bytes.count }
+        } catch {
+            caught = error
+        }
+        let message = "\(try #require(caught))"
+        #expect(message.contains("huge.csv") && message.contains("out of memory: cannot allocate 8192.0 GiB to hold the file"), "\(message)")
+    }
+
+    @Test func aHeaderOrTickerOfGigabytesIsRefusedNotCopied() throws {
+        // Text longer than ByteInput.maximumTextLength: an error at its first byte.
+        let long = String(repeating: "A", count: ByteInput.maximumTextLength + 1)
+        for (body, expected) in [("\(long),date,close\nX,2020-01-02,1\n", "a column name of at most 4096 bytes"),
+                                 ("ticker,date,close\n\(long),2020-01-02,1\n", "a ticker of at most 4096 bytes"),
+                                 ("{\"datatable\":{\"data\":[[\"\(long)\",\"2020-01-02\",1]],\"columns\":[{\"name\":\"ticker\",\"type\":\"String\"},"
+                                    + "{\"name\":\"date\",\"type\":\"Date\"},{\"name\":\"close\",\"type\":\"double\"}]},\"meta\":{\"next_cursor_id\":null}}",
+                                  "a ticker of at most 4096 bytes"),
+                                 ("{\"dataset_data\":{\"column_names\":[\"Date\",\"\(long)\"],\"data\":[]}}", "of at most 4096 bytes each")] {
+            var caught: ResponseError?
+            do { _ = try QuoteDecoder.decode(Array(body.utf8), source: "long") } catch { caught = error }
+            let message = "\(try #require(caught))"
+            #expect(message.contains(expected), "\(message)")
+        }
+    }
 }

@@ -15,6 +15,12 @@ package struct ByteInput {
         self.source = source
     }
 
+    /// The longest text a decoder turns into a `String` (a column name, a ticker, a key, a code):
+    /// 4 KiB, far above anything a real response holds, so that a hostile input (a header line
+    /// or a ticker of gigabytes, in a file mapped rather than read) cannot make one allocation of
+    /// its own size. Tickers and column names longer than that are errors; other strings are cut.
+    package static let maximumTextLength = 4096
+
     /// Whether `b` is JSON whitespace (space, LF, CR, tab).
     @inline(__always)
     package static func isBlank(_ b: UInt8) -> Bool {

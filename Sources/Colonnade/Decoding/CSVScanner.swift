@@ -19,6 +19,10 @@ package struct CSVScanner {
         var p = position
         while true {
             let (start, stop, next) = try field(at: p)
+            guard stop - start <= ByteInput.maximumTextLength else {
+                throw .malformed(input.position(start), expected: "a column name of at most \(ByteInput.maximumTextLength) bytes",
+                                 found: "\(stop - start) bytes")
+            }
             names.append(String(decoding: UnsafeBufferPointer(start: base + start, count: stop - start), as: UTF8.self))
             p = next
             if p < end && base[p] == UInt8(ascii: ",") { p += 1; continue }
@@ -28,8 +32,10 @@ package struct CSVScanner {
         return names
     }
 
+    /// The bytes `start ..< stop` as text, cut to `ByteInput.maximumTextLength` bytes.
     package func string(_ start: Int, _ stop: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: input.base + start, count: stop - start), as: UTF8.self)
+        String(decoding: UnsafeBufferPointer(start: input.base + start, count: Swift.min(stop - start, ByteInput.maximumTextLength)),
+               as: UTF8.self)
     }
 
     /// The field at `p`: the contents' range (inside quotes if quoted) and the offset of the byte
@@ -136,6 +142,10 @@ package struct CSVScanner {
                     let count = stop - start
                     guard count > 0 else {
                         throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
+                    }
+                    guard count <= ByteInput.maximumTextLength else {
+                        throw .malformed(input.position(start, row: row + 1, column: names[i]),
+                                         expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
                     let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(string(start, stop)) }
                     buffers.tickerCodes![row] = code

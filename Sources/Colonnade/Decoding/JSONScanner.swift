@@ -140,6 +140,10 @@ package struct JSONScanner {
                     p = position
                     let count = range.upperBound - range.lowerBound
                     guard count > 0 else { throw fail("a ticker", column: i) }
+                    guard count <= ByteInput.maximumTextLength else {
+                        throw .malformed(input.position(range.lowerBound, row: row + 1, column: names[i]),
+                                         expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
+                    }
                     let code = tickers.code(at: range.lowerBound, count: count, in: base) { tickerSymbol(string(range)) }
                     buffers.tickerCodes![row] = code
                 } else {
@@ -266,7 +270,12 @@ package struct JSONScanner {
                 if d.position >= d.input.count { throw .truncated(d.input.position(d.position), expected: what) }
                 throw .malformed(d.input.position(d.position), expected: what, found: d.input.found(at: d.position))
             }
-            out.append(d.string(try d.readStringRange()))
+            let range = try d.readStringRange()
+            guard range.count <= ByteInput.maximumTextLength else {
+                throw .malformed(d.input.position(range.lowerBound), expected: "\(what) of at most \(ByteInput.maximumTextLength) bytes each",
+                                 found: "\(range.count) bytes")
+            }
+            out.append(d.string(range))
         }
         return out
     }
@@ -338,8 +347,10 @@ package struct JSONScanner {
         .malformed(input.position(key.lowerBound - 1), expected: "each key once", found: "'\(string(key))' again")
     }
 
-    /// The contents of a JSON string (escapes decoded; invalid escapes and UTF-8 become U+FFFD).
+    /// The contents of a JSON string (escapes decoded; invalid escapes and UTF-8 become U+FFFD),
+    /// of its first `ByteInput.maximumTextLength` bytes.
     package func string(_ range: Range<Int>) -> String {
+        let range = range.lowerBound ..< Swift.min(range.upperBound, range.lowerBound + ByteInput.maximumTextLength)
         let base = input.base
         guard range.contains(where: { base[$0] == UInt8(ascii: "\\") }) else {
             return String(decoding: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), as: UTF8.self)
