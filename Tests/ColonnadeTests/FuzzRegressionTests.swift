@@ -60,6 +60,78 @@ import ColonnadeTestSupport
         }
     }
 
+    // MARK: Snapshot target
+
+    /// The dates of a verified snapshot at both ends of Int32 (`Int32.min`, `Int32.max` and their
+    /// neighbours) answer date predicates around them exactly as a plain filter does, with and
+    /// without block summaries: ranges reaching the ends, a week clamped at them, bounds past them.
+    @Test func datesAtTheEndsOfInt32AreQueriedExactlyAfterASaveAndLoad() throws {
+        let a: [Int32] = [.min, .min + 1, .min + 3, -4, -1, 0, 5, .max - 3, .max - 1, .max]
+        let b: [Int32] = [.min, .min + 2, 0, .max]
+        let dates = a + b
+        let close = (0 ..< dates.count).map { Double($0) + 0.5 }
+        var table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(close))],
+                                   dates: Column<Int32>(dates),
+                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: a.count),
+                                             TickerEntry(symbol: "B", firstRow: a.count, rowCount: b.count)])
+        table.computeSummaries()
+        let dir = ScratchDirectory("int32dates")
+        defer { dir.remove() }
+        let path = dir.file("ends.snapshot")
+        try table.save(to: path, durable: false)
+        #expect(QuoteTable.verifySnapshot(at: path).isValid)
+        var bounds: [RangeBounds<Int32>] = [.greater(than: .max), .atLeast(.max), .less(than: .min), .atMost(.min), .any]
+        for day in dates {
+            let week = Int32(clamping: Int(day) - 3) ... Int32(clamping: Int(day) + 3)
+            bounds += [.atLeast(day), .greater(than: day), .less(than: day), .atMost(day), .equal(to: day),
+                       .closed(week.lowerBound, week.upperBound), .open(week.lowerBound, week.upperBound)]
+        }
+        for verify in [true, false] {
+            let loaded = try QuoteTable.load(from: path, verify: verify)
+            for bound in bounds {
+                let expected = dates.indices.filter { bound.matches(dates[$0]) }
+                let complement = dates.indices.filter { !bound.matches(dates[$0]) }
+                for summaries in [true, false] {
+                    let options = QueryOptions(threads: 1, useBlockSummaries: summaries)
+                    #expect(try loaded.select(.dates(bound), options: options).rows() == expected, "\(bound), summaries \(summaries)")
+                    #expect(try loaded.select(.not(.dates(bound)), options: options).rows() == complement, "not \(bound), summaries \(summaries)")
+                }
+            }
+        }
+    }
+
+    /// Snapshot fuzz finding 11, a harness bug: a 4,200-row snapshot whose middle row's date is
+    /// Int32.min (its ticker's dates out of order). The non-verifying load trusts the dates, as
+    /// documented; the target then built a week around that date with trapping arithmetic
+    /// (`day - 3`). The input (resealed, `Tests/Fixtures/fuzz/snapshot-date-at-int32-min.snapshot`)
+    /// must load unverified and answer the target's date predicates without a trap; verification
+    /// reports the dates as inconsistent data, and the verifying load refuses the file with the
+    /// first problem it meets (the date column's block summaries, checked before the date order).
+    @Test func aSnapshotWithADateAtInt32MinLoadsUnverifiedAndIsRefusedVerified() throws {
+        let path = Fixtures.directory.appendingPathComponent("fuzz/snapshot-date-at-int32-min.snapshot").path
+        let table = try QuoteTable.load(from: path, verify: false)
+        #expect(table.rowCount == 4_200)
+        let day = table.dates[table.rowCount / 2]
+        #expect(day == .min)
+        let week = Int32(clamping: Int(day) - 3) ... Int32(clamping: Int(day) + 3)
+        for predicate: RowPredicate in [.dates(.atLeast(day)), .dates(.closed(week.lowerBound, week.upperBound)), .not(.dates(.less(than: day)))] {
+            for summaries in [true, false] {
+                _ = try table.select(predicate, options: QueryOptions(threads: 1, useBlockSummaries: summaries)).rows()
+            }
+        }
+        let report = QuoteTable.verifySnapshot(at: path)
+        // Both what is wrong with the dates: out of order, and so not what their block summaries say.
+        #expect(report.problems.contains { $0.section == "payload" && $0.column == "date" }, "\(report.problems)")
+        #expect(report.problems.contains { $0.section == "SUMM" }, "\(report.problems)")
+        do {
+            let verified = try QuoteTable.load(from: path, verify: true)
+            Issue.record("verified load gave \(verified.rowCount) rows")
+        } catch {
+            guard case .inconsistentData(_, let section, let detail) = error else { Issue.record("\(error)"); return }
+            #expect(section == "SUMM" && detail.contains("of date"), "\(error)")
+        }
+    }
+
     // MARK: Query target
 
     /// The fuzz target's seed `volume >= 9223372036854775807` selected no rows in the engine and
