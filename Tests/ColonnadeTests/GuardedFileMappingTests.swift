@@ -72,7 +72,9 @@ import Glibc
         }
         // Only the odd files shrink, and only their reads past the end are marked.
         for k in stride(from: 1, to: 8, by: 2) { #expect(ftruncate(fds[k], off_t(page)) == 0) }
-        for m in mappings { _ = m.bytes.reduce(0) { $0 &+ Int($1) } }
+        // The sums are checked, so the reads happen (unused, a release build drops them).
+        let sums = mappings.map { m in m.bytes.reduce(0) { $0 &+ Int($1) } }
+        #expect(sums == (0 ..< 8).map { $0 % 2 == 1 ? 7 * page : 7 * 4 * page }, "cut files read zeros past one page")
         #expect(mappings.map(\.lostPages) == (0 ..< 8).map { $0 % 2 == 1 })
     }
 }
@@ -119,9 +121,10 @@ import Glibc
             // Without verification nothing may have read the lost pages yet: reading the
             // columns must not crash either.
             #expect(!verify)
-            var sum = 0.0
-            for case .float64(let c) in table.columns { for r in 0 ..< c.count { sum += c.value(at: r) ?? 0 } }
-            #expect(sum.isFinite || sum.isNaN)
+            // Most payload bytes lie past the cut: those values read as 0.0.
+            var zeros = 0
+            for case .float64(let c) in table.columns { for r in 0 ..< c.count where c.value(at: r) == 0 { zeros += 1 } }
+            #expect(zeros >= table.rowCount, "\(zeros) zero values")
         } catch {
             caught = error
         }
