@@ -23,7 +23,10 @@ import Darwin
 ///     let result = decode(mapping.bytes)
 ///     if mapping.lostPages { /* the file shrank while being read: an error, not `result` */ }
 ///
-/// Only Linux guards; elsewhere the initializer gives nil and callers read the file.
+/// Only Linux guards; elsewhere the initializer gives nil and callers read the file. The handler
+/// is process-wide: a program embedding Colonnade that installs its own SIGBUS handler later
+/// replaces it (then a file cut shorter meanwhile ends the process, as with any mapping), and
+/// one installed earlier gets every SIGBUS outside a guarded range.
 package final class GuardedFileMapping: @unchecked Sendable {
     // Safe to share: immutable after init; the mapping is read-only.
 
