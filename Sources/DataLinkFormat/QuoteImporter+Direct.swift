@@ -76,7 +76,7 @@ extension QuoteImporter {
         let outcome = placeInOrder(count, threads: threads, inputBytes: 0, makeAssembler: { rows, _ in
             guard let draft = try? SnapshotDraft(replacing: snapshot, rowCount: rowCount,
                                                  valueWidths: Array(repeating: 8, count: rows.valueNames.count),
-                                                 startsWriteback: writeback > 0, writebackStride: writeback) else { return nil }
+                                                 writebackStride: writeback) else { return nil }
             made.draft = draft
             return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
         }, decode: decode)

@@ -115,46 +115,18 @@ enum NumberScanning {
         return (Double(bitPattern: magnitude), q &+ 16 &+ k)
     }
 
-    /// Any token of the fast grammar (signed, long, or near `end`): one eight-byte load for a
-    /// short token as in `_scanUnsigned`, else `_scanDigits` a word at a time.
+    /// Any token of the fast grammar (signed, long, or near `end`): a negative one read as
+    /// `_scanUnsigned` reads the digits after its sign, else `_scanDigits` a word at a time. (An
+    /// unsigned token with eight bytes before `end` is here because `_scanUnsigned` gave up.)
     @inline(never)
     static func _scanAny(_ base: UnsafePointer<UInt8>, _ p: Int, _ end: Int) -> (value: Double, stop: Int)? {
         var q = p
         let negative = q < end && base[q] == UInt8(ascii: "-")
         if negative { q += 1 }
-        if end &- q >= 8 {
-            // The common short token (`36.44`, `1114527`, `0.0`) ends inside one eight-byte load:
-            // split at the first non-digit and, if it is '.', at the next one.
+        if negative && end &- q >= 8 {
             // Safe: q + 8 ≤ end, and an unaligned load is allowed for any address.
             let word = UInt64(littleEndian: UnsafeRawPointer(base + q).loadUnaligned(as: UInt64.self))
-            // XOR, not subtraction: no borrow out of the '.' into the fraction's first digit.
-            let x = word ^ 0x3030_3030_3030_3030
-            let flags = ((x &+ 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080
-            if flags != 0 {
-                let n = flags.trailingZeroBitCount &>> 3  // integer digits, 0…7
-                let integer = x & ((1 &<< UInt64(8 &* n)) &- 1)
-                if (word &>> UInt64(8 &* n)) & 0xFF != UInt64(UInt8(ascii: ".")) {
-                    // No fraction: the digits end at byte n.
-                    guard n > 0 else { return nil }
-                    let value = Double(_eightDigits(integer &<< UInt64(64 &- 8 &* n)))
-                    return (negative ? -value : value, q &+ n)
-                }
-                // '.' adds no carry to the byte after it, so the next flag is the next non-digit.
-                let after = flags & (flags &- 1)
-                if after != 0 {
-                    let m = after.trailingZeroBitCount &>> 3  // n + 1 … 7
-                    let fractionDigits = m &- n &- 1
-                    let count = n &+ fractionDigits
-                    guard count > 0 else { return nil }
-                    let fraction = (x &>> UInt64(8 &* n &+ 8)) & ((1 &<< UInt64(8 &* fractionDigits)) &- 1)
-                    // The integer digits, then the fraction's, as one run of `count` ≤ 6 digits.
-                    let digits = integer | (fraction &<< UInt64(8 &* n))
-                    // Safe: fewer than 10^6 < 2^53, so Clinger's path below, exactly as for the long way.
-                    var value = Double(_eightDigits(digits &<< UInt64(64 &- 8 &* count)))
-                    if fractionDigits > 0 { value /= DecimalParser._exactPowerOfTen(fractionDigits) }
-                    return (negative ? -value : value, q &+ m)
-                }
-            }
+            if let (value, stop) = _scanUnsigned(base, q, end, word) { return (-value, stop) }
         }
         var significand: UInt64 = 0
         let integerStart = q

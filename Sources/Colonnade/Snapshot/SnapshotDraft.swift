@@ -68,13 +68,12 @@ package final class SnapshotDraft: @unchecked Sendable {
 
     /// Creates the temporary beside `path`'s target, reserves its payload area for `rowCount`
     /// rows of a date column and value columns of widths `valueWidths`, and maps it.
-    /// With `startsWriteback` (for a save that ends in `fsync`), every `writebackStride` bytes
+    /// With a `writebackStride` above 0 (for a save that ends in `fsync`), every that many bytes
     /// written start the disk writing back the payload area's dirty pages.
     /// - Throws: `SnapshotError` (as a save would), also when the filesystem cannot reserve the
     ///   blocks up front (then a full disk would fault a write into the mapping instead of
     ///   failing a call): the caller imports the ordinary way.
-    package init(replacing path: String, rowCount: Int, valueWidths: [Int], startsWriteback: Bool = false,
-                 writebackStride: Int = defaultWritebackStride) throws(SnapshotError) {
+    package init(replacing path: String, rowCount: Int, valueWidths: [Int], writebackStride: Int = 0) throws(SnapshotError) {
         precondition(rowCount > 0, "a draft holds rows")
         let (offsets, footerOffset) = SnapshotWriter.plannedOffsets(rowCount: rowCount, valueWidths: valueWidths)
         let file: ReplacementFile
@@ -99,7 +98,7 @@ package final class SnapshotDraft: @unchecked Sendable {
         self.footerOffset = footerOffset
         self.file = file
         self.mapping = Mapping(base: p, size: footerOffset)
-        self.writebackStride = startsWriteback ? Swift.max(1, writebackStride) : 0
+        self.writebackStride = Swift.max(0, writebackStride)
     }
 
     /// Where payload `k` (0 the dates, k the value column k − 1) starts in the mapping.
@@ -108,7 +107,7 @@ package final class SnapshotDraft: @unchecked Sendable {
     /// Writes `count` bytes at `bytes` into payload `k` from its byte `at` on. A failure is kept
     /// (the first one) and thrown by `commit`.
     ///
-    /// With `startsWriteback`, the write that crosses a multiple of the stride then starts the
+    /// With a writeback stride, the write that crosses a multiple of the stride then starts the
     /// writeback of every dirty page of the payload area (`sync_file_range` WRITE, which skips
     /// clean pages and pages already being written): the disk writes while later inputs decode,
     /// and the final `fsync` waits only for the last stride. A page that inputs share is written
