@@ -2,9 +2,9 @@ import Colonnade
 
 /// A fresh import of one large datatable CSV decoded straight into the snapshot file
 /// (ARCHITECTURE.md, *Importing many files*): the file is read and cut as by `decodeLargeFile`
-/// (`pieceLayout`), its data rows are counted exactly (`countCSVRows`), which fixes the file's
-/// layout, and its pieces are decoded and placed as by `placedPieces`, but into a
-/// `SnapshotDraft`'s payloads.
+/// (`pieceLayout`), its data rows are counted exactly (the cutting pass's line count when the
+/// lines are plain, else `countCSVRows`), which fixes the file's layout, and its pieces are
+/// decoded and placed as by `placedPieces`, but into a `SnapshotDraft`'s payloads.
 extension QuoteImporter {
     /// The datatable CSV at `path` imported into a new snapshot at `snapshot` (see
     /// `importDirect`), or nil, with nothing written and nothing counted in `progress`, when the
@@ -20,8 +20,10 @@ extension QuoteImporter {
         let counted = ImportProgress()
         // The draft is committed after the input is freed: the table's columns are the file's pages.
         let placing = try? withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> (PlacingOutcome, SnapshotDraft?)? in
-            guard let (input, layout, cuts) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize) else { return nil }
-            let total = countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads)
+            guard let (input, layout, survey) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize) else { return nil }
+            let cuts = survey.cuts
+            // Plain lines (no quote, no blank line) are rows as they are: no second pass.
+            let total = survey.plainLines ?? countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads)
             guard total > 0 else { return nil }
             return placeInDraft(cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
                                 writeback: durable ? writebackStride : 0) { k throws(ResponseError) in
@@ -90,7 +92,7 @@ extension QuoteImporter {
         var a = from
         while a < to {
             let b = Swift.min(a + 4096, to)
-            let (lineEnds, quotes, blank) = lineEndsAndQuotes(base, a, b)
+            let (lineEnds, quotes, blank) = CSVChunker.lineEndsAndQuotes(base, a, b)
             let first = base[a]
             if !inside && quotes == 0 && !blank && !(lineStart && (first == lf || first == cr)) {
                 // A row starts here (at a line start), and after every LF but a last one, which
@@ -119,23 +121,4 @@ extension QuoteImporter {
         }
         return rows
     }
-}
-
-/// In `from ..< to` (at most 65,535 bytes): the LF bytes, the `"` bytes, and whether an LF before
-/// `to − 1` is followed by an LF or a CR (a blank line, or a line starting with CR, next). A
-/// branch-free loop the compiler vectorizes, as `bracketsAndEnds`.
-@inline(never)
-private func lineEndsAndQuotes(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Int, Bool) {
-    var lineEnds: UInt16 = 0, quotes: UInt16 = 0, blank: UInt8 = 0
-    for k in from ..< to - 1 {
-        let c = base[k], next = base[k + 1]
-        let isEnd: UInt8 = c == UInt8(ascii: "\n") ? 1 : 0
-        lineEnds &+= UInt16(isEnd)
-        quotes &+= c == UInt8(ascii: "\"") ? 1 : 0
-        blank |= isEnd & ((next == UInt8(ascii: "\n") ? 1 : 0) | (next == UInt8(ascii: "\r") ? 1 : 0))
-    }
-    let last = base[to - 1]
-    lineEnds &+= last == UInt8(ascii: "\n") ? 1 : 0
-    quotes &+= last == UInt8(ascii: "\"") ? 1 : 0
-    return (Int(lineEnds), Int(quotes), blank != 0)
 }

@@ -144,8 +144,8 @@ extension QuoteImporter {
         // pieces, or the pieces and the result, never all three.
         var pieces = try withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> [QuoteTable] in
             // Straight into the final columns when the pieces concatenate (a CSV sorted by ticker).
-            if let (input, layout, cuts) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize),
-               let table = placedPieces(input, layout: layout, cuts: cuts, threads: threads, progress: progress) {
+            if let (input, layout, survey) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize),
+               let table = placedPieces(input, layout: layout, cuts: survey.cuts, threads: threads, progress: progress) {
                 return [table]
             }
             if let pieces = decodedPieces(bytes, source: name, threads: threads, chunkSize: chunkSize, progress: progress) {
@@ -170,22 +170,24 @@ extension QuoteImporter {
         return QuoteTable.merging(&pieces, threads: threads)
     }
 
-    /// The input, header layout and piece starts of a datatable CSV; nil for anything else.
+    /// The input, header layout and survey (piece starts, plain line count) of a datatable CSV;
+    /// nil for anything else.
     static func pieceLayout(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int,
-                            chunkSize: Int) -> (ByteInput, CSVScanner.Layout, [Int])? {
+                            chunkSize: Int) -> (ByteInput, CSVScanner.Layout, CSVChunker.Survey)? {
         guard let (input, start) = try? QuoteDecoder.start(of: bytes, source: source) else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)
         guard let layout = try? header.readLayout(), layout.isDatatable else { return nil }
-        let cuts = CSVChunker.cuts(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
-        return (input, layout, cuts)
+        let survey = CSVChunker.survey(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        return (input, layout, survey)
     }
 
     /// The tables of the pieces of `decodeInPieces`, in order, not yet merged.
     static func decodedPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
                               progress: ImportProgress?) -> [QuoteTable]? {
-        guard let (input, layout, cuts) = pieceLayout(bytes, source: source, threads: threads, chunkSize: chunkSize) else { return nil }
+        guard let (input, layout, survey) = pieceLayout(bytes, source: source, threads: threads, chunkSize: chunkSize) else { return nil }
+        let cuts = survey.cuts
         var pieces = [QuoteTable?](repeating: nil, count: cuts.count)
         let failed = Atomic<Bool>(false)
         pieces.withUnsafeMutableBufferPointer { buffer in

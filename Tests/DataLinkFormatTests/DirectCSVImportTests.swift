@@ -224,11 +224,16 @@ struct DirectCSVImportTests {
         text.withUnsafeBytes { try? QuoteDecoder.decode($0, source: "t.csv").table.rowCount }
     }
 
-    /// `countCSVRows` over every cut of `text`'s data lines.
+    /// `countCSVRows` over every cut of `text`'s data lines; the survey's plain line count, when
+    /// it has one, must be the same.
     static func counted(_ text: [UInt8], chunkSize: Int) -> Int? {
         text.withUnsafeBytes { raw in
-            guard let (input, _, cuts) = QuoteImporter.pieceLayout(raw, source: "t.csv", threads: 1, chunkSize: chunkSize) else { return nil }
-            return QuoteImporter.countCSVRows(input.base, cuts: cuts, end: input.count, threads: 2)
+            guard let (input, _, survey) = QuoteImporter.pieceLayout(raw, source: "t.csv", threads: 1, chunkSize: chunkSize) else { return nil }
+            let rows = QuoteImporter.countCSVRows(input.base, cuts: survey.cuts, end: input.count, threads: 2)
+            if let plain = survey.plainLines {
+                #expect(plain == rows, "plain lines \(plain), counted \(rows), chunk \(chunkSize)")
+            }
+            return rows
         }
     }
 

@@ -128,10 +128,10 @@ struct PlacedImportTests {
             for chunkSize in [100, 1_000, 10_000] {
                 for threads in 1 ... 4 {
                     let placed = try QuoteImporter.withContents(ofFile: dir + "/" + name) { bytes throws(ResponseError) -> QuoteTable? in
-                        guard let (input, layout, cuts) = QuoteImporter.pieceLayout(bytes, source: name, threads: threads,
-                                                                                    chunkSize: chunkSize) else { return nil }
-                        #expect(cuts.count > 1 || chunkSize == 10_000)
-                        return QuoteImporter.placedPieces(input, layout: layout, cuts: cuts, threads: threads, progress: nil)
+                        guard let (input, layout, survey) = QuoteImporter.pieceLayout(bytes, source: name, threads: threads,
+                                                                                      chunkSize: chunkSize) else { return nil }
+                        #expect(survey.cuts.count > 1 || chunkSize == 10_000)
+                        return QuoteImporter.placedPieces(input, layout: layout, cuts: survey.cuts, threads: threads, progress: nil)
                     }
                     #expect((placed != nil) == placeable, "\(name) \(chunkSize) \(threads)")
                     if let placed { #expect(try P.snapshotBytes(placed, in: dir) == expected, "\(name) \(chunkSize) \(threads)") }

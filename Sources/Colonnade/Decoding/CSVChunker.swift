@@ -10,36 +10,65 @@
 /// in every column but the ticker, so callers re-decode in one piece when a piece fails or a
 /// decoded ticker holds a `"` (see `QuoteImporter`). CRLF stays whole: cuts are after the LF.
 package enum CSVChunker {
-    /// The offsets at which pieces start: piece `k` is `[cuts[k], cuts[k + 1])`, the last one
-    /// ends at `end`. The first is `start`; all are line starts and ascend strictly.
+    /// What one pass over the data lines found: where the pieces start, and how many lines there
+    /// are when each line is plainly one row.
+    package struct Survey: Sendable {
+        /// The offsets at which pieces start: piece `k` is `[cuts[k], cuts[k + 1])`, the last one
+        /// ends at the end. The first is the data's start; all are line starts and ascend strictly.
+        package let cuts: [Int]
+        /// The lines, when no `"` occurs, no line is blank (an LF right after a line end) and no
+        /// line starts with CR: then every line is one row of `CSVScanner.decodeRows` (or fails
+        /// it). nil otherwise (the rows must be counted with quotes and blank lines in mind).
+        /// Lines end at LF; a last line without one counts.
+        package let plainLines: Int?
+    }
+
+    /// The offsets at which pieces start (`survey(…).cuts`).
+    package static func cuts(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> [Int] {
+        survey(base, start: start, end: end, chunkSize: chunkSize, threads: threads).cuts
+    }
+
+    /// The cuts of the data lines `start ..< end` into pieces of about `chunkSize` bytes, and
+    /// their line count when the lines are plain (see `Survey`), from one pass that counts LFs
+    /// and quotes per nominal piece on up to `threads` threads (the result does not depend on
+    /// `threads`).
     ///
     /// - Parameters:
     ///   - base: The bytes.
     ///   - start: A line start outside quotes (the first data line).
     ///   - end: The end of the bytes.
     ///   - chunkSize: The nominal piece size in bytes (at least 1).
-    ///   - threads: Quote counting runs on up to this many threads; the cuts do not depend on it.
-    /// - Complexity: O(end − start): one pass counting quotes, and scans from each nominal offset
-    ///   that stop at the next one.
-    package static func cuts(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> [Int] {
+    ///   - threads: The pass runs on up to this many threads.
+    /// - Complexity: O(end − start): the counting pass, and scans from each nominal offset that
+    ///   stop at the next one.
+    package static func survey(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> Survey {
         precondition(start >= 0 && start <= end && chunkSize >= 1, "bad CSV chunking arguments")
-        guard end - start > chunkSize else { return [start] }
+        guard end > start else { return Survey(cuts: [start], plainLines: 0) }
         let nominalCount = (end - start + chunkSize - 1) / chunkSize
-        // Quotes per nominal segment, counted in parallel; their running sum is the parity at
-        // each nominal offset.
-        var quoteCounts = [Int](repeating: 0, count: nominalCount)
-        quoteCounts.withUnsafeMutableBufferPointer { counts in
+        // LFs and quotes per nominal segment, counted in parallel; the quotes' running sum is the
+        // parity at each nominal offset.
+        var tallies = [Tally](repeating: Tally(), count: nominalCount)
+        tallies.withUnsafeMutableBufferPointer { counts in
             let out = SharedPointer(base: counts.baseAddress!)
             forEachChunk(nominalCount, threads: threads) { k, _ in
                 let a = start + k * chunkSize, b = Swift.min(end, a + chunkSize)
                 // Safe: each k is claimed by one worker only; a ..< b lies inside start ..< end.
-                out.base[k] = countQuotes(base + a, b - a)
+                out.base[k] = tally(base, a, b, end: end)
             }
         }
+        var lineEnds = 0, quotes = 0, blank = false
+        for t in tallies {
+            lineEnds += t.lineEnds
+            quotes += t.quotes
+            blank = blank || t.blank
+        }
+        let first = base[start]
+        let plain = quotes == 0 && !blank && first != UInt8(ascii: "\n") && first != UInt8(ascii: "\r")
+        let lines = lineEnds + (base[end - 1] == UInt8(ascii: "\n") ? 0 : 1)
         var cuts = [start]
         var quotesBefore = 0
-        for k in 1 ..< nominalCount {
-            quotesBefore += quoteCounts[k - 1]
+        for k in 1 ..< Swift.max(nominalCount, 1) {
+            quotesBefore += tallies[k - 1].quotes
             let nominal = start + k * chunkSize
             let limit = Swift.min(end, nominal + chunkSize)
             var inside = quotesBefore & 1 == 1
@@ -57,29 +86,53 @@ package enum CSVChunker {
             let cut = q + 1
             if q < limit && cut < end && cut > cuts[cuts.count - 1] { cuts.append(cut) }
         }
-        return cuts
+        return Survey(cuts: cuts, plainLines: plain ? lines : nil)
     }
 
-    /// The number of `"` bytes in `[p, p + n)`, eight bytes at a time: each word XORed with
-    /// `"` in every byte has a zero byte exactly where a quote was, and
-    /// `~(((x & 0x7F…) + 0x7F…) | x | 0x7F…)` sets the top bit of exactly those bytes (no carry
-    /// crosses a byte), so a population count counts them. A byte loop ran at about 1 GB/s,
-    /// 13–15 % of a one-thread CSV import.
-    static func countQuotes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
-        let raw = UnsafeRawPointer(p)
-        let quotes: UInt64 = 0x2222_2222_2222_2222, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        var count = 0
-        var i = 0
-        // Safe: the caller owns n bytes at p; each load reads bytes i ..< i + 8 <= n.
-        while i + 8 <= n {
-            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ quotes
-            count &+= (~(((x & low7) &+ low7) | x | low7)).nonzeroBitCount
-            i += 8
+    /// LFs and `"` bytes in a span, and whether an LF in it is followed (in it or just after
+    /// it) by an LF or a CR.
+    struct Tally {
+        var lineEnds = 0, quotes = 0
+        var blank = false
+    }
+
+    /// The tally of `a ..< b` (`b ≤ end`), in blocks of 32 KiB for `lineEndsAndQuotes`; the
+    /// byte after each block (if before `end`) is read to see what follows its last LF.
+    static func tally(_ base: UnsafePointer<UInt8>, _ a: Int, _ b: Int, end: Int) -> Tally {
+        var t = Tally()
+        var from = a
+        while from < b {
+            let to = Swift.min(from + 32_768, b)
+            let (lineEnds, quotes, blank) = lineEndsAndQuotes(base, from, to)
+            t.lineEnds += lineEnds
+            t.quotes += quotes
+            t.blank = t.blank || blank
+            if to < end && base[to - 1] == UInt8(ascii: "\n") && (base[to] == UInt8(ascii: "\n") || base[to] == UInt8(ascii: "\r")) {
+                t.blank = true
+            }
+            from = to
         }
-        while i < n {
-            count &+= p[i] == UInt8(ascii: "\"") ? 1 : 0
-            i += 1
+        return t
+    }
+
+    /// In `from ..< to` (at most 65,535 bytes, not empty): the LF bytes, the `"` bytes, and
+    /// whether an LF before `to − 1` is followed by an LF or a CR (a blank line, or a line
+    /// starting with CR, next). A branch-free loop the compiler vectorizes (16-bit lanes: hence
+    /// the bound), about 11 GB/s on this machine against 6.7 GB/s for a word-at-a-time count of
+    /// the quotes alone.
+    @inline(never)
+    package static func lineEndsAndQuotes(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Int, Bool) {
+        var lineEnds: UInt16 = 0, quotes: UInt16 = 0, blank: UInt8 = 0
+        for k in from ..< to - 1 {
+            let c = base[k], next = base[k + 1]
+            let isEnd: UInt8 = c == UInt8(ascii: "\n") ? 1 : 0
+            lineEnds &+= UInt16(isEnd)
+            quotes &+= c == UInt8(ascii: "\"") ? 1 : 0
+            blank |= isEnd & ((next == UInt8(ascii: "\n") ? 1 : 0) | (next == UInt8(ascii: "\r") ? 1 : 0))
         }
-        return count
+        let last = base[to - 1]
+        lineEnds &+= last == UInt8(ascii: "\n") ? 1 : 0
+        quotes &+= last == UInt8(ascii: "\"") ? 1 : 0
+        return (Int(lineEnds), Int(quotes), blank != 0)
     }
 }
