@@ -168,14 +168,25 @@ package final class ColumnAssembler: @unchecked Sendable {
 
     /// `place` into a draft: each column's rows are copied, sorted, into a scratch buffer that
     /// stays in cache, summarized there (the blocks wholly inside these rows), and written into
-    /// the file with one `pwrite` (whole pages need no zeroing in the page cache).
+    /// the file with one `pwrite` (whole pages need no zeroing in the page cache). Rows already
+    /// in order (one ticker's rows by date, as a sorted CSV's pieces are) are summarized and
+    /// written from the decoder's buffers, without the copy: a one-thread import of the medium
+    /// CSV spent 4 % of its time in that copy.
     private func placeWriting(_ rows: DecodedRows, into draft: SnapshotDraft, at offset: Int, order: UnsafeBufferPointer<Int32>?) {
         let buffers = rows.buffers, n = rows.rowCount
         let blockRows = BlockSummaries<Double>.blockRows
         let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = Swift.max(firstBlock, (offset + n) / blockRows)
-        let dates = UnsafeMutablePointer<Int32>.allocate(capacity: Swift.max(1, n))
-        defer { dates.deallocate() }
-        buffers.copyDates(to: dates, order: order)
+        // Scratch only for rows that must be sorted.
+        let scratch = order == nil ? nil : UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, n) * 8, alignment: 8)
+        defer { scratch?.deallocate() }
+        let dates: UnsafePointer<Int32>
+        if let scratch {
+            let sorted = scratch.bindMemory(to: Int32.self, capacity: Swift.max(1, n))
+            buffers.copyDates(to: sorted, order: order)
+            dates = UnsafePointer(sorted)
+        } else {
+            dates = buffers.datesInInputOrder
+        }
         for b in firstBlock ..< endBlock {
             // Safe: as in `place`; block b's rows are rows b * blockRows - offset ..< + blockRows of these.
             (dateSummaries.minimums[b], dateSummaries.maximums[b]) =
@@ -183,10 +194,17 @@ package final class ColumnAssembler: @unchecked Sendable {
             summarized[0][b] = 1
         }
         draft.write(dates, count: n * 4, intoPayload: 0, at: offset * 4)
-        let values = UnsafeMutablePointer<Double>.allocate(capacity: Swift.max(1, n))
-        defer { values.deallocate() }
         for c in 0 ..< valueNames.count {
-            let nulls = buffers.copyColumn(c, to: values, order: order)
+            let values: UnsafePointer<Double>
+            let nulls: [Int]
+            if let scratch {
+                let sorted = scratch.bindMemory(to: Double.self, capacity: Swift.max(1, n))
+                nulls = buffers.copyColumn(c, to: sorted, order: order)
+                values = UnsafePointer(sorted)
+            } else {
+                values = buffers.valuesInInputOrder(c)
+                nulls = buffers.nullRows(c, order: nil)
+            }
             draft.write(values, count: n * 8, intoPayload: c + 1, at: offset * 8)
             if !nulls.isEmpty {
                 nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }

@@ -31,6 +31,23 @@ extension RowBuffers {
         } else if n > 0 {
             destination.update(from: src, count: n)
         }
+        return nullRows(column, order: order)
+    }
+
+    /// The rows of value column `column` in input order (a null's slot holds 0), for rows that
+    /// need no sorting; valid until the buffers grow or are freed.
+    func valuesInInputOrder(_ column: Int) -> UnsafePointer<Double> {
+        UnsafePointer(values[column])
+    }
+
+    /// The dates in input order; valid until the buffers grow or are freed.
+    var datesInInputOrder: UnsafePointer<Int32> {
+        UnsafePointer(dates)
+    }
+
+    /// The output rows (from 0) of value column `column` in `order` or input order that are null.
+    func nullRows(_ column: Int, order: UnsafeBufferPointer<Int32>?) -> [Int] {
+        let n = count
         guard let bits = nulls[column] else { return [] }
         var rows: [Int] = []
         for i in 0 ..< n {
