@@ -4,9 +4,11 @@
 // is a response body; inputs that start with `{`, `[` or `<` (after a BOM and blanks) are left to
 // the JSON target. What decodes must be a well-formed table (COLONNADE_INTERNAL_CHECKS: rows tiled by
 // ticker, dates strictly ascending per ticker), and must survive what `import` does with it next:
-// upsert into an existing table, block summaries, a query.
+// upsert into an existing table, block summaries, a query. Oracle for the one-large-CSV import's
+// count: when the cutting pass finds the lines plain (`CSVChunker.Survey.plainLines`), its line
+// count is `countCSVRows`' count over the same cuts, and the decoder's row count when it decodes.
 @testable import Colonnade
-import DataLinkFormat
+@testable import DataLinkFormat
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")
@@ -28,8 +30,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// Decodes `bytes`, then puts the table through what `import` does (Support/Harness.swift).
 func exercise(_ bytes: UnsafeRawBufferPointer) {
+    var plainLines: Int?
+    if let (input, _, survey) = QuoteImporter.pieceLayout(bytes, source: "fuzz.csv", threads: 1, chunkSize: 64) {
+        let counted = QuoteImporter.countCSVRows(input.base, cuts: survey.cuts, end: input.count, threads: 1)
+        if let plain = survey.plainLines, plain != counted { fatalError("plain lines \(plain), countCSVRows \(counted)") }
+        plainLines = survey.plainLines
+    }
     do {
         let response = try QuoteDecoder.decode(bytes, fallbackTicker: "FUZZ", source: "fuzz.csv")
+        if let plainLines, response.table.rowCount != plainLines {
+            fatalError("plain lines \(plainLines), decoded rows \(response.table.rowCount)")
+        }
         exerciseImported(response.table)
     } catch {
         _ = error.description
