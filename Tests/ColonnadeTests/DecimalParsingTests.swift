@@ -282,6 +282,77 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         diff.expectNoMismatches(atLeast: 60)
     }
 
+    /// Tokens over `_slowTokenLimit` bytes reach `Double(String)` rewritten to at most 800
+    /// significant digits (`_boundedDecimal`): midpoints between doubles (the hardest case) with
+    /// thousands of zeros or nines after them, leading zeros, long integer parts with negative
+    /// exponents, signs and huge exponents. The rewrite, and `parseDouble` on the whole token, must
+    /// give `Double(String)`'s bits for the whole token.
+    @Test func longTokensAreRewrittenBoundedAndRoundAlike() {
+        var rng = SplitMix64(seed: 17)
+        var powersOfFive: [BigUInt] = [BigUInt(1)]
+        for _ in 1...1100 { powersOfFive.append(powersOfFive.last!.multiplied(by: 5)) }
+        var tokens: [[UInt8]] = []
+        let zeros = [UInt8](repeating: UInt8(ascii: "0"), count: 1_500)
+        let nines = [UInt8](repeating: UInt8(ascii: "9"), count: 1_500)
+        for i in 0 ..< 300 {
+            let field = UInt64(i < 60 ? i * 34 : rng.below(2047))
+            let significand = (field == 0 ? 0 : 1 << 52) | (rng.next() & ((1 << 52) - 1))
+            let binaryExponent = (field == 0 ? 1 : Int(field)) - 1075
+            let k = binaryExponent - 1
+            // The midpoint above this double: (2·significand + 1) × 2^k.
+            let digits = k >= 0 ? BigUInt(2 * significand + 1).shiftedLeft(by: k).decimalDigits()
+                : BigUInt(2 * significand + 1).multiplied(by: powersOfFive[-k]).decimalDigits()
+            let exponent = k >= 0 ? 0 : k
+            let sign: [UInt8] = rng.chance(2) ? [UInt8(ascii: "-")] : (rng.chance(4) ? [UInt8(ascii: "+")] : [])
+            tokens.append(sign + digits + zeros + Array("e\(exponent - zeros.count)".utf8))  // exactly halfway
+            tokens.append(sign + digits + zeros + [UInt8(ascii: "1")] + Array("e\(exponent - zeros.count - 1)".utf8))  // just above
+            var below = digits
+            if let last = below.indices.last(where: { below[$0] != UInt8(ascii: "0") }) {
+                below[last] -= 1
+                for j in (last + 1) ..< below.count { below[j] = UInt8(ascii: "9") }
+                tokens.append(sign + below + nines + Array("e\(exponent - nines.count)".utf8))  // just below
+            }
+            // The same value written as 0.000…DIGITS with the point moved.
+            tokens.append(sign + Array("0.".utf8) + zeros + digits + zeros + [UInt8(ascii: "1")]
+                          + Array("e\(exponent + digits.count + zeros.count)".utf8))
+        }
+        tokens.append(Array("1".utf8) + zeros + Array("e-1600".utf8))
+        tokens.append(Array("-".utf8) + zeros + Array(".".utf8) + zeros)
+        tokens.append(Array("9".utf8) + nines + Array("e-99999999999999999".utf8))
+        tokens.append(Array("1".utf8) + zeros + Array("e+99999999999999999999".utf8))
+        tokens.append(Array("4.".utf8) + zeros + Array("9e-324".utf8))
+        tokens.append(Array("2.4703282292062327".utf8) + zeros + Array("1e-324".utf8))
+        var mismatches: [String] = []
+        var checked = 0
+        for token in tokens {
+            #expect(token.count > DecimalParser._slowTokenLimit)
+            let expected = Double(String(decoding: token, as: UTF8.self))!
+            let rewritten = token.withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) }
+            let parsed = token.withUnsafeBufferPointer { DecimalParser.parseDouble($0.baseAddress!, count: $0.count) }
+            checked += 1
+            if let rewritten, rewritten.utf8.count <= 830, Double(rewritten)?.bitPattern == expected.bitPattern,
+               parsed?.bitPattern == expected.bitPattern {
+                continue
+            }
+            if mismatches.count < 10 {
+                mismatches.append("\(String(decoding: token.prefix(60), as: UTF8.self))… (\(token.count) bytes): rewritten "
+                                  + "\(rewritten.map { "\($0.utf8.count) bytes → \(Double($0).map { "\($0)" } ?? "nil")" } ?? "nil"), "
+                                  + "parsed \(parsed.map { "\($0)" } ?? "nil"), want \(expected)")
+            }
+        }
+        #expect(checked >= 1_200)
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+        // The rewriting itself, on short tokens.
+        for (token, want) in [("123.45", "0.12345e3"), ("-000.00120", "-0.120e-2"), ("+7e-3", "0.7e-2"), ("0.0", "0"), ("-0e5", "-0"),
+                              (".5", "0.5e0"), ("5.", "0.5e1"), ("1e-99999999999999", "0.1e-100000")] {
+            let got = Array(token.utf8).withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) }
+            #expect(got == want, "\(token)")
+        }
+        for bad in ["1.2.3", "1e", "e5", "1x", "--1", "."] {
+            #expect(Array(bad.utf8).withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) } == nil, "\(bad)")
+        }
+    }
+
     @Test func malformedInputsAreRejected() {
         let rejected = [
             "", " ", " 1", "1 ", "+", "-", ".", "+.", "-.", "e", "e5", ".e5", "1e", "1e+", "1e-", "1.e",

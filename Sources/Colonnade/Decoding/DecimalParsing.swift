@@ -222,8 +222,83 @@ public enum DecimalParser {
     ///
     /// Deliberately `Double(String)` rather than `strtod` on a stack copy: it is the reference
     /// this parser must match, and unlike `strtod` it ignores the process's C locale.
+    ///
+    /// A token of more than `_slowTokenLimit` bytes (only a hostile input has one: a field of a
+    /// gigabyte of digits would otherwise be copied whole into a `String`) is first rewritten by
+    /// `_boundedDecimal` to at most about 830 bytes that round alike.
     @usableFromInline @inline(never)
     internal static func _parseSlowly(_ start: UnsafePointer<UInt8>, count: Int) -> Double? {
-        Double(String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self))
+        if count > _slowTokenLimit {
+            return _boundedDecimal(start, count: count).flatMap { Double($0) }
+        }
+        return Double(String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self))
+    }
+
+    /// Tokens longer than this are rewritten before the slow conversion.
+    @usableFromInline static let _slowTokenLimit = 1024
+
+    /// The significant digits `_boundedDecimal` keeps.
+    static let _keptDigits = 800
+
+    /// The token (in `parseDouble`'s grammar) as `[-]0.DIGITSe±E` with at most `_keptDigits`
+    /// significant digits, and a `1` after them when a dropped digit is not zero; nil for bytes
+    /// outside the grammar.
+    ///
+    /// Why it rounds alike: every `Double` and every midpoint between two neighbours has at most
+    /// 767 significant digits. Keeping the first 800 gives T, a multiple of 10^(E − 800) for the
+    /// leading digit's place E; no number of at most 767 significant digits lies strictly
+    /// between T and T + 10^(E − 800). When digits were dropped, the value and T with a `1`
+    /// appended both lie strictly inside that interval (else the value is T), so no rounding
+    /// boundary (a midpoint, the overflow threshold, half the smallest subnormal) separates them.
+    /// The exponent is clamped to ±100,000, where every value is already 0 or infinite.
+    static func _boundedDecimal(_ start: UnsafePointer<UInt8>, count: Int) -> String? {
+        var p = 0
+        let negative = count > 0 && start[0] == UInt8(ascii: "-")
+        if count > 0 && (start[0] == UInt8(ascii: "-") || start[0] == UInt8(ascii: "+")) { p = 1 }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(_keptDigits + 1)
+        var dropsNonZero = false, sawDigit = false, sawPoint = false
+        var exponent = 0  // the value is 0.DIGITS × 10^exponent
+        while p < count {
+            let b = start[p]
+            if b == UInt8(ascii: ".") && !sawPoint {
+                sawPoint = true
+            } else if b &- UInt8(ascii: "0") < 10 {
+                sawDigit = true
+                if digits.isEmpty && b == UInt8(ascii: "0") {
+                    if sawPoint { exponent -= 1 }  // a leading zero after the point
+                } else {
+                    if digits.count < _keptDigits { digits.append(b) } else if b != UInt8(ascii: "0") { dropsNonZero = true }
+                    if !sawPoint { exponent += 1 }
+                }
+            } else {
+                break
+            }
+            p += 1
+        }
+        guard sawDigit else { return nil }
+        if p < count {
+            guard start[p] | 0x20 == UInt8(ascii: "e") else { return nil }
+            p += 1
+            var exponentIsNegative = false
+            if p < count && (start[p] == UInt8(ascii: "-") || start[p] == UInt8(ascii: "+")) {
+                exponentIsNegative = start[p] == UInt8(ascii: "-")
+                p += 1
+            }
+            let exponentStart = p
+            var explicit = 0
+            while p < count, start[p] &- UInt8(ascii: "0") < 10 {
+                // Saturate, as parseDouble does.
+                if explicit < 1 << 48 { explicit = explicit &* 10 &+ Int(start[p] &- UInt8(ascii: "0")) }
+                p += 1
+            }
+            guard p > exponentStart else { return nil }
+            exponent += exponentIsNegative ? -explicit : explicit
+        }
+        guard p == count else { return nil }
+        guard !digits.isEmpty else { return negative ? "-0" : "0" }
+        if dropsNonZero { digits.append(UInt8(ascii: "1")) }
+        let clamped = Swift.min(Swift.max(exponent, -100_000), 100_000)
+        return (negative ? "-0." : "0.") + String(decoding: digits, as: UTF8.self) + "e\(clamped)"
     }
 }
