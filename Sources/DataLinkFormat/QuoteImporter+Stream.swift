@@ -57,17 +57,28 @@ extension QuoteImporter {
                 return table
             }
         }
-        // Whole: what was read so far, then the rest.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chunks.reduce(0) { $0 + $1.newBytes.count })
-        for chunk in chunks { bytes.append(contentsOf: chunk.newBytes) }
+        // Whole: what was read so far, then the rest, into one buffer that grows (an error, not a
+        // stop of the process, when it cannot).
+        let body = WholeBody(source: source)
+        try body.reserve(chunks.reduce(0) { $0 + $1.newBytes.count } + (1 << 20))
+        for chunk in chunks { try body.append(chunk.newBytes) }
         chunks = []
-        while !ended {
-            let more = try ReadChunk(capacity: 1 << 20, source: source)
-            ended = try fill(more, from: fd, source: source)
-            bytes.append(contentsOf: more.newBytes)
+        if !ended { try body.readToEnd(from: fd) }
+        return try importWhole(body, source: source, ticker: ticker, archiveOptions: archiveOptions)
+    }
+
+    /// `importBytes` on a body read whole; a zip archive takes the body's buffer without a copy.
+    private static func importWhole(_ body: WholeBody, source: String, ticker: String?,
+                                    archiveOptions: ArchiveImporter.Options) throws(ResponseError) -> QuoteTable {
+        if ZipArchive.looksLikeZip(body.bytes), let (base, count) = body.take() {
+            var options = archiveOptions
+            if let ticker { options.ticker = ticker }
+            let archive: ZipArchive
+            do { archive = try ZipArchive(owningMallocBytes: base, count: count, name: source) } catch { throw .archive(error) }
+            return try ArchiveImporter.importArchive(archive, options: options)
         }
-        return try importBytes(bytes, source: source, ticker: ticker, archiveOptions: archiveOptions)
+        var parts = [try QuoteDecoder.decode(body.bytes, ticker: ticker, source: source).table]
+        return QuoteTable.merging(&parts)
     }
 
     /// Whether the first bytes read start like a CSV (not a zip, JSON or HTML body).
@@ -90,5 +101,67 @@ extension QuoteImporter {
             chunk.count += n
         }
         return false
+    }
+}
+
+/// A body read whole into one `malloc`ed buffer that doubles as it fills. A buffer that cannot
+/// grow is `.decoding(.unreadable)` naming the input (out of memory), as for a file too large to
+/// read, not a stop of the process (a Swift array's growth would stop it).
+private final class WholeBody {
+    private var base: UnsafeMutableRawPointer?
+    private(set) var count = 0
+    private var capacity = 0
+    let source: String
+
+    init(source: String) { self.source = source }
+
+    deinit { free(base) }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Room for at least `needed` bytes in all.
+    func reserve(_ needed: Int) throws(ResponseError) {
+        guard needed > capacity else { return }
+        var target = Swift.max(needed, capacity.multipliedReportingOverflow(by: 2).partialValue)
+        var grown = realloc(base, target)
+        if grown == nil && target > needed {
+            target = needed  // doubling did not fit; the exact size still may
+            grown = realloc(base, target)
+        }
+        guard let grown else {
+            throw .decoding(.unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(target)) to hold the input"))
+        }
+        base = grown
+        capacity = target
+    }
+
+    func append(_ more: UnsafeRawBufferPointer) throws(ResponseError) {
+        guard let from = more.baseAddress, more.count > 0 else { return }
+        try reserve(count + more.count)
+        // Safe: reserve made room for count + more.count bytes.
+        (base! + count).copyMemory(from: from, byteCount: more.count)
+        count += more.count
+    }
+
+    /// Reads `fd` to its end.
+    func readToEnd(from fd: Int32) throws(ResponseError) {
+        while true {
+            if count == capacity { try reserve(count + (1 << 20)) }
+            // Safe: count < capacity.
+            let n = read(fd, base! + count, capacity - count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno))))
+            }
+            if n == 0 { return }
+            count += n
+        }
+    }
+
+    /// Hands the buffer (to be freed with `free`) and its byte count over; the body is empty after.
+    func take() -> (UnsafeMutableRawPointer, Int)? {
+        guard let taken = base else { return nil }
+        defer { base = nil; count = 0; capacity = 0 }
+        return (taken, count)
     }
 }

@@ -83,4 +83,32 @@ import Testing
         #expect(failed.standardError == "error: WIKI-BIG.json:1:1 (byte 0): expected a column name of at most 4096 bytes, found 1073741824 bytes\n")
         #expect(!FileManager.default.fileExists(atPath: snapshot))
     }
+
+    /// `import -` reading more from a pipe than the memory left (a sparse 1 GiB file, zeros after
+    /// a prefix, through `cat`, under the 128 MiB limit). A datatable CSV is decoded as it is read;
+    /// when that stops (a bad date in its first row) the rest is read whole for the exact error,
+    /// and JSON is read whole: the body does not fit. Zeros alone are a CSV line that never ends:
+    /// the streaming reader's chunk cannot grow. Each is an error naming standard input, exit
+    /// status 1, not a crash, and no snapshot.
+    @Test(arguments: ["", "{", "ticker,date,open\nA,2020-01-0x,1\n"])
+    func aStreamLargerThanTheMemoryLeftIsAnErrorNotACrash(prefix: String) throws {
+        let directory = try EndToEndFixture.scratchDirectory("oom-stream")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("body")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: Data(prefix.utf8)))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let snapshot = directory.appendingPathComponent("quotes.snapshot").path
+        let failed = try RunningExecutable(["-c", "ulimit -d \(Self.limitKiB); cat \"$1\" | \"$0\" import - --snapshot \"$2\"",
+                                            try BuiltExecutable.url().path, big.path, snapshot],
+                                           environment: EndToEndFixture.cleanEnvironment, in: directory,
+                                           executable: "/bin/sh").finish(timeout: .seconds(120))
+        #expect(failed.status == 1, "\(failed.standardError)")
+        #expect(!failed.terminatedBySignal)
+        #expect(failed.standardError.hasPrefix("error: standard input: cannot read: out of memory: cannot allocate "), "\(failed.standardError)")
+        #expect(failed.standardError.hasSuffix(prefix.isEmpty ? " to read into\n" : " to hold the input\n"), "\(failed.standardError)")
+        #expect(!failed.standardError.contains("Fatal error"))
+        #expect(!FileManager.default.fileExists(atPath: snapshot))
+    }
 }

@@ -32,6 +32,12 @@ public final class ZipArchive: @unchecked Sendable {
         try self.init(storage: ZipStorage(bytes: bytes), name: name)
     }
 
+    /// Reads an archive held in `count` bytes at `base`, allocated by `malloc`: the archive takes
+    /// them (no copy) and frees them when it is freed, or when this throws.
+    package convenience init(owningMallocBytes base: UnsafeMutableRawPointer, count: Int, name: String) throws(ZipError) {
+        try self.init(storage: ZipStorage(owningMallocBytes: base, count: count), name: name)
+    }
+
     private init(storage: ZipStorage, name: String) throws(ZipError) {
         self.storage = storage
         self.name = name

@@ -25,6 +25,14 @@ final class ZipStorage: @unchecked Sendable {
         mapping = nil
     }
 
+    /// Takes `count` bytes at `base`, allocated by `malloc` (or `posix_memalign`), which it frees.
+    init(owningMallocBytes base: UnsafeMutableRawPointer, count: Int) {
+        self.base = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
+        self.count = count
+        release = { p, _ in free(p) }
+        mapping = nil
+    }
+
     /// Maps `path` read-only.
     init(mapping path: String, archive: String) throws(ZipError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
