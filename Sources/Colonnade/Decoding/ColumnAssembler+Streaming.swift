@@ -115,9 +115,10 @@ extension ColumnAssembler {
     private func copy(_ rows: DecodedRows, at offset: Int) {
         let buffers = rows.buffers
         let run = { (order: UnsafeBufferPointer<Int32>?) in
-            buffers.copyDates(to: self.regions[0].assumingMemoryBound(to: Int32.self) + offset, order: order)
+            buffers.copyDates(to: self.regions[0].assumingMemoryBound(to: Int32.self) + offset, order: order, reversed: rows.orderIsReversal)
             for c in 0 ..< self.valueNames.count {
-                let nulls = buffers.copyColumn(c, to: self.regions[c + 1].assumingMemoryBound(to: Double.self) + offset, order: order)
+                let nulls = buffers.copyColumn(c, to: self.regions[c + 1].assumingMemoryBound(to: Double.self) + offset, order: order,
+                                               reversed: rows.orderIsReversal)
                 if !nulls.isEmpty { self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) } }
             }
         }

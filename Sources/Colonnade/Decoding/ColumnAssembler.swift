@@ -141,7 +141,7 @@ package final class ColumnAssembler: @unchecked Sendable {
         }
         let run = { (order: UnsafeBufferPointer<Int32>?) in
             let dates = self.regions[0].assumingMemoryBound(to: Int32.self)
-            buffers.copyDates(to: dates + offset, order: order)
+            buffers.copyDates(to: dates + offset, order: order, reversed: rows.orderIsReversal)
             for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
                 // Safe: b < endBlock <= rowCapacity / blockRows < blockCapacity; no other input holds block b.
                 (self.dateSummaries.minimums[b], self.dateSummaries.maximums[b]) =
@@ -150,7 +150,7 @@ package final class ColumnAssembler: @unchecked Sendable {
             }
             for c in 0 ..< self.valueNames.count {
                 let values = self.regions[c + 1].assumingMemoryBound(to: Double.self)
-                let nulls = buffers.copyColumn(c, to: values + offset, order: order)
+                let nulls = buffers.copyColumn(c, to: values + offset, order: order, reversed: rows.orderIsReversal)
                 if !nulls.isEmpty {
                     self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }
                     continue  // finish summarizes this column with its validity
@@ -182,7 +182,7 @@ package final class ColumnAssembler: @unchecked Sendable {
         let dates: UnsafePointer<Int32>
         if let scratch {
             let sorted = scratch.bindMemory(to: Int32.self, capacity: Swift.max(1, n))
-            buffers.copyDates(to: sorted, order: order)
+            buffers.copyDates(to: sorted, order: order, reversed: rows.orderIsReversal)
             dates = UnsafePointer(sorted)
         } else {
             dates = buffers.datesInInputOrder
@@ -199,7 +199,7 @@ package final class ColumnAssembler: @unchecked Sendable {
             let nulls: [Int]
             if let scratch {
                 let sorted = scratch.bindMemory(to: Double.self, capacity: Swift.max(1, n))
-                nulls = buffers.copyColumn(c, to: sorted, order: order)
+                nulls = buffers.copyColumn(c, to: sorted, order: order, reversed: rows.orderIsReversal)
                 values = UnsafePointer(sorted)
             } else {
                 values = buffers.valuesInInputOrder(c)

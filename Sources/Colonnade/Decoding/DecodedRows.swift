@@ -9,6 +9,9 @@ package struct DecodedRows: @unchecked Sendable {
     package let buffers: RowBuffers
     /// Input row numbers in table order (by ticker, then date), nil when the input already is.
     package let order: [Int32]?
+    /// Whether `order` is the input reversed (one ticker's rows newest first, as a dataset_data
+    /// response has them): copies then read backwards instead of gathering through `order`.
+    package let orderIsReversal: Bool
     /// The ticker index of the rows in table order.
     package let tickers: [TickerEntry]
     /// The value columns' names, in buffer order.

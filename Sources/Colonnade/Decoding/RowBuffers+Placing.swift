@@ -17,15 +17,32 @@ extension RowBuffers {
             for i in entries.indices { entries[i].firstRow = 0; entries[i].rowCount = 0 }
             entries[0].rowCount = n
         }
-        return DecodedRows(buffers: self, order: order, tickers: entries, valueNames: valueNames, dateColumnName: dateColumnName)
+        let reversal = order.map(Self.isReversal) ?? false
+        return DecodedRows(buffers: self, order: order, orderIsReversal: reversal, tickers: entries, valueNames: valueNames,
+                           dateColumnName: dateColumnName)
+    }
+
+    /// Whether `order` is n − 1, n − 2, …, 0 (one pass the compiler vectorizes).
+    static func isReversal(_ order: [Int32]) -> Bool {
+        order.withUnsafeBufferPointer { o in
+            let last = Int32(truncatingIfNeeded: o.count &- 1)
+            var differs: Int32 = 0
+            for i in 0 ..< o.count { differs |= o[i] ^ (last &- Int32(truncatingIfNeeded: i)) }
+            return differs == 0
+        }
     }
 
     /// Copies value column `column` into `destination` in `order` (input row numbers) or in
     /// input order; returns the output rows (from 0) that are null.
-    func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?) -> [Int] {
+    /// `reversed` says `order` is the input reversed: the copy then reads backwards (a loop the
+    /// compiler vectorizes) instead of gathering through `order` (5 % of a one-thread JSON import).
+    func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?,
+                    reversed: Bool = false) -> [Int] {
         let n = count
         let src = values[column]
-        if let order {
+        if reversed {
+            for i in 0 ..< n { destination[i] = src[n &- 1 &- i] }
+        } else if let order {
             // Safe: order is a permutation of 0..<n.
             for i in 0 ..< n { destination[i] = src[Int(order[i])] }
         } else if n > 0 {
@@ -58,9 +75,11 @@ extension RowBuffers {
     }
 
     /// Copies the dates into `destination` in `order` or input order.
-    func copyDates(to destination: UnsafeMutablePointer<Int32>, order: UnsafeBufferPointer<Int32>?) {
+    func copyDates(to destination: UnsafeMutablePointer<Int32>, order: UnsafeBufferPointer<Int32>?, reversed: Bool = false) {
         let n = count
-        if let order {
+        if reversed {
+            for i in 0 ..< n { destination[i] = dates[n &- 1 &- i] }
+        } else if let order {
             for i in 0 ..< n { destination[i] = dates[Int(order[i])] }
         } else if n > 0 {
             destination.update(from: dates, count: n)
