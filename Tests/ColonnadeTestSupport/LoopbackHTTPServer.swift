@@ -40,6 +40,8 @@ public final class LoopbackHTTPServer: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var connections: Set<Int32> = []
+        /// Whether the accept loop has closed the listener (its number may then be reused).
+        var listenerClosed = false
         var bodyBytesSent: [Int: Int] = [:]
     }
 
@@ -157,12 +159,14 @@ public final class LoopbackHTTPServer: Sendable {
         let connections: Set<Int32>? = state.withLock { state in
             if state.stopped { return nil }
             state.stopped = true
+            // shutdown wakes threads blocked in accept/recv/send; each thread closes its own fd.
+            // Under the lock: a descriptor is closed only under it too, after it leaves the set,
+            // so no number this process reused meanwhile (another test's socket) is shut down.
+            if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
+            for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
             return state.connections
         }
-        guard let connections else { return }
-        // shutdown wakes threads blocked in accept/recv/send; each thread closes its own fd.
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard connections != nil else { return }
         _ = threads.wait(timeout: .now() + 5)
     }
 
@@ -187,14 +191,19 @@ public final class LoopbackHTTPServer: Sendable {
             threads.enter()
             let thread = Thread { [self] in
                 serve(client)
-                state.withLock { _ = $0.connections.remove(client) }
-                close(client)
+                state.withLock {
+                    _ = $0.connections.remove(client)
+                    close(client)
+                }
                 threads.leave()
             }
             thread.name = "LoopbackHTTPServer.connection"
             thread.start()
         }
-        close(listener)
+        state.withLock {
+            $0.listenerClosed = true
+            close(listener)
+        }
     }
 
     private func serve(_ fd: Int32) {
