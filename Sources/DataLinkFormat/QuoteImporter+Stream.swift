@@ -64,21 +64,11 @@ extension QuoteImporter {
         for chunk in chunks { try body.append(chunk.newBytes) }
         chunks = []
         if !ended { try body.readToEnd(from: fd) }
-        return try importWhole(body, source: source, ticker: ticker, archiveOptions: archiveOptions)
-    }
-
-    /// `importBytes` on a body read whole; a zip archive takes the body's buffer without a copy.
-    private static func importWhole(_ body: WholeBody, source: String, ticker: String?,
-                                    archiveOptions: ArchiveImporter.Options) throws(ResponseError) -> QuoteTable {
-        if ZipArchive.looksLikeZip(body.bytes), let (base, count) = body.take() {
-            var options = archiveOptions
-            if let ticker { options.ticker = ticker }
-            let archive: ZipArchive
-            do { archive = try ZipArchive(owningMallocBytes: base, count: count, name: source) } catch { throw .archive(error) }
-            return try ArchiveImporter.importArchive(archive, options: options)
+        // A zip archive takes the body's buffer over, without a copy.
+        return try importBody(body.bytes, source: source, ticker: ticker, archiveOptions: archiveOptions) { () throws(ZipError) in
+            guard let (base, count) = body.take() else { throw .notAZip(archive: source, detail: "the input is empty") }
+            return try ZipArchive(owningMallocBytes: base, count: count, name: source)
         }
-        var parts = [try QuoteDecoder.decode(body.bytes, ticker: ticker, source: source).table]
-        return QuoteTable.merging(&parts)
     }
 
     /// Whether the first bytes read start like a CSV (not a zip, JSON or HTML body).

@@ -48,13 +48,30 @@ public enum QuoteImporter {
     /// - Parameter source: The input's name for messages.
     public static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
-        let isZip = bytes.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
-        if isZip {
+        do {
+            return try bytes.withUnsafeBytes { raw in
+                try importBody(raw, source: source, ticker: ticker, archiveOptions: archiveOptions) { () throws(ZipError) in
+                    try ZipArchive(bytes: bytes, name: source)
+                }
+            }
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+    }
+
+    /// `importBytes` on bytes held anywhere: a zip archive (made by `archive`, which may take
+    /// the bytes over) is imported member by member, anything else decoded as one response.
+    static func importBody(_ bytes: UnsafeRawBufferPointer, source: String, ticker: String?,
+                           archiveOptions: ArchiveImporter.Options,
+                           archive: () throws(ZipError) -> ZipArchive) throws(ResponseError) -> QuoteTable {
+        if ZipArchive.looksLikeZip(bytes) {
             var options = archiveOptions
             if let ticker { options.ticker = ticker }
-            let archive: ZipArchive
-            do { archive = try ZipArchive(bytes: bytes, name: source) } catch { throw .archive(error) }
-            return try ArchiveImporter.importArchive(archive, options: options)
+            let made: ZipArchive
+            do { made = try archive() } catch { throw .archive(error) }
+            return try ArchiveImporter.importArchive(made, options: options)
         }
         var parts = [try QuoteDecoder.decode(bytes, ticker: ticker, source: source).table]
         return QuoteTable.merging(&parts)

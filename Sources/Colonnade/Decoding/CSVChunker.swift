@@ -67,7 +67,7 @@ package enum CSVChunker {
         let lines = lineEnds + (base[end - 1] == UInt8(ascii: "\n") ? 0 : 1)
         var cuts = [start]
         var quotesBefore = 0
-        for k in 1 ..< Swift.max(nominalCount, 1) {
+        for k in 1 ..< nominalCount {
             quotesBefore += tallies[k - 1].quotes
             let nominal = start + k * chunkSize
             let limit = Swift.min(end, nominal + chunkSize)

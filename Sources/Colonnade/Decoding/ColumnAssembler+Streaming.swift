@@ -113,16 +113,11 @@ extension ColumnAssembler {
 
     /// Copies `rows` in table order to rows `offset ..< offset + rows.rowCount` (which fit).
     private func copy(_ rows: DecodedRows, at offset: Int) {
-        let buffers = rows.buffers
-        let run = { (order: UnsafeBufferPointer<Int32>?) in
-            buffers.copyDates(to: self.regions[0].assumingMemoryBound(to: Int32.self) + offset, order: order, reversed: rows.orderIsReversal)
-            for c in 0 ..< self.valueNames.count {
-                let nulls = buffers.copyColumn(c, to: self.regions[c + 1].assumingMemoryBound(to: Double.self) + offset, order: order,
-                                               reversed: rows.orderIsReversal)
-                if !nulls.isEmpty { self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) } }
-            }
+        rows.copyDates(to: regions[0].assumingMemoryBound(to: Int32.self) + offset)
+        for c in 0 ..< valueNames.count {
+            let nulls = rows.copyColumn(c, to: regions[c + 1].assumingMemoryBound(to: Double.self) + offset)
+            if !nulls.isEmpty { nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) } }
         }
-        if let order = rows.order { order.withUnsafeBufferPointer { run($0) } } else { run(nil) }
     }
 
     /// Summarizes the blocks the rows appended so far complete (a block across two pieces too:

@@ -127,43 +127,35 @@ package final class ColumnAssembler: @unchecked Sendable {
     /// - Precondition: `accepts(rows, at: offset)`, and no other call writes those rows.
     package func place(_ rows: DecodedRows, at offset: Int) {
         precondition(accepts(rows, at: offset), "rows do not fit the assembled columns")
-        let buffers = rows.buffers
         let blockRows = BlockSummaries<Double>.blockRows
         // The blocks wholly inside these rows (none may be, for short inputs).
         let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = (offset + rows.rowCount) / blockRows
         if let draft {
-            if let order = rows.order {
-                order.withUnsafeBufferPointer { placeWriting(rows, into: draft, at: offset, order: $0) }
-            } else {
-                placeWriting(rows, into: draft, at: offset, order: nil)
-            }
+            placeWriting(rows, into: draft, at: offset)
             return
         }
-        let run = { (order: UnsafeBufferPointer<Int32>?) in
-            let dates = self.regions[0].assumingMemoryBound(to: Int32.self)
-            buffers.copyDates(to: dates + offset, order: order, reversed: rows.orderIsReversal)
-            for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
-                // Safe: b < endBlock <= rowCapacity / blockRows < blockCapacity; no other input holds block b.
-                (self.dateSummaries.minimums[b], self.dateSummaries.maximums[b]) =
-                    BlockSummaries<Int32>.summary(of: dates + b * blockRows, count: blockRows)
-                self.summarized[0][b] = 1
+        let dates = regions[0].assumingMemoryBound(to: Int32.self)
+        rows.copyDates(to: dates + offset)
+        for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
+            // Safe: b < endBlock <= rowCapacity / blockRows < blockCapacity; no other input holds block b.
+            (dateSummaries.minimums[b], dateSummaries.maximums[b]) =
+                BlockSummaries<Int32>.summary(of: dates + b * blockRows, count: blockRows)
+            summarized[0][b] = 1
+        }
+        for c in 0 ..< valueNames.count {
+            let values = regions[c + 1].assumingMemoryBound(to: Double.self)
+            let nulls = rows.copyColumn(c, to: values + offset)
+            if !nulls.isEmpty {
+                nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }
+                continue  // finish summarizes this column with its validity
             }
-            for c in 0 ..< self.valueNames.count {
-                let values = self.regions[c + 1].assumingMemoryBound(to: Double.self)
-                let nulls = buffers.copyColumn(c, to: values + offset, order: order, reversed: rows.orderIsReversal)
-                if !nulls.isEmpty {
-                    self.nullRows.withLock { $0[c].append(contentsOf: nulls.map { $0 + offset }) }
-                    continue  // finish summarizes this column with its validity
-                }
-                let s = self.valueSummaries[c]
-                for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
-                    // Safe: as for the dates.
-                    (s.minimums[b], s.maximums[b], s.unknown[b]) = BlockSummaries<Double>.summary(of: values + b * blockRows, count: blockRows)
-                    self.summarized[c + 1][b] = 1
-                }
+            let s = valueSummaries[c]
+            for b in firstBlock ..< Swift.max(firstBlock, endBlock) {
+                // Safe: as for the dates.
+                (s.minimums[b], s.maximums[b], s.unknown[b]) = BlockSummaries<Double>.summary(of: values + b * blockRows, count: blockRows)
+                summarized[c + 1][b] = 1
             }
         }
-        if let order = rows.order { order.withUnsafeBufferPointer { run($0) } } else { run(nil) }
     }
 
     /// `place` into a draft: each column's rows are copied, sorted, into a scratch buffer that
@@ -172,17 +164,17 @@ package final class ColumnAssembler: @unchecked Sendable {
     /// in order (one ticker's rows by date, as a sorted CSV's pieces are) are summarized and
     /// written from the decoder's buffers, without the copy: a one-thread import of the medium
     /// CSV spent 4 % of its time in that copy.
-    private func placeWriting(_ rows: DecodedRows, into draft: SnapshotDraft, at offset: Int, order: UnsafeBufferPointer<Int32>?) {
+    private func placeWriting(_ rows: DecodedRows, into draft: SnapshotDraft, at offset: Int) {
         let buffers = rows.buffers, n = rows.rowCount
         let blockRows = BlockSummaries<Double>.blockRows
         let firstBlock = (offset + blockRows - 1) / blockRows, endBlock = Swift.max(firstBlock, (offset + n) / blockRows)
         // Scratch only for rows that must be sorted.
-        let scratch = order == nil ? nil : UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, n) * 8, alignment: 8)
+        let scratch = rows.order == nil ? nil : UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, n) * 8, alignment: 8)
         defer { scratch?.deallocate() }
         let dates: UnsafePointer<Int32>
         if let scratch {
             let sorted = scratch.bindMemory(to: Int32.self, capacity: Swift.max(1, n))
-            buffers.copyDates(to: sorted, order: order, reversed: rows.orderIsReversal)
+            rows.copyDates(to: sorted)
             dates = UnsafePointer(sorted)
         } else {
             dates = buffers.datesInInputOrder
@@ -199,7 +191,7 @@ package final class ColumnAssembler: @unchecked Sendable {
             let nulls: [Int]
             if let scratch {
                 let sorted = scratch.bindMemory(to: Double.self, capacity: Swift.max(1, n))
-                nulls = buffers.copyColumn(c, to: sorted, order: order, reversed: rows.orderIsReversal)
+                nulls = rows.copyColumn(c, to: sorted)
                 values = UnsafePointer(sorted)
             } else {
                 values = buffers.valuesInInputOrder(c)

@@ -37,7 +37,7 @@ extension RowBuffers {
     /// `reversed` says `order` is the input reversed: the copy then reads backwards (a loop the
     /// compiler vectorizes) instead of gathering through `order` (5 % of a one-thread JSON import).
     func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?,
-                    reversed: Bool = false) -> [Int] {
+                    reversed: Bool) -> [Int] {
         let n = count
         let src = values[column]
         if reversed {
@@ -75,7 +75,7 @@ extension RowBuffers {
     }
 
     /// Copies the dates into `destination` in `order` or input order.
-    func copyDates(to destination: UnsafeMutablePointer<Int32>, order: UnsafeBufferPointer<Int32>?, reversed: Bool = false) {
+    func copyDates(to destination: UnsafeMutablePointer<Int32>, order: UnsafeBufferPointer<Int32>?, reversed: Bool) {
         let n = count
         if reversed {
             for i in 0 ..< n { destination[i] = dates[n &- 1 &- i] }
@@ -84,5 +84,23 @@ extension RowBuffers {
         } else if n > 0 {
             destination.update(from: dates, count: n)
         }
+    }
+}
+
+extension DecodedRows {
+    /// Copies the dates into `destination` in table order (backwards for a reversal).
+    func copyDates(to destination: UnsafeMutablePointer<Int32>) {
+        withOrder { buffers.copyDates(to: destination, order: $0, reversed: orderIsReversal) }
+    }
+
+    /// Copies value column `column` into `destination` in table order; returns the output rows
+    /// (from 0) that are null.
+    func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>) -> [Int] {
+        withOrder { buffers.copyColumn(column, to: destination, order: $0, reversed: orderIsReversal) }
+    }
+
+    private func withOrder<R>(_ body: (UnsafeBufferPointer<Int32>?) -> R) -> R {
+        guard let order else { return body(nil) }
+        return order.withUnsafeBufferPointer { body($0) }
     }
 }
