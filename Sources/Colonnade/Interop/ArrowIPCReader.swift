@@ -395,13 +395,11 @@ struct ArrowIPCDecoder {
                 let perDay = field.unitsPerDay
                 for r in 0 ..< n {
                     if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
-                    if field.dateWidth == 4 {
-                        chunkDates[r] = data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self)
-                    } else {
-                        let day = InteropValues.day(data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self), unitsPerDay: perDay)
-                        guard let d = Int32(exactly: day) else { throw bad(m.bodyStart, "date of row \(base + r) out of range") }
-                        chunkDates[r] = d
-                    }
+                    let value = field.dateWidth == 4
+                        ? Int64(data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self))
+                        : data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
+                    chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: perDay,
+                                                                  file: file, column: field.name, row: base + r)
                 }
             } else {
                 let validity = try cursor.validity(nulls: nulls)

@@ -30,6 +30,10 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotReplace(ReplacementFileError)
     /// The rows do not form a table (for example one date twice for a ticker).
     case table(file: String, TableError)
+    /// A date (or a timestamp's day) outside the dates a table holds, 0001-01-01 … 9999-12-31
+    /// (`Day.storableDayNumbers`): `value` says what the file holds (a day, or the raw number when
+    /// its day does not even fit a day number).
+    case dateOutOfRange(file: String, column: String, row: Int, value: String)
 
     public var description: String {
         switch self {
@@ -55,6 +59,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
             return error.description
         case let .table(file, error):
             return "\(file): \(error)"
+        case let .dateOutOfRange(file, column, row, value):
+            return "\(file): column '\(column)' row \(row): \(value) is outside the dates a table holds, \(Day.storableRangeDescription)"
         }
     }
 }

@@ -352,15 +352,21 @@ struct ParquetDecoder {
         case .date(let perDay):
             let width = leaf.width
             let out = dates.base.assumingMemoryBound(to: Int32.self) + row
+            var outside: (row: Int, value: Int64)?
+            let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
-                if perDay == 1 {
-                    out[i] = p.loadUnaligned(as: Int32.self)
+                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self)) : p.loadUnaligned(as: Int64.self)
+                let day = perDay == 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
+                guard range.contains(day) else {
+                    if outside == nil { outside = (i, value) }
                     return true
                 }
-                let day = InteropValues.day(p.loadUnaligned(as: Int64.self), unitsPerDay: perDay)
-                guard let d = Int32(exactly: day) else { return false }
-                out[i] = d
+                out[i] = Int32(truncatingIfNeeded: day)
                 return true
+            }
+            if let outside {
+                // The rows of this page come first in `out`, in order: row + i is the file's row.
+                _ = try InteropValues.storableDay(outside.value, unitsPerDay: perDay, file: file, column: leaf.name, row: row + outside.row)
             }
         case .value:
             guard let storage = storages[c] else { return }

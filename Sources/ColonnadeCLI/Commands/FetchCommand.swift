@@ -212,17 +212,18 @@ struct FetchPlan: Sendable {
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
         guard let newest = newestStored(symbol) else { return from }
-        // The stored day comes from a file: the last representable day has no day after it
+        // The last storable day (9999-12-31) has no day after it that a table could hold
         // (needsRequest then says there is nothing to ask for).
-        let next = newest == .max ? newest : newest + 1
+        let last = Day.storableDayNumbers.upperBound
+        let next = newest >= last ? newest : newest + 1
         return max(next, from ?? next)
     }
 
     /// Whether there is anything to ask for: not when --update already reaches past `--to`
     /// (the request would be refused as "end date before start date"), nor when the newest stored
-    /// day is the last one a date can hold.
+    /// day is the last one a table can hold.
     func needsRequest(for symbol: String) -> Bool {
-        if newestStored(symbol) == .max { return false }
+        if let newest = newestStored(symbol), newest >= Day.storableDayNumbers.upperBound { return false }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }
