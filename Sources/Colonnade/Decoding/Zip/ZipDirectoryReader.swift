@@ -70,7 +70,35 @@ struct ZipDirectoryReader {
         for _ in 0 ..< entryCount {
             members.append(try readCentralHeader(at: &p, stop: directoryStop))
         }
+        try refuseOverlaps(members)
         return members
+    }
+
+    /// Members may not share bytes: each one's local header, data and data descriptor lie apart
+    /// from every other's (as Info-ZIP requires). A directory that lists one member many times —
+    /// a few kilobytes that would inflate to gigabytes, each copy within the per-member limits —
+    /// is refused, naming both members.
+    /// - Complexity: O(m log m) for m members.
+    private func refuseOverlaps(_ members: [ZipMember]) throws(ZipError) {
+        guard members.count > 1 else { return }
+        let order = members.indices.sorted { members[$0].localHeaderOffset < members[$1].localHeaderOffset }
+        var previous = order[0]
+        for i in order.dropFirst() {
+            let end = extentEnd(members[previous]), start = members[i].localHeaderOffset
+            if start < end {
+                throw .malformed(archive: archive, member: members[i].name, offset: start,
+                                 detail: "its local header at byte \(start) lies inside the bytes of member '\(members[previous].name)' "
+                                     + "(\(members[previous].localHeaderOffset) ..< \(end)): members of an archive may not overlap")
+            }
+            previous = i
+        }
+    }
+
+    /// The offset after a member's data and, when it has one, its data descriptor (at most 24
+    /// bytes: a signature, the CRC-32 and two 8-byte sizes; fewer when the file ends sooner).
+    private func extentEnd(_ member: ZipMember) -> Int {
+        let dataEnd = member.dataOffset + member.compressedSize
+        return member.hasDataDescriptor ? Swift.min(count, dataEnd + 12) : dataEnd
     }
 
     /// The offset of the end-of-central-directory record: searched backwards over the last
