@@ -53,7 +53,7 @@ extension Day {
     ///   not a valid date, or in year 0000 (outside `Day.storableDayNumbers`).
     /// - Precondition: `start` points to `count` readable bytes.
     /// - Complexity: O(1).
-    static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
+    package static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
         guard count == 10 else { return nil }
         let raw = UnsafeRawPointer(start)
         // Safe: count == 10, so bytes 0..<10 are readable; the loads read 0..<8 and 8..<10.

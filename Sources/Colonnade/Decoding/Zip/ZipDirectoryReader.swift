@@ -131,6 +131,8 @@ struct ZipDirectoryReader {
         guard storage.getUInt32LE(at: at) == Signature.centralHeader else {
             throw .malformed(archive: archive, member: nil, offset: at, detail: "no central directory header signature")
         }
+        let madeBy = storage.getUInt16LE(at: at + 4)
+        let external = UInt32(truncatingIfNeeded: storage.getUInt32LE(at: at + 38))
         let flags = storage.getUInt16LE(at: at + 8)
         let method = storage.getUInt16LE(at: at + 10)
         let crc = UInt32(storage.getUInt32LE(at: at + 16))
@@ -207,8 +209,10 @@ struct ZipDirectoryReader {
         let dataOffset = local + 30 + localName + localExtra
         try need(dataOffset, compressed, "\(compressed) bytes of compressed data", member: name)
 
+        // Version made by: the high byte is the host system, 3 = Unix (APPNOTE 4.4.2).
         let member = ZipMember(name: name, method: method, flags: flags, crc32: crc, compressedSize: compressed,
-                               uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset)
+                               uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset,
+                               unixMode: madeBy >> 8 == 3 ? external >> 16 : nil)
         if member.hasDataDescriptor && !member.isEncrypted {
             try checkDataDescriptor(of: member)
         }
