@@ -180,17 +180,17 @@ struct ArrowIPCDecoder {
             let id = ColumnDescriptor.identifier(for: f.name)
             if (id == "ticker" || id == "symbol") && tickerField == nil {
                 guard f.isString && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a ticker must be a string)")
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a ticker column must hold strings")
                 }
                 tickerField = i
             } else if id == "date" && dateField < 0 {
                 guard f.isDate && f.dictionaryID == nil else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a date must be a date or a timestamp)")
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
                 }
                 dateField = i
             } else {
                 guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription)
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription), which is not a ticker, a date or a number")
                 }
                 valueChunks[i] = []
             }
@@ -364,7 +364,7 @@ struct ArrowIPCDecoder {
                 if let id = field.dictionaryID {
                     let validity = try cursor.validity(nulls: nulls)
                     let width = field.indexBitWidth / 8
-                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "dictionary index of \(field.indexBitWidth) bits") }
+                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "a dictionary index of \(field.indexBitWidth) bits (1, 2, 4 or 8 bytes are read)") }
                     let indices = try cursor.nextBuffer(minimum: width * n)
                     guard let codes = dictionaryCodes[id] else { throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent") }
                     for r in 0 ..< n {

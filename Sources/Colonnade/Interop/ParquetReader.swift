@@ -81,7 +81,7 @@ struct ParquetDecoder {
             guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
             if i == 0 { continue }
             if let children = fields[5]?.int, children > 0 {
-                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group")
+                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group (Colonnade reads flat columns)")
             }
             leaves.append(try ParquetLeaf(fields, file: file))
         }
