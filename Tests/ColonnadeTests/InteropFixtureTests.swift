@@ -103,7 +103,7 @@ struct InteropFixtureTests {
             }
             #expect(f == file && column == "name")
             // One phrase, not "has type … (a date must be …), which is not … a date" as before.
-            #expect(error.description.hasPrefix("\(file): column 'name': type BYTE_ARRAY") && error.description.hasSuffix(", which is not a ticker, a date or a number"),
+            #expect(error.description.hasPrefix("\(file): column 'name': type byteArray") && error.description.hasSuffix(", which is not a ticker, a date or a number"),
                     "\(error)")
         }
     }
