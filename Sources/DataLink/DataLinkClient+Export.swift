@@ -142,6 +142,12 @@ extension DataLinkClient {
                                           bodyPrefix: "not an export status: \(redactor.hidingURLs(in: response.body).bodyPrefix(response.body))")
             }
             if status.isFresh { return status }
+            // Fresh, but with no link we may download (missing, or not an absolute http(s) URL:
+            // `file://`, `ftp://`, a relative path): asking again would only wait out the timeout.
+            if status.status == "fresh" {
+                throw .unexpectedResponse(request.target, status: response.status, contentType: response.contentType,
+                                          bodyPrefix: "the export is fresh, but its file.link is missing or not an absolute http(s) URL")
+            }
             let elapsed = clock.now - start
             let left = polling.timeout - elapsed
             if left <= .zero {
