@@ -22,10 +22,12 @@ package struct CSVScanner {
         let base = input.base, end = input.count
         var p = position
         while true {
-            let (start, stop, next) = try field(at: p)
+            // Scanned no further than one byte past the longest name: a gigabyte without a comma
+            // or a line end is refused at once, not after a pass over all of it.
+            let (start, stop, next) = try field(at: p, maximumLength: ByteInput.maximumTextLength)
             guard stop - start <= ByteInput.maximumTextLength else {
                 throw .malformed(input.position(start), expected: "a column name of at most \(ByteInput.maximumTextLength) bytes",
-                                 found: "\(stop - start) bytes")
+                                 found: "more")
             }
             names.append(quotedText(start, stop, quoted: start > p))
             p = next
@@ -64,11 +66,15 @@ package struct CSVScanner {
     /// The field at `p`: the contents' range (inside quotes if quoted) and the offset of the byte
     /// after it (a comma, a line end or the end). A quoted field's contents keep their doubled
     /// quotes; `quotedText` undoes them.
-    package func field(at p: Int) throws(DecodeError) -> (Int, Int, Int) {
+    /// With `maximumLength`, the scan stops one byte past that many bytes of contents and returns
+    /// a range that long (the caller refuses it without the rest being read).
+    package func field(at p: Int, maximumLength: Int = .max) throws(DecodeError) -> (Int, Int, Int) {
         let base = input.base, end = input.count
+        let cap = maximumLength == .max ? end : Swift.min(end, p + 2 + maximumLength)
         if p < end && base[p] == UInt8(ascii: "\"") {
             var q = p + 1
             while q < end {
+                if q >= cap { return (p + 1, q, q) }
                 if base[q] == UInt8(ascii: "\"") {
                     if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") { q += 2; continue }
                     break
@@ -83,7 +89,10 @@ package struct CSVScanner {
             return (p + 1, q, after)
         }
         var q = p
-        while q < end && !Self.isFieldEnd(base[q]) { q += 1 }
+        while q < end && !Self.isFieldEnd(base[q]) {
+            q += 1
+            if q >= cap && q < end { return (p, q, q) }
+        }
         return (p, q, q)
     }
 
