@@ -45,6 +45,9 @@ struct InteropFixtureTests {
         "pyarrow.arrow", "pyarrow.arrows", "pyarrow-default.parquet", "pyarrow-uncompressed.parquet",
         "polars.arrow", "polars.arrows", "polars-uncompressed.parquet", "polars-snappy.parquet",
         "duckdb-default.parquet", "duckdb-uncompressed.parquet",
+        // GZIP and LZ4 pages, LZ4_FRAME IPC bodies (make_fixtures.py --codecs).
+        "pyarrow-gzip.parquet", "pyarrow-lz4.parquet", "pyarrow-lz4-v2pages.parquet", "pyarrow-lz4.arrows",
+        "polars-gzip.parquet", "polars-lz4.parquet", "polars-lz4.arrow", "duckdb-gzip.parquet", "duckdb-lz4.parquet",
     ])
     func importsExactly(_ name: String) throws {
         let table = try InteropReader.read(path: Self.path(name))
