@@ -63,6 +63,8 @@ extension DataLinkClient {
             switch outcome {
             case .failure(.cancelled):
                 throw .cancelled(request.target)
+            case .failure(.malformed(let reason)):
+                throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "malformed response: \(redactor.oneLine(reason, limit: 200))")
             case .failure(.tooLarge), .failure(.deadline):
                 // Not produced by HTTPDownload (no size limit, no whole-request deadline: the file streams to disk).
                 throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "stopped")

@@ -137,7 +137,23 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
             headers[String(describing: name).lowercased()] = String(describing: value)
         }
         let status = http?.statusCode ?? 0
-        let length = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
+        // The header as sent, read strictly (see `ContentLength`): Foundation's
+        // `expectedContentLength` shows a value past 2^63 - 1 as unknown, and a download taken as
+        // complete without its length would be a truncated zip.
+        let length: Int?
+        switch ContentLength.parse(headers["content-length"]) {
+        case .success(let declared):
+            length = declared
+        case .failure(let problem):
+            state.withLock { state in
+                state.response = http
+                state.headers = headers
+                state.failure = .malformed(problem.reason)
+            }
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
+        }
         let fd = self.fd
         let offset = self.offset
         state.withLock { state in

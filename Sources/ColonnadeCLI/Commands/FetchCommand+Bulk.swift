@@ -1,6 +1,7 @@
 import Colonnade
 import DataLink
 import DataLinkFormat
+import Dispatch
 import Foundation
 
 /// `colonnade fetch --table T --bulk`: one export zip instead of pages (see
@@ -65,6 +66,22 @@ struct BulkFetch {
         } catch {
             throw CommandFailure("cannot keep the export zip at \(to): \(error.localizedDescription)")
         }
+    }
+
+    /// `d` as a Dispatch interval (durations here are at most the week `parseDuration` allows).
+    static func dispatchInterval(_ d: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = d.components
+        if seconds < 0 { return .nanoseconds(0) }
+        return .nanoseconds(Int(min(seconds, 30 * 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    /// `6 h`, `30 min`, `90 s`, `1.5 s`: a duration as `--deadline` and `--bulk-timeout` take it.
+    static func format(_ d: Duration) -> String {
+        let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600)) h" }
+        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) min" }
+        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        return "\(seconds) s"
     }
 
     /// `90`, `90s`, `1.5s`, `10m`, `1h`: seconds unless suffixed.
