@@ -103,7 +103,16 @@ final class ChildTransfer: Sendable {
         self.output = output
     }
 
+    /// Held from creating the pipes until they are close-on-exec and the child has its copies:
+    /// a child spawned meanwhile by another request would inherit them, and keep a pipe open
+    /// after its own child ended (its parent would then wait for an end that does not come).
+    private static let spawning = Mutex(())
+
     static func spawn(_ process: TransferProcess) -> Result<ChildTransfer, TransferFailure> {
+        spawning.withLock { _ in spawnLocked(process) }
+    }
+
+    private static func spawnLocked(_ process: TransferProcess) -> Result<ChildTransfer, TransferFailure> {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         // `pipe2` is not in the Glibc module; close-on-exec right after (the child gets its ends
         // through dup2, which clears the flag on the copies).
@@ -275,6 +284,7 @@ final class ChildTransferRun: Sendable {
                     fail(.tooLarge(declaredLength: nil, received: received))
                     return .failure(.tooLarge(declaredLength: nil, received: received))
                 }
+                if declared == nil, body.isEmpty { body.reserveCapacity(Self.firstReservation(limit: limit)) }
                 body.append(payload)
             case .end:
                 let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
@@ -305,6 +315,13 @@ final class ChildTransferRun: Sendable {
         return .failure(.urlError(code: NSURLErrorCannotConnectToHost,
                                   reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
     }
+
+    /// The capacity reserved for a body of unknown length: past glibc's largest mmap threshold
+    /// (32 MiB), so the buffer is a mapping of its own from the start and grows by `mremap`
+    /// without copies, and only the pages written count toward the process's memory. Grown
+    /// from a small heap block instead, every outgrown buffer below 32 MiB stays in the heap
+    /// (about 32 MiB more at the peak, measured). At most the limit.
+    static func firstReservation(limit: Int) -> Int { min(limit, (32 << 20) + 4096) }
 
     /// One frame, or nil at the pipe's end (or on a frame no child of ours writes).
     private func readFrame() -> (TransferProcess.Frame, Data)? {
