@@ -58,7 +58,8 @@ extension DataLinkClient {
             events(.downloading(host: host, offset: offset))
             log("DataLink: downloading the export of \(request.target) from \(host)\(offset > 0 ? ", resuming at byte \(offset)" : "")")
             let outcome = await HTTPDownload.get(link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"],
-                                                 into: fd, offset: offset, timeout: configuration.requestTimeout)
+                                                 into: fd, offset: offset, timeout: configuration.requestTimeout,
+                                                 process: configuration.transferProcess)
             let result: DownloadResult
             switch outcome {
             case .failure(.cancelled):

@@ -38,9 +38,9 @@ public struct DataLinkConfiguration: Sendable {
     /// Run each API request in a child process (see ``TransferProcess``), so that a hostile
     /// response can neither end this process (FoundationNetworking traps on a `Content-Length`
     /// near 2^63) nor fill its memory past ``maximumResponseSize`` (FoundationNetworking queues
-    /// body pieces without backpressure). nil (the default): in this process. Export downloads
-    /// (``DataLinkClient/downloadTableExport(_:tickers:from:to:columns:to:polling:events:)``)
-    /// stream to a file in this process either way.
+    /// body pieces without backpressure). Export downloads
+    /// (``DataLinkClient/downloadTableExport(_:tickers:from:to:columns:to:polling:events:)``) run
+    /// there too, streamed back and written to their file here. nil (the default): in this process.
     public var transferProcess: TransferProcess?
     /// Debug hook: receives the request line and headers (the key shown as `<redacted>`), then the
     /// status, response headers and the first bytes of the body, for every attempt. The

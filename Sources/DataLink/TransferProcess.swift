@@ -63,9 +63,23 @@ public struct TransferProcess: Sendable {
         case end = 0x45  // E
     }
 
-    /// One exchange in a child process; the same contract as ``HTTPTransfer/get(_:timeout:deadline:limit:keyHeader:)``.
+    /// One exchange in a child process; the same contract as ``HTTPTransfer/get(_:timeout:deadline:limit:keyHeader:process:)``.
     func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
              keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
+        await run(request, keyHeader: keyHeader, timeout: timeout, deadline: deadline, sink: MemorySink(limit: limit))
+    }
+
+    /// One download streamed into `fd` in a child process; the same contract as
+    /// ``HTTPDownload/get(_:headers:into:offset:timeout:process:)``.
+    func download(_ request: URLRequest, into fd: Int32, offset: Int, timeout: Duration) async -> Result<DownloadResult, TransferFailure> {
+        // No whole-request deadline for a download (a large export takes as long as it takes):
+        // the idle timeout alone, as in process.
+        let far = ContinuousClock.now + .seconds(100 * 365 * 86_400)
+        return await run(request, keyHeader: nil, timeout: timeout, deadline: far, sink: DownloadSink(writer: DownloadWriter(fd: fd, offset: offset)))
+    }
+
+    private func run<Sink: ChildTransferSink>(_ request: URLRequest, keyHeader: String?, timeout: Duration,
+                                              deadline: ContinuousClock.Instant, sink: Sink) async -> Result<Sink.Output, TransferFailure> {
         var description: [String: Any] = ["url": request.url?.absoluteString ?? "", "memoryLimit": memoryLimit]
         description["headers"] = request.allHTTPHeaderFields ?? [:]
         if let keyHeader { description["keyHeader"] = keyHeader }
@@ -77,7 +91,7 @@ public struct TransferProcess: Sendable {
         case .success(let c): child = c
         case .failure(let failure): return .failure(failure)
         }
-        let run = ChildTransferRun(child: child, limit: limit, timeout: timeout, deadline: deadline)
+        let run = ChildTransferRun(child: child, sink: sink, timeout: timeout, deadline: deadline)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 run.start(request: requestBytes, continuation: continuation)
@@ -85,6 +99,98 @@ public struct TransferProcess: Sendable {
         } onCancel: {
             run.cancel()
         }
+    }
+}
+
+/// What the parent does with a child's frames, on the reader thread only.
+protocol ChildTransferSink: Sendable {
+    associatedtype Output: Sendable
+    /// The response head; a failure ends the child.
+    func head(status: Int, headers: [String: String], url: URL?) -> TransferFailure?
+    /// A body piece, counted at receipt; a failure ends the child.
+    func body(_ piece: Data) -> TransferFailure?
+    /// The end frame: the child's URL error, or nil when the transfer completed.
+    func end(error: (code: Int, reason: String)?) -> Result<Output, TransferFailure>
+}
+
+/// Collects a body in memory, refusing an unusable `Content-Length` and stopping within one
+/// frame of the limit.
+final class MemorySink: ChildTransferSink, @unchecked Sendable {
+    // Safe: every method runs on the one reader thread of the run, one after another.
+    private let limit: Int
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var url: URL?
+    private var declared: Int?
+    private var body = Data()
+    private var received = 0
+    private var sawHead = false
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The capacity reserved for a body of unknown length: past glibc's largest mmap threshold
+    /// (32 MiB), so the buffer is a mapping of its own from the start and grows by `mremap`
+    /// without copies, and only the pages written count toward the process's memory. Grown
+    /// from a small heap block instead, every outgrown buffer below 32 MiB stays in the heap
+    /// (about 32 MiB more at the peak, measured). At most the limit.
+    static func firstReservation(limit: Int) -> Int { min(limit, (32 << 20) + 4096) }
+
+    func head(status: Int, headers: [String: String], url: URL?) -> TransferFailure? {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        sawHead = true
+        switch ContentLength.parse(headers["content-length"]) {
+        case .failure(let problem):
+            return .malformed(problem.reason)
+        case .success(let length):
+            declared = length
+            if let length, length > limit { return .tooLarge(declaredLength: length, received: nil) }
+            if let length { body.reserveCapacity(length) }
+            return nil
+        }
+    }
+
+    func body(_ piece: Data) -> TransferFailure? {
+        // Counted at receipt: the body held never passes the limit, and reading stops (the
+        // child is ended) within one frame of it.
+        received += piece.count
+        if received > limit { return .tooLarge(declaredLength: nil, received: received) }
+        if declared == nil, body.isEmpty { body.reserveCapacity(Self.firstReservation(limit: limit)) }
+        body.append(piece)
+        return nil
+    }
+
+    func end(error: (code: Int, reason: String)?) -> Result<TransferResult, TransferFailure> {
+        if let error {
+            if error.code == NSURLErrorCancelled { return .failure(.cancelled) }
+            return .failure(.urlError(code: error.code, reason: error.reason))
+        }
+        guard sawHead else { return .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")) }
+        if let declared, headers["content-encoding"] == nil, body.count < declared {
+            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "body cut off after \(body.count) of \(declared) bytes"))
+        }
+        return .success(TransferResult(status: status, headers: headers, body: body, url: url))
+    }
+}
+
+/// Streams a download into its file (see ``DownloadWriter``).
+final class DownloadSink: ChildTransferSink, @unchecked Sendable {
+    // Safe: every method runs on the one reader thread of the run, one after another.
+    private var writer: DownloadWriter
+
+    init(writer: DownloadWriter) { self.writer = writer }
+
+    func head(status: Int, headers: [String: String], url: URL?) -> TransferFailure? {
+        writer.begin(status: status, headers: headers)
+    }
+
+    func body(_ piece: Data) -> TransferFailure? {
+        writer.write(piece) ? nil : writer.failure
+    }
+
+    func end(error: (code: Int, reason: String)?) -> Result<DownloadResult, TransferFailure> {
+        writer.finish(error: error)
     }
 }
 
@@ -167,10 +273,11 @@ final class ChildTransfer: Sendable {
     }
 }
 
-/// One exchange with a child: a reader thread for the pipe, a watchdog for the timeouts.
-final class ChildTransferRun: Sendable {
+/// One exchange with a child: a reader thread for the pipe (handing frames to the sink), a
+/// watchdog for the timeouts.
+final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Result<TransferResult, TransferFailure>, Never>?
+        var continuation: CheckedContinuation<Result<Sink.Output, TransferFailure>, Never>?
         var failure: TransferFailure?
         var cancelled = false
         var lastActivity = ContinuousClock.now
@@ -178,19 +285,19 @@ final class ChildTransferRun: Sendable {
     }
 
     private let child: ChildTransfer
-    private let limit: Int
+    private let sink: Sink
     private let timeout: Duration
     private let deadline: ContinuousClock.Instant
     private let state = Mutex(State())
 
-    init(child: ChildTransfer, limit: Int, timeout: Duration, deadline: ContinuousClock.Instant) {
+    init(child: ChildTransfer, sink: Sink, timeout: Duration, deadline: ContinuousClock.Instant) {
         self.child = child
-        self.limit = limit
+        self.sink = sink
         self.timeout = timeout
         self.deadline = deadline
     }
 
-    func start(request: Data, continuation: CheckedContinuation<Result<TransferResult, TransferFailure>, Never>) {
+    func start(request: Data, continuation: CheckedContinuation<Result<Sink.Output, TransferFailure>, Never>) {
         let watchdog = WatchdogTimer { [weak self] in self?.checkTimeouts() }
         let cancelled = state.withLock { state in
             state.continuation = continuation
@@ -246,59 +353,27 @@ final class ChildTransferRun: Sendable {
     }
 
     /// On the reader thread: frames until the end frame or the pipe's end.
-    private func read() -> Result<TransferResult, TransferFailure> {
-        var status = 0
-        var headers: [String: String] = [:]
-        var url: URL?
-        var declared: Int?
-        var body = Data()
-        var received = 0
-        var sawHead = false
-        while true {
-            guard let (kind, payload) = readFrame() else { break }
+    private func read() -> Result<Sink.Output, TransferFailure> {
+        while let (kind, payload) = readFrame() {
             state.withLock { $0.lastActivity = .now }
+            let refusal: TransferFailure?
             switch kind {
             case .head:
-                guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { break }
-                status = object["status"] as? Int ?? 0
-                url = (object["url"] as? String).flatMap(URL.init(string:))
+                let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
+                var headers: [String: String] = [:]
                 for (name, value) in object["headers"] as? [String: String] ?? [:] { headers[name.lowercased()] = value }
-                sawHead = true
-                switch ContentLength.parse(headers["content-length"]) {
-                case .failure(let problem):
-                    fail(.malformed(problem.reason))
-                    return .failure(.malformed(problem.reason))
-                case .success(let length):
-                    declared = length
-                    if let length, length > limit {
-                        fail(.tooLarge(declaredLength: length, received: nil))
-                        return .failure(.tooLarge(declaredLength: length, received: nil))
-                    }
-                    if let length { body.reserveCapacity(length) }
-                }
+                refusal = sink.head(status: object["status"] as? Int ?? 0, headers: headers,
+                                    url: (object["url"] as? String).flatMap(URL.init(string:)))
             case .body:
-                // Counted at receipt: the body held never passes the limit, and reading stops
-                // (the child is ended) within one frame of it.
-                received += payload.count
-                if received > limit {
-                    fail(.tooLarge(declaredLength: nil, received: received))
-                    return .failure(.tooLarge(declaredLength: nil, received: received))
-                }
-                if declared == nil, body.isEmpty { body.reserveCapacity(Self.firstReservation(limit: limit)) }
-                body.append(payload)
+                refusal = sink.body(payload)
             case .end:
                 let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
-                if let code = object["code"] as? Int {
-                    let reason = object["reason"] as? String ?? "failed"
-                    if code == NSURLErrorCancelled { return .failure(.cancelled) }
-                    return .failure(.urlError(code: code, reason: reason))
-                }
-                guard sawHead else { return .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")) }
-                if let declared, headers["content-encoding"] == nil, body.count < declared {
-                    return .failure(.urlError(code: NSURLErrorNetworkConnectionLost,
-                                              reason: "body cut off after \(body.count) of \(declared) bytes"))
-                }
-                return .success(TransferResult(status: status, headers: headers, body: body, url: url))
+                let error = (object["code"] as? Int).map { (code: $0, reason: object["reason"] as? String ?? "failed") }
+                return sink.end(error: error)
+            }
+            if let refusal {
+                fail(refusal)
+                return .failure(refusal)
             }
         }
         // The pipe ended without an end frame: the child died (or was ended by us).
@@ -315,13 +390,6 @@ final class ChildTransferRun: Sendable {
         return .failure(.urlError(code: NSURLErrorCannotConnectToHost,
                                   reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
     }
-
-    /// The capacity reserved for a body of unknown length: past glibc's largest mmap threshold
-    /// (32 MiB), so the buffer is a mapping of its own from the start and grows by `mremap`
-    /// without copies, and only the pages written count toward the process's memory. Grown
-    /// from a small heap block instead, every outgrown buffer below 32 MiB stays in the heap
-    /// (about 32 MiB more at the peak, measured). At most the limit.
-    static func firstReservation(limit: Int) -> Int { min(limit, (32 << 20) + 4096) }
 
     /// One frame, or nil at the pipe's end (or on a frame no child of ours writes).
     private func readFrame() -> (TransferProcess.Frame, Data)? {
@@ -348,7 +416,7 @@ final class ChildTransferRun: Sendable {
         return true
     }
 
-    private func finish(_ outcome: Result<TransferResult, TransferFailure>) {
+    private func finish(_ outcome: Result<Sink.Output, TransferFailure>) {
         var outcome = outcome
         // After a failure the child may still be sending: end it before waiting for it.
         if case .failure = outcome { child.kill() }

@@ -131,3 +131,36 @@ import Testing
         #expect(scratch.bytes("quotes.snapshot") == nil)
     }
 }
+
+/// The export link of `fetch --bulk` is a server too: the same lengths, the same answers.
+@Suite struct FetchBulkHostileLengthTests {
+    static func run(_ head: String) async throws -> Invocation {
+        let scratch = try Scratch()
+        return try await LoopbackHTTPServer.run({ _ in .verbatim(head: head, body: Data("PK\u{3}\u{4}partial".utf8)) }) { files in
+            try await LoopbackHTTPServer.run({ _ in FetchBulkTests.status("fresh", link: FetchBulkTests.link(files)) }) { api in
+                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]), in: scratch,
+                                           environment: try FetchHostileResponseTests.isolated(scratch, FetchBulkTests.environment(scratch)))
+                #expect(scratch.bytes("quotes.snapshot") == nil)
+                #expect(FetchBulkTests.leftovers(scratch).isEmpty)
+                return run
+            }
+        }
+    }
+
+    @Test func aContentLengthNearInt64MaxOnTheExportLinkIsAMalformedDownload() async throws {
+        let run = try await Self.run("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 9223372036854775807\r\nConnection: close\r\n")
+        #expect(run.status == 1)
+        #expect(run.errorLines.first?.contains("downloading the export from 127.0.0.1") == true, "\(run.standardError)")
+        #expect(run.errorLines.first?.contains("malformed response: the process running the transfer ended by signal 4 (SIGILL)") == true,
+                "\(run.standardError)")
+        FetchBulkTests.expectLinkHidden(run)
+    }
+
+    @Test func aContentLengthPastInt64OnTheExportLinkIsRefused() async throws {
+        let run = try await Self.run("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 18446744073709551616\r\nConnection: close\r\n")
+        #expect(run.status == 1)
+        #expect(run.errorLines.first?.hasSuffix("malformed response: Content-Length '18446744073709551616' is too large to be a length") == true,
+                "\(run.standardError)")
+        FetchBulkTests.expectLinkHidden(run)
+    }
+}
