@@ -27,8 +27,9 @@ import Glibc
 /// the deadline fires, or the task is cancelled. The pipe is the backpressure: a child whose
 /// parent does not read blocks in its delegate. The child's own memory is capped with
 /// `RLIMIT_DATA` (``memoryLimit``), so FoundationNetworking's queue cannot grow past it either;
-/// a child that dies — by a trap on a header, or by its memory cap — is a
-/// ``DataLinkError/malformedResponse(_:reason:)``, never the caller's crash.
+/// a child that dies by a trap while reading the header is a
+/// ``DataLinkError/malformedResponse(_:reason:)``, and by its memory cap while the body streams,
+/// a transport failure (retried) — never the caller's crash.
 ///
 /// Peak memory of the caller: the limit plus one frame (at most ``maximumFrame``) plus the
 /// process's usual few MB; of the child: at most ``memoryLimit``.
@@ -91,7 +92,7 @@ public struct TransferProcess: Sendable {
         case .success(let c): child = c
         case .failure(let failure): return .failure(failure)
         }
-        let run = ChildTransferRun(child: child, sink: sink, timeout: timeout, deadline: deadline)
+        let run = ChildTransferRun(child: child, sink: sink, memoryLimit: memoryLimit, timeout: timeout, deadline: deadline)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 run.start(request: requestBytes, continuation: continuation)
@@ -229,6 +230,10 @@ final class ChildTransfer: Sendable {
             return .failure(spawnFailure(code))
         }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // 1 MiB of pipe (Linux's F_SETPIPE_SZ, 1031) instead of 64 KiB: the child's delegate
+        // blocks less often while this process is behind, so less piles up inside its
+        // FoundationNetworking. Best effort: a smaller pipe only means more waiting.
+        _ = fcntl(fromChild[0], 1031, Int32(1 << 20))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -286,13 +291,15 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
 
     private let child: ChildTransfer
     private let sink: Sink
+    private let memoryLimit: Int
     private let timeout: Duration
     private let deadline: ContinuousClock.Instant
     private let state = Mutex(State())
 
-    init(child: ChildTransfer, sink: Sink, timeout: Duration, deadline: ContinuousClock.Instant) {
+    init(child: ChildTransfer, sink: Sink, memoryLimit: Int, timeout: Duration, deadline: ContinuousClock.Instant) {
         self.child = child
         self.sink = sink
+        self.memoryLimit = memoryLimit
         self.timeout = timeout
         self.deadline = deadline
     }
@@ -354,11 +361,13 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
 
     /// On the reader thread: frames until the end frame or the pipe's end.
     private func read() -> Result<Sink.Output, TransferFailure> {
+        var sawHead = false
         while let (kind, payload) = readFrame() {
             state.withLock { $0.lastActivity = .now }
             let refusal: TransferFailure?
             switch kind {
             case .head:
+                sawHead = true
                 let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
                 var headers: [String: String] = [:]
                 for (name, value) in object["headers"] as? [String: String] ?? [:] { headers[name.lowercased()] = value }
@@ -383,9 +392,16 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         let signal = wait & 0x7F
         if signal != 0 {
             let name = signal == SIGILL ? " (SIGILL)" : signal == SIGTRAP ? " (SIGTRAP)" : signal == SIGABRT ? " (SIGABRT)" : ""
-            return .failure(.malformed("the process running the transfer ended by signal \(signal)\(name) before the response was "
-                + "complete: FoundationNetworking traps on some headers (a Content-Length near 2^63) and when the transfer passes "
-                + "its memory cap"))
+            // Before the head, the child died reading the header: FoundationNetworking's trap on
+            // a Content-Length near 2^63 (its header callback runs before any delegate). After
+            // it, while the body streamed: its memory cap (pieces queued inside
+            // FoundationNetworking faster than they were sent on), a transport failure to retry.
+            guard sawHead else {
+                return .failure(.malformed("the process running the transfer ended by signal \(signal)\(name) while reading the "
+                    + "response's header (FoundationNetworking traps on some headers, such as a Content-Length near 2^63)"))
+            }
+            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "the process running the transfer ended by signal "
+                + "\(signal)\(name) while the body arrived (past its memory cap of \(memoryLimit >> 20) MiB?)"))
         }
         return .failure(.urlError(code: NSURLErrorCannotConnectToHost,
                                   reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
