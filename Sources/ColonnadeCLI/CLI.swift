@@ -11,10 +11,10 @@ public func runColonnade(_ arguments: [String]) -> Int32 {
     signal(SIGPIPE, SIG_IGN)
     var environment = ProcessInfo.processInfo.environment
     // fetch runs each API request in a child process of this executable (`_transfer`), unless
-    // the variable is already set (empty: in this process).
-    if environment[FetchCommand.transferExecutableVariable] == nil,
-       let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        environment[FetchCommand.transferExecutableVariable] = executable
+    // the variable is already set (empty: in this process). `/proc/self/exe` itself, not the
+    // path it links to: it still runs this binary after an upgrade replaced the file.
+    if environment[FetchCommand.transferExecutableVariable] == nil, access("/proc/self/exe", X_OK) == 0 {
+        environment[FetchCommand.transferExecutableVariable] = "/proc/self/exe"
     }
     let context = CommandContext(
         standardOutput: FileDescriptorWriter.standardOutput(),
