@@ -205,8 +205,14 @@ struct FetchCommand: Command {
         }
         done.wait()
         timer.cancel()
-        if passed.isSet { throw FetchDeadlineExceeded(deadline: deadline) }
-        return try result.get()
+        do {
+            return try result.get()
+        } catch {
+            // Work that finished as the deadline passed keeps its result; work it cut short
+            // reports the deadline, not the cancellation it caused.
+            if passed.isSet { throw FetchDeadlineExceeded(deadline: deadline) }
+            throw error
+        }
     }
 }
 
