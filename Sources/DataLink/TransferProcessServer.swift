@@ -11,7 +11,7 @@ import Glibc
 /// The child's side of ``TransferProcess``: reads one request from `input`, runs it with
 /// URLSession, and writes the response head, each body piece and the end as frames to `output`.
 ///
-/// The request is a JSON object: `url`, `headers` (sent as given), `keyHeader` (dropped on a
+/// The request is a 4-byte big-endian length and a JSON object: `url`, `headers` (sent as given), `keyHeader` (dropped on a
 /// redirect to another scheme, host or port), `memoryLimit` (this process's `RLIMIT_DATA`). No
 /// checks and no limits on the answer here: the parent judges it, and ends this process when
 /// it has seen enough. A write to the pipe blocks while the parent is behind, which holds this
@@ -19,14 +19,21 @@ import Glibc
 public enum TransferProcessServer {
     /// Serves one request; the process's exit status (0 once the end frame is written).
     public static func serve(input: Int32, output: Int32) -> Int32 {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buffer[0 ..< n]
+        // The request: a 4-byte big-endian length, then that much JSON.
+        func read(_ count: Int) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                // Safe: `done < count == bytes.count`.
+                let n = bytes.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + done, count - done) }
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return nil }
+                done += n
+            }
+            return bytes
         }
+        guard let length = read(4).map({ Int($0[0]) << 24 | Int($0[1]) << 16 | Int($0[2]) << 8 | Int($0[3]) }),
+              length <= 1 << 20, let bytes = read(length) else { return 2 }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               let text = object["url"] as? String, let url = URL(string: text) else { return 2 }
         if let memoryLimit = object["memoryLimit"] as? Int, memoryLimit > 0 {
