@@ -48,6 +48,8 @@ struct InteropFixtureTests {
         // GZIP and LZ4 pages, LZ4_FRAME IPC bodies (make_fixtures.py --codecs).
         "pyarrow-gzip.parquet", "pyarrow-lz4.parquet", "pyarrow-lz4-v2pages.parquet", "pyarrow-lz4.arrows",
         "polars-gzip.parquet", "polars-lz4.parquet", "polars-lz4.arrow", "duckdb-gzip.parquet", "duckdb-lz4.parquet",
+        // DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT.
+        "pyarrow-delta-split.parquet", "pyarrow-delta-length.parquet", "duckdb-v2.parquet",
     ])
     func importsExactly(_ name: String) throws {
         let table = try InteropReader.read(path: Self.path(name))

@@ -333,11 +333,24 @@ struct ParquetDecoder {
                 validity[c] = mask
             }
         }
-        // The k present values, as indices into the dictionary or as PLAIN bytes.
+        // The k present values, as indices into the dictionary or as PLAIN bytes (the delta and
+        // split encodings are turned into PLAIN bytes first, held until this returns).
         var indices: [UInt32]?
+        var values = values
+        var transcoded: UnsafeMutableRawBufferPointer?
+        defer { transcoded?.deallocate() }
         switch encoding {
         case ParquetFormat.Encoding.plain.rawValue:
             break
+        case ParquetFormat.Encoding.deltaBinaryPacked.rawValue, ParquetFormat.Encoding.deltaLengthByteArray.rawValue,
+             ParquetFormat.Encoding.deltaByteArray.rawValue, ParquetFormat.Encoding.byteStreamSplit.rawValue:
+            let width = leaf.width  // FIXED_LEN_BYTE_ARRAY columns are not read yet
+            let plain = try ParquetEncodings.plain(values, encoding: ParquetFormat.Encoding(rawValue: encoding)!, physical: leaf.physical,
+                                                   width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, plain.count), alignment: 8)
+            plain.withUnsafeBytes { if $0.count > 0 { buffer.copyMemory(from: $0) } }
+            transcoded = buffer
+            values = UnsafeRawBufferPointer(rebasing: buffer[0 ..< plain.count])
         case ParquetFormat.Encoding.plainDictionary.rawValue, ParquetFormat.Encoding.rleDictionary.rawValue:
             guard dictionary != nil else { throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page") }
             guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
@@ -349,7 +362,7 @@ struct ParquetDecoder {
             indices = out
         default:
             let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
-            throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN and dictionary pages)")
+            throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)")
         }
 
         switch leaf.role {

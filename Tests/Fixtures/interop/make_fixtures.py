@@ -98,6 +98,14 @@ def codec_fixtures():
     con.register("t", t)
     con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-gzip.parquet')}' (FORMAT parquet, COMPRESSION gzip)")
     con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-lz4.parquet')}' (FORMAT parquet, COMPRESSION lz4)")
+    # The delta and split encodings (no dictionary, so every column uses them), v1 and v2 pages.
+    pq.write_table(t, path("pyarrow-delta-split.parquet"), use_dictionary=False, compression="none",
+                   column_encoding={"ticker": "DELTA_BYTE_ARRAY", "date": "DELTA_BINARY_PACKED", "open": "BYTE_STREAM_SPLIT",
+                                    "close": "BYTE_STREAM_SPLIT", "volume": "DELTA_BINARY_PACKED"})
+    pq.write_table(t, path("pyarrow-delta-length.parquet"), use_dictionary=False, compression="none", data_page_version="2.0",
+                   column_encoding={"ticker": "DELTA_LENGTH_BYTE_ARRAY", "date": "DELTA_BINARY_PACKED", "open": "PLAIN",
+                                    "close": "PLAIN", "volume": "BYTE_STREAM_SPLIT"})
+    con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-v2.parquet')}' (FORMAT parquet, PARQUET_VERSION V2, COMPRESSION uncompressed)")
     print("wrote codec fixtures with", f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}")
 
 
