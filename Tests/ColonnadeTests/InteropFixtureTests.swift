@@ -94,12 +94,15 @@ struct InteropFixtureTests {
         }
     }
 
-    @Test("A string value column is refused naming the column and its type")
+    @Test("A string value column is skipped and named; with strict it is refused naming the column and its type")
     func stringValueColumn() throws {
         let file = Self.path("pyarrow-string-value.parquet")
+        var skipped: [InteropSkippedColumn] = []
+        Self.expectFixtureRows(try InteropReader.read(path: file, strict: false, skipped: &skipped), file)
+        #expect(skipped.map(\.column) == ["name"] && skipped.allSatisfy { $0.file == file }, "\(skipped)")
         do {
-            _ = try InteropReader.read(path: file)
-            Issue.record("read a table with a string value column")
+            _ = try InteropReader.read(path: file, strict: true, skipped: &skipped)
+            Issue.record("read a table with a string value column, strictly")
         } catch {
             guard case let .unsupportedColumn(f, column, _) = error else {
                 Issue.record("\(error)")
@@ -110,5 +113,19 @@ struct InteropFixtureTests {
             #expect(error.description.hasPrefix("\(file): column 'name': type byteArray") && error.description.hasSuffix(", which is not a ticker, a date or a number"),
                     "\(error)")
         }
+    }
+
+    @Test("Strings, booleans and nested columns beside the quotes are skipped and named, or refused with strict", arguments: [
+        ("pyarrow-extra-columns.parquet", ["exchange", "is_split_day", "tags.list.element"]),
+        ("pyarrow-extra-columns.arrow", ["exchange", "is_split_day"]),
+        ("polars-extra-columns.arrow", ["exchange", "is_split_day"]),
+    ])
+    func extraColumnsAreSkipped(_ name: String, _ expected: [String]) throws {
+        let file = Self.path(name)
+        var skipped: [InteropSkippedColumn] = []
+        Self.expectFixtureRows(try InteropReader.read(path: file, strict: false, skipped: &skipped), name)
+        #expect(skipped.map(\.column) == expected, "\(skipped)")
+        var ignored: [InteropSkippedColumn] = []
+        #expect(throws: InteropError.self) { try InteropReader.read(path: file, strict: true, skipped: &ignored) }
     }
 }

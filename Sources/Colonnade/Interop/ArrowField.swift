@@ -38,6 +38,12 @@ struct ArrowField {
         }
     }
 
+    /// A binary or string view type (its data sits in variadic buffers).
+    var isView: Bool {
+        let t = ArrowIPCFormat.TypeID(rawValue: type)
+        return dictionaryID == nil && (t == .utf8View || t == .binaryView)
+    }
+
     var isDate: Bool {
         let t = ArrowIPCFormat.TypeID(rawValue: type)
         return t == .date || t == .timestamp

@@ -23,8 +23,9 @@ public enum ArrowIPCReader {
     }
 
     /// Decodes `bytes` into columns (before they become a table).
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?) throws(InteropError) -> ImportedColumns {
+    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false) throws(InteropError) -> ImportedColumns {
         var decoder = ArrowIPCDecoder(bytes: bytes, file: file, defaultTicker: ticker)
+        decoder.strict = strict
         if bytes.count >= 6 && bytes.prefix(6).elementsEqual(ArrowIPCFormat.magic) {
             try decoder.readFile()
         } else {
@@ -51,6 +52,11 @@ struct ArrowIPCDecoder {
     var dates = Column<Int32>()
     /// Per value field: its columns, one per record batch, joined once at the end.
     var valueChunks: [Int: [AnyColumn]] = [:]
+    /// Refuse columns that are not quotes instead of skipping them.
+    var strict = false
+    /// Fields that are not quotes, skipped (flat ones only: their buffers are passed over).
+    var skippedFields: Set<Int> = []
+    var skipped: [InteropSkippedColumn] = []
     var metadata: [String: String] = [:]
     var info: InteropTableInfo?
     var rows = 0
@@ -189,11 +195,18 @@ struct ArrowIPCDecoder {
                     throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
                 }
                 dateField = i
-            } else {
-                guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription), which is not a ticker, a date or a number")
-                }
+            } else if f.isNumeric && f.dictionaryID == nil && f.childCount == 0 {
                 valueChunks[i] = []
+            } else {
+                let type = "type \(f.typeDescription), which is not a ticker, a date or a number"
+                // Flat columns that are not quotes are skipped with a note; nested Arrow columns
+                // (lists, structs) are not walked yet, so they are refused.
+                guard !strict, f.childCount == 0, ArrowIPCDecoder.bufferCount(f) != nil else {
+                    throw .unsupportedColumn(file: file, column: f.name, type: f.childCount == 0 || strict ? type
+                        : "type \(f.typeDescription), a nested column (Colonnade skips flat columns that are not quotes, not nested ones yet)")
+                }
+                skippedFields.insert(i)
+                skipped.append(InteropSkippedColumn(file: file, column: f.name, type: type))
             }
         }
         if valueChunks.count > QuoteTable.maximumColumnCount {
@@ -308,6 +321,12 @@ struct ArrowIPCDecoder {
             return out
         }
 
+        /// Passes over the next buffer without reading it (a skipped column's).
+        mutating func skipBuffer() throws(InteropError) {
+            guard buffer < buffers.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema") }
+            buffer += 1
+        }
+
         /// The validity buffer of a field with `nulls` nulls (nil when it has none).
         mutating func validity(nulls: Int) throws(InteropError) -> UnsafeRawBufferPointer? {
             let b = try nextBuffer(minimum: nulls > 0 ? (length + 7) / 8 : 0)
@@ -392,9 +411,12 @@ struct ArrowIPCDecoder {
         let id = try m.header.int64(ArrowIPCFormat.DictionaryBatch.id)
         guard let batch = try m.header.table(ArrowIPCFormat.DictionaryBatch.data) else { throw bad(m.bodyStart, "Arrow dictionary batch without data") }
         let isDelta = try m.header.bool(ArrowIPCFormat.DictionaryBatch.isDelta)
-        guard let field = fields.first(where: { $0.dictionaryID == id }) else {
+        guard let index = fields.firstIndex(where: { $0.dictionaryID == id }) else {
             throw bad(m.bodyStart, "Arrow dictionary \(id) belongs to no field")
         }
+        // A skipped column's dictionary is not read.
+        if skippedFields.contains(index) { return }
+        let field = fields[index]
         var cursor = try BatchCursor(self, m, batch)
         let (_, nulls) = try cursor.nextNode()
         var entries: [String] = isDelta ? dictionaries[id] ?? [] : []
@@ -456,6 +478,10 @@ struct ArrowIPCDecoder {
                     chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: perDay,
                                                                   file: file, column: field.name, row: base + r)
                 }
+            } else if skippedFields.contains(i) {
+                // Safe: bufferCount is non-nil for every skipped field (checked with the schema).
+                let count = ArrowIPCDecoder.bufferCount(field)!
+                for _ in 0 ..< count + (count == 2 && field.isView ? try cursor.nextVariadicCount() : 0) { try cursor.skipBuffer() }
             } else {
                 let validity = try cursor.validity(nulls: nulls)
                 let width = field.bitWidth / 8
@@ -512,8 +538,22 @@ struct ArrowIPCDecoder {
     }
 
     /// The decoded columns.
+    /// The buffers a flat field has in a record batch (a view type adds its variadic data
+    /// buffers), or nil for types whose buffers this reader does not know how to pass over.
+    static func bufferCount(_ field: ArrowField) -> Int? {
+        if field.dictionaryID != nil { return 2 }
+        switch ArrowIPCFormat.TypeID(rawValue: field.type) {
+        case .null: return 0
+        case .bool, .int, .floatingPoint, .decimal, .date, .time, .timestamp, .interval, .duration, .fixedSizeBinary: return 2
+        case .binary, .utf8, .largeBinary, .largeUtf8: return 3
+        case .binaryView, .utf8View: return 2
+        default: return nil
+        }
+    }
+
     func finish() throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
+        out.skipped = skipped
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
         out.dates = dates

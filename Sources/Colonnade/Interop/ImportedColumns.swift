@@ -1,5 +1,17 @@
 /// The columns a reader decoded from one Arrow or Parquet input, before they become a table:
 /// tickers as indices into the file's own symbol list, dates, and the value columns by name.
+/// A column an Arrow or Parquet file holds that is not a quote (a string other than the ticker,
+/// a boolean, a nested column, …): left out of the table, with a note (`import --strict`
+/// refuses the file instead).
+public struct InteropSkippedColumn: Sendable, Hashable {
+    /// The file, as the caller named it.
+    public var file: String
+    /// The column's name (a nested column's as `group.leaf`).
+    public var column: String
+    /// What it is: "type byteArray (converted type #0), which is not a ticker, a date or a number".
+    public var type: String
+}
+
 struct ImportedColumns {
     /// The input's name, for messages.
     var file: String
@@ -18,6 +30,8 @@ struct ImportedColumns {
     var metadata: [String: String] = [:]
     /// Colonnade's round-trip information, when the file was written by Colonnade.
     var info: InteropTableInfo?
+    /// Columns that are not quotes, left out.
+    var skipped: [InteropSkippedColumn] = []
 
     /// Keys other tools keep for themselves; they do not become table metadata.
     static func isToolKey(_ key: String) -> Bool {

@@ -37,28 +37,50 @@ public enum InteropReader {
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+        var skipped: [InteropSkippedColumn] = []
+        return try read(bytes, file: file, ticker: ticker, strict: false, skipped: &skipped)
+    }
+
+    /// `read(_:file:ticker:)`, saying which columns that are not quotes (strings other than the
+    /// ticker, booleans, nested columns) were left out, or, with `strict`, refusing the file for
+    /// the first of them.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, strict: Bool,
+                            skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
+        let columns: ImportedColumns
         switch format(of: bytes) {
-        case .arrowFile, .arrowStream: return try ArrowIPCReader.read(bytes, file: file, ticker: ticker)
-        case .parquet: return try ParquetReader.read(bytes, file: file, ticker: ticker)
+        case .arrowFile, .arrowStream: columns = try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case .parquet: columns = try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict)
         case nil:
             if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
             throw .unrecognizedFormat(file: file)
         }
+        skipped += columns.skipped
+        return try columns.assemble()
     }
 
     /// Reads a file, or every `.parquet`/`.arrow`/`.arrows` file under a directory (sorted by path,
     /// recursively, skipping names starting with `.` or `_`), merged as `QuoteTable.upsert` does.
     public static func read(path: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+        var skipped: [InteropSkippedColumn] = []
+        return try read(path: path, ticker: ticker, strict: false, skipped: &skipped)
+    }
+
+    /// `read(path:ticker:)`, saying which columns that are not quotes were left out (see
+    /// `read(_:file:ticker:strict:skipped:)`).
+    public static func read(path: String, ticker: String? = nil, strict: Bool,
+                            skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .io(file: path, operation: "open", errno: errno) }
+        var found: [InteropSkippedColumn] = []
+        defer { skipped += found }
         if (st.st_mode & S_IFMT) != S_IFDIR {
-            return try withContents(of: path) { b throws(InteropError) in try read(b, file: path, ticker: ticker) }
+            return try withContents(of: path) { b throws(InteropError) in try read(b, file: path, ticker: ticker, strict: strict, skipped: &found) }
         }
         let files = try dataFiles(under: path)
         guard !files.isEmpty else { throw .missingColumn(file: path, column: "data file (.parquet, .arrow)", available: []) }
         var parts: [QuoteTable] = []
         for f in files {
-            parts.append(try withContents(of: f) { b throws(InteropError) in try read(b, file: f, ticker: ticker) })
+            parts.append(try withContents(of: f) { b throws(InteropError) in try read(b, file: f, ticker: ticker, strict: strict, skipped: &found) })
         }
         var first = parts.removeFirst()
         if !parts.isEmpty { first.upsert(contentsOf: parts) }

@@ -7,7 +7,13 @@ struct ParquetLeaf {
         /// A value column of `element` type, read from `physical` values (with a conversion for
         /// unsigned or narrow integers).
         case value(element: ElementType, unsignedSource: Bool)
+        /// A column that is not a quote (a string other than the ticker, a boolean, a nested
+        /// column): not read; `type` says what it is, for the note.
+        case skipped(type: String)
     }
+
+    /// Whether the column is read at all.
+    var isSkipped: Bool { if case .skipped = role { true } else { false } }
 
     var name: String
     var physical: ParquetFormat.PhysicalType
@@ -24,9 +30,31 @@ struct ParquetLeaf {
 
     /// The leaf described by `element`, with its role decided by name and type.
     /// - Throws: `InteropError.unsupportedColumn` naming the column when it is neither.
-    init(_ element: [Int16: ThriftValue], file: String) throws(InteropError) {
-        let name = element[4]?.string ?? ""
+    /// The leaf described by `element` (inside the group `group`, when nested). A column that
+    /// cannot be a ticker, a date or a number is skipped (with a note), unless it claims to be the
+    /// ticker or the date, or the caller is `strict`.
+    static func make(_ element: [Int16: ThriftValue], file: String, strict: Bool = false, nestedIn group: String? = nil) throws(InteropError) -> ParquetLeaf {
+        let name = (group.map { $0 + "." } ?? "") + (element[4]?.string ?? "")
+        do throws(InteropError) {
+            return try ParquetLeaf(name: name, element, file: file, nested: group != nil)
+        } catch {
+            guard !strict, case let .unsupportedColumn(_, _, type) = error else { throw error }
+            let id = ColumnDescriptor.identifier(for: name)
+            if group == nil && (id == "ticker" || id == "symbol" || id == "date") { throw error }
+            return ParquetLeaf(skipped: name, physical: ParquetFormat.PhysicalType(rawValue: element[1]?.int32 ?? -1) ?? .byteArray, type: type)
+        }
+    }
+
+    private init(skipped name: String, physical: ParquetFormat.PhysicalType, type: String) {
         self.name = name
+        self.physical = physical
+        self.optional = true
+        self.role = .skipped(type: type)
+    }
+
+    private init(name: String, _ element: [Int16: ThriftValue], file: String, nested: Bool) throws(InteropError) {
+        self.name = name
+        if nested { throw .unsupportedColumn(file: file, column: name, type: "a nested column (inside a group)") }
         let typeCode = element[1]?.int32 ?? -1
         guard let physical = ParquetFormat.PhysicalType(rawValue: typeCode) else {
             throw .unsupportedColumn(file: file, column: name, type: "Parquet physical type #\(typeCode)")

@@ -25,8 +25,8 @@ public enum ParquetReader {
         try columns(bytes, file: file, ticker: ticker).assemble()
     }
 
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?) throws(InteropError) -> ImportedColumns {
-        var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker)
+    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false) throws(InteropError) -> ImportedColumns {
+        var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker, strict: strict)
         try decoder.decodeRowGroups()
         return try decoder.finish()
     }
@@ -50,7 +50,10 @@ struct ParquetDecoder {
     var keyValues: [String: String] = [:]
     var info: InteropTableInfo?
 
-    init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?) throws(InteropError) {
+    /// Columns that are not quotes, left out.
+    var skipped: [InteropSkippedColumn] = []
+
+    init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?, strict: Bool = false) throws(InteropError) {
         self.bytes = bytes
         self.file = file
         self.defaultTicker = defaultTicker
@@ -78,14 +81,25 @@ struct ParquetDecoder {
         guard totalRows <= n * 8 + 1024 else {
             throw .malformed(file: file, offset: footerStart, detail: "Parquet footer claims \(rows) rows in \(n) bytes")
         }
+        // The schema is a tree written depth first; a group's leaves are nested columns (lists,
+        // structs, maps): skipped like other columns that are not quotes (refused when strict).
+        var groups: [(name: String, remaining: Int)] = []
         for (i, e) in schema.enumerated() {
             guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
             if i == 0 { continue }
+            let name = fields[4]?.string ?? "#\(i)"
+            let enclosing = groups.last?.name
+            if !groups.isEmpty { groups[groups.count - 1].remaining -= 1 }
+            while let last = groups.last, last.remaining <= 0 { groups.removeLast() }
             if let children = fields[5]?.int, children > 0 {
-                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group (Colonnade reads flat columns)")
+                if strict { throw .unsupportedColumn(file: file, column: name, type: "a nested group (Colonnade reads flat columns)") }
+                guard children <= Int64(schema.count) else { throw .malformed(file: file, offset: footerStart, detail: "Parquet group '\(name)' claims \(children) children") }
+                groups.append(((enclosing.map { $0 + "." } ?? "") + name, Int(children)))
+                continue
             }
-            leaves.append(try ParquetLeaf(fields, file: file))
+            leaves.append(try ParquetLeaf.make(fields, file: file, strict: strict, nestedIn: enclosing))
         }
+        for leaf in leaves { if case .skipped(let type) = leaf.role { skipped.append(InteropSkippedColumn(file: file, column: leaf.name, type: type)) } }
         for kv in metadata[5]?.list ?? [] {
             guard let f = kv.fields, let key = f[1]?.string else { continue }
             let value = f[2]?.string ?? ""
@@ -159,6 +173,7 @@ struct ParquetDecoder {
 
     mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int) throws(InteropError) {
         let leaf = leaves[c]
+        if leaf.isSkipped { return }
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
         guard Self.readableCodecs.contains(codec) else {
             throw .unsupportedCodec(file: file, codec: ParquetFormat.codecName(codec) + " (Parquet column '\(leaf.name)')")
@@ -322,6 +337,8 @@ struct ParquetDecoder {
         let k = defined.map { $0.reduce(0) { $0 + Int($1) } } ?? n
         if let defined, k < n {
             switch leaf.role {
+            case .skipped:
+                return
             case .ticker, .date:
                 let r = defined.firstIndex(of: 0) ?? 0
                 throw .nullKey(file: file, column: leaf.name, row: row + r)
@@ -366,6 +383,8 @@ struct ParquetDecoder {
         }
 
         switch leaf.role {
+        case .skipped:
+            return
         case .ticker:
             if let indices {
                 guard case .symbols(let codes)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays") }
@@ -451,6 +470,7 @@ struct ParquetDecoder {
 
     func finish() throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
+        out.skipped = skipped
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
         if !leaves.contains(where: { if case .ticker = $0.role { return true }; return false }), let symbol = defaultTicker {
@@ -461,7 +481,7 @@ struct ParquetDecoder {
         for (c, leaf) in leaves.enumerated() {
             switch leaf.role {
             case .date: out.dateName = leaf.name
-            case .ticker: break
+            case .ticker, .skipped: break
             case .value(let element, let unsignedSource):
                 guard let storage = storages[c] else { continue }
                 out.names.append(leaf.name)

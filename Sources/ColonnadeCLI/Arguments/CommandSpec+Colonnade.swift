@@ -346,8 +346,10 @@ extension ImportCommand {
         static let maxInflateRatio = SharedOptions.maxInflateRatio
         static let maxInflateSize = SharedOptions.maxInflateSize
         static let noWait = SharedOptions.noWait
+        static let strict = OptionKey.flag(
+            "strict", abstract: "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note.")
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec]
+        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec]
     }
 }
 

@@ -24,8 +24,10 @@ struct ImportCommand: Command {
             defer { progress.finish() }
             var archiveOptions = Self.archiveOptions(parsed)
             archiveOptions.threads = threads
+            var skipped: [InteropSkippedColumn] = []
             incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: archiveOptions,
-                                          threads: threads, progress: progress.counters)
+                                          threads: threads, progress: progress.counters, strict: parsed[Options.strict], skipped: &skipped)
+            Self.noteSkipped(skipped, context: context)
         }
         // Nothing to import (header-only files, an update's empty response): no ticker is added and
         // the snapshot is not rewritten.
@@ -90,7 +92,8 @@ struct ImportCommand: Command {
     /// from standard input; later inputs win on equal (ticker, date).
     static func importAll(_ files: [String], ticker: String?,
                           archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                          threads: Int = 1, progress: ImportProgress? = nil) throws -> QuoteTable {
+                          threads: Int = 1, progress: ImportProgress? = nil,
+                          strict: Bool = false, skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
         let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
         if special.isEmpty {
             return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
@@ -103,7 +106,7 @@ struct ImportCommand: Command {
                 parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
                                                             archiveOptions: archiveOptions, threads: threads))
             } else if InteropReader.handles(path: file) {
-                parts.append(try InteropReader.read(path: file, ticker: ticker))
+                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
             } else {
                 parts.append(try QuoteImporter.importFiles([file], ticker: ticker, archiveOptions: archiveOptions))
             }
@@ -111,6 +114,19 @@ struct ImportCommand: Command {
         var first = parts.removeFirst()
         if !parts.isEmpty { first.upsert(contentsOf: parts) }
         return first
+    }
+
+    /// One note per file for the Arrow and Parquet columns left out (`--strict` refuses instead):
+    /// `note: q.parquet: skipped 2 columns that are not numbers: exchange (type …), is_split_day (…)`.
+    static func noteSkipped(_ skipped: [InteropSkippedColumn], context: CommandContext) {
+        var files: [String] = []
+        for s in skipped where !files.contains(s.file) { files.append(s.file) }
+        for file in files {
+            let columns = skipped.filter { $0.file == file }
+            let list = columns.map { "\($0.column) (\($0.type.hasPrefix("type ") ? String($0.type.dropFirst(5).prefix { $0 != "," }) : $0.type))" }
+            context.note(TerminalText.escaped("\(file): skipped \(columns.count) column\(columns.count == 1 ? "" : "s") that \(columns.count == 1 ? "is" : "are") not numbers: "
+                + list.joined(separator: ", ")) + " (--strict refuses such a file)")
+        }
     }
 
     /// One line per ticker (rows and date range), then a total.

@@ -106,6 +106,13 @@ def codec_fixtures():
                    column_encoding={"ticker": "DELTA_LENGTH_BYTE_ARRAY", "date": "DELTA_BINARY_PACKED", "open": "PLAIN",
                                     "close": "PLAIN", "volume": "BYTE_STREAM_SPLIT"})
     con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-v2.parquet')}' (FORMAT parquet, PARQUET_VERSION V2, COMPRESSION uncompressed)")
+    # Columns that are not quotes beside the quotes: skipped with a note (refused with --strict).
+    extra = t.append_column("exchange", pa.array(["NYSE"] * len(TICKERS))).append_column(
+        "is_split_day", pa.array([False, True] * 4 + [False]))
+    pq.write_table(extra.append_column("tags", pa.array([["a"], [], ["b", "c"]] * 3)), path("pyarrow-extra-columns.parquet"))
+    with ipc.new_file(path("pyarrow-extra-columns.arrow"), extra.schema) as w:
+        w.write_table(extra)
+    pl.from_arrow(extra).write_ipc(path("polars-extra-columns.arrow"))
     print("wrote codec fixtures with", f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}")
 
 
