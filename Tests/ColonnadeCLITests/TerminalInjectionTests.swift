@@ -168,4 +168,15 @@ import Testing
         #expect(Self.unsafeScalars(text.replacingOccurrences(of: "\r", with: "")).isEmpty, "\(text.debugDescription)")
         #expect(!states.isEmpty && states.allSatisfy(\.isValid))
     }
+    @Test func theBulkProgressLineEscapesTheServersStatusAndLinkHost() {
+        let writer = MemoryOutputWriter()
+        let progress = BulkProgress(enabled: true, writer: writer)
+        progress.report(.waiting(status: "creat\u{1B}]0;pwned\u{07}ing", elapsed: .seconds(1), next: .seconds(1)))
+        progress.report(.downloading(host: "evil\u{9B}2J.example", offset: 0))
+        progress.finish()
+        // The line's own ESC [ K aside, nothing the server sent reaches the terminal raw.
+        #expect(Self.unsafeScalars(writer.text.replacingOccurrences(of: "\r\u{1B}[K", with: "")).isEmpty, "\(writer.text.debugDescription)")
+        #expect(writer.text.contains("waiting for the export: creat\\u{1B}]0;pwned\\u{7}ing, 0:01"))
+        #expect(writer.text.contains("downloading the export from evil\\u{9B}2J.example"))
+    }
 }
