@@ -54,6 +54,20 @@ import Testing
         #expect(colonnade("_complete", "value-columns", "--snapshot", path).standardOutput == "close_touch_ifs_injected\n")
     }
 
+    /// The Completion fuzz target's finding 1 (crash-7ba77634…): the word being completed
+    /// started with a combining mark (U+033C) and held U+FFFD and a control character; `_complete`
+    /// exited 2 (the argument parser took `--word=\u{33C}…` for an unknown option).
+    @Test func completeTakesAnyWordEvenOneStartingWithACombiningMark() throws {
+        let scratch = try Scratch()
+        let path = try Self.snapshot(["R[.A", "B-BF", "^GSPCAF"], named: "f.snapshot", in: scratch.path)
+        let word = "\u{33C}n\u{FFFD}AA\u{1D}"
+        let run = colonnade("_complete", "tickers", "--snapshot", path, "--word=" + word)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.isEmpty && run.standardError.isEmpty)
+        #expect(colonnade("_complete", "tickers", "--snapshot", path, "--word=\u{301}").standardOutput.isEmpty)
+        #expect(colonnade("_complete", "tickers", "--snapshot", path, "--word=^").standardOutput == "'^GSPCAF'\n")
+    }
+
     @Test func completeIsDocumentedAsInternal() {
         let help = colonnade("help", "_complete").standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(help.contains("Internal:") && help.contains("Not a stable interface"), "\(help)")
