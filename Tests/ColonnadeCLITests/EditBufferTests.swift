@@ -53,5 +53,8 @@ import Testing
         buffer.eraseToEnd()
         buffer.eraseToStart()
         #expect(buffer.isValid && buffer.text.isEmpty && buffer.cursor == 0)
+        buffer.insert("a")
+        #expect(buffer.moveCursor(by: .min) && buffer.cursor == 0)
+        #expect(buffer.moveCursor(by: .max) && buffer.cursor == 1)
     }
 }

@@ -56,7 +56,9 @@ struct EditBuffer: Equatable {
     /// Moves the cursor by `offset` characters, clamped to the line; false when it did not move.
     @discardableResult
     mutating func moveCursor(by offset: Int) -> Bool {
-        let target = offset < 0 ? max(0, cursor - min(cursor, -offset)) : cursor + min(characters.count - cursor, offset)
+        // Compared before adding, so that no offset overflows.
+        let target = offset < 0 ? (offset < -cursor ? 0 : cursor + offset)
+            : (offset > characters.count - cursor ? characters.count : cursor + offset)
         defer { cursor = target }
         return target != cursor
     }
