@@ -267,4 +267,15 @@ import Testing
         case .choice(let allowed): allowed[allowed.count - 1]
         }
     }
+    /// Found by the Completion fuzz target: a value after `=` that starts with a combining mark
+    /// fused with the `=` into one Character, so `--word=\u{33C}n` was an unknown option.
+    @Test func aValueAfterEqualsMayStartWithACombiningMark() throws {
+        let filter = try ArgumentParser.parse(["--where=\u{301}close > 1", "--tickers=\u{33C}n,A"], for: .filter)
+        #expect(filter[FilterCommand.Options.where] == "\u{301}close > 1")
+        #expect(filter[FilterCommand.Options.tickers] == ["\u{33C}n", "A"])
+        let export = try ArgumentParser.parse(["--format", "csv", "-o=\u{301}x.csv"], for: .export)
+        #expect(export[ExportCommand.Options.output] == "\u{301}x.csv")
+        let attached = try ArgumentParser.parse(["--format", "csv", "-o\u{301}x.csv"], for: .export)
+        #expect(attached[ExportCommand.Options.output] == "\u{301}x.csv")
+    }
 }

@@ -24,14 +24,15 @@ final class PseudoTerminalSession: @unchecked Sendable {
     private let collected = Collected()
     private let readerDone = DispatchSemaphore(value: 0)
 
-    /// Starts `colonnade arguments` with the terminal as its standard input, output and error.
-    init(_ arguments: [String], environment: [String: String], in directory: URL) throws {
+    /// Starts `colonnade arguments` (or `executable arguments`: an interactive shell, to drive its
+    /// completion) with the terminal as its standard input, output and error.
+    init(_ arguments: [String], executable: URL? = nil, environment: [String: String], in directory: URL) throws {
         var master: Int32 = 0, slave: Int32 = 0
         var size = winsize(ws_row: 40, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
         guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         self.master = master
         let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.executableURL = try BuiltExecutable.url()
+        process.executableURL = try executable ?? BuiltExecutable.url()
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = directory

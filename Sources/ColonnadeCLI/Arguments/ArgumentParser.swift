@@ -75,22 +75,28 @@ enum ArgumentParser {
 
     /// The option `argument` names and the value attached to it with `=` (or directly, for a
     /// short option), if any.
+    ///
+    /// Split by Unicode scalars, not characters: a value that starts with a combining mark
+    /// (`--where=\u{301}…`) would otherwise fuse with the `=` into one character and make the
+    /// whole argument an unknown option (found by the `Completion` fuzz target).
     private static func lookUp(_ argument: String, in spec: CommandSpec) throws(UsageError) -> (OptionSpec, String?) {
         if argument.hasPrefix("--") {
-            let body = argument.dropFirst(2)
-            let name = body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            let inlineValue = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
-            guard let option = spec.option(named: String(name)) else {
-                throw unknownOption("--" + name, typedName: String(name), in: spec)
+            let body = argument.unicodeScalars.dropFirst(2)
+            let equals = body.firstIndex(of: "=")
+            let name = String(Substring(body[..<(equals ?? body.endIndex)]))
+            let inlineValue = equals.map { String(Substring(body[body.index(after: $0)...])) }
+            guard let option = spec.option(named: name) else {
+                throw unknownOption("--" + name, typedName: name, in: spec)
             }
             return (option, inlineValue)
         }
-        let letter = argument.dropFirst().first ?? "-"
+        let afterDash = argument.unicodeScalars.dropFirst()
+        let letter = afterDash.first.map(Character.init) ?? "-"
         guard let option = spec.option(short: letter) else {
-            throw unknownOption(argument, typedName: String(argument.dropFirst()), in: spec)
+            throw unknownOption(argument, typedName: String(Substring(afterDash)), in: spec)
         }
-        let rest = argument.dropFirst(2)
-        let inlineValue = rest.isEmpty ? nil : String(rest.hasPrefix("=") ? rest.dropFirst() : rest)
+        let rest = afterDash.dropFirst()
+        let inlineValue = rest.isEmpty ? nil : String(Substring(rest.first == "=" ? rest.dropFirst() : rest))
         return (option, inlineValue)
     }
 

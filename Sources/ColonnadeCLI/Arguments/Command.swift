@@ -75,8 +75,9 @@ struct CommandContext {
         return base + path
     }
 
-    /// Writes `warning: message` on its own line to standard error, ignoring failures to do so.
+    /// Writes `warning: message` on its own line to standard error, ignoring failures to do so;
+    /// the message quotes tickers and names, so it is escaped (`TerminalText`) and stays one line.
     func warn(_ message: String) {
-        try? standardError.writeLine("warning: " + message)
+        try? standardError.writeLine("warning: " + TerminalText.escaped(message))
     }
 }

@@ -199,6 +199,8 @@ extension FilterCommand {
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
                 + "optional name: 'date,close,pct_change(close) as ret,mavg(close,50)'. "
+                + "Output names are unique and only the ticker and date columns are named ticker and date "
+                + "(close,close or 'open as date' is refused; 'close as close2' repeats a column). "
                 + "By default ticker, date and the columns --where mentions.")
         static let format = OptionKey.choice("format", default: OutputFormat.table, abstract: "Output format.")
         static let count = OptionKey.flag("count", abstract: "Print only the number of matching rows.")

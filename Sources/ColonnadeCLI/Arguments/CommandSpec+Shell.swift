@@ -8,7 +8,9 @@ extension CommandSpec {
         abstract: "Print a shell completion script for bash, zsh or fish.",
         discussion: "The script is generated from the same declarations the parser and 'colonnade help' use: "
             + "commands, options, --format values, file names for --snapshot, and the column names and tickers "
-            + "of the snapshot on the line (else the default one) for --columns, --tickers and TICKER arguments.",
+            + "of the snapshot on the line (else the default one) for --columns, --tickers and TICKER arguments, "
+            + "which the script asks of 'colonnade _complete' (an internal command, not a stable interface) "
+            + "and never expands: a name is offered literally, quoted as one shell word.",
         positionals: [PositionalSpec("SHELL", abstract: "bash, zsh or fish.")],
         examples: [
             "completions bash > ~/.local/share/bash-completion/completions/colonnade",
@@ -21,8 +23,10 @@ extension CommandSpec {
     static let completeNames = CommandSpec(
         name: "_complete",
         abstract: "Internal: print a snapshot's column names or tickers, one per line, for completion scripts.",
+        discussion: "Not a stable interface: called by the scripts of 'colonnade completions' while completing. "
+            + "Names with spaces, control or non-ASCII characters are not printed.",
         positionals: [PositionalSpec("TOPIC", abstract: "columns, value-columns or tickers.")],
-        options: [CompleteNamesCommand.Options.snapshot.spec],
+        options: [CompleteNamesCommand.Options.snapshot.spec, CompleteNamesCommand.Options.word.spec],
         listing: .hidden
     )
 }
@@ -77,6 +81,10 @@ extension CompleteNamesCommand {
     /// `_complete`'s options.
     enum Options {
         static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Snapshot to read. Default: as for filter.")
+        static let word = OptionKey.string(
+            "word", value: "WORD",
+            abstract: "The word being completed, as typed: print only the names its last comma-separated item starts, "
+                + "each after the items before that comma and quoted as one shell word (for bash).")
     }
 }
 

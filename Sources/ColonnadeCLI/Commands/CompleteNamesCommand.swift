@@ -1,7 +1,10 @@
 import Colonnade
 
-/// `colonnade _complete columns|value-columns|tickers [--snapshot PATH]`: internal, called by completion scripts
-/// while the user presses Tab. Prints the names one per line; prints nothing (and succeeds) when
+/// `colonnade _complete columns|value-columns|tickers [--snapshot PATH] [--word WORD]`: internal (not
+/// listed by `help`, not a stable interface), called by completion scripts while the user presses
+/// Tab. Prints the offered names one per line (``CompletionCandidates/isOffered(_:)``) — with
+/// `--word`, only those the word being typed starts, ready for bash to insert
+/// (``CompletionCandidates/quotedForBash(_:completing:)``). Prints nothing (and succeeds) when
 /// there is no snapshot to read, so that a completion never shows an error.
 struct CompleteNamesCommand: Command {
     var spec: CommandSpec { .completeNames }
@@ -23,9 +26,12 @@ struct CompleteNamesCommand: Command {
         case "value-columns": table.schema.map(\.identifier)
         default: table.tickers.map(\.symbol)
         }
-        // Names come from a file: only those that are plain words reach the shell.
-        for name in names where name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0.isASCII }) {
-            try context.standardOutput.writeLine(name)
+        // Names come from a file or a server: only those that are one printable word are offered, and
+        // for bash each is quoted here, so that no script ever expands one.
+        let lines = parsed[Options.word].map { CompletionCandidates.quotedForBash(names, completing: $0) }
+            ?? names.filter(CompletionCandidates.isOffered)
+        for line in lines {
+            try context.standardOutput.writeLine(line)
         }
         return ExitStatus.success
     }

@@ -177,10 +177,11 @@ final class BulkProgress: @unchecked Sendable {
             switch event {
             case let .waiting(status, elapsed, _):
                 let seconds = Int(elapsed.components.seconds)
-                line = "waiting for the export: \(status), \(seconds / 60):\(String(format: "%02d", seconds % 60))"
+                // The status and the link's host are the server's words.
+                line = "waiting for the export: \(TerminalText.escaped(status)), \(seconds / 60):\(String(format: "%02d", seconds % 60))"
             case let .downloading(host, offset):
-                line = offset > 0 ? "downloading the export from \(host), resuming at byte \(offset.groupedText)"
-                    : "downloading the export from \(host)"
+                line = offset > 0 ? "downloading the export from \(TerminalText.escaped(host)), resuming at byte \(offset.groupedText)"
+                    : "downloading the export from \(TerminalText.escaped(host))"
             case let .linkRefused(status):
                 line = "the download link was refused (HTTP \(status)); asking for a fresh one"
             }

@@ -65,6 +65,11 @@ struct FilterCommand: Command {
             aggregateText = parsed[Options.agg].joined(separator: ",")
             aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg], table: table) : nil
             grouping = parsed[Options.by]?.aggregateGrouping ?? .none
+            if let aggregates {  // the keys and the aggregates' names, as writeAggregates prints them
+                let keys = FilterCommand.groupColumns(grouping).map { OutputNames.Column($0.name, holds: $0.name == "ticker" ? .ticker : .other) }
+                try OutputNames.check(keys + aggregates.map { OutputNames.Column($0.description) }, option: "--agg",
+                                      command: CommandSpec.filter.name, canRename: false)
+            }
             format = parsed[Options.format]
             sortKeys = []
             for text in parsed[Options.sort] {

@@ -72,7 +72,7 @@ struct ShellCommand: Command {
         let editor = LineEditor(input: input, output: terminalOutput, history: history.load())
         editor.signals = signals
         let table = session.table
-        editor.write("colonnade shell: \(session.path), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
+        editor.write("colonnade shell: \(TerminalText.escaped(session.path)), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
             + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
         while true {
             let line: String

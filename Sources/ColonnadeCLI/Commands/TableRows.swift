@@ -19,7 +19,8 @@ struct ColumnSelection {
     let expressions: [ValueExpression]
 
     /// Resolves `names` against `table`; a usage error (with a suggestion) for an unknown name, an
-    /// expression error (with a caret) for a computed column that does not parse.
+    /// expression error (with a caret) for a computed column that does not parse, a usage error
+    /// for output names that clash (``OutputNames``: `close,close`, `open as ticker`).
     init(_ names: [String], in table: QuoteTable) throws {
         var sources = [Source](), columns = [ResultColumn](), expressions = [ValueExpression]()
         let indices = table.columnIndices(named: names)  // one dictionary: wide tables stay linear
@@ -51,6 +52,15 @@ struct ColumnSelection {
                 columns.append(ResultColumn(name: alias ?? text))
             }
         }
+        let contents = sources.map { source -> OutputNames.Content in
+            switch source {
+            case .ticker: .ticker
+            case .date: .date
+            case .value, .expression: .other
+            }
+        }
+        try OutputNames.check(zip(zip(columns, contents), names).map { OutputNames.Column($0.0.name, holds: $0.1, item: $1) },
+                              option: "--columns", command: CommandSpec.filter.name)
         self.sources = sources
         self.columns = columns
         self.expressions = expressions

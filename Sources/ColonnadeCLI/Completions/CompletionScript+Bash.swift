@@ -26,25 +26,30 @@ extension CompletionScript {
             }
 
             # Completes the last comma-separated item of $2 with the snapshot's names of kind $1
-            # (columns or tickers), asked of '\(programName) _complete'.
+            # (columns or tickers). Names are data (a ticker can be $(cmd)): '\(programName) _complete'
+            # matches them and prints each candidate quoted as one shell word, and each line is
+            # taken as it is, never passed through compgen -W, word splitting or globbing.
             \(f)_names() {
-                local snapshot names prefix=""
+                local snapshot candidate
                 snapshot=$(\(f)_snapshot)
-                local -a request=(_complete "$1")
+                local -a request=(_complete "$1" "--word=$2")
                 [[ -n $snapshot ]] && request+=(--snapshot "${snapshot/#\\~/$HOME}")
-                names=$("${COMP_WORDS[0]}" "${request[@]}" 2>/dev/null)
-                [[ $2 == *,* ]] && prefix="${2%,*},"
-                COMPREPLY=( $(compgen -P "$prefix" -W "$names" -- "${2##*,}") )
+                while IFS= read -r candidate; do
+                    COMPREPLY+=("$candidate")
+                done < <("${COMP_WORDS[0]}" "${request[@]}" 2>/dev/null)
             }
 
+            # File and directory names, one per line, not split at spaces or globbed.
             \(f)_files() {
                 compopt -o filenames 2>/dev/null
-                COMPREPLY=( $(compgen -f -- "$1") )
+                local name
+                while IFS= read -r name; do COMPREPLY+=("$name"); done < <(compgen -f -- "$1")
             }
 
             \(f)_directories() {
                 compopt -o filenames 2>/dev/null
-                COMPREPLY=( $(compgen -d -- "$1") )
+                local name
+                while IFS= read -r name; do COMPREPLY+=("$name"); done < <(compgen -d -- "$1")
             }
 
             \(f)() {

@@ -13,7 +13,8 @@ extension CompletionScript {
             #   source <(\(programName) completions zsh)
 
             # Offers the snapshot's names of kind $1 (columns or tickers), asked of '\(programName) _complete',
-            # as a comma-separated list.
+            # as a comma-separated list. Names are data (a ticker can be $(cmd) or a:b:{cmd}): they go to
+            # compadd as literal words (quoted when inserted), never to _values, whose specs are parsed.
             \(f)_names() {
                 local snapshot="" i
                 for (( i = 1; i < ${#words}; i++ )); do
@@ -28,7 +29,10 @@ extension CompletionScript {
                 [[ -n $snapshot ]] && request+=(--snapshot ${~snapshot})
                 names=(${(f)"$(command \(programName) $request 2>/dev/null)"})
                 (( ${#names} )) || return 1
-                _values -s , $1 $names
+                local -a expl
+                compset -P '*,'
+                _description $1 expl $1
+                compadd "${expl[@]}" -q -S , -- "${names[@]}"
             }
 
             \(f)() {

@@ -54,18 +54,7 @@ struct CSVFormatter: ResultFormatter {
 
     /// Appends `field`, quoted when RFC 4180 requires it (or when empty and `quotingEmpty`).
     static func appendField(_ field: String, to line: inout String, quotingEmpty: Bool = false, escaping: Bool = false) {
-        var field = field
-        if escaping, field.unicodeScalars.contains(where: { TerminalText.needsEscape($0) && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
-            var safe = ""
-            for scalar in field.unicodeScalars {
-                if TerminalText.needsEscape(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t" {
-                    safe += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    safe.unicodeScalars.append(scalar)
-                }
-            }
-            field = safe
-        }
+        let field = escaping ? TerminalText.escaped(field, lineBreaks: .kept) : field
         let needsQuotes = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes || (quotingEmpty && field.isEmpty) else {
             line += field

@@ -102,5 +102,5 @@ func systemMessage(_ code: Int32) -> String {
 /// other terminal control character escaped (`TerminalText`): messages quote file names,
 /// tickers, column names and server text.
 private func singleLine(_ text: String) -> String {
-    TerminalText.escaped(String(text.map { $0.isNewline ? " " : $0 }))
+    TerminalText.escaped(text, lineBreaks: .spaces)
 }

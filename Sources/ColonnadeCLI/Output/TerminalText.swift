@@ -1,14 +1,29 @@
 /// Text from a file or the network (tickers, column names, metadata, server messages, paths),
 /// made safe to print on a terminal: control characters cannot move the cursor, set the
-/// title, write to the clipboard (OSC 52) or reorder the line.
+/// title, write to the clipboard (OSC 52) or reorder the line. The CLI's one escaper: every
+/// place that prints such text calls ``escaped(_:lineBreaks:)`` (directly, or through
+/// `ErrorReport`, `CommandContext.warn`, the table, CSV and JSON formatters).
 ///
 /// Escaped as `\n`, `\r`, `\t` and `\u{HEX}`: C0 controls, DEL, C1 controls (U+0080–U+009F,
 /// which some terminals read as 8-bit CSI/OSC), the line and paragraph separators U+2028/U+2029,
 /// and the bidirectional controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) that
 /// make a line display in another order than it reads. Everything else, including
 /// non-ASCII letters and emoji, passes through unchanged. Backslashes are not escaped: the
-/// result is for reading, not for parsing back.
+/// result is for reading, not for parsing back. Invalid UTF-8 never reaches here: text is
+/// decoded with U+FFFD in place of bad bytes, and U+FFFD prints as itself.
 enum TerminalText {
+    /// What ``escaped(_:lineBreaks:)`` does with line feeds, carriage returns and tabs.
+    enum LineBreaks: Sendable {
+        /// Written as `\n`, `\r`, `\t`: the text stays on one line (names, paths, values).
+        case escaped
+        /// Every line break (`Character.isNewline`: LF, CR, CR LF, VT, FF, NEL, U+2028, U+2029)
+        /// becomes one space, tabs are `\t`: messages whose own breaks are only wrapping
+        /// (error reports).
+        case spaces
+        /// LF, CR and tab kept as they are (a CSV field, whose quotes carry them exactly).
+        case kept
+    }
+
     /// Whether `scalar` is escaped.
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
@@ -17,12 +32,17 @@ enum TerminalText {
         }
     }
 
-    /// `text` with every escaped scalar written as `\n`, `\r`, `\t` or `\u{HEX}`.
-    static func escaped(_ text: String) -> String {
+    /// `text` with every escaped scalar written as `\n`, `\r`, `\t` or `\u{HEX}`, line breaks
+    /// as `lineBreaks` says.
+    ///
+    /// - Complexity: O(*n*) in the length of `text`; `text` itself when nothing needs escaping.
+    static func escaped(_ text: String, lineBreaks: LineBreaks = .escaped) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        let source = lineBreaks == .spaces ? String(text.map { $0.isNewline ? " " : $0 }) : text
         var out = ""
-        for scalar in text.unicodeScalars {
+        for scalar in source.unicodeScalars {
             switch scalar {
+            case _ where lineBreaks == .kept && (scalar == "\n" || scalar == "\r" || scalar == "\t"): out.unicodeScalars.append(scalar)
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"

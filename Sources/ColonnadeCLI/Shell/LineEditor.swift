@@ -8,7 +8,8 @@ import Darwin
 /// prompt: left/right (and Ctrl-B/Ctrl-F), Home/End (and Ctrl-A/Ctrl-E), Backspace, Delete,
 /// Ctrl-K/Ctrl-U (erase to the end/start), up/down through the history, Ctrl-C to abandon the
 /// line, Ctrl-D on an empty line for end of input. Text is UTF-8; each character is taken to be
-/// one column wide.
+/// one column wide. The line is an ``EditBuffer``: characters that would draw a control sequence
+/// (C1 controls, bidirectional controls, from the keyboard or a history file) never enter it.
 final class LineEditor {
     /// How a read ended.
     enum Outcome: Equatable {
@@ -50,68 +51,70 @@ final class LineEditor {
         return true
     }
 
+    /// Called after each key with the line as it then is: for tests and the `ShellLine` fuzz
+    /// target, which check ``EditBuffer``'s invariants; nil otherwise.
+    var afterEachKey: ((EditBuffer) -> Void)?
+
     /// Shows `prompt` and reads one line.
     func readLine(prompt: String) -> Outcome {
-        var buffer: [Character] = []
-        var cursor = 0
+        var buffer = EditBuffer()
         var historyIndex = history.count  // history.count = the line being typed
-        var draft: [Character] = []
+        var draft = EditBuffer()
 
         func refresh() {
-            var text = "\r" + prompt + String(buffer) + "\u{1B}[K"
-            if cursor < buffer.count { text += "\u{1B}[\(buffer.count - cursor)D" }
+            var text = "\r" + prompt + buffer.text + "\u{1B}[K"
+            if buffer.charactersAfterCursor > 0 { text += "\u{1B}[\(buffer.charactersAfterCursor)D" }
             write(text)
         }
         func recall(_ index: Int) {
             if historyIndex == history.count { draft = buffer }
             historyIndex = index
-            buffer = index == history.count ? draft : Array(history[index])
-            cursor = buffer.count
+            if index == history.count { buffer.restore(draft) } else { buffer.replace(with: history[index]) }
             refresh()
         }
 
         write(prompt)
         while let byte = nextByte() {
+            defer { afterEachKey?(buffer) }
             switch byte {
             case 0x0D, 0x0A:  // Enter
                 write("\r\n")
-                return .line(String(buffer))
+                return .line(buffer.text)
             case 0x03:  // Ctrl-C
                 write("^C\r\n")
                 return .interrupt
             case 0x04:  // Ctrl-D
-                if buffer.isEmpty {
+                if buffer.characters.isEmpty {
                     write("\r\n")
                     return .endOfInput
                 }
-                if cursor < buffer.count { buffer.remove(at: cursor); refresh() }
+                if buffer.deleteForward() { refresh() }
             case 0x7F, 0x08:  // Backspace
-                if cursor > 0 { buffer.remove(at: cursor - 1); cursor -= 1; refresh() }
-            case 0x01: cursor = 0; refresh()                                   // Ctrl-A
-            case 0x05: cursor = buffer.count; refresh()                         // Ctrl-E
-            case 0x02: if cursor > 0 { cursor -= 1; refresh() }                 // Ctrl-B
-            case 0x06: if cursor < buffer.count { cursor += 1; refresh() }      // Ctrl-F
-            case 0x0B: buffer.removeSubrange(cursor...); refresh()              // Ctrl-K
-            case 0x15: buffer.removeSubrange(..<cursor); cursor = 0; refresh()  // Ctrl-U
-            case 0x0C: write("\u{1B}[H\u{1B}[2J"); refresh()                    // Ctrl-L
-            case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }         // Ctrl-P
+                if buffer.deleteBackward() { refresh() }
+            case 0x01: buffer.moveToStart(); refresh()                               // Ctrl-A
+            case 0x05: buffer.moveToEnd(); refresh()                                 // Ctrl-E
+            case 0x02: if buffer.moveCursor(by: -1) { refresh() }                    // Ctrl-B
+            case 0x06: if buffer.moveCursor(by: 1) { refresh() }                     // Ctrl-F
+            case 0x0B: buffer.eraseToEnd(); refresh()                                // Ctrl-K
+            case 0x15: buffer.eraseToStart(); refresh()                              // Ctrl-U
+            case 0x0C: write("\u{1B}[H\u{1B}[2J"); refresh()                        // Ctrl-L
+            case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }             // Ctrl-P
             case 0x0E: if historyIndex < history.count { recall(historyIndex + 1) }  // Ctrl-N
             case 0x1B:
                 switch readEscape() {
                 case "A": if historyIndex > 0 { recall(historyIndex - 1) }
                 case "B": if historyIndex < history.count { recall(historyIndex + 1) }
-                case "C": if cursor < buffer.count { cursor += 1; refresh() }
-                case "D": if cursor > 0 { cursor -= 1; refresh() }
-                case "H", "1~", "7~": cursor = 0; refresh()
-                case "F", "4~", "8~": cursor = buffer.count; refresh()
-                case "3~": if cursor < buffer.count { buffer.remove(at: cursor); refresh() }
+                case "C": if buffer.moveCursor(by: 1) { refresh() }
+                case "D": if buffer.moveCursor(by: -1) { refresh() }
+                case "H", "1~", "7~": buffer.moveToStart(); refresh()
+                case "F", "4~", "8~": buffer.moveToEnd(); refresh()
+                case "3~": if buffer.deleteForward() { refresh() }
                 default: break
                 }
             case 0x20...:
-                guard let character = readCharacter(startingWith: byte) else { continue }
-                buffer.insert(character, at: cursor)
-                cursor += 1
-                if cursor == buffer.count { write(String(character)) } else { refresh() }
+                // A character that would draw a control sequence (C1, a bidirectional control) is dropped.
+                guard let character = readCharacter(startingWith: byte), buffer.insert(character) else { continue }
+                if buffer.charactersAfterCursor == 0 { write(String(character)) } else { refresh() }
             default:
                 break  // other control keys are ignored
             }

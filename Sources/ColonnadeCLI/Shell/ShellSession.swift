@@ -17,7 +17,8 @@ final class ShellSession {
         case nothing
         /// Leave the shell.
         case quit
-        /// Text to print (from a dot-command, already done).
+        /// Text to print (from a dot-command, already done); what it quotes from the line, a
+        /// file or the snapshot is already escaped (`TerminalText`), so it prints as it is.
         case message(String)
         /// A screen to answer: `filter` arguments, parsed.
         case query(ParsedArguments)
@@ -99,16 +100,16 @@ final class ShellSession {
         case ".help", ".h":
             return .message(Self.helpText)
         case ".show", ".settings":
-            return .message("snapshot \(path)\n" + settings.description)
+            return .message("snapshot \(TerminalText.escaped(path))\n" + settings.description)
         case ".tickers":
             settings.tickers = value.map(splitList)?.filter { !$0.isEmpty } ?? []
             let unknown = settings.tickers.filter { table.code(of: $0) == nil }
-            return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this snapshot")
+            return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
         case ".from", ".to":
             if let value, case .failure(let problem) = DateArgument.parse(value) { throw invalid("\(problem)") }
             if name == ".from" { settings.from = value } else { settings.to = value }
             if let from = settings.from.flatMap({ Day($0) }), let to = settings.to.flatMap({ Day($0) }), from > to {
-                return .message("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing")
+                return .message(TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
             }
             return .message("")
         case ".format":
@@ -133,7 +134,7 @@ final class ShellSession {
             let newPath = context.resolve(value)
             table = try QuoteTable.load(from: newPath, verify: verify)
             path = newPath
-            return .message("opened \(newPath): \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers")
+            return .message("opened \(TerminalText.escaped(newPath)): \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers")
         case ".info":
             let output = MemoryOutputWriter()
             let infoContext = CommandContext(standardOutput: output, standardError: context.standardError,

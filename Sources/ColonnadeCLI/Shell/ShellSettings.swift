@@ -28,14 +28,15 @@ struct ShellSettings: Equatable {
         return out
     }
 
-    /// One line per setting, as `.show` prints them.
+    /// One line per setting, as `.show` prints them; the values as typed, escaped (`TerminalText`).
     var description: String {
-        [
-            "tickers  \(tickers.isEmpty ? "(all)" : tickers.joined(separator: ","))",
-            "from     \(from ?? "(first day)")",
-            "to       \(to ?? "(last day)")",
-            "format   \(format)",
-            "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : columns.joined(separator: ","))",
+        let e = { (text: String) in TerminalText.escaped(text) }
+        return [
+            "tickers  \(tickers.isEmpty ? "(all)" : e(tickers.joined(separator: ",")))",
+            "from     \(from.map(e) ?? "(first day)")",
+            "to       \(to.map(e) ?? "(last day)")",
+            "format   \(e(format))",
+            "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : e(columns.joined(separator: ",")))",
             "limit    \(limit.map(String.init) ?? "(none)")",
             "timing   \(timing ? "on" : "off")",
         ].joined(separator: "\n")
