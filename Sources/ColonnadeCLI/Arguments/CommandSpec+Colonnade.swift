@@ -7,11 +7,6 @@
 import Colonnade
 
 extension CommandSpec {
-    /// The snapshot read when `--snapshot` is not given: the bundled sample.
-    static let sampleSnapshot = "snapshots/sample.snapshot"
-    /// The snapshot `import` and `fetch` write when `--snapshot` is not given.
-    static let defaultWritableSnapshot = "snapshots/quotes.snapshot"
-
     /// `colonnade filter`: the query command.
     static let filter = CommandSpec(
         name: "filter",
@@ -65,7 +60,8 @@ extension CommandSpec {
             + "responses shaped like Nasdaq Data Link's, or one CSV file.",
         options: GenerateCommand.Options.all,
         constraints: [.exactlyOne([GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
-                                   GenerateCommand.Options.csv.name])],
+                                   GenerateCommand.Options.csv.name]),
+                      .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name])],
         examples: [
             "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
             "generate --tickers 3 --days 20 --csv quotes.csv",
@@ -131,6 +127,23 @@ extension CommandSpec {
         ]
     )
 
+    /// `colonnade help`: the summary, or a command's help.
+    static let help = CommandSpec(
+        name: "help",
+        abstract: "Show the commands, or one command's options and examples.",
+        discussion: "'colonnade help COMMAND', 'colonnade COMMAND --help' and 'colonnade --help COMMAND' show the same text; "
+            + "so does 'colonnade COMMAND help' when help is the only argument.",
+        positionals: [PositionalSpec("COMMAND", isRequired: false, abstract: "The command to describe.")],
+        examples: ["help", "help filter"]
+    )
+
+    /// `colonnade version`.
+    static let version = CommandSpec(
+        name: "version",
+        abstract: "Print the version (as --version).",
+        examples: ["version"]
+    )
+
     /// Every command colonnade declares, in `colonnade help` order.
     static var colonnadeCommands: [CommandSpec] {
         CommandLineTool.colonnade.commands.map(\.spec).filter { $0.listing != .hidden }
@@ -139,17 +152,18 @@ extension CommandSpec {
 
 /// Options several commands declare alike; each command lists the ones it takes.
 enum SharedOptions {
-    /// `--snapshot` of a command that reads. Without it: $COLONNADE_SNAPSHOT, else
-    /// snapshots/quotes.snapshot when it exists, else the bundled sample (see `SnapshotLocation`).
+    /// `--snapshot` of a command that reads. Without it: `SnapshotLocation.readOrder`.
     static func readSnapshot(_ abstract: String) -> OptionKey<String?> {
         .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
+            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
     }
 
-    /// `--snapshot` of a command that writes. Without it: $COLONNADE_SNAPSHOT, else
-    /// snapshots/quotes.snapshot (see `SnapshotLocation`).
+    /// `--snapshot` of a command that writes. Without it: `SnapshotLocation.writeOrder`.
     static func writeSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot.")
+        .string("snapshot", value: "PATH", abstract: abstract
+            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
     }
 
     /// `--no-wait`, for commands that write a snapshot.
@@ -271,13 +285,14 @@ extension GenerateCommand {
         static let seed = OptionKey.integer("seed", value: "S", minimum: 0, default: 1,
                                             abstract: "Random seed; the same seed gives the same quotes.")
         static let start = OptionKey.date("start", default: Day(2000, 1, 3), abstract: "First trading day.")
-        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file.")
+        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file (its directory must exist).")
+        static let force = OptionKey.flag("force", abstract: "With --snapshot: replace a snapshot that exists (else refused).")
         static let jsonDirectory = OptionKey.string("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR.")
         static let csv = OptionKey.string("csv", value: "FILE", abstract: "Write one CSV file with a ticker column.")
         static let noWait = SharedOptions.noWait
 
         static let all: [OptionSpec] = [
-            tickers.spec, days.spec, seed.spec, start.spec, snapshot.spec, jsonDirectory.spec, csv.spec, noWait.spec,
+            tickers.spec, days.spec, seed.spec, start.spec, snapshot.spec, force.spec, jsonDirectory.spec, csv.spec, noWait.spec,
         ]
     }
 }

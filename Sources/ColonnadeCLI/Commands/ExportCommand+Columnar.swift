@@ -8,7 +8,7 @@ extension ExportCommand {
     /// or Parquet. Files are written through `ReplacementFile` (a locked temporary renamed over the
     /// target, its permissions kept); only `arrows` may go to standard output. An output that is
     /// the `snapshot` being exported is refused.
-    static func writeColumnar(_ table: QuoteTable, format: Options.Format, snapshot: String, _ parsed: ParsedArguments,
+    static func writeColumnar(_ table: QuoteTable, format: Options.Format, snapshot: SnapshotSource, _ parsed: ParsedArguments,
                               context: CommandContext) throws -> Int32 {
         let given = parsed[Options.output]
         let output = given.map { $0 == "-" ? "-" : context.resolve($0) }

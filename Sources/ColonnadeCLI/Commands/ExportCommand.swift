@@ -8,13 +8,13 @@ struct ExportCommand: Command {
     var spec: CommandSpec { .export }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let table = try QuoteTable.load(from: path, verify: true)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let table = try source.load(verify: true)
         let predicate = try FilterCommand.predicate(where: parsed[Options.where], table: table)
         let selection = try table.select(predicate)
         let requested = parsed[Options.format]
         guard let format = requested.textFormat else {
-            return try Self.writeColumnar(table.subtable(selection), format: requested, snapshot: path, parsed, context: context)
+            return try Self.writeColumnar(table.subtable(selection), format: requested, snapshot: source, parsed, context: context)
         }
         if Self.givesParquetOptions(parsed) {
             throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
@@ -25,7 +25,7 @@ struct ExportCommand: Command {
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
         if let output = parsed[Options.output], output != "-" {
-            try Self.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
+            try Self.refuseSameFile(output: context.resolve(output), snapshot: source, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
             try format.formatter(footer: nil, forTerminal: writer.isTerminal).write(&rows, to: writer)
             try writer.close()
@@ -44,7 +44,8 @@ struct ExportCommand: Command {
     /// Refuses an output file that is the snapshot being read: the same device and inode, however
     /// it is named (the same path, a symbolic link, a hard link). Replacing it would destroy the
     /// data being exported.
-    static func refuseSameFile(output: String, snapshot: String, given: String) throws {
+    static func refuseSameFile(output: String, snapshot source: SnapshotSource, given: String) throws {
+        guard let snapshot = source.path else { return }  // the sample is in memory
         var out = stat(), snap = stat()
         guard stat(output, &out) == 0, stat(snapshot, &snap) == 0 else { return }
         if out.st_dev == snap.st_dev && out.st_ino == snap.st_ino {

@@ -16,7 +16,7 @@ struct FetchCommand: Command {
         if symbols.isEmpty && !parsed[Options.bulk] {
             throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
         }
-        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+        let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
         if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {

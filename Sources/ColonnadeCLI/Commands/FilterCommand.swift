@@ -6,9 +6,9 @@ struct FilterCommand: Command {
     var spec: CommandSpec { .filter }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let loadStart = ContinuousClock.now
-        let table = try QuoteTable.load(from: path, verify: !parsed[Options.noVerify])
+        let table = try source.load(verify: !parsed[Options.noVerify])
         let loadTime = ContinuousClock.now - loadStart
         return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
     }

@@ -18,8 +18,8 @@ struct ShellCommand: Command {
     var terminalOutput: Int32 = 1
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let session = try ShellSession(path: path, verify: !parsed[Options.noVerify], context: context)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let session = try ShellSession(source: source, verify: !parsed[Options.noVerify], context: context)
         if isatty(input) == 1 && isatty(terminalOutput) == 1, let mode = TerminalMode(fileDescriptor: input) {
             // SIGTERM and SIGHUP put the terminal back before ending; SIGINT acts as Ctrl-C.
             let signals = ShellSignals(restoring: mode, terminal: terminalOutput)
@@ -72,7 +72,7 @@ struct ShellCommand: Command {
         let editor = LineEditor(input: input, output: terminalOutput, history: history.load())
         editor.signals = signals
         let table = session.table
-        editor.write("colonnade shell: \(session.path), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
+        editor.write("colonnade shell: \(session.source.displayName), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
             + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
         while true {
             let line: String

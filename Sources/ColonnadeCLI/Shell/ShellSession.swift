@@ -25,20 +25,20 @@ final class ShellSession {
 
     /// The snapshot being queried.
     private(set) var table: QuoteTable
-    /// Its path.
-    private(set) var path: String
+    /// Where it came from: a file, or the built-in sample.
+    private(set) var source: SnapshotSource
     /// The settings so far.
     var settings = ShellSettings()
     /// Whether the snapshot is loaded without checking column checksums (`--no-verify`, `.open`).
     let verify: Bool
     private let context: CommandContext
 
-    /// A session over the snapshot at `path`, loaded now.
-    init(path: String, verify: Bool, context: CommandContext) throws {
-        self.path = path
+    /// A session over `source`, loaded now.
+    init(source: SnapshotSource, verify: Bool, context: CommandContext) throws {
+        self.source = source
         self.verify = verify
         self.context = context
-        table = try QuoteTable.load(from: path, verify: verify)
+        table = try source.load(verify: verify)
     }
 
     /// What `line` asks for; dot-commands are carried out here.
@@ -99,7 +99,7 @@ final class ShellSession {
         case ".help", ".h":
             return .message(Self.helpText)
         case ".show", ".settings":
-            return .message("snapshot \(path)\n" + settings.description)
+            return .message("snapshot \(source.displayName)\n" + settings.description)
         case ".tickers":
             settings.tickers = value.map(splitList)?.filter { !$0.isEmpty } ?? []
             let unknown = settings.tickers.filter { table.code(of: $0) == nil }
@@ -132,13 +132,13 @@ final class ShellSession {
             guard let value else { throw invalid("expected a snapshot path") }
             let newPath = context.resolve(value)
             table = try QuoteTable.load(from: newPath, verify: verify)
-            path = newPath
+            source = .file(newPath)
             return .message("opened \(newPath): \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers")
         case ".info":
             let output = MemoryOutputWriter()
-            let infoContext = CommandContext(standardOutput: output, standardError: context.standardError,
-                                             environment: context.environment, currentDirectory: context.currentDirectory)
-            _ = try InfoCommand().run(try ArgumentParser.parse(["--snapshot", path], for: .info), context: infoContext)
+            var report = try source.withFile { try InfoCommand.report($0) }
+            report.path = source.displayName
+            try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
             let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".timing", ".show", ".open", ".info", ".help", ".quit"]
