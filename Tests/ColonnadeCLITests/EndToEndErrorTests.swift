@@ -26,7 +26,7 @@ import Testing
         Mistake(arguments: ["filter", "--columns", "date,clsoe"], error: "invalid value 'clsoe' for '--columns' in 'colonnade filter': no such column",
                 hint: "did you mean 'close'?"),
         Mistake(arguments: ["filter", "--format", "xml"],
-                error: "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson"),
+                error: "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
         Mistake(arguments: ["filter", "--by", "ticker"], error: "'--by' in 'colonnade filter' needs '--count' or '--agg'"),
         Mistake(arguments: ["filter", "--from", "2001-01-01", "--to", "2000-01-01"],
                 error: "'--from 2001-01-01' is after '--to 2000-01-01' in 'colonnade filter'"),

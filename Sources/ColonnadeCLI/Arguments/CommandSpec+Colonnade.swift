@@ -5,6 +5,7 @@
 // and the parser cannot drift from what the code reads. Behaviour lives in each command's `run`.
 
 import Colonnade
+import Foundation
 
 extension CommandSpec {
     /// `colonnade filter`: the query command.
@@ -24,6 +25,7 @@ extension CommandSpec {
         constraints: [
             .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
             .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
@@ -208,7 +210,14 @@ extension FilterCommand {
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
                 + "optional name: 'date,close,pct_change(close) as ret,mavg(close,50)'. "
                 + "By default ticker, date and the columns --where mentions.")
-        static let format = OptionKey.choice("format", default: OutputFormat.table, abstract: "Output format.")
+        static let format = OptionKey<Format?>.choice(
+            "format",
+            abstract: "Output format (default: table, or what -o FILE's extension says). arrow, arrows and parquet write "
+                + "the matching rows with every column, as export does; binary formats never go to a terminal.")
+        static let output = OptionKey.string(
+            "output", short: "o", value: "FILE",
+            abstract: "Write to FILE (replaced whole at the end) instead of standard output; the format is --format or "
+                + "the extension's: .csv, .json, .ndjson/.jsonl, .arrow/.feather, .arrows, .parquet.")
         static let count = OptionKey.flag("count", abstract: "Print only the number of matching rows.")
         static let agg = OptionKey.list(
             "agg", value: "LIST",
@@ -233,9 +242,35 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, count.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec, count.spec,
             agg.spec, by.spec, sort.spec, limit.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
+
+        /// `--format`: a text format written row by row, or a columnar one written as `export` does.
+        enum Format: String, CaseIterable, Sendable {
+            case table, csv, json, ndjson, arrow, arrows, parquet
+
+            /// The row-by-row format, `nil` for the columnar ones.
+            var textFormat: OutputFormat? { OutputFormat(rawValue: rawValue) }
+
+            /// The columnar format, `nil` for the text ones.
+            var columnarFormat: ExportCommand.Options.Format? {
+                textFormat == nil ? ExportCommand.Options.Format(rawValue: rawValue) : nil
+            }
+
+            /// The format a file name's extension names, compared without case (`.CSV`), if any.
+            static func inferred(fromExtensionOf path: String) -> Format? {
+                switch (path as NSString).pathExtension.lowercased() {
+                case "csv": .csv
+                case "json": .json
+                case "ndjson", "jsonl": .ndjson
+                case "arrow", "feather": .arrow
+                case "arrows": .arrows
+                case "parquet": .parquet
+                default: nil
+                }
+            }
+        }
 
         /// `--by`: what `--count` and `--agg` are computed per.
         enum Grouping: String, CaseIterable, Sendable {

@@ -1,10 +1,16 @@
 import Colonnade
+import Foundation
 
 /// `colonnade chart TICKER…`: one SVG chart of the tickers' prices (see ``SVGChart``).
 struct ChartCommand: Command {
     var spec: CommandSpec { .chart }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        if let output = parsed[Options.output], output != "-", (output as NSString).pathExtension.lowercased() != "svg" {
+            throw UsageError.invalidValue(option: "--output", value: output,
+                                          reason: "a chart is one SVG document: name the file FILE.svg, or '-' for standard output",
+                                          suggestion: nil, command: spec.name)
+        }
         let symbols = parsed.positionals.flatMap { splitList($0) }.filter { !$0.isEmpty }
         guard !symbols.isEmpty else {
             throw UsageError.invalidValue(option: "TICKER", value: "", reason: "expected at least one ticker", suggestion: nil, command: spec.name)

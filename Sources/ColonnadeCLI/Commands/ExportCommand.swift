@@ -14,7 +14,15 @@ struct ExportCommand: Command {
         let selection = try table.select(predicate)
         let requested = parsed[Options.format]
         guard let format = requested.textFormat else {
-            return try Self.writeColumnar(table.subtable(selection), format: requested, snapshot: source, parsed, context: context)
+            if requested != .parquet && Self.givesParquetOptions(parsed) {
+                throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
+                                              reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
+                                              suggestion: "parquet", command: spec.name)
+            }
+            let parquet = ParquetSettings(partitionByYear: parsed[Options.partitionBy] == .year,
+                                          rowGroupRows: parsed[Options.rowGroupRows], compression: parsed[Options.compression])
+            return try Self.writeColumnar(table.subtable(selection), format: requested, output: parsed[Options.output], snapshot: source,
+                                          parquet: parquet, context: context)
         }
         if Self.givesParquetOptions(parsed) {
             throw UsageError.invalidValue(option: "--format", value: requested.rawValue,

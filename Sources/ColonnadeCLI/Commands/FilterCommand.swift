@@ -6,11 +6,14 @@ struct FilterCommand: Command {
     var spec: CommandSpec { .filter }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        // Command-line mistakes first, before any time goes into loading.
+        let destination = try Self.destination(parsed, toTerminal: context.standardOutput.isTerminal)
+        try Self.refuseInapplicable(parsed, format: destination.format)
         let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let loadStart = ContinuousClock.now
         let table = try source.load(verify: !parsed[Options.noVerify])
         let loadTime = ContinuousClock.now - loadStart
-        return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
+        return try Self.answer(parsed, table: table, loadTime: loadTime, source: source, context: context)
     }
 
     /// Runs the query `parsed` describes against an already loaded `table` and writes the answer:
@@ -18,21 +21,40 @@ struct FilterCommand: Command {
     ///
     /// - Parameters:
     ///   - loadTime: reported by `--timing` as `load_ms`.
+    ///   - source: where `table` came from (`-o` may not name that file).
     ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
     ///     ``QueryCancelled``.
-    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
-                       isCancelled: () -> Bool = { false }) throws -> Int32 {
-        let query = try Query(parsed, table: table, context: context)
+    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, source: SnapshotSource,
+                       context: CommandContext, isCancelled: () -> Bool = { false }) throws -> Int32 {
+        let destination = try destination(parsed, toTerminal: context.standardOutput.isTerminal)
+        try refuseInapplicable(parsed, format: destination.format)
+        let query = try Query(parsed, table: table, format: destination.format.textFormat ?? .csv, context: context)
         guard let outcome = try query.run(on: table, isCancelled: isCancelled) else { return ExitStatus.failure }
         if parsed[Options.timing] {
             try writeTiming(outcome, query: query, table: table, loadTime: loadTime, verified: !parsed[Options.noVerify], context: context)
         }
+        noteWhyEmpty(matched: outcome.selection.count, query: query, table: table, context: context)
+        if let columnar = destination.format.columnarFormat {
+            return try ExportCommand.writeColumnar(table.subtable(outcome.selection), format: columnar, output: destination.file,
+                                                   snapshot: source, command: CommandSpec.filter.name, context: context)
+        }
+        var output = context
+        var file: FileDescriptorWriter?
+        if let given = destination.file {
+            try ExportCommand.refuseSameFile(output: context.resolve(given), snapshot: source, given: given)
+            file = try FileDescriptorWriter(creatingFileAt: context.resolve(given))
+            output.standardOutput = file!
+        }
         if parsed[Options.count] {
-            try writeCount(outcome.selection, query: query, table: table, context: context)
+            try writeCount(outcome.selection, query: query, table: table, context: output)
         } else if let result = outcome.aggregates {
-            try writeAggregates(result, query: query, context: context)
+            try writeAggregates(result, query: query, context: output)
         } else {
-            try writeRows(outcome, query: query, table: table, limit: parsed[Options.limit], context: context)
+            try writeRows(outcome, query: query, table: table, limit: parsed[Options.limit], context: output)
+        }
+        if let file, let given = destination.file {
+            try file.close()  // renamed over the target only now: never a half-written file
+            context.note("wrote \(query.format.rawValue) to \(given)")
         }
         return ExitStatus.success
     }
@@ -54,7 +76,7 @@ struct FilterCommand: Command {
         var repeats: Int
         var warmups: Int
 
-        init(_ parsed: ParsedArguments, table: QuoteTable, context: CommandContext) throws {
+        init(_ parsed: ParsedArguments, table: QuoteTable, format: OutputFormat, context: CommandContext) throws {
             predicate = try FilterCommand.predicate(where: parsed[Options.where],
                                                     tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
                                                     from: parsed[Options.from], to: parsed[Options.to], table: table)
@@ -65,7 +87,7 @@ struct FilterCommand: Command {
             aggregateText = parsed[Options.agg].joined(separator: ",")
             aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg], table: table) : nil
             grouping = parsed[Options.by]?.aggregateGrouping ?? .none
-            format = parsed[Options.format]
+            self.format = format
             sortKeys = []
             for text in parsed[Options.sort] {
                 do {

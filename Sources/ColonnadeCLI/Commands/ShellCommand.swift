@@ -114,7 +114,7 @@ struct ShellCommand: Command {
         let output = CancellableOutputWriter(FileDescriptorWriter(fileDescriptor: 1, destination: "standard output"))
         let errors = CancellableOutputWriter(FileDescriptorWriter(fileDescriptor: 2, destination: "standard error"))
         let result = Mutex<Answer?>(nil)
-        let table = session.table, settingsTiming = session.settings.timing
+        let table = session.table, source = session.source, settingsTiming = session.settings.timing
         let environment = context.environment, directory = context.currentDirectory
         let writeEnd = wake[1]
         let worker = Thread {
@@ -123,7 +123,7 @@ struct ShellCommand: Command {
             let start = ContinuousClock.now
             var message: String?
             do {
-                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, context: queryContext,
+                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, context: queryContext,
                                              isCancelled: { output.isCancelled })
                 try output.flush()
             } catch {

@@ -49,22 +49,23 @@ final class ShellSession {
         let text = line.trimmingSpacesAndTabs()
         if text.isEmpty || text.hasPrefix("#") { return .nothing }
         if text.hasPrefix(".") { return try dotCommand(text) }
-        var arguments = settings.filterArguments
+        var arguments: [String]
         if text.hasPrefix("-") {
             let words = try ShellWords.split(text)
             if let given = words.first(where: { $0 == "--snapshot" || $0.hasPrefix("--snapshot=") }) {
                 throw CommandFailure("\(given): the shell keeps one snapshot loaded", hint: "use .open PATH to switch to another")
             }
-            arguments += words
+            let summarizing = words.contains { $0 == "--count" || $0 == "--agg" || $0.hasPrefix("--agg=") }
+            arguments = settings.filterArguments(summarizing: summarizing) + words
         } else {
-            arguments += ["--where", text]
+            arguments = settings.filterArguments() + ["--where", text]
         }
         return .query(try ArgumentParser.parse(arguments, for: .filter))
     }
 
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
-        try FilterCommand.answer(parsed, table: table, loadTime: .zero, context: context, isCancelled: isCancelled)
+        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, context: context, isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands

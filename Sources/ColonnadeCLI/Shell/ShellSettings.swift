@@ -17,14 +17,18 @@ struct ShellSettings: Equatable {
     var timing = false
 
     /// The `filter` arguments these settings stand for, before the line's own.
-    var filterArguments: [String] {
+    ///
+    /// - Parameter summarizing: whether the line asks for `--count` or `--agg`, which print their
+    ///   own columns and rows: `.columns` and `.limit` are for rows and are then left out (filter
+    ///   refuses them there).
+    func filterArguments(summarizing: Bool = false) -> [String] {
         var out: [String] = []
         if !tickers.isEmpty { out += ["--tickers", tickers.joined(separator: ",")] }
         if let from { out += ["--from", from] }
         if let to { out += ["--to", to] }
         out += ["--format", format]
-        if !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
-        if let limit { out += ["--limit", String(limit)] }
+        if !summarizing, !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
+        if !summarizing, let limit { out += ["--limit", String(limit)] }
         return out
     }
 
