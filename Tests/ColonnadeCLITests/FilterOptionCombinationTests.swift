@@ -21,7 +21,7 @@ import Testing
         ("--where", "close > 50"), ("--tickers", "AAPL"), ("--from", "2000-03-01"), ("--to", "2000-06-30"),
         ("--on", "latest"), ("--columns", "date,close"), ("--format", "csv"), ("-o", "out.ndjson"), ("--count", nil),
         ("--agg", "count(*),avg(close)"), ("--by", "ticker"), ("--sort", "-close"), ("--limit", "3"), ("--timing", nil),
-        ("--repeat", "2"), ("--threads", "1"), ("--no-verify", nil), ("--no-zonemaps", nil),
+        ("--repeat", "2"), ("--threads", "1"), ("--no-verify", nil), ("--no-zonemaps", nil), ("--all", nil), ("--precision", "2"),
     ]
 
     /// The pairs refused, each with why: everything else must run.
@@ -38,6 +38,15 @@ import Testing
         }
         // -o out.ndjson says ndjson; --format csv contradicts it.
         refused[["-o", "--format"]] = "its extension says ndjson but --format is csv"
+        // --all and --precision are about tables.
+        for option in ["--format", "-o"] {
+            refused[["--all", option]] = "does not apply"
+            refused[["--precision", option]] = "does not apply"
+        }
+        refused[["--all", "--limit"]] = "does not apply"
+        refused[["--all", "--count"]] = "does not apply"
+        refused[["--all", "--agg"]] = "does not apply"
+        refused[["--precision", "--count"]] = "does not apply"
         return refused
     }()
 
@@ -111,6 +120,12 @@ import Testing
                 try Data(contentsOf: dir.appendingPathComponent("rows.parquet")).prefix(4) == Data("PAR1".utf8) }),
             (["-o", "rows.data", "--format", "arrow"], .applied { _, _, dir in
                 try Data(contentsOf: dir.appendingPathComponent("rows.data")).prefix(6) == Data("ARROW1".utf8) }),
+            (["--precision", "2", "--agg", "avg(close)"], .applied { out, _, _ in
+                let value = out.split(separator: "\n").last.map(String.init) ?? ""
+                return value.split(separator: ".").last.map { $0.count <= 2 } == true && value.contains(".") }),
+            (["--agg", "avg(close)"], .applied { out, _, _ in
+                let value = out.split(separator: "\n").last.map(String.init) ?? ""
+                return value.split(separator: ".").last.map { $0.count <= 6 } == true }),
             // Refused: nothing would apply them.
             (["--sort", "date", "--count"], .refused(naming: ["--sort", "--count"])),
             (["--sort", "date", "--count", "--by", "ticker"], .refused(naming: ["--sort", "--count"])),
@@ -147,6 +162,24 @@ import Testing
         for name in ["x.csv", "x.txt", "x.parquet", "x.arrow"] {
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path), "\(name)")
         }
+    }
+
+    @Test func aTableOnATerminalIsCappedUnlessAll() throws {
+        let directory = try EndToEndFixture.scratchDirectory("cap")
+        let total = try EndToEndFixture.get().table.rowCount
+        let capped = try Self.filter(["--columns", "ticker,date"], in: directory, terminal: true)
+        #expect(capped.status == 0)
+        let lines = capped.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2 + 40 + 1, "header, rule, 40 rows (no known height: 40), the gap line")
+        #expect(lines[22] == "… \((total - 40).groupedText) more rows …")
+        #expect(capped.standardError.hasPrefix("40 of \(total.groupedText) matching rows shown in "))
+        let all = try Self.filter(["--columns", "ticker,date", "--all"], in: directory, terminal: true)
+        #expect(all.standardOutput.split(separator: "\n").count == 2 + total)
+        #expect(all.standardError.hasPrefix("\(total.groupedText) of \(total.groupedText) matching rows shown in "))
+        // Not a terminal: every row, and no statistics line.
+        let piped = try Self.filter(["--columns", "ticker,date"], in: directory)
+        #expect(piped.standardOutput.split(separator: "\n").count == 2 + total)
+        #expect(piped.standardError.isEmpty)
     }
 
     @Test(arguments: ["arrows", "arrow", "parquet"])

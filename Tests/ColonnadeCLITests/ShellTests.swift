@@ -107,7 +107,7 @@ import Glibc
             .tickers NOPE
             .show
             .open \(other)
-            .tickers
+            .tickers all
             --count
             .help
             """)
@@ -119,6 +119,36 @@ import Glibc
         #expect(run.standardOutput.contains(".timing on|off"))
         let timings = run.standardError.split(separator: "\n").filter { $0.hasPrefix("Run Time: ") && $0.hasSuffix(" ms") }
         #expect(timings.count == 2, "\(run.standardError)")
+    }
+
+    @Test func tickersListsMaxrowsCapsATerminalTableAndExitLeaves() throws {
+        let fx = try EndToEndFixture.get()
+        let session = try ShellSession(source: .file(fx.snapshot), verify: true,
+                                       context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                                                               environment: [:], currentDirectory: "/tmp"))
+        guard case .message(let list) = try session.interpret(".tickers") else { Issue.record("no listing"); return }
+        #expect(list.hasPrefix("\(fx.table.tickers.count) tickers in this snapshot (screens use: all): "))
+        for ticker in fx.table.tickers { #expect(list.contains(ticker.symbol)) }
+        _ = try session.interpret(".maxrows 3")
+        #expect(session.settings.maxRows == .rows(3))
+        guard case .query(let parsed) = try session.interpret("close > 0") else { Issue.record("not a query"); return }
+        let terminal = MemoryOutputWriter(), errors = MemoryOutputWriter()
+        terminal.isTerminal = true
+        let context = CommandContext(standardOutput: terminal, standardError: errors, environment: [:], currentDirectory: "/tmp")
+        _ = try session.answer(parsed, context: context, isCancelled: { false })
+        let lines = terminal.text.split(separator: "\n")
+        #expect(lines.count == 2 + 3 + 1, "\(terminal.text)")
+        #expect(lines[4].hasPrefix("… ") && lines[4].hasSuffix(" more rows …"), "two first rows, the gap, one last row")
+        #expect(errors.text.hasPrefix("3 of \(fx.table.rowCount.groupedText) matching rows shown"))
+        _ = try session.interpret(".maxrows 0")
+        let all = MemoryOutputWriter()
+        all.isTerminal = true
+        _ = try session.answer(parsed, context: CommandContext(standardOutput: all, standardError: MemoryOutputWriter(), environment: [:],
+                                                               currentDirectory: "/tmp"), isCancelled: { false })
+        #expect(all.text.split(separator: "\n").count == 2 + fx.table.rowCount)
+        for word in ["exit", "quit", "  quit  ", ".quit"] {
+            guard case .quit = try session.interpret(word) else { Issue.record("\(word) does not quit"); continue }
+        }
     }
 
     @Test func thePipeRunsAsAProcessToo() throws {

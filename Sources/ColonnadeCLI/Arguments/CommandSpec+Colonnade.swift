@@ -29,11 +29,11 @@ extension CommandSpec {
             .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
-            "filter --where '80 < high < 83 and 78 < low < 82' --tickers AAPL,MSFT --from 2005-01-01 --to 2014-12-31",
+            "filter --where '80 < high < 83 and 78 < low < 82' --tickers JNJ,CVX --from 2005-01-01 --to 2009-12-31",
             "filter --tickers FDX --columns date,close --sort -date --limit 10",
             "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
             "filter --where 'close > 100' --count --timing --repeat 5",
-            "filter --where 'close > mavg(close, 200) and volume > 2 * mavg(volume, 20)' --on latest",
+            "filter --where 'close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)' --on latest",
             "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
         ]
     )
@@ -231,6 +231,14 @@ extension FilterCommand {
             abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
                 + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k.")
         static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows.")
+        static let showAll = OptionKey.flag(
+            "all",
+            abstract: "On a terminal, print every row of a table (by default at most a screenful: the first and last rows, "
+                + "with a line saying how many are left out). Pipes and files always get every row.")
+        static let precision = OptionKey.integer(
+            "precision", value: "N", minimum: 0,
+            abstract: "In a table, print numbers with at most N decimals (by default computed values and aggregates "
+                + "have at most 6, columns their own). CSV and JSON keep every digit.")
         static let timing = OptionKey.flag("timing", abstract: "Write load and query times as one JSON line to standard error.")
         static let `repeat` = OptionKey.integer(
             "repeat", value: "N", minimum: 1, default: 1,
@@ -243,7 +251,7 @@ extension FilterCommand {
 
         static let all: [OptionSpec] = [
             snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec, count.spec,
-            agg.spec, by.spec, sort.spec, limit.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+            agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one written as `export` does.

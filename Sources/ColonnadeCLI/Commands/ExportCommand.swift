@@ -35,11 +35,11 @@ struct ExportCommand: Command {
         if let output = parsed[Options.output], output != "-" {
             try Self.refuseSameFile(output: context.resolve(output), snapshot: source, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
-            try format.formatter(footer: nil, forTerminal: writer.isTerminal).write(&rows, to: writer)
+            try format.formatter(forTerminal: writer.isTerminal).write(&rows, to: writer)
             try writer.close()
             context.note("wrote \(selection.count.groupedText) of \(table.rowCount.groupedText) rows to \(output)")
         } else {
-            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
+            try format.formatter(forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
         }
         return ExitStatus.success
     }

@@ -50,6 +50,7 @@ extension FilterCommand {
     /// Refuses options that would have no effect together (group sorting and limits are not
     /// supported yet; a bare `--count` is one number).
     static func refuseInapplicable(_ parsed: ParsedArguments, format: Options.Format) throws(UsageError) {
+        try refuseTableOptions(parsed, format: format)
         func refuse(_ option: String, _ other: String, _ reason: String) -> UsageError {
             .inapplicable(option: option, with: other, reason: reason, command: CommandSpec.filter.name)
         }
@@ -76,6 +77,39 @@ extension FilterCommand {
                                     (parsed.isGiven(Options.sort), "--sort"), (parsed.isGiven(Options.limit), "--limit"),
                                     (parsed.isGiven(Options.columns), "--columns")] where given {
                 throw refuse(option, other, reason)
+            }
+        }
+    }
+
+    /// `--all` and `--precision` are about tables: refused with another format, `--all` with
+    /// `--limit`, and both with a bare `--count` (one integer).
+    private static func refuseTableOptions(_ parsed: ParsedArguments, format: Options.Format) throws(UsageError) {
+        let name = CommandSpec.filter.name
+        // How the format was chosen, to name it: `--format csv`, or `-o` whose extension chose it.
+        let formatOption = parsed.isGiven(Options.format) ? "--format \(format.rawValue)"
+            : "--output \(parsed[Options.output] ?? "")"
+        let bareCount = parsed[Options.count] && !parsed.isGiven(Options.by)
+        if parsed[Options.showAll] {
+            if format != .table {
+                throw .inapplicable(option: "--all", with: formatOption,
+                                    reason: "--all lifts the row cap of a table on a terminal; \(format.rawValue) always gets every row",
+                                    command: name)
+            }
+            if parsed.isGiven(Options.limit) {
+                throw .inapplicable(option: "--all", with: "--limit", reason: "--all prints every row, --limit at most N", command: name)
+            }
+            if bareCount || parsed.isGiven(Options.agg) && !parsed.isGiven(Options.by) {
+                throw .inapplicable(option: "--all", with: parsed[Options.count] ? "--count" : "--agg",
+                                    reason: "without --by there is one row to print", command: name)
+            }
+        }
+        if parsed.isGiven(Options.precision) {
+            if format != .table {
+                throw .inapplicable(option: "--precision", with: formatOption,
+                                    reason: "CSV and JSON keep every digit; --precision rounds the numbers of a table", command: name)
+            }
+            if parsed[Options.count] {
+                throw .inapplicable(option: "--precision", with: "--count", reason: "counts are whole numbers", command: name)
             }
         }
     }

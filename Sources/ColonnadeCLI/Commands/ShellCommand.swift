@@ -115,6 +115,7 @@ struct ShellCommand: Command {
         let errors = CancellableOutputWriter(FileDescriptorWriter(fileDescriptor: 2, destination: "standard error"))
         let result = Mutex<Answer?>(nil)
         let table = session.table, source = session.source, settingsTiming = session.settings.timing
+        let rowCap = session.settings.maxRows
         let environment = context.environment, directory = context.currentDirectory
         let writeEnd = wake[1]
         let worker = Thread {
@@ -123,7 +124,7 @@ struct ShellCommand: Command {
             let start = ContinuousClock.now
             var message: String?
             do {
-                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, context: queryContext,
+                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: rowCap, context: queryContext,
                                              isCancelled: { output.isCancelled })
                 try output.flush()
             } catch {
@@ -174,8 +175,11 @@ struct ShellCommand: Command {
             }
         }
         guard let answer = result.withLock({ $0 }) else { return }
-        if let error = answer.error { editor.write(error.replacingOccurrences(of: "\n", with: "\r\n")) }
-        if settingsTiming { editor.write(Self.timing(answer.elapsed) + "\r\n") }
+        if let error = answer.error {
+            editor.write(error.replacingOccurrences(of: "\n", with: "\r\n"))  // no run time for a line that failed
+        } else if settingsTiming {
+            editor.write(Self.timing(answer.elapsed) + "\r\n")
+        }
     }
 
     // MARK: Reporting

@@ -48,6 +48,7 @@ final class ShellSession {
     func interpret(_ line: String) throws -> Action {
         let text = line.trimmingSpacesAndTabs()
         if text.isEmpty || text.hasPrefix("#") { return .nothing }
+        if text == "exit" || text == "quit" { return .quit }
         if text.hasPrefix(".") { return try dotCommand(text) }
         var arguments: [String]
         if text.hasPrefix("-") {
@@ -65,7 +66,8 @@ final class ShellSession {
 
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
-        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, context: context, isCancelled: isCancelled)
+        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
+                                 isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands
@@ -73,18 +75,20 @@ final class ShellSession {
     static let helpText = """
         Type a screen: a --where expression (close > 100 and volume > 1e7), or filter options
         (--where 'close > 100' --count, --agg 'avg(close)' --by ticker). Settings persist:
-          .tickers A,B          only these tickers (.tickers alone: all)
+          .tickers A,B          only these tickers (.tickers all: every ticker)
+          .tickers              list the snapshot's tickers
           .from YYYY-MM-DD      only rows on or after (.from alone: no bound)
           .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
           .format FORMAT        table, csv, json or ndjson
           .columns a,b|all      columns to print (.columns alone: the default)
           .limit N              print at most N rows (.limit alone: no limit)
+          .maxrows N            show at most N rows of a table here (0: all; alone: a screenful)
           .timing on|off        show how long each answer took
           .show                 the settings
           .open PATH            load another snapshot
           .info                 describe the snapshot
           .help                 this text
-          .quit                 leave (also Ctrl-D)
+          .quit                 leave (also exit, quit, Ctrl-D)
         """
 
     private func dotCommand(_ text: String) throws -> Action {
@@ -102,7 +106,13 @@ final class ShellSession {
         case ".show", ".settings":
             return .message("snapshot \(source.displayName)\n" + settings.description)
         case ".tickers":
-            settings.tickers = value.map(splitList)?.filter { !$0.isEmpty } ?? []
+            guard let value else {
+                let symbols = table.tickers.map(\.symbol)
+                let setting = settings.tickers.isEmpty ? "all" : settings.tickers.joined(separator: ",")
+                return .message(wrap("\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
+                    + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
+            }
+            settings.tickers = value.lowercased() == "all" ? [] : splitList(value).filter { !$0.isEmpty }
             let unknown = settings.tickers.filter { table.code(of: $0) == nil }
             return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this snapshot")
         case ".from", ".to":
@@ -125,6 +135,11 @@ final class ShellSession {
             guard let n = Int(value), n >= 1 else { throw invalid("expected a positive integer") }
             settings.limit = n
             return .message("")
+        case ".maxrows":
+            guard let value else { settings.maxRows = .screen; return .message("") }
+            guard let n = Int(value), n >= 0 else { throw invalid("expected a number of rows (0: all)") }
+            settings.maxRows = n == 0 ? .none : .rows(n)
+            return .message("")
         case ".timing":
             guard value == "on" || value == "off" else { throw invalid("expected on or off") }
             settings.timing = value == "on"
@@ -142,7 +157,8 @@ final class ShellSession {
             try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".timing", ".show", ".open", ".info", ".help", ".quit"]
+            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
+                         ".help", ".quit"]
             let close = Suggestions.closest(to: name, among: known)
             throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
         }

@@ -15,6 +15,8 @@ struct ShellSettings: Equatable {
     var limit: Int?
     /// `.timing on`: the time of each answer on standard error.
     var timing = false
+    /// `.maxrows N`: how many rows a table on the terminal shows (a screenful by default; 0: all).
+    var maxRows = RowCap.screen
 
     /// The `filter` arguments these settings stand for, before the line's own.
     ///
@@ -32,6 +34,15 @@ struct ShellSettings: Equatable {
         return out
     }
 
+    /// `.maxrows` as `.show` prints it.
+    var maxRowsText: String {
+        switch maxRows {
+        case .screen: "(a screenful)"
+        case .rows(let n): String(n)
+        case .none: "0 (all)"
+        }
+    }
+
     /// One line per setting, as `.show` prints them.
     var description: String {
         [
@@ -42,6 +53,7 @@ struct ShellSettings: Equatable {
             "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : columns.joined(separator: ","))",
             "limit    \(limit.map(String.init) ?? "(none)")",
             "timing   \(timing ? "on" : "off")",
+            "maxrows  \(maxRowsText)",
         ].joined(separator: "\n")
     }
 }
