@@ -73,13 +73,15 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those matching --where) as CSV, NDJSON, Arrow IPC or Parquet.",
+        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC or Parquet.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
             + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
             + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
         options: ExportCommand.Options.all,
+        constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
             "export --format csv -o quotes.csv",
+            "export --tickers AAPL,KO --from 2005-01-01 --columns date,close --format parquet -o aapl-ko.parquet",
             "export --where 'ticker = \"AAPL\"' --format ndjson | head",
             "export --format arrow -o quotes.arrow",
             "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
@@ -345,6 +347,14 @@ extension ExportCommand {
     enum Options {
         static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
         static let `where` = SharedOptions.where
+        static let tickers = FilterCommand.Options.tickers
+        static let from = FilterCommand.Options.from
+        static let to = FilterCommand.Options.to
+        static let on = FilterCommand.Options.on
+        static let columns = OptionKey.list(
+            "columns", value: "a,b|all",
+            abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
+                + "arrow, arrows and parquet take value columns and always write ticker and date.")
         static let format = OptionKey<Format>.requiredChoice("format", abstract: "Output format.")
         static let output = OptionKey.string(
             "output", short: "o", value: "FILE",
@@ -356,7 +366,8 @@ extension ExportCommand {
         static let compression = OptionKey.choice("compression", default: Compression.none, abstract: "parquet: page compression.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, format.spec, output.spec, partitionBy.spec, rowGroupRows.spec, compression.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec,
+            partitionBy.spec, rowGroupRows.spec, compression.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one.

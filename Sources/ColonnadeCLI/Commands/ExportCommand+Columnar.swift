@@ -65,6 +65,32 @@ extension ExportCommand {
         return ExitStatus.success
     }
 
+    /// `table` with only the value columns `names` asks for, in that order (`ticker` and `date`
+    /// are always written by the columnar formats, so naming them changes nothing).
+    ///
+    /// - Throws: a usage error for a name that is not a value column (a computed column included).
+    static func projected(_ table: QuoteTable, onto names: [String]) throws -> QuoteTable {
+        var indices = [Int]()
+        for name in names where !["ticker", "date", table.dateColumnName.lowercased()].contains(name.lowercased()) {
+            guard let index = table.columnIndex(named: name) else {
+                let close = Suggestions.closest(to: name, among: table.schema.map(\.identifier))
+                let computed = ColumnSelection.computed(name) != nil
+                throw UsageError.invalidValue(
+                    option: "--columns", value: name,
+                    reason: computed ? "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson" : "no such column",
+                    suggestion: computed ? nil : close.first, command: CommandSpec.export.name)
+            }
+            if !indices.contains(index) { indices.append(index) }
+        }
+        if indices == Array(table.schema.indices) { return table }
+        do {
+            return try QuoteTable(schema: indices.map { table.schema[$0] }, columns: indices.map { table.columns[$0] }, dates: table.dates,
+                                  tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata, checkDates: false)
+        } catch {
+            throw CommandFailure("cannot select the columns \(names.joined(separator: ",")): \(error)")
+        }
+    }
+
     /// Binary output to standard output: the text writer is flushed first, then bytes go to its
     /// descriptor. In-process callers without a descriptor get an error.
     static func writeToStandardOutput(_ context: CommandContext,

@@ -10,8 +10,24 @@ struct ExportCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let table = try source.load(verify: true)
-        let predicate = try FilterCommand.predicate(where: parsed[Options.where], table: table)
-        let selection = try table.select(predicate)
+        // The rows and columns filter would select.
+        let predicate = try FilterCommand.predicate(where: parsed[Options.where],
+                                                    tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
+                                                    from: parsed[Options.from], to: parsed[Options.to], table: table)
+        FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
+        let selection: Selection
+        if let text = parsed[Options.on] {
+            guard let day = ScreenDay(text) else {
+                throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                                              suggestion: nil, command: spec.name)
+            }
+            selection = try table.select(predicate, on: day)
+        } else {
+            selection = try table.select(predicate)
+        }
+        let allColumns = ["ticker", "date"] + table.schema.map(\.identifier)
+        let given = parsed[Options.columns]
+        let names = given.isEmpty || given.count == 1 && given[0].lowercased() == "all" ? allColumns : given
         let requested = parsed[Options.format]
         guard let format = requested.textFormat else {
             if requested != .parquet && Self.givesParquetOptions(parsed) {
@@ -21,7 +37,8 @@ struct ExportCommand: Command {
             }
             let parquet = ParquetSettings(partitionByYear: parsed[Options.partitionBy] == .year,
                                           rowGroupRows: parsed[Options.rowGroupRows], compression: parsed[Options.compression])
-            return try Self.writeColumnar(table.subtable(selection), format: requested, output: parsed[Options.output], snapshot: source,
+            let columnar = try Self.projected(table.subtable(selection), onto: names)
+            return try Self.writeColumnar(columnar, format: requested, output: parsed[Options.output], snapshot: source,
                                           parquet: parquet, context: context)
         }
         if Self.givesParquetOptions(parsed) {
@@ -29,7 +46,6 @@ struct ExportCommand: Command {
                                           reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
                                           suggestion: "parquet", command: spec.name)
         }
-        let names = ["ticker", "date"] + table.schema.map(\.identifier)
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
         if let output = parsed[Options.output], output != "-" {
