@@ -314,3 +314,47 @@ import Glibc
         #expect(!history.contains("volume >"), "the abandoned line is not kept")
     }
 }
+
+/// Tab at the shell's prompt: what completes where.
+@Suite struct ShellCompletionTests {
+    static func session() throws -> ShellSession {
+        try ShellSession(source: .file(try EndToEndFixture.get().snapshot), verify: false,
+                         context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                                                 environment: [:], currentDirectory: "/tmp"))
+    }
+
+    @Test func completesDotCommandsOptionsTickersColumnsAndFunctions() throws {
+        let session = try Self.session()
+        func complete(_ prefix: String) -> [String] { session.completions(for: prefix).candidates }
+        #expect(complete(".ti") == [".tickers", ".timing"])
+        #expect(complete(".ma") == [".maxrows"])
+        #expect(complete("--co") == ["--columns", "--count"])
+        #expect(complete(".tickers AA") == ["AAPL"])
+        #expect(complete(".tickers AAPL,MS") == ["MSFT"])
+        #expect(session.completions(for: ".tickers AAPL,MS").start == ".tickers AAPL,".count)
+        #expect(complete("ticker in (K") == ["KO"])
+        #expect(complete("--tickers c").contains("CSCO"))
+        #expect(complete("adj_c") == ["adj_close"])
+        #expect(complete("close > mav") == ["mavg("])
+        #expect(complete("close > 1 a") == ["adj_open", "adj_high", "adj_low", "adj_close", "adj_volume", "abs(", "avg(", "and"])
+        #expect(complete(".format n") == ["ndjson"])
+        #expect(complete("--snap").isEmpty, "the shell keeps one snapshot")
+    }
+
+    @Test func tabCompletesAtTheTerminalPrompt() throws {
+        let home = try EndToEndFixture.scratchDirectory("shell-tab")
+        let term = try ShellTests.terminal(home: home)
+        try term.waitFor("colonnade> ")
+        term.type(".tick\t")
+        try term.waitFor("colonnade> .tickers ")
+        term.type("KO\r")
+        try term.waitFor("colonnade> ", occurrences: 2)
+        term.type("--cou\t--where 'adj_cl\t> 0'\r")
+        // Redrawn lines carry erase-to-end-of-line codes: the count of KO's rows is the proof.
+        let ko = try EndToEndFixture.get().table.ticker("KO")!.rowCount
+        let output = try term.waitFor("\n\(ko)\n")
+        #expect(output.replacingOccurrences(of: "\u{1B}[K", with: "").contains("--count --where 'adj_close > 0'"))
+        term.type("quit\r")
+        #expect(try term.finish() == 0)
+    }
+}

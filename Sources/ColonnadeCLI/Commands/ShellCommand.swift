@@ -71,6 +71,7 @@ struct ShellCommand: Command {
         let history = ShellHistory(environment: context.environment)
         let editor = LineEditor(input: input, output: terminalOutput, history: history.load())
         editor.signals = signals
+        editor.completer = { session.completions(for: $0) }
         let table = session.table
         editor.write("colonnade shell: \(session.source.displayName), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
             + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
