@@ -48,14 +48,24 @@ struct ExportCommand: Command {
         }
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
-        if let output = parsed[Options.output], output != "-" {
+        let file = parsed[Options.output].flatMap { $0 == "-" ? nil : $0 }
+        // Progress on a terminal's standard error, unless the rows themselves go to that terminal.
+        let progress = ProgressLine("exporting", total: selection.count,
+                                    enabled: context.standardError.isTerminal && (file != nil || !context.standardOutput.isTerminal),
+                                    writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+        defer { progress.finish() }
+        let headerLines = format == .csv ? 1 : 0
+        if let output = file {
             try Self.refuseSameFile(output: context.resolve(output), snapshot: source, given: output)
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
-            try format.formatter(forTerminal: writer.isTerminal).write(&rows, to: writer)
+            try format.formatter(forTerminal: writer.isTerminal)
+                .write(&rows, to: CountingOutputWriter(writer, progress: progress, headerLines: headerLines))
             try writer.close()
+            progress.finish()
             context.note("wrote \(selection.count.groupedText) of \(table.rowCount.groupedText) rows to \(output)")
         } else {
-            try format.formatter(forTerminal: context.standardOutput.isTerminal).write(&rows, to: context.standardOutput)
+            try format.formatter(forTerminal: context.standardOutput.isTerminal)
+                .write(&rows, to: CountingOutputWriter(context.standardOutput, progress: progress, headerLines: headerLines))
         }
         return ExitStatus.success
     }
