@@ -89,6 +89,9 @@ import Glibc
         #expect(errors.count == 5, "\(run.standardError)")
         guard errors.count == 5 else { return }
         #expect(errors[0].hasPrefix("error: line 2: --where: unknown column 'clse'"))
+        // Hints name what to type here, not a command line.
+        #expect(run.standardError.contains("hint: '.info' lists the columns"), "\(run.standardError)")
+        #expect(!run.standardError.contains("'colonnade info'"))
         #expect(errors[1].hasPrefix("error: line 4: unclosed ' quote"))
         #expect(errors[2].hasPrefix("error: line 5: unknown command '.frm'"))
         #expect(run.standardError.contains("did you mean '.from'?"))

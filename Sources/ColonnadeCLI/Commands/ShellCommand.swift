@@ -132,7 +132,7 @@ struct ShellCommand: Command {
                 if !output.isCancelled {
                     let text = MemoryOutputWriter()
                     ErrorReport(error).write(to: text)
-                    message = text.text
+                    message = Self.inShellTerms(text.text)
                 }
             }
             try? errors.flush()
@@ -191,11 +191,22 @@ struct ShellCommand: Command {
         return "Run Time: " + String(format: "%.3f ms", ms)
     }
 
+    /// A report's hints in the shell's terms: the dot-command that does what a hint's command
+    /// line would (`'.info'` for `'colonnade info'`, `.open PATH` for `--snapshot PATH`).
+    static func inShellTerms(_ report: String) -> String {
+        report.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.hasPrefix("hint: ") else { return String(line) }
+            return line.replacingOccurrences(of: "'colonnade info'", with: "'.info'")
+                .replacingOccurrences(of: "--snapshot PATH", with: ".open PATH")
+                .replacingOccurrences(of: "'colonnade help filter'", with: "'.help'")
+        }.joined(separator: "\n")
+    }
+
     /// `error: line 3: …` and the hint, on `writer`.
     static func report(_ error: any Error, line: Int?, to writer: any OutputWriter) {
         let text = MemoryOutputWriter()
         ErrorReport(error).write(to: text)
-        var out = text.text
+        var out = inShellTerms(text.text)
         if let line, out.hasPrefix("error: ") { out = "error: line \(line): " + out.dropFirst("error: ".count) }
         try? writer.write(out)
         try? writer.flush()
