@@ -190,7 +190,7 @@ import Testing
         // TICKER is optional for the parser (fetch --table T --bulk takes the whole table); the
         // command itself requires it without --bulk (FetchBulkTests.tickersAreRequiredWithoutBulk).
         #expect(usageError([], for: .fetch) == nil)
-        #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: []))
+        #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: ["--tickers"]))
         #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet", command: "export"))
     }
 
