@@ -58,11 +58,14 @@ extension DataLinkClient {
             events(.downloading(host: host, offset: offset))
             log("DataLink: downloading the export of \(request.target) from \(host)\(offset > 0 ? ", resuming at byte \(offset)" : "")")
             let outcome = await HTTPDownload.get(link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"],
-                                                 into: fd, offset: offset, timeout: configuration.requestTimeout)
+                                                 into: fd, offset: offset, timeout: configuration.requestTimeout,
+                                                 process: configuration.transferProcess)
             let result: DownloadResult
             switch outcome {
             case .failure(.cancelled):
                 throw .cancelled(request.target)
+            case .failure(.malformed(let reason)):
+                throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "malformed response: \(redactor.oneLine(reason, limit: 200))")
             case .failure(.tooLarge), .failure(.deadline):
                 // Not produced by HTTPDownload (no size limit, no whole-request deadline: the file streams to disk).
                 throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "stopped")
@@ -142,6 +145,12 @@ extension DataLinkClient {
                                           bodyPrefix: "not an export status: \(redactor.hidingURLs(in: response.body).bodyPrefix(response.body))")
             }
             if status.isFresh { return status }
+            // Fresh, but with no link we may download (missing, or not an absolute http(s) URL:
+            // `file://`, `ftp://`, a relative path): asking again would only wait out the timeout.
+            if status.status == "fresh" {
+                throw .unexpectedResponse(request.target, status: response.status, contentType: response.contentType,
+                                          bodyPrefix: "the export is fresh, but its file.link is missing or not an absolute http(s) URL")
+            }
             let elapsed = clock.now - start
             let left = polling.timeout - elapsed
             if left <= .zero {

@@ -83,7 +83,7 @@ extension DataLinkClient {
 
         let outcome = await HTTPTransfer.get(
             request, timeout: configuration.requestTimeout, deadline: deadline, limit: configuration.maximumResponseSize,
-            keyHeader: configuration.apiKey == nil ? nil : Self.keyHeader)
+            keyHeader: configuration.apiKey == nil ? nil : Self.keyHeader, process: configuration.transferProcess)
         switch outcome {
         case .failure(let failure):
             let error: DataLinkError
@@ -92,8 +92,10 @@ extension DataLinkClient {
                 error = .cancelled(target)
             case .deadline:
                 error = .deadlineExceeded(target, after: configuration.requestDeadline)
-            case .tooLarge(let declared):
-                error = .responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: declared)
+            case .tooLarge(let declared, let received):
+                error = .responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: declared, received: received)
+            case .malformed(let reason):
+                error = .malformedResponse(target, reason: redactor.oneLine(reason, limit: 300))
             case .urlError(let code, let reason):
                 error = code == NSURLErrorTimedOut
                     ? .timedOut(target, after: configuration.requestTimeout)
@@ -113,13 +115,26 @@ extension DataLinkClient {
         }
     }
 
-    /// Status first, then the `QE…` code of the error body; a 2xx must also have the expected
-    /// content type and shape.
+    /// The length first (an unusable `Content-Length`, or a body of another length, is a
+    /// malformed response; a body past the limit is too large, whatever the status), then the
+    /// status, then the `QE…` code of the error body; a 2xx must also have the expected content
+    /// type and shape.
     func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int,
                redactor: Redactor? = nil) -> Result<DataLinkResponse, DataLinkError> {
         let redactor = redactor ?? self.redactor
         let target = request.target
         let status = result.status
+        switch ContentLength.parse(result.headers["content-length"]) {
+        case .failure(let problem):
+            return .failure(.malformedResponse(target, reason: redactor.oneLine(problem.reason, limit: 200)))
+        case .success(let declared):
+            if !ContentLength.matches(result.body.count, declared: declared, headers: result.headers, status: status) {
+                return .failure(.malformedResponse(target, reason: "the body has \(result.body.count) bytes, Content-Length declares \(declared ?? 0)"))
+            }
+        }
+        if result.body.count > configuration.maximumResponseSize {
+            return .failure(.responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: nil, received: result.body.count))
+        }
         let contentType = result.headers["content-type"]
         let keySent = configuration.apiKey != nil
         if (200..<300).contains(status), status != 202 {

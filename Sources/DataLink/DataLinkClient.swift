@@ -114,6 +114,10 @@ public struct DataLinkClient: Sendable {
     /// `onPage` gets each page and returns its `meta.next_cursor_id` (nil when it is the last),
     /// which is sent back as `qopts.cursor_id`. Batches and pages run one after another.
     ///
+    /// A server cannot keep the walk going forever: a cursor seen before stops it, and so does
+    /// a batch that needs more pages than ``pageLimit(tickers:from:to:perPage:)`` allows
+    /// (``DataLinkError/tooManyPages(_:limit:)``).
+    ///
     /// - Parameters:
     ///   - table, tickers, from, to, columns, perPage: as for ``tablePage(_:tickers:from:to:columns:perPage:cursorID:)``.
     ///   - maxURLLength: the longest URL a batch may produce.
@@ -140,9 +144,13 @@ public struct DataLinkClient: Sendable {
         for batch in batches {
             var cursor: String? = nil
             var seen: Set<String> = []
+            let limit = Self.pageLimit(tickers: batch.count, from: from, to: to, perPage: perPage)
+            var pages = 0
             repeat {
                 let request = try tableRequest(table, codes: batch, from: from, to: to, columns: columns,
                                                perPage: perPage, cursorID: cursor)
+                guard pages < limit else { throw DataLinkError.tooManyPages(request.target, limit: limit) }
+                pages += 1
                 let page = try await perform(request)
                 cursor = try await onPage(page)
                 if let next = cursor, !seen.insert(next).inserted {
@@ -152,6 +160,40 @@ public struct DataLinkClient: Sendable {
                 }
             } while cursor != nil
         }
+    }
+
+    /// Rows per page when `qopts.per_page` is not given: the Tables API's default (and most).
+    public static let defaultRowsPerPage = 10_000
+    /// The most pages ``tablePages(_:tickers:from:to:columns:perPage:maxURLLength:onPage:)``
+    /// follows for one batch when its size cannot be bounded (no tickers, or an open date range):
+    /// 10,000 pages of 10,000 rows, seven times all of WIKI/PRICES (about 1,500 pages).
+    public static let maximumPages = 10_000
+
+    /// The most pages a table query can need: `ceil(tickers × weekdays in from…to / rows per
+    /// page) + 2` when tickers and both dates are known (a daily table has at most one row per
+    /// ticker and weekday; two pages of slack for a last, empty page), else ``maximumPages``.
+    /// - Complexity: O(1).
+    public static func pageLimit(tickers: Int, from: Day?, to: Day?, perPage: Int?) -> Int {
+        guard tickers > 0, let from, let to else { return maximumPages }
+        let rowsPerPage = max(1, perPage ?? defaultRowsPerPage)
+        let rows = tickers.multipliedReportingOverflow(by: weekdays(from: from, to: to))
+        guard !rows.overflow else { return maximumPages }
+        return min(maximumPages, (rows.partialValue + rowsPerPage - 1) / rowsPerPage + 2)
+    }
+
+    /// Monday-to-Friday days from `from` through `to` (0 when `to` is before `from`).
+    /// - Complexity: O(1).
+    static func weekdays(from: Day, to: Day) -> Int {
+        let first = Int(from.daysSinceEpoch), last = Int(to.daysSinceEpoch)
+        guard last >= first else { return 0 }
+        // Weekdays in [0, n) counted from 1970-01-01, a Thursday (Monday-based index 3).
+        func before(_ n: Int) -> Int {
+            let weeks = n >= 0 ? n / 7 : (n - 6) / 7
+            var count = weeks * 5
+            for d in weeks * 7 ..< n where ((d % 7) + 7 + 3) % 7 < 5 { count += 1 }
+            return count
+        }
+        return before(last + 1) - before(first)
     }
 
     /// Splits ticker codes into groups whose comma-joined, percent-encoded form stays within

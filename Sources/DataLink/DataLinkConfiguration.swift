@@ -35,6 +35,13 @@ public struct DataLinkConfiguration: Sendable {
     /// Responses with more body bytes than this fail with ``DataLinkError/responseTooLarge(_:limit:declaredLength:)``
     /// before they are fully read (default 512 MiB).
     public var maximumResponseSize: Int
+    /// Run each API request in a child process (see ``TransferProcess``), so that a hostile
+    /// response can neither end this process (FoundationNetworking traps on a `Content-Length`
+    /// near 2^63) nor fill its memory past ``maximumResponseSize`` (FoundationNetworking queues
+    /// body pieces without backpressure). Export downloads
+    /// (``DataLinkClient/downloadTableExport(_:tickers:from:to:columns:to:polling:events:)``) run
+    /// there too, streamed back and written to their file here. nil (the default): in this process.
+    public var transferProcess: TransferProcess?
     /// Debug hook: receives the request line and headers (the key shown as `<redacted>`), then the
     /// status, response headers and the first bytes of the body, for every attempt. The
     /// library never prints by itself.
@@ -67,6 +74,7 @@ public struct DataLinkConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.maxConcurrentRequests = maxConcurrentRequests
         self.maximumResponseSize = maximumResponseSize
+        self.transferProcess = nil
         self.log = log
         self.sleep = sleep
     }

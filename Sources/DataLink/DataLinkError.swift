@@ -48,9 +48,22 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
     /// A response that is not what was asked for (wrong content type or shape, an HTML page, a
     /// status that is neither success nor error); `bodyPrefix` is its first ~200 bytes, sanitized.
     case unexpectedResponse(DataLinkTarget, status: Int, contentType: String?, bodyPrefix: String)
-    /// The body is longer than the configured maximum; reading stopped at the limit (or before
-    /// the first byte when `Content-Length` already said so).
-    case responseTooLarge(DataLinkTarget, limit: Int, declaredLength: Int?)
+    /// The body is longer than the configured maximum: before the first byte when
+    /// `Content-Length` already said so (`declaredLength`), else as soon as the bytes delivered —
+    /// decoded, for a compressed body — passed the limit (`received`: how many had arrived then,
+    /// at most the limit plus one delivered piece).
+    case responseTooLarge(DataLinkTarget, limit: Int, declaredLength: Int?, received: Int? = nil)
+    /// The response cannot be trusted to be whole or readable: an unparsable, overflowing or
+    /// contradictory `Content-Length`, a body whose length differs from it, or a transfer that
+    /// ended the process running it (see ``DataLinkConfiguration/transferProcess``). Not retried.
+    case malformedResponse(DataLinkTarget, reason: String)
+    /// A paged table asked for more pages than it can have: `limit` is the cap (see
+    /// ``DataLinkClient/pageLimit(tickers:from:to:perPage:)``). A server that keeps handing out
+    /// cursors would otherwise be followed forever.
+    case tooManyPages(DataLinkTarget, limit: Int)
+    /// A page of a paged table had no rows but a cursor to a next page: a server that would
+    /// hand out empty pages forever.
+    case emptyPageWithCursor(DataLinkTarget, page: Int)
     /// The task was cancelled; nil target when cancelled before any request started.
     case cancelled(DataLinkTarget?)
     /// A whole-table export was still not ready (`status`, e.g. `creating`) after `waited`,
@@ -69,7 +82,8 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
              let .insecureTransport(target, _), let .notFound(target, _), let .gone(target, _),
              let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
              let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
-             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _),
+             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _, _),
+             let .malformedResponse(target, _), let .tooManyPages(target, _), let .emptyPageWithCursor(target, _),
              let .exportNotReady(target, _, _, _), let .exportDownloadFailed(target, _, _, _):
             target
         case let .cancelled(target): target
@@ -124,9 +138,18 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
             return "\(target): server error (HTTP \(status)\(Self.format(body)))"
         case let .unexpectedResponse(target, status, contentType, bodyPrefix):
             return "\(target): unexpected response (HTTP \(status), content type \(contentType ?? "none")): \(bodyPrefix)"
-        case let .responseTooLarge(target, limit, declaredLength):
+        case let .responseTooLarge(target, limit, declaredLength, received):
+            if let received {
+                return "\(target): response too large (\(received) bytes arrived, decoded, when reading stopped; limit \(limit) bytes)"
+            }
             let declared = declaredLength.map { "declares \($0) bytes" } ?? "exceeded the limit while streaming"
             return "\(target): response too large (\(declared); limit \(limit) bytes)"
+        case let .malformedResponse(target, reason):
+            return "\(target): malformed response: \(reason)"
+        case let .tooManyPages(target, limit):
+            return "\(target): the server kept handing out next-page cursors past \(limit) pages, more than the query can have; stopped"
+        case let .emptyPageWithCursor(target, page):
+            return "\(target): page \(page) had no rows but a cursor to another page; stopped following the server's cursors"
         case let .cancelled(target):
             return target.map { "\($0): cancelled" } ?? "cancelled"
         case let .exportNotReady(target, status, waited, requests):

@@ -30,10 +30,15 @@ struct DownloadResult: Sendable {
 /// A `206` with a `Content-Range` starting at `offset` appends; a `200` (the server ignored the
 /// range) starts the file over; any other status is not written to the file (its first bytes are
 /// kept for the error). A connection that drops mid-body is not an error here: the result says
-/// how far the file got, and the caller resumes.
+/// how far the file got, and the caller resumes. A `Content-Length` that is unparsable,
+/// overflowing or contradictory is a malformed response (see ``ContentLength``).
+///
+/// With `process`, the download runs in a child process (``TransferProcess``), which streams
+/// the body to this process to write: a header that traps FoundationNetworking ends the child,
+/// not the caller.
 enum HTTPDownload {
     static func get(_ url: URL, headers: [String: String], into fd: Int32, offset: Int,
-                    timeout: Duration) async -> Result<DownloadResult, TransferFailure> {
+                    timeout: Duration, process: TransferProcess? = nil) async -> Result<DownloadResult, TransferFailure> {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 86_400
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -47,6 +52,7 @@ enum HTTPDownload {
         // Bytes as stored: a transparently decompressed body would not match a byte range.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         if offset > 0 { request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
+        if let process { return await process.download(request, into: fd, offset: offset, timeout: timeout) }
 
         let delegate = DownloadDelegate(fd: fd, offset: offset, timeout: timeout)
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
@@ -64,32 +70,129 @@ enum HTTPDownload {
     }
 }
 
-/// Writes one download's body to a file; all state behind a mutex.
+/// The state of one download into a file: where the next byte goes, what was declared, the
+/// start of a refused answer's body. Shared by the in-process delegate (under its mutex) and
+/// the transfer process's sink (on its reader thread).
+struct DownloadWriter {
+    let fd: Int32
+    let offset: Int
+    private(set) var headers: [String: String] = [:]
+    private(set) var status: Int?
+    /// Where the next byte goes; nil when the body is not written (an error status).
+    private var position: Int?
+    private var expectedEnd: Int?
+    private var errorBody = Data()
+    private var writeError: String?
+
+    init(fd: Int32, offset: Int) {
+        self.fd = fd
+        self.offset = offset
+    }
+
+    /// Why writing stopped, once ``write(_:)`` returned false.
+    var failure: TransferFailure? {
+        writeError.map { .urlError(code: NSURLErrorCannotWriteToFile, reason: "cannot write the download: \($0)") }
+    }
+
+    /// The response head (header names lower-cased); a malformed `Content-Length` refuses it.
+    mutating func begin(status: Int, headers: [String: String]) -> TransferFailure? {
+        self.status = status
+        self.headers = headers
+        // The header as sent, read strictly: Foundation's `expectedContentLength` shows a value
+        // past 2^63 - 1 as unknown, and a download taken as complete without its length would
+        // be a truncated zip.
+        let length: Int?
+        switch ContentLength.parse(headers["content-length"]) {
+        case .success(let declared): length = declared
+        case .failure(let problem): return .malformed(problem.reason)
+        }
+        switch status {
+        case 206 where offset > 0 && Self.rangeStart(headers["content-range"]) == offset:
+            position = offset
+            expectedEnd = length.map { offset + $0 }
+        case 200:
+            // The whole body again (a server that ignores ranges): start the file over.
+            if ftruncate(fd, 0) != 0 { writeError = String(cString: strerror(errno)) }
+            position = 0
+            expectedEnd = length
+        default:
+            position = nil
+        }
+        return nil
+    }
+
+    /// The first byte of `bytes a-b/n`.
+    static func rangeStart(_ value: String?) -> Int? {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let range = value.dropFirst(6).split(separator: "/").first ?? ""
+        return Int(range.split(separator: "-").first ?? "")
+    }
+
+    /// Writes a piece at the current position (or keeps the start of an error body); false
+    /// when the file cannot be written (see ``failure``).
+    mutating func write(_ data: Data) -> Bool {
+        guard writeError == nil else { return false }
+        guard var position else {
+            if errorBody.count < 64 * 1024 { errorBody.append(data.prefix(64 * 1024 - errorBody.count)) }
+            return true
+        }
+        let fd = self.fd
+        let failed = data.withUnsafeBytes { raw -> String? in
+            var done = 0
+            while done < raw.count {
+                // Safe: `done < raw.count`, so the base address exists and the range is inside.
+                let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(position))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                done += n
+                position += n
+            }
+            return nil
+        }
+        self.position = position
+        if let failed {
+            writeError = failed
+            return false
+        }
+        return true
+    }
+
+    /// The outcome once the transfer ended (`error`: the transport's, if any). A dropped
+    /// connection after a good start is not a failure: the result says how far the file got.
+    func finish(error: (code: Int, reason: String)?) -> Result<DownloadResult, TransferFailure> {
+        if let failure { return .failure(failure) }
+        if let error {
+            if error.code == NSURLErrorCancelled { return .failure(.cancelled) }
+            if status == nil || position == nil { return .failure(.urlError(code: error.code, reason: error.reason)) }
+        }
+        guard let status else { return .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")) }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        let complete = error == nil && (expectedEnd.map { position == $0 } ?? true)
+        return .success(DownloadResult(status: status, headers: headers, fileSize: size, errorBody: errorBody, complete: complete))
+    }
+}
+
+/// Writes one download's body to a file in this process (``DownloadWriter``); all state behind
+/// a mutex.
 final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?
         var cancelled = false
         var failure: TransferFailure?
-        var response: HTTPURLResponse?
-        var headers: [String: String] = [:]
-        /// Where the next byte goes; nil when the body is not written (an error status).
-        var position: Int?
-        var expectedEnd: Int?
-        var errorBody = Data()
+        var writer: DownloadWriter
         var lastActivity = ContinuousClock.now
-        var writeError: String?
     }
 
-    private let fd: Int32
-    private let offset: Int
     private let timeout: Duration
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(fd: Int32, offset: Int, timeout: Duration) {
-        self.fd = fd
-        self.offset = offset
         self.timeout = timeout
+        state = Mutex(State(writer: DownloadWriter(fd: fd, offset: offset)))
     }
 
     func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>) {
@@ -136,99 +239,43 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
         for (name, value) in http?.allHeaderFields ?? [:] {
             headers[String(describing: name).lowercased()] = String(describing: value)
         }
-        let status = http?.statusCode ?? 0
-        let length = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
-        let fd = self.fd
-        let offset = self.offset
-        state.withLock { state in
-            state.response = http
-            state.headers = headers
+        let refused = state.withLock { state -> Bool in
             state.lastActivity = .now
-            switch status {
-            case 206 where offset > 0 && Self.rangeStart(headers["content-range"]) == offset:
-                state.position = offset
-                state.expectedEnd = length.map { offset + $0 }
-            case 200:
-                // The whole body again (a server that ignores ranges): start the file over.
-                if ftruncate(fd, 0) != 0 { state.writeError = String(cString: strerror(errno)) }
-                state.position = 0
-                state.expectedEnd = length
-            default:
-                state.position = nil
-            }
+            guard let failure = state.writer.begin(status: http?.statusCode ?? 0, headers: headers) else { return false }
+            state.failure = failure
+            return true
         }
-        completionHandler(.allow)
-    }
-
-    /// The first byte of `bytes a-b/n`.
-    static func rangeStart(_ value: String?) -> Int? {
-        guard let value, value.hasPrefix("bytes ") else { return nil }
-        let range = value.dropFirst(6).split(separator: "/").first ?? ""
-        return Int(range.split(separator: "-").first ?? "")
+        if refused {
+            completionHandler(.cancel)
+            dataTask.cancel()
+        } else {
+            completionHandler(.allow)
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let fd = self.fd
         let stop = state.withLock { state -> Bool in
             state.lastActivity = .now
-            guard state.failure == nil, state.writeError == nil else { return false }
-            guard var position = state.position else {
-                if state.errorBody.count < 64 * 1024 { state.errorBody.append(data.prefix(64 * 1024 - state.errorBody.count)) }
-                return false
-            }
-            let failed = data.withUnsafeBytes { raw -> String? in
-                var done = 0
-                while done < raw.count {
-                    // Safe: `done < raw.count`, so the base address exists and the range is inside.
-                    let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(position))
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return String(cString: strerror(errno))
-                    }
-                    done += n
-                    position += n
-                }
-                return nil
-            }
-            state.position = position
-            if let failed {
-                state.writeError = failed
-                return true
-            }
-            return false
+            guard state.failure == nil else { return false }
+            return !state.writer.write(data)
         }
         if stop { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let fd = self.fd
         let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?, Result<DownloadResult, TransferFailure>) in
             let continuation = state.continuation
             state.continuation = nil
             state.task = nil
-            if let writeError = state.writeError {
-                return (continuation, .failure(.urlError(code: NSURLErrorCannotWriteToFile, reason: "cannot write the download: \(writeError)")))
-            }
+            if let failure = state.writer.failure { return (continuation, .failure(failure)) }
             if let failure = state.failure { return (continuation, .failure(failure)) }
             if state.cancelled { return (continuation, .failure(.cancelled)) }
-            if let error {
-                let nsError = error as NSError
-                if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled {
-                    return (continuation, .failure(.cancelled))
-                }
-                // A dropped connection after a good start: report how far the file got.
-                if state.response == nil || state.position == nil {
-                    return (continuation, .failure(.urlError(code: nsError.code, reason: nsError.localizedDescription)))
-                }
+            let nsError = error.map { $0 as NSError }
+            let transport = nsError.map { (code: $0.code, reason: $0.localizedDescription) }
+            if let nsError, nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled {
+                return (continuation, .failure(.cancelled))
             }
-            guard let response = state.response else {
-                return (continuation, .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")))
-            }
-            var info = stat()
-            let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
-            let complete = error == nil && (state.expectedEnd.map { state.position == $0 } ?? true)
-            return (continuation, .success(DownloadResult(status: response.statusCode, headers: state.headers, fileSize: size,
-                                                          errorBody: state.errorBody, complete: complete)))
+            return (continuation, state.writer.finish(error: transport))
         }
         continuation?.resume(returning: result)
     }

@@ -16,7 +16,11 @@ struct TransferResult: Sendable {
 /// Why one HTTP exchange produced no response.
 enum TransferFailure: Error, Sendable {
     case urlError(code: Int, reason: String)
-    case tooLarge(declaredLength: Int?)
+    /// Past the size limit: by the declared length (before the body), or when the bytes
+    /// delivered passed it (`received`: how many had arrived then).
+    case tooLarge(declaredLength: Int?, received: Int?)
+    /// An unusable `Content-Length` (see ``ContentLength``), or a transfer process that died.
+    case malformed(String)
     /// The whole-request deadline passed (bytes may still have been arriving).
     case deadline
     case cancelled
@@ -25,10 +29,22 @@ enum TransferFailure: Error, Sendable {
 /// One GET through `URLSession`'s delegate API, with a body-size limit, an idle timeout, a
 /// whole-request deadline and prompt cancellation.
 ///
-/// Sizes: `Content-Length` is checked before the body is read; then the bytes delivered are
-/// counted. libcurl advertises `Accept-Encoding: deflate, gzip, br, zstd` and decompresses, so
-/// `Content-Length` is the compressed size while the count is of decompressed bytes — the
-/// count is what bounds memory (a compression bomb stops at the limit too).
+/// Sizes: `Content-Length` is read strictly (``ContentLength``: an unparsable, overflowing or
+/// contradictory value is a malformed response) and checked against the limit before the body
+/// is read; then the bytes delivered are counted at receipt, in
+/// `urlSession(_:dataTask:didReceive:)`, and the task is cancelled the moment they pass the
+/// limit, so the body held never exceeds it. libcurl advertises
+/// `Accept-Encoding: deflate, gzip, br, zstd` and decompresses, so `Content-Length` is the
+/// compressed size while the count is of decompressed bytes — the count is what bounds memory
+/// (a compression bomb stops at the limit too, and its error reports the decoded count).
+///
+/// What this cannot bound: swift-corelibs-foundation hands each piece libcurl reads to the
+/// delegate queue with `addOperation` and never waits for it, so when the delegate runs slower
+/// than the socket delivers, pieces queue inside FoundationNetworking before any delegate sees
+/// them (measured: gigabytes for a loopback server streaming without end). And libcurl's glue
+/// converts a `Content-Length` near 2^63 to `Int64` through a `Double`, which traps (SIGILL)
+/// before any delegate callback. ``TransferProcess`` runs the transfer in a child process for
+/// both reasons.
 ///
 /// The timeouts are our own watchdog, not `timeoutIntervalForRequest`: swift-corelibs-foundation
 /// truncates that interval to whole seconds (1.5 s acts as 1 s, and anything below 1 s times
@@ -47,8 +63,12 @@ enum HTTPTransfer {
     /// - Parameters:
     ///   - timeout: fail when no byte arrives for this long (idle timeout).
     ///   - deadline: fail when the transfer has not completed by then, however busy it is.
+    ///   - process: run the exchange in a child process (see ``TransferProcess``); nil: here.
     static func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
-                    keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
+                    keyHeader: String?, process: TransferProcess? = nil) async -> Result<TransferResult, TransferFailure> {
+        if let process {
+            return await process.get(request, timeout: timeout, deadline: deadline, limit: limit, keyHeader: keyHeader)
+        }
         let backstop = 86_400.0
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstop
@@ -85,6 +105,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var declaredLength: Int?
+        /// Body bytes delivered to the delegate, counted at receipt.
+        var received = 0
         var lastActivity = ContinuousClock.now
         var watchdog: WatchdogTimer?
     }
@@ -168,19 +190,28 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let declared = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
-        let tooLarge = state.withLock { state in
-            state.response = response as? HTTPURLResponse
-            state.declaredLength = declared
+        // The header as sent, not `expectedContentLength`: Foundation reads it with `Int64(_:)`,
+        // so a value past 2^63 - 1 shows as "unknown" (-1) there.
+        let http = response as? HTTPURLResponse
+        let length = ContentLength.parse(http?.value(forHTTPHeaderField: "Content-Length"))
+        let refused = state.withLock { state in
+            state.response = http
             state.lastActivity = .now
-            if let declared, declared > limit {
-                state.failure = .tooLarge(declaredLength: declared)
+            switch length {
+            case .failure(let problem):
+                state.failure = .malformed(problem.reason)
                 return true
+            case .success(let declared):
+                state.declaredLength = declared
+                if let declared, declared > limit {
+                    state.failure = .tooLarge(declaredLength: declared, received: nil)
+                    return true
+                }
+                if let declared { state.body.reserveCapacity(declared) }
+                return false
             }
-            if let declared { state.body.reserveCapacity(declared) }
-            return false
         }
-        if tooLarge {
+        if refused {
             completionHandler(.cancel)
             dataTask.cancel()
         } else {
@@ -192,8 +223,9 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let overLimit = state.withLock { state in
             if state.failure != nil { return false }
             state.lastActivity = .now
-            if state.body.count + data.count > limit {
-                state.failure = .tooLarge(declaredLength: state.declaredLength)
+            state.received += data.count
+            if state.received > limit {
+                state.failure = .tooLarge(declaredLength: nil, received: state.received)
                 state.body = Data()
                 return true
             }
@@ -241,7 +273,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 headers[String(describing: name).lowercased()] = String(describing: value)
             }
             // Belt and braces: a body shorter than its declared length is a cut connection,
-            // whether or not the transport reported it (compressed bodies are not comparable).
+            // whether or not the transport reported it (compressed bodies are not comparable;
+            // `judge` refuses any other mismatch).
             if let declared = state.declaredLength, headers["content-encoding"] == nil, state.body.count < declared {
                 return (continuation, .failure(.urlError(
                     code: NSURLErrorNetworkConnectionLost,

@@ -77,6 +77,10 @@ public enum ArchiveImporter {
 
     /// Decodes one member: pipelined when it is a datatable CSV, else whole.
     public static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
+        if member.isSymbolicLink {
+            throw .notADataLinkResponse(source: sourceName(member, of: archive),
+                                        detail: "the member is a symbolic link, not a file of quotes")
+        }
         if let table = try pipelined(member, of: archive, options: options) { return table }
         return try decodeWhole(member, of: archive, options: options)
     }
@@ -89,11 +93,28 @@ public enum ArchiveImporter {
         } catch {
             throw .archive(error)
         }
+        try refuseNestedFormats(bytes, member: member, of: archive)
         let name = QuoteImporter.fileName(of: member.name)
         var table = try QuoteDecoder.decode(bytes, ticker: options.ticker, fallbackTicker: QuoteImporter.tickerSymbol(fromFileName: name),
                                             source: sourceName(member, of: archive)).table
         table.computeSummaries()
         return table
+    }
+
+    /// A member that is itself a zip, a Parquet or an Arrow file is refused, saying what it is,
+    /// rather than read as a malformed CSV.
+    static func refuseNestedFormats(_ bytes: [UInt8], member: ZipMember, of archive: ZipArchive) throws(ResponseError) {
+        let what: String? = bytes.withUnsafeBytes { raw in
+            if ZipArchive.looksLikeZip(raw) { return "a zip archive inside the zip (unzip the outer one first)" }
+            if raw.count >= 4 && raw[0] == 0x50 && raw[1] == 0x41 && raw[2] == 0x52 && raw[3] == 0x31 {
+                return "a Parquet file inside a zip (unzip it and import the .parquet file)"
+            }
+            if raw.count >= 6 && Array(raw[0 ..< 6]) == Array("ARROW1".utf8) || raw.count >= 4 && raw.load(as: UInt32.self) == 0xFFFF_FFFF {
+                return "an Arrow IPC file inside a zip (unzip it and import the .arrow file)"
+            }
+            return nil
+        }
+        if let what { throw .notADataLinkResponse(source: sourceName(member, of: archive), detail: "the member is " + what) }
     }
 
     // MARK: The pipeline

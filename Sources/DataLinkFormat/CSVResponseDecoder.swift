@@ -18,11 +18,16 @@ extension CSVScanner {
     /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
     mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
         let layout = try readLayout()
+        if !layout.isDatatable { try checkTimeSeriesDateColumn(layout) }
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)
         let tickers: [TickerEntry]
         if layout.isDatatable {
             tickers = symbols.map { TickerEntry(symbol: $0) }
+        } else if buffers.count == 0 {
+            // A header and no rows (a legitimate empty response, as an update with no new days
+            // gets): no ticker, rather than one with no rows named after the file.
+            tickers = []
         } else {
             guard let symbol = ticker ?? fallbackTicker else { throw .missingTicker(source: input.source) }
             tickers = [TickerEntry(symbol: symbol)]
@@ -40,6 +45,28 @@ extension CSVScanner {
                                   source: input.source)
         }
         return DecodedResponse(table: table, format: format)
+    }
+
+    /// A time-series CSV's first column holds its dates. One whose first column is not named like
+    /// a date (`Date`, `Trade Date`, …) is still read when its first value is a date; otherwise it
+    /// is not a quote file (a README, a header of value columns only) and is refused, instead of
+    /// adding a ticker named after the file.
+    private func checkTimeSeriesDateColumn(_ layout: Layout) throws(ResponseError) {
+        if Self.looksLikeDateColumn(layout.names[layout.dateIndex]) { return }
+        var p = position
+        let base = input.base, end = input.count
+        while p < end && (base[p] == UInt8(ascii: "\n") || base[p] == UInt8(ascii: "\r")) { p += 1 }
+        if p < end, let (start, stop, _) = try? field(at: p), Day.parseDay(base + start, count: stop - start) != nil { return }
+        throw .decoding(.missing(source: input.source,
+                                 what: "a date column: a time-series CSV's first column holds dates (YYYY-MM-DD); this one's is "
+                                     + "'\(layout.names[layout.dateIndex].prefix(40))'\(p < end ? ", and its first value is not a date" : " and there are no rows")"))
+    }
+
+    /// Whether a column name reads as a date column's: its identifier has `date`, `day` or `time`
+    /// in it (`Date`, `Trade Date`, `date`, `timestamp`).
+    static func looksLikeDateColumn(_ name: String) -> Bool {
+        let identifier = ColumnDescriptor.identifier(for: name)
+        return identifier.contains("date") || identifier.contains("day") || identifier.contains("time")
     }
 
     /// Reads the header; `position` moves to the first data line.

@@ -109,20 +109,21 @@ extension JSONScanner {
                               fallbackTicker: String?, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
         guard let names = series.columnNames else { throw .decoding(.missing(source: input.source, what: "'column_names' in \(key)")) }
         guard let buffers = series.buffers else { throw .decoding(.missing(source: input.source, what: "'data' in \(key)")) }
-        guard let symbol = ticker ?? series.code.map(DataLinkSymbols.symbol(fromCode:)) ?? fallbackTicker else {
-            throw .missingTicker(source: input.source)
-        }
+        let symbol = ticker ?? series.code.map(DataLinkSymbols.symbol(fromCode:)) ?? fallbackTicker
+        guard symbol != nil || buffers.count == 0 else { throw .missingTicker(source: input.source) }
         var metadata: [String: String] = [:]
         if let name = series.name { metadata["name"] = name }
+        // No rows (an update with no new days): no ticker, rather than one with no rows.
+        let tickers = buffers.count == 0 ? [] : [TickerEntry(symbol: symbol!, metadata: metadata)]
         if keepRows {
             let rows = try ResponseError.wrapping { () throws(DecodeError) in
-                try buffers.makeRows(valueNames: Array(names.dropFirst()), tickers: [TickerEntry(symbol: symbol, metadata: metadata)],
+                try buffers.makeRows(valueNames: Array(names.dropFirst()), tickers: tickers,
                                      dateColumnName: names[0], source: input.source)
             }
             return DecodedResponse(rows: rows, format: format)
         }
         let table = try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeTable(valueNames: Array(names.dropFirst()), tickers: [TickerEntry(symbol: symbol, metadata: metadata)],
+            try buffers.makeTable(valueNames: Array(names.dropFirst()), tickers: tickers,
                                   dateColumnName: names[0], source: input.source)
         }
         return DecodedResponse(table: table, format: format)

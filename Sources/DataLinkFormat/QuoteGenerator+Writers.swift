@@ -161,17 +161,17 @@ extension QuoteGenerator {
     private static func writeCSV(_ table: QuoteTable, tickers: Range<Int>, tickerColumn: Bool, newestFirst: Bool,
                                  to sink: inout ByteSink) {
         if tickerColumn { sink.append("ticker,") }
-        sink.append(table.dateColumnName)
+        sink.append(csvField(table.dateColumnName))
         for d in table.schema {
             sink.append(",")
-            sink.append(d.name)
+            sink.append(csvField(d.name))
         }
         sink.append("\n")
         let columns = table.columns.map { $0.convertedToFloat64() }
         withValuePointers(columns) { values, validity in
             for code in tickers {
                 let entry = table.tickers[code]
-                let apiCode = Array(DataLinkSymbols.code(fromSymbol: entry.symbol).utf8)
+                let apiCode = Array(csvField(DataLinkSymbols.code(fromSymbol: entry.symbol)).utf8)
                 let rows = entry.rows
                 for i in 0 ..< rows.count {
                     let r = newestFirst ? rows.upperBound - 1 - i : rows.lowerBound + i
@@ -190,6 +190,14 @@ extension QuoteGenerator {
                 }
             }
         }
+    }
+
+    /// `text` as one CSV field (RFC 4180): quoted, with each `"` doubled, when it holds a comma, a
+    /// quote, a line end, or leading or trailing spaces; as it is otherwise (every generated name).
+    static func csvField(_ text: String) -> String {
+        let special = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+        guard special || text.hasPrefix(" ") || text.hasSuffix(" ") else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Calls `body` with each column's values and validity.

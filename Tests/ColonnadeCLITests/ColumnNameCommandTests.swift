@@ -29,6 +29,26 @@ import Testing
         #expect(scratch.bytes("quotes.snapshot") == nil)
     }
 
+    /// Two imports that together pass the limit: the second is refused as unsavable, with the
+    /// snapshot unchanged and said to be so (a probe found it called "damaged", with advice to
+    /// restore it).
+    @Test func anImportThatWouldPassTheColumnLimitLeavesTheSnapshotAndSaysSo() async throws {
+        let scratch = try Scratch()
+        let header = { (prefix: String, n: Int) in "ticker,date," + (0 ..< n).map { "\(prefix)\($0)" }.joined(separator: ",") }
+        let row = { (ticker: String, n: Int) in "\(ticker),2014-01-02," + Array(repeating: "1", count: n).joined(separator: ",") }
+        try scratch.write(header("a", 1_500) + "\n" + row("A", 1_500) + "\n", to: "one.csv")
+        try scratch.write(header("b", 600) + "\n" + row("B", 600) + "\n", to: "two.csv")
+        let first = await runOffPool(["import", scratch.file("one.csv"), "--snapshot", scratch.snapshot], in: scratch)
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = scratch.bytes("quotes.snapshot")
+        let second = await runOffPool(["import", scratch.file("two.csv"), "--snapshot", scratch.snapshot], in: scratch)
+        #expect(second.status == 1)
+        #expect(second.errorLines.first?.contains("not saved: 2100 value columns; a table holds at most 2000; the snapshot there is unchanged") == true,
+                "\(second.standardError)")
+        #expect(!second.standardError.contains("damaged") && !second.standardError.contains("Restore"), "\(second.standardError)")
+        #expect(scratch.bytes("quotes.snapshot") == before)
+    }
+
     @Test func filterAndExportSelectTwoThousandColumnsByName() async throws {
         let scratch = try Scratch()
         let n = QuoteTable.maximumColumnCount

@@ -15,7 +15,7 @@ import Testing
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "MSFT", "--from", "2000-01-03", "--to", "2000-12-29"]),
                                        in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
-            #expect(run.standardError.isEmpty)
+            #expect(run.standardError == FetchCommand.wikiNote + "\n", "WIKI is the default database: its note, nothing else")
             #expect(run.standardOutput.contains("fetched \(bodies.rowCount("AAPL") + bodies.rowCount("MSFT")) rows for 2 tickers into \(scratch.snapshot)"))
 
             let seen = server.requests.sorted { $0.path < $1.path }

@@ -38,9 +38,13 @@ final class Scratch: Sendable {
         try Data(text.utf8).write(to: url)
     }
 
-    /// The environment for a run: `HOME` is this directory, nothing else unless given.
+    /// The environment for a run: `HOME` is this directory, and requests go through the built
+    /// executable's `_transfer` child process, as the real `colonnade` sends them (in process
+    /// when the executable is not found); nothing else unless given.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        ["HOME": path].merging(extra) { _, new in new }
+        var environment = ["HOME": path]
+        if let executable = try? BuiltExecutable.url() { environment[FetchCommand.transferExecutableVariable] = executable.path }
+        return environment.merging(extra) { _, new in new }
     }
 }
 

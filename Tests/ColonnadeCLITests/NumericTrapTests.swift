@@ -22,17 +22,18 @@ import Testing
         }
     }
 
-    @Test func fetchUpdateWhenTheLastStoredDateIsTheLastRepresentableDay() async throws {
+    @Test func fetchUpdateWhenTheLastStoredDateIsTheLastStorableDay() async throws {
         let scratch = try Scratch()
+        let last = Day(9999, 12, 31).daysSinceEpoch  // a table holds 0001-01-01 … 9999-12-31
         var table = try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(Column<Double>([1, 2]))],
-                                   dates: Column<Int32>([0, .max]), tickers: [TickerEntry(symbol: "AAPL", firstRow: 0, rowCount: 2)])
+                                   dates: Column<Int32>([0, last]), tickers: [TickerEntry(symbol: "AAPL", firstRow: 0, rowCount: 2)])
         table.computeSummaries()
         try table.save(to: scratch.snapshot, durable: false)
         let before = scratch.bytes("quotes.snapshot")
         try await LoopbackHTTPServer.run(QuoteBodies().serve) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--update"]), in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
-            #expect(server.requests.isEmpty, "nothing lies after the last representable day")
+            #expect(server.requests.isEmpty, "nothing lies after the last storable day")
             #expect(scratch.bytes("quotes.snapshot") == before)
         }
     }

@@ -80,7 +80,7 @@ import Testing
         let failed = try Self.runLimited(["import", big.path, "--snapshot", snapshot, "--threads", threads], in: directory)
         #expect(failed.status == 1, "\(failed.standardError)")
         #expect(!failed.terminatedBySignal)
-        #expect(failed.standardError == "error: WIKI-BIG.json:1:1 (byte 0): expected a column name of at most 4096 bytes, found 1073741824 bytes\n")
+        #expect(failed.standardError == "error: WIKI-BIG.json:1:1 (byte 0): expected a column name of at most 4096 bytes, found more\n")
         #expect(!FileManager.default.fileExists(atPath: snapshot))
     }
 

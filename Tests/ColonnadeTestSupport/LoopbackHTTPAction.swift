@@ -26,6 +26,13 @@ public enum LoopbackHTTPAction: Sendable {
     /// Never answers; the connection stays open until the client hangs up or the server stops
     /// (so ``LoopbackHTTPServer/waitUntilIdle(timeout:)`` tells when a client gave up).
     case hang
+    /// Sends `head` exactly as given (the status line and header lines, each ending in CRLF; no
+    /// framing header is added, so a hostile `Content-Length` goes out as written), the blank
+    /// line, then `body`, then closes the connection normally (FIN).
+    case verbatim(head: String, body: Data)
+    /// Sends a header block, then `byteCount` bytes of filler chunked, in 1 MiB pieces as fast
+    /// as the socket takes them (no pacing); stops early when the client goes away.
+    case flood(status: Int, headers: [String: String], byteCount: Int)
 
     /// A JSON response (`Content-Type: application/json; charset=utf-8`).
     public static func json(_ body: String, status: Int = 200, headers: [String: String] = [:]) -> Self {

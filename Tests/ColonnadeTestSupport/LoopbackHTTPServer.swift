@@ -259,6 +259,20 @@ public final class LoopbackHTTPServer: Sendable {
             respond(fd, status: status, headers: headers, body: body, sentBytes: body.count, sequenceNumber: sequenceNumber)
         case .hang:
             _ = waitUnlessStopped(seconds: .infinity, until: { Self.peerHungUp(fd) })
+        case let .verbatim(head, body):
+            guard write(fd, Array((head + "\r\n").utf8)) else { return }
+            if write(fd, Array(body)) { state.withLock { $0.bodyBytesSent[sequenceNumber] = body.count } }
+        case let .flood(status, headers, byteCount):
+            guard write(fd, headerBlock(status: status, headers: headers, framing: "Transfer-Encoding: chunked")) else { return }
+            let piece = 1 << 20
+            let chunk = Array((String(piece, radix: 16) + "\r\n").utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: piece) + Array("\r\n".utf8)
+            var sent = 0
+            while sent < byteCount, !isStopped {
+                guard write(fd, chunk) else { return }
+                sent += piece
+                state.withLock { $0.bodyBytesSent[sequenceNumber] = sent }
+            }
+            _ = write(fd, Array("0\r\n\r\n".utf8))
         }
     }
 

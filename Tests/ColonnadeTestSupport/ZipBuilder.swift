@@ -16,6 +16,9 @@ public struct ZipBuilder {
         public var descriptor: Descriptor = .none
         /// Write sizes and offset as ZIP64 extra fields (0xFFFFFFFF in the 32-bit fields).
         public var zip64 = false
+        /// The central directory's external attributes (the Unix mode in the high 16 bits: the
+        /// archive says it was made on Unix).
+        public var externalAttributes: UInt32 = 0
 
         public enum Descriptor { case none, withSignature, withoutSignature }
 
@@ -70,7 +73,7 @@ public struct ZipBuilder {
             }
             central += le32(0x0201_4B50) + le16(0x031E) + le16(m.zip64 ? 45 : 20) + le16(flags) + le16(m.method)
                 + le16(0) + le16(0x21) + le32(Int(m.crc32)) + le32(small(m.data.count)) + le32(small(m.uncompressedSize))
-                + le16(name.count) + le16(centralExtra.count) + le16(0) + le16(0) + le16(0) + le32(0)
+                + le16(name.count) + le16(centralExtra.count) + le16(0) + le16(0) + le16(0) + le32(Int(m.externalAttributes))
                 + le32(m.zip64 ? 0xFFFF_FFFF : offset) + name + centralExtra
         }
         let directoryOffset = out.count

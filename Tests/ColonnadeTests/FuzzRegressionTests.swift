@@ -62,12 +62,15 @@ import ColonnadeTestSupport
 
     // MARK: Snapshot target
 
-    /// The dates of a verified snapshot at both ends of Int32 (`Int32.min`, `Int32.max` and their
-    /// neighbours) answer date predicates around them exactly as a plain filter does, with and
-    /// without block summaries: ranges reaching the ends, a week clamped at them, bounds past them.
-    @Test func datesAtTheEndsOfInt32AreQueriedExactlyAfterASaveAndLoad() throws {
-        let a: [Int32] = [.min, .min + 1, .min + 3, -4, -1, 0, 5, .max - 3, .max - 1, .max]
-        let b: [Int32] = [.min, .min + 2, 0, .max]
+    /// The dates of a verified snapshot at both ends of the storable range (0001-01-01 and
+    /// 9999-12-31, `Day.storableDayNumbers`, and their neighbours; Int32's own ends were allowed
+    /// before the range) answer date predicates around them exactly as a plain filter does, with and
+    /// without block summaries: ranges reaching the ends, a week clamped at them, bounds past them
+    /// and past Int32's ends.
+    @Test func datesAtTheEndsOfTheStorableRangeAreQueriedExactlyAfterASaveAndLoad() throws {
+        let first = Day.storableDayNumbers.lowerBound, last = Day.storableDayNumbers.upperBound
+        let a: [Int32] = [first, first + 1, first + 3, -4, -1, 0, 5, last - 3, last - 1, last]
+        let b: [Int32] = [first, first + 2, 0, last]
         let dates = a + b
         let close = (0 ..< dates.count).map { Double($0) + 0.5 }
         var table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(close))],
@@ -80,7 +83,8 @@ import ColonnadeTestSupport
         let path = dir.file("ends.snapshot")
         try table.save(to: path, durable: false)
         #expect(QuoteTable.verifySnapshot(at: path).isValid)
-        var bounds: [RangeBounds<Int32>] = [.greater(than: .max), .atLeast(.max), .less(than: .min), .atMost(.min), .any]
+        var bounds: [RangeBounds<Int32>] = [.greater(than: .max), .atLeast(.max), .less(than: .min), .atMost(.min), .any,
+                                            .greater(than: last), .atLeast(last + 1), .less(than: first), .atMost(first - 1)]
         for day in dates {
             let week = Int32(clamping: Int(day) - 3) ... Int32(clamping: Int(day) + 3)
             bounds += [.atLeast(day), .greater(than: day), .less(than: day), .atMost(day), .equal(to: day),
@@ -101,35 +105,27 @@ import ColonnadeTestSupport
     }
 
     /// Snapshot fuzz finding 11, a harness bug: a 4,200-row snapshot whose middle row's date is
-    /// Int32.min (its ticker's dates out of order). The non-verifying load trusts the dates, as
+    /// Int32.min (its ticker's dates out of order). The non-verifying load trusted the dates, as
     /// documented; the target then built a week around that date with trapping arithmetic
-    /// (`day - 3`). The input (resealed, `Tests/Fixtures/fuzz/snapshot-date-at-int32-min.snapshot`)
-    /// must load unverified and answer the target's date predicates without a trap; verification
-    /// reports the dates as inconsistent data, and the verifying load refuses the file with the
-    /// first problem it meets (the date column's block summaries, checked before the date order).
-    @Test func aSnapshotWithADateAtInt32MinLoadsUnverifiedAndIsRefusedVerified() throws {
+    /// (`day - 3`). Since dates are limited to 0001-01-01 … 9999-12-31 (`Day.storableDayNumbers`),
+    /// every load checks each ticker's first and last dates, and this file's ticker T1 ends on a
+    /// date far past 9999 (row 4199): both loads now refuse it naming that row, and verification
+    /// reports the first date outside the range in each ticker, and the order.
+    @Test func aSnapshotWithADateAtInt32MinIsRefusedByEveryLoad() throws {
         let path = Fixtures.directory.appendingPathComponent("fuzz/snapshot-date-at-int32-min.snapshot").path
-        let table = try QuoteTable.load(from: path, verify: false)
-        #expect(table.rowCount == 4_200)
-        let day = table.dates[table.rowCount / 2]
-        #expect(day == .min)
-        let week = Int32(clamping: Int(day) - 3) ... Int32(clamping: Int(day) + 3)
-        for predicate: RowPredicate in [.dates(.atLeast(day)), .dates(.closed(week.lowerBound, week.upperBound)), .not(.dates(.less(than: day)))] {
-            for summaries in [true, false] {
-                _ = try table.select(predicate, options: QueryOptions(threads: 1, useBlockSummaries: summaries)).rows()
-            }
-        }
-        let report = QuoteTable.verifySnapshot(at: path)
-        // Both what is wrong with the dates: out of order, and so not what their block summaries say.
-        #expect(report.problems.contains { $0.section == "payload" && $0.column == "date" }, "\(report.problems)")
-        #expect(report.problems.contains { $0.section == "SUMM" }, "\(report.problems)")
         do {
-            let verified = try QuoteTable.load(from: path, verify: true)
-            Issue.record("verified load gave \(verified.rowCount) rows")
+            let table = try QuoteTable.load(from: path, verify: false)
+            Issue.record("unverified load gave \(table.rowCount) rows")
         } catch {
             guard case .inconsistentData(_, let section, let detail) = error else { Issue.record("\(error)"); return }
-            #expect(section == "SUMM" && detail.contains("of date"), "\(error)")
+            #expect(section == "payload" && detail.contains("(row 4199) is outside the dates a table holds"), "\(error)")
         }
+        let report = QuoteTable.verifySnapshot(at: path)
+        // The first date outside the range in each ticker, then the order.
+        let outside = report.problems.filter { $0.description.contains("is outside the dates a table holds") }
+        #expect(outside.map(\.ticker) == ["T0", "T1"] && outside.map(\.row) == [873, 2_123], "\(outside)")
+        #expect(report.problems.contains { $0.column == "date" && $0.description.contains("is before the previous row's") }, "\(report.problems)")
+        #expect(throws: SnapshotError.self) { try QuoteTable.load(from: path, verify: true) }
     }
 
     // MARK: Query target

@@ -101,6 +101,36 @@ struct InteropRoundTripTests {
         }
     }
 
+    /// A probe found the partitioned export dropping rows dated on the last day numbers (while
+    /// reporting every row written), and building its year set by walking every year between a
+    /// ticker's first and last dates (10 such tickers: 20 s for 20 rows). Partitions now come from
+    /// the years present, found by binary search, and every row must land in one.
+    @Test("Partitioned Parquet holds the rows at both ends of the date range, in partitions of the years present only")
+    func partitionedExportKeepsTheEndsOfTheRangeAndOnlyTheYearsPresent() throws {
+        let first = Day.storableDayNumbers.lowerBound, last = Day.storableDayNumbers.upperBound
+        // Ten tickers, each with a row on 0001-01-01 … and one on 9999-12-31, and a few between.
+        var tickers: [TickerEntry] = []
+        var dates: [Int32] = []
+        for t in 0 ..< 10 {
+            let days: [Int32] = t % 2 == 0 ? [first, first + 400, 16_000 + Int32(t), last] : [first + 1, last - 1, last]
+            tickers.append(TickerEntry(symbol: "T\(t)", firstRow: dates.count, rowCount: days.count))
+            dates += days
+        }
+        let close = Column<Double>(dates.indices.map { Double($0) * 0.25 })
+        let table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [.float64(close)],
+                                   dates: Column(dates), tickers: tickers)
+        #expect(ParquetWriter.yearsPresent(in: table) == [1, 2, 2013, 9999])
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("colonnade-ends-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files = try ParquetWriter(table: table).writePartitionedByYear(toDirectory: dir, durable: false)
+        #expect(files.map { URL(fileURLWithPath: $0).deletingLastPathComponent().lastPathComponent }
+                == ["year=1", "year=2", "year=2013", "year=9999"])
+        let back = try InteropReader.read(path: dir)
+        #expect(back == table)
+        #expect(back.rowCount == dates.count)
+    }
+
     @Test("Parquet rows are sorted by ticker bytes, then date, with per-chunk statistics")
     func parquetOrderAndStatistics() throws {
         let table = TestTables.random(rows: 300, tickers: 12, seed: 3, nullRate: 0)

@@ -54,6 +54,7 @@ func caseName(_ error: SnapshotError?) -> String {
     case .danglingSymlink: return "danglingSymlink"
     case .readOnly: return "readOnly"
     case .locked: return "locked"
+    case .unsavable: return "unsavable"
     }
 }
 

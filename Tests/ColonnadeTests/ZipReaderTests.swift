@@ -285,3 +285,84 @@ struct ZipReaderTests {
         #expect(errors > 100)
     }
 }
+
+/// A hostile-input probe: a 2.4 MB zip whose central directory lists one member 300 times passed
+/// the per-member limits and reached 3.6 GB of memory on import. Members may not overlap, and all
+/// members together are bounded by the archive's size.
+@Suite struct ZipOverlapTests {
+    /// `archive` with its central directory's single entry repeated `times` times.
+    static func repeatingTheEntry(_ archive: [UInt8], times: Int) -> [UInt8] {
+        let end = archive.count - 22
+        let directorySize = Int(archive[end + 12]) | Int(archive[end + 13]) << 8 | Int(archive[end + 14]) << 16
+        let directoryOffset = Int(archive[end + 16]) | Int(archive[end + 17]) << 8 | Int(archive[end + 18]) << 16
+        let entry = Array(archive[directoryOffset ..< directoryOffset + directorySize])
+        var out = Array(archive[..<directoryOffset])
+        for _ in 0 ..< times { out += entry }
+        let size = directorySize * times
+        out += [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0]
+        out += [UInt8(times & 0xFF), UInt8(times >> 8), UInt8(times & 0xFF), UInt8(times >> 8)]
+        out += [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)]
+        out += [UInt8(directoryOffset & 0xFF), UInt8(directoryOffset >> 8 & 0xFF), UInt8(directoryOffset >> 16 & 0xFF), 0, 0, 0]
+        return out
+    }
+
+    @Test func aDirectoryListingOneMemberManyTimesIsRefusedNamingBoth() throws {
+        let member = ZipBuilder.Member.stored("WIKI_PRICES.csv", Array("ticker,date,close\nA,2014-01-02,1\n".utf8))
+        let once = ZipBuilder([member]).bytes()
+        #expect(try ZipArchive(bytes: once, name: "once.zip").members.count == 1)
+        for times in [2, 300] {
+            let bytes = Self.repeatingTheEntry(once, times: times)
+            do {
+                let archive = try ZipArchive(bytes: bytes, name: "bomb.zip")
+                Issue.record("opened with \(archive.members.count) members")
+            } catch {
+                guard case let .malformed(archive, member, offset, detail) = error else { Issue.record("\(error)"); continue }
+                #expect(archive == "bomb.zip" && member == "WIKI_PRICES.csv" && offset == 0, "\(error)")
+                #expect(detail.contains("members of an archive may not overlap"), "\(detail)")
+            }
+        }
+    }
+
+    @Test func membersOverlappingAnotherMembersDataOrDescriptorAreRefused() throws {
+        let a = Array(repeating: UInt8(ascii: "a"), count: 300), b = Array(repeating: UInt8(ascii: "b"), count: 50)
+        var first = ZipBuilder.Member.stored("a.csv", a)
+        first.descriptor = .withSignature
+        let bytes = ZipBuilder([first, .stored("b.csv", b)]).bytes()
+        #expect(try ZipArchive(bytes: bytes, name: "ok.zip").members.map(\.name) == ["a.csv", "b.csv"])
+        // Point b's central entry at a byte inside a's data, where a copy of b's local header and
+        // data is planted (a's CRC then fails too, but the overlap is found first).
+        var forged = bytes
+        let bHeader = 30 + 5 + 300 + 16  // a's header, name, data, descriptor
+        let planted = 30 + 5 + 40
+        forged.replaceSubrange(planted ..< planted + 30 + 5 + 50, with: Array(bytes[bHeader ..< bHeader + 30 + 5 + 50]))
+        // The last central entry's local-header offset field (at entry + 42).
+        let end = forged.count - 22
+        let directoryOffset = Int(forged[end + 16]) | Int(forged[end + 17]) << 8
+        let secondEntry = directoryOffset + 46 + 5
+        forged[secondEntry + 42] = UInt8(planted & 0xFF)
+        forged[secondEntry + 43] = UInt8(planted >> 8)
+        #expect(throws: ZipError.self) { try ZipArchive(bytes: forged, name: "forged.zip") }
+        do {
+            _ = try ZipArchive(bytes: forged, name: "forged.zip")
+        } catch {
+            #expect(error.description.contains("lies inside the bytes of member 'a.csv'"), "\(error)")
+        }
+    }
+
+    @Test func allMembersTogetherAreBoundedByTheArchivesSize() throws {
+        let members = (0 ..< 3).map { ZipBuilder.Member.stored("m\($0).csv", Array(repeating: UInt8(ascii: "x"), count: 1_000)) }
+        let archive = try ZipArchive(bytes: ZipBuilder(members).bytes(), name: "three.zip")
+        #expect(archive.totalUncompressedSize == 3_000)
+        // Each member is within its own limit (ratio 1, stored), the three together are not.
+        let limits = ZipLimits(maximumRatio: 1, maximumSize: 1 << 20, ratioFloor: 0, maximumTotalSize: 2_500)
+        #expect(limits.allowedTotalSize(archiveSize: 10_000) == 2_500)
+        do {
+            _ = try archive.extract(archive.members[0], limits: limits)
+            Issue.record("extracted past the archive's total")
+        } catch {
+            guard case let .tooLarge(name, member, size, _, limit) = error else { Issue.record("\(error)"); return }
+            #expect(name == "three.zip" && member == "(all 3 members)" && size == 3_000 && limit == 2_500)
+        }
+        #expect(try archive.extract(archive.members[0], limits: ZipLimits(maximumRatio: 1, ratioFloor: 0, maximumTotalSize: 3_000)).count == 1_000)
+    }
+}

@@ -166,7 +166,9 @@ import Testing
             .forbidden(target, status: 403, nil, keySent: false), .rateLimited(target, retryAfter: .seconds(30), body),
             .notReady(target, retryAfter: nil, nil), .clientError(target, status: 400, body), .serverError(target, status: 503, body),
             .unexpectedResponse(target, status: 200, contentType: "text/html", bodyPrefix: "<html>"),
-            .responseTooLarge(target, limit: 10, declaredLength: 20), .cancelled(target),
+            .responseTooLarge(target, limit: 10, declaredLength: 20), .responseTooLarge(target, limit: 10, declaredLength: nil, received: 30),
+            .malformedResponse(target, reason: "Content-Length '1e3' is not a number"), .tooManyPages(target, limit: 3),
+            .emptyPageWithCursor(target, page: 2), .cancelled(target),
         ]
         for error in errors {
             #expect(error.description.contains("table WIKI/PRICES"), "\(error)")
@@ -188,7 +190,9 @@ import Testing
                 .forbidden(target, status: 403, nil, keySent: true), .rateLimited(target, retryAfter: nil, body),
                 .notReady(target, retryAfter: nil, nil), .clientError(target, status: 400, body),
                 .serverError(target, status: 500, nil), .unexpectedResponse(target, status: 200, contentType: nil, bodyPrefix: "x"),
-                .responseTooLarge(target, limit: 1, declaredLength: nil), .cancelled(target),
+                .responseTooLarge(target, limit: 1, declaredLength: nil), .responseTooLarge(target, limit: 1, declaredLength: nil, received: 2),
+                .malformedResponse(target, reason: "x"), .tooManyPages(target, limit: 3), .emptyPageWithCursor(target, page: 2),
+                .cancelled(target),
             ]
             for error in errors {
                 #expect(!error.description.contains("--"), "\(error)")

@@ -59,6 +59,29 @@ import Testing
         }
     }
 
+    /// A probe found a fresh status whose link was `file:///…` waited the whole timeout and then
+    /// reported the export as "still 'fresh'". A link we may not download is refused at once,
+    /// without printing it (a real link is a signed URL).
+    @Test(arguments: ["file:///etc/passwd", "ftp://example.invalid/x.zip", "/relative/x.zip", nil])
+    func aFreshStatusWithALinkWeMayNotDownloadIsRefusedAtOnce(link: String?) async throws {
+        let path = try Self.scratchFile("link.zip")
+        try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: link) }) { api in
+            let sleeper = SleepRecorder()
+            let client = DataLinkClient(configuration: testConfiguration(api, key: "k3y-for-polling-tests-0000", sleeper: sleeper))
+            let polling = ExportPolling(firstInterval: .seconds(10), timeout: .seconds(3600))
+            let error = await dataLinkError { try await client.downloadTableExport("WIKI/PRICES", to: nil, to: path, polling: polling) }
+            guard case .unexpectedResponse? = error else {
+                Issue.record("expected unexpectedResponse, got \(String(describing: error))")
+                return
+            }
+            let text = "\(error!)"
+            #expect(text.contains("the export is fresh, but its file.link is missing or not an absolute http(s) URL"), "\(text)")
+            if let link { #expect(!text.contains(link), "the link is not printed") }
+            #expect(sleeper.delays.isEmpty, "no waiting: \(sleeper.delays)")
+            #expect(api.requests.count == 1)
+        }
+    }
+
     @Test func theLastWaitIsCutToTheTimeout() async throws {
         let path = try Self.scratchFile("timeout.zip")
         try await LoopbackHTTPServer.run({ _ in Self.status("creating", link: nil) }) { api in

@@ -20,7 +20,7 @@ import Testing
         }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, maximumResponseSize: Self.limit))
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
-            guard case .responseTooLarge(_, limit: Self.limit, declaredLength: Self.oversized)? = error else {
+            guard case .responseTooLarge(_, limit: Self.limit, declaredLength: Self.oversized, received: nil)? = error else {
                 Issue.record("expected responseTooLarge, got \(String(describing: error))")
                 return
             }
@@ -36,10 +36,12 @@ import Testing
         }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, maximumResponseSize: Self.limit))
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv) }
-            guard case .responseTooLarge(_, limit: Self.limit, declaredLength: nil)? = error else {
+            guard case .responseTooLarge(_, limit: Self.limit, declaredLength: nil, received: let received?)? = error else {
                 Issue.record("expected responseTooLarge, got \(String(describing: error))")
                 return
             }
+            // Counted at receipt: reading stopped within one delivered piece of the limit.
+            #expect(received > Self.limit && received <= Self.limit + TransferProcess.maximumFrame)
             #expect(server.requests.count == 1)
             #expect(await server.waitUntilIdle(), "the client hung up")
             #expect(server.bodyBytesSent(forRequest: 0) < Self.streamedOversized, "the client stopped reading early")

@@ -50,6 +50,31 @@ import Testing
         }
     }
 
+    /// A server that always hands out a fresh cursor: two tickers over two weeks (10 weekdays)
+    /// with 4 rows a page can fill at most ceil(20 / 4) + 2 = 7 pages; the eighth is refused.
+    @Test func endlessCursorsStopAtThePageCap() async throws {
+        try await LoopbackHTTPServer.run({ request in
+            let n = Int(request.query("qopts.cursor_id")?.dropFirst(2) ?? "") ?? 0
+            return .json(#"{"datatable":{"data":[["AAPL","2014-01-06",1.0]],"columns":[]},"meta":{"next_cursor_id":"c-\#(n + 1)"}}"#)
+        }) { server in
+            let client = DataLinkClient(configuration: testConfiguration(server))
+            var pages = 0
+            let error = await dataLinkError {
+                try await client.tablePages("WIKI/PRICES", tickers: ["AAPL", "MSFT"], from: Day("2014-01-06"), to: Day("2014-01-17"),
+                                            perPage: 4) { page in
+                    pages += 1
+                    return try DataLinkCursor.nextCursorID(inJSON: page.body)
+                }
+            }
+            guard case .tooManyPages(.table("WIKI/PRICES", tickers: ["AAPL", "MSFT"]), limit: 7)? = error else {
+                Issue.record("expected tooManyPages, got \(String(describing: error))")
+                return
+            }
+            #expect(pages == 7)
+            #expect(server.requests.count == 7)
+        }
+    }
+
     @Test
     func realTablePageHasNoNextCursor() async throws {
         let fixture = try Fixtures.quandl("WIKI-PRICES.datatable.json")

@@ -71,9 +71,18 @@ public struct QuoteTable: Sendable {
         if next != dates.count {
             throw .inconsistentIndex(ticker: tickers.last?.symbol ?? "(none)", detail: "index covers \(next) rows of \(dates.count)")
         }
+        if let validity = dates.validity, validity.nonzeroBitCount != dates.count {
+            let row = validity.withUnsafeWords { words in
+                words.enumerated().first { ~$0.element != 0 }.map { $0.offset * 64 + (~$0.element).trailingZeroBitCount } ?? 0
+            }
+            throw .nullDate(ticker: tickers.last { $0.firstRow <= row && $0.rowCount > 0 }?.symbol ?? "(none)", row: row)
+        }
         if checkDates {
             if let problem = QuoteTable.dateOrderProblem(dates, tickers) { throw problem }
         }
+        // Dates ascend within a ticker (checked above, or the caller's promise), so each ticker's
+        // first and last rows bound its dates.
+        if let problem = QuoteTable.dateRangeProblem(dates, tickers, everyRow: false) { throw problem }
         self.schema = schema
         self.columns = columns
         self.dates = dates
@@ -90,6 +99,28 @@ public struct QuoteTable: Sendable {
                 for r in t.firstRow + 1 ..< t.firstRow + t.rowCount where d[r] <= d[r - 1] {
                     if d[r] == d[r - 1] { return .duplicateDate(ticker: t.symbol, day: d[r], rows: [r - 1, r]) }
                     return .unsortedDates(ticker: t.symbol, row: r)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The first row whose date is outside `Day.storableDayNumbers`, if any: every row with
+    /// `everyRow` (what `verify` checks), else each ticker's first and last rows, which bound the
+    /// rest when dates ascend within every ticker.
+    static func dateRangeProblem(_ dates: Column<Int32>, _ tickers: [TickerEntry], everyRow: Bool) -> TableError? {
+        let range = Day.storableDayNumbers
+        return dates.withUnsafeBufferPointer { d in
+            for t in tickers where t.rowCount > 0 {
+                let last = t.firstRow + t.rowCount - 1
+                if everyRow {
+                    for r in t.firstRow ... last where !range.contains(d[r]) {
+                        return .dateOutOfRange(ticker: t.symbol, row: r, day: d[r])
+                    }
+                } else {
+                    for r in [t.firstRow, last] where !range.contains(d[r]) {
+                        return .dateOutOfRange(ticker: t.symbol, row: r, day: d[r])
+                    }
                 }
             }
             return nil

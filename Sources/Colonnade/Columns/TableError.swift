@@ -15,6 +15,10 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
     case inconsistentIndex(ticker: String, detail: String)
     /// Dates are not ascending within a ticker.
     case unsortedDates(ticker: String, row: Int)
+    /// A date outside the storable range 0001-01-01 … 9999-12-31 (`Day.storableDayNumbers`).
+    case dateOutOfRange(ticker: String, row: Int, day: Int32)
+    /// A row without a date (the date column's validity bitmap has a zero bit).
+    case nullDate(ticker: String, row: Int)
 
     /// One line naming the ticker, column or row.
     public var description: String {
@@ -33,6 +37,10 @@ public enum TableError: Error, Sendable, Equatable, CustomStringConvertible {
             "ticker index is inconsistent at \(ticker): \(detail)"
         case let .unsortedDates(ticker, row):
             "dates of ticker \(ticker) are not strictly ascending at row \(row)"
+        case let .dateOutOfRange(ticker, row, day):
+            "date \(Day.format(day: day)) of ticker \(ticker) (row \(row)) is outside the dates a table holds, \(Day.storableRangeDescription)"
+        case let .nullDate(ticker, row):
+            "row \(row) of ticker \(ticker) has no date; every row needs one"
         }
     }
 }

@@ -49,11 +49,11 @@ extension Day {
     /// - Parameters:
     ///   - start: The first byte.
     ///   - count: The number of bytes; anything but 10 gives `nil` (and nothing is read).
-    /// - Returns: The day number, or `nil` if malformed (wrong length, separators, non-digits)
-    ///   or not a valid date.
+    /// - Returns: The day number, or `nil` if malformed (wrong length, separators, non-digits),
+    ///   not a valid date, or in year 0000 (outside `Day.storableDayNumbers`).
     /// - Precondition: `start` points to `count` readable bytes.
     /// - Complexity: O(1).
-    static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
+    package static func parseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int32? {
         guard count == 10 else { return nil }
         let raw = UnsafeRawPointer(start)
         // Safe: count == 10, so bytes 0..<10 are readable; the loads read 0..<8 and 8..<10.
@@ -84,7 +84,8 @@ extension Day {
         let entry = months &>> (5 &* (month &- 1))
         let monthLength = 28 &+ (entry & 3)
         // month − 1 and day − 1 wrap to huge values for 0, so one unsigned compare checks each range.
-        guard flags == 0, month &- 1 < 12, day &- 1 < monthLength else { return nil }
+        // Year 0000 is outside the storable range (`Day.storableDayNumbers`): years 0001...9999.
+        guard flags == 0, month &- 1 < 12, day &- 1 < monthLength, century | yearOfCentury != 0 else { return nil }
         // 365 × year plus the leap years in 0..<year, ⌈year/4⌉ − ⌈year/100⌉ + ⌈year/400⌉, where
         // ⌈year/4⌉ = 25 century + ⌈yearOfCentury/4⌉ and ⌈year/400⌉ = ⌈⌈year/100⌉/4⌉:
         // 36 525 = 100 × 365 + 25, and (1461 y + 3) / 4 = 365 y + ⌈y/4⌉.

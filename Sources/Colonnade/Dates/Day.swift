@@ -68,4 +68,17 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible, Loss
 
     /// Earlier days sort first.
     public static func < (a: Day, b: Day) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
+
+    /// The day numbers a table may hold: 0001-01-01 (−719 162) … 9999-12-31 (2 932 896), the days
+    /// the four-digit `YYYY-MM-DD` of every text format can carry, so whatever is stored can be
+    /// exported and imported again. Every way into a table enforces it (the text decoders, Arrow
+    /// and Parquet, `QuoteTable`'s initializers, the snapshot loader and `verify`); see
+    /// SNAPSHOT_FORMAT.md, *Dates*. `Day` itself spans any `Int32` day number, for arithmetic.
+    public static let storableDayNumbers: ClosedRange<Int32> = -719_162 ... 2_932_896
+
+    /// The first and last storable days, as text: `0001-01-01 … 9999-12-31`.
+    public static let storableRangeDescription = "0001-01-01 … 9999-12-31"
+
+    /// Whether a table may hold this day (see `storableDayNumbers`).
+    public var isStorable: Bool { Day.storableDayNumbers.contains(daysSinceEpoch) }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A CSV scanner over bytes: the header, quoted or plain fields, LF or CRLF line ends, and a row
 /// loop that appends rows straight into `RowBuffers` (an empty field is a null; blank lines are
 /// skipped). Which columns mean what is the caller's business (see `RowSlot`); the Data Link
@@ -18,12 +22,14 @@ package struct CSVScanner {
         let base = input.base, end = input.count
         var p = position
         while true {
-            let (start, stop, next) = try field(at: p)
+            // Scanned no further than one byte past the longest name: a gigabyte without a comma
+            // or a line end is refused at once, not after a pass over all of it.
+            let (start, stop, next) = try field(at: p, maximumLength: ByteInput.maximumTextLength)
             guard stop - start <= ByteInput.maximumTextLength else {
                 throw .malformed(input.position(start), expected: "a column name of at most \(ByteInput.maximumTextLength) bytes",
-                                 found: "\(stop - start) bytes")
+                                 found: "more")
             }
-            names.append(String(decoding: UnsafeBufferPointer(start: base + start, count: stop - start), as: UTF8.self))
+            names.append(quotedText(start, stop, quoted: start > p))
             p = next
             if p < end && base[p] == UInt8(ascii: ",") { p += 1; continue }
             break
@@ -38,13 +44,37 @@ package struct CSVScanner {
                as: UTF8.self)
     }
 
+    /// The bytes `start ..< stop` as text, cut to `ByteInput.maximumTextLength` bytes; for the
+    /// contents of a quoted field (`quoted`), each doubled quote `""` becomes one `"` (RFC 4180).
+    /// Only names and tickers are text; numbers and dates in quotes never hold a quote.
+    package func quotedText(_ start: Int, _ stop: Int, quoted: Bool) -> String {
+        let base = input.base
+        let count = Swift.min(stop - start, ByteInput.maximumTextLength)
+        guard quoted, memchr(base + start, Int32(UInt8(ascii: "\"")), count) != nil else { return string(start, stop) }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count)
+        var i = start
+        while i < start + count {
+            bytes.append(base[i])
+            // Safe: field(at:) only ends quoted contents after pairs of quotes, so a quote inside
+            // is followed by its twin within the contents.
+            i += base[i] == UInt8(ascii: "\"") && i + 1 < stop ? 2 : 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The field at `p`: the contents' range (inside quotes if quoted) and the offset of the byte
-    /// after it (a comma, a line end or the end).
-    package func field(at p: Int) throws(DecodeError) -> (Int, Int, Int) {
+    /// after it (a comma, a line end or the end). A quoted field's contents keep their doubled
+    /// quotes; `quotedText` undoes them.
+    /// With `maximumLength`, the scan stops one byte past that many bytes of contents and returns
+    /// a range that long (the caller refuses it without the rest being read).
+    package func field(at p: Int, maximumLength: Int = .max) throws(DecodeError) -> (Int, Int, Int) {
         let base = input.base, end = input.count
+        let cap = maximumLength == .max ? end : Swift.min(end, p + 2 + maximumLength)
         if p < end && base[p] == UInt8(ascii: "\"") {
             var q = p + 1
             while q < end {
+                if q >= cap { return (p + 1, q, q) }
                 if base[q] == UInt8(ascii: "\"") {
                     if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") { q += 2; continue }
                     break
@@ -59,7 +89,10 @@ package struct CSVScanner {
             return (p + 1, q, after)
         }
         var q = p
-        while q < end && !Self.isFieldEnd(base[q]) { q += 1 }
+        while q < end && !Self.isFieldEnd(base[q]) {
+            q += 1
+            if q >= cap && q < end { return (p, q, q) }
+        }
         return (p, q, q)
     }
 
@@ -105,7 +138,7 @@ package struct CSVScanner {
                 // The field [start, stop); fast path unquoted.
                 var start = p, stop = p
                 let kind = kinds[i]
-                var converted = false
+                var converted = false, quoted = false
                 if kind >= 0, let (v, after) = NumberScanning.scanPlainDecimal(base, p, end),
                    after == end || base[after] == UInt8(ascii: ",") || base[after] == UInt8(ascii: "\n") || base[after] == UInt8(ascii: "\r") {
                     values[Int(kind)][row] = v
@@ -113,6 +146,7 @@ package struct CSVScanner {
                     converted = true
                 } else if p < end && base[p] == UInt8(ascii: "\"") {
                     (start, stop, p) = try field(at: p)
+                    quoted = true
                 } else {
                     while stop < end {
                         let c = base[stop]
@@ -147,7 +181,7 @@ package struct CSVScanner {
                         throw .malformed(input.position(start, row: row + 1, column: names[i]),
                                          expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
-                    let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(string(start, stop)) }
+                    let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(quotedText(start, stop, quoted: quoted)) }
                     buffers.tickerCodes![row] = code
                 }
                 // The separator.

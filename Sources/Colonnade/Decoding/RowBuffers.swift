@@ -21,7 +21,7 @@ package final class RowBuffers {
     /// Rows that fit.
     private(set) var capacity: Int
     /// Rows written (the decoder sets it as it finishes each row).
-    var count = 0
+    package var count = 0
     /// One buffer per value column.
     let values: UnsafeMutablePointer<UnsafeMutablePointer<Double>>
     /// Null bits per value column (a set bit is a null), nil until the column's first null.

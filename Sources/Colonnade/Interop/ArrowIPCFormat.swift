@@ -28,7 +28,7 @@ enum ArrowIPCFormat {
     enum RecordBatch { static let length = 0, nodes = 1, buffers = 2, compression = 3, variadicBufferCounts = 4 }
     enum DictionaryBatch { static let id = 0, data = 1, isDelta = 2 }
     enum Footer { static let version = 0, schema = 1, dictionaries = 2, recordBatches = 3, customMetadata = 4 }
-    enum BodyCompression { static let codec = 0 }
+    enum BodyCompression { static let codec = 0, method = 1 }
 
     /// Name of a `Type` union member, for messages.
     static func typeName(_ id: UInt8) -> String {

@@ -7,7 +7,8 @@
 /// (utf8, large_utf8, utf8_view, or a dictionary of those), `date` (date32, date64 or a timestamp
 /// of any unit, which becomes its UTC day), and every other column must be numeric: integers keep
 /// an integer type (int32, or int64 for uint32/int64/uint64), floats stay float32/float64.
-/// Compressed bodies (LZ4_FRAME, ZSTD) are refused with `InteropError.unsupportedCodec`.
+/// Bodies compressed with LZ4_FRAME (each buffer its own frame) are decompressed; ZSTD bodies
+/// are refused with `InteropError.unsupportedCodec`.
 ///
 /// Every offset and length is checked against the input before use; malformed input throws
 /// `InteropError` with the byte offset, never traps. The entry point is a function of bytes, so a
@@ -180,17 +181,17 @@ struct ArrowIPCDecoder {
             let id = ColumnDescriptor.identifier(for: f.name)
             if (id == "ticker" || id == "symbol") && tickerField == nil {
                 guard f.isString && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a ticker must be a string)")
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a ticker column must hold strings")
                 }
                 tickerField = i
             } else if id == "date" && dateField < 0 {
                 guard f.isDate && f.dictionaryID == nil else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription + " (a date must be a date or a timestamp)")
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
                 }
                 dateField = i
             } else {
                 guard f.isNumeric && f.dictionaryID == nil && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.typeDescription)
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription), which is not a ticker, a date or a number")
                 }
                 valueChunks[i] = []
             }
@@ -218,6 +219,11 @@ struct ArrowIPCDecoder {
         var node = 0
         var buffer = 0
         var variadicIndex = 0
+        /// The body's compression (`BodyCompression.codec`: 0 LZ4_FRAME), or nil.
+        var codec: UInt8?
+        /// Decompressed buffers, alive as long as the cursor (the batch's values are copied out
+        /// before it goes).
+        let decompressed = DecompressedBuffers()
 
         init(_ decoder: ArrowIPCDecoder, _ message: Message, _ batch: FlatBufferTable) throws(InteropError) {
             self.decoder = decoder
@@ -233,7 +239,13 @@ struct ArrowIPCDecoder {
             self.length = Int(length)
             if let c = try batch.table(ArrowIPCFormat.RecordBatch.compression) {
                 let codec = try c.uint8(ArrowIPCFormat.BodyCompression.codec)
-                throw .unsupportedCodec(file: decoder.file, codec: codec == 0 ? "LZ4_FRAME (Arrow IPC body compression)" : codec == 1 ? "ZSTD (Arrow IPC body compression)" : "Arrow codec #\(codec)")
+                // Method 0: each buffer compressed on its own (the only method Arrow defines).
+                let method = try c.uint8(ArrowIPCFormat.BodyCompression.method)
+                guard codec == 0, method == 0 else {
+                    throw .unsupportedCodec(file: decoder.file, codec: codec == 1 ? "ZSTD (Arrow IPC body compression)"
+                        : codec == 0 ? "LZ4_FRAME with body compression method \(method)" : "Arrow codec #\(codec)")
+                }
+                self.codec = codec
             }
             nodes = try batch.vector(ArrowIPCFormat.RecordBatch.nodes, elementSize: 16) ?? (0, 0)
             buffers = try batch.vector(ArrowIPCFormat.RecordBatch.buffers, elementSize: 16) ?? (0, 0)
@@ -261,11 +273,39 @@ struct ArrowIPCDecoder {
             guard offset >= 0, len >= 0, offset <= Int64(message.bodyLength), len <= Int64(message.bodyLength) - offset else {
                 throw decoder.bad(reader.fileOffset + p, "Arrow buffer at \(offset) of \(len) bytes outside a body of \(message.bodyLength)")
             }
-            guard len >= Int64(minimum) else {
+            guard codec != nil || len >= Int64(minimum) else {
                 throw decoder.bad(message.bodyStart + Int(offset), "Arrow buffer of \(len) bytes, needs \(minimum)")
             }
             let start = message.bodyStart + Int(offset)
-            return UnsafeRawBufferPointer(rebasing: decoder.bytes[start ..< start + Int(len)])
+            let raw = UnsafeRawBufferPointer(rebasing: decoder.bytes[start ..< start + Int(len)])
+            guard codec != nil else { return raw }
+            guard len > 0 else {
+                guard minimum == 0 else { throw decoder.bad(start, "Arrow buffer of 0 bytes, needs \(minimum)") }
+                return raw
+            }
+            // A compressed buffer: its uncompressed length (little-endian Int64; −1: the bytes
+            // that follow are not compressed), then one LZ4 frame.
+            guard len >= 8 else { throw .truncated(file: decoder.file, offset: start, needed: 8) }
+            let declared = Int64(littleEndian: raw.loadUnaligned(as: Int64.self))
+            let frame = UnsafeRawBufferPointer(rebasing: raw[8...])
+            let out: UnsafeRawBufferPointer
+            if declared == -1 {
+                out = frame
+            } else {
+                guard declared >= 0, declared <= Int64(LZ4.maximumExpansion(frame.count)) else {
+                    throw decoder.bad(start, "Arrow buffer of \(frame.count) LZ4 bytes says it holds \(declared)")
+                }
+                do throws(CodecError) {
+                    let bytes = try LZ4.decompressFrame(frame, maximumOutputSize: Int(declared), expectedSize: Int(declared))
+                    out = decompressed.keep(bytes)
+                } catch {
+                    throw .malformed(file: decoder.file, offset: start + 8 + (error.offset ?? 0), detail: error.description)
+                }
+            }
+            guard out.count >= minimum else {
+                throw decoder.bad(start, "Arrow buffer of \(out.count) bytes after decompression, needs \(minimum)")
+            }
+            return out
         }
 
         /// The validity buffer of a field with `nulls` nulls (nil when it has none).
@@ -281,6 +321,21 @@ struct ArrowIPCDecoder {
             guard c >= 0, c <= Int64(buffers.count) else { throw decoder.bad(message.bodyStart, "Arrow variadic buffer count \(c)") }
             return Int(c)
         }
+    }
+
+    /// Buffers decompressed for one record batch, freed with it.
+    final class DecompressedBuffers {
+        private var kept: [UnsafeMutableRawBufferPointer] = []
+
+        /// A stable copy of `bytes`, alive until this object goes.
+        func keep(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
+            let b = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, bytes.count), alignment: 64)
+            bytes.withUnsafeBytes { if $0.count > 0 { b.copyMemory(from: $0) } }
+            kept.append(b)
+            return UnsafeRawBufferPointer(rebasing: b[0 ..< bytes.count])
+        }
+
+        deinit { for b in kept { b.deallocate() } }
     }
 
     /// Strings of a utf8, large_utf8 or utf8_view array; `each(row, bytes)` per non-null row.
@@ -364,7 +419,7 @@ struct ArrowIPCDecoder {
                 if let id = field.dictionaryID {
                     let validity = try cursor.validity(nulls: nulls)
                     let width = field.indexBitWidth / 8
-                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "dictionary index of \(field.indexBitWidth) bits") }
+                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "a dictionary index of \(field.indexBitWidth) bits (1, 2, 4 or 8 bytes are read)") }
                     let indices = try cursor.nextBuffer(minimum: width * n)
                     guard let codes = dictionaryCodes[id] else { throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent") }
                     for r in 0 ..< n {
@@ -395,13 +450,11 @@ struct ArrowIPCDecoder {
                 let perDay = field.unitsPerDay
                 for r in 0 ..< n {
                     if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
-                    if field.dateWidth == 4 {
-                        chunkDates[r] = data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self)
-                    } else {
-                        let day = InteropValues.day(data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self), unitsPerDay: perDay)
-                        guard let d = Int32(exactly: day) else { throw bad(m.bodyStart, "date of row \(base + r) out of range") }
-                        chunkDates[r] = d
-                    }
+                    let value = field.dateWidth == 4
+                        ? Int64(data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self))
+                        : data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
+                    chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: perDay,
+                                                                  file: file, column: field.name, row: base + r)
                 }
             } else {
                 let validity = try cursor.validity(nulls: nulls)

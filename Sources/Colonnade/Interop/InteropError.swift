@@ -15,7 +15,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case unrecognizedFormat(file: String)
     /// The data is compressed with a codec Colonnade does not implement (`ZSTD`, `GZIP`, `LZ4`…).
     case unsupportedCodec(file: String, codec: String)
-    /// A column whose type cannot become a ticker, a date or a numeric value column.
+    /// A column Colonnade cannot read: `type` says why, as a phrase ("type utf8, which is not a
+    /// ticker, a date or a number", "a second date column").
     case unsupportedColumn(file: String, column: String, type: String)
     /// A column the table needs (`ticker`/`symbol`, `date`) is missing.
     case missingColumn(file: String, column: String, available: [String])
@@ -30,6 +31,10 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotReplace(ReplacementFileError)
     /// The rows do not form a table (for example one date twice for a ticker).
     case table(file: String, TableError)
+    /// A date (or a timestamp's day) outside the dates a table holds, 0001-01-01 … 9999-12-31
+    /// (`Day.storableDayNumbers`): `value` says what the file holds (a day, or the raw number when
+    /// its day does not even fit a day number).
+    case dateOutOfRange(file: String, column: String, row: Int, value: String)
 
     public var description: String {
         switch self {
@@ -42,7 +47,7 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedCodec(file, codec):
             return "\(file): compressed with \(codec), which Colonnade does not decode (it reads uncompressed and Snappy data)"
         case let .unsupportedColumn(file, column, type):
-            return "\(file): column '\(column)' has type \(type), which is not a ticker, a date or a number"
+            return "\(file): column '\(column)': \(type)"
         case let .missingColumn(file, column, available):
             return "\(file): no \(column) column (columns: \(available.joined(separator: ", ")))"
         case let .nullKey(file, column, row):
@@ -55,6 +60,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
             return error.description
         case let .table(file, error):
             return "\(file): \(error)"
+        case let .dateOutOfRange(file, column, row, value):
+            return "\(file): column '\(column)' row \(row): \(value) is outside the dates a table holds, \(Day.storableRangeDescription)"
         }
     }
 }

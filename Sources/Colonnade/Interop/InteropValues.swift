@@ -22,6 +22,25 @@ enum InteropValues {
         return (value % unitsPerDay < 0) ? q - 1 : q
     }
 
+    /// The day number of a date or timestamp value (`unitsPerDay` 1: a date32 or Parquet DATE day
+    /// number), or the error naming it when its day is outside `Day.storableDayNumbers`.
+    @inline(__always)
+    static func storableDay(_ value: Int64, unitsPerDay: Int64, file: String, column: String, row: Int) throws(InteropError) -> Int32 {
+        let days = unitsPerDay == 1 ? value : day(value, unitsPerDay: unitsPerDay)
+        guard days >= Int64(Day.storableDayNumbers.lowerBound), days <= Int64(Day.storableDayNumbers.upperBound) else {
+            throw dateOutOfRange(value, days: days, unitsPerDay: unitsPerDay, file: file, column: column, row: row)
+        }
+        return Int32(truncatingIfNeeded: days)
+    }
+
+    @inline(never)
+    static func dateOutOfRange(_ value: Int64, days: Int64, unitsPerDay: Int64, file: String, column: String, row: Int) -> InteropError {
+        let unit = [1: "days", 86_400: "seconds", 86_400_000: "milliseconds", 86_400_000_000: "microseconds",
+                    86_400_000_000_000: "nanoseconds"][unitsPerDay] ?? "units"
+        let text = Int32(exactly: days).map { "date \(Day.format(day: $0))" } ?? "\(value) \(unit) since 1970-01-01"
+        return .dateOutOfRange(file: file, column: column, row: row, value: text)
+    }
+
     /// The chunks (columns of one element type, `type`) joined in order, in one allocation; the
     /// validity bits of chunks with nulls carried over.
     /// - Complexity: one copy of every value, plus one pass over the rows of chunks with nulls.

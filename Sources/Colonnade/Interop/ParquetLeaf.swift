@@ -42,7 +42,7 @@ struct ParquetLeaf {
         let typeName = "\(physical)" + (converted.map { " (converted type #\($0))" } ?? "")
 
         if id == "ticker" || id == "symbol" {
-            guard physical == .byteArray else { throw unsupported(typeName + " (a ticker must be a string)") }
+            guard physical == .byteArray else { throw unsupported("type \(typeName): a ticker column must hold strings") }
             role = .ticker
             return
         }
@@ -60,10 +60,10 @@ struct ParquetLeaf {
                 if converted == ParquetFormat.Converted.timestampMillis { role = .date(unitsPerDay: 86_400_000); return }
                 if converted == ParquetFormat.Converted.timestampMicros { role = .date(unitsPerDay: 86_400_000_000); return }
             }
-            throw unsupported(typeName + " (a date must be DATE or TIMESTAMP)")
+            throw unsupported("type \(typeName): a date column must be DATE or TIMESTAMP")
         }
         // Decimals, strings and booleans are not numbers Colonnade stores.
-        if logical?[5] != nil || converted == 5 { throw unsupported("DECIMAL") }
+        if logical?[5] != nil || converted == 5 { throw unsupported("type DECIMAL, which Colonnade does not read yet") }
         var unsignedSource = false
         var element: ElementType
         switch physical {
@@ -75,11 +75,11 @@ struct ParquetLeaf {
             element = .int64
             if converted == ParquetFormat.Converted.uint64 || logical?[10]?.fields?[2]?.bool == false { unsignedSource = true }
             if logical?[8] != nil || converted == ParquetFormat.Converted.timestampMillis || converted == ParquetFormat.Converted.timestampMicros {
-                throw unsupported("TIMESTAMP (only the date column may be a timestamp)")
+                throw unsupported("type TIMESTAMP: only the date column may be a timestamp")
             }
         case .float: element = .float32
         case .double: element = .float64
-        default: throw unsupported(typeName)
+        default: throw unsupported("type \(typeName), which is not a ticker, a date or a number")
         }
         role = .value(element: element, unsignedSource: unsignedSource)
     }

@@ -9,7 +9,8 @@ import Glibc
 /// Flat schemas only. Columns map by name: `ticker`/`symbol` (byte array), `date` (INT32 DATE, or
 /// INT64 TIMESTAMP of any unit, which becomes its UTC day), and numeric value columns (INT32,
 /// INT64, FLOAT, DOUBLE; unsigned 32-bit integers widen to int64). Pages may be PLAIN or
-/// dictionary-encoded (v1 or v2 data pages), uncompressed or Snappy; other codecs throw
+/// dictionary-encoded (v1 or v2 data pages), uncompressed, Snappy, GZIP, LZ4_RAW or the
+/// deprecated LZ4 (Hadoop's framing or one raw block); other codecs throw
 /// `InteropError.unsupportedCodec` naming the codec.
 ///
 /// Every offset, length and count is checked against the input before use; malformed input
@@ -81,7 +82,7 @@ struct ParquetDecoder {
             guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
             if i == 0 { continue }
             if let children = fields[5]?.int, children > 0 {
-                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group")
+                throw .unsupportedColumn(file: file, column: fields[4]?.string ?? "#\(i)", type: "a nested group (Colonnade reads flat columns)")
             }
             leaves.append(try ParquetLeaf(fields, file: file))
         }
@@ -159,7 +160,9 @@ struct ParquetDecoder {
     mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int) throws(InteropError) {
         let leaf = leaves[c]
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
-        guard codec == 0 || codec == 1 else { throw .unsupportedCodec(file: file, codec: ParquetFormat.codecName(codec) + " (Parquet column '\(leaf.name)')") }
+        guard Self.readableCodecs.contains(codec) else {
+            throw .unsupportedCodec(file: file, codec: ParquetFormat.codecName(codec) + " (Parquet column '\(leaf.name)')")
+        }
         if let type = meta[1]?.int, type != Int64(leaf.physical.rawValue) {
             throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' has type \(type), the schema says \(leaf.physical.rawValue)")
         }
@@ -232,33 +235,52 @@ struct ParquetDecoder {
                 continue  // index pages and unknown pages carry no values
             }
             } catch {
-                throw pageError(error, page: bodyStart ..< position, compressed: codec != 0, column: leaf.name)
+                throw pageError(error, page: bodyStart ..< position, codec: codec, column: leaf.name)
             }
         }
     }
 
     /// An error inside a page, with an offset in the file: offsets into a decompressed page (which
     /// are not file offsets) become the page's start, with the position in the page in the text.
-    func pageError(_ error: InteropError, page: Range<Int>, compressed: Bool, column: String) -> InteropError {
+    func pageError(_ error: InteropError, page: Range<Int>, codec: Int32, column: String) -> InteropError {
+        let compressed = codec != 0
+        let codecName = codec == 1 ? "Snappy" : ParquetFormat.codecName(codec)
         let offset: Int, detail: String
         switch error {
         case let .truncated(_, o, needed): (offset, detail) = (o, "needs \(needed) bytes past the end of its data")
         case let .malformed(_, o, d): (offset, detail) = (o, d)
         default: return error
         }
-        // Offsets of uncompressed pages and of Snappy's own errors are file offsets already.
-        if page.contains(offset) && (!compressed || detail.hasPrefix("Snappy")) { return error }
+        // Offsets of uncompressed pages and of the codecs' own errors are file offsets already.
+        if page.contains(offset) && (!compressed || Self.codecPrefixes.contains(where: detail.hasPrefix)) { return error }
         let where_ = compressed ? "byte \(offset - page.lowerBound) of the decompressed page" : "the page"
         return .malformed(file: file, offset: page.lowerBound,
-                          detail: "in the \(compressed ? "Snappy-compressed " : "")page of '\(column)' (\(page.count) bytes), at \(where_): \(detail)")
+                          detail: "in the \(compressed ? codecName + "-compressed " : "")page of '\(column)' (\(page.count) bytes), at \(where_): \(detail)")
     }
 
+    /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), LZ4_RAW.
+    static let readableCodecs: Set<Int32> = [0, 1, 2, 5, 7]
+    /// How the codecs' own errors begin (their offsets are file offsets).
+    static let codecPrefixes = ["Snappy", "LZ4", "gzip"]
+
     func decompress(_ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int) throws(InteropError) -> [UInt8] {
-        if codec == 0 {
+        switch codec {
+        case 0:
             guard body.count == length else { throw bad(offset, "uncompressed Parquet page of \(body.count) bytes, header says \(length)") }
             return Array(body)
+        case 1:
+            return try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length)
+        default:
+            do throws(CodecError) {
+                switch codec {
+                case 2: return try Gzip.decompress(body, maximumOutputSize: length, expectedSize: length)
+                case 5: return try LZ4.decompressHadoop(body, expectedSize: length)
+                default: return try LZ4.decompressBlock(body, expectedSize: length)
+                }
+            } catch {
+                throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: error.description)
+            }
         }
-        return try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length)
     }
 
     mutating func decodeDictionary(_ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int) throws(InteropError) -> Dictionary {
@@ -352,15 +374,21 @@ struct ParquetDecoder {
         case .date(let perDay):
             let width = leaf.width
             let out = dates.base.assumingMemoryBound(to: Int32.self) + row
+            var outside: (row: Int, value: Int64)?
+            let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
-                if perDay == 1 {
-                    out[i] = p.loadUnaligned(as: Int32.self)
+                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self)) : p.loadUnaligned(as: Int64.self)
+                let day = perDay == 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
+                guard range.contains(day) else {
+                    if outside == nil { outside = (i, value) }
                     return true
                 }
-                let day = InteropValues.day(p.loadUnaligned(as: Int64.self), unitsPerDay: perDay)
-                guard let d = Int32(exactly: day) else { return false }
-                out[i] = d
+                out[i] = Int32(truncatingIfNeeded: day)
                 return true
+            }
+            if let outside {
+                // The rows of this page come first in `out`, in order: row + i is the file's row.
+                _ = try InteropValues.storableDay(outside.value, unitsPerDay: perDay, file: file, column: leaf.name, row: row + outside.row)
             }
         case .value:
             guard let storage = storages[c] else { return }

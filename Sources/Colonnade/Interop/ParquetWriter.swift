@@ -66,22 +66,23 @@ public struct ParquetWriter {
     /// - Returns: The files written, oldest year first.
     public func writePartitionedByYear(toDirectory directory: String, durable: Bool = true) throws(InteropError) -> [String] {
         let order = tickerOrder()
-        var years = Set<Int>()
-        table.dates.withUnsafeBufferPointer { d in
-            for t in table.tickers where t.rowCount > 0 {
-                let first = Day.components(ofDay: d[t.firstRow]).year
-                let last = Day.components(ofDay: d[t.firstRow + t.rowCount - 1]).year
-                for y in first ... last { years.insert(y) }
-            }
-        }
+        let years = Self.yearsPresent(in: table)
         try ReplacementFile.makeDirectories(directory, durable: durable)
         var parts: [(path: String, segments: [Segment])] = []
-        for year in years.sorted() {
+        var placed = 0
+        for year in years {
             let segments = Self.segments(of: table, order: order, year: year)
             if segments.isEmpty { continue }
             let partition = directory + "/year=\(year)"
             try ReplacementFile.makeDirectories(partition, durable: durable)
             parts.append((partition + "/part-00000.parquet", segments))
+            placed += segments.reduce(0) { $0 + $1.rows.count }
+        }
+        // Every row lands in exactly one partition: a row no partition took would be lost silently
+        // (a probe found rows on the last day numbers dropped, and every row reported written).
+        guard placed == table.rowCount else {
+            throw .malformed(file: directory, offset: 0,
+                             detail: "internal error: the year partitions hold \(placed) of \(table.rowCount) rows; nothing was written")
         }
         // The files are independent: one per core at a time (each file's writes are sequential,
         // and a filesystem serializes the buffered writes to one file, not to different files).
@@ -102,6 +103,27 @@ public struct ParquetWriter {
         // The first failure in year order, as the sequential loop reported it.
         for i in parts.indices { if let failure = failures[i] { throw failure } }
         return parts.map(\.path)
+    }
+
+    /// The calendar years that hold at least one row, ascending: per ticker, the year of its first
+    /// row, then a binary search for the first row of a later year, and so on, so the work is
+    /// O(years present × log rows), never the span between a ticker's first and last dates.
+    static func yearsPresent(in table: QuoteTable) -> [Int] {
+        var years = Set<Int>()
+        table.dates.withUnsafeBufferPointer { d in
+            for t in table.tickers where t.rowCount > 0 {
+                var row = t.firstRow
+                let end = t.firstRow + t.rowCount
+                while row < end {
+                    let year = Day.components(ofDay: d[row]).year
+                    years.insert(year)
+                    // The first day of the next year; past the last storable year, nothing follows.
+                    guard let next = Day.days(year: year + 1, month: 1, day: 1) else { break }
+                    row = lowerBound(d, next, in: row ..< end)
+                }
+            }
+        }
+        return years.sorted()
     }
 
     /// Ticker codes in the order of their symbols' UTF-8 bytes.

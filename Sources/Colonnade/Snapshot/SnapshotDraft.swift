@@ -151,7 +151,7 @@ package final class SnapshotDraft: @unchecked Sendable {
         }
         if let problem = SnapshotWriter.schemaProblem(table) {
             discard()
-            throw .inconsistentData(file: path, section: "SCHM", detail: problem)
+            throw .unsavable(file: path, reason: problem)
         }
         var writer = SnapshotWriter(table: table, path: path)
         writer.threads = threads

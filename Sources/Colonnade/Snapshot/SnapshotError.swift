@@ -46,6 +46,9 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another process holds the snapshot's write lock (`lockFile`) and the caller chose not to
     /// wait; `holder` is its PID when the lock file names one.
     case locked(file: String, lockFile: String, holder: Int32?)
+    /// The table cannot be saved as a snapshot (`reason`: more value columns than a snapshot holds,
+    /// an unusable column name); nothing was written and the file at `file` is unchanged.
+    case unsavable(file: String, reason: String)
 
     /// The file the error is about.
     public var file: String {
@@ -54,7 +57,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
              let .notASnapshot(f), let .unsupportedVersion(f, _, _), let .truncated(f, _, _),
              let .checksumMismatch(f, _, _, _, _), let .offsetOutOfRange(f, _, _), let .malformedHeader(f, _),
              let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _),
-             let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _):
+             let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _),
+             let .unsavable(f, _):
             f
         }
     }
@@ -96,6 +100,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(f): is read-only (mode \(FileTarget.octal(mode))); not replacing it"
         case let .locked(f, lockFile, holder):
             "\(f): another process\(holder.map { " (PID \($0))" } ?? "") is writing it (lock file \(lockFile))"
+        case let .unsavable(f, reason):
+            "\(f): not saved: \(reason); the snapshot there is unchanged"
         }
     }
 

@@ -220,6 +220,11 @@ struct SnapshotFooter: Sendable, Equatable {
             let name = SnapshotFormat.tagName(tag)
             let flags = try cursor.readUInt32LE("flags of section \(name)")
             let length = try cursor.readUInt64LE("length of section \(name)")
+            // Bit 0 marks an optional section; every other bit is 0 in 1.x (SNAPSHOT_FORMAT.md, Footer).
+            guard flags & ~SnapshotFormat.optionalFlag == 0 else {
+                throw .malformedFooter(file: file, section: name,
+                                       detail: "section at footer byte \(start) has flags 0x\(String(flags, radix: 16)); only bit 0 (optional) may be set")
+            }
             guard length <= UInt64(cursor.remaining) else {
                 throw .malformedFooter(file: file, section: name,
                                        detail: "section at footer byte \(start) claims \(length) bytes, \(cursor.remaining) left")

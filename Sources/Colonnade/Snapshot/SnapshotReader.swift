@@ -377,7 +377,11 @@ struct SnapshotReader {
         guard case .int32(let dates) = columns.removeFirst() else {
             throw .malformedFooter(file: path, section: "COLS", detail: "the date column is not int32")
         }
+        if let problem = nullDateProblem(dates) { throw problem.error }
         if checkDates, let problem = dateProblems(dates, limit: 1).first { throw problem.error }
+        // Every row when verifying; else each ticker's first and last rows, which bound the rest
+        // in a file whose dates ascend (every writer's; `verify` checks every row).
+        if let problem = dateRangeProblems(dates, everyRow: checkDates, limit: 1).first { throw problem.error }
         do {
             return try QuoteTable(schema: footer.schema, columns: columns, dates: dates, tickers: footer.tickers,
                                   dateColumnName: footer.dateColumnName, metadata: footer.metadata, checkDates: false)
@@ -440,6 +444,49 @@ struct SnapshotReader {
             }
         }
         return out
+    }
+
+    /// Rows whose dates are outside the storable range (`Day.storableDayNumbers`; see
+    /// SNAPSHOT_FORMAT.md, *Dates*): the first of each ticker, at most `limit` tickers. Every row
+    /// with `everyRow`, else each ticker's first and last.
+    func dateRangeProblems(_ dates: Column<Int32>, everyRow: Bool, limit: Int) -> [SnapshotProblem] {
+        var out = [SnapshotProblem]()
+        var tickers = footer.tickers
+        while out.count < limit, let problem = QuoteTable.dateRangeProblem(dates, tickers, everyRow: everyRow),
+              case let .dateOutOfRange(symbol, row, _) = problem {
+            out.append(SnapshotProblem(section: "payload", column: "date", ticker: symbol, row: row,
+                                       error: .inconsistentData(file: path, section: "payload", detail: problem.description)))
+            // The next ticker after this one.
+            tickers.removeAll { $0.firstRow <= row }
+        }
+        return out
+    }
+
+    /// The first row without a date, when the date column has a validity bitmap with a zero bit:
+    /// every row has a date, so a date bitmap, if present, must have every bit set
+    /// (SNAPSHOT_FORMAT.md, Column payloads). Without it, a null date would read as 1970-01-01.
+    /// - Complexity: O(n / 64) when the column has a bitmap (Colonnade never writes one), else O(1).
+    func nullDateProblem(_ dates: Column<Int32>) -> SnapshotProblem? {
+        guard let validity = dates.validity, validity.nonzeroBitCount != dates.count else { return nil }
+        let row = validity.withUnsafeWords { words -> Int in
+            for (w, word) in words.enumerated() where ~word != 0 {
+                return min(w * 64 + (~word).trailingZeroBitCount, dates.count - 1)
+            }
+            return dates.count - 1
+        }
+        let ticker = footer.tickers.last { $0.firstRow <= row }?.symbol
+        return SnapshotProblem(section: "payload", column: "date.validity", ticker: ticker, row: row,
+                               error: .inconsistentData(file: path, section: "payload",
+                                                        detail: "row \(row) has no date (date.validity bit 0); every row needs a date, so a date bitmap must have every bit set"))
+    }
+
+    /// The date column, for checks that run before the table is built.
+    /// - Precondition: `layoutProblems()` is empty.
+    func dateColumn() throws(SnapshotError) -> Column<Int32> {
+        guard case .int32(let dates) = try column(footer.columns[0], name: footer.columnName(0), summaries: nil, checkPadding: false) else {
+            throw .malformedFooter(file: path, section: "COLS", detail: "the date column is not int32")
+        }
+        return dates
     }
 
     var info: SnapshotInfo {

@@ -38,8 +38,8 @@ extension QuoteTable {
     /// Checks, in order: header, trailer and footer (a problem there stops the check: nothing after
     /// it can be trusted); placement of every payload and the ticker index tiling the rows (all
     /// reported; a problem stops the check before payloads are read); every payload checksum;
-    /// validity padding bits zero; payload padding bytes zero; dates strictly ascending within each
-    /// ticker; block summaries equal to the ones computed from the data.
+    /// validity padding bits zero; payload padding bytes zero; dates within the storable range
+    /// (0001-01-01 … 9999-12-31) and strictly ascending within each ticker; block summaries equal to the ones computed from the data.
     /// - Complexity: O(file) plus a block-summary pass over every column.
     public static func verifySnapshot(at path: String) -> SnapshotVerification {
         let reader: SnapshotReader
@@ -57,9 +57,21 @@ extension QuoteTable {
         // Validity padding is checked per column here, so that every bad column is reported.
         problems += reader.validityPaddingProblems()
         do throws(SnapshotError) {
-            let table = try reader.makeTable(checkDates: false, checkValidityPadding: false)
-            problems += reader.dateProblems(table.dates, limit: 20)
-            problems += reader.summaryProblems(table)
+            // Dates outside the storable range first: a table cannot be built around them, so the
+            // order is checked on the raw column and the summaries are not.
+            let dates = try reader.dateColumn()
+            let outOfRange = reader.dateRangeProblems(dates, everyRow: true, limit: 20)
+            if let nullDate = reader.nullDateProblem(dates) {
+                problems.append(nullDate)
+                problems += outOfRange
+            } else if outOfRange.isEmpty {
+                let table = try reader.makeTable(checkDates: false, checkValidityPadding: false)
+                problems += reader.dateProblems(table.dates, limit: 20)
+                problems += reader.summaryProblems(table)
+            } else {
+                problems += outOfRange
+                problems += reader.dateProblems(dates, limit: 20)
+            }
         } catch {
             problems.append(SnapshotProblem(error))
         }

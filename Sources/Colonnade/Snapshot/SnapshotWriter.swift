@@ -67,7 +67,7 @@ struct SnapshotWriter {
 
     private func write(durable: Bool) throws(SnapshotError) {
         // Never write a file this reader would refuse: the same schema rules as the loader.
-        if let problem = Self.schemaProblem(table) { throw .inconsistentData(file: path, section: "SCHM", detail: problem) }
+        if let problem = Self.schemaProblem(table) { throw .unsavable(file: path, reason: problem) }
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw SnapshotError(error, file: path) }
         do throws(SnapshotError) {

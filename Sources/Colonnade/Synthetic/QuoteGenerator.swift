@@ -54,7 +54,21 @@ public struct QuoteGenerator: Sendable {
         "COST", "TGT", "KR", "WBA", "CL", "KMB", "GIS", "K", "HSY", "MO",
     ]
 
+    /// The day number of the last of the `days` weekdays from `start` (the first weekday on or
+    /// after it), in `Int` so that it can be checked before any date is made: a table holds
+    /// dates up to 9999-12-31 only (`Day.storableDayNumbers`).
+    /// - Precondition: `days >= 1`.
+    public var lastTradingDay: Int {
+        var first = Int(start)
+        var weekday = ((first + 3) % 7 + 7) % 7  // 1970-01-01 was a Thursday: 0 = Monday
+        if weekday >= 5 { first += 7 - weekday; weekday = 0 }
+        let later = weekday + (days - 1)
+        return first - weekday + 7 * (later / 5) + later % 5
+    }
+
     /// The dates: `days` weekdays from `start` (the first weekday on or after it).
+    /// - Precondition: `lastTradingDay` is within `Day.storableDayNumbers` (else the table could
+    ///   not be built; `colonnade generate` checks it first).
     public func tradingDays() -> [Int32] {
         var out = [Int32]()
         out.reserveCapacity(days)

@@ -111,7 +111,13 @@ extension CommandSpec {
         abstract: "Download daily quotes from Nasdaq Data Link into a snapshot.",
         discussion: "The API key is read from --api-key-file, else from the environment "
             + "(NASDAQ_DATA_LINK_API_KEY); it is never printed. Either a time-series database "
-            + "(--database, one request per ticker) or a table (--table, e.g. WIKI/PRICES) is queried.",
+            + "(--database, one request per ticker) or a table (--table, e.g. WIKI/PRICES) is queried. "
+            + "WIKI stopped updating in March 2018: for later prices use --table with a table your subscription covers. "
+            + "Each request runs in a child process of colonnade, so a hostile response cannot crash or flood fetch: "
+            + "an unparsable, overflowing or contradictory Content-Length is a malformed response, and a body past "
+            + "512 MiB (counted as it arrives, decoded) is refused. A paged table stops at a page with no rows but "
+            + "a next cursor, and after ceil(tickers x weekdays / 10000) + 2 pages (10,000 pages without --from, "
+            + "--to and tickers); the whole fetch stops at --deadline.",
         positionals: [PositionalSpec("TICKER", isRepeating: true, isRequired: false,
                                      abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")],
         options: FetchCommand.Options.all,
@@ -449,6 +455,10 @@ extension FetchCommand {
             "timeout", value: "SECONDS", minimum: 1, default: 300,
             abstract: "Give up on a request (all its retries included) not complete after this long; a stalled "
                 + "connection fails after 60 s without data.")
+        static let deadline = OptionKey.string(
+            "deadline", value: "DURATION", default: "6h",
+            abstract: "Give up on the whole fetch (every request, page and wait) not done after this long, e.g. 90s, 30m, 6h; "
+                + "nothing is saved then.")
         static let debug = OptionKey.flag("debug", abstract: "Log each request (key redacted) and response status to standard error.")
         static let quiet = OptionKey.flag("quiet", abstract: "Print nothing but errors.")
         static let noWait = SharedOptions.noWait
@@ -456,7 +466,7 @@ extension FetchCommand {
         static let all: [OptionSpec] = [
             database.spec, table.spec, from.spec, to.spec, snapshot.spec, format.spec, update.spec, keepGoing.spec,
             columns.spec, bulk.spec, bulkTimeout.spec, keepZip.spec, maxInflateRatio.spec, maxInflateSize.spec,
-            concurrency.spec, baseURL.spec, apiKeyFile.spec, timeout.spec, debug.spec, quiet.spec, noWait.spec,
+            concurrency.spec, baseURL.spec, apiKeyFile.spec, timeout.spec, deadline.spec, debug.spec, quiet.spec, noWait.spec,
         ]
 
         /// `--format`: the response format to request.

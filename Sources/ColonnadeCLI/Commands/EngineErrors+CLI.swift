@@ -48,6 +48,9 @@ extension SnapshotError: CLIReportableError {
             "create the link's target (or remove the link) first; colonnade does not start a new snapshot behind a broken link"
         case let .readOnly(f, _):
             "make it writable ('chmod u+w \(f)') to replace it, or write to another --snapshot"
+        case .unsavable:
+            "nothing was written; a snapshot holds at most \(QuoteTable.maximumColumnCount) value columns: import the columns you need "
+                + "into a snapshot of their own (--snapshot PATH)"
         case let .locked(_, lockFile, _):
             "wait for that process to finish (leave out --no-wait to wait for it); if no such process runs, \(lockFile) is not locked and this cannot happen"
         default:

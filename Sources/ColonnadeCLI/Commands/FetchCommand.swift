@@ -3,6 +3,7 @@ import DataLinkFormat
 import DataLink
 import Dispatch
 import Foundation
+import Synchronization
 
 /// `colonnade fetch`: download quotes from Nasdaq Data Link and upsert them into a snapshot,
 /// saved once, atomically, at the end, under the snapshot's write lock (held from the load, through
@@ -16,7 +17,16 @@ struct FetchCommand: Command {
         if symbols.isEmpty && !parsed[Options.bulk] {
             throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
         }
+<<<<<<< HEAD
         let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+=======
+        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+        let deadlineText = parsed[Options.deadline]
+        guard let deadline = BulkFetch.parseDuration(deadlineText) else {
+            throw UsageError.invalidValue(option: "--deadline", value: deadlineText, reason: "expected a duration such as 90s, 30m or 6h",
+                                          suggestion: nil, command: spec.name)
+        }
+>>>>>>> main
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
         if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
@@ -27,6 +37,7 @@ struct FetchCommand: Command {
             configuration.baseURL = url
         }
         configuration.requestDeadline = .seconds(parsed[Options.timeout])
+        configuration.transferProcess = Self.transferProcess(context)
         // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
         if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
             configuration.maximumResponseSize = limit
@@ -36,6 +47,9 @@ struct FetchCommand: Command {
                                                   explicitKeyFile: parsed[Options.apiKeyFile].map(context.resolve))
         if let key = configuration.apiKey { (context.standardError as? RedactingWriter)?.add(key) }
         let quiet = parsed[Options.quiet]
+        if !quiet, Self.choosesWIKI(database: parsed[Options.database], table: parsed[Options.table]) {
+            try context.standardError.writeLine(Self.wikiNote)
+        }
         if parsed[Options.debug] {
             let log = SynchronizedWriter(context.standardError)
             // Server text in the log is already one line per header; the lines are escaped again
@@ -55,7 +69,7 @@ struct FetchCommand: Command {
         let existing = try QuoteTable.loadForUpdate(path)
         if parsed[Options.bulk], let table = parsed[Options.table] {
             return try runBulk(table, parsed, context: context, path: path, client: DataLinkClient(configuration: configuration),
-                               existing: existing, progressEnabled: !quiet && !parsed[Options.debug] && errorIsTerminal)
+                               existing: existing, progressEnabled: !quiet && !parsed[Options.debug] && errorIsTerminal, deadline: deadline)
         }
 
         let columns = parsed[Options.columns]
@@ -64,7 +78,7 @@ struct FetchCommand: Command {
                              format: parsed[Options.format] == .csv ? .csv : .json, existing: existing,
                              columns: columns.isEmpty ? nil : columns)
         let client = DataLinkClient(configuration: configuration)
-        let outcome = try runCancellably { try await plan.run(client: client, progress: progress) }
+        let outcome = try runCancellably(deadline: deadline) { try await plan.run(client: client, progress: progress) }
         progress.finish()
 
         for (symbol, error) in outcome.failures {
@@ -101,7 +115,7 @@ struct FetchCommand: Command {
 
     /// `--bulk`: one export zip, imported and saved like any fetch.
     private func runBulk(_ table: String, _ parsed: ParsedArguments, context: CommandContext, path: String, client: DataLinkClient,
-                         existing: QuoteTable, progressEnabled: Bool) throws -> Int32 {
+                         existing: QuoteTable, progressEnabled: Bool, deadline: Duration) throws -> Int32 {
         let timeoutText = parsed[Options.bulkTimeout]
         guard let timeout = BulkFetch.parseDuration(timeoutText) else {
             throw UsageError.invalidValue(option: "--bulk-timeout", value: timeoutText, reason: "expected a duration such as 90s, 10m or 1h",
@@ -128,7 +142,7 @@ struct FetchCommand: Command {
         let progress = BulkProgress(enabled: progressEnabled, writer: context.standardError)
         let incoming: QuoteTable
         do {
-            incoming = try runCancellably { try await bulk.run(client: client, progress: progress) }
+            incoming = try runCancellably(deadline: deadline) { try await bulk.run(client: client, progress: progress) }
         } catch {
             progress.finish()
             throw error
@@ -150,8 +164,20 @@ struct FetchCommand: Command {
         return String(text[..<scheme.upperBound]) + "<redacted>@" + CredentialRedaction.redacting(String(rest[rest.index(after: at)...]))
     }
 
-    /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it.
-    private func runCancellably<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    /// The note `fetch` prints when the chosen database is WIKI.
+    static let wikiNote = "note: WIKI stopped updating in March 2018 (its last prices are from 2018-03-27); for later prices "
+        + "use --table with a table your own Nasdaq Data Link subscription covers"
+
+    /// Whether the data comes from WIKI: the time-series database `WIKI` (datasets `WIKI/…`) or
+    /// a table of the WIKI publisher (`WIKI/PRICES`).
+    static func choosesWIKI(database: String, table: String?) -> Bool {
+        if let table { return table.uppercased().hasPrefix("WIKI/") }
+        return database.uppercased() == "WIKI"
+    }
+
+    /// Runs `work` on the concurrency runtime and waits for it; Ctrl-C cancels it, and so does
+    /// `deadline` passing, which is then reported as ``FetchDeadlineExceeded``.
+    private func runCancellably<T: Sendable>(deadline: Duration, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         // The handler is in place before any work starts, so Ctrl-C always cancels, never kills.
         let cancellation = CancellationRelay()
         signal(SIGINT, SIG_IGN)
@@ -164,6 +190,17 @@ struct FetchCommand: Command {
         }
         let task = Task { try await work() }
         cancellation.attach(task)
+        // The whole fetch's deadline: a Dispatch timer (on time even when the pool is busy)
+        // that cancels like Ctrl-C and leaves a mark, so the error says why.
+        let passed = DeadlineMark()
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + BulkFetch.dispatchInterval(deadline))
+        timer.setEventHandler {
+            passed.set()
+            cancellation.cancel()
+        }
+        timer.resume()
+        defer { timer.cancel() }
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
         Task {
@@ -171,7 +208,15 @@ struct FetchCommand: Command {
             done.signal()
         }
         done.wait()
-        return try result.get()
+        timer.cancel()
+        do {
+            return try result.get()
+        } catch {
+            // Work that finished as the deadline passed keeps its result; work it cut short
+            // reports the deadline, not the cancellation it caused.
+            if passed.isSet { throw FetchDeadlineExceeded(deadline: deadline) }
+            throw error
+        }
     }
 }
 
@@ -212,17 +257,18 @@ struct FetchPlan: Sendable {
     /// The first day to ask for: with --update, the day after the newest stored one.
     func start(for symbol: String) -> Int32? {
         guard let newest = newestStored(symbol) else { return from }
-        // The stored day comes from a file: the last representable day has no day after it
+        // The last storable day (9999-12-31) has no day after it that a table could hold
         // (needsRequest then says there is nothing to ask for).
-        let next = newest == .max ? newest : newest + 1
+        let last = Day.storableDayNumbers.upperBound
+        let next = newest >= last ? newest : newest + 1
         return max(next, from ?? next)
     }
 
     /// Whether there is anything to ask for: not when --update already reaches past `--to`
     /// (the request would be refused as "end date before start date"), nor when the newest stored
-    /// day is the last one a date can hold.
+    /// day is the last one a table can hold.
     func needsRequest(for symbol: String) -> Bool {
-        if newestStored(symbol) == .max { return false }
+        if let newest = newestStored(symbol), newest >= Day.storableDayNumbers.upperBound { return false }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }
@@ -289,9 +335,15 @@ struct FetchPlan: Sendable {
         let earliest = pending.map { start(for: $0) }
         let from = earliest.contains(where: { $0 == nil }) ? nil : earliest.compactMap { $0 }.min()
         let ahead = DecodeAhead(depth: decodeDepth, events: decodeEvents)
-        @Sendable func decodePage(_ response: DataLinkResponse, source: String) throws -> DecodedResponse {
+        let target = DataLinkTarget.table(table, tickers: pending.map(DataLinkSymbols.code(fromSymbol:)))
+        @Sendable func decodePage(_ response: DataLinkResponse, source: String, number: Int) throws -> DecodedResponse {
             let decoded = try response.body.withUnsafeBytes { bytes in try QuoteDecoder.decodeKeepingRows(bytes, source: source) }
             progress.advance(rows: decoded.rows?.rowCount ?? 0, bytes: response.body.count, tickers: 0)
+            // A page with no rows has nothing after it: a cursor on it would be followed forever
+            // by a server that keeps handing out empty pages.
+            if (decoded.rows?.rowCount ?? 0) == 0, decoded.nextCursorID != nil {
+                throw DataLinkError.emptyPageWithCursor(target, page: number)
+            }
             return decoded
         }
         var pages: [DecodeAhead.Pending<DecodedResponse>] = []
@@ -299,13 +351,14 @@ struct FetchPlan: Sendable {
         do {
             try await client.tablePages(table, tickers: pending, from: Self.date(from), to: Self.date(to), columns: columns) { response in
                 if pages.contains(where: { if case .failure = $0.finished { true } else { false } }) { throw EarlierPageFailed() }
-                let source = "\(table) page \(pages.count + 1)"
+                let number = pages.count + 1
+                let source = "\(table) page \(number)"
                 if let cursor = try? DataLinkCursor.nextCursorID(inJSON: response.body, source: source) {
-                    pages.append(await ahead.decode { try decodePage(response, source: source) })
+                    pages.append(await ahead.decode { try decodePage(response, source: source, number: number) })
                     return cursor
                 }
                 // Not a page the cursor scan reads: decode it here, for the decoder's own answer.
-                let result = Result { try decodePage(response, source: source) }
+                let result = Result { try decodePage(response, source: source, number: number) }
                 pages.append(DecodeAhead.Pending(result))
                 guard case .success(let decoded) = result else { throw EarlierPageFailed() }
                 return decoded.nextCursorID
@@ -332,6 +385,20 @@ struct FetchPlan: Sendable {
         progress.advance(rows: 0, bytes: 0, tickers: symbols.count)
         return outcome
     }
+}
+
+/// The whole fetch did not finish within `--deadline`; nothing was saved.
+struct FetchDeadlineExceeded: Error, CLIReportableError {
+    var deadline: Duration
+    var message: String { "fetch did not finish within its deadline of \(BulkFetch.format(deadline)); nothing was saved" }
+    var hint: String? { "--deadline DURATION (e.g. 12h) allows more time; --update then fetches only what is missing" }
+}
+
+/// Set once, read after: whether the fetch's deadline passed.
+final class DeadlineMark: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
 }
 
 /// Cancels a task once it is attached, even if the cancellation came first.
@@ -437,6 +504,8 @@ extension DataLinkError: CLIReportableError {
         case .exportDownloadFailed: "run again: a fresh export link is asked for each time"
         case .insecureTransport: "use an https:// --base-url (plain http is allowed only to localhost, for tests)"
         case .deadlineExceeded: "--timeout SECONDS allows a slow response more time"
+        case .malformedResponse: "the server's answer cannot be trusted to be whole; nothing was saved"
+        case .tooManyPages, .emptyPageWithCursor: "the server kept the pagination going; --from and --to with tickers bound the pages"
         default: nil
         }
     }

@@ -14,6 +14,12 @@ struct GenerateCommand: Command {
         }
         let generator = QuoteGenerator(tickers: tickers, days: days, seed: UInt64(parsed[Options.seed]),
                                        start: parsed[Options.start].daysSinceEpoch)
+        // A table holds dates up to 9999-12-31: refuse a calendar that would run past it.
+        if days > 0, generator.lastTradingDay > Int(Day.storableDayNumbers.upperBound) {
+            throw UsageError.invalidValue(option: "--start", value: Day(daysSinceEpoch: generator.start).description,
+                                          reason: "\(days.groupedText) trading days from it run past 9999-12-31, the last date a table holds",
+                                          suggestion: nil, command: spec.name)
+        }
         if let snapshot = parsed[Options.snapshot] {
             let path = context.resolve(snapshot)
             try SnapshotLocation.requireDirectory(of: path)

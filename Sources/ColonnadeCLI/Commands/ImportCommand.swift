@@ -27,6 +27,12 @@ struct ImportCommand: Command {
             incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: archiveOptions,
                                           threads: threads, progress: progress.counters)
         }
+        // Nothing to import (header-only files, an update's empty response): no ticker is added and
+        // the snapshot is not rewritten.
+        if incoming.rowCount == 0 {
+            for file in parsed.positionals { context.note("\(TerminalText.escaped(file)) has no rows") }
+            return ExitStatus.success
+        }
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
         try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in
             table.upsert(contentsOf: [incoming], threads: threads)

@@ -81,5 +81,29 @@ def main():
     print("wrote fixtures with", versions)
 
 
+def codec_fixtures():
+    """The codec fixtures (`--codecs`): the same rows with GZIP and LZ4 pages and LZ4_FRAME IPC
+    bodies. Written separately so the files above stay byte for byte as first written."""
+    t = arrow_table()
+    pq.write_table(t, path("pyarrow-gzip.parquet"), compression="gzip")
+    pq.write_table(t, path("pyarrow-lz4.parquet"), compression="lz4")
+    pq.write_table(t, path("pyarrow-lz4-v2pages.parquet"), compression="lz4", data_page_version="2.0")
+    with ipc.new_stream(path("pyarrow-lz4.arrows"), t.schema, options=ipc.IpcWriteOptions(compression="lz4")) as w:
+        w.write_table(t)
+    df = pl.from_arrow(t)
+    df.write_parquet(path("polars-gzip.parquet"), compression="gzip")
+    df.write_parquet(path("polars-lz4.parquet"), compression="lz4")
+    df.write_ipc(path("polars-lz4.arrow"), compression="lz4")
+    con = duckdb.connect()
+    con.register("t", t)
+    con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-gzip.parquet')}' (FORMAT parquet, COMPRESSION gzip)")
+    con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-lz4.parquet')}' (FORMAT parquet, COMPRESSION lz4)")
+    print("wrote codec fixtures with", f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--codecs" in sys.argv:
+        codec_fixtures()
+    else:
+        main()

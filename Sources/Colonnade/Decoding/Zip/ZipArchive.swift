@@ -48,7 +48,16 @@ public final class ZipArchive: @unchecked Sendable {
             throw error
         }
         if storage.lostPages { throw Self.shrank(name, member: nil) }
+        var total = 0
+        for member in members {
+            let (sum, overflow) = total.addingReportingOverflow(member.uncompressedSize)
+            total = overflow ? Int.max : sum
+        }
+        totalUncompressedSize = total
     }
+
+    /// What every member records it inflates to, added up (saturating at `Int.max`).
+    public let totalUncompressedSize: Int
 
     /// The error for an archive file that shrank while it was being read (its mapping read
     /// zeros past the new end: whatever else went wrong came from that).
@@ -135,6 +144,13 @@ public final class ZipArchive: @unchecked Sendable {
         if member.uncompressedSize > allowed {
             throw .tooLarge(archive: name, member: member.name, size: member.uncompressedSize,
                             compressedSize: member.compressedSize, limit: allowed)
+        }
+        // Then the whole archive: every member's recorded size counts, so a directory of many
+        // members, each within its own limit, cannot add up to more than the file allows.
+        let allowedTotal = limits.allowedTotalSize(archiveSize: storage.count)
+        if totalUncompressedSize > allowedTotal {
+            throw .tooLarge(archive: name, member: "(all \(members.count) members)", size: totalUncompressedSize,
+                            compressedSize: storage.count, limit: allowedTotal)
         }
         if member.method == 0 && member.compressedSize != member.uncompressedSize {
             throw .malformed(archive: name, member: member.name, offset: member.localHeaderOffset,

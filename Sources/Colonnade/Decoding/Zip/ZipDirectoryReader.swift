@@ -70,7 +70,35 @@ struct ZipDirectoryReader {
         for _ in 0 ..< entryCount {
             members.append(try readCentralHeader(at: &p, stop: directoryStop))
         }
+        try refuseOverlaps(members)
         return members
+    }
+
+    /// Members may not share bytes: each one's local header, data and data descriptor lie apart
+    /// from every other's (as Info-ZIP requires). A directory that lists one member many times —
+    /// a few kilobytes that would inflate to gigabytes, each copy within the per-member limits —
+    /// is refused, naming both members.
+    /// - Complexity: O(m log m) for m members.
+    private func refuseOverlaps(_ members: [ZipMember]) throws(ZipError) {
+        guard members.count > 1 else { return }
+        let order = members.indices.sorted { members[$0].localHeaderOffset < members[$1].localHeaderOffset }
+        var previous = order[0]
+        for i in order.dropFirst() {
+            let end = extentEnd(members[previous]), start = members[i].localHeaderOffset
+            if start < end {
+                throw .malformed(archive: archive, member: members[i].name, offset: start,
+                                 detail: "its local header at byte \(start) lies inside the bytes of member '\(members[previous].name)' "
+                                     + "(\(members[previous].localHeaderOffset) ..< \(end)): members of an archive may not overlap")
+            }
+            previous = i
+        }
+    }
+
+    /// The offset after a member's data and, when it has one, its data descriptor (at most 24
+    /// bytes: a signature, the CRC-32 and two 8-byte sizes; fewer when the file ends sooner).
+    private func extentEnd(_ member: ZipMember) -> Int {
+        let dataEnd = member.dataOffset + member.compressedSize
+        return member.hasDataDescriptor ? Swift.min(count, dataEnd + 12) : dataEnd
     }
 
     /// The offset of the end-of-central-directory record: searched backwards over the last
@@ -103,6 +131,8 @@ struct ZipDirectoryReader {
         guard storage.getUInt32LE(at: at) == Signature.centralHeader else {
             throw .malformed(archive: archive, member: nil, offset: at, detail: "no central directory header signature")
         }
+        let madeBy = storage.getUInt16LE(at: at + 4)
+        let external = UInt32(truncatingIfNeeded: storage.getUInt32LE(at: at + 38))
         let flags = storage.getUInt16LE(at: at + 8)
         let method = storage.getUInt16LE(at: at + 10)
         let crc = UInt32(storage.getUInt32LE(at: at + 16))
@@ -179,8 +209,10 @@ struct ZipDirectoryReader {
         let dataOffset = local + 30 + localName + localExtra
         try need(dataOffset, compressed, "\(compressed) bytes of compressed data", member: name)
 
+        // Version made by: the high byte is the host system, 3 = Unix (APPNOTE 4.4.2).
         let member = ZipMember(name: name, method: method, flags: flags, crc32: crc, compressedSize: compressed,
-                               uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset)
+                               uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset,
+                               unixMode: madeBy >> 8 == 3 ? external >> 16 : nil)
         if member.hasDataDescriptor && !member.isEncrypted {
             try checkDataDescriptor(of: member)
         }

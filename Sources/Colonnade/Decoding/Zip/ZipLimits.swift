@@ -15,15 +15,29 @@ public struct ZipLimits: Sendable, Hashable {
     /// The size every member may reach whatever its ratio (capped by `maximumSize`). Default 64 MiB.
     public var ratioFloor: Int
 
+    /// The most all members of one archive may inflate to together, in bytes. Default 64 GiB.
+    public var maximumTotalSize: Int
+
     /// Limits; see the properties.
-    public init(maximumRatio: Int = 200, maximumSize: Int = 16 << 30, ratioFloor: Int = 64 << 20) {
+    public init(maximumRatio: Int = 200, maximumSize: Int = 16 << 30, ratioFloor: Int = 64 << 20,
+                maximumTotalSize: Int = 64 << 30) {
         self.maximumRatio = Swift.max(1, maximumRatio)
         self.maximumSize = Swift.max(0, maximumSize)
         self.ratioFloor = Swift.max(0, ratioFloor)
+        self.maximumTotalSize = Swift.max(0, maximumTotalSize)
     }
 
     /// The defaults.
     public static let standard = ZipLimits()
+
+    /// The most all members of an archive of `archiveSize` bytes may inflate to together: the
+    /// ratio rule applied to the whole file, capped by `maximumTotalSize`. Members may not share
+    /// bytes (the directory reader refuses overlapping members), so this bounds the work and
+    /// memory of reading every member, not only each one.
+    public func allowedTotalSize(archiveSize: Int) -> Int {
+        let (scaled, overflow) = archiveSize.multipliedReportingOverflow(by: maximumRatio)
+        return Swift.min(maximumTotalSize, Swift.max(ratioFloor, overflow ? Int.max : scaled))
+    }
 
     /// The most a member with `compressedSize` compressed bytes may inflate to.
     public func allowedSize(compressedSize: Int) -> Int {

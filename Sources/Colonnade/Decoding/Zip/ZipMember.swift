@@ -16,6 +16,9 @@ public struct ZipMember: Sendable, Hashable {
     public var localHeaderOffset: Int
     /// Where the member's compressed data starts (after the local header).
     public var dataOffset: Int
+    /// The Unix file mode the archive records (the external attributes' high 16 bits, when the
+    /// archive was made on Unix), or nil.
+    public var unixMode: UInt32? = nil
 
     /// Whether the member is a directory entry (its name ends in `/`).
     public var isDirectory: Bool { name.hasSuffix("/") }
@@ -23,4 +26,7 @@ public struct ZipMember: Sendable, Hashable {
     public var isEncrypted: Bool { flags & 0x41 != 0 || method == 99 }
     /// Whether a data descriptor follows the compressed data (flag bit 3).
     public var hasDataDescriptor: Bool { flags & 0x8 != 0 }
+    /// Whether the archive records the member as a symbolic link (Unix mode `S_IFLNK`): its data
+    /// is the link's target path, not a file's contents.
+    public var isSymbolicLink: Bool { unixMode.map { $0 & 0o170000 == 0o120000 } ?? false }
 }

@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The child's side of ``TransferProcess``: reads one request from `input`, runs it with
+/// URLSession, and writes the response head, each body piece and the end as frames to `output`.
+///
+/// The request is a 4-byte big-endian length and a JSON object: `url`, `headers` (sent as given), `keyHeader` (dropped on a
+/// redirect to another scheme, host or port), `memoryLimit` (this process's `RLIMIT_DATA`). No
+/// checks and no limits on the answer here: the parent judges it, and ends this process when
+/// it has seen enough. A write to the pipe blocks while the parent is behind, which holds this
+/// delegate — and a trap in FoundationNetworking ends only this process.
+public enum TransferProcessServer {
+    /// Serves one request; the process's exit status (0 once the end frame is written).
+    public static func serve(input: Int32, output: Int32) -> Int32 {
+        // The request: a 4-byte big-endian length, then that much JSON.
+        func read(_ count: Int) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                // Safe: `done < count == bytes.count`.
+                let n = bytes.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + done, count - done) }
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return nil }
+                done += n
+            }
+            return bytes
+        }
+        guard let length = read(4).map({ Int($0[0]) << 24 | Int($0[1]) << 16 | Int($0[2]) << 8 | Int($0[3]) }),
+              length <= 1 << 20, let bytes = read(length) else { return 2 }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let text = object["url"] as? String, let url = URL(string: text) else { return 2 }
+        if let memoryLimit = object["memoryLimit"] as? Int, memoryLimit > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit)
+        }
+        signal(SIGPIPE, SIG_IGN)
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 86_400
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.timeoutInterval = 86_400
+        for (name, value) in object["headers"] as? [String: String] ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+
+        let done = DispatchSemaphore(value: 0)
+        let delegate = ChildDelegate(output: output, origin: url, keyHeader: object["keyHeader"] as? String) { done.signal() }
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        session.dataTask(with: request).resume()
+        done.wait()
+        session.finishTasksAndInvalidate()
+        return 0
+    }
+}
+
+/// Writes a data task's events as frames; a failed write (the parent is gone) ends the process.
+final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let output: Int32
+    private let origin: URL
+    private let keyHeader: String?
+    private let onEnd: @Sendable () -> Void
+    private let lock = Mutex(())
+
+    init(output: Int32, origin: URL, keyHeader: String?, onEnd: @escaping @Sendable () -> Void) {
+        self.output = output
+        self.origin = origin
+        self.keyHeader = keyHeader
+        self.onEnd = onEnd
+    }
+
+    private func send(_ kind: TransferProcess.Frame, _ payload: UnsafeRawBufferPointer) {
+        lock.withLock { _ in
+            let n = payload.count
+            let header: [UInt8] = [kind.rawValue, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                                   UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
+            let ok = header.withUnsafeBytes { writeAll($0) } && writeAll(payload)
+            if !ok { _exit(3) }
+        }
+    }
+
+    private func send(_ kind: TransferProcess.Frame, json: [String: Any]) {
+        let data = (try? JSONSerialization.data(withJSONObject: json)) ?? Data("{}".utf8)
+        data.withUnsafeBytes { send(kind, $0) }
+    }
+
+    private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < raw.count {
+            // Safe: `done < raw.count`, so the base address exists and the range is inside.
+            let n = write(output, raw.baseAddress! + done, raw.count - done)
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
+        }
+        return true
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        var head: [String: Any] = ["status": http?.statusCode ?? 0, "headers": headers]
+        if let url = response.url { head["url"] = url.absoluteString }
+        send(.head, json: head)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        var offset = 0
+        while offset < data.count {
+            let end = min(data.count, offset + TransferProcess.maximumFrame)
+            data[data.startIndex + offset ..< data.startIndex + end].withUnsafeBytes { send(.body, $0) }
+            offset = end
+        }
+    }
+
+    /// Follows redirects, dropping the key header when the redirect leaves the original scheme,
+    /// host or port (as `TransferDelegate` does in-process).
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        var request = request
+        if let keyHeader, let url = request.url,
+           url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port {
+            request.setValue(nil, forHTTPHeaderField: keyHeader)
+        }
+        completionHandler(request)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            let nsError = error as NSError
+            send(.end, json: ["code": nsError.code, "reason": nsError.localizedDescription])
+        } else {
+            send(.end, json: [:])
+        }
+        onEnd()
+    }
+}
