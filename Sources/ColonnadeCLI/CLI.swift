@@ -49,11 +49,7 @@ extension CommandLineTool {
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
                        ImportCommand(), FetchCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
-<<<<<<< HEAD
-                       HelpCommand(), VersionCommand(), SelfTestOutputCommand(), CompleteNamesCommand()]
-=======
-                       SelfTestOutputCommand(), CompleteNamesCommand(), TransferProcessCommand()]
->>>>>>> main
+                       HelpCommand(), VersionCommand(), SelfTestOutputCommand(), CompleteNamesCommand(), TransferProcessCommand()]
         )
     }
 }

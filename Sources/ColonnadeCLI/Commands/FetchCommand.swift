@@ -17,16 +17,12 @@ struct FetchCommand: Command {
         if symbols.isEmpty && !parsed[Options.bulk] {
             throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
         }
-<<<<<<< HEAD
         let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
-=======
-        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let deadlineText = parsed[Options.deadline]
         guard let deadline = BulkFetch.parseDuration(deadlineText) else {
             throw UsageError.invalidValue(option: "--deadline", value: deadlineText, reason: "expected a duration such as 90s, 30m or 6h",
                                           suggestion: nil, command: spec.name)
         }
->>>>>>> main
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
         if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
