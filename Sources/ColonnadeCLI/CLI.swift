@@ -49,7 +49,7 @@ extension CommandLineTool {
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
                        ImportCommand(), FetchCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
-                       SelfTestOutputCommand(), CompleteNamesCommand(), TransferProcessCommand()]
+                       HelpCommand(), VersionCommand(), SelfTestOutputCommand(), CompleteNamesCommand(), TransferProcessCommand()]
         )
     }
 }

@@ -30,7 +30,7 @@ import Testing
     @Test func absentOptionsGiveDefaultsOrNothing() throws {
         let parsed = try ArgumentParser.parse([], for: .filter)
         #expect(parsed[FilterCommand.Options.snapshot] == nil, "no default: SnapshotLocation applies the default-snapshot rules")
-        #expect(parsed[FilterCommand.Options.format] == .table)
+        #expect(parsed[FilterCommand.Options.format] == nil, "no default: table, or what -o FILE's extension says")
         #expect(parsed[FilterCommand.Options.repeat] == 1)
         #expect(parsed[FilterCommand.Options.limit] == nil)
         #expect(parsed[FilterCommand.Options.from] == nil)
@@ -134,7 +134,7 @@ import Testing
         ("--to", "2014-04-31", "April 2014 has 30 days"),
         ("--to", "2014-1-31", "expected a date YYYY-MM-DD"),
         ("--to", "31/01/2014", "expected a date YYYY-MM-DD"),
-        ("--format", "xml", "expected one of table, csv, json, ndjson"),
+        ("--format", "xml", "expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
         ("--by", "date", "expected one of ticker, year, month, ticker,year, ticker,month"),
     ])
     func badValuesAreUsageErrorsNamingOptionAndValue(option: String, value: String, reason: String) {
@@ -190,7 +190,7 @@ import Testing
         // TICKER is optional for the parser (fetch --table T --bulk takes the whole table); the
         // command itself requires it without --bulk (FetchBulkTests.tickersAreRequiredWithoutBulk).
         #expect(usageError([], for: .fetch) == nil)
-        #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: []))
+        #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: ["--tickers"]))
         #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet", command: "export"))
     }
 

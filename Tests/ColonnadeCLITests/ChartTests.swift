@@ -336,7 +336,14 @@ import Testing
         #expect(volume.status == 1 && volume.standardError.contains("one ticker"))
         let badWhere = colonnade(["chart", "KO", "--where", "clse > 1", "--snapshot", snapshot])
         #expect(badWhere.status == ExitStatus.usage && badWhere.standardError.contains("--where"), "\(badWhere.standardError)")
-        let onto = colonnade(["chart", "KO", "--snapshot", snapshot, "-o", snapshot])
-        #expect(onto.status == 1, "never onto the snapshot it reads")
+        let notSVG = colonnade(["chart", "KO", "--snapshot", snapshot, "-o", snapshot])
+        #expect(notSVG.status == 2, "a chart goes only to FILE.svg or -: \(notSVG.standardError)")
+        #expect(notSVG.standardError.contains("invalid value '\(snapshot)' for '--output' in 'colonnade chart': a chart is one SVG document"))
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("chart-onto-\(getpid()).SVG").path
+        try? FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: snapshot)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let onto = colonnade(["chart", "KO", "--snapshot", snapshot, "-o", link])
+        #expect(onto.status == 1, "never onto the snapshot it reads, whatever it is called: \(onto.standardError)")
     }
 }

@@ -19,7 +19,7 @@ import Colonnade
             let line = lines.first { $0.hasPrefix("  \(spec.name) ") }
             #expect(line != nil, "\(spec.name) is listed")
         }
-        #expect(CommandSpec.colonnadeCommands.map(\.name) == ["filter", "info", "verify", "generate", "export", "import", "fetch", "chart", "shell", "completions"])
+        #expect(CommandSpec.colonnadeCommands.map(\.name) == ["filter", "info", "verify", "generate", "export", "import", "fetch", "chart", "shell", "completions", "help", "version"])
         #expect(!run.standardOutput.contains("(coming)"))
         #expect(!run.standardOutput.contains("_selftest") && !run.standardOutput.contains("_complete"))
         #expect(colonnade("--help").standardOutput == run.standardOutput)
@@ -98,11 +98,43 @@ import Colonnade
         #expect(run.standardError.hasPrefix("error: unknown command 'exprot'\nhint: did you mean 'export'?\n"))
     }
 
-    @Test func missingCommandIsAUsageError() {
+    @Test func bareColonnadePrintsTheSummaryOnStandardOutputAndSucceeds() {
         let run = colonnade()
-        #expect(run.status == 2)
+        #expect(run.status == 0)
+        #expect(run.standardError.isEmpty)
+        #expect(run.standardOutput == colonnade("help").standardOutput)
+        #expect(run.standardOutput.contains("USAGE: colonnade <command> [options]"))
+    }
+
+    @Test func helpHelpAndVersionAreCommands() {
+        let helpHelp = colonnade("help", "help")
+        #expect(helpHelp.status == 0)
+        #expect(helpHelp.standardOutput.hasPrefix("OVERVIEW: Show the commands, or one command's options and examples."))
+        #expect(colonnade("help", "--help").standardOutput == helpHelp.standardOutput)
+        let version = colonnade("version")
+        #expect(version.status == 0)
+        #expect(version.standardOutput == colonnade("--version").standardOutput)
+        #expect(version.standardOutput.hasPrefix("colonnade "))
+        #expect(colonnade("version", "extra").status == 2)
+    }
+
+    @Test(arguments: CommandSpec.colonnadeCommands)
+    func helpBeforeOrAfterACommandShowsItsHelp(spec: CommandSpec) {
+        let text = colonnade("help", spec.name).standardOutput
+        #expect(colonnade("--help", spec.name).standardOutput == text)
+        #expect(colonnade("-h", spec.name).standardOutput == text)
+        // `help` as the only argument after the command asks for its help too.
+        let after = colonnade(spec.name, "help")
+        #expect(after.status == 0)
+        #expect(after.standardOutput == text)
+    }
+
+    @Test func helpNotAloneAfterACommandIsAnArgument() {
+        // `import ./help` names a file; `import help x` is two files, not a help request.
+        let run = colonnade("import", "help", "other")
+        #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError.hasPrefix("error: missing command\nhint: run 'colonnade help'"))
+        #expect(!run.standardError.contains("OVERVIEW"))
     }
 
     @Test func usageErrorsEndWithTheCommandsUsage() {

@@ -160,7 +160,7 @@ import Testing
         guard out.count == 12 else { return }
         #expect(out[0] == "filter")
         #expect(out[1] == "--format")
-        #expect(out[2] == "table csv json ndjson")
+        #expect(out[2] == "table csv json ndjson arrow arrows parquet")
         #expect(out[3] == "ndjson")
         #expect(out[4] == columns.joined(separator: " "))
         #expect(out[5] == columns.map { "date," + $0 }.joined(separator: " "))

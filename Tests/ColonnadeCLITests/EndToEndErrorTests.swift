@@ -26,7 +26,7 @@ import Testing
         Mistake(arguments: ["filter", "--columns", "date,clsoe"], error: "invalid value 'clsoe' for '--columns' in 'colonnade filter': no such column",
                 hint: "did you mean 'close'?"),
         Mistake(arguments: ["filter", "--format", "xml"],
-                error: "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson"),
+                error: "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
         Mistake(arguments: ["filter", "--by", "ticker"], error: "'--by' in 'colonnade filter' needs '--count' or '--agg'"),
         Mistake(arguments: ["filter", "--from", "2001-01-01", "--to", "2000-01-01"],
                 error: "'--from 2001-01-01' is after '--to 2000-01-01' in 'colonnade filter'"),
@@ -172,45 +172,6 @@ import Testing
         let lines = try OutputParser.lines(run.standardError)
         #expect(lines.count == 2)
         #expect(lines.first == "error: \(directory.appendingPathComponent("gone.snapshot").path): no such file or directory")
-    }
-
-    @Test func withNeitherTheBundledSampleIsReadWithANote() throws {
-        let directory = try EndToEndFixture.scratchDirectory("empty-cwd")
-        let sample = URL(fileURLWithPath: EndToEndFixture.bundledSample).resolvingSymlinksInPath().path
-        let sampleRows = try QuoteTable.load(from: sample).rowCount
-        let read = try Self.whatIsRead(in: directory, snapshot: nil)
-        #expect(read.path.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path } == sample)
-        #expect(read.count == "\(sampleRows)\n")
-        #expect(read.notes.hasPrefix("note: using the bundled synthetic sample snapshots/sample.snapshot (made-up quotes); "))
-        #expect(read.notes.contains("colonnade fetch"))
-        #expect(try OutputParser.lines(read.notes).count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
-    }
-
-    @Test func writingCommandsNeverTouchTheBundledSample() throws {
-        let sample = EndToEndFixture.bundledSample
-        let before = try Data(contentsOf: URL(fileURLWithPath: sample))
-        let modified = try FileManager.default.attributesOfItem(atPath: sample)[.modificationDate] as? Date
-        let directory = try EndToEndFixture.scratchDirectory("sample-cwd")
-        let environment = Self.environment(snapshot: nil)
-
-        // generate has no default destination at all.
-        let generate = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "5"], environment: environment, in: directory)
-        #expect(generate.status == 2)
-        #expect(generate.standardOutput.isEmpty)
-        #expect(generate.standardError.hasPrefix(
-            "error: 'colonnade generate' needs one of '--snapshot PATH', '--json-dir DIR' or '--csv FILE'\nusage: colonnade generate "))
-
-        // Commands that read the sample leave it as it was; export writes only where told.
-        for arguments in [["filter", "--where", "close > 100", "--limit", "3"], ["info"], ["verify"],
-                          ["export", "--format", "csv", "--where", "ticker in (KO)", "-o", "ko.csv"]] {
-            let run = try runBuiltColonnade(arguments, environment: environment, in: directory)
-            #expect(run.status == 0, "\(arguments): \(run.standardError)")
-            #expect(run.standardError.hasPrefix("note: using the bundled synthetic sample"), "\(arguments)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ko.csv"])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sample)) == before)
-        #expect(try FileManager.default.attributesOfItem(atPath: sample)[.modificationDate] as? Date == modified)
     }
 
     // MARK: Missing and damaged snapshots

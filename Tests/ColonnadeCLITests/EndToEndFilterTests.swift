@@ -1,6 +1,7 @@
 import Colonnade
 import Foundation
 import Testing
+@testable import ColonnadeCLI
 
 /// End-to-end: `colonnade filter` as a process, its output parsed back and compared with the
 /// engine's own answer on the same snapshot.
@@ -29,9 +30,8 @@ import Testing
         case "json": parsed = try OutputParser.jsonArray(run.standardOutput, columns: columns)
         case "ndjson": parsed = try OutputParser.ndjson(run.standardOutput, columns: columns)
         default:
-            let (table, footer) = try OutputParser.table(run.standardOutput)
-            parsed = table
-            #expect(footer.hasPrefix("\(selection.count) of 3,600 rows in "), "\(footer)")
+            // Not a terminal: every row, and no statistics line (that goes to a terminal's stderr).
+            parsed = try OutputParser.table(run.standardOutput, hasFooter: false).result
         }
         #expect(parsed.columns == columns)
         #expect(parsed.rows.count == selection.count)
@@ -72,30 +72,40 @@ import Testing
 
         let table = try fx.run("filter", "--where", Self.expression, "--limit", "7")
         #expect(table.status == 0)
-        let (parsed, footer) = try OutputParser.table(table.standardOutput)
+        #expect(table.standardError.isEmpty)
+        let parsed = try OutputParser.table(table.standardOutput, hasFooter: false).result
         #expect(parsed.rows.count == 7)
-        #expect(footer.wholeMatch(of: /\d+ of 3,600 rows in [0-9.]+ (µs|ms|s)/) != nil, "\(footer)")
-        #expect(footer.hasPrefix("\(selection.count) of 3,600 rows"))
 
         // A limit above the matches prints them all.
         let all = try fx.run("filter", "--where", Self.expression, "--limit", "100000", "--format", "ndjson")
         #expect(try OutputParser.lines(all.standardOutput).count == selection.count)
     }
 
-    @Test func theFooterSaysHowManyRowsMatchedOfHowMany() throws {
+    @Test func onATerminalTheTableIsCappedAndTheStatisticsLineSaysHowManyWereShown() throws {
         let fx = try EndToEndFixture.get()
-        let run = try fx.run("filter", "--tickers", "KO", "--columns", "date,close")
-        #expect(run.status == 0)
-        let (parsed, footer) = try OutputParser.table(run.standardOutput)
-        #expect(parsed.columns == ["date", "close"])
-        #expect(parsed.rows.count == EndToEndFixture.days)
-        #expect(footer.wholeMatch(of: /300 of 3,600 rows in [0-9.]+ (µs|ms|s)/) != nil, "\(footer)")
+        let directory = try EndToEndFixture.scratchDirectory("pty-table")
+        // A 40-line terminal: 35 rows, the first 18 and the last 17, with the gap between.
+        let term = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close"],
+                                             environment: EndToEndFixture.cleanEnvironment, in: directory)
+        #expect(try term.finish() == 0)
+        let lines = term.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 + 35 + 1 + 1, "\(term.output)")
+        #expect(lines[20] == "… 265 more rows …")
+        #expect(lines.last?.wholeMatch(of: /35 of 300 matching rows shown in [0-9.]+ (µs|ms|s)/) != nil, "\(lines.last ?? "")")
+        let ko = fx.table.ticker("KO")!
+        let firstDate = Day(daysSinceEpoch: fx.table.dates[ko.firstRow]).description
+        let lastDate = Day(daysSinceEpoch: fx.table.dates[ko.firstRow + ko.rowCount - 1]).description
+        #expect(lines[2].hasPrefix(firstDate) && lines[37].hasPrefix(lastDate))
 
-        let none = try fx.run("filter", "--where", "close < 0")
-        #expect(none.status == 0)
-        let (empty, emptyFooter) = try OutputParser.table(none.standardOutput)
-        #expect(empty.rows.isEmpty)
-        #expect(emptyFooter.hasPrefix("0 of 3,600 rows in "))
+        // --all lifts the cap; an empty answer says 0 of 0.
+        let all = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close", "--all"],
+                                            environment: EndToEndFixture.cleanEnvironment, in: directory)
+        #expect(try all.finish() == 0)
+        #expect(all.output.split(separator: "\n").count == 2 + 300 + 1)
+        let none = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--where", "close < 0"],
+                                             environment: EndToEndFixture.cleanEnvironment, in: directory)
+        #expect(try none.finish() == 0)
+        #expect(none.output.split(separator: "\n").last?.hasPrefix("0 of 0 matching rows shown in ") == true, "\(none.output)")
     }
 
     @Test(arguments: ["date", "-date"])
@@ -205,10 +215,16 @@ import Testing
         let fx = try EndToEndFixture.get()
         let run = try fx.run("filter", "--where", Self.expression, "--agg", Self.aggregates, "--by", "ticker")
         #expect(run.status == 0)
-        // No footer under aggregates.
+        // No footer under aggregates; their values with at most 6 decimals (CSV and JSON keep every digit).
         let parsed = try OutputParser.table(run.standardOutput, hasFooter: false).result
         #expect(parsed.columns == ["ticker"] + Self.aggregateColumns)
-        #expect(parsed.rows == (try Self.expectedAggregates(fx, byTicker: true)))
+        let rounded = try Self.expectedAggregates(fx, byTicker: true).map { row in
+            row.map { value -> Value in
+                guard case .number(let bits) = value else { return value }
+                return .number(Double(Double(bitPattern: bits).roundedText(decimals: 6))!)
+            }
+        }
+        #expect(parsed.rows == rounded)
     }
 
     @Test func timingWritesOneJSONLineToStandardError() throws {

@@ -49,11 +49,13 @@ final class EndToEndFixture: Sendable {
         return url
     }
 
-    /// The test process's environment without `$COLONNADE_SNAPSHOT`, so that a developer's
-    /// setting cannot change what the tests read.
+    /// The test process's environment without `$COLONNADE_SNAPSHOT`, and with `$XDG_DATA_HOME`
+    /// an empty directory of the test run's, so that a developer's setting or snapshot in
+    /// `~/.local/share/colonnade` cannot change what the tests read.
     static let cleanEnvironment: [String: String] = {
         var environment = ProcessInfo.processInfo.environment
         environment["COLONNADE_SNAPSHOT"] = nil
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data-home").path
         return environment
     }()
 

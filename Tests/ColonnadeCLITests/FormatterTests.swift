@@ -135,7 +135,7 @@ private func referenceDayText(_ day: Int32) -> String {
 
     @Test func tableAlignsNumbersRightAndTextLeft() throws {
         let table = try render(
-            TableFormatter(footer: TableFooter(matched: 3, total: 20_000_000, elapsed: .microseconds(3_140))),
+            TableFormatter(),
             columns: ["ticker", "date", "close", "volume"].map { ResultColumn(name: $0) },
             rows: [
                 [.text("AAPL"), .day(16_072), .number(553.13), .number(2_411_643.0)],
@@ -148,9 +148,68 @@ private func referenceDayText(_ day: Int32) -> String {
             AAPL    2014-01-02  553.13  2411643
             BRK_A   2014-01-03               -0
             日本                     nan    1e-07
-            3 of 20,000,000 rows in 3.1 ms
 
             """)
+    }
+
+    @Test func computedValuesHaveAtMostSixDecimalsAlignedOnThePoint() throws {
+        let table = try render(
+            TableFormatter(),
+            columns: [ResultColumn(name: "ticker"), ResultColumn(name: "mean(close)", maximumDecimals: 6), ResultColumn(name: "close")],
+            rows: [
+                [.text("AAPL"), .number(283.1645595238097), .number(553.13)],
+                [.text("KO"), .number(11.981827160493838), .number(40.5)],
+                [.text("X"), .number(2.0), .number(7)],
+                [.text("Y"), .number(-0.0000001), .number(.infinity)],
+            ])
+        #expect(table == """
+            ticker  mean(close)   close
+            ------  -----------  ------
+            AAPL     283.16456   553.13
+            KO        11.981827   40.5
+            X          2           7
+            Y          0            inf
+
+            """)
+        // --precision: every number column, at most N decimals; CSV keeps every digit.
+        let two = try render(TableFormatter(precision: 2), columns: [ResultColumn(name: "x", maximumDecimals: 6)],
+                             rows: [[.number(283.1645595238097)], [.number(1.5)]])
+        #expect(two == "     x\n------\n283.16\n  1.5\n")
+        let csv = try render(CSVFormatter(), columns: [ResultColumn(name: "x", maximumDecimals: 6)], rows: [[.number(283.1645595238097)]])
+        #expect(csv == "x\n283.1645595238097\n")
+    }
+
+    @Test(arguments: [(cap: 4, rows: 10), (cap: 5, rows: 10), (cap: 4, rows: 4), (cap: 4, rows: 5), (cap: 1, rows: 3)])
+    func aCappedTableShowsTheFirstAndLastRows(cap: Int, rows count: Int) throws {
+        let rows = (0 ..< count).map { [Cell.integer(Int64($0))] }
+        for known in [true, false] {
+            let output = MemoryOutputWriter()
+            var source = MaterializedRows(columns: [ResultColumn(name: "n")], rows: rows)
+            let shown = try TableFormatter(rowCap: cap).writeTable(&source, count: known ? count : nil, to: output)
+            let lines = output.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let head = (cap + 1) / 2, tail = cap / 2
+            if count <= cap {
+                #expect(lines == ["n", "-"] + (0 ..< count).map(String.init))
+                #expect(shown == count)
+            } else {
+                let omitted = count - head - tail
+                #expect(lines == ["n", "-"] + (0 ..< head).map(String.init) + ["… \(omitted) more \(omitted == 1 ? "row" : "rows") …"]
+                    + (count - tail ..< count).map(String.init), "known: \(known)")
+                #expect(shown == head + tail)
+            }
+        }
+    }
+
+    @Test func anUncappedTableStreamsPastTheMeasuredRows() throws {
+        // Rows past the first measured ones are written with the measured widths, as they come.
+        let count = TableFormatter.measuredRows + 3
+        var source = MaterializedRows(columns: [ResultColumn(name: "n")],
+                                      rows: (0 ..< count).map { [Cell.integer($0 == count - 1 ? 123_456_789 : 1)] })
+        let output = MemoryOutputWriter()
+        #expect(try TableFormatter().writeTable(&source, count: nil, to: output) == count)
+        let lines = output.text.split(separator: "\n")
+        #expect(lines.count == count + 2)
+        #expect(lines[2] == "1" && lines.last == "123456789")
     }
 
     @Test func tableEscapesControlCharactersToKeepOneLinePerRow() throws {
@@ -160,12 +219,12 @@ private func referenceDayText(_ day: Int32) -> String {
     }
 
     @Test func footerGroupsThousandsAndScalesDurations() {
-        #expect(TableFooter(matched: 1_234, total: 20_000_000, elapsed: .microseconds(3_100)).text
-            == "1,234 of 20,000,000 rows in 3.1 ms")
-        #expect(TableFooter(matched: 0, total: 999).text == "0 of 999 rows")
-        #expect(TableFooter(matched: 1, total: 1).text == "1 of 1 row")
-        #expect(TableFooter(matched: 5, total: 1_000, elapsed: .microseconds(42)).text == "5 of 1,000 rows in 42 µs")
-        #expect(TableFooter(matched: 5, total: 1_000, elapsed: .milliseconds(2_345)).text == "5 of 1,000 rows in 2.35 s")
+        #expect(TableFooter(shown: 1_234, matched: 20_000_000, elapsed: .microseconds(3_100)).text
+            == "1,234 of 20,000,000 matching rows shown in 3.1 ms")
+        #expect(TableFooter(shown: 0, matched: 0).text == "0 of 0 matching rows shown")
+        #expect(TableFooter(shown: 1, matched: 1).text == "1 of 1 matching row shown")
+        #expect(TableFooter(shown: 5, matched: 1_000, elapsed: .microseconds(42)).text == "5 of 1,000 matching rows shown in 42 µs")
+        #expect(TableFooter(shown: 5, matched: 1_000, elapsed: .milliseconds(2_345)).text == "5 of 1,000 matching rows shown in 2.35 s")
         #expect((-1_234_567).groupedText == "-1,234,567")
         #expect(100.groupedText == "100")
     }

@@ -65,7 +65,8 @@ import Glibc
             Self.filter(["--format", "csv", "--where", "close > 100"]),
             Self.filter(["--format", "csv"] + settings + ["--where", "volume > 1000000 and close < 90"]),
             Self.filter(["--format", "csv"] + settings + ["--count", "--where", "high > 95"]),
-            Self.filter(["--format", "json"] + settings + ["--columns", "date,close", "--limit", "5", "--agg", "count(*),avg(close)", "--by", "ticker"]),
+            // .columns and .limit are for rows: a summary line leaves them out (filter refuses them there).
+            Self.filter(["--format", "json"] + settings + ["--agg", "count(*),avg(close)", "--by", "ticker"]),
             Self.filter(["--format", "json"] + settings + ["--columns", "date,close", "--limit", "5", "--where", "close > 80"]),
         ].joined()
         #expect(run.standardOutput == expected)
@@ -88,6 +89,9 @@ import Glibc
         #expect(errors.count == 5, "\(run.standardError)")
         guard errors.count == 5 else { return }
         #expect(errors[0].hasPrefix("error: line 2: --where: unknown column 'clse'"))
+        // Hints name what to type here, not a command line.
+        #expect(run.standardError.contains("hint: '.info' lists the columns"), "\(run.standardError)")
+        #expect(!run.standardError.contains("'colonnade info'"))
         #expect(errors[1].hasPrefix("error: line 4: unclosed ' quote"))
         #expect(errors[2].hasPrefix("error: line 5: unknown command '.frm'"))
         #expect(run.standardError.contains("did you mean '.from'?"))
@@ -106,7 +110,7 @@ import Glibc
             .tickers NOPE
             .show
             .open \(other)
-            .tickers
+            .tickers all
             --count
             .help
             """)
@@ -118,6 +122,36 @@ import Glibc
         #expect(run.standardOutput.contains(".timing on|off"))
         let timings = run.standardError.split(separator: "\n").filter { $0.hasPrefix("Run Time: ") && $0.hasSuffix(" ms") }
         #expect(timings.count == 2, "\(run.standardError)")
+    }
+
+    @Test func tickersListsMaxrowsCapsATerminalTableAndExitLeaves() throws {
+        let fx = try EndToEndFixture.get()
+        let session = try ShellSession(source: .file(fx.snapshot), verify: true,
+                                       context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                                                               environment: [:], currentDirectory: "/tmp"))
+        guard case .message(let list) = try session.interpret(".tickers") else { Issue.record("no listing"); return }
+        #expect(list.hasPrefix("\(fx.table.tickers.count) tickers in this snapshot (screens use: all): "))
+        for ticker in fx.table.tickers { #expect(list.contains(ticker.symbol)) }
+        _ = try session.interpret(".maxrows 3")
+        #expect(session.settings.maxRows == .rows(3))
+        guard case .query(let parsed) = try session.interpret("close > 0") else { Issue.record("not a query"); return }
+        let terminal = MemoryOutputWriter(), errors = MemoryOutputWriter()
+        terminal.isTerminal = true
+        let context = CommandContext(standardOutput: terminal, standardError: errors, environment: [:], currentDirectory: "/tmp")
+        _ = try session.answer(parsed, context: context, isCancelled: { false })
+        let lines = terminal.text.split(separator: "\n")
+        #expect(lines.count == 2 + 3 + 1, "\(terminal.text)")
+        #expect(lines[4].hasPrefix("… ") && lines[4].hasSuffix(" more rows …"), "two first rows, the gap, one last row")
+        #expect(errors.text.hasPrefix("3 of \(fx.table.rowCount.groupedText) matching rows shown"))
+        _ = try session.interpret(".maxrows 0")
+        let all = MemoryOutputWriter()
+        all.isTerminal = true
+        _ = try session.answer(parsed, context: CommandContext(standardOutput: all, standardError: MemoryOutputWriter(), environment: [:],
+                                                               currentDirectory: "/tmp"), isCancelled: { false })
+        #expect(all.text.split(separator: "\n").count == 2 + fx.table.rowCount)
+        for word in ["exit", "quit", "  quit  ", ".quit"] {
+            guard case .quit = try session.interpret(word) else { Issue.record("\(word) does not quit"); continue }
+        }
     }
 
     @Test func thePipeRunsAsAProcessToo() throws {
@@ -217,7 +251,7 @@ import Glibc
         let term = try Self.terminal(home: home)
         try term.waitFor(Self.prompt)
         // A query that would run for hours: its --repeat loop only ends by cancellation.
-        term.type("--count --where 'close > 0' --repeat 1000000000\r")
+        term.type("--count --where 'close > 0' --timing --repeat 1000000000\r")
         try term.waitFor("--repeat 1000000000\n")
         term.type("\u{03}")
         try term.waitFor("^C\nquery cancelled\ncolonnade> ")
@@ -252,7 +286,7 @@ import Glibc
         let home = try EndToEndFixture.scratchDirectory("shell-sigterm-query")
         let term = try Self.terminal(home: home)
         try term.waitFor(Self.prompt)
-        term.type("--count --where 'close > 0' --repeat 1000000000\r")
+        term.type("--count --where 'close > 0' --timing --repeat 1000000000\r")
         try term.waitFor("--repeat 1000000000\n")
         term.send(signal: SIGTERM)
         #expect(try term.finish() == SIGTERM && term.endedBySignal)
@@ -269,7 +303,7 @@ import Glibc
         try term.waitFor("colonnade> volume >")
         term.send(signal: SIGINT)
         try term.waitFor("volume >^C\ncolonnade> ")
-        term.type("--count --where 'close > 0' --repeat 1000000000\r")
+        term.type("--count --where 'close > 0' --timing --repeat 1000000000\r")
         try term.waitFor("--repeat 1000000000\n")
         term.send(signal: SIGINT)
         try term.waitFor("^C\nquery cancelled\ncolonnade> ")
@@ -281,5 +315,49 @@ import Glibc
         #expect(try term.localModes() & Self.cookedModes == Self.cookedModes)
         let history = try String(contentsOf: home.appendingPathComponent(".colonnade_history"), encoding: .utf8)
         #expect(!history.contains("volume >"), "the abandoned line is not kept")
+    }
+}
+
+/// Tab at the shell's prompt: what completes where.
+@Suite struct ShellCompletionTests {
+    static func session() throws -> ShellSession {
+        try ShellSession(source: .file(try EndToEndFixture.get().snapshot), verify: false,
+                         context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                                                 environment: [:], currentDirectory: "/tmp"))
+    }
+
+    @Test func completesDotCommandsOptionsTickersColumnsAndFunctions() throws {
+        let session = try Self.session()
+        func complete(_ prefix: String) -> [String] { session.completions(for: prefix).candidates }
+        #expect(complete(".ti") == [".tickers", ".timing"])
+        #expect(complete(".ma") == [".maxrows"])
+        #expect(complete("--co") == ["--columns", "--count"])
+        #expect(complete(".tickers AA") == ["AAPL"])
+        #expect(complete(".tickers AAPL,MS") == ["MSFT"])
+        #expect(session.completions(for: ".tickers AAPL,MS").start == ".tickers AAPL,".count)
+        #expect(complete("ticker in (K") == ["KO"])
+        #expect(complete("--tickers c").contains("CSCO"))
+        #expect(complete("adj_c") == ["adj_close"])
+        #expect(complete("close > mav") == ["mavg("])
+        #expect(complete("close > 1 a") == ["adj_open", "adj_high", "adj_low", "adj_close", "adj_volume", "abs(", "avg(", "and"])
+        #expect(complete(".format n") == ["ndjson"])
+        #expect(complete("--snap").isEmpty, "the shell keeps one snapshot")
+    }
+
+    @Test func tabCompletesAtTheTerminalPrompt() throws {
+        let home = try EndToEndFixture.scratchDirectory("shell-tab")
+        let term = try ShellTests.terminal(home: home)
+        try term.waitFor("colonnade> ")
+        term.type(".tick\t")
+        try term.waitFor("colonnade> .tickers ")
+        term.type("KO\r")
+        try term.waitFor("colonnade> ", occurrences: 2)
+        term.type("--cou\t--where 'adj_cl\t> 0'\r")
+        // Redrawn lines carry erase-to-end-of-line codes: the count of KO's rows is the proof.
+        let ko = try EndToEndFixture.get().table.ticker("KO")!.rowCount
+        let output = try term.waitFor("\n\(ko)\n")
+        #expect(output.replacingOccurrences(of: "\u{1B}[K", with: "").contains("--count --where 'adj_close > 0'"))
+        term.type("quit\r")
+        #expect(try term.finish() == 0)
     }
 }

@@ -47,25 +47,29 @@ struct CommandLineTool {
     }
 
     private func dispatch(_ arguments: [String], context: CommandContext, command spec: inout CommandSpec?) throws -> Int32 {
-        guard let first = arguments.first else { throw UsageError.missingCommand }
+        // Bare `colonnade`: the summary, as `colonnade help` (what to type next, not an error).
+        guard let first = arguments.first else {
+            try context.standardOutput.write(helpText())
+            return ExitStatus.success
+        }
         let rest = Array(arguments.dropFirst())
         switch first {
-        case "-h", "--help":
-            try context.standardOutput.write(helpText())
+        case "-h", "--help", "help":
+            // `colonnade help`, `colonnade help filter`, `colonnade --help filter`.
+            guard var topic = rest.first else {
+                try context.standardOutput.write(helpText())
+                return ExitStatus.success
+            }
+            // `help --help` (and `help x --help`): help's own help, which wins as for any command.
+            if first == "help", rest.contains(where: { $0 == "-h" || $0 == "--help" }) { topic = "help" }
+            let command = try lookUp(topic)
+            spec = command.spec
+            if rest.count > 1 && topic != "help" { throw UsageError.unexpectedArgument(rest[1], command: nil, suggestion: nil) }
+            try context.standardOutput.write(command.spec.helpText())
             return ExitStatus.success
         case "--version":
             if let extra = rest.first { throw UsageError.unexpectedArgument(extra, command: nil, suggestion: nil) }
             try context.standardOutput.writeLine("\(Self.programName) \(version)")
-            return ExitStatus.success
-        case "help":
-            guard let topic = rest.first else {
-                try context.standardOutput.write(helpText())
-                return ExitStatus.success
-            }
-            let command = try lookUp(topic)
-            spec = command.spec
-            if rest.count > 1 { throw UsageError.unexpectedArgument(rest[1], command: nil, suggestion: nil) }
-            try context.standardOutput.write(command.spec.helpText())
             return ExitStatus.success
         default:
             break
@@ -76,8 +80,9 @@ struct CommandLineTool {
         }
         let command = try lookUp(first)
         spec = command.spec
-        // Help wins over every other mistake on the line, as in swift-argument-parser.
-        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+        // Help wins over every other mistake on the line, as in swift-argument-parser; a lone
+        // `help` after the command asks for it too (`./help` names a file called help).
+        if rest == ["help"] || rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
             try context.standardOutput.write(command.spec.helpText())
             return ExitStatus.success
         }
@@ -88,7 +93,7 @@ struct CommandLineTool {
     private func lookUp(_ name: String) throws(UsageError) -> any Command {
         if let command = commands.first(where: { $0.spec.name == name }) { return command }
         let listed = commands.map(\.spec).filter { $0.listing != .hidden }.map(\.name)
-        throw .unknownCommand(name, suggestions: Suggestions.closest(to: name, among: listed + ["help"]))
+        throw .unknownCommand(name, suggestions: Suggestions.closest(to: name, among: listed))
     }
 
     /// Writes the error and, for a command-line mistake (a usage error, or any error whose exit

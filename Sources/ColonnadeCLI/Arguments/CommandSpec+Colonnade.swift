@@ -5,13 +5,9 @@
 // and the parser cannot drift from what the code reads. Behaviour lives in each command's `run`.
 
 import Colonnade
+import Foundation
 
 extension CommandSpec {
-    /// The snapshot read when `--snapshot` is not given: the bundled sample.
-    static let sampleSnapshot = "snapshots/sample.snapshot"
-    /// The snapshot `import` and `fetch` write when `--snapshot` is not given.
-    static let defaultWritableSnapshot = "snapshots/quotes.snapshot"
-
     /// `colonnade filter`: the query command.
     static let filter = CommandSpec(
         name: "filter",
@@ -29,14 +25,15 @@ extension CommandSpec {
         constraints: [
             .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
             .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
-            "filter --where '80 < high < 83 and 78 < low < 82' --tickers AAPL,MSFT --from 2005-01-01 --to 2014-12-31",
+            "filter --where '80 < high < 83 and 78 < low < 82' --tickers JNJ,CVX --from 2005-01-01 --to 2009-12-31",
             "filter --tickers FDX --columns date,close --sort -date --limit 10",
             "filter --where 'volume > 1e7' --agg 'count(*),avg(close)' --by ticker --format csv",
             "filter --where 'close > 100' --count --timing --repeat 5",
-            "filter --where 'close > mavg(close, 200) and volume > 2 * mavg(volume, 20)' --on latest",
+            "filter --where 'close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)' --on latest",
             "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
         ]
     )
@@ -65,7 +62,8 @@ extension CommandSpec {
             + "responses shaped like Nasdaq Data Link's, or one CSV file.",
         options: GenerateCommand.Options.all,
         constraints: [.exactlyOne([GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
-                                   GenerateCommand.Options.csv.name])],
+                                   GenerateCommand.Options.csv.name]),
+                      .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name])],
         examples: [
             "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
             "generate --tickers 3 --days 20 --csv quotes.csv",
@@ -75,13 +73,15 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those matching --where) as CSV, NDJSON, Arrow IPC or Parquet.",
+        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC or Parquet.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
             + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
             + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
         options: ExportCommand.Options.all,
+        constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
             "export --format csv -o quotes.csv",
+            "export --tickers AAPL,KO --from 2005-01-01 --columns date,close --format parquet -o aapl-ko.parquet",
             "export --where 'ticker = \"AAPL\"' --format ndjson | head",
             "export --format arrow -o quotes.arrow",
             "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
@@ -137,6 +137,23 @@ extension CommandSpec {
         ]
     )
 
+    /// `colonnade help`: the summary, or a command's help.
+    static let help = CommandSpec(
+        name: "help",
+        abstract: "Show the commands, or one command's options and examples.",
+        discussion: "'colonnade help COMMAND', 'colonnade COMMAND --help' and 'colonnade --help COMMAND' show the same text; "
+            + "so does 'colonnade COMMAND help' when help is the only argument.",
+        positionals: [PositionalSpec("COMMAND", isRequired: false, abstract: "The command to describe.")],
+        examples: ["help", "help filter"]
+    )
+
+    /// `colonnade version`.
+    static let version = CommandSpec(
+        name: "version",
+        abstract: "Print the version (as --version).",
+        examples: ["version"]
+    )
+
     /// Every command colonnade declares, in `colonnade help` order.
     static var colonnadeCommands: [CommandSpec] {
         CommandLineTool.colonnade.commands.map(\.spec).filter { $0.listing != .hidden }
@@ -145,17 +162,18 @@ extension CommandSpec {
 
 /// Options several commands declare alike; each command lists the ones it takes.
 enum SharedOptions {
-    /// `--snapshot` of a command that reads. Without it: $COLONNADE_SNAPSHOT, else
-    /// snapshots/quotes.snapshot when it exists, else the bundled sample (see `SnapshotLocation`).
+    /// `--snapshot` of a command that reads. Without it: `SnapshotLocation.readOrder`.
     static func readSnapshot(_ abstract: String) -> OptionKey<String?> {
         .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot if it exists, else the bundled sample.")
+            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
     }
 
-    /// `--snapshot` of a command that writes. Without it: $COLONNADE_SNAPSHOT, else
-    /// snapshots/quotes.snapshot (see `SnapshotLocation`).
+    /// `--snapshot` of a command that writes. Without it: `SnapshotLocation.writeOrder`.
     static func writeSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract + " Default: $COLONNADE_SNAPSHOT, else snapshots/quotes.snapshot.")
+        .string("snapshot", value: "PATH", abstract: abstract
+            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
     }
 
     /// `--no-wait`, for commands that write a snapshot.
@@ -202,7 +220,14 @@ extension FilterCommand {
                 + "Output names are unique and only the ticker and date columns are named ticker and date "
                 + "(close,close or 'open as date' is refused; 'close as close2' repeats a column). "
                 + "By default ticker, date and the columns --where mentions.")
-        static let format = OptionKey.choice("format", default: OutputFormat.table, abstract: "Output format.")
+        static let format = OptionKey<Format?>.choice(
+            "format",
+            abstract: "Output format (default: table, or what -o FILE's extension says). arrow, arrows and parquet write "
+                + "the matching rows with every column, as export does; binary formats never go to a terminal.")
+        static let output = OptionKey.string(
+            "output", short: "o", value: "FILE",
+            abstract: "Write to FILE (replaced whole at the end) instead of standard output; the format is --format or "
+                + "the extension's: .csv, .json, .ndjson/.jsonl, .arrow/.feather, .arrows, .parquet.")
         static let count = OptionKey.flag("count", abstract: "Print only the number of matching rows.")
         static let agg = OptionKey.list(
             "agg", value: "LIST",
@@ -216,6 +241,14 @@ extension FilterCommand {
             abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
                 + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k.")
         static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows.")
+        static let showAll = OptionKey.flag(
+            "all",
+            abstract: "On a terminal, print every row of a table (by default at most a screenful: the first and last rows, "
+                + "with a line saying how many are left out). Pipes and files always get every row.")
+        static let precision = OptionKey.integer(
+            "precision", value: "N", minimum: 0,
+            abstract: "In a table, print numbers with at most N decimals (by default computed values and aggregates "
+                + "have at most 6, columns their own). CSV and JSON keep every digit.")
         static let timing = OptionKey.flag("timing", abstract: "Write load and query times as one JSON line to standard error.")
         static let `repeat` = OptionKey.integer(
             "repeat", value: "N", minimum: 1, default: 1,
@@ -227,9 +260,35 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, count.spec,
-            agg.spec, by.spec, sort.spec, limit.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec, count.spec,
+            agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
+
+        /// `--format`: a text format written row by row, or a columnar one written as `export` does.
+        enum Format: String, CaseIterable, Sendable {
+            case table, csv, json, ndjson, arrow, arrows, parquet
+
+            /// The row-by-row format, `nil` for the columnar ones.
+            var textFormat: OutputFormat? { OutputFormat(rawValue: rawValue) }
+
+            /// The columnar format, `nil` for the text ones.
+            var columnarFormat: ExportCommand.Options.Format? {
+                textFormat == nil ? ExportCommand.Options.Format(rawValue: rawValue) : nil
+            }
+
+            /// The format a file name's extension names, compared without case (`.CSV`), if any.
+            static func inferred(fromExtensionOf path: String) -> Format? {
+                switch (path as NSString).pathExtension.lowercased() {
+                case "csv": .csv
+                case "json": .json
+                case "ndjson", "jsonl": .ndjson
+                case "arrow", "feather": .arrow
+                case "arrows": .arrows
+                case "parquet": .parquet
+                default: nil
+                }
+            }
+        }
 
         /// `--by`: what `--count` and `--agg` are computed per.
         enum Grouping: String, CaseIterable, Sendable {
@@ -279,13 +338,14 @@ extension GenerateCommand {
         static let seed = OptionKey.integer("seed", value: "S", minimum: 0, default: 1,
                                             abstract: "Random seed; the same seed gives the same quotes.")
         static let start = OptionKey.date("start", default: Day(2000, 1, 3), abstract: "First trading day.")
-        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file.")
+        static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file (its directory must exist).")
+        static let force = OptionKey.flag("force", abstract: "With --snapshot: replace a snapshot that exists (else refused).")
         static let jsonDirectory = OptionKey.string("json-dir", value: "DIR", abstract: "Write one JSON file per ticker into DIR.")
         static let csv = OptionKey.string("csv", value: "FILE", abstract: "Write one CSV file with a ticker column.")
         static let noWait = SharedOptions.noWait
 
         static let all: [OptionSpec] = [
-            tickers.spec, days.spec, seed.spec, start.spec, snapshot.spec, jsonDirectory.spec, csv.spec, noWait.spec,
+            tickers.spec, days.spec, seed.spec, start.spec, snapshot.spec, force.spec, jsonDirectory.spec, csv.spec, noWait.spec,
         ]
     }
 }
@@ -295,6 +355,14 @@ extension ExportCommand {
     enum Options {
         static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
         static let `where` = SharedOptions.where
+        static let tickers = FilterCommand.Options.tickers
+        static let from = FilterCommand.Options.from
+        static let to = FilterCommand.Options.to
+        static let on = FilterCommand.Options.on
+        static let columns = OptionKey.list(
+            "columns", value: "a,b|all",
+            abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
+                + "arrow, arrows and parquet take value columns and always write ticker and date.")
         static let format = OptionKey<Format>.requiredChoice("format", abstract: "Output format.")
         static let output = OptionKey.string(
             "output", short: "o", value: "FILE",
@@ -306,7 +374,8 @@ extension ExportCommand {
         static let compression = OptionKey.choice("compression", default: Compression.none, abstract: "parquet: page compression.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, format.spec, output.spec, partitionBy.spec, rowGroupRows.spec, compression.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec,
+            partitionBy.spec, rowGroupRows.spec, compression.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one.

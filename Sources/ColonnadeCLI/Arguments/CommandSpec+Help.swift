@@ -17,9 +17,18 @@ extension CommandSpec {
         rows.append(("-h, --help", "Show this help."))
         sections.append("OPTIONS:\n" + alignedRows(rows))
         if !examples.isEmpty {
-            sections.append("EXAMPLES:\n" + examples.map { "  \(programName) \($0)" }.joined(separator: "\n"))
+            sections.append("EXAMPLES:\n" + exampleLines(programName: programName).map { "  " + $0 }.joined(separator: "\n"))
         }
         return sections.joined(separator: "\n\n") + "\n"
+    }
+
+    /// The examples as typed at a shell: each prefixed with the program's name, except one that
+    /// names the program itself (a pipeline that starts with another program, such as
+    /// `unzip -p FILE | colonnade import -`), shown as written.
+    func exampleLines(programName: String = CommandLineTool.programName) -> [String] {
+        examples.map { example in
+            example.split(separator: " ").contains(Substring(programName)) ? example : "\(programName) \(example)"
+        }
     }
 
     /// `USAGE: colonnade filter [--snapshot PATH] …`, every option shown, wrapped under the
@@ -111,6 +120,11 @@ extension CommandLineTool {
 
         OPTIONS:
         \(alignedRows([("-h, --help", "Show this help."), ("--version", "Print the version and exit.")]))
+
+        SNAPSHOTS:
+        \(wrap("Commands that read use " + SnapshotLocation.readOrder + " (20 tickers × 2,520 days of made-up quotes, "
+               + "generated in memory). Commands that write (fetch, import) use " + SnapshotLocation.writeOrder
+               + ". A --snapshot or $COLONNADE_SNAPSHOT whose directory does not exist is refused.", indent: 2))
 
         Run '\(Self.programName) help <command>' or '\(Self.programName) <command> --help' for a command's options.
 

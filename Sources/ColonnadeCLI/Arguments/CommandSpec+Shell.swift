@@ -47,10 +47,10 @@ extension CommandSpec {
         options: ChartCommand.Options.all,
         constraints: [.notAfter(ChartCommand.Options.from.name, ChartCommand.Options.to.name)],
         examples: [
-            "chart AAPL --from 2014-01-01 --to 2014-12-31 --volume -o aapl-2014.svg",
-            "chart AAPL --where 'volume > 5e7' --overlay adj_close -o aapl.svg",
-            "chart AAPL --from 2012-01-01 --overlay 'mavg(close,50)' --overlay 'mavg(close,200)' -o aapl-averages.svg",
-            "chart AAPL,MSFT,KO --normalize --from 2010-01-01 -o growth.svg",
+            "chart AAPL --from 2005-01-01 --to 2005-12-31 --volume -o aapl-2005.svg",
+            "chart AAPL --where 'volume > 5e5' --overlay adj_close -o aapl.svg",
+            "chart AAPL --from 2006-01-01 --overlay 'mavg(close,50)' --overlay 'mavg(close,200)' -o aapl-averages.svg",
+            "chart AAPL,MSFT,KO --normalize --from 2005-01-01 -o growth.svg",
         ]
     )
 }
@@ -72,7 +72,7 @@ extension CommandSpec {
         examples: [
             "shell --snapshot snapshots/quotes.snapshot",
             "shell < screens.txt",
-            "printf '.tickers AAPL\\nclose > 600\\n' | colonnade shell --snapshot snapshots/quotes.snapshot",
+            "printf '.tickers AAPL\\nclose > 300\\n' | colonnade shell",
         ]
     )
 }

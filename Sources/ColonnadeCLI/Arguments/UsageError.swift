@@ -32,6 +32,9 @@ enum UsageError: Error, Equatable, Sendable {
     case missingCompanion(option: String, anyOf: [String], command: String)
     /// Two dates in the wrong order (`--from` after `--to`).
     case reversedRange(first: String, firstValue: String, second: String, secondValue: String, command: String)
+    /// `option` has no meaning together with `other` (`--sort` with `--count`); `reason` says why.
+    /// Refused rather than silently ignored.
+    case inapplicable(option: String, with: String, reason: String, command: String)
 
     /// The subcommand the error is about, or `nil` for `colonnade` itself.
     var command: String? {
@@ -42,7 +45,7 @@ enum UsageError: Error, Equatable, Sendable {
              .invalidValue(_, _, _, _, let command), .missingOption(_, let command),
              .missingArgument(_, let command), .conflictingOptions(_, let command),
              .missingOneOf(_, let command), .missingCompanion(_, _, let command),
-             .reversedRange(_, _, _, _, let command):
+             .reversedRange(_, _, _, _, let command), .inapplicable(_, _, _, let command):
             command
         }
     }
@@ -78,6 +81,8 @@ extension UsageError: CLIReportableError {
             return "'\(option)' in \(place) needs \(quotedList(others, conjunction: "or"))"
         case .reversedRange(let first, let firstValue, let second, let secondValue, _):
             return "'\(first) \(firstValue)' is after '\(second) \(secondValue)' in \(place)"
+        case .inapplicable(let option, let other, let reason, _):
+            return "'\(option)' does not apply with '\(other)' in \(place): \(reason)"
         }
     }
 

@@ -1,16 +1,22 @@
 import Colonnade
+import Foundation
 
 /// `colonnade chart TICKER…`: one SVG chart of the tickers' prices (see ``SVGChart``).
 struct ChartCommand: Command {
     var spec: CommandSpec { .chart }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
+        if let output = parsed[Options.output], output != "-", (output as NSString).pathExtension.lowercased() != "svg" {
+            throw UsageError.invalidValue(option: "--output", value: output,
+                                          reason: "a chart is one SVG document: name the file FILE.svg, or '-' for standard output",
+                                          suggestion: nil, command: spec.name)
+        }
         let symbols = parsed.positionals.flatMap { splitList($0) }.filter { !$0.isEmpty }
         guard !symbols.isEmpty else {
             throw UsageError.invalidValue(option: "TICKER", value: "", reason: "expected at least one ticker", suggestion: nil, command: spec.name)
         }
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let table = try QuoteTable.load(from: path, verify: !parsed[Options.noVerify])
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let table = try source.load(verify: !parsed[Options.noVerify])
 
         let priceName = parsed[Options.price]
         let priceColumn = try Self.column(priceName, in: table, option: "--price")
@@ -41,7 +47,7 @@ struct ChartCommand: Command {
             guard let s = try ChartSeries(table: table, symbol: symbol, from: from, to: to, priceColumn: priceColumn,
                                       overlays: overlays, volumeColumn: volumeColumn, marks: marks) else {
                 let close = Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol))
-                throw CommandFailure("no ticker '\(symbol)' in \(path)",
+                throw CommandFailure("no ticker '\(symbol)' in \(source.displayName)",
                                      hint: close.isEmpty ? "see 'colonnade info' for the tickers" : "did you mean '\(close[0])'?")
             }
             guard s.count > 0 else {
@@ -56,7 +62,7 @@ struct ChartCommand: Command {
                              priceLabel: table.schema[priceColumn].identifier, whereText: parsed[Options.where])
         let document = chart.render()
         if let output = parsed[Options.output], output != "-" {
-            try ExportCommand.refuseSameFile(output: context.resolve(output), snapshot: path, given: output)
+            try ExportCommand.refuseSameFile(output: context.resolve(output), snapshot: source, given: output)
             // Written to a temporary beside it and renamed at close: never a half-written chart.
             let writer = try FileDescriptorWriter(creatingFileAt: context.resolve(output))
             try writer.write(document)

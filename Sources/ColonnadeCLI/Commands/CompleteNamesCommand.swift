@@ -18,8 +18,8 @@ struct CompleteNamesCommand: Command {
         // Quietly: a missing or damaged snapshot completes to nothing.
         let quiet = CommandContext(standardOutput: context.standardOutput, standardError: MemoryOutputWriter(),
                                    environment: context.environment, currentDirectory: context.currentDirectory)
-        guard let (path, _) = try? SnapshotLocation.forReading(parsed[Options.snapshot], context: quiet),
-              let table = try? QuoteTable.load(from: path, verify: false)
+        guard let source = try? SnapshotLocation.forReading(parsed[Options.snapshot], context: quiet),
+              let table = try? source.load(verify: false)
         else { return ExitStatus.success }
         let names = switch topic {
         case "columns": ["all", "ticker", "date"] + table.schema.map(\.identifier)

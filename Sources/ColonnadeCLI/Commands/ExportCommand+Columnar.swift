@@ -4,21 +4,33 @@ import Glibc
 #endif
 
 extension ExportCommand {
+    /// Parquet's settings: `--partition-by`, `--row-group-rows`, `--compression` (`export` only;
+    /// `filter -o` writes the defaults).
+    struct ParquetSettings {
+        var partitionByYear = false
+        var rowGroupRows = 1_048_576
+        var compression = Options.Compression.none
+    }
+
     /// `--format arrow|arrows|parquet`: the table (already narrowed to the selection) as Arrow IPC
     /// or Parquet. Files are written through `ReplacementFile` (a locked temporary renamed over the
-    /// target, its permissions kept); only `arrows` may go to standard output. An output that is
-    /// the `snapshot` being exported is refused.
-    static func writeColumnar(_ table: QuoteTable, format: Options.Format, snapshot: String, _ parsed: ParsedArguments,
+    /// target, its permissions kept); only `arrows` may go to standard output, and not when it is
+    /// a terminal. An output that is the `snapshot` being exported is refused.
+    ///
+    /// - Parameters:
+    ///   - given: `-o` as typed, if any.
+    ///   - command: the command whose options these are, for usage errors.
+    static func writeColumnar(_ table: QuoteTable, format: Options.Format, output given: String?, snapshot: SnapshotSource,
+                              parquet: ParquetSettings = ParquetSettings(), command: String = CommandSpec.export.name,
                               context: CommandContext) throws -> Int32 {
-        let given = parsed[Options.output]
         let output = given.map { $0 == "-" ? "-" : context.resolve($0) }
         if let output, output != "-", let given {
             try refuseSameFile(output: output, snapshot: snapshot, given: given)
         }
-        if format != .parquet && givesParquetOptions(parsed) {
+        if format == .arrows, output == nil || output == "-", context.standardOutput.isTerminal {
             throw UsageError.invalidValue(option: "--format", value: format.rawValue,
-                                          reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
-                                          suggestion: "parquet", command: CommandSpec.export.name)
+                                          reason: "binary output to a terminal; redirect standard output to a file or a pipe, or pass -o FILE",
+                                          suggestion: nil, command: command)
         }
         do {
             switch format {
@@ -30,16 +42,16 @@ extension ExportCommand {
                     try writeToStandardOutput(context) { out throws(InteropError) in try writer.write(to: out) }
                     return ExitStatus.success
                 } else {
-                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: CommandSpec.export.name)
+                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: command)
                 }
             default: // .parquet (the text formats are written row by row in `run`)
                 guard let output, output != "-" else {
-                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: CommandSpec.export.name)
+                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: command)
                 }
                 var writer = ParquetWriter(table: table)
-                writer.rowGroupRows = parsed[Options.rowGroupRows]
-                writer.compression = parsed[Options.compression] == .snappy ? .snappy : .none
-                if parsed[Options.partitionBy] == .year {
+                writer.rowGroupRows = parquet.rowGroupRows
+                writer.compression = parquet.compression == .snappy ? .snappy : .none
+                if parquet.partitionByYear {
                     let files = try writer.writePartitionedByYear(toDirectory: output)
                     context.note("wrote \(table.rowCount.groupedText) rows in \(files.count) partition\(files.count == 1 ? "" : "s") under \(output)")
                     return ExitStatus.success
@@ -51,6 +63,32 @@ extension ExportCommand {
         }
         context.note("wrote \(table.rowCount.groupedText) rows to \(given ?? "-")")
         return ExitStatus.success
+    }
+
+    /// `table` with only the value columns `names` asks for, in that order (`ticker` and `date`
+    /// are always written by the columnar formats, so naming them changes nothing).
+    ///
+    /// - Throws: a usage error for a name that is not a value column (a computed column included).
+    static func projected(_ table: QuoteTable, onto names: [String]) throws -> QuoteTable {
+        var indices = [Int]()
+        for name in names where !["ticker", "date", table.dateColumnName.lowercased()].contains(name.lowercased()) {
+            guard let index = table.columnIndex(named: name) else {
+                let close = Suggestions.closest(to: name, among: table.schema.map(\.identifier))
+                let computed = ColumnSelection.computed(name) != nil
+                throw UsageError.invalidValue(
+                    option: "--columns", value: name,
+                    reason: computed ? "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson" : "no such column",
+                    suggestion: computed ? nil : close.first, command: CommandSpec.export.name)
+            }
+            if !indices.contains(index) { indices.append(index) }
+        }
+        if indices == Array(table.schema.indices) { return table }
+        do {
+            return try QuoteTable(schema: indices.map { table.schema[$0] }, columns: indices.map { table.columns[$0] }, dates: table.dates,
+                                  tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata, checkDates: false)
+        } catch {
+            throw CommandFailure("cannot select the columns \(names.joined(separator: ",")): \(error)")
+        }
     }
 
     /// Binary output to standard output: the text writer is flushed first, then bytes go to its

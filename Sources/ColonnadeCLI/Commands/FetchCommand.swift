@@ -17,7 +17,7 @@ struct FetchCommand: Command {
         if symbols.isEmpty && !parsed[Options.bulk] {
             throw UsageError.missingArgument(name: "TICKER...", command: spec.name)
         }
-        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+        let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let deadlineText = parsed[Options.deadline]
         guard let deadline = BulkFetch.parseDuration(deadlineText) else {
             throw UsageError.invalidValue(option: "--deadline", value: deadlineText, reason: "expected a duration such as 90s, 30m or 6h",

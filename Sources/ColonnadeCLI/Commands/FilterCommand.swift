@@ -6,11 +6,14 @@ struct FilterCommand: Command {
     var spec: CommandSpec { .filter }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        // Command-line mistakes first, before any time goes into loading.
+        let destination = try Self.destination(parsed, toTerminal: context.standardOutput.isTerminal)
+        try Self.refuseInapplicable(parsed, format: destination.format)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let loadStart = ContinuousClock.now
-        let table = try QuoteTable.load(from: path, verify: !parsed[Options.noVerify])
+        let table = try source.load(verify: !parsed[Options.noVerify])
         let loadTime = ContinuousClock.now - loadStart
-        return try Self.answer(parsed, table: table, loadTime: loadTime, context: context)
+        return try Self.answer(parsed, table: table, loadTime: loadTime, source: source, context: context)
     }
 
     /// Runs the query `parsed` describes against an already loaded `table` and writes the answer:
@@ -18,21 +21,42 @@ struct FilterCommand: Command {
     ///
     /// - Parameters:
     ///   - loadTime: reported by `--timing` as `load_ms`.
+    ///   - source: where `table` came from (`-o` may not name that file).
+    ///   - rowCap: how many rows a table on a terminal shows unless `--all` is given (the
+    ///     shell's `.maxrows`).
     ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
     ///     ``QueryCancelled``.
-    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, context: CommandContext,
-                       isCancelled: () -> Bool = { false }) throws -> Int32 {
-        let query = try Query(parsed, table: table, context: context)
+    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, source: SnapshotSource,
+                       rowCap: RowCap = .screen, context: CommandContext, isCancelled: () -> Bool = { false }) throws -> Int32 {
+        let destination = try destination(parsed, toTerminal: context.standardOutput.isTerminal)
+        try refuseInapplicable(parsed, format: destination.format)
+        let query = try Query(parsed, table: table, format: destination.format.textFormat ?? .csv, rowCap: rowCap, context: context)
         guard let outcome = try query.run(on: table, isCancelled: isCancelled) else { return ExitStatus.failure }
         if parsed[Options.timing] {
             try writeTiming(outcome, query: query, table: table, loadTime: loadTime, verified: !parsed[Options.noVerify], context: context)
         }
+        noteWhyEmpty(matched: outcome.selection.count, query: query, table: table, context: context)
+        if let columnar = destination.format.columnarFormat {
+            return try ExportCommand.writeColumnar(table.subtable(outcome.selection), format: columnar, output: destination.file,
+                                                   snapshot: source, command: CommandSpec.filter.name, context: context)
+        }
+        var output = context
+        var file: FileDescriptorWriter?
+        if let given = destination.file {
+            try ExportCommand.refuseSameFile(output: context.resolve(given), snapshot: source, given: given)
+            file = try FileDescriptorWriter(creatingFileAt: context.resolve(given))
+            output.standardOutput = file!
+        }
         if parsed[Options.count] {
-            try writeCount(outcome.selection, query: query, table: table, context: context)
+            try writeCount(outcome.selection, query: query, table: table, context: output)
         } else if let result = outcome.aggregates {
-            try writeAggregates(result, query: query, context: context)
+            try writeAggregates(result, query: query, context: output)
         } else {
-            try writeRows(outcome, query: query, table: table, limit: parsed[Options.limit], context: context)
+            try writeRows(outcome, query: query, table: table, limit: parsed[Options.limit], context: output)
+        }
+        if let file, let given = destination.file {
+            try file.close()  // renamed over the target only now: never a half-written file
+            context.note("wrote \(query.format.rawValue) to \(given)")
         }
         return ExitStatus.success
     }
@@ -53,8 +77,12 @@ struct FilterCommand: Command {
         var screenDay: ScreenDay?
         var repeats: Int
         var warmups: Int
+        /// How many rows a table on a terminal shows (`--all`: every row).
+        var rowCap: RowCap
+        /// `--precision`: at most this many decimals in every number column of a table.
+        var precision: Int?
 
-        init(_ parsed: ParsedArguments, table: QuoteTable, context: CommandContext) throws {
+        init(_ parsed: ParsedArguments, table: QuoteTable, format: OutputFormat, rowCap: RowCap, context: CommandContext) throws {
             predicate = try FilterCommand.predicate(where: parsed[Options.where],
                                                     tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
                                                     from: parsed[Options.from], to: parsed[Options.to], table: table)
@@ -70,7 +98,7 @@ struct FilterCommand: Command {
                 try OutputNames.check(keys + aggregates.map { OutputNames.Column($0.description) }, option: "--agg",
                                       command: CommandSpec.filter.name, canRename: false)
             }
-            format = parsed[Options.format]
+            self.format = format
             sortKeys = []
             for text in parsed[Options.sort] {
                 do {
@@ -89,6 +117,8 @@ struct FilterCommand: Command {
             // With an explicit --repeat, one untimed warm-up run comes first, as the peers
             // benchmark does for every engine.
             repeats = parsed[Options.repeat]
+            self.rowCap = parsed[Options.showAll] ? .none : rowCap
+            precision = parsed[Options.precision]
             warmups = parsed.isGiven(Options.repeat) ? 1 : 0
         }
 
@@ -138,6 +168,13 @@ struct FilterCommand: Command {
             + "\"zonemaps\":\(query.options.useBlockSummaries),\"verified\":\(verified)}")
     }
 
+    /// The formatter for `context`'s standard output: a table there is capped to `query.rowCap`
+    /// rows when it is a terminal.
+    private static func formatter(_ query: Query, context: CommandContext) -> any ResultFormatter {
+        let output = context.standardOutput
+        return query.format.formatter(forTerminal: output.isTerminal, rowCap: query.rowCap.rows(on: output), precision: query.precision)
+    }
+
     /// `--count`: the number of matching rows (per group with `--by`).
     private static func writeCount(_ selection: Selection, query: Query, table: QuoteTable, context: CommandContext) throws {
         let format = query.format
@@ -146,18 +183,21 @@ struct FilterCommand: Command {
             let counts = try selection.aggregate([.count], by: grouping, options: query.options)
             let rows = counts.rows.map { groupCells($0, grouping) + [Cell.integer(Int64($0.values[0] ?? 0))] }
             var source = MaterializedRows(columns: groupColumns(grouping) + [ResultColumn(name: "count")], rows: rows)
-            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+            try formatter(query, context: context).write(&source, to: context.standardOutput)
         } else if format == .table {
             try context.standardOutput.writeLine(String(selection.count))
         } else {
             var source = MaterializedRows(columns: [ResultColumn(name: "count")], rows: [[.integer(Int64(selection.count))]])
-            try format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+            try formatter(query, context: context).write(&source, to: context.standardOutput)
         }
     }
 
-    /// `--agg`: one row of aggregates (one per group with `--by`, keys first).
+    /// `--agg`: one row of aggregates (one per group with `--by`, keys first); in a table, with at
+    /// most ``ResultColumn/computedDecimals`` decimals (a count is exact).
     private static func writeAggregates(_ result: AggregateResult, query: Query, context: CommandContext) throws {
-        let columns = groupColumns(query.grouping) + result.aggregates.map { ResultColumn(name: $0.description) }
+        let columns = groupColumns(query.grouping) + result.aggregates.map {
+            ResultColumn(name: $0.description, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
+        }
         let rows = result.rows.map { row -> [Cell] in
             let values = zip(result.aggregates, row.values).map { a, v -> Cell in
                 guard let v else { return .null }
@@ -166,22 +206,37 @@ struct FilterCommand: Command {
             return groupCells(row, query.grouping) + values
         }
         var source = MaterializedRows(columns: columns, rows: rows)
-        try query.format.formatter(footer: nil, forTerminal: context.standardOutput.isTerminal).write(&source, to: context.standardOutput)
+        try formatter(query, context: context).write(&source, to: context.standardOutput)
     }
 
     /// The matching rows: in table order (streamed from the mask) or sorted by `--sort`, at most
-    /// `limit` of them, with a footer in the table format.
+    /// `limit` of them. A table on a terminal is capped (``RowCap``) and followed on standard
+    /// error by `10 of 456 matching rows shown in 3.1 ms`.
     private static func writeRows(_ outcome: Query.Outcome, query: Query, table: QuoteTable, limit: Int?,
                                   context: CommandContext) throws {
-        let footer = TableFooter(matched: outcome.selection.count, total: table.rowCount, elapsed: outcome.median)
-        let formatter = query.format.formatter(footer: footer, forTerminal: context.standardOutput.isTerminal)
+        let output = context.standardOutput
+        let matched = outcome.selection.count
+        let count = min(matched, limit ?? .max)
+        var shown = count
+        func write<Rows: RowSource>(_ source: inout Rows) throws {
+            if query.format == .table {
+                let formatter = TableFormatter(rowCap: query.rowCap.rows(on: output), precision: query.precision)
+                shown = try formatter.writeTable(&source, count: count, to: output)
+            } else {
+                try formatter(query, context: context).write(&source, to: output)
+            }
+        }
         if !query.sortKeys.isEmpty {
             let rows = try outcome.selection.rows(sortedBy: query.sortKeys, limit: limit)
             var source = TableRows(table: table, selection: query.shown, rows: rows.makeIterator())
-            try formatter.write(&source, to: context.standardOutput)
+            try write(&source)
         } else {
             var source = TableRows(table: table, selection: query.shown, rows: MaskRowIterator(outcome.selection.mask, limit: limit))
-            try formatter.write(&source, to: context.standardOutput)
+            try write(&source)
+        }
+        if query.format == .table && output.isTerminal {
+            try output.flush()  // the table before the line under it, when both go to one terminal
+            try context.standardError.writeLine(TableFooter(shown: shown, matched: matched, elapsed: outcome.median).text)
         }
     }
 

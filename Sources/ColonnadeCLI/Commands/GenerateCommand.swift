@@ -20,17 +20,25 @@ struct GenerateCommand: Command {
                                           reason: "\(days.groupedText) trading days from it run past 9999-12-31, the last date a table holds",
                                           suggestion: nil, command: spec.name)
         }
-        let table = generator.makeTable()
         if let snapshot = parsed[Options.snapshot] {
             let path = context.resolve(snapshot)
+            try SnapshotLocation.requireDirectory(of: path)
             let lock = try SnapshotLocation.lock(path, wait: !parsed[Options.noWait], context: context)
             defer { lock.release() }
+            // Checked under the lock, so no other writer creates it between the check and the save.
+            if !parsed[Options.force], (try? FileTarget(forWriting: path))?.exists == true {
+                throw CommandFailure("\(path) exists; generate does not replace a snapshot unless told to",
+                                     hint: "pass --force to replace it, or choose another --snapshot path")
+            }
+            let table = generator.makeTable()
             try table.save(to: path)
             context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot)")
         } else if let directory = parsed[Options.jsonDirectory] {
+            let table = generator.makeTable()
             let files = try QuoteGenerator.writeDatasetJSON(table, toDirectory: context.resolve(directory)).count
             context.note("wrote \(files.groupedText) JSON files (\(table.rowCount.groupedText) rows) to \(directory)")
         } else if let file = parsed[Options.csv] {
+            let table = generator.makeTable()
             try QuoteGenerator.writeDatatableCSV(table, to: context.resolve(file))
             context.note("wrote \(table.rowCount.groupedText) rows to \(file)")
         }

@@ -11,7 +11,7 @@ struct ImportCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
-        let path = SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
+        let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let threads = parsed[Options.threads] ?? QueryOptions.availableCores
         let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
                                           delay: ImportProgressLine.delay(environment: context.environment))

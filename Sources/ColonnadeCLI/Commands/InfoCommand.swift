@@ -36,8 +36,9 @@ struct InfoCommand: Command {
     }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let report = try Self.report(path)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        var report = try source.withFile { try Self.report($0) }
+        report.path = source.displayName
         switch parsed[Options.format] {
         case .json: try Self.writeJSON(report, to: context.standardOutput)
         case .table: try Self.writeText(report, to: context.standardOutput)

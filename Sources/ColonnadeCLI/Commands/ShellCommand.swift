@@ -18,8 +18,8 @@ struct ShellCommand: Command {
     var terminalOutput: Int32 = 1
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let session = try ShellSession(path: path, verify: !parsed[Options.noVerify], context: context)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let session = try ShellSession(source: source, verify: !parsed[Options.noVerify], context: context)
         if isatty(input) == 1 && isatty(terminalOutput) == 1, let mode = TerminalMode(fileDescriptor: input) {
             // SIGTERM and SIGHUP put the terminal back before ending; SIGINT acts as Ctrl-C.
             let signals = ShellSignals(restoring: mode, terminal: terminalOutput)
@@ -71,8 +71,9 @@ struct ShellCommand: Command {
         let history = ShellHistory(environment: context.environment)
         let editor = LineEditor(input: input, output: terminalOutput, history: history.load())
         editor.signals = signals
+        editor.completer = { session.completions(for: $0) }
         let table = session.table
-        editor.write("colonnade shell: \(TerminalText.escaped(session.path)), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
+        editor.write("colonnade shell: \(TerminalText.escaped(session.source.displayName)), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
             + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
         while true {
             let line: String
@@ -114,7 +115,8 @@ struct ShellCommand: Command {
         let output = CancellableOutputWriter(FileDescriptorWriter(fileDescriptor: 1, destination: "standard output"))
         let errors = CancellableOutputWriter(FileDescriptorWriter(fileDescriptor: 2, destination: "standard error"))
         let result = Mutex<Answer?>(nil)
-        let table = session.table, settingsTiming = session.settings.timing
+        let table = session.table, source = session.source, settingsTiming = session.settings.timing
+        let rowCap = session.settings.maxRows
         let environment = context.environment, directory = context.currentDirectory
         let writeEnd = wake[1]
         let worker = Thread {
@@ -123,14 +125,14 @@ struct ShellCommand: Command {
             let start = ContinuousClock.now
             var message: String?
             do {
-                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, context: queryContext,
+                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: rowCap, context: queryContext,
                                              isCancelled: { output.isCancelled })
                 try output.flush()
             } catch {
                 if !output.isCancelled {
                     let text = MemoryOutputWriter()
                     ErrorReport(error).write(to: text)
-                    message = text.text
+                    message = Self.inShellTerms(text.text)
                 }
             }
             try? errors.flush()
@@ -174,8 +176,11 @@ struct ShellCommand: Command {
             }
         }
         guard let answer = result.withLock({ $0 }) else { return }
-        if let error = answer.error { editor.write(error.replacingOccurrences(of: "\n", with: "\r\n")) }
-        if settingsTiming { editor.write(Self.timing(answer.elapsed) + "\r\n") }
+        if let error = answer.error {
+            editor.write(error.replacingOccurrences(of: "\n", with: "\r\n"))  // no run time for a line that failed
+        } else if settingsTiming {
+            editor.write(Self.timing(answer.elapsed) + "\r\n")
+        }
     }
 
     // MARK: Reporting
@@ -186,11 +191,22 @@ struct ShellCommand: Command {
         return "Run Time: " + String(format: "%.3f ms", ms)
     }
 
+    /// A report's hints in the shell's terms: the dot-command that does what a hint's command
+    /// line would (`'.info'` for `'colonnade info'`, `.open PATH` for `--snapshot PATH`).
+    static func inShellTerms(_ report: String) -> String {
+        report.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.hasPrefix("hint: ") else { return String(line) }
+            return line.replacingOccurrences(of: "'colonnade info'", with: "'.info'")
+                .replacingOccurrences(of: "--snapshot PATH", with: ".open PATH")
+                .replacingOccurrences(of: "'colonnade help filter'", with: "'.help'")
+        }.joined(separator: "\n")
+    }
+
     /// `error: line 3: …` and the hint, on `writer`.
     static func report(_ error: any Error, line: Int?, to writer: any OutputWriter) {
         let text = MemoryOutputWriter()
         ErrorReport(error).write(to: text)
-        var out = text.text
+        var out = inShellTerms(text.text)
         if let line, out.hasPrefix("error: ") { out = "error: line \(line): " + out.dropFirst("error: ".count) }
         try? writer.write(out)
         try? writer.flush()

@@ -8,7 +8,8 @@ extension SnapshotLocation {
     ///
     /// - Parameter wait: whether to wait for another writer (else fail at once; `--no-wait`).
     static func lock(_ path: String, wait: Bool, context: CommandContext) throws -> SnapshotLock {
-        try SnapshotLock(snapshotAt: path, wait: wait) { holder in
+        try requireWritableDirectory(of: path)
+        return try SnapshotLock(snapshotAt: path, wait: wait) { holder in
             context.note(waitingNote(path: path, holder: holder))
         }
     }
@@ -18,12 +19,23 @@ extension SnapshotLocation {
     @discardableResult
     static func update(_ path: String, wait: Bool, context: CommandContext,
                        _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
-        try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
+        try requireWritableDirectory(of: path)
+        return try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
             context.note(waitingNote(path: path, holder: holder))
         }) { table in
             try holdForTest(context)
             try body(&table)
         }
+    }
+
+    /// Refuses a snapshot whose directory this process may not create files in (the lock file
+    /// and the replacement go beside it), saying so, before anything is decoded or downloaded.
+    static func requireWritableDirectory(of path: String) throws {
+        let directory = directory(of: path)
+        guard access(directory, W_OK | X_OK) != 0, errno == EACCES || errno == EROFS else { return }
+        let why = errno == EROFS ? "a read-only file system" : "permission denied"
+        throw CommandFailure("cannot write \(path): \(why) (no new files may be created in \(directory))",
+                             hint: "choose a directory you may write with --snapshot PATH or $\(environmentVariable)")
     }
 
     static func waitingNote(path: String, holder: Int32?) -> String {

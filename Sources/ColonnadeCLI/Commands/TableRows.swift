@@ -49,7 +49,7 @@ struct ColumnSelection {
                     throw ExpressionError(error: error, expression: text, option: "--columns")
                 }
                 sources.append(.expression(expressions.count - 1))
-                columns.append(ResultColumn(name: alias ?? text))
+                columns.append(ResultColumn(name: alias ?? text, maximumDecimals: ResultColumn.computedDecimals))
             }
         }
         let contents = sources.map { source -> OutputNames.Content in
@@ -126,6 +126,17 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
     /// `names` are `ticker`, `date` or value columns (identifier or source name).
     init(table: QuoteTable, columnNames names: [String], rows: Rows) throws {
         self.init(table: table, selection: try ColumnSelection(names, in: table), rows: rows)
+    }
+
+    /// Skips without reading any value: the rest of the current batch, then row numbers only.
+    mutating func skipRows(_ count: Int) throws {
+        var remaining = count
+        if !expressions.isEmpty {
+            let inBatch = min(remaining, batch.count - position)
+            position += inBatch
+            remaining -= inBatch
+        }
+        while remaining > 0, rows.next() != nil { remaining -= 1 }
     }
 
     mutating func nextRow(into row: inout [Cell]) throws -> Bool {

@@ -5,8 +5,9 @@ struct VerifyCommand: Command {
     var spec: CommandSpec { .verify }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let (path, _) = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let result = QuoteTable.verifySnapshot(at: path)
+        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let path = source.displayName
+        let result = try source.withFile { QuoteTable.verifySnapshot(at: $0) }
         if result.isValid {
             let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
             try context.standardOutput.writeLine(TerminalText.escaped("ok: \(path): \(summary); every checksum and invariant holds"))

@@ -16,11 +16,23 @@ enum Cell: Sendable, Equatable {
 struct ResultColumn: Sendable, Equatable {
     /// The column identifier shown in headers and used as the JSON key (`adj_close`).
     var name: String
+    /// At most this many decimals in a table (computed values and aggregates: 6); `nil`: the
+    /// shortest round-trip form. CSV and JSON always keep every digit.
+    var maximumDecimals: Int?
 
     /// Creates a column header.
     init(name: String) {
         self.name = name
     }
+
+    /// Creates a column header whose numbers a table rounds to at most `maximumDecimals` decimals.
+    init(name: String, maximumDecimals: Int?) {
+        self.name = name
+        self.maximumDecimals = maximumDecimals
+    }
+
+    /// Decimals shown in tables for computed values and aggregates.
+    static let computedDecimals = 6
 }
 
 /// Rows of a result, read once from first to last, so a formatter can stream them in constant
@@ -35,6 +47,19 @@ protocol RowSource {
     /// `true`; returns `false` once every row has been read. Reusing `row` lets a source avoid
     /// an allocation per row.
     mutating func nextRow(into row: inout [Cell]) throws -> Bool
+
+    /// Passes over the next `count` rows (fewer if the rows end first) without producing them.
+    mutating func skipRows(_ count: Int) throws
+}
+
+extension RowSource {
+    /// Reads and drops `count` rows; sources that can skip cheaply do better.
+    mutating func skipRows(_ count: Int) throws {
+        var row: [Cell] = []
+        for _ in 0 ..< count {
+            guard try nextRow(into: &row) else { return }
+        }
+    }
 }
 
 /// A result held in memory as an array of rows.

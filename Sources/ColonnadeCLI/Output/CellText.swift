@@ -10,6 +10,21 @@ extension Double {
     }
 }
 
+extension Double {
+    /// At most `decimals` digits after the point, trailing zeros dropped, for tables:
+    /// `283.1645595238097` → `283.16456` (6), `80.13` → `80.13`, `2.0` → `2`. NaN and infinities
+    /// as ``compactText``; a value that rounds to zero is `0`.
+    func roundedText(decimals: Int) -> String {
+        guard isFinite else { return compactText }
+        var text = String(format: "%.*f", decimals, self)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text == "-0" ? "0" : text
+    }
+}
+
 extension BinaryInteger {
     /// The decimal spelling with commas between groups of three digits: `20,000,000`.
     var groupedText: String {

@@ -20,6 +20,13 @@ final class FileDescriptorWriter: OutputWriter {
 
     /// Whether the descriptor is a terminal (`isatty`).
     var isTerminal: Bool { isatty(fileDescriptor) == 1 }
+
+    /// The terminal's height (`TIOCGWINSZ`), `nil` when it is not a terminal or does not say.
+    var terminalRows: Int? {
+        var size = winsize()
+        guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
     /// How the destination is named in error messages ("standard output", a path).
     let destination: String
     private let capacity: Int

@@ -9,12 +9,12 @@ enum OutputFormat: String, Sendable, CaseIterable {
     /// One JSON object per line; see ``JSONFormatter``.
     case ndjson
 
-    /// The formatter for this format; `footer` is used by the table format only.
-    /// `forTerminal`: CSV escapes terminal control characters in text (the table always does,
-    /// JSON always escapes them losslessly).
-    func formatter(footer: TableFooter? = nil, forTerminal: Bool = false) -> any ResultFormatter {
+    /// The formatter for this format. `forTerminal`: CSV escapes terminal control characters in
+    /// text (the table always does, JSON always escapes them losslessly). `rowCap` and
+    /// `precision` are the table's (see ``TableFormatter``).
+    func formatter(forTerminal: Bool = false, rowCap: Int? = nil, precision: Int? = nil) -> any ResultFormatter {
         switch self {
-        case .table: TableFormatter(footer: footer)
+        case .table: TableFormatter(rowCap: rowCap, precision: precision)
         case .csv: CSVFormatter(escapesControlCharacters: forTerminal)
         case .json: JSONFormatter(layout: .array)
         case .ndjson: JSONFormatter(layout: .lines)

@@ -16,10 +16,13 @@ protocol OutputWriter: AnyObject {
     /// Whether the destination is a terminal (data formats then escape control characters, as
     /// `ls` does for names; files and pipes get the exact bytes). False by default.
     var isTerminal: Bool { get }
+    /// The terminal's height in lines, when the destination is a terminal that says; `nil` by default.
+    var terminalRows: Int? { get }
 }
 
 extension OutputWriter {
     var isTerminal: Bool { false }
+    var terminalRows: Int? { nil }
 
     /// Appends `text` and a line feed, in one write.
     func writeLine(_ text: String) throws(OutputError) {

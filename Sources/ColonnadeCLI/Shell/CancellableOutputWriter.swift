@@ -15,6 +15,9 @@ final class CancellableOutputWriter: OutputWriter, @unchecked Sendable {
     /// Stops all further output (from any thread).
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
+    var isTerminal: Bool { base.isTerminal }
+    var terminalRows: Int? { base.terminalRows }
+
     /// Whether ``cancel()`` was called.
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 

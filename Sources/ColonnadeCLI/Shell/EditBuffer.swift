@@ -78,6 +78,18 @@ struct EditBuffer: Equatable {
         cursor = 0
     }
 
+    /// The text before the cursor (what Tab completes).
+    var textBeforeCursor: String { String(characters[..<cursor]) }
+
+    /// Replaces the characters from `start` to the cursor with `text` (a completion), cursor after
+    /// it; characters that are not drawable are left out.
+    mutating func replaceBeforeCursor(from start: Int, with text: String) {
+        let start = Swift.max(0, Swift.min(start, cursor))
+        let inserted = text.filter(Self.isDrawable).map { $0 }
+        characters.replaceSubrange(start ..< cursor, with: inserted)
+        cursor = start + inserted.count
+    }
+
     /// Replaces the line with `text` (a history entry), cursor at the end; characters that are not
     /// drawable are left out.
     mutating func replace(with text: String) {

@@ -7,9 +7,11 @@ import Darwin
 /// Reads lines from a terminal in raw mode, with editing and history, as `colonnade shell`'s
 /// prompt: left/right (and Ctrl-B/Ctrl-F), Home/End (and Ctrl-A/Ctrl-E), Backspace, Delete,
 /// Ctrl-K/Ctrl-U (erase to the end/start), up/down through the history, Ctrl-C to abandon the
-/// line, Ctrl-D on an empty line for end of input. Text is UTF-8; each character is taken to be
-/// one column wide. The line is an ``EditBuffer``: characters that would draw a control sequence
-/// (C1 controls, bidirectional controls, from the keyboard or a history file) never enter it.
+/// line, Ctrl-D on an empty line for end of input, Tab to complete the word before the cursor
+/// (through ``completer``: one candidate is filled in, several are extended to their common
+/// prefix and listed). Text is UTF-8; each character is taken to be one column wide. The line is
+/// an ``EditBuffer``: characters that would draw a control sequence (C1 controls, bidirectional
+/// controls, from the keyboard, a history file or a completion) never enter it.
 final class LineEditor {
     /// How a read ended.
     enum Outcome: Equatable {
@@ -33,6 +35,9 @@ final class LineEditor {
     var pending: [UInt8] = []
     /// Where SIGINT is reported; it then acts as Ctrl-C.
     var signals: ShellSignals?
+    /// What Tab completes: given the line up to the cursor, where the word being completed
+    /// starts (a character offset) and the words it may become.
+    var completer: ((String) -> (start: Int, candidates: [String]))?
 
     init(input: Int32, output: Int32, history: [String] = [], historyLimit: Int = 1_000) {
         self.input = input
@@ -98,6 +103,21 @@ final class LineEditor {
             case 0x0B: buffer.eraseToEnd(); refresh()                                // Ctrl-K
             case 0x15: buffer.eraseToStart(); refresh()                              // Ctrl-U
             case 0x0C: write("\u{1B}[H\u{1B}[2J"); refresh()                        // Ctrl-L
+            case 0x09:  // Tab
+                guard let completer else { break }
+                let (start, candidates) = completer(buffer.textBeforeCursor)
+                guard !candidates.isEmpty, start <= buffer.cursor else { break }
+                let typed = String(buffer.characters[start ..< buffer.cursor])
+                var common = candidates[0]
+                for candidate in candidates.dropFirst() { common = commonPrefix(common, candidate) }
+                if candidates.count == 1, !common.hasSuffix("(") { common += " " }
+                if common.count > typed.count {
+                    buffer.replaceBeforeCursor(from: start, with: common)
+                    refresh()
+                } else if candidates.count > 1 {
+                    write("\r\n" + candidates.map { TerminalText.escaped($0) }.joined(separator: "  ") + "\r\n")
+                    refresh()
+                }
             case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }             // Ctrl-P
             case 0x0E: if historyIndex < history.count { recall(historyIndex + 1) }  // Ctrl-N
             case 0x1B:
@@ -174,6 +194,16 @@ final class LineEditor {
             if n < 0 && errno == EINTR { continue }
             return nil
         }
+    }
+
+    /// The longest common prefix of two words, ignoring case (the first word's spelling).
+    private func commonPrefix(_ a: String, _ b: String) -> String {
+        var end = a.startIndex, other = b.startIndex
+        while end < a.endIndex, other < b.endIndex, a[end].lowercased() == b[other].lowercased() {
+            end = a.index(after: end)
+            other = b.index(after: other)
+        }
+        return String(a[..<end])
     }
 
     /// Writes `text` to the terminal, all of it.

@@ -26,20 +26,20 @@ final class ShellSession {
 
     /// The snapshot being queried.
     private(set) var table: QuoteTable
-    /// Its path.
-    private(set) var path: String
+    /// Where it came from: a file, or the built-in sample.
+    private(set) var source: SnapshotSource
     /// The settings so far.
     var settings = ShellSettings()
     /// Whether the snapshot is loaded without checking column checksums (`--no-verify`, `.open`).
     let verify: Bool
     private let context: CommandContext
 
-    /// A session over the snapshot at `path`, loaded now.
-    init(path: String, verify: Bool, context: CommandContext) throws {
-        self.path = path
+    /// A session over `source`, loaded now.
+    init(source: SnapshotSource, verify: Bool, context: CommandContext) throws {
+        self.source = source
         self.verify = verify
         self.context = context
-        table = try QuoteTable.load(from: path, verify: verify)
+        table = try source.load(verify: verify)
     }
 
     /// What `line` asks for; dot-commands are carried out here.
@@ -49,23 +49,26 @@ final class ShellSession {
     func interpret(_ line: String) throws -> Action {
         let text = line.trimmingSpacesAndTabs()
         if text.isEmpty || text.hasPrefix("#") { return .nothing }
+        if text == "exit" || text == "quit" { return .quit }
         if text.hasPrefix(".") { return try dotCommand(text) }
-        var arguments = settings.filterArguments
+        var arguments: [String]
         if text.hasPrefix("-") {
             let words = try ShellWords.split(text)
             if let given = words.first(where: { $0 == "--snapshot" || $0.hasPrefix("--snapshot=") }) {
                 throw CommandFailure("\(given): the shell keeps one snapshot loaded", hint: "use .open PATH to switch to another")
             }
-            arguments += words
+            let summarizing = words.contains { $0 == "--count" || $0 == "--agg" || $0.hasPrefix("--agg=") }
+            arguments = settings.filterArguments(summarizing: summarizing) + words
         } else {
-            arguments += ["--where", text]
+            arguments = settings.filterArguments() + ["--where", text]
         }
         return .query(try ArgumentParser.parse(arguments, for: .filter))
     }
 
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
-        try FilterCommand.answer(parsed, table: table, loadTime: .zero, context: context, isCancelled: isCancelled)
+        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
+                                 isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands
@@ -73,18 +76,20 @@ final class ShellSession {
     static let helpText = """
         Type a screen: a --where expression (close > 100 and volume > 1e7), or filter options
         (--where 'close > 100' --count, --agg 'avg(close)' --by ticker). Settings persist:
-          .tickers A,B          only these tickers (.tickers alone: all)
+          .tickers A,B          only these tickers (.tickers all: every ticker)
+          .tickers              list the snapshot's tickers
           .from YYYY-MM-DD      only rows on or after (.from alone: no bound)
           .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
           .format FORMAT        table, csv, json or ndjson
           .columns a,b|all      columns to print (.columns alone: the default)
           .limit N              print at most N rows (.limit alone: no limit)
+          .maxrows N            show at most N rows of a table here (0: all; alone: a screenful)
           .timing on|off        show how long each answer took
           .show                 the settings
           .open PATH            load another snapshot
           .info                 describe the snapshot
           .help                 this text
-          .quit                 leave (also Ctrl-D)
+          .quit                 leave (also exit, quit, Ctrl-D)
         """
 
     private func dotCommand(_ text: String) throws -> Action {
@@ -100,9 +105,15 @@ final class ShellSession {
         case ".help", ".h":
             return .message(Self.helpText)
         case ".show", ".settings":
-            return .message("snapshot \(TerminalText.escaped(path))\n" + settings.description)
+            return .message("snapshot \(TerminalText.escaped(source.displayName))\n" + settings.description)
         case ".tickers":
-            settings.tickers = value.map(splitList)?.filter { !$0.isEmpty } ?? []
+            guard let value else {
+                let symbols = table.tickers.map(\.symbol)
+                let setting = settings.tickers.isEmpty ? "all" : settings.tickers.joined(separator: ",")
+                return .message(wrap("\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
+                    + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
+            }
+            settings.tickers = value.lowercased() == "all" ? [] : splitList(value).filter { !$0.isEmpty }
             let unknown = settings.tickers.filter { table.code(of: $0) == nil }
             return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
         case ".from", ".to":
@@ -125,6 +136,11 @@ final class ShellSession {
             guard let n = Int(value), n >= 1 else { throw invalid("expected a positive integer") }
             settings.limit = n
             return .message("")
+        case ".maxrows":
+            guard let value else { settings.maxRows = .screen; return .message("") }
+            guard let n = Int(value), n >= 0 else { throw invalid("expected a number of rows (0: all)") }
+            settings.maxRows = n == 0 ? .none : .rows(n)
+            return .message("")
         case ".timing":
             guard value == "on" || value == "off" else { throw invalid("expected on or off") }
             settings.timing = value == "on"
@@ -133,16 +149,17 @@ final class ShellSession {
             guard let value else { throw invalid("expected a snapshot path") }
             let newPath = context.resolve(value)
             table = try QuoteTable.load(from: newPath, verify: verify)
-            path = newPath
+            source = .file(newPath)
             return .message("opened \(TerminalText.escaped(newPath)): \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers")
         case ".info":
             let output = MemoryOutputWriter()
-            let infoContext = CommandContext(standardOutput: output, standardError: context.standardError,
-                                             environment: context.environment, currentDirectory: context.currentDirectory)
-            _ = try InfoCommand().run(try ArgumentParser.parse(["--snapshot", path], for: .info), context: infoContext)
+            var report = try source.withFile { try InfoCommand.report($0) }
+            report.path = source.displayName
+            try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".timing", ".show", ".open", ".info", ".help", ".quit"]
+            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
+                         ".help", ".quit"]
             let close = Suggestions.closest(to: name, among: known)
             throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
         }

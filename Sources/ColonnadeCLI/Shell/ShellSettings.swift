@@ -15,17 +15,32 @@ struct ShellSettings: Equatable {
     var limit: Int?
     /// `.timing on`: the time of each answer on standard error.
     var timing = false
+    /// `.maxrows N`: how many rows a table on the terminal shows (a screenful by default; 0: all).
+    var maxRows = RowCap.screen
 
     /// The `filter` arguments these settings stand for, before the line's own.
-    var filterArguments: [String] {
+    ///
+    /// - Parameter summarizing: whether the line asks for `--count` or `--agg`, which print their
+    ///   own columns and rows: `.columns` and `.limit` are for rows and are then left out (filter
+    ///   refuses them there).
+    func filterArguments(summarizing: Bool = false) -> [String] {
         var out: [String] = []
         if !tickers.isEmpty { out += ["--tickers", tickers.joined(separator: ",")] }
         if let from { out += ["--from", from] }
         if let to { out += ["--to", to] }
         out += ["--format", format]
-        if !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
-        if let limit { out += ["--limit", String(limit)] }
+        if !summarizing, !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
+        if !summarizing, let limit { out += ["--limit", String(limit)] }
         return out
+    }
+
+    /// `.maxrows` as `.show` prints it.
+    var maxRowsText: String {
+        switch maxRows {
+        case .screen: "(a screenful)"
+        case .rows(let n): String(n)
+        case .none: "0 (all)"
+        }
     }
 
     /// One line per setting, as `.show` prints them; the values as typed, escaped (`TerminalText`).
@@ -39,6 +54,7 @@ struct ShellSettings: Equatable {
             "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : e(columns.joined(separator: ",")))",
             "limit    \(limit.map(String.init) ?? "(none)")",
             "timing   \(timing ? "on" : "off")",
+            "maxrows  \(maxRowsText)",
         ].joined(separator: "\n")
     }
 }
