@@ -41,15 +41,19 @@ public struct ExpressionOracle {
                 case .exp: return Foundation.exp(v)
                 }
             }
-        case let .arithmetic(op, a, b):
-            let x = values(a), y = values(b)
-            for r in 0 ..< n {
-                guard let u = x[r], let v = y[r] else { continue }
-                switch op {
-                case .add: out[r] = u + v
-                case .subtract: out[r] = u - v
-                case .multiply: out[r] = u * v
-                case .divide: out[r] = v == 0 ? nil : u / v
+        case let .chain(first, steps):
+            // Left to right: ((first op₁ x₁) op₂ x₂) …, null once any step is.
+            out = values(first)
+            for step in steps {
+                let y = values(step.operand)
+                for r in 0 ..< n {
+                    guard let u = out[r], let v = y[r] else { out[r] = nil; continue }
+                    switch step.op {
+                    case .add: out[r] = u + v
+                    case .subtract: out[r] = u - v
+                    case .multiply: out[r] = u * v
+                    case .divide: out[r] = v == 0 ? nil : u / v
+                    }
                 }
             }
         case let .series(f, x, w):

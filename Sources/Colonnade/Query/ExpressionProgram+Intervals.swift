@@ -26,19 +26,21 @@ extension ExpressionProgram {
     }
 
     /// Whether `blockOutcome` can answer for this expression: no series function, no `ln`/`exp`,
-    /// and every column it reads has block summaries.
+    /// every column it reads has block summaries, and it is shallow enough to walk on the
+    /// caller's stack (`DeepRecursion.inlineDepth`; a deeper one is evaluated row by row).
     var supportsBlockIntervals: Bool {
         func check(_ node: Node) -> Bool {
             switch node {
             case .column(let i): return columns[i].hasSummaries
             case .constant: return true
             case .negate(let x): return check(x)
-            case let .arithmetic(_, a, b), let .ordering(a, b): return check(a) && check(b)
+            case let .chain(first, steps): return check(first) && steps.allSatisfy { check($0.1) }
+            case let .ordering(a, b): return check(a) && check(b)
             case let .math(f, x): return (f == .abs || f == .sqrt) && check(x)
             case .series: return false
             }
         }
-        return lookback == 0 && check(root)
+        return lookback == 0 && depth <= DeepRecursion.inlineDepth && check(root)
     }
 
     /// What `bounds` can do in block `block` (of `rows` rows), judged from the summaries alone.
@@ -78,27 +80,14 @@ extension ExpressionProgram {
             case .ln, .exp:
                 return nil
             }
-        case let .arithmetic(op, a, b):
-            guard let x = interval(a, block: block, rows: rows), let y = interval(b, block: block, rows: rows) else { return nil }
-            if x.isEmpty || y.isEmpty { return .empty }
-            let corners: [Double]
-            switch op {
-            case .add: corners = [x.lo + y.lo, x.hi + y.hi]
-            case .subtract: corners = [x.lo - y.hi, x.hi - y.lo]
-            case .multiply: corners = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi]
-            case .divide:
-                // A divisor that may be 0 (either sign) makes nulls and unbounded quotients.
-                if y.lo <= 0 && y.hi >= 0 { return nil }
-                corners = [x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi]
+        case let .chain(first, steps):
+            // Left to right, as evaluation runs: the interval of the value so far, then each step.
+            guard var x = interval(first, block: block, rows: rows) else { return nil }
+            for (op, b) in steps {
+                guard let y = interval(b, block: block, rows: rows), let z = ExpressionProgram.combine(op, x, y) else { return nil }
+                x = z
             }
-            if corners.contains(where: \.isNaN) { return nil }
-            // Infinite inputs can meet as inf - inf or 0 * inf in some row: null there.
-            let mayBeNull = x.mayBeNull || y.mayBeNull || x.hasInfiniteCorner || y.hasInfiniteCorner
-            // Folds as `min()`/`max()` do (the first of equal values wins), without unwrapping:
-            // corners holds two or four non-NaN values on every path above.
-            let lo = corners.reduce(Double.infinity) { $1 < $0 ? $1 : $0 }
-            let hi = corners.reduce(-Double.infinity) { $0 < $1 ? $1 : $0 }
-            return Interval(lo: lo, hi: hi, mayBeNull: mayBeNull)
+            return x
         case let .ordering(a, b):
             guard let x = interval(a, block: block, rows: rows), let y = interval(b, block: block, rows: rows) else { return nil }
             if x.isEmpty || y.isEmpty { return .empty }
@@ -110,6 +99,29 @@ extension ExpressionProgram {
         case .series:
             return nil
         }
+    }
+
+    /// The interval of `x op y` for values in `x` and `y`, or nil where the bound would not be sound.
+    private static func combine(_ op: ValueExpression.Operator, _ x: Interval, _ y: Interval) -> Interval? {
+        if x.isEmpty || y.isEmpty { return .empty }
+        let corners: [Double]
+        switch op {
+        case .add: corners = [x.lo + y.lo, x.hi + y.hi]
+        case .subtract: corners = [x.lo - y.hi, x.hi - y.lo]
+        case .multiply: corners = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi]
+        case .divide:
+            // A divisor that may be 0 (either sign) makes nulls and unbounded quotients.
+            if y.lo <= 0 && y.hi >= 0 { return nil }
+            corners = [x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi]
+        }
+        if corners.contains(where: \.isNaN) { return nil }
+        // Infinite inputs can meet as inf - inf or 0 * inf in some row: null there.
+        let mayBeNull = x.mayBeNull || y.mayBeNull || x.hasInfiniteCorner || y.hasInfiniteCorner
+        // Folds as `min()`/`max()` do (the first of equal values wins), without unwrapping:
+        // corners holds two or four non-NaN values on every path above.
+        let lo = corners.reduce(Double.infinity) { $1 < $0 ? $1 : $0 }
+        let hi = corners.reduce(-Double.infinity) { $0 < $1 ? $1 : $0 }
+        return Interval(lo: lo, hi: hi, mayBeNull: mayBeNull)
     }
 
     private static func interval(_ column: AnyColumn, block: Int, rows: Int) -> Interval? {

@@ -18,7 +18,8 @@ struct ExpressionProgram: @unchecked Sendable {
         case column(Int)
         case constant(Double)
         case negate(Node)
-        case arithmetic(ValueExpression.Operator, Node, Node)
+        /// `first op₁ x₁ op₂ x₂ …` left to right, into one buffer (see `ValueExpression.chain`).
+        case chain(Node, [(ValueExpression.Operator, Node)])
         case math(ValueExpression.MathFunction, Node)
         case series(ValueExpression.SeriesFunction, Node, window: Int)
         /// 0 where the two are equal (equal infinities too), else `a - b`: a number whose sign is
@@ -27,6 +28,8 @@ struct ExpressionProgram: @unchecked Sendable {
     }
 
     let root: Node
+    /// Levels of the tree at most (see `DeepRecursion`: a deep program is evaluated on a deep stack).
+    let depth: Int
     /// Rows before a range that evaluation must also read.
     let lookback: Int
     let columns: [AnyColumn]
@@ -49,7 +52,11 @@ struct ExpressionProgram: @unchecked Sendable {
     }
 
     private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable) throws(QueryError) {
-        func compile(_ e: ValueExpression) throws(QueryError) -> (Node, Int) {
+        // Recursion goes as deep as the expression nests (a chain is a loop), which the parser
+        // caps; a tree built in Swift is checked here. Deep trees compile on a deep stack.
+        depth = Swift.max(expression.treeDepth, right?.treeDepth ?? 0) + (right == nil ? 0 : 1)
+        func compile(_ e: ValueExpression, depth: Int) throws(QueryError) -> (Node, Int) {
+            if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
             switch e {
             case .column(let name):
                 if ExpressionProgram.isKeyColumn(name, table: table) {
@@ -63,33 +70,41 @@ struct ExpressionProgram: @unchecked Sendable {
             case .number(let v):
                 return (.constant(v), 0)
             case .negate(let x):
-                let (n, l) = try compile(x)
+                let (n, l) = try compile(x, depth: depth + 1)
                 return (.negate(n), l)
-            case let .arithmetic(op, a, b):
-                let (na, la) = try compile(a)
-                let (nb, lb) = try compile(b)
-                if case .constant(let x) = na, case .constant(let y) = nb { return (.constant(ValueExpression.apply(op, x, y)), 0) }
-                return (.arithmetic(op, na, nb), max(la, lb))
+            case let .chain(first, steps):
+                var (head, lookback) = try compile(first, depth: depth + 1)
+                var rest = [(ValueExpression.Operator, Node)]()
+                rest.reserveCapacity(steps.count)
+                for step in steps {
+                    let (n, l) = try compile(step.operand, depth: depth + 1)
+                    // Leading constants fold (`2 * 3 * close` is `6 * close`); after the first
+                    // column every step runs, in order, so the result is the same to the bit.
+                    if rest.isEmpty, case .constant(let x) = head, case .constant(let y) = n {
+                        head = .constant(ValueExpression.apply(step.op, x, y))
+                    } else {
+                        rest.append((step.op, n))
+                        lookback = max(lookback, l)
+                    }
+                }
+                if rest.isEmpty { return (head, lookback) }
+                return (.chain(head, rest), lookback)
             case let .math(f, x):
-                let (n, l) = try compile(x)
+                let (n, l) = try compile(x, depth: depth + 1)
                 if case .constant(let c) = n { return (.constant(ValueExpression.apply(f, c)), 0) }
                 return (.math(f, n), l)
             case let .series(f, x, w):
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
-                let (n, l) = try compile(x)
+                let (n, l) = try compile(x, depth: depth + 1)
                 return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
             }
         }
-        if let right {
-            let (a, la) = try compile(expression)
-            let (b, lb) = try compile(right)
-            if case .constant(let x) = a, case .constant(let y) = b {
-                (root, lookback) = (.constant(x == y ? 0 : x - y), 0)
-            } else {
-                (root, lookback) = (.ordering(a, b), max(la, lb))
-            }
-        } else {
-            (root, lookback) = try compile(expression)
+        (root, lookback) = try DeepRecursion.run(depth: depth) { () throws(QueryError) -> (Node, Int) in
+            guard let right else { return try compile(expression, depth: 0) }
+            let (a, la) = try compile(expression, depth: 1)
+            let (b, lb) = try compile(right, depth: 1)
+            if case .constant(let x) = a, case .constant(let y) = b { return (.constant(x == y ? 0 : x - y), 0) }
+            return (.ordering(a, b), max(la, lb))
         }
         columns = table.columns
         direct = table.columns.map { column in
@@ -129,7 +144,7 @@ struct ExpressionProgram: @unchecked Sendable {
         if lookback == 0 || rows.lowerBound == 0 {
             // Nothing before the rows to evaluate: straight into `out`.
             scratch.rowsEvaluated += rows.count
-            let values = evaluate(root, rows, into: out, scratch)
+            let values = DeepRecursion.run(depth: depth) { evaluate(root, rows, into: out, scratch) }
             if values != UnsafePointer(out) { out.update(from: values, count: rows.count) }
             return
         }
@@ -147,7 +162,7 @@ struct ExpressionProgram: @unchecked Sendable {
         let extended = start ..< rows.upperBound
         scratch.rowsEvaluated += extended.count
         guard !rows.isEmpty else { return UnsafePointer(buffer) }
-        return evaluate(root, extended, into: buffer, scratch) + (rows.lowerBound - start)
+        return DeepRecursion.run(depth: depth) { evaluate(root, extended, into: buffer, scratch) } + (rows.lowerBound - start)
     }
 
     /// The values at `rows` (ascending), evaluated a run of nearby rows at a time.
@@ -197,18 +212,30 @@ struct ExpressionProgram: @unchecked Sendable {
             case .ln: for i in 0 ..< n { dst[i] = MathFunctions.log(v[i]) }
             case .exp: for i in 0 ..< n { dst[i] = MathFunctions.exp(v[i]) }
             }
-        case let .arithmetic(op, a, b):
-            if case .constant(let c) = b {
-                ExpressionProgram.combine(op, evaluate(a, range, into: dst, scratch), c, dst, n)
-            } else if case .constant(let c) = a {
-                ExpressionProgram.combine(op, c, evaluate(b, range, into: dst, scratch), dst, n)
+        case let .chain(first, steps):
+            // Left to right into `dst`, one binary step at a time: `a op b` runs exactly as a
+            // two-operand node did, and a longer chain as the nested binary nodes did.
+            var value: UnsafePointer<Double>
+            var rest = steps[...]
+            if case .constant(let c) = first, let step = rest.first {
+                ExpressionProgram.combine(step.0, c, evaluate(step.1, range, into: dst, scratch), dst, n)
+                value = UnsafePointer(dst)
+                rest = rest.dropFirst()
             } else {
-                let u = evaluate(a, range, into: dst, scratch)
-                let tmp = scratch.acquire(n)
-                defer { scratch.release() }
-                let v = evaluate(b, range, into: tmp, scratch)
-                ExpressionProgram.combine(op, u, v, dst, n)
+                value = evaluate(first, range, into: dst, scratch)
             }
+            for (op, b) in rest {
+                if case .constant(let c) = b {
+                    ExpressionProgram.combine(op, value, c, dst, n)
+                } else {
+                    let tmp = scratch.acquire(n)
+                    defer { scratch.release() }
+                    ExpressionProgram.combine(op, value, evaluate(b, range, into: tmp, scratch), dst, n)
+                }
+                value = UnsafePointer(dst)
+            }
+            // Only an empty chain (which compilation never makes) leaves the value elsewhere.
+            if value != UnsafePointer(dst) { dst.update(from: value, count: n) }
         case let .ordering(a, b):
             let u = evaluate(a, range, into: dst, scratch)
             let tmp = scratch.acquire(n)

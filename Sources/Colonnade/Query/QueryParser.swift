@@ -4,39 +4,102 @@
 ///
 ///     expr       := and ('or' and)*
 ///     and        := unary ('and' unary)*
-///     unary      := 'not' unary | '(' expr ')' | 'true' | 'false' | comparison
-///     comparison := operand op operand [op operand]        -- 80 < high < 83, close >= 1e6
-///                 | column ['not'] 'between' value 'and' value
-///                 | column ['not'] 'in' '(' value (',' value)* ')'
+///     unary      := 'not'* comparison
+///     comparison := sum [op sum [op sum]]             -- 80 < high < 83, close >= 1e6
+///                 | sum ['not'] 'between' sum 'and' sum
+///                 | sum ['not'] 'in' '(' sum (',' sum)* ')'
+///     sum        := term (('+' | '-') term)*
+///     term       := factor (('*' | '/') factor)*
+///     factor     := ('-' | '+')* primary
+///     primary    := '(' expr ')' | function '(' sum [',' window] ')' | 'true' | 'false' | operand
 ///     op         := '<' | '<=' | '>' | '>=' | '=' | '==' | '!=' | '<>'
 ///     operand    := column | number | date | 'text'
 ///     column     := identifier | "Source Name" | ticker | date
 ///
-/// Columns are normalized identifiers (`adj_low`) or double-quoted source names (`"Adj. Low"`);
-/// `ticker` and `date` always exist. Numbers may have a sign, a fraction and an exponent; dates
-/// are `YYYY-MM-DD` (bare or single-quoted). `<` and `>` are exclusive, `between` inclusive.
-/// Errors name the line, the column and what was expected.
+/// A parenthesised group holds a condition or a value, whichever its content is, so the text is
+/// read once, left to right, without going back: `(high - low) / close > 0.05` and
+/// `(close > 5 or open > 5) and volume > 0` both parse in one pass.
+///
+/// Columns are normalized identifiers (`adj_low`) or double-quoted source names (`"Adj. Low"`; a
+/// `"` inside is doubled, as in SQL: `"a""b"` is the column `a"b`); `ticker` and `date` always
+/// exist. Numbers may have a sign, a fraction and an exponent; dates are `YYYY-MM-DD` (bare or
+/// single-quoted). `<` and `>` are exclusive, `between` inclusive. Errors name the line, the
+/// column and what was expected.
+///
+/// Nesting — parentheses, function calls, `not` and prefix signs, each a level — is capped at
+/// `maximumNestingDepth`; a left-associative run (`a + b - c`, `x and y and z`) is one n-ary node
+/// however long, not a level per term.
+///
+/// - Complexity: O(*n*) in the length of the text: each token is read once and each node built
+///   once (the tests count both).
 public struct QueryParser: Sendable {
+    /// The deepest nesting an expression may have, counting parentheses, function calls, `not`
+    /// and prefix signs (`-`, `+`): 1,000, as SQLite's and DuckDB's default expression depth.
+    /// Deeper text is a syntax error at the construct that goes past it.
+    public static let maximumNestingDepth = 1000
+
+    /// The deepest expression or predicate tree that compilation and planning accept. A level of
+    /// nesting in the text adds at most a few levels to the tree (a function call inside a sum
+    /// inside a product: the function, the sum's chain, the product's chain; a parenthesised
+    /// condition: an `or` and an `and`), so whatever parses is accepted; a deeper tree can only be
+    /// built in Swift, and is refused (`nestingError`) before a recursion that deep.
+    static let maximumTreeDepth = 4 * maximumNestingDepth
+
+    /// The error for a tree deeper than `maximumTreeDepth` (built in Swift: no text position).
+    static func nestingError() -> QueryError {
+        QueryError("expression nested more than \(maximumTreeDepth) levels deep (an expression in text may nest \(maximumNestingDepth) levels)")
+    }
+
+    /// `name` in double quotes, a `"` in it doubled: how a name that is not an identifier is written.
+    static func doubleQuoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     private let identifiers: [String]
     private let sourceNames: [String]
     private let dateNames: Set<String>
+    /// Each identifier's position (the first, if two are equal).
+    private let identifierIndex: [String: Int]
+    /// Each source name's position (the first, if two are equal).
+    private let sourceNameIndex: [String: Int]
 
     /// A parser for expressions over `table`'s columns.
     public init(table: QuoteTable) {
         identifiers = table.schema.map(\.identifier)
         sourceNames = table.schema.map(\.name)
         dateNames = ["date", table.dateColumnName.lowercased()]
+        identifierIndex = Dictionary(identifiers.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        sourceNameIndex = Dictionary(sourceNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What one parse did, for the tests that hold parsing linear in the text: tokens read
+    /// (`next()`), and nodes built (a term, an operand of a chain, a `not`, a sign, a call, a
+    /// comparison).
+    struct Work {
+        var tokens = 0
+        var nodes = 0
     }
 
     /// Parses `expression` into a predicate.
     /// - Throws: `QueryError` naming the position (line:column) and what was expected.
     public func parse(_ expression: String) throws(QueryError) -> RowPredicate {
+        var work = Work()
+        return try parse(expression, work: &work)
+    }
+
+    /// `parse(_:)`, counting its work into `work`.
+    func parse(_ expression: String, work: inout Work) throws(QueryError) -> RowPredicate {
         var state = try State(text: expression, parser: self)
-        let p = try state.parseOr()
-        if state.peek.kind != .end {
-            throw state.error("unexpected \(state.peek.describe()), expected 'and', 'or' or the end of the expression", at: state.peek)
+        defer { work = state.work }
+        return try DeepRecursion.run(depth: state.nestingBound) { () throws(QueryError) -> RowPredicate in
+            let first = state.peek
+            let parsed = try state.parseOr()
+            let p = try state.condition(parsed, first)
+            if state.peek.kind != .end {
+                throw state.error("unexpected \(state.peek.describe()), expected 'and', 'or' or the end of the expression", at: state.peek)
+            }
+            return p
         }
-        return p
     }
 
     /// Parses a value expression such as `pct_change(close)` or `(high - low) / close` (for sort
@@ -44,13 +107,22 @@ public struct QueryParser: Sendable {
     /// - Throws: `QueryError` naming the position, or saying the text is not a number per row
     ///   (`ticker`, `date` and comparisons are not values here).
     public func parseValue(_ expression: String) throws(QueryError) -> ValueExpression {
+        var work = Work()
+        return try parseValue(expression, work: &work)
+    }
+
+    /// `parseValue(_:)`, counting its work into `work`.
+    func parseValue(_ expression: String, work: inout Work) throws(QueryError) -> ValueExpression {
         var state = try State(text: expression, parser: self)
-        let first = state.peek
-        let operand = try state.parseSum()
-        if state.peek.kind != .end {
-            throw state.error("unexpected \(state.peek.describe()), expected an operator or the end of the expression", at: state.peek)
+        defer { work = state.work }
+        return try DeepRecursion.run(depth: state.nestingBound) { () throws(QueryError) -> ValueExpression in
+            let first = state.peek
+            let parsed = try state.parseSum()
+            if state.peek.kind != .end {
+                throw state.error("unexpected \(state.peek.describe()), expected an operator or the end of the expression", at: state.peek)
+            }
+            return try state.numeric(state.value(parsed, first, "a value"), first, "a value")
         }
-        return try state.numeric(operand, first, "a value")
     }
 
     // MARK: Tokens
@@ -65,17 +137,28 @@ public struct QueryParser: Sendable {
         case lparen, rparen, comma, end
     }
 
+    /// The words the grammar reserves (matched case-insensitively).
+    enum Keyword: String {
+        case and, or, not, between, `in`, `true`, `false`
+
+        /// Whether the word cannot name a column or a function (`true` and `false` can, where a
+        /// condition cannot stand).
+        var isReserved: Bool { self != .true && self != .false }
+    }
+
     struct Token {
         var kind: Kind
         var offset: Int
         var length: Int
         /// For a `.number` written as digits only that a Double cannot hold exactly: the exact literal.
         var integer: IntegerLiteral? = nil
+        /// For a `.word` that is a keyword: which (found once, when the word is read).
+        var keyword: Keyword? = nil
 
         func describe() -> String {
             switch kind {
             case .word(let w): "'\(w)'"
-            case .quoted(let q): "\"\(q)\""
+            case .quoted(let q): QueryParser.doubleQuoted(q)
             case .text(let t): "'\(t)'"
             case .number, .date: "value"
             case .op(let o): "'\(o)'"
@@ -92,10 +175,7 @@ public struct QueryParser: Sendable {
             return "'" + String(decoding: bytes[offset ..< min(bytes.count, offset + length)], as: UTF8.self) + "'"
         }
 
-        func isKeyword(_ k: String) -> Bool {
-            if case .word(let w) = kind { return w.lowercased() == k }
-            return false
-        }
+        func isKeyword(_ k: Keyword) -> Bool { keyword == k }
     }
 
     enum Operand {
@@ -120,6 +200,10 @@ public struct QueryParser: Sendable {
         let parser: QueryParser
         var tokens: [Token] = []
         var index = 0
+        /// Levels of nesting open at the current token (see `enter`).
+        var depth = 0
+        /// What the parse has done so far.
+        var work = Work()
 
         init(text: String, parser: QueryParser) throws(QueryError) {
             bytes = Array(text.utf8)
@@ -129,8 +213,32 @@ public struct QueryParser: Sendable {
 
         var peek: Token { tokens[index] }
 
+        /// At least as many levels as the text can nest (open parentheses at the deepest point,
+        /// plus every `not` and prefix sign), found in one pass over the tokens, so the parse
+        /// knows beforehand whether it needs a deep stack (`DeepRecursion`).
+        var nestingBound: Int {
+            var open = 0, deepest = 0, prefixes = 0
+            var afterValue = false  // a sign after a value is binary
+            for t in tokens {
+                switch t.kind {
+                case .lparen: open += 1; deepest = Swift.max(deepest, open)
+                case .rparen: open -= 1
+                case .op("-"), .op("+"): if !afterValue { prefixes += 1 }
+                case .word: if t.keyword == .not { prefixes += 1 }
+                default: break
+                }
+                switch t.kind {
+                case .rparen, .quoted, .text, .number, .date: afterValue = true
+                case .word: afterValue = !(t.keyword?.isReserved ?? false)
+                default: afterValue = false
+                }
+            }
+            return deepest + prefixes
+        }
+
         mutating func next() -> Token {
             let t = tokens[index]
+            work.tokens += 1
             if index < tokens.count - 1 { index += 1 }
             return t
         }
@@ -198,11 +306,13 @@ public struct QueryParser: Sendable {
                 if isLetter(c) {
                     var j = i
                     while j < n && (isLetter(bytes[j]) || isDigit(bytes[j]) || bytes[j] == 46) { j += 1 }
-                    tokens.append(Token(kind: .word(String(decoding: bytes[i ..< j], as: UTF8.self)), offset: start, length: j - i))
+                    let word = String(decoding: bytes[i ..< j], as: UTF8.self)
+                    let keyword = j - i <= 7 ? Keyword(rawValue: word.lowercased()) : nil
+                    tokens.append(Token(kind: .word(word), offset: start, length: j - i, keyword: keyword))
                     i = j
                     continue
                 }
-                if c == 34 || c == 39 {  // "quoted identifier" or 'text'
+                if c == 34 || c == 39 {  // "quoted identifier" or 'text'; a doubled quote stands for one
                     var j = i + 1
                     var content = [UInt8]()
                     var closed = false
@@ -243,59 +353,95 @@ public struct QueryParser: Sendable {
             tokens.append(Token(kind: .end, offset: n, length: 0))
         }
 
+
         // MARK: Grammar
 
-        mutating func parseOr() throws(QueryError) -> RowPredicate {
-            var p = try parseAnd()
-            while peek.isKeyword("or") {
-                _ = next()
-                p = p || (try parseAnd())
-            }
-            return p
+        /// What a piece of the text is: a condition, or a value (a parenthesised group may hold
+        /// either; what follows it decides whether that fits).
+        enum Parsed {
+            case condition(RowPredicate)
+            case value(Operand)
         }
 
-        mutating func parseAnd() throws(QueryError) -> RowPredicate {
-            var p = try parseUnary()
-            while peek.isKeyword("and") {
-                _ = next()
-                p = p && (try parseUnary())
+        /// One more level of nesting, opened by `token`; the caller undoes it (`depth -= 1`)
+        /// when the level closes. Every construct that nests — a parenthesis, a function call,
+        /// `not`, a prefix sign — goes through here, so new ones are counted alike.
+        /// - Throws: a syntax error at `token` past `maximumNestingDepth` levels.
+        mutating func enter(_ token: Token) throws(QueryError) {
+            depth += 1
+            if depth > QueryParser.maximumNestingDepth {
+                throw error("expression nested more than \(QueryParser.maximumNestingDepth) levels deep (parentheses, function calls, 'not' and signs each count)", at: token)
             }
-            return p
         }
 
-        mutating func parseUnary() throws(QueryError) -> RowPredicate {
-            if peek.isKeyword("not") {
+        /// `parsed` as a condition; a value there is an error naming what was expected after it.
+        func condition(_ parsed: Parsed, _ firstToken: Token) throws(QueryError) -> RowPredicate {
+            switch parsed {
+            case .condition(let p):
+                return p
+            case .value(let v):
+                if State.isValue(v) {
+                    throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
+                }
+                throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
+            }
+        }
+
+        /// `parsed` as a value (an operand of `context`); a condition there is an error at `firstToken`.
+        func value(_ parsed: Parsed, _ firstToken: Token, _ context: String) throws(QueryError) -> Operand {
+            switch parsed {
+            case .value(let v): return v
+            case .condition: throw error("expected a value in \(context), found a condition", at: firstToken)
+            }
+        }
+
+        /// expr := and ('or' and)*, one `or` node for the whole run.
+        mutating func parseOr() throws(QueryError) -> Parsed {
+            let firstToken = peek
+            let first = try parseAnd()
+            guard peek.isKeyword(.or) else { return first }
+            var parts = [try condition(first, firstToken)]
+            while peek.isKeyword(.or) {
                 _ = next()
-                return .not(try parseUnary())
+                let t = peek
+                let term = try parseAnd()
+                parts.append(try condition(term, t))
+                work.nodes += 1
             }
-            if peek.kind == .lparen {
-                // A parenthesised predicate, or the start of an expression: `(high - low) / close > 0.05`.
-                let saved = index
-                let open = next()
-                var groupError: QueryError?
-                do {
-                    let p = try parseOr()
-                    if peek.kind == .rparen {
-                        _ = next()
-                        if !continuesAsValue(peek) { return p }
-                    } else {
-                        groupError = error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
-                    }
-                } catch {
-                    groupError = error
-                }
-                index = saved
-                do {
-                    return try parseComparison()
-                } catch {
-                    // Report the reading that got further.
-                    if let groupError, (groupError.offset ?? 0) >= (error.offset ?? 0) { throw groupError }
-                    throw error
-                }
+            return .condition(.or(parts))
+        }
+
+        /// and := unary ('and' unary)*, one `and` node for the whole run.
+        mutating func parseAnd() throws(QueryError) -> Parsed {
+            let firstToken = peek
+            let first = try parseNot()
+            guard peek.isKeyword(.and) else { return first }
+            var parts = [try condition(first, firstToken)]
+            while peek.isKeyword(.and) {
+                _ = next()
+                let t = peek
+                let term = try parseNot()
+                parts.append(try condition(term, t))
+                work.nodes += 1
             }
-            if peek.isKeyword("true") { _ = next(); return .constant(true) }
-            if peek.isKeyword("false") { _ = next(); return .constant(false) }
-            return try parseComparison()
+            return .condition(.and(parts))
+        }
+
+        /// unary := 'not'* comparison. The `not`s are counted, not recursed into.
+        mutating func parseNot() throws(QueryError) -> Parsed {
+            var nots = 0
+            defer { depth -= nots }
+            while peek.isKeyword(.not) {
+                try enter(next())
+                nots += 1
+            }
+            let firstToken = peek
+            let parsed = try parseComparison()
+            if nots == 0 { return parsed }
+            var p = try condition(parsed, firstToken)
+            for _ in 0 ..< nots { p = .not(p) }
+            work.nodes += nots
+            return .condition(p)
         }
 
         func position(_ t: Token) -> String {
@@ -303,34 +449,39 @@ public struct QueryParser: Sendable {
             return "\(e.line ?? 1):\(e.column ?? 1)"
         }
 
-        /// Whether `t` continues a value (so a parenthesised group before it was an expression).
-        func continuesAsValue(_ t: Token) -> Bool {
-            if case .op = t.kind { return true }
-            return t.isKeyword("between") || t.isKeyword("in")
-        }
-
         static func isComparison(_ op: String) -> Bool { ["<", "<=", ">", ">=", "=", "==", "!=", "<>"].contains(op) }
 
-        mutating func parseComparison() throws(QueryError) -> RowPredicate {
+        /// A value after `first` in a comparison (a bound, the other side, an item of a list).
+        mutating func parseSumValue(after first: Operand, _ context: String) throws(QueryError) -> Operand {
+            let t = peek
+            let parsed = try parseSum(after: first)
+            return try value(parsed, t, context)
+        }
+
+        /// comparison := sum [op sum [op sum] | ['not'] 'between' … | ['not'] 'in' (…)]. A sum
+        /// with no comparison after it is returned as a value (the caller decides if that fits).
+        mutating func parseComparison() throws(QueryError) -> Parsed {
             let firstToken = peek
-            let first = try parseSum()
+            let parsed = try parseSum()
+            guard case .value(let first) = parsed else { return parsed }
+            work.nodes += 1
             if !State.isValue(first) {
                 var negate = false
-                if peek.isKeyword("not") { _ = next(); negate = true
-                    guard peek.isKeyword("between") || peek.isKeyword("in") else {
+                if peek.isKeyword(.not) { _ = next(); negate = true
+                    guard peek.isKeyword(.between) || peek.isKeyword(.in) else {
                         throw error("expected 'between' or 'in' after 'not', found \(peek.describe())", at: peek)
                     }
                 }
-                if peek.isKeyword("between") {
+                if peek.isKeyword(.between) {
                     _ = next()
                     let loToken = peek
-                    let lo = try parseSum(after: first)
-                    guard peek.isKeyword("and") else {
+                    let lo = try parseSumValue(after: first, "'between'")
+                    guard peek.isKeyword(.and) else {
                         throw error("expected 'and' in 'between … and …', found \(peek.describe())", at: peek)
                     }
                     _ = next()
                     let hiToken = peek
-                    let hi = try parseSum(after: first)
+                    let hi = try parseSumValue(after: first, "'between'")
                     let p: RowPredicate
                     if State.isValue(lo) && State.isValue(hi) {
                         p = try compare(first, firstToken, lower: (lo, loToken, true), upper: (hi, hiToken, true))
@@ -338,30 +489,25 @@ public struct QueryParser: Sendable {
                         p = .and([try single(first, firstToken, ">=", loToken, lo, loToken),
                                   try single(first, firstToken, "<=", hiToken, hi, hiToken)])
                     }
-                    return negate ? .not(p) : p
+                    return .condition(negate ? .not(p) : p)
                 }
-                if peek.isKeyword("in") {
+                if peek.isKeyword(.in) {
                     _ = next()
                     let p = try parseIn(first, firstToken)
-                    return negate ? .not(p) : p
+                    return .condition(negate ? .not(p) : p)
                 }
             }
-            guard case .op(let op1) = peek.kind, State.isComparison(op1) else {
-                if State.isValue(first) {
-                    throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
-                }
-                throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
-            }
+            guard case .op(let op1) = peek.kind, State.isComparison(op1) else { return parsed }
             let op1Token = next()
             let secondToken = peek
-            let second = try parseSum(after: first)
+            let second = try parseSumValue(after: first, "a comparison")
             guard case .op(let op2) = peek.kind, ["<", "<=", ">", ">="].contains(op2) else {
-                return try single(first, firstToken, op1, op1Token, second, secondToken)
+                return .condition(try single(first, firstToken, op1, op1Token, second, secondToken))
             }
             // A chain: a < b < c (or a > b > c).
             let op2Token = next()
             let thirdToken = peek
-            let third = try parseSum(after: second)
+            let third = try parseSumValue(after: second, "a comparison")
             let lessChain = ["<", "<="].contains(op1) && ["<", "<="].contains(op2)
             let greaterChain = [">", ">="].contains(op1) && [">", ">="].contains(op2)
             guard lessChain || greaterChain else {
@@ -372,78 +518,148 @@ public struct QueryParser: Sendable {
             }
             if State.isValue(first) && State.isValue(third) {
                 if lessChain {
-                    return try compare(second, secondToken, lower: (first, firstToken, op1 == "<="), upper: (third, thirdToken, op2 == "<="))
+                    return .condition(try compare(second, secondToken, lower: (first, firstToken, op1 == "<="), upper: (third, thirdToken, op2 == "<=")))
                 }
-                return try compare(second, secondToken, lower: (third, thirdToken, op2 == ">="), upper: (first, firstToken, op1 == ">="))
+                return .condition(try compare(second, secondToken, lower: (third, thirdToken, op2 == ">="), upper: (first, firstToken, op1 == ">=")))
             }
-            return .and([try single(first, firstToken, op1, op1Token, second, secondToken),
-                         try single(second, secondToken, op2, op2Token, third, thirdToken)])
+            return .condition(.and([try single(first, firstToken, op1, op1Token, second, secondToken),
+                                    try single(second, secondToken, op2, op2Token, third, thirdToken)]))
         }
 
         // MARK: Arithmetic
 
+        /// A left-associative run of one precedence level being read: the first operand (while
+        /// every operand so far is a number, their folded value) and the steps after it, built
+        /// into one `ValueExpression.chain` at the end, so a run of any length costs one append
+        /// per term.
+        struct Chain {
+            var head: Operand
+            let headToken: Token
+            var steps: [ValueExpression.Step] = []
+
+            init(_ head: Operand, _ headToken: Token) {
+                self.head = head
+                self.headToken = headToken
+            }
+
+            /// Appends `op right`, checking both are numbers (the left one first, as it came first).
+            mutating func append(_ op: ValueExpression.Operator, _ right: Operand, _ rightToken: Token,
+                                 _ state: State) throws(QueryError) {
+                let context = "'\(op.rawValue)'"
+                if steps.isEmpty {
+                    let x = try state.numeric(head, headToken, context)
+                    let y = try state.numeric(right, rightToken, context)
+                    if case .number(let u) = x, case .number(let v) = y {
+                        head = .number(ValueExpression.apply(op, u, v))
+                        return
+                    }
+                    head = .expression(x)
+                    steps.append(ValueExpression.Step(op, y))
+                } else {
+                    steps.append(ValueExpression.Step(op, try state.numeric(right, rightToken, context)))
+                }
+            }
+
+            /// The run as one operand.
+            var operand: Operand {
+                guard !steps.isEmpty, case .expression(let first) = head else { return head }
+                return .expression(.chain(first, steps))
+            }
+        }
+
         /// sum := term (('+' | '-') term)*. After a ticker column, one symbol instead.
-        mutating func parseSum(after left: Operand? = nil) throws(QueryError) -> Operand {
-            if let left, case .ticker = left { return try parseOperand(after: left) }
+        mutating func parseSum(after left: Operand? = nil) throws(QueryError) -> Parsed {
+            if let left, case .ticker = left { return .value(try parseOperand(after: left)) }
             let firstToken = peek
-            var value = try parseTerm(after: left)
-            var valueToken = firstToken
+            let first = try parseTerm(after: left)
+            guard case .op(let o) = peek.kind, o == "+" || o == "-" else { return first }
+            var chain = Chain(try value(first, firstToken, "'\(o)'"), firstToken)
             while case .op(let o) = peek.kind, o == "+" || o == "-" {
                 _ = next()
                 let rightToken = peek
-                let right = try parseTerm(after: left)
-                value = try arithmetic(o == "+" ? .add : .subtract, value, valueToken, right, rightToken)
-                valueToken = firstToken
+                let term = try parseTerm(after: left)
+                let right = try value(term, rightToken, "'\(o)'")
+                try chain.append(o == "+" ? .add : .subtract, right, rightToken, self)
+                work.nodes += 1
             }
-            return value
+            return .value(chain.operand)
         }
 
         /// term := factor (('*' | '/') factor)*
-        mutating func parseTerm(after left: Operand?) throws(QueryError) -> Operand {
+        mutating func parseTerm(after left: Operand?) throws(QueryError) -> Parsed {
             let firstToken = peek
-            var value = try parseFactor(after: left)
+            let first = try parseFactor(after: left)
+            guard case .op(let o) = peek.kind, o == "*" || o == "/" else { return first }
+            var chain = Chain(try value(first, firstToken, "'\(o)'"), firstToken)
             while case .op(let o) = peek.kind, o == "*" || o == "/" {
                 _ = next()
                 let rightToken = peek
-                let right = try parseFactor(after: left)
-                value = try arithmetic(o == "*" ? .multiply : .divide, value, firstToken, right, rightToken)
+                let factor = try parseFactor(after: left)
+                let right = try value(factor, rightToken, "'\(o)'")
+                try chain.append(o == "*" ? .multiply : .divide, right, rightToken, self)
+                work.nodes += 1
             }
-            return value
+            return .value(chain.operand)
         }
 
-        /// factor := ('-' | '+') factor | '(' sum ')' | function '(' … ')' | operand
-        mutating func parseFactor(after left: Operand?) throws(QueryError) -> Operand {
-            if case .op(let o) = peek.kind, o == "-" || o == "+" {
-                let signToken = next()
+        /// factor := ('-' | '+')* primary. The signs are counted, not recursed into, and applied
+        /// innermost first.
+        mutating func parseFactor(after left: Operand?) throws(QueryError) -> Parsed {
+            var signs = [Token]()
+            defer { depth -= signs.count }
+            while case .op(let o) = peek.kind, o == "-" || o == "+" {
+                let sign = next()
+                try enter(sign)
+                signs.append(sign)
                 if peek.kind == .end { throw error("expected a number after '\(o)'", at: peek) }
-                let operandToken = peek
-                let x = try parseFactor(after: left)
-                if o == "+" { _ = try numeric(x, operandToken, "'+'"); return x }
-                if case .number(let v) = x { return .number(-v) }
-                if case .integer(let l) = x { return .integer(l.negated) }
-                _ = signToken
-                return .expression(.negate(try numeric(x, operandToken, "'-'")))
             }
+            let operandToken = peek
+            let parsed = try parsePrimary(after: left)
+            if signs.isEmpty { return parsed }
+            var x = try value(parsed, operandToken, "'\(signs[signs.count - 1].kind == .op("-") ? "-" : "+")'")
+            for sign in signs.reversed() {
+                work.nodes += 1
+                if sign.kind == .op("+") { _ = try numeric(x, operandToken, "'+'"); continue }
+                switch x {
+                case .number(let v): x = .number(-v)
+                case .integer(let l): x = .integer(l.negated)
+                default: x = .expression(.negate(try numeric(x, operandToken, "'-'")))
+                }
+            }
+            return .value(x)
+        }
+
+        /// primary := '(' expr ')' | function '(' … ')' | 'true' | 'false' | operand. Inside a
+        /// comparison (`left` is its first side) a group is a value, read with `left`'s context.
+        mutating func parsePrimary(after left: Operand?) throws(QueryError) -> Parsed {
             if peek.kind == .lparen {
                 let open = next()
-                let x = try parseSum(after: left)
+                try enter(open)
+                defer { depth -= 1 }
+                let x = left == nil ? try parseOr() : try parseSum(after: left)
                 guard peek.kind == .rparen else {
                     throw error("expected ')' to close the '(' at \(position(open)), found \(peek.describe())", at: peek)
                 }
                 _ = next()
                 return x
             }
-            if case .word(let w) = peek.kind, index + 1 < tokens.count, tokens[index + 1].kind == .lparen,
-               !["and", "or", "not", "between", "in"].contains(w.lowercased()) {
-                return try parseCall()
+            if left == nil, peek.isKeyword(.true) || peek.isKeyword(.false) {
+                work.nodes += 1
+                return .condition(.constant(next().isKeyword(.true)))
             }
-            return try parseOperand(after: left)
+            if case .word = peek.kind, !(peek.keyword?.isReserved ?? false), index + 1 < tokens.count, tokens[index + 1].kind == .lparen {
+                return .value(try parseCall())
+            }
+            return .value(try parseOperand(after: left))
         }
 
         /// `abs(x)`, `prev(x[, n])`, `mavg(x, n)`, …
         mutating func parseCall() throws(QueryError) -> Operand {
             let nameToken = next()
             guard case .word(let name) = nameToken.kind else { throw error("expected a function", at: nameToken) }
+            try enter(nameToken)
+            defer { depth -= 1 }
+            work.nodes += 1
             _ = next()  // '('
             let lower = name.lowercased()
             let math = ValueExpression.MathFunction(rawValue: lower)
@@ -456,7 +672,8 @@ public struct QueryParser: Sendable {
             if argumentToken.kind == .rparen {
                 throw error("\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional ? "" : ", 20" } ?? ""))", at: argumentToken)
             }
-            let argument = try parseSum()
+            let parsed = try parseSum()
+            let argument = try value(parsed, argumentToken, "\(lower)()")
             let x: ValueExpression
             switch argument {
             case .date, .ticker:
@@ -503,13 +720,6 @@ public struct QueryParser: Sendable {
             }
         }
 
-        func arithmetic(_ op: ValueExpression.Operator, _ a: Operand, _ aToken: Token, _ b: Operand, _ bToken: Token) throws(QueryError) -> Operand {
-            let x = try numeric(a, aToken, "'\(op.rawValue)'")
-            let y = try numeric(b, bToken, "'\(op.rawValue)'")
-            if case .number(let u) = x, case .number(let v) = y { return .number(ValueExpression.apply(op, u, v)) }
-            return .expression(.arithmetic(op, x, y))
-        }
-
         static func isValue(_ o: Operand) -> Bool {
             switch o {
             case .number, .integer, .day, .text: true
@@ -523,7 +733,7 @@ public struct QueryParser: Sendable {
             var items: [(Operand, Token)] = []
             while true {
                 let t = peek
-                items.append((try parseSum(after: column), t))
+                items.append((try parseSumValue(after: column, "the list"), t))
                 if peek.kind == .comma { _ = next(); continue }
                 if peek.kind == .rparen { _ = next(); break }
                 throw error("expected ',' or ')' in the list, found \(peek.describe())", at: peek)
@@ -544,6 +754,7 @@ public struct QueryParser: Sendable {
         }
 
         /// Parses an operand. After a ticker column, bare words are ticker symbols.
+
         mutating func parseOperand(after left: Operand? = nil) throws(QueryError) -> Operand {
             let t = next()
             var isTickerContext = false
@@ -566,30 +777,31 @@ public struct QueryParser: Sendable {
             case .word(let w):
                 if isTickerContext { return .text(w) }
                 let lower = w.lowercased()
-                if ["and", "or", "not", "between", "in"].contains(lower) {
+                if t.keyword?.isReserved ?? false {
                     throw error("expected a column or a value, found the keyword '\(w)'", at: t)
                 }
                 if lower == "ticker" { return .ticker }
                 if parser.dateNames.contains(lower) { return .date }
-                if parser.identifiers.contains(w) { return .value(name: w) }
-                if let i = parser.identifiers.firstIndex(where: { $0 == lower }) { return .value(name: parser.identifiers[i]) }
-                if let i = parser.sourceNames.firstIndex(of: w) { return .value(name: parser.identifiers[i]) }
+                if parser.identifierIndex[w] != nil { return .value(name: w) }
+                if parser.identifierIndex[lower] != nil { return .value(name: lower) }
+                if let i = parser.sourceNameIndex[w] { return .value(name: parser.identifiers[i]) }
                 throw error("unknown column '\(w)'", .unknownColumn, at: t,
                             suggestions: Suggestions.closest(to: w, among: parser.identifiers + ["date", "ticker"]))
             case .quoted(let q):
                 if isTickerContext { return .text(q) }
-                if let i = parser.sourceNames.firstIndex(of: q) { return .value(name: parser.identifiers[i]) }
-                if let i = parser.identifiers.firstIndex(of: q) { return .value(name: parser.identifiers[i]) }
+                if let i = parser.sourceNameIndex[q] { return .value(name: parser.identifiers[i]) }
+                if let i = parser.identifierIndex[q] { return .value(name: parser.identifiers[i]) }
                 if parser.dateNames.contains(q.lowercased()) { return .date }
                 if q.lowercased() == "ticker" { return .ticker }
-                throw error("unknown column \"\(q)\"", .unknownColumn, at: t,
-                            suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map { "\"\($0)\"" })
+                throw error("unknown column \(QueryParser.doubleQuoted(q))", .unknownColumn, at: t,
+                            suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map(QueryParser.doubleQuoted))
             case .end:
                 throw error("unexpected end of expression, expected a column or a value", at: t)
             default:
                 throw error("expected a column or a value, found \(t.describe())", at: t)
             }
         }
+
 
         /// `column op value`.
         func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,

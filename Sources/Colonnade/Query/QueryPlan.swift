@@ -23,18 +23,28 @@ indirect enum PlanNode: Sendable {
 }
 
 extension QuoteTable {
-    /// Resolves names and pushes negation down; throws for unknown columns.
-    func plan(_ predicate: RowPredicate, negated: Bool = false) throws(QueryError) -> PlanNode {
+    /// Resolves names and pushes negation down; throws for unknown columns, and for a predicate
+    /// nested deeper than `QueryParser.maximumTreeDepth` (only one built in Swift can be). The
+    /// recursion goes as deep as the tree (`and` and `or` lists are loops); a deep tree is planned
+    /// on a deep stack (`DeepRecursion`).
+    func plan(_ predicate: RowPredicate) throws(QueryError) -> PlanNode {
+        try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
+            try plan(predicate, negated: false, depth: 0)
+        }
+    }
+
+    private func plan(_ predicate: RowPredicate, negated: Bool, depth: Int) throws(QueryError) -> PlanNode {
+        if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
         switch predicate {
         case .constant(let b):
             return b != negated ? .all : .none
         case .not(let p):
-            return try plan(p, negated: !negated)
+            return try plan(p, negated: !negated, depth: depth + 1)
         case .and(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
             return negated ? QuoteTable.simplifyOr(children) : QuoteTable.simplifyAnd(children)
         case .or(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
             return negated ? QuoteTable.simplifyAnd(children) : QuoteTable.simplifyOr(children)
         case .tickers(let symbols):
             let wanted = Set(symbols.compactMap { code(of: $0) })
@@ -45,7 +55,7 @@ extension QuoteTable {
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .compare(expression, bounds):
-            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated) }
+            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth) }
             return try planExpression(ExpressionProgram(expression, table: self), bounds, negated: negated)
         case let .compareExpressions(l, r, bounds):
             guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {

@@ -19,8 +19,11 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     case number(Double)
     /// `-x`.
     case negate(ValueExpression)
-    /// `x + y`, `x - y`, `x * y`, `x / y` (division by zero is null).
-    case arithmetic(Operator, ValueExpression, ValueExpression)
+    /// `x op₁ y₁ op₂ y₂ …` with `+`, `-`, `*`, `/` (division by zero is null), evaluated left to
+    /// right: `((x op₁ y₁) op₂ y₂) …`. A left-associative run in the text (`a + b - c`, `a * b / c`)
+    /// is one chain, so a sum of 50,000 terms is one node, not a tree 50,000 deep; build chains
+    /// with `arithmetic(_:_:_:)` or the operators, which extend a chain rather than nest it.
+    case chain(ValueExpression, [Step])
     /// `abs(x)`, `sqrt(x)`, `ln(x)`, `exp(x)`.
     case math(MathFunction, ValueExpression)
     /// A per-ticker series function with its window in rows (`prev(x, 1)`, `mavg(x, 20)`).
@@ -29,6 +32,34 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The four arithmetic operators.
     public enum Operator: String, Sendable, Hashable, CaseIterable {
         case add = "+", subtract = "-", multiply = "*", divide = "/"
+
+        /// Binding strength: `*` and `/` (2) bind tighter than `+` and `-` (1).
+        public var precedence: Int { self == .add || self == .subtract ? 1 : 2 }
+    }
+
+    /// One step of a chain: the operator and its right operand.
+    public struct Step: Sendable, Hashable {
+        /// The operator applied to the value so far and `operand`.
+        public var op: Operator
+        /// The right operand.
+        public var operand: ValueExpression
+
+        /// `op operand`.
+        public init(_ op: Operator, _ operand: ValueExpression) {
+            self.op = op
+            self.operand = operand
+        }
+    }
+
+    /// `l op r`: extends `l` when it is a chain whose last operator binds as tightly as `op`
+    /// (`(a + b) - c` is the chain `a + b - c`), else a new chain of one step.
+    /// - Complexity: O(steps of `l`) for the copy of its steps.
+    public static func arithmetic(_ op: Operator, _ l: ValueExpression, _ r: ValueExpression) -> ValueExpression {
+        if case .chain(let first, var steps) = l, let last = steps.last, last.op.precedence == op.precedence {
+            steps.append(Step(op, r))
+            return .chain(first, steps)
+        }
+        return .chain(l, [Step(op, r)])
     }
 
     /// Row-wise math functions.
@@ -60,35 +91,57 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The expression in the query language, e.g. `mavg(close, 50)` or `(high - low) / close`.
-    public var description: String { text(parentPrecedence: 0) }
+    /// A name that is not a plain identifier is double-quoted, a `"` in it doubled (`"a""b"`).
+    /// Nesting past `QueryParser.maximumTreeDepth` levels (only a tree built in Swift has it)
+    /// prints as `…`.
+    public var description: String { DeepRecursion.run(depth: treeDepth) { text(parentPrecedence: 0, depth: 0) } }
 
     private var precedence: Int {
         switch self {
-        case .arithmetic(let op, _, _): op == .add || op == .subtract ? 1 : 2
+        case .chain(let first, let steps): steps.last?.op.precedence ?? first.precedence
         case .negate: 3
         case .number(let v): v < 0 || (v == 0 && v.sign == .minus) ? 3 : 4
         default: 4
         }
     }
 
-    private func text(parentPrecedence: Int) -> String {
+    /// `name` as written in an expression: bare when it is an identifier, else in double quotes.
+    static func quotedName(_ name: String) -> String {
+        if !name.isEmpty && name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+           !(QueryParser.Keyword(rawValue: name.lowercased())?.isReserved ?? false) {
+            return name
+        }
+        return QueryParser.doubleQuoted(name)
+    }
+
+    private func text(parentPrecedence: Int, depth: Int) -> String {
+        if depth > QueryParser.maximumTreeDepth { return "…" }
         let s: String
         switch self {
         case .column(let name):
-            s = name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } ? name : "\"\(name)\""
+            s = ValueExpression.quotedName(name)
         case .number(let v):
             s = v == v.rounded() && Swift.abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
         case .negate(let x):
-            s = "-" + x.text(parentPrecedence: 3)
-        case let .arithmetic(op, l, r):
-            let p = precedence
-            // Left-associative: the right operand needs parentheses at equal precedence.
-            s = "\(l.text(parentPrecedence: p)) \(op.rawValue) \(r.text(parentPrecedence: p + 1))"
+            s = "-" + x.text(parentPrecedence: 3, depth: depth + 1)
+        case let .chain(first, steps):
+            // Left to right, a step at a time (a long chain is not a deep recursion): the value so
+            // far is parenthesised when the next operator binds tighter than the last one did, the
+            // right operand when it binds no tighter than its operator (left associativity).
+            var text = first.text(parentPrecedence: 0, depth: depth + 1)
+            var current = first.precedence
+            for step in steps {
+                let p = step.op.precedence
+                if current < p { text = "(" + text + ")" }
+                text += " \(step.op.rawValue) " + step.operand.text(parentPrecedence: p + 1, depth: depth + 1)
+                current = p
+            }
+            s = text
         case let .math(f, x):
-            s = "\(f.rawValue)(\(x.text(parentPrecedence: 0)))"
+            s = "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
         case let .series(f, x, n):
-            s = f.windowIsOptional && n == 1 ? "\(f.rawValue)(\(x.text(parentPrecedence: 0)))"
-                : "\(f.rawValue)(\(x.text(parentPrecedence: 0)), \(n))"
+            s = f.windowIsOptional && n == 1 ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
+                : "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)), \(n))"
         }
         return precedence < parentPrecedence ? "(\(s))" : s
     }
@@ -101,7 +154,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             case .column(let c): if !out.contains(c) { out.append(c) }
             case .number: break
             case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
-            case let .arithmetic(_, l, r): walk(l); walk(r)
+            case let .chain(first, steps): walk(first); for step in steps { walk(step.operand) }
             }
         }
         walk(self)
@@ -115,9 +168,13 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case .number(let v): return v
         case .negate(let x): return x.constantValue.map { -$0 }
         case let .math(f, x): return x.constantValue.map { ValueExpression.apply(f, $0) }
-        case let .arithmetic(op, l, r):
-            guard let a = l.constantValue, let b = r.constantValue else { return nil }
-            return ValueExpression.apply(op, a, b)
+        case let .chain(first, steps):
+            guard var value = first.constantValue else { return nil }
+            for step in steps {
+                guard let b = step.operand.constantValue else { return nil }
+                value = ValueExpression.apply(step.op, value, b)
+            }
+            return value
         }
     }
 
