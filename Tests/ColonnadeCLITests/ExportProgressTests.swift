@@ -37,3 +37,38 @@ import Testing
         #expect(run.standardError == "note: wrote 3,600 of 3,600 rows to out.ndjson\n")
     }
 }
+
+/// `generate --snapshot` and `verify` on a terminal draw their progress the same way (rows made
+/// and bytes saved; bytes checked and the rows they stand for), erased at the end; nothing to a
+/// file or pipe.
+@Suite struct GenerateAndVerifyProgressTests {
+    @Test func onATerminalGenerateAndVerifyShowRowsAndRateThenEraseTheLine() throws {
+        let directory = try EndToEndFixture.scratchDirectory("generate-progress")
+        let generate = try PseudoTerminalSession(["generate", "--tickers", "20", "--days", "300", "--snapshot", "g.snapshot"],
+                                                 environment: ExportProgressTests.environment(delayMilliseconds: 0), in: directory)
+        #expect(try generate.finish() == 0)
+        let drawn = try Regex(#"\e\[Kgenerating ([\d,]+) of 6,000 rows · \d+ MB · \d+ MB/s · \d+\.\d s"#)
+        #expect(!generate.output.matches(of: drawn).isEmpty, "\(generate.output.debugDescription)")
+        let wrote = try #require(generate.output.range(of: "note: wrote 6,000 rows"))
+        let last = try #require(generate.output.range(of: "generating ", options: .backwards))
+        #expect(try #require(generate.output[last.upperBound...].range(of: "\u{1B}[K")).upperBound <= wrote.lowerBound)
+
+        let verify = try PseudoTerminalSession(["verify", "--snapshot", "g.snapshot"],
+                                               environment: ExportProgressTests.environment(delayMilliseconds: 0), in: directory)
+        #expect(try verify.finish() == 0)
+        let checked = try Regex(#"\e\[Kverifying ([\d,]+) of 6,000 rows · \d+ MB · \d+ MB/s · \d+\.\d s"#)
+        let counts = verify.output.matches(of: checked).map { Int(String($0.output[1].substring!).replacingOccurrences(of: ",", with: ""))! }
+        #expect(!counts.isEmpty && counts == counts.sorted() && counts.allSatisfy { $0 <= 6_000 }, "\(verify.output.debugDescription)")
+        #expect(verify.output.contains("g.snapshot: 6,000 rows, 20 tickers"), "\(verify.output.debugDescription)")
+    }
+
+    @Test func offATerminalGenerateAndVerifyDrawNothing() throws {
+        let directory = try EndToEndFixture.scratchDirectory("generate-quiet")
+        let run = try runBuiltColonnade(["generate", "--tickers", "3", "--days", "50", "--snapshot", "q.snapshot"],
+                                        environment: ExportProgressTests.environment(delayMilliseconds: 0), in: directory)
+        #expect(run.status == 0 && run.standardError == "note: wrote 150 rows (3 tickers × 50 days) to q.snapshot\n", "\(run.standardError)")
+        let verify = try runBuiltColonnade(["verify", "--snapshot", "q.snapshot"],
+                                           environment: ExportProgressTests.environment(delayMilliseconds: 0), in: directory)
+        #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardError)")
+    }
+}

@@ -256,7 +256,7 @@ struct SnapshotReader {
     /// NaN) of a block lies within the block's stored minimum and maximum, and the block's count
     /// of nulls and NaNs is exact. (`verifySnapshot` compares summaries bit for bit instead.)
     /// - Precondition: `layoutProblems()` is empty.
-    func checksumProblems(checkSummaries: Bool = false) -> [SnapshotError] {
+    func checksumProblems(checkSummaries: Bool = false, progress: (@Sendable (Int) -> Void)? = nil) -> [SnapshotError] {
         let list = payloads
         let rows = footer.rowCount
         // For each payload: the column whose values it is (nil for validity), for the summary check.
@@ -277,6 +277,7 @@ struct SnapshotReader {
                     let p = list[i].payload
                     // Safe: layoutProblems() checked that the padded payload lies inside the mapping.
                     let bytes = UnsafeRawBufferPointer(start: sendableBase.value + p.offset, count: p.paddedLength)
+                    defer { progress?(p.paddedLength) }
                     guard checkSummaries, let c = valuesOf[i], let summaries = footer.summaries?[c] else {
                         shared.base[i] = SnapshotChecksum.hash(bytes, seed: UInt64(p.offset))
                         return

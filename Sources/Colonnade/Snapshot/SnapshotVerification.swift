@@ -42,6 +42,12 @@ extension QuoteTable {
     /// (0001-01-01 … 9999-12-31) and strictly ascending within each ticker; block summaries equal to the ones computed from the data.
     /// - Complexity: O(file) plus a block-summary pass over every column.
     public static func verifySnapshot(at path: String) -> SnapshotVerification {
+        verifySnapshot(at: path, progress: nil)
+    }
+
+    /// `verifySnapshot(at:)`, calling `progress` with the bytes of each payload once its checksum
+    /// is checked (from any thread), for a progress display.
+    public static func verifySnapshot(at path: String, progress: (@Sendable (Int) -> Void)?) -> SnapshotVerification {
         let reader: SnapshotReader
         do {
             reader = try SnapshotReader(path: path)
@@ -51,7 +57,7 @@ extension QuoteTable {
         var problems = reader.layoutProblems().map { SnapshotProblem($0) }
         guard problems.isEmpty else { return SnapshotVerification(path: path, info: nil, problems: problems) }
         reader.mapping.populate()
-        problems += reader.checksumProblems().map { SnapshotProblem($0) }
+        problems += reader.checksumProblems(progress: progress).map { SnapshotProblem($0) }
         problems += reader.paddingProblems()
 
         // Validity padding is checked per column here, so that every bad column is reported.

@@ -37,6 +37,14 @@ extension QuoteTable {
     public func save(to path: String, durable: Bool = true) throws(SnapshotError) {
         try SnapshotWriter(table: self, path: path).save(durable: durable)
     }
+
+    /// `save(to:durable:)`, calling `progress` with the bytes of each payload once it is written
+    /// (from the writing thread), for a progress display.
+    public func save(to path: String, durable: Bool = true, progress: @escaping @Sendable (Int) -> Void) throws(SnapshotError) {
+        var writer = SnapshotWriter(table: self, path: path)
+        writer.progress = progress
+        try writer.save(durable: durable)
+    }
 }
 
 /// Lays out and writes one snapshot file.
@@ -49,6 +57,8 @@ struct SnapshotWriter {
     /// Whether each written piece's writeback to disk starts at once (durable saves): the disk
     /// then works while later pieces are copied, instead of all at the final `fsync`.
     var startsWriteback = true
+    /// Called with each payload's length once it is written.
+    var progress: (@Sendable (Int) -> Void)?
 
     /// One payload to write: where its bytes are in memory and where they go in the file.
     struct Source {
@@ -153,7 +163,7 @@ struct SnapshotWriter {
         try SnapshotFile.writeAll(fd, Self.header(fileLength: layout.fileLength, footerOffset: layout.footerOffset), at: 0, file: path)
         let checksums = Self.checksums(Array(layout.sources.prefix(inPlace)), threads: threads)
             + (try Self.writePayloads(fd, Array(layout.sources.dropFirst(inPlace)), threads: threads,
-                                      startsWriteback: startsWriteback, file: path))
+                                      startsWriteback: startsWriteback, file: path, progress: progress))
         // In `layout()`'s order: every column's values, then the bitmaps.
         var footer = layout.footer
         var k = 0
@@ -229,11 +239,14 @@ struct SnapshotWriter {
     /// computes the checksums meanwhile; with one, each chunk is hashed just before it is written.
     /// - Throws: The first failing write's error (in file order).
     static func writePayloads(_ fd: Int32, _ sources: [Source], threads: Int, startsWriteback: Bool = false,
-                              file: String) throws(SnapshotError) -> [UInt64] {
+                              file: String, progress: (@Sendable (Int) -> Void)? = nil) throws(SnapshotError) -> [UInt64] {
         if threads <= 1 || sources.count < 2 {
             var checksums: [UInt64] = []
             checksums.reserveCapacity(sources.count)
-            for s in sources { checksums.append(try writePayload(fd, s, startsWriteback: startsWriteback, file: file)) }
+            for s in sources {
+                checksums.append(try writePayload(fd, s, startsWriteback: startsWriteback, file: file))
+                progress?(s.length)
+            }
             return checksums
         }
         var checksums = [UInt64](repeating: 0, count: sources.count)
@@ -244,7 +257,10 @@ struct SnapshotWriter {
                 if role == 0 {
                     // Safe: only this role touches `failure` until both roles have returned.
                     do throws(SnapshotError) {
-                        for s in sources { try writeBytes(fd, s, startsWriteback: startsWriteback, file: file) }
+                        for s in sources {
+                            try writeBytes(fd, s, startsWriteback: startsWriteback, file: file)
+                            progress?(s.length)
+                        }
                     } catch {
                         failure = error
                     }

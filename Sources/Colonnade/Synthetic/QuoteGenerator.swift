@@ -83,7 +83,10 @@ public struct QuoteGenerator: Sendable {
     }
 
     /// Builds the whole table (with block summaries), labelled synthetic in its metadata.
-    public func makeTable() -> QuoteTable {
+    public func makeTable() -> QuoteTable { makeTable(progress: nil) }
+
+    /// `makeTable()`, calling `progress` with each ticker's rows once they are made.
+    public func makeTable(progress: ((Int) -> Void)?) -> QuoteTable {
         let calendar = tradingDays()
         let rows = tickers * days
         var dates = Column<Int32>(unsafeUninitializedCount: rows) { out in
@@ -93,6 +96,7 @@ public struct QuoteGenerator: Sendable {
         for t in 0 ..< tickers {
             var rng = SplitMix64(seed: seed &+ UInt64(t) &* 0x9E37_79B9_7F4A_7C15)
             Self.fillTicker(&values, offset: t * days, days: days, rng: &rng)
+            progress?(days)
         }
         let schema = Self.columnNames.map { ColumnDescriptor(name: $0, type: .float64) }
         let columns = values.map { AnyColumn(Column<Double>($0)) }

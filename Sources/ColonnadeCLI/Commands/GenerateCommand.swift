@@ -30,8 +30,14 @@ struct GenerateCommand: Command {
                 throw CommandFailure("\(path) exists; generate does not replace a snapshot unless told to",
                                      hint: "pass --force to replace it, or choose another --snapshot path")
             }
-            let table = generator.makeTable()
-            try table.save(to: path)
+            // On a terminal, work over a second shows its progress: rows made, then bytes saved.
+            let progress = ProgressLine("generating", total: tickers * days, enabled: context.standardError.isTerminal,
+                                        writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+            let table = generator.makeTable { progress.advance(rows: $0) }
+            do {
+                defer { progress.finish() }
+                try table.save(to: path) { progress.advance(bytes: $0) }
+            }
             context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot)")
         } else if let directory = parsed[Options.jsonDirectory] {
             let table = generator.makeTable()

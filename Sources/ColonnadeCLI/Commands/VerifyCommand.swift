@@ -7,7 +7,18 @@ struct VerifyCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
         let path = source.displayName
-        let result = try source.withFile { QuoteTable.verifySnapshot(at: $0) }
+        // On a terminal, a check over a second shows its progress: payload bytes checked, and the
+        // rows they stand for.
+        let result = try source.withFile { file in
+            let info = try? QuoteTable.snapshotInfo(at: file)
+            let rows = info?.rowCount ?? 0, payload = max(1, info?.payloadBytes ?? 1)
+            let progress = ProgressLine("verifying", total: info?.rowCount, enabled: context.standardError.isTerminal,
+                                        writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+            defer { progress.finish() }
+            return QuoteTable.verifySnapshot(at: file) { bytes in
+                progress.advance(rows: Int(Double(rows) * Double(bytes) / Double(payload)), bytes: bytes)
+            }
+        }
         if result.isValid {
             let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
             try context.standardOutput.writeLine(TerminalText.escaped("ok: \(path): \(summary); every checksum and invariant holds"))
