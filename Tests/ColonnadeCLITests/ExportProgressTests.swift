@@ -60,6 +60,18 @@ import Testing
         let counts = verify.output.matches(of: checked).map { Int(String($0.output[1].substring!).replacingOccurrences(of: ",", with: ""))! }
         #expect(!counts.isEmpty && counts == counts.sorted() && counts.allSatisfy { $0 <= 6_000 }, "\(verify.output.debugDescription)")
         #expect(verify.output.contains("g.snapshot: 6,000 rows, 20 tickers"), "\(verify.output.debugDescription)")
+
+        // Arrow and Parquet exports too, the note after the erased line.
+        for (format, file) in [("parquet", "g.parquet"), ("arrow", "g.arrow")] {
+            let export = try PseudoTerminalSession(["export", "--snapshot", "g.snapshot", "--format", format, "-o", file],
+                                                   environment: ExportProgressTests.environment(delayMilliseconds: 0), in: directory)
+            #expect(try export.finish() == 0)
+            let exported = try Regex(#"\e\[Kexporting ([\d,]+) of 6,000 rows · \d+ MB · \d+ MB/s · \d+\.\d s"#)
+            #expect(!export.output.matches(of: exported).isEmpty, "\(format): \(export.output.debugDescription)")
+            let note = try #require(export.output.range(of: "note: wrote 6,000 rows"))
+            let last = try #require(export.output.range(of: "exporting ", options: .backwards))
+            #expect(try #require(export.output[last.upperBound...].range(of: "\u{1B}[K")).upperBound <= note.lowerBound, "\(format)")
+        }
     }
 
     @Test func offATerminalGenerateAndVerifyDrawNothing() throws {

@@ -26,6 +26,9 @@ public struct ArrowIPCWriter {
     public var format: Format
     /// Rows per record batch (rounded up to a multiple of 64).
     public var batchRows: Int
+    /// Called with the rows and bytes of each record batch once it is written (for a progress
+    /// display).
+    public var progress: (@Sendable (_ rows: Int, _ bytes: Int) -> Void)?
 
     /// A writer of `table` in `format`, with batches of about a million rows.
     public init(table: QuoteTable, format: Format, batchRows: Int = 1 << 20) {
@@ -58,7 +61,9 @@ public struct ArrowIPCWriter {
         var row = 0
         repeat {
             let end = min(table.rowCount, row + batchRows)
+            let before = output.position
             batchBlocks.append(try writeBatch(rows: row ..< end, to: output, start: start))
+            progress?(end - row, output.position - before)
             row = end
         } while row < table.rowCount
         // End of stream.

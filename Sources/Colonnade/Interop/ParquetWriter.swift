@@ -28,6 +28,9 @@ public struct ParquetWriter {
     public var table: QuoteTable
     /// Rows per row group (the last may be shorter).
     public var rowGroupRows: Int = 1 << 20
+    /// Called with the rows and bytes of each row group once it is written (for a progress
+    /// display; a partitioned write calls it from its writing threads).
+    public var progress: (@Sendable (_ rows: Int, _ bytes: Int) -> Void)?
     /// Page compression.
     public var compression: Compression = .none
     /// Rows per data page.
@@ -220,6 +223,7 @@ public struct ParquetWriter {
                 chunks.append(try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
             }
             groups.append((end - row, chunks, offset))
+            progress?(end - row, output.position - base - offset)
             row = end
         }
         let footer = footerBytes(rowCount: total, groups: groups, tickerCodes: segments.map(\.code))

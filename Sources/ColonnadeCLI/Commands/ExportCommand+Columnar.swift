@@ -32,10 +32,17 @@ extension ExportCommand {
                                           reason: "binary output to a terminal; redirect standard output to a file or a pipe, or pass -o FILE",
                                           suggestion: nil, command: command)
         }
+        // On a terminal, an export over a second shows its progress (rows and bytes written).
+        let progress = ProgressLine("exporting", total: table.rowCount, enabled: context.standardError.isTerminal,
+                                    writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+        let advance: @Sendable (Int, Int) -> Void = { rows, bytes in progress.advance(rows: rows, bytes: bytes) }
+        var partitions: Int?
         do {
+            defer { progress.finish() }
             switch format {
             case .arrow, .arrows:
-                let writer = ArrowIPCWriter(table: table, format: format == .arrow ? .file : .stream)
+                var writer = ArrowIPCWriter(table: table, format: format == .arrow ? .file : .stream)
+                writer.progress = advance
                 if let output, output != "-" {
                     try writer.write(toFile: output)
                 } else if format == .arrows {
@@ -49,17 +56,22 @@ extension ExportCommand {
                     throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: command)
                 }
                 var writer = ParquetWriter(table: table)
+                writer.progress = advance
                 writer.rowGroupRows = parquet.rowGroupRows
                 writer.compression = parquet.compression == .snappy ? .snappy : .none
                 if parquet.partitionByYear {
-                    let files = try writer.writePartitionedByYear(toDirectory: output)
-                    context.note("wrote \(table.rowCount.groupedText) rows in \(files.count) partition\(files.count == 1 ? "" : "s") under \(output)")
-                    return ExitStatus.success
+                    partitions = try writer.writePartitionedByYear(toDirectory: output).count
+                } else {
+                    try writer.write(toFile: output)
                 }
-                try writer.write(toFile: output)
             }
         } catch InteropError.io(_, _, EPIPE) {
             throw OutputError.brokenPipe
+        }
+        // After the progress line is erased.
+        if let partitions, let output {
+            context.note("wrote \(table.rowCount.groupedText) rows in \(partitions) partition\(partitions == 1 ? "" : "s") under \(output)")
+            return ExitStatus.success
         }
         context.note("wrote \(table.rowCount.groupedText) rows to \(given ?? "-")")
         return ExitStatus.success
