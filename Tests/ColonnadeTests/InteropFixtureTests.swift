@@ -50,6 +50,9 @@ struct InteropFixtureTests {
         "polars-gzip.parquet", "polars-lz4.parquet", "polars-lz4.arrow", "duckdb-gzip.parquet", "duckdb-lz4.parquet",
         // DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT.
         "pyarrow-delta-split.parquet", "pyarrow-delta-length.parquet", "duckdb-v2.parquet",
+        // DECIMAL on INT64 (prices to Float64 correctly rounded, DECIMAL(18,0) volume to Int64);
+        // INT96 timestamps as the date (Spark's and Impala's).
+        "pyarrow-decimal-int.parquet", "duckdb-decimal.parquet", "pyarrow-int96.parquet",
     ])
     func importsExactly(_ name: String) throws {
         let table = try InteropReader.read(path: Self.path(name))

@@ -170,4 +170,32 @@ import Testing
             }
         }
     }
+
+    // MARK: DECIMAL
+
+    /// Unscaled INT64 and INT32 decimals at scales 0–30 become the Float64 `Double(String)` gives
+    /// for their decimal text (correctly rounded), on both sides of 2^53.
+    @Test func decimalsAreCorrectlyRounded() {
+        var rng = SplitMix64(seed: 12)
+        var values: [Int64] = [0, 1, -1, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, .max, .min + 1, 999_999_999_999_999_999]
+        for _ in 0 ..< 300 { values.append(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 60)) }
+        for scale in 0 ... 30 {
+            let storage = ColumnStorage(byteCount: values.count * 8)
+            for (r, v) in values.enumerated() { storage.base.assumingMemoryBound(to: Int64.self)[r] = v }
+            guard case .float64(let c) = ParquetDecoder.decimalColumn(storage, physical: .int64, scale: scale, element: .float64,
+                                                                      rows: values.count, validity: nil) else {
+                Issue.record("not float64")
+                continue
+            }
+            for (r, v) in values.enumerated() {
+                let expected = Double("\(v)e-\(scale)")!
+                #expect(c[r] == expected, "\(v)e-\(scale): \(c[r]) vs \(expected)")
+            }
+        }
+        let ints = ColumnStorage(byteCount: 12)
+        for (r, v) in [Int32.min, -5, 123_456_789].enumerated() { ints.base.assumingMemoryBound(to: Int32.self)[r] = v }
+        if case .float64(let c) = ParquetDecoder.decimalColumn(ints, physical: .int32, scale: 2, element: .float64, rows: 3, validity: nil) {
+            #expect([c[0], c[1], c[2]] == [-21474836.48, -0.05, 1234567.89])
+        }
+    }
 }

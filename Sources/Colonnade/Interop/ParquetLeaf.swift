@@ -2,7 +2,9 @@
 struct ParquetLeaf {
     enum Role {
         case ticker
-        /// Days from INT32 DATE (`unitsPerDay` 1) or INT64 timestamps (units per day).
+        /// Days from INT32 DATE (`unitsPerDay` 1), INT64 timestamps (units per day), or INT96
+        /// timestamps (Spark's and Impala's: `unitsPerDay` 0; nanoseconds of the day, then the
+        /// Julian day).
         case date(unitsPerDay: Int64)
         /// A value column of `element` type, read from `physical` values (with a conversion for
         /// unsigned or narrow integers).
@@ -24,9 +26,13 @@ struct ParquetLeaf {
         switch physical {
         case .int32, .float: 4
         case .int64, .double: 8
+        case .int96: 12
         default: 0
         }
     }
+
+    /// For a DECIMAL on INT32 or INT64: its scale (the value is the integer times 10^−scale).
+    var decimalScale: Int?
 
     /// The leaf described by `element`, with its role decided by name and type.
     /// - Throws: `InteropError.unsupportedColumn` naming the column when it is neither.
@@ -79,6 +85,10 @@ struct ParquetLeaf {
                 role = .date(unitsPerDay: 1)
                 return
             }
+            if physical == .int96 {
+                role = .date(unitsPerDay: 0)
+                return
+            }
             if physical == .int64 {
                 if let ts = logical?[8]?.fields, let unit = ts[2]?.fields {
                     if unit[1] != nil { role = .date(unitsPerDay: 86_400_000); return }
@@ -91,7 +101,19 @@ struct ParquetLeaf {
             throw unsupported("type \(typeName): a date column must be DATE or TIMESTAMP")
         }
         // Decimals, strings and booleans are not numbers Colonnade stores.
-        if logical?[5] != nil || converted == 5 { throw unsupported("type DECIMAL, which Colonnade does not read yet") }
+        if logical?[5] != nil || converted == 5 {
+            // DECIMAL(precision, scale): the logical type's fields, else the schema element's.
+            let scale = Int(clamping: logical?[5]?.fields?[1]?.int ?? element[7]?.int ?? 0)
+            let precision = Int(clamping: logical?[5]?.fields?[2]?.int ?? element[8]?.int ?? 38)
+            guard physical == .int32 || physical == .int64 else {
+                throw unsupported("type DECIMAL(\(precision), \(scale)) on \(physical), which Colonnade does not read yet (it reads DECIMAL on INT32 and INT64)")
+            }
+            guard scale >= 0, scale <= 38 else { throw unsupported("type DECIMAL with scale \(scale)") }
+            // Whole numbers that fit stay integers; others become Float64, correctly rounded.
+            decimalScale = scale
+            role = .value(element: scale == 0 && precision <= 18 ? .int64 : .float64, unsignedSource: false)
+            return
+        }
         var unsignedSource = false
         var element: ElementType
         switch physical {

@@ -409,8 +409,11 @@ struct ParquetDecoder {
             var outside: (row: Int, value: Int64)?
             let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
-                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self)) : p.loadUnaligned(as: Int64.self)
-                let day = perDay == 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
+                // INT96: the Julian day in bytes 8–11 (2 440 588 is 1970-01-01), the time of day before it.
+                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self))
+                    : perDay == 0 ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
+                    : p.loadUnaligned(as: Int64.self)
+                let day = perDay <= 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
                 guard range.contains(day) else {
                     if outside == nil { outside = (i, value) }
                     return true
@@ -420,7 +423,7 @@ struct ParquetDecoder {
             }
             if let outside {
                 // The rows of this page come first in `out`, in order: row + i is the file's row.
-                _ = try InteropValues.storableDay(outside.value, unitsPerDay: perDay, file: file, column: leaf.name, row: row + outside.row)
+                _ = try InteropValues.storableDay(outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
             }
         case .value:
             guard let storage = storages[c] else { return }
@@ -468,6 +471,34 @@ struct ParquetDecoder {
 
     // MARK: Result
 
+    /// A DECIMAL column's unscaled integers (INT32 or INT64) as Int64 (scale 0) or as Float64,
+    /// correctly rounded: an exact division when the integer and the power of ten are exact
+    /// doubles (|v| ≤ 2^53, scale ≤ 22), else `Double(String)` of the decimal text.
+    static func decimalColumn(_ storage: ColumnStorage, physical: ParquetFormat.PhysicalType, scale: Int, element: ElementType,
+                              rows: Int, validity: Bitmask?) -> AnyColumn {
+        let unscaled = { (r: Int) -> Int64 in
+            physical == .int32 ? Int64(storage.base.assumingMemoryBound(to: Int32.self)[r]) : storage.base.assumingMemoryBound(to: Int64.self)[r]
+        }
+        if element == .int64 {
+            var c = Column<Int64>(unsafeUninitializedCount: rows) { d in for r in 0 ..< rows { d[r] = unscaled(r) } }
+            if let validity { c.setValidity(validity) }
+            return .int64(c)
+        }
+        let powers = (0 ... 22).map { (k: Int) -> Double in var p = 1.0; for _ in 0 ..< k { p *= 10 }; return p }
+        var c = Column<Double>(unsafeUninitializedCount: rows) { d in
+            for r in 0 ..< rows {
+                let v = unscaled(r)
+                if scale <= 22 && v.magnitude <= 1 << 53 {
+                    d[r] = Double(v) / powers[scale]
+                } else {
+                    d[r] = Double("\(v)e-\(scale)") ?? .nan
+                }
+            }
+        }
+        if let validity { c.setValidity(validity) }
+        return .float64(c)
+    }
+
     func finish() throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
         out.skipped = skipped
@@ -488,6 +519,9 @@ struct ParquetDecoder {
                 let mask = validity[c]
                 var column: AnyColumn
                 switch (leaf.physical, element) {
+                case (_, _) where leaf.decimalScale != nil:
+                    column = Self.decimalColumn(storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
+                                                rows: totalRows, validity: mask)
                 case (.int32, .int64):
                     let src = storage.base.assumingMemoryBound(to: UInt32.self)
                     var col = Column<Int64>(unsafeUninitializedCount: totalRows) { d in for r in 0 ..< totalRows { d[r] = Int64(src[r]) } }

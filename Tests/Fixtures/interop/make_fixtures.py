@@ -113,6 +113,19 @@ def codec_fixtures():
     with ipc.new_file(path("pyarrow-extra-columns.arrow"), extra.schema) as w:
         w.write_table(extra)
     pl.from_arrow(extra).write_ipc(path("polars-extra-columns.arrow"))
+    # Decimal prices and INT96 dates (Spark's and Impala's timestamps).
+    import decimal
+    dec = pa.table({
+        "ticker": t["ticker"], "date": t["date"],
+        "open": pa.array([decimal.Decimal(str(v)) for v in OPEN], pa.decimal128(12, 3)),
+        "close": pa.array([None if v is None else decimal.Decimal(str(v)) for v in CLOSE], pa.decimal128(12, 4)),
+        "volume": pa.array([None if v is None else decimal.Decimal(v) for v in VOLUME], pa.decimal128(18, 0)),
+    })
+    pq.write_table(dec, path("pyarrow-decimal-int.parquet"), store_decimal_as_integer=True)
+    con.execute(f"COPY (SELECT ticker, date, open::DECIMAL(12,3) AS open, close::DECIMAL(12,4) AS close, volume::DECIMAL(18,0) AS volume FROM t) "
+                f"TO '{path('duckdb-decimal.parquet')}' (FORMAT parquet)")
+    ts = arrow_table("timestamp")
+    pq.write_table(ts, path("pyarrow-int96.parquet"), use_deprecated_int96_timestamps=True)
     print("wrote codec fixtures with", f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}")
 
 
