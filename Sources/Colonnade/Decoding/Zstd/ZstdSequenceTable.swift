@@ -1,6 +1,6 @@
 /// An FSE table for one of the three sequence fields (RFC 8878 §3.1.1.3.2), each state's code
 /// already turned into the value's baseline and its count of extra bits.
-struct ZstdSequenceTable {
+struct ZstdSequenceTable: Sendable {
     /// One state: the next state is `nextBase + read(bitCount)`; the field's value is
     /// `baseValue + read(extraBits)`.
     struct Entry {
@@ -60,25 +60,42 @@ struct ZstdSequenceTable {
         ]
     }
 
+    /// Owns the entries, so the decoding loop reads them through a plain pointer. Written only in
+    /// `init`, hence safe to share between threads (the predefined tables are shared).
+    final class Storage: @unchecked Sendable {
+        let entries: UnsafeMutablePointer<Entry>
+        let count: Int
+
+        init(_ values: [Entry]) {
+            count = values.count
+            entries = .allocate(capacity: values.count)
+            entries.initialize(from: values, count: values.count)
+        }
+
+        deinit { entries.deallocate() }
+    }
+
     /// `1 << accuracyLog` entries.
-    var entries: [Entry]
+    private let storage: Storage
+    /// The entries, valid while this table (or a copy) exists.
+    var entries: UnsafePointer<Entry> { UnsafePointer(storage.entries) }
     /// log2 of the table's size (0 for an RLE table).
     var accuracyLog: Int
 
     /// The sequence table of an FSE table whose symbols are `field`'s codes.
     /// - Precondition: every symbol is at most `field.maximumSymbol`.
     init(_ fse: ZstdFSETable, field: Field) {
-        entries = fse.entries.map { e in
+        storage = Storage(fse.entries.map { e in
             let (base, bits) = field.code(Int(e.symbol))
             return Entry(baseValue: base, nextBase: e.baseline, bitCount: e.bitCount, extraBits: bits)
-        }
+        })
         accuracyLog = fse.accuracyLog
     }
 
     /// The one-state table of RLE mode: every sequence has code `symbol`.
     init(rle symbol: Int, field: Field) {
         let (base, bits) = field.code(symbol)
-        entries = [Entry(baseValue: base, nextBase: 0, bitCount: 0, extraBits: bits)]
+        storage = Storage([Entry(baseValue: base, nextBase: 0, bitCount: 0, extraBits: bits)])
         accuracyLog = 0
     }
 
