@@ -36,6 +36,21 @@ public enum Zstd {
         _ input: UnsafeRawBufferPointer, maximumOutputSize: Int, expectedSize: Int? = nil
     ) throws(ZstdError) -> [UInt8] {
         let limit = max(0, min(maximumOutputSize, expectedSize ?? Int.max))
+        if let expectedSize, expectedSize > 0, expectedSize <= limit {
+            // The size is known: decode straight into the array's storage.
+            var failure: ZstdError?
+            let bytes = [UInt8](unsafeUninitializedCapacity: expectedSize) { buffer, initialized in
+                do throws(ZstdError) {
+                    initialized = try decompress(input, into: UnsafeMutableRawBufferPointer(buffer))
+                } catch {
+                    failure = error
+                    initialized = 0
+                }
+            }
+            if let failure { throw failure }
+            guard bytes.count == expectedSize else { throw .sizeMismatch(expected: expectedSize, actual: bytes.count) }
+            return bytes
+        }
         var output = ZstdOutputBuffer(limit: limit, initialCapacity: expectedSize ?? 0)
         defer { output.release() }
         try decode(input, into: &output)
