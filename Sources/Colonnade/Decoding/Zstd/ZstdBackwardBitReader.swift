@@ -87,17 +87,9 @@ struct ZstdBackwardBitReader {
         container = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
-    /// Whether the reader has more than 56 unread bits in `container` and more bytes below it, so
-    /// reading 56 bits after a reload cannot pass the stream's first byte.
-    @inline(__always)
-    var hasFullContainer: Bool { position - (consumed >> 3) >= start }
-
     /// Reads have gone past the stream's first bit.
     var isOverflowed: Bool { consumed > 64 }
 
     /// Every bit of the stream has been read, and no more.
     var isFinished: Bool { position == start && consumed == 64 }
-
-    /// Bits not yet read (negative once overflowed).
-    var remainingBits: Int { (position - start) * 8 + 64 - consumed }
 }
