@@ -87,12 +87,8 @@ extension ZstdDecoder {
         }
     }
 
-    /// Decodes `count` sequences from `reader` and executes them after the output's content,
-    /// then appends the literals left over.
-    ///
-    /// Sequences are decoded `lookahead` ahead of their execution, and the first byte of each one's
-    /// match is loaded when it is decoded, so a match far back in the window is in the cache by
-    /// the time it is copied (the reference decoder prefetches the same way).
+    /// Decodes `count` sequences from `reader` and executes each as it is decoded, after the
+    /// output's content, then appends the literals left over.
     /// - Returns: the bytes written.
     private mutating func executeSequences(
         count: Int, reader: inout ZstdBackwardBitReader, literals: Literals, output: ZstdOutputBuffer, room: Int, blockStart: Int
@@ -110,29 +106,12 @@ extension ZstdDecoder {
         let literalEnd = literals.start + literals.count
         let window = windowSize
         let streamStart = reader.start
-        let ring = sequenceRing()
-        let lookahead = 4
-        var ahead = start - outputBase // where the next decoded sequence's literals start
-        var touched: UInt8 = 0
-        var executed = 0
-        for index in 0 ..< count + lookahead {
-            if index < count {
-                let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
-                // Safe: the ring holds 8 sequences and at most lookahead + 1 are pending.
-                ring[index & 7] = sequence
-                let source = ahead &+ sequence.literalLength &- sequence.offset
-                if source >= frameFirst - outputBase && source < out - outputBase {
-                    // Safe: source lies in the content written so far.
-                    touched &+= outputBase[source]
-                }
-                ahead = ahead &+ sequence.literalLength &+ sequence.matchLength
-            }
-            guard index >= lookahead else { continue }
-            let sequence = ring[executed & 7]
+        for index in 0 ..< count {
+            let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
             guard literalLength <= literalEnd - literal else {
-                throw .malformed(offset: streamStart, detail: "sequence \(executed): \(literalLength) literals, only \(literalEnd - literal) left")
+                throw .malformed(offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
             }
             guard matchLength <= outEnd - out - literalLength else {
                 throw overflow(total: out - outputBase + literalLength + matchLength, limit: output.limit, blockStart: blockStart)
@@ -141,14 +120,11 @@ extension ZstdDecoder {
             literal += literalLength
             out += literalLength
             guard offset <= out - frameFirst, offset <= window else {
-                throw .malformed(offset: streamStart, detail: "sequence \(executed): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)")
+                throw .malformed(offset: streamStart, detail: "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)")
             }
             copyMatch(to: out, offset: offset, count: matchLength, writableEnd: writableEnd)
             out += matchLength
-            executed += 1
-            if executed == count { break }
         }
-        prefetchSink = touched
         withExtendedLifetime((literalTable, matchTable, offsetTable)) {}
         reader = decoder.bits
         repeatOffsets = decoder.repeatOffsets
@@ -159,15 +135,6 @@ extension ZstdDecoder {
         out.update(from: literal, count: left)
         out += left
         return out - start
-    }
-
-    /// Eight decoded sequences waiting for execution, made on first use.
-    private mutating func sequenceRing() -> UnsafeMutablePointer<ZstdSequence> {
-        if let ring { return ring }
-        let made = UnsafeMutablePointer<ZstdSequence>.allocate(capacity: 8)
-        made.initialize(repeating: ZstdSequence(literalLength: 0, matchLength: 0, offset: 0), count: 8)
-        ring = made
-        return made
     }
 }
 

@@ -17,10 +17,6 @@ struct ZstdDecoder {
     var offsets: ZstdSequenceTable?
     /// Where Huffman and RLE literals are decoded (`maximumBlockSize` plus slack), made on first use.
     var scratch: UnsafeMutablePointer<UInt8>?
-    /// Sequences decoded ahead of their execution, made on first use.
-    var ring: UnsafeMutablePointer<ZstdSequence>?
-    /// Where the loads that bring matches into the cache go, so they are not optimized away.
-    var prefetchSink: UInt8 = 0
 
     /// The current frame: the output's count when it started, its window and block limit.
     var frameStart = 0
@@ -35,8 +31,6 @@ struct ZstdDecoder {
     mutating func release() {
         scratch?.deallocate()
         scratch = nil
-        ring?.deallocate()
-        ring = nil
     }
 
     // MARK: Reading the input
