@@ -1,0 +1,167 @@
+/// The literals section of a compressed block (RFC 8878 §3.1.1.3.1).
+extension ZstdDecoder {
+    /// A block's literals: `count` bytes at `start`, of which bytes up to `readable` may be read
+    /// (past the literals: slack of the scratch buffer, or more input).
+    struct Literals {
+        var start: UnsafePointer<UInt8>
+        var count: Int
+        var readable: UnsafePointer<UInt8>
+    }
+
+    /// Decodes the literals section at `start`, ending at most at `end`.
+    /// - Returns: the literals and the offset of the sequences section.
+    mutating func decodeLiterals(start: Int, end: Int) throws(ZstdError) -> (Literals, Int) {
+        guard start < end else { throw .truncated(offset: end, needed: 1) }
+        let b0 = byte(start)
+        let type = b0 & 3
+        let sizeFormat = (b0 >> 2) & 3
+        if type <= 1 {
+            let headerSize = sizeFormat == 1 ? 2 : sizeFormat == 3 ? 3 : 1
+            guard headerSize <= end - start else { throw .truncated(offset: end, needed: headerSize - (end - start)) }
+            let size = switch sizeFormat {
+            case 1: (b0 >> 4) + (byte(start + 1) << 4)
+            case 3: (b0 >> 4) + (byte(start + 1) << 4) + (byte(start + 2) << 12)
+            default: b0 >> 3
+            }
+            guard size <= blockLimit else { throw literalsTooLarge(start, size) }
+            let content = start + headerSize
+            if type == 0 {
+                guard size <= end - content else { throw .truncated(offset: end, needed: size - (end - content)) }
+                let pointer = (base + content).assumingMemoryBound(to: UInt8.self)
+                return (Literals(start: pointer, count: size, readable: (base + count).assumingMemoryBound(to: UInt8.self)), content + size)
+            }
+            guard content < end else { throw .truncated(offset: end, needed: 1) }
+            let buffer = scratchBuffer()
+            // Safe: size <= blockLimit <= the scratch buffer's size.
+            buffer.initialize(repeating: UInt8(byte(content)), count: size)
+            return (Literals(start: buffer, count: size, readable: buffer + Self.maximumBlockSize + ZstdOutputBuffer.slack), content + 1)
+        }
+        let headerSize = sizeFormat <= 1 ? 3 : sizeFormat == 2 ? 4 : 5
+        guard headerSize <= end - start else { throw .truncated(offset: end, needed: headerSize - (end - start)) }
+        let header = Int(littleEndian(start, size: headerSize))
+        let (regenerated, compressed): (Int, Int) = switch sizeFormat {
+        case 0, 1: ((header >> 4) & 0x3FF, (header >> 14) & 0x3FF)
+        case 2: ((header >> 4) & 0x3FFF, (header >> 18) & 0x3FFF)
+        default: ((header >> 4) & 0x3FFFF, (header >> 22) & 0x3FFFF)
+        }
+        let streamCount = sizeFormat == 0 ? 1 : 4
+        guard regenerated <= blockLimit else { throw literalsTooLarge(start, regenerated) }
+        var position = start + headerSize
+        guard compressed <= end - position else { throw .truncated(offset: end, needed: compressed - (end - position)) }
+        let sectionEnd = position + compressed
+        if type == 2 {
+            let (table, after) = try ZstdHuffmanTable.read(from: base, start: position, end: sectionEnd)
+            huffman = table
+            position = after
+        } else if huffman == nil {
+            throw .malformed(offset: start, detail: "treeless literals with no Huffman table before them in the frame")
+        }
+        let buffer = scratchBuffer()
+        if streamCount == 1 {
+            try decodeHuffmanStream(start: position, end: sectionEnd, into: buffer, count: regenerated)
+        } else {
+            try decodeFourHuffmanStreams(start: position, end: sectionEnd, into: buffer, count: regenerated)
+        }
+        return (Literals(start: buffer, count: regenerated, readable: buffer + Self.maximumBlockSize + ZstdOutputBuffer.slack), sectionEnd)
+    }
+
+    private func literalsTooLarge(_ offset: Int, _ size: Int) -> ZstdError {
+        .malformed(offset: offset, detail: "\(size) literals, more than the frame's block limit of \(blockLimit)")
+    }
+
+    /// The scratch buffer, `maximumBlockSize` plus slack.
+    mutating func scratchBuffer() -> UnsafeMutablePointer<UInt8> {
+        if let scratch { return scratch }
+        let made = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.maximumBlockSize + ZstdOutputBuffer.slack)
+        made.initialize(repeating: 0, count: Self.maximumBlockSize + ZstdOutputBuffer.slack)
+        scratch = made
+        return made
+    }
+
+    /// Decodes one Huffman stream `start ..< end` into `count` bytes at `output`.
+    private func decodeHuffmanStream(start: Int, end: Int, into output: UnsafeMutablePointer<UInt8>, count: Int) throws(ZstdError) {
+        guard let huffman else { return }
+        var reader = try ZstdBackwardBitReader(base: base, start: start, end: end)
+        huffman.entries.withUnsafeBufferPointer { table in
+            decodeSymbols(&reader, table: table.baseAddress!, bits: huffman.maximumBits, into: output, count: count)
+        }
+        guard reader.isFinished else {
+            throw .malformed(offset: start, detail: "a Huffman literals stream not used up exactly by its \(count) literals")
+        }
+    }
+
+    /// Decodes `count` symbols of one stream; the caller checks the stream ended exactly.
+    @inline(__always)
+    private func decodeSymbols(
+        _ reader: inout ZstdBackwardBitReader, table: UnsafePointer<UInt16>, bits: Int,
+        into output: UnsafeMutablePointer<UInt8>, count: Int
+    ) {
+        var out = output
+        let end = output + count
+        // Four symbols use at most 44 bits: after a reload that leaves at least that many in the
+        // container, they are all read from real stream bytes.
+        reader.reload()
+        while end - out >= 4 && reader.consumed <= 20 {
+            for _ in 0 ..< 4 {
+                // Safe: a peek of `bits` bits indexes a table of 1 << bits entries.
+                let entry = table[Int(reader.peek(bits))]
+                out.pointee = UInt8(truncatingIfNeeded: entry)
+                reader.skip(Int(entry >> 8))
+                out += 1
+            }
+            reader.reload()
+        }
+        while out < end {
+            let entry = table[Int(reader.peek(bits))]
+            out.pointee = UInt8(truncatingIfNeeded: entry)
+            reader.skip(Int(entry >> 8))
+            out += 1
+            reader.reload()
+        }
+    }
+
+    /// Decodes the jump table and four Huffman streams `start ..< end` into `count` bytes.
+    private func decodeFourHuffmanStreams(start: Int, end: Int, into output: UnsafeMutablePointer<UInt8>, count: Int) throws(ZstdError) {
+        guard let huffman else { return }
+        guard end - start >= 10 else { throw .malformed(offset: start, detail: "four Huffman streams in fewer than 10 bytes") }
+        let size1 = Int(littleEndian(start, size: 2)), size2 = Int(littleEndian(start + 2, size: 2))
+        let size3 = Int(littleEndian(start + 4, size: 2))
+        let start1 = start + 6, start2 = start1 + size1, start3 = start2 + size2, start4 = start3 + size3
+        guard start4 < end else {
+            throw .malformed(offset: start, detail: "a jump table whose streams (\(size1), \(size2), \(size3) bytes) leave none for the fourth")
+        }
+        let segment = (count + 3) / 4
+        let starts = [start1, start2, start3, start4], ends = [start2, start3, start4, end]
+        var readers = [ZstdBackwardBitReader]()
+        for i in 0 ..< 4 { readers.append(try ZstdBackwardBitReader(base: base, start: starts[i], end: ends[i])) }
+        let o1 = output, o2 = output + min(segment, count), o3 = output + min(2 * segment, count)
+        let o4 = output + min(3 * segment, count), oEnd = output + count
+        var r1 = readers[0], r2 = readers[1], r3 = readers[2], r4 = readers[3]
+        huffman.entries.withUnsafeBufferPointer { buffer in
+            let table = buffer.baseAddress!
+            let bits = huffman.maximumBits
+            var p1 = o1, p2 = o2, p3 = o3, p4 = o4
+            r1.reload(); r2.reload(); r3.reload(); r4.reload()
+            // The fourth segment is the shortest; the others are as long.
+            while oEnd - p4 >= 4 && r1.consumed <= 20 && r2.consumed <= 20 && r3.consumed <= 20 && r4.consumed <= 20 {
+                for _ in 0 ..< 4 {
+                    // Safe: each pointer stays in its segment (segments 1-3 are as long as the
+                    // fourth or longer), and a peek of `bits` bits indexes the table.
+                    let e1 = table[Int(r1.peek(bits))]; p1.pointee = UInt8(truncatingIfNeeded: e1); r1.skip(Int(e1 >> 8))
+                    let e2 = table[Int(r2.peek(bits))]; p2.pointee = UInt8(truncatingIfNeeded: e2); r2.skip(Int(e2 >> 8))
+                    let e3 = table[Int(r3.peek(bits))]; p3.pointee = UInt8(truncatingIfNeeded: e3); r3.skip(Int(e3 >> 8))
+                    let e4 = table[Int(r4.peek(bits))]; p4.pointee = UInt8(truncatingIfNeeded: e4); r4.skip(Int(e4 >> 8))
+                    p1 += 1; p2 += 1; p3 += 1; p4 += 1
+                }
+                r1.reload(); r2.reload(); r3.reload(); r4.reload()
+            }
+            decodeSymbols(&r1, table: table, bits: bits, into: p1, count: o2 - p1)
+            decodeSymbols(&r2, table: table, bits: bits, into: p2, count: o3 - p2)
+            decodeSymbols(&r3, table: table, bits: bits, into: p3, count: o4 - p3)
+            decodeSymbols(&r4, table: table, bits: bits, into: p4, count: oEnd - p4)
+        }
+        for (i, reader) in [r1, r2, r3, r4].enumerated() where !reader.isFinished {
+            throw .malformed(offset: starts[i], detail: "Huffman literals stream \(i + 1) of 4 not used up exactly by its literals")
+        }
+    }
+}

@@ -1,0 +1,268 @@
+/// The sequences section of a compressed block and their execution (RFC 8878 §3.1.1.3.2, §3.1.2).
+extension ZstdDecoder {
+    /// Decodes the compressed block `start ..< end` onto the end of `output`.
+    /// - Precondition: `output` has room for `blockLimit` more bytes or up to its limit.
+    mutating func decodeCompressedBlock(start: Int, end: Int, into output: inout ZstdOutputBuffer) throws(ZstdError) {
+        let (literals, sequencesStart) = try decodeLiterals(start: start, end: end)
+        var position = sequencesStart
+        guard position < end else { throw .truncated(offset: end, needed: 1) }
+        var sequenceCount = byte(position)
+        if sequenceCount < 128 {
+            position += 1
+        } else if sequenceCount < 255 {
+            guard end - position >= 2 else { throw .truncated(offset: end, needed: 2 - (end - position)) }
+            sequenceCount = ((sequenceCount - 128) << 8) + byte(position + 1)
+            position += 2
+        } else {
+            guard end - position >= 3 else { throw .truncated(offset: end, needed: 3 - (end - position)) }
+            sequenceCount = byte(position + 1) + (byte(position + 2) << 8) + 0x7F00
+            position += 3
+        }
+        let blockOutputStart = output.count
+        // Safe: the caller reserved room; `room` bounds every write below.
+        let room = min(output.capacity, blockOutputStart + blockLimit) - blockOutputStart
+        if sequenceCount == 0 {
+            guard position == end else {
+                throw .malformed(offset: position, detail: "\(end - position) bytes after a sequences section with no sequences")
+            }
+            guard literals.count <= room else { throw overflow(total: output.count + literals.count, limit: output.limit, blockStart: start) }
+            (output.base! + output.count).update(from: literals.start, count: literals.count)
+            output.count += literals.count
+            return
+        }
+        guard position < end else { throw .truncated(offset: end, needed: 1) }
+        let modes = byte(position)
+        guard modes & 3 == 0 else { throw .malformed(offset: position, detail: "sequence compression modes with reserved bits set") }
+        position += 1
+        literalLengths = try sequenceTable(mode: modes >> 6, field: .literalLength, previous: literalLengths, position: &position, end: end)
+        offsets = try sequenceTable(mode: (modes >> 4) & 3, field: .offset, previous: offsets, position: &position, end: end)
+        matchLengths = try sequenceTable(mode: (modes >> 2) & 3, field: .matchLength, previous: matchLengths, position: &position, end: end)
+        guard position < end else { throw .truncated(offset: end, needed: 1) }
+        var reader = try ZstdBackwardBitReader(base: base, start: position, end: end)
+        let produced = try executeSequences(
+            count: sequenceCount, reader: &reader, literals: literals, output: output, room: room, blockStart: start)
+        guard reader.isFinished else {
+            throw .malformed(offset: position, detail: "a sequences bitstream not used up exactly by its \(sequenceCount) sequences")
+        }
+        output.count += produced
+    }
+
+    /// The error for a block whose content would end at `total` bytes of output: past the
+    /// caller's limit, or past the block limit.
+    @inline(never)
+    private func overflow(total: Int, limit: Int, blockStart: Int) -> ZstdError {
+        if total > limit { return .tooLarge(offset: blockStart, limit: limit) }
+        return .malformed(offset: blockStart, detail: "a block decoding to more than the frame's block limit of \(blockLimit) bytes")
+    }
+
+    /// The table for one field: read from the stream, RLE, predefined, or the previous one.
+    private func sequenceTable(
+        mode: Int, field: ZstdSequenceTable.Field, previous: ZstdSequenceTable?, position: inout Int, end: Int
+    ) throws(ZstdError) -> ZstdSequenceTable {
+        switch mode {
+        case 0:
+            return switch field {
+            case .literalLength: ZstdSequenceTable.predefinedLiteralLengths
+            case .matchLength: ZstdSequenceTable.predefinedMatchLengths
+            case .offset: ZstdSequenceTable.predefinedOffsets
+            }
+        case 1:
+            guard position < end else { throw .truncated(offset: end, needed: 1) }
+            let symbol = byte(position)
+            guard symbol <= field.maximumSymbol else {
+                throw .malformed(offset: position, detail: "an RLE \(field) code of \(symbol), above \(field.maximumSymbol)")
+            }
+            position += 1
+            return ZstdSequenceTable(rle: symbol, field: field)
+        case 2:
+            let (fse, after) = try ZstdFSETable.read(
+                from: base, start: position, end: end, maximumAccuracyLog: field.maximumAccuracyLog, maximumSymbol: field.maximumSymbol)
+            position = after
+            return ZstdSequenceTable(fse, field: field)
+        default:
+            guard let previous else {
+                throw .malformed(offset: position, detail: "repeat mode for the \(field) table with no table before it in the frame")
+            }
+            return previous
+        }
+    }
+
+    /// Decodes `count` sequences from `reader` and executes each as it is decoded, after the
+    /// output's content, then appends the literals left over.
+    /// - Returns: the bytes written.
+    private mutating func executeSequences(
+        count: Int, reader: inout ZstdBackwardBitReader, literals: Literals, output: ZstdOutputBuffer, room: Int, blockStart: Int
+    ) throws(ZstdError) -> Int {
+        guard let literalTable = literalLengths, let offsetTable = offsets, let matchTable = matchLengths,
+              let outputBase = output.base else { return 0 }
+        var decoder = ZstdSequenceReader(
+            bits: reader, literalLengths: literalTable, matchLengths: matchTable, offsets: offsetTable, repeatOffsets: repeatOffsets)
+        let frameFirst = outputBase + frameStart
+        let start = outputBase + output.count
+        var out = start
+        let outEnd = start + room
+        let writableEnd = outputBase + output.writableEnd
+        var literal = literals.start
+        let literalEnd = literals.start + literals.count
+        let window = windowSize
+        let streamStart = reader.start
+        for index in 0 ..< count {
+            let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
+            let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
+            // Execution (RFC 8878 §3.1.2).
+            guard literalLength <= literalEnd - literal else {
+                throw .malformed(offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
+            }
+            guard matchLength <= outEnd - out - literalLength else {
+                throw overflow(total: out - outputBase + literalLength + matchLength, limit: output.limit, blockStart: blockStart)
+            }
+            copyLiterals(from: literal, count: literalLength, to: out, readable: literals.readable, writableEnd: writableEnd)
+            literal += literalLength
+            out += literalLength
+            guard offset <= out - frameFirst, offset <= window else {
+                throw .malformed(offset: streamStart, detail: "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)")
+            }
+            copyMatch(to: out, offset: offset, count: matchLength, writableEnd: writableEnd)
+            out += matchLength
+        }
+        withExtendedLifetime((literalTable, matchTable, offsetTable)) {}
+        reader = decoder.bits
+        repeatOffsets = decoder.repeatOffsets
+        let left = literalEnd - literal
+        guard left <= outEnd - out else {
+            throw overflow(total: out - outputBase + left, limit: output.limit, blockStart: blockStart)
+        }
+        out.update(from: literal, count: left)
+        out += left
+        return out - start
+    }
+}
+
+/// One decoded sequence: copy `literalLength` literals, then `matchLength` bytes from `offset` back.
+struct ZstdSequence {
+    var literalLength: Int
+    var matchLength: Int
+    var offset: Int
+}
+
+/// Decodes sequences from the interleaved FSE bitstream (RFC 8878 §3.1.1.3.2.1) and resolves
+/// repeat offsets (§3.1.2.5).
+struct ZstdSequenceReader {
+    var bits: ZstdBackwardBitReader
+    let literalLengths: UnsafePointer<ZstdSequenceTable.Entry>
+    let matchLengths: UnsafePointer<ZstdSequenceTable.Entry>
+    let offsets: UnsafePointer<ZstdSequenceTable.Entry>
+    var literalLengthState: Int
+    var matchLengthState: Int
+    var offsetState: Int
+    var repeatOffsets: (Int, Int, Int)
+
+    /// Reads the three initial states.
+    /// - Precondition: the tables outlive the reader.
+    init(
+        bits: ZstdBackwardBitReader, literalLengths: ZstdSequenceTable, matchLengths: ZstdSequenceTable,
+        offsets: ZstdSequenceTable, repeatOffsets: (Int, Int, Int)
+    ) {
+        self.bits = bits
+        self.literalLengths = literalLengths.entries
+        self.matchLengths = matchLengths.entries
+        self.offsets = offsets.entries
+        literalLengthState = Int(self.bits.read(literalLengths.accuracyLog))
+        offsetState = Int(self.bits.read(offsets.accuracyLog))
+        matchLengthState = Int(self.bits.read(matchLengths.accuracyLog))
+        self.repeatOffsets = repeatOffsets
+    }
+
+    /// The next sequence; the states are not updated after the last one.
+    @inline(__always)
+    mutating func next(isLast: Bool, index: Int, streamStart: Int) throws(ZstdError) -> ZstdSequence {
+        bits.reload()
+        // Safe: states come from `accuracyLog`-bit reads or `nextBase + bits`, both below the
+        // table's size.
+        let llEntry = literalLengths[literalLengthState], mlEntry = matchLengths[matchLengthState]
+        let ofEntry = offsets[offsetState]
+        let ofBits = Int(ofEntry.extraBits)
+        var offset = Int(ofEntry.baseValue) + Int(bits.read(ofBits))
+        if ofBits > 24 { bits.reload() }
+        let matchLength = Int(mlEntry.baseValue) + Int(bits.read(Int(mlEntry.extraBits)))
+        let literalLength = Int(llEntry.baseValue) + Int(bits.read(Int(llEntry.extraBits)))
+        var (rep1, rep2, rep3) = repeatOffsets
+        if offset > 3 {
+            offset -= 3
+            rep3 = rep2; rep2 = rep1; rep1 = offset
+        } else {
+            let choice = literalLength == 0 ? offset + 1 : offset
+            if choice == 1 {
+                offset = rep1
+            } else if choice == 2 {
+                offset = rep2
+                rep2 = rep1; rep1 = offset
+            } else if choice == 3 {
+                offset = rep3
+                rep3 = rep2; rep2 = rep1; rep1 = offset
+            } else {
+                offset = rep1 - 1
+                guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
+                rep3 = rep2; rep2 = rep1; rep1 = offset
+            }
+        }
+        repeatOffsets = (rep1, rep2, rep3)
+        if !isLast {
+            bits.reload()
+            literalLengthState = Int(llEntry.nextBase) + Int(bits.read(Int(llEntry.bitCount)))
+            matchLengthState = Int(mlEntry.nextBase) + Int(bits.read(Int(mlEntry.bitCount)))
+            offsetState = Int(ofEntry.nextBase) + Int(bits.read(Int(ofEntry.bitCount)))
+        }
+        return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
+    }
+}
+
+/// Copies `count` literal bytes; whole 16-byte words when both sides have room past the end.
+@inline(__always)
+private func copyLiterals(
+    from source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>,
+    readable: UnsafePointer<UInt8>, writableEnd: UnsafeMutablePointer<UInt8>
+) {
+    if count <= 16 && readable - source >= 16 && writableEnd - destination >= 16 {
+        // Safe: 16 bytes may be read from `source` and written at `destination`.
+        let raw = UnsafeRawPointer(source), target = UnsafeMutableRawPointer(destination)
+        target.storeBytes(of: raw.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        (target + 8).storeBytes(of: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self), as: UInt64.self)
+    } else {
+        destination.update(from: source, count: count)
+    }
+}
+
+/// Copies `count` bytes from `offset` bytes back, overlapping when `offset < count`.
+/// - Precondition: `1 <= offset`, the source lies in the output, `destination + count` is writable.
+@inline(__always)
+private func copyMatch(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int, writableEnd: UnsafeMutablePointer<UInt8>) {
+    var out = destination
+    let end = destination + count
+    var distance = offset
+    if distance < 8 {
+        // Copy bytes until the pattern, repeated, is at least 8 long: a period of `offset` is also
+        // a period of any multiple of it, once that many bytes exist.
+        let multiple = distance * ((8 + distance - 1) / distance)
+        let lead = min(count, multiple - distance)
+        for _ in 0 ..< lead {
+            out.pointee = (out - distance).pointee
+            out += 1
+        }
+        distance = multiple
+    }
+    if writableEnd - end >= 8 {
+        // Safe: words are read at least 8 bytes behind where they are written, and up to 7 bytes
+        // past `end` may be written (slack).
+        while out < end {
+            let raw = UnsafeMutableRawPointer(out)
+            raw.storeBytes(of: UnsafeRawPointer(out - distance).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            out += 8
+        }
+    } else {
+        while out < end {
+            out.pointee = (out - distance).pointee
+            out += 1
+        }
+    }
+}

@@ -1,0 +1,359 @@
+@testable import Colonnade
+import ColonnadeTestSupport
+import Foundation
+import Testing
+
+/// The Zstandard decoder against the reference `zstd` tool (frames it made, committed under
+/// `Tests/Fixtures/zstd`, and, when the tool is installed, frames it makes at test time), and
+/// against frames made by hand for each block type and each way a frame can be wrong.
+@Suite struct ZstdTests {
+    // MARK: Helpers
+
+    static func decode(_ bytes: [UInt8], maximum: Int = 1 << 30, expected: Int? = nil) throws(ZstdError) -> [UInt8] {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ZstdError) -> [UInt8] in try Zstd.decompress(raw, maximumOutputSize: maximum, expectedSize: expected) }
+        }
+        return try result.get()
+    }
+
+    /// The error decoding `bytes` throws, or nil when it decodes.
+    static func error(_ bytes: [UInt8], maximum: Int = 1 << 30, expected: Int? = nil) -> ZstdError? {
+        do { _ = try decode(bytes, maximum: maximum, expected: expected); return nil } catch { return error }
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Fixtures.directory.appendingPathComponent("zstd/\(name)")))
+    }
+
+    static let zstdTool: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/zstd" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// `data` compressed by the `zstd` tool with `arguments`.
+    static func compress(_ data: [UInt8], _ arguments: [String]) throws -> [UInt8] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zstd-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in"), output = directory.appendingPathComponent("in.zst")
+        try Data(data).write(to: input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: zstdTool ?? "zstd")
+        process.arguments = ["-q", "-f"] + arguments + [input.path, "-o", output.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return [UInt8](try Data(contentsOf: output))
+    }
+
+    /// Seeded inputs of each kind.
+    static func input(_ kind: String, size: Int) -> [UInt8] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(size + 1)
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        switch kind {
+        case "random": // compressible: a small alphabet, skewed
+            return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next() % 16 &* next() % 7) }
+        case "incompressible":
+            return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next()) }
+        case "repetitive":
+            let unit = Array("0123456789abcdef-quotes-".utf8)
+            return (0 ..< size).map { unit[($0 / 3 + $0 % 5) % unit.count] }
+        default: // csv
+            var text = [UInt8]()
+            text.reserveCapacity(size + 64)
+            var price = 10_000 as UInt64
+            while text.count < size {
+                price = price &+ next() % 201 &- 100
+                text += Array("2014-\(next() % 12 + 10)-\(next() % 18 + 10),\(["AAPL", "MSFT", "IBM"][Int(next() % 3)]),\(price / 100).\(price % 100),\(next() % 100_000)\n".utf8)
+            }
+            return Array(text.prefix(size))
+        }
+    }
+
+    /// A frame: magic, a single-segment header with a 1-byte content size (or none), the blocks.
+    static func frame(contentSize: Int?, checksum: Bool = false, blocks: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+        if let contentSize {
+            bytes += [0x20 | (checksum ? 4 : 0), UInt8(contentSize)]
+        } else {
+            bytes += [checksum ? 4 : 0, 0x00] // window descriptor: 1 KiB
+        }
+        for block in blocks { bytes += block }
+        return bytes
+    }
+
+    /// A block header: last flag, type, size.
+    static func blockHeader(last: Bool, type: Int, size: Int) -> [UInt8] {
+        let value = (last ? 1 : 0) | type << 1 | size << 3
+        return [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16)]
+    }
+
+    /// Made by `zstd -19` from "hello hello hello, zstd! hello hello hello, zstd! abcabcabcabc":
+    /// raw literals, predefined sequence tables, repeat offsets, a checksum.
+    static let helloFrame: [UInt8] = [
+        0x28, 0xB5, 0x2F, 0xFD, 0x04, 0x68, 0xE5, 0x00, 0x00, 0x88, 0x68, 0x65, 0x6C, 0x6C, 0x6F, 0x20, 0x2C, 0x20,
+        0x7A, 0x73, 0x74, 0x64, 0x21, 0x20, 0x61, 0x62, 0x63, 0x03, 0x00, 0xBA, 0x62, 0xF0, 0x5C, 0x3C, 0x46, 0x29,
+        0x02, 0x41, 0x1B, 0x11, 0x61,
+    ]
+    static let hello = Array("hello hello hello, zstd! hello hello hello, zstd! abcabcabcabc".utf8)
+
+    /// Made by `zstd --ultra -22` from a five-line CSV: Huffman literals (FSE-compressed weights).
+    static let csvFrame: [UInt8] = [
+        0x28, 0xB5, 0x2F, 0xFD, 0x04, 0x88, 0xC5, 0x01, 0x00, 0x42, 0x43, 0x0B, 0x11, 0xB0, 0xB9, 0x01, 0x28, 0x99,
+        0x9A, 0x44, 0x45, 0xD2, 0x96, 0xA4, 0x74, 0xD9, 0x16, 0x53, 0x24, 0x40, 0x60, 0xD3, 0xC6, 0xEF, 0xDD, 0x9B,
+        0xFE, 0xD6, 0x44, 0xCB, 0xDF, 0x49, 0xD4, 0xFE, 0x5B, 0x5C, 0xC0, 0x0B, 0x03, 0x4F, 0x80, 0x84, 0x94, 0x31,
+        0x5A, 0xA7, 0x04, 0x03, 0x04, 0x07, 0x80, 0x03, 0x7E, 0xCD, 0x31, 0x2A, 0xCF, 0xD2, 0x5B,
+    ]
+    static let csv = Array("Date,Open\n2014-01-02,555.68\n2014-01-03,553.13\n2014-01-06,556.57\n2014-01-07,554.37\n".utf8)
+
+    // MARK: Frames made by the zstd tool, committed
+
+    @Test func committedFramesDecodeToTheirSources() throws {
+        let quotes = try Self.fixture("quotes.csv")
+        #expect(quotes.count > 128 * 1024)
+        for name in ["quotes.19.zst", "quotes.1-nocheck-nosize.zst", "quotes.19-window1k.zst"] {
+            let same = try Self.decode(try Self.fixture(name)) == quotes
+            #expect(same, "\(name)")
+        }
+        #expect(try Self.decode(try Self.fixture("empty.zst")) == [])
+        #expect(try Self.decode(try Self.fixture("one-byte.zst")) == [0x61])
+        let zeros = try Self.decode(try Self.fixture("zeros-300000.zst")) == [UInt8](repeating: 0, count: 300_000)
+        #expect(zeros)
+        #expect(try Self.decode(Self.helloFrame) == Self.hello)
+        #expect(try Self.decode(Self.csvFrame) == Self.csv)
+    }
+
+    @Test func decodingIntoACallersBufferGivesTheSameBytes() throws {
+        let quotes = try Self.fixture("quotes.csv")
+        let frame = try Self.fixture("quotes.19.zst")
+        var buffer = [UInt8](repeating: 0xAA, count: quotes.count)
+        let written = try frame.withUnsafeBytes { input in
+            try buffer.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) }
+        }
+        #expect(written == quotes.count)
+        let same = buffer == quotes
+        #expect(same)
+        var short = [UInt8](repeating: 0, count: quotes.count - 1)
+        #expect(throws: ZstdError.self) {
+            try frame.withUnsafeBytes { input in try short.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) } }
+        }
+        var none = [UInt8]()
+        let empty = try Self.fixture("empty.zst")
+        #expect(try empty.withUnsafeBytes { input in try none.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) } } == 0)
+    }
+
+    // MARK: Frames the zstd tool makes now
+
+    @Test(.enabled(if: zstdTool != nil, "the zstd tool is not installed"))
+    func everyKindAndSizeRoundTripsThroughTheZstdTool() throws {
+        let sizes = [0, 1, 127, 128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 3 * 1024 * 1024 + 17]
+        for kind in ["random", "incompressible", "repetitive", "csv"] {
+            for size in sizes {
+                let data = Self.input(kind, size: size)
+                for arguments in [["-1"], ["-3", "--no-check", "--no-content-size"]] {
+                    let frame = try Self.compress(data, arguments)
+                    let decoded = try Self.decode(frame, expected: arguments.contains("--no-content-size") ? nil : size)
+                    let same = decoded == data // not in #expect: it would print megabytes on a failure
+                    #expect(same, "\(kind) \(size) bytes, zstd \(arguments): \(decoded.count) bytes decoded")
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: zstdTool != nil, "the zstd tool is not installed"))
+    func everyLevelAndOptionRoundTripsThroughTheZstdTool() throws {
+        let options: [[String]] = [
+            ["-1"], ["-3"], ["-19"], ["--ultra", "-22", "--long"], ["-3", "--check"], ["-3", "--no-check"],
+            ["-3", "--no-content-size"], ["-19", "--zstd=wlog=10"], ["-5", "-B65536", "-T2"],
+            ["-3", "--target-compressed-block-size=1024"], ["--fast=3"],
+        ]
+        for kind in ["csv", "random", "repetitive"] {
+            let data = Self.input(kind, size: 700_000)
+            for arguments in options {
+                let frame = try Self.compress(data, arguments)
+                let same = try Self.decode(frame) == data
+                #expect(same, "\(kind), zstd \(arguments)")
+            }
+        }
+    }
+
+    // MARK: Hand-made frames
+
+    @Test func aRawBlockAndAnRLEBlockDecode() throws {
+        let raw = Self.frame(contentSize: 3, blocks: [Self.blockHeader(last: true, type: 0, size: 3) + [1, 2, 3]])
+        #expect(try Self.decode(raw) == [1, 2, 3])
+        let rle = Self.frame(contentSize: 200, blocks: [Self.blockHeader(last: true, type: 1, size: 200) + [7]])
+        #expect(try Self.decode(rle) == [UInt8](repeating: 7, count: 200))
+        let both = Self.frame(contentSize: nil, blocks: [
+            Self.blockHeader(last: false, type: 1, size: 5) + [9],
+            Self.blockHeader(last: true, type: 0, size: 2) + [4, 5],
+        ])
+        #expect(try Self.decode(both) == [9, 9, 9, 9, 9, 4, 5])
+    }
+
+    @Test func repeatOffsetsAndRepeatModeTablesCarryAcrossBlocks() throws {
+        // Three compressed blocks with raw literals and RLE-mode tables, so the bitstreams hold
+        // only extra bits. Block 1: literals "abcd", one sequence (literal length 4, offset code 2
+        // with extra bits 3: offset value 7, offset 4; match length 3) -> "abcdabc"; the repeat
+        // offsets become 4, 1, 4. Block 2: literals "xy", one sequence (literal length 2, offset
+        // value 1: repeat offset 1, which is block 1's 4; match length 4) -> "xybcxy". Block 3:
+        // repeat mode for all three tables (block 2's), literals "zw" -> "zwxyzw".
+        let block1: [UInt8] = [0x20] + Array("abcd".utf8) + [0x01, 0x54, 0x04, 0x02, 0x00, 0x07]
+        let block2: [UInt8] = [0x10] + Array("xy".utf8) + [0x01, 0x54, 0x02, 0x00, 0x01, 0x01]
+        let block3: [UInt8] = [0x10] + Array("zw".utf8) + [0x01, 0xFC, 0x01]
+        let frame = Self.frame(contentSize: nil, blocks: [
+            Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
+            Self.blockHeader(last: false, type: 2, size: block2.count) + block2,
+            Self.blockHeader(last: true, type: 2, size: block3.count) + block3,
+        ])
+        #expect(try Self.decode(frame) == Array("abcdabcxybcxyzwxyzw".utf8))
+        // A raw block between them changes neither the offsets nor the tables.
+        let withRaw = Self.frame(contentSize: nil, blocks: [
+            Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
+            Self.blockHeader(last: false, type: 0, size: 4) + Array("1234".utf8),
+            Self.blockHeader(last: true, type: 2, size: block2.count) + block2,
+        ])
+        #expect(try Self.decode(withRaw) == Array("abcdabc1234xy34xy".utf8))
+        // Repeat mode in a frame's first compressed block has nothing to repeat.
+        let first = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: block3.count) + block3])
+        guard case .malformed(_, let detail)? = Self.error(first) else { Issue.record("repeat mode accepted"); return }
+        #expect(detail.contains("repeat mode"))
+    }
+
+    @Test func anEmptyFrameDecodesToNothing() throws {
+        #expect(try Self.decode(Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 0, size: 0)])) == [])
+        #expect(try Self.decode(Self.frame(contentSize: 0, blocks: [Self.blockHeader(last: true, type: 1, size: 0) + [1]])) == [])
+    }
+
+    @Test func skippableFramesBeforeBetweenAndAfterAreSkipped() throws {
+        let skippable: [UInt8] = [0x53, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 0xDE, 0xAD, 0xBE]
+        let empty: [UInt8] = [0x5F, 0x2A, 0x4D, 0x18, 0, 0, 0, 0]
+        let input = skippable + Self.helloFrame + empty + Self.csvFrame + skippable
+        #expect(try Self.decode(input) == Self.hello + Self.csv)
+        #expect(try Self.decode(skippable) == [])
+        #expect(Self.error(Array(skippable.dropLast())) == .truncated(offset: 10, needed: 1))
+    }
+
+    @Test func concatenatedFramesDecodeOneAfterTheOther() throws {
+        let one = try Self.fixture("one-byte.zst")
+        #expect(try Self.decode(one + Self.helloFrame + one) == [0x61] + Self.hello + [0x61])
+        #expect(try Self.decode(one + one, expected: 2) == [0x61, 0x61])
+        // Each frame starts with fresh repeat offsets and tables: the second hello frame's first
+        // sequences use repeat offsets 1, 4, 8 again.
+        #expect(try Self.decode(Self.helloFrame + Self.helloFrame) == Self.hello + Self.hello)
+    }
+
+    @Test func aFlippedBitIsAChecksumMismatch() throws {
+        var frame = Self.helloFrame
+        frame[frame.count - 2] ^= 0x10
+        guard case .checksumMismatch(let offset, _, _)? = Self.error(frame) else {
+            Issue.record("no checksum mismatch"); return
+        }
+        #expect(offset == frame.count - 4)
+        // A bit flipped in a raw literal changes the content, not the structure.
+        var literal = Self.helloFrame
+        literal[12] ^= 0x01
+        guard case .checksumMismatch? = Self.error(literal) else { Issue.record("no checksum mismatch"); return }
+    }
+
+    @Test func everyTruncationOfASmallFrameIsAnError() throws {
+        for frame in [Self.helloFrame, Self.csvFrame, try Self.fixture("one-byte.zst"), try Self.fixture("empty.zst")] {
+            for length in 0 ..< frame.count {
+                #expect(Self.error(Array(frame.prefix(length))) != nil, "\(length) of \(frame.count) bytes")
+            }
+        }
+    }
+
+    @Test func everyFlippedBitOfASmallFrameDecodesOrFailsCleanly() throws {
+        for frame in [Self.helloFrame, Self.csvFrame] {
+            for bit in 0 ..< frame.count * 8 {
+                var changed = frame
+                changed[bit / 8] ^= 1 << (bit % 8)
+                if let error = Self.error(changed), let offset = error.offset {
+                    #expect(offset >= 0 && offset <= changed.count, "bit \(bit): \(error)")
+                }
+            }
+        }
+    }
+
+    @Test func aFrameNamingADictionaryIsRefused() throws {
+        let named: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x21, 0x2A, 0x03] + Self.blockHeader(last: true, type: 0, size: 3) + [1, 2, 3]
+        #expect(Self.error(named) == .dictionaryNotSupported(offset: 0, dictionaryID: 42))
+        #expect("\(Self.error(named)!)".contains("dictionary 42"))
+        let four: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x03, 0x00, 0x01, 0x02, 0x03, 0x04] + Self.blockHeader(last: true, type: 0, size: 0)
+        #expect(Self.error(four) == .dictionaryNotSupported(offset: 0, dictionaryID: 0x0403_0201))
+        // A dictionary ID of 0 names none.
+        let zero: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x21, 0x00, 0x03] + Self.blockHeader(last: true, type: 0, size: 3) + [1, 2, 3]
+        #expect(try Self.decode(zero) == [1, 2, 3])
+    }
+
+    @Test func aWindowPastTheCapIsRefused() throws {
+        // Window descriptor exponent 18: 1 << 28 bytes; exponent 17: exactly the cap.
+        let tooLarge: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 18 << 3] + Self.blockHeader(last: true, type: 0, size: 0)
+        #expect(Self.error(tooLarge) == .windowTooLarge(offset: 0, windowSize: 1 << 28, limit: Zstd.maximumWindowSize))
+        let atCap: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 17 << 3] + Self.blockHeader(last: true, type: 0, size: 0)
+        #expect(try Self.decode(atCap) == [])
+        let mantissa: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 17 << 3 | 1] + Self.blockHeader(last: true, type: 0, size: 0)
+        #expect(Self.error(mantissa) == .windowTooLarge(offset: 0, windowSize: (1 << 27) + (1 << 24), limit: Zstd.maximumWindowSize))
+    }
+
+    @Test func outputPastTheMaximumIsRefusedBeforeItIsWritten() throws {
+        let zeros = try Self.fixture("zeros-300000.zst") // no content size in its header
+        #expect(try Self.decode(zeros, maximum: 300_000).count == 300_000)
+        guard case .tooLarge(_, 299_999)? = Self.error(zeros, maximum: 299_999) else { Issue.record("not refused"); return }
+        guard case .tooLarge(_, 1000)? = Self.error(zeros, expected: 1000) else { Issue.record("not refused"); return }
+        #expect(Self.error(zeros, expected: 300_001) == .sizeMismatch(expected: 300_001, actual: 300_000))
+        // A frame that declares its size is refused at its header.
+        let quotes = try Self.fixture("quotes.19.zst")
+        #expect(Self.error(quotes, maximum: 1000) == .tooLarge(offset: 0, limit: 1000))
+        #expect(Self.error(quotes, expected: 1000) == .tooLarge(offset: 0, limit: 1000))
+        // Without a declared size: refused at the block that passes the limit (the second, at 10).
+        let blocks = Self.frame(contentSize: nil, blocks: [
+            Self.blockHeader(last: false, type: 1, size: 1000) + [1],
+            Self.blockHeader(last: true, type: 1, size: 1000) + [2],
+        ])
+        #expect(Self.error(blocks, maximum: 1500) == .tooLarge(offset: 10, limit: 1500))
+        #expect(try Self.decode(blocks, maximum: 2000).count == 2000)
+        let compressed = try Self.fixture("quotes.1-nocheck-nosize.zst")
+        guard case .tooLarge? = Self.error(compressed, maximum: 100_000) else { Issue.record("not refused"); return }
+    }
+
+    @Test func aDeclaredContentSizeMustMatch() throws {
+        let short = Self.frame(contentSize: 5, blocks: [Self.blockHeader(last: true, type: 0, size: 3) + [1, 2, 3]])
+        #expect(Self.error(short) == .contentSizeMismatch(offset: 0, declared: 5, actual: 3))
+        let exact = Self.frame(contentSize: 2, blocks: [Self.blockHeader(last: true, type: 0, size: 2) + [1, 2]])
+        #expect(try Self.decode(exact) == [1, 2])
+        let over = Self.frame(contentSize: 2, blocks: [
+            Self.blockHeader(last: false, type: 0, size: 2) + [1, 2], Self.blockHeader(last: true, type: 1, size: 2) + [3],
+        ])
+        #expect(Self.error(over) == .contentSizeMismatch(offset: 0, declared: 2, actual: 4))
+    }
+
+    @Test func malformedHeadersAndBlocksAreRefusedWithTheirOffset() throws {
+        #expect(Self.error([]) == .truncated(offset: 0, needed: 4))
+        #expect(Self.error([1, 2, 3, 4, 5]) == .malformed(offset: 0, detail: "not a Zstandard frame (magic number 0x4030201, expected 0xfd2fb528)"))
+        let reserved: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x08, 0x00] + Self.blockHeader(last: true, type: 0, size: 0)
+        #expect(Self.error(reserved) == .malformed(offset: 4, detail: "a frame header with the reserved bit set"))
+        let type3 = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 3, size: 0)])
+        #expect(Self.error(type3) == .malformed(offset: 6, detail: "a block of reserved type 3"))
+        // A 1 KiB window allows blocks of at most 1 KiB.
+        let big = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 1, size: 1025) + [0]])
+        guard case .malformed(6, _)? = Self.error(big) else { Issue.record("a block past the window accepted"); return }
+        // Treeless literals with no table before them.
+        let treeless = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: 4) + [0x03, 0x00, 0x00, 0x00]])
+        guard case .malformed(_, let detail)? = Self.error(treeless) else { Issue.record("treeless accepted"); return }
+        #expect(detail.contains("treeless"))
+        // Repeat mode with no table before it.
+        let repeatMode = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: 4) + [0x00, 0x01, 0xFC, 0x81]])
+        guard case .malformed(_, let repeatDetail)? = Self.error(repeatMode) else { Issue.record("repeat accepted"); return }
+        #expect(repeatDetail.contains("repeat mode"))
+    }
+
+    @Test func xxHash64MatchesKnownValues() {
+        #expect([UInt8]().withUnsafeBytes { XXHash64.hash($0) } == 0xEF46_DB37_51D8_E999)
+        #expect(Array("abc".utf8).withUnsafeBytes { XXHash64.hash($0) } == 0x44BC_2CF5_AD77_0999)
+    }
+}
