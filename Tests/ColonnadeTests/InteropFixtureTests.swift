@@ -5,9 +5,8 @@ import Testing
 
 /// Files written by pyarrow, Polars and DuckDB with their default and uncompressed settings
 /// (Tests/Fixtures/interop, made once by make_fixtures.py there) import with exactly the rows the
-/// script wrote (pyarrow's default Feather with LZ4_FRAME bodies too); files compressed with codecs
-/// Colonnade does not implement yet (zstd), or with columns it cannot map, fail with an error
-/// naming the codec or the column.
+/// script wrote (every codec but BROTLI and LZO: Snappy, GZIP, LZ4, ZSTD; LZ4_FRAME and ZSTD IPC
+/// bodies); BROTLI, and columns it cannot map, fail with an error naming the codec or the column.
 @Suite("Arrow IPC and Parquet files from pyarrow, Polars and DuckDB")
 struct InteropFixtureTests {
     static func path(_ name: String) -> String {
@@ -53,6 +52,9 @@ struct InteropFixtureTests {
         // DECIMAL on INT64 (prices to Float64 correctly rounded, DECIMAL(18,0) volume to Int64);
         // INT96 timestamps as the date (Spark's and Impala's).
         "pyarrow-decimal-int.parquet", "duckdb-decimal.parquet", "pyarrow-int96.parquet",
+        // ZSTD: Polars' default Parquet, pyarrow (v1 and v2 pages), DuckDB; Arrow IPC bodies.
+        "polars-default.parquet", "pyarrow-zstd.parquet", "pyarrow-zstd-v2pages.parquet", "duckdb-zstd.parquet",
+        "pyarrow-feather-zstd.arrow", "polars-zstd.arrow",
     ])
     func importsExactly(_ name: String) throws {
         let table = try InteropReader.read(path: Self.path(name))
@@ -75,10 +77,10 @@ struct InteropFixtureTests {
         }
     }
 
-    @Test("Polars' default Parquet (zstd) is refused with an error naming the codec and the column")
-    func zstdRefused() {
-        let file = Self.path("polars-default.parquet")
-        #expect(throws: InteropError.unsupportedCodec(file: file, codec: "ZSTD (Parquet column 'ticker')")) {
+    @Test("BROTLI is refused with an error naming the codec and the column")
+    func brotliRefused() {
+        let file = Self.path("pyarrow-brotli.parquet")
+        #expect(throws: InteropError.unsupportedCodec(file: file, codec: "BROTLI (Parquet column 'ticker')")) {
             try InteropReader.read(path: file)
         }
     }

@@ -254,9 +254,9 @@ struct ArrowIPCDecoder {
                 let codec = try c.uint8(ArrowIPCFormat.BodyCompression.codec)
                 // Method 0: each buffer compressed on its own (the only method Arrow defines).
                 let method = try c.uint8(ArrowIPCFormat.BodyCompression.method)
-                guard codec == 0, method == 0 else {
-                    throw .unsupportedCodec(file: decoder.file, codec: codec == 1 ? "ZSTD (Arrow IPC body compression)"
-                        : codec == 0 ? "LZ4_FRAME with body compression method \(method)" : "Arrow codec #\(codec)")
+                guard codec <= 1, method == 0 else {
+                    throw .unsupportedCodec(file: decoder.file, codec: codec <= 1 ? "\(codec == 0 ? "LZ4_FRAME" : "ZSTD") with body compression method \(method)"
+                        : "Arrow codec #\(codec)")
                 }
                 self.codec = codec
             }
@@ -297,13 +297,16 @@ struct ArrowIPCDecoder {
                 return raw
             }
             // A compressed buffer: its uncompressed length (little-endian Int64; −1: the bytes
-            // that follow are not compressed), then one LZ4 frame.
+            // that follow are not compressed), then one LZ4 or ZSTD frame.
             guard len >= 8 else { throw .truncated(file: decoder.file, offset: start, needed: 8) }
             let declared = Int64(littleEndian: raw.loadUnaligned(as: Int64.self))
             let frame = UnsafeRawBufferPointer(rebasing: raw[8...])
             let out: UnsafeRawBufferPointer
             if declared == -1 {
                 out = frame
+            } else if codec == 1 {
+                out = decompressed.keep(try ParquetDecoder.zstd(frame, length: declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max,
+                                                                file: decoder.file, offset: start + 8))
             } else {
                 guard declared >= 0, declared <= Int64(LZ4.maximumExpansion(frame.count)) else {
                     throw decoder.bad(start, "Arrow buffer of \(frame.count) LZ4 bytes says it holds \(declared)")

@@ -273,10 +273,10 @@ struct ParquetDecoder {
                           detail: "in the \(compressed ? codecName + "-compressed " : "")page of '\(column)' (\(page.count) bytes), at \(where_): \(detail)")
     }
 
-    /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), LZ4_RAW.
-    static let readableCodecs: Set<Int32> = [0, 1, 2, 5, 7]
+    /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), ZSTD, LZ4_RAW.
+    static let readableCodecs: Set<Int32> = [0, 1, 2, 5, 6, 7]
     /// How the codecs' own errors begin (their offsets are file offsets).
-    static let codecPrefixes = ["Snappy", "LZ4", "gzip"]
+    static let codecPrefixes = ["Snappy", "LZ4", "gzip", "ZSTD"]
 
     func decompress(_ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int) throws(InteropError) -> [UInt8] {
         switch codec {
@@ -285,6 +285,8 @@ struct ParquetDecoder {
             return Array(body)
         case 1:
             return try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length)
+        case 6:
+            return try Self.zstd(body, length: length, file: file, offset: offset)
         default:
             do throws(CodecError) {
                 switch codec {
@@ -295,6 +297,19 @@ struct ParquetDecoder {
             } catch {
                 throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: error.description)
             }
+        }
+    }
+
+    /// A ZSTD page or buffer of `length` bytes: the length is checked against the most the
+    /// format can expand (a 3-byte RLE block header per 128 KiB) before it is allocated.
+    static func zstd(_ body: UnsafeRawBufferPointer, length: Int, file: String, offset: Int) throws(InteropError) -> [UInt8] {
+        guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+            throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
+        }
+        do throws(ZstdError) {
+            return try Zstd.decompress(body, maximumOutputSize: length, expectedSize: length)
+        } catch {
+            throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
         }
     }
 

@@ -123,9 +123,8 @@ extension InteropError: CLIReportableError {
     var hint: String? {
         switch self {
         case .unsupportedCodec:
-            "re-export it uncompressed or with Snappy: pyarrow.parquet.write_table(t, p, compression='snappy'), "
-                + "pyarrow.feather.write_feather(t, p, compression='uncompressed'), Polars df.write_parquet(p, compression='uncompressed'), "
-                + "DuckDB COPY t TO 'p' (FORMAT parquet, COMPRESSION uncompressed)"
+            "re-export it with zstd (or snappy, gzip, lz4): pyarrow.parquet.write_table(t, p, compression='zstd'), "
+                + "Polars df.write_parquet(p) (zstd is its default), DuckDB COPY t TO 'p' (FORMAT parquet, COMPRESSION zstd)"
         case .missingColumn:
             "a table needs a ticker (or symbol) column and a date column; name single-ticker files with --ticker"
         case .truncated, .malformed:

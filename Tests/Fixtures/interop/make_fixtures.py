@@ -126,6 +126,14 @@ def codec_fixtures():
                 f"TO '{path('duckdb-decimal.parquet')}' (FORMAT parquet)")
     ts = arrow_table("timestamp")
     pq.write_table(ts, path("pyarrow-int96.parquet"), use_deprecated_int96_timestamps=True)
+    # ZSTD (Polars' default Parquet codec; also DuckDB's, pyarrow's and Arrow IPC bodies), and
+    # BROTLI, which Colonnade refuses naming it.
+    pq.write_table(t, path("pyarrow-zstd.parquet"), compression="zstd")
+    pq.write_table(t, path("pyarrow-zstd-v2pages.parquet"), compression="zstd", data_page_version="2.0")
+    pq.write_table(t, path("pyarrow-brotli.parquet"), compression="brotli")
+    feather.write_feather(t, path("pyarrow-feather-zstd.arrow"), compression="zstd")
+    df.write_ipc(path("polars-zstd.arrow"), compression="zstd")
+    con.execute(f"COPY (SELECT * FROM t) TO '{path('duckdb-zstd.parquet')}' (FORMAT parquet, COMPRESSION zstd)")
     print("wrote codec fixtures with", f"pyarrow {pa.__version__}, Polars {pl.__version__}, DuckDB {duckdb.__version__}")
 
 
