@@ -178,6 +178,16 @@ enum SystemTool {
         #expect(throws: CodecError.self) { try early.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 10) } }
         let zero: [UInt8] = [0x14, 0x61, 0, 0, 0x00]
         #expect(throws: CodecError.self) { try zero.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 10) } }
+        // LZ4Gzip fuzz finding 13: a block that ends right after a match (no final literals) read
+        // its next token past the input; it is an error naming the end.
+        let endsInMatch: [UInt8] = [0x10, 0x61, 1, 0]  // 'a', then 4 more from 1 back, then nothing
+        #expect(throws: CodecError.truncated(codec: "LZ4", offset: 4, needed: 1)) {
+            try endsInMatch.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 5) }
+        }
+        let finding = try [UInt8](Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/lz4gzip-finding-13-block-ends-in-a-match")))
+        #expect(throws: CodecError.self) {
+            try finding.dropFirst(3).withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: (Int(finding[1]) | Int(finding[2]) << 8) * 16) }
+        }
         // An overlapping match repeats its pattern: 'a' then 9 more from 1 back, then 'b'.
         let run: [UInt8] = [0x15, 0x61, 1, 0, 0x10, 0x62]
         #expect(try run.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 11) } == Array("aaaaaaaaaab".utf8))

@@ -36,6 +36,9 @@ public enum LZ4 {
         let end = input.count
         var i = 0, o = start
         while true {
+            // A block ends with literals: one that ends right after a match is cut short
+            // (LZ4Gzip fuzz finding 13: the next token was read past the input).
+            guard i < end else { throw .truncated(codec: name, offset: inputOffset + i, needed: 1) }
             let token = src[i]
             i += 1
             // Literals.
