@@ -59,6 +59,24 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["s.snapshot", "s.snapshot.lock"])
     }
 
+    /// A released lock is free at once even when another descriptor still refers to its open
+    /// file description — as a child forked by this process (another test's, or a transfer
+    /// process) holds one until its exec closes it. The duplicate here stands for that child: a
+    /// release that only closed its own descriptor left the lock held (a full test run saw an
+    /// import wait for "another process" on a snapshot nobody else wrote).
+    @Test func aReleasedLockIsFreeWhileACopyOfItsDescriptorLivesOn() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("s.snapshot")
+        let lock = try SnapshotLock(snapshotAt: path)
+        let copy = dup(lock.descriptor)
+        #expect(copy >= 0)
+        defer { close(copy) }
+        lock.release()
+        let again = try SnapshotLock(snapshotAt: path, wait: false)
+        again.release()
+    }
+
     @Test func aSecondWriterWaitsForTheHolderAndIsToldItsPID() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }

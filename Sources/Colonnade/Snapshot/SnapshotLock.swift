@@ -23,7 +23,7 @@ public final class SnapshotLock {
     public let snapshotPath: String
     /// The lock file: the snapshot's resolved path with `.lock` appended.
     public let lockPath: String
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
 
     /// Takes the lock for the snapshot at `path` (which need not exist yet).
     ///
@@ -83,6 +83,11 @@ public final class SnapshotLock {
     public func release() {
         guard descriptor >= 0 else { return }
         _ = ftruncate(descriptor, 0)
+        // Unlocked explicitly before the close: the lock belongs to the open file description,
+        // which a child forked meanwhile (by this process, before its exec closes the
+        // close-on-exec descriptor) also holds; closing ours alone would leave it locked until
+        // that child's exec, and a writer right after this one would wait for it.
+        _ = flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }
