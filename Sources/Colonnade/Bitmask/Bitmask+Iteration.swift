@@ -27,6 +27,18 @@ extension Bitmask {
     }
 
     /// Whether no row is set.
+    /// The first row in `0 ..< count` whose bit is clear, or nil when every row is set.
+    /// - Complexity: O(count / 64).
+    public var firstClearRow: Int? {
+        withUnsafeWords { w in
+            for (i, word) in w.enumerated() where ~word != 0 {
+                let row = i * 64 + (~word).trailingZeroBitCount
+                return row < count ? row : nil
+            }
+            return nil
+        }
+    }
+
     public var isEmpty: Bool { withUnsafeWords { w in !w.contains { $0 != 0 } } }
 
     /// The set rows in ascending order.

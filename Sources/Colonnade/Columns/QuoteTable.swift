@@ -71,10 +71,7 @@ public struct QuoteTable: Sendable {
         if next != dates.count {
             throw .inconsistentIndex(ticker: tickers.last?.symbol ?? "(none)", detail: "index covers \(next) rows of \(dates.count)")
         }
-        if let validity = dates.validity, validity.nonzeroBitCount != dates.count {
-            let row = validity.withUnsafeWords { words in
-                words.enumerated().first { ~$0.element != 0 }.map { $0.offset * 64 + (~$0.element).trailingZeroBitCount } ?? 0
-            }
+        if let row = dates.validity?.firstClearRow {
             throw .nullDate(ticker: tickers.last { $0.firstRow <= row && $0.rowCount > 0 }?.symbol ?? "(none)", row: row)
         }
         if checkDates {
@@ -113,14 +110,10 @@ public struct QuoteTable: Sendable {
         return dates.withUnsafeBufferPointer { d in
             for t in tickers where t.rowCount > 0 {
                 let last = t.firstRow + t.rowCount - 1
-                if everyRow {
-                    for r in t.firstRow ... last where !range.contains(d[r]) {
-                        return .dateOutOfRange(ticker: t.symbol, row: r, day: d[r])
-                    }
-                } else {
-                    for r in [t.firstRow, last] where !range.contains(d[r]) {
-                        return .dateOutOfRange(ticker: t.symbol, row: r, day: d[r])
-                    }
+                // Every row, or the first and the last (a stride of `last − first` from the first).
+                for r in stride(from: t.firstRow, through: last, by: everyRow ? 1 : Swift.max(1, last - t.firstRow))
+                where !range.contains(d[r]) {
+                    return .dateOutOfRange(ticker: t.symbol, row: r, day: d[r])
                 }
             }
             return nil

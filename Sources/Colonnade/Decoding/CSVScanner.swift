@@ -70,17 +70,18 @@ package struct CSVScanner {
     /// a range that long (the caller refuses it without the rest being read).
     package func field(at p: Int, maximumLength: Int = .max) throws(DecodeError) -> (Int, Int, Int) {
         let base = input.base, end = input.count
-        let cap = maximumLength == .max ? end : Swift.min(end, p + 2 + maximumLength)
+        // The scan stops at `stop` (one byte past the longest contents allowed, or the end).
+        let stop = maximumLength >= end - p ? end : p + 2 + maximumLength
         if p < end && base[p] == UInt8(ascii: "\"") {
             var q = p + 1
-            while q < end {
-                if q >= cap { return (p + 1, q, q) }
+            while q < stop {
                 if base[q] == UInt8(ascii: "\"") {
                     if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") { q += 2; continue }
                     break
                 }
                 q += 1
             }
+            if q >= stop && stop < end { return (p + 1, q, q) }  // too long: the caller refuses it
             guard q < end else { throw .truncated(input.position(end), expected: "'\"' closing the field that starts at byte \(p)") }
             let after = q + 1
             if after < end && !Self.isFieldEnd(base[after]) {
@@ -89,10 +90,7 @@ package struct CSVScanner {
             return (p + 1, q, after)
         }
         var q = p
-        while q < end && !Self.isFieldEnd(base[q]) {
-            q += 1
-            if q >= cap && q < end { return (p, q, q) }
-        }
+        while q < stop && !Self.isFieldEnd(base[q]) { q += 1 }
         return (p, q, q)
     }
 

@@ -54,8 +54,9 @@ struct ArrowIPCDecoder {
     var valueChunks: [Int: [AnyColumn]] = [:]
     /// Refuse columns that are not quotes instead of skipping them.
     var strict = false
-    /// Fields that are not quotes, skipped (flat ones only: their buffers are passed over).
-    var skippedFields: Set<Int> = []
+    /// Fields that are not quotes, skipped, with their buffer count (flat ones only: their
+    /// buffers are passed over).
+    var skippedFields: [Int: Int] = [:]
     var skipped: [InteropSkippedColumn] = []
     var metadata: [String: String] = [:]
     var info: InteropTableInfo?
@@ -201,11 +202,11 @@ struct ArrowIPCDecoder {
                 let type = "type \(f.typeDescription), which is not a ticker, a date or a number"
                 // Flat columns that are not quotes are skipped with a note; nested Arrow columns
                 // (lists, structs) are not walked yet, so they are refused.
-                guard !strict, f.childCount == 0, ArrowIPCDecoder.bufferCount(f) != nil else {
+                guard !strict, f.childCount == 0, let buffers = ArrowIPCDecoder.bufferCount(f) else {
                     throw .unsupportedColumn(file: file, column: f.name, type: f.childCount == 0 || strict ? type
                         : "type \(f.typeDescription), a nested column (Colonnade skips flat columns that are not quotes, not nested ones yet)")
                 }
-                skippedFields.insert(i)
+                skippedFields[i] = buffers
                 skipped.append(InteropSkippedColumn(file: file, column: f.name, type: type))
             }
         }
@@ -418,7 +419,7 @@ struct ArrowIPCDecoder {
             throw bad(m.bodyStart, "Arrow dictionary \(id) belongs to no field")
         }
         // A skipped column's dictionary is not read.
-        if skippedFields.contains(index) { return }
+        if skippedFields[index] != nil { return }
         let field = fields[index]
         var cursor = try BatchCursor(self, m, batch)
         let (_, nulls) = try cursor.nextNode()
@@ -481,9 +482,7 @@ struct ArrowIPCDecoder {
                     chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: perDay,
                                                                   file: file, column: field.name, row: base + r)
                 }
-            } else if skippedFields.contains(i) {
-                // Safe: bufferCount is non-nil for every skipped field (checked with the schema).
-                let count = ArrowIPCDecoder.bufferCount(field)!
+            } else if let count = skippedFields[i] {
                 for _ in 0 ..< count + (count == 2 && field.isView ? try cursor.nextVariadicCount() : 0) { try cursor.skipBuffer() }
             } else {
                 let validity = try cursor.validity(nulls: nulls)

@@ -371,19 +371,18 @@ struct ParquetDecoder {
         var values = values
         var transcoded: UnsafeMutableRawBufferPointer?
         defer { transcoded?.deallocate() }
-        switch encoding {
-        case ParquetFormat.Encoding.plain.rawValue:
+        switch ParquetFormat.Encoding(rawValue: encoding) {
+        case .plain?:
             break
-        case ParquetFormat.Encoding.deltaBinaryPacked.rawValue, ParquetFormat.Encoding.deltaLengthByteArray.rawValue,
-             ParquetFormat.Encoding.deltaByteArray.rawValue, ParquetFormat.Encoding.byteStreamSplit.rawValue:
+        case let split? where [.deltaBinaryPacked, .deltaLengthByteArray, .deltaByteArray, .byteStreamSplit].contains(split):
             let width = leaf.width  // FIXED_LEN_BYTE_ARRAY columns are not read yet
-            let plain = try ParquetEncodings.plain(values, encoding: ParquetFormat.Encoding(rawValue: encoding)!, physical: leaf.physical,
+            let plain = try ParquetEncodings.plain(values, encoding: split, physical: leaf.physical,
                                                    width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, plain.count), alignment: 8)
             plain.withUnsafeBytes { if $0.count > 0 { buffer.copyMemory(from: $0) } }
             transcoded = buffer
             values = UnsafeRawBufferPointer(rebasing: buffer[0 ..< plain.count])
-        case ParquetFormat.Encoding.plainDictionary.rawValue, ParquetFormat.Encoding.rleDictionary.rawValue:
+        case .plainDictionary?, .rleDictionary?:
             guard dictionary != nil else { throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page") }
             guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
             var out = [UInt32](repeating: 0, count: k)

@@ -468,13 +468,7 @@ struct SnapshotReader {
     /// (SNAPSHOT_FORMAT.md, Column payloads). Without it, a null date would read as 1970-01-01.
     /// - Complexity: O(n / 64) when the column has a bitmap (Colonnade never writes one), else O(1).
     func nullDateProblem(_ dates: Column<Int32>) -> SnapshotProblem? {
-        guard let validity = dates.validity, validity.nonzeroBitCount != dates.count else { return nil }
-        let row = validity.withUnsafeWords { words -> Int in
-            for (w, word) in words.enumerated() where ~word != 0 {
-                return min(w * 64 + (~word).trailingZeroBitCount, dates.count - 1)
-            }
-            return dates.count - 1
-        }
+        guard let row = dates.validity?.firstClearRow else { return nil }
         let ticker = footer.tickers.last { $0.firstRow <= row }?.symbol
         return SnapshotProblem(section: "payload", column: "date.validity", ticker: ticker, row: row,
                                error: .inconsistentData(file: path, section: "payload",

@@ -5,31 +5,41 @@ import Synchronization
 /// One self-rewriting line on standard error while a long piece of work runs, drawn from
 /// counters the work advances: `exporting 1,234,567 of 2,500,000 rows · 120 MB · 85 MB/s ·
 /// 1.4 s`. Nothing is shown for work that ends within the delay (a second), nor when standard
-/// error is not a terminal; the line is erased when the work ends. (`import` has its own,
-/// `ImportProgressLine`, counting files.)
+/// error is not a terminal; the line is erased when the work ends. (`import` draws its own text,
+/// counting files, through ``ImportProgressLine``.)
 final class ProgressLine: @unchecked Sendable {
     // Safe: `shown` is touched only on `queue` and, after the timer is cancelled, in `finish`
     // through `queue.sync`; the counters are atomic.
     private let rows = Atomic<Int>(0)
     private let bytes = Atomic<Int>(0)
-    private let verb: String
-    private let total: Int?
     private let writer: any OutputWriter
     private let start = ContinuousClock.now
     private let queue = DispatchQueue(label: "colonnade.progress")
     private let timer: DispatchSourceTimer?
     private var shown = false
+    /// The line's text from the elapsed seconds (without the leading erase).
+    private var text: (Double) -> String = { _ in "" }
 
     /// - Parameters:
     ///   - verb: what is happening (`exporting`).
     ///   - total: the rows the work will do, when known.
     ///   - enabled: whether to draw at all (standard error is a terminal).
     ///   - delay: how long the work runs before the first line (see ``ImportProgressLine/delay(environment:)``).
-    init(_ verb: String, total: Int?, enabled: Bool, writer: any OutputWriter, delay: Duration) {
-        self.verb = verb
-        self.total = total
+    convenience init(_ verb: String, total: Int?, enabled: Bool, writer: any OutputWriter, delay: Duration) {
+        self.init(enabled: enabled, writer: writer, delay: delay) { line, seconds in
+            let done = line.rows.load(ordering: .relaxed), written = line.bytes.load(ordering: .relaxed)
+            let rate = seconds > 0 ? Double(written) / seconds / 1e6 : 0
+            let of = total.map { " of \($0.groupedText)" } ?? ""
+            return "\(verb) \(done.groupedText)\(of) rows · \(Int(Double(written) / 1e6)) MB · "
+                + "\(Int(rate)) MB/s · \(String(format: "%.1f", seconds)) s"
+        }
+    }
+
+    /// A line whose text `text(self, elapsed seconds)` gives, drawn every 250 ms after `delay`.
+    init(enabled: Bool, writer: any OutputWriter, delay: Duration, text: @escaping (ProgressLine, Double) -> String) {
         self.writer = writer
         timer = enabled ? DispatchSource.makeTimerSource(queue: queue) : nil
+        self.text = { [unowned self] seconds in text(self, seconds) }
         guard let timer else { return }
         let (seconds, attoseconds) = delay.components
         let nanoseconds = max(0, Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
@@ -48,13 +58,9 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     private func draw() {
-        let done = rows.load(ordering: .relaxed), written = bytes.load(ordering: .relaxed)
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = seconds > 0 ? Double(written) / seconds / 1e6 : 0
-        let of = total.map { " of \($0.groupedText)" } ?? ""
-        try? writer.write("\r\u{1B}[K\(verb) \(done.groupedText)\(of) rows · \(Int(Double(written) / 1e6)) MB · "
-            + "\(Int(rate)) MB/s · \(String(format: "%.1f", seconds)) s")
+        try? writer.write("\r\u{1B}[K" + text(seconds))
         try? writer.flush()
         shown = true
     }
