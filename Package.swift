@@ -32,30 +32,35 @@ let package = Package(
         .library(name: "Colonnade", targets: ["Colonnade"]),
         .library(name: "DataLinkFormat", targets: ["DataLinkFormat"]),
         .library(name: "DataLink", targets: ["DataLink"]),
+        .library(name: "ColonnadeIngest", targets: ["ColonnadeIngest"]),
         .executable(name: "colonnade", targets: ["colonnade"]),
         .executable(name: "colonnade-bench", targets: ["ColonnadeBenchmarks"]),
     ],
     targets: [
         // MARK: Implementation
-        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeCLI ← colonnade.
+        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeIngest ← ColonnadeCLI ← colonnade.
         // See docs/ARCHITECTURE.md.
         //
         // The engine: columns, bitmasks, kernels, queries, snapshots, number and date parsing, the
         // JSON/CSV byte scanners, the generator. Knows nothing of Nasdaq Data Link.
         .target(name: "Colonnade", swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) response shapes → tables: dataset, dataset_data, datatables,
-        // error bodies, cursors, ticker codes; the generator's response files; importing files.
+        // error bodies, cursors, ticker codes; the generator's response files.
         .target(name: "DataLinkFormat", dependencies: ["Colonnade"], swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
         .target(name: "DataLink", dependencies: ["Colonnade", "DataLinkFormat"]),
+        // Getting data in: every way quotes come in (files, directories, zips, standard input,
+        // Arrow/Parquet, fetch with datasets, tables, bulk and --update) and every write policy
+        // (the fast path, the lock, upsert, save); progress through callbacks, never printing.
+        .target(name: "ColonnadeIngest", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"], swiftSettings: engineSettings),
         // Argument parsing and the commands, as a library so tests can call them.
-        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"]),
+        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink", "ColonnadeIngest"]),
         .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
 
         // MARK: Benchmarks
         .executableTarget(
             name: "ColonnadeBenchmarks",
-            dependencies: ["Colonnade", "DataLinkFormat"],
+            dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeIngest"],
             path: "Benchmarks/ColonnadeBenchmarks",
             swiftSettings: engineSettings
         ),
@@ -64,9 +69,13 @@ let package = Package(
         // Seeded data, obviously-correct references, fixture lookup, a loopback HTTP server.
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
-        .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "ColonnadeTestSupport"]),
+        // Reference readers and decoding helpers shared by the format's and the ingest layer's tests.
+        .target(name: "DecodingTestSupport", dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeTestSupport"],
+                path: "Tests/DecodingTestSupport"),
+        .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "DecodingTestSupport"]),
+        .testTarget(name: "ColonnadeIngestTests", dependencies: ["ColonnadeIngest", "DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
-        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
+        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "ColonnadeTestSupport"]),
         // A child process for the snapshot crash test: saves to one path in a loop until killed.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),
     ]

@@ -1,4 +1,5 @@
 import Colonnade
+import ColonnadeIngest
 import DataLinkFormat
 import Foundation
 #if canImport(Glibc)

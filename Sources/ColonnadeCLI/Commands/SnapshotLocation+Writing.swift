@@ -14,20 +14,6 @@ extension SnapshotLocation {
         }
     }
 
-    /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:wait:context:)``), load or
-    /// start empty, `body`, save, unlock.
-    @discardableResult
-    static func update(_ path: String, wait: Bool, context: CommandContext,
-                       _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
-        try requireWritableDirectory(of: path)
-        return try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
-            context.note(waitingNote(path: path, holder: holder))
-        }) { table in
-            try holdForTest(context)
-            try body(&table)
-        }
-    }
-
     /// Refuses a snapshot whose directory this process may not create files in (the lock file
     /// and the replacement go beside it), saying so, before anything is decoded or downloaded.
     static func requireWritableDirectory(of path: String) throws {
@@ -44,12 +30,14 @@ extension SnapshotLocation {
 
     /// Hidden, for tests of the lock (`COLONNADE_TEST_HOLD_LOCK=PREFIX`): once the snapshot is
     /// locked and loaded, create `PREFIX.held` and wait until `PREFIX.release` exists, so a test
-    /// can start a second writer while this one holds the lock.
-    static func holdForTest(_ context: CommandContext) throws {
-        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return }
-        _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
-        while !FileManager.default.fileExists(atPath: prefix + ".release") {
-            usleep(5_000)
+    /// can start a second writer while this one holds the lock. nil when not asked for.
+    static func testHold(_ context: CommandContext) -> (@Sendable () throws -> Void)? {
+        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return nil }
+        return {
+            _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
+            while !FileManager.default.fileExists(atPath: prefix + ".release") {
+                usleep(5_000)
+            }
         }
     }
 }
