@@ -169,8 +169,8 @@ extension QuoteImporter {
         while j < count && ByteInput.isBlank(base[j]) { j += 1 }
         if j < count && base[j] == UInt8(ascii: "]") { return 0 }
         // Brackets counted a block of 4096 bytes at a time, by a branch-free loop the compiler
-        // vectorizes (37 GB/s in cache on this machine, where `SIMD32` masks with `any` ran at
-        // memory speed's fraction); the block holding the first `]]` is counted again up to it.
+        // vectorizes (faster than `SIMD32` masks with `any`: docs/MEASUREMENTS.md, *Counting
+        // brackets*); the block holding the first `]]` is counted again up to it.
         var rows = 0
         var from = open + 1
         while from < count - 1 {

@@ -159,8 +159,7 @@ public enum QuoteImporter {
 
     /// Files from this size are mapped by `withContents` rather than read: a mapping costs a
     /// few system calls and a fault per 16 pages, a reused read buffer nothing, so small files
-    /// (a response of a few hundred kB) are read. (Mapping from 64 KiB on, the medium import's
-    /// 1,000 JSON files of 545 kB took 46,000 page faults instead of 14,000 and no less time.)
+    /// (a response of a few hundred kB) are read (docs/MEASUREMENTS.md, *Mapping large inputs*).
     package static let mappedReadSize = 8 << 20
 
     /// `withContents(ofFile:threads:_:)` with the mapping threshold given (tests make it small).
