@@ -93,7 +93,7 @@ extension QuoteImporter {
         var table = table
         if let dateColumnName { table.dateColumnName = dateColumnName }
         if try draft.commit(table, durable: durable, threads: threads) { return (table, true) }
-        try table.save(to: snapshot, durable: durable)
+        try table.save(to: snapshot, durable: durable, threads: threads)
         return (table, false)
     }
 

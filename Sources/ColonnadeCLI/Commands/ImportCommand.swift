@@ -36,7 +36,7 @@ struct ImportCommand: Command {
             return ExitStatus.success
         }
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
-        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in
+        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], threads: threads, context: context) { table in
             table.upsert(contentsOf: [incoming], threads: threads)
         }
         try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)

@@ -15,12 +15,12 @@ extension SnapshotLocation {
     }
 
     /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:wait:context:)``), load or
-    /// start empty, `body`, save, unlock.
+    /// start empty, `body`, save (on at most `threads` threads), unlock.
     @discardableResult
-    static func update(_ path: String, wait: Bool, context: CommandContext,
+    static func update(_ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
                        _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
-        return try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
+        return try QuoteTable.update(at: path, wait: wait, threads: threads, whileWaiting: { holder in
             context.note(waitingNote(path: path, holder: holder))
         }) { table in
             try holdForTest(context)
