@@ -94,7 +94,7 @@ extension QuoteImporter {
         var table = table
         if let dateColumnName { table.dateColumnName = dateColumnName }
         if try draft.commit(table, durable: durable, threads: threads) { return (table, true) }
-        try table.save(to: snapshot, durable: durable)
+        try table.save(to: snapshot, durable: durable, threads: threads)
         return (table, false)
     }
 
@@ -147,12 +147,17 @@ extension QuoteImporter {
         var i = 0
         while i < count && (ByteInput.isBlank(base[i]) || base[i] == 0xEF || base[i] == 0xBB || base[i] == 0xBF) { i += 1 }
         guard i < count, base[i] == UInt8(ascii: "{") else { return countCSVDataRows(bytes, largeCSV: largeCSV) }
-        // The key `"data"` followed by `:` and `[`.
+        // The key `"data"` followed by `:` and `[`. JSON text holds no byte below 0x20 but the
+        // blanks (RFC 8259 §7: strings escape them), so the first such byte ends the count (nil:
+        // the decoder then refuses it at its byte): garbage, such as a file of zeros, is not
+        // passed over to its end before the decoder sees it.
         let key: [UInt8] = Array("\"data\"".utf8)
         var open = -1
         while open < 0 {
-            guard let q = memchr(base + i, Int32(UInt8(ascii: "\"")), count - i) else { return nil }
-            i = UnsafeRawPointer(q) - UnsafeRawPointer(base)
+            while i < count && base[i] != UInt8(ascii: "\"") {
+                if base[i] < 0x20 && !ByteInput.isBlank(base[i]) { return nil }
+                i += 1
+            }
             guard i + key.count <= count else { return nil }
             if memcmp(base + i, key, key.count) == 0 && (i == 0 || base[i - 1] != UInt8(ascii: "\\")) {
                 var j = i + key.count
@@ -175,7 +180,8 @@ extension QuoteImporter {
         var from = open + 1
         while from < count - 1 {
             let to = Swift.min(from + 4096, count - 1)
-            let (opens, ends) = bracketsAndEnds(base, from, to)
+            let (opens, ends, control) = bracketsAndEnds(base, from, to)
+            if control { return nil }
             if !ends {
                 rows += opens
                 from = to
@@ -191,17 +197,19 @@ extension QuoteImporter {
     }
 }
 
-/// The `[` bytes in `from ..< to` (at most 65,535 of them), and whether a `]]` starts there
-/// (`base[to]` is read).
+/// The `[` bytes in `from ..< to` (at most 65,535 of them), whether a `]]` starts there
+/// (`base[to]` is read), and whether a byte below 0x20 other than TAB, LF and CR (never in JSON
+/// text) is there.
 @inline(never)
-private func bracketsAndEnds(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Bool) {
-    var opens: UInt16 = 0, ends: UInt8 = 0
+private func bracketsAndEnds(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Bool, Bool) {
+    var opens: UInt16 = 0, ends: UInt8 = 0, control: UInt8 = 0
     for k in from ..< to {
         let b = base[k], next = base[k + 1]
         opens &+= b == UInt8(ascii: "[") ? 1 : 0
         ends |= (b == UInt8(ascii: "]") ? 1 : 0) & (next == UInt8(ascii: "]") ? 1 : 0)
+        control |= (b < 0x20 ? 1 : 0) & (b != 0x09 ? 1 : 0) & (b != 0x0A ? 1 : 0) & (b != 0x0D ? 1 : 0)
     }
-    return (Int(opens), ends != 0)
+    return (Int(opens), ends != 0, control != 0)
 }
 
 /// One worker's buffer for counting rows: the file is read into it whole. A file too large for

@@ -79,7 +79,7 @@ extension QuoteStore {
         }
         // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
         let waiting = options.waitingForLock
-        try QuoteTable.update(at: path, wait: options.waitForLock, whileWaiting: { holder in waiting?(holder) }) { table in
+        try QuoteTable.update(at: path, wait: options.waitForLock, threads: options.threads, whileWaiting: { holder in waiting?(holder) }) { table in
             try options.whileLocked?()
             table.upsert(contentsOf: [incoming], threads: options.threads)
         }
