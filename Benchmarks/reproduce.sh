@@ -32,5 +32,10 @@ COLONNADE_COMMIT="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sou
     --json "$root/docs/bench/colonnade-bench.json"
 if [ "$peers" = 1 ]; then
     "$here/peers/run.sh" --size "$size" --repeat "$repeat" --json "$root/docs/bench/peers.json"
+    # Issue 32: Colonnade's decode of Polars', pandas' and DuckDB's default files beside Polars and
+    # DuckDB reading them (peers/interop_read.py, run by the suite), and ZSTD/LZ4 beside the tools.
+    COLONNADE_PEERS_PYTHON="$here/peers/.venv/bin/python" \
+        "$(swift build -c release --show-bin-path)/colonnade-bench" --suite interop-read,codecs --size "$size" \
+        --json "$root/docs/bench/interop-read.json"
 fi
 python3 "$here/report.py"

@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,interop-read,codecs,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -55,8 +55,8 @@ while !args.isEmpty {
         for item in list {
             switch item {
             case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, all)")
+            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "interop-read", "codecs": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, interop-read, codecs, all)")
             }
         }
         options.suites = s
@@ -180,6 +180,14 @@ if options.suites.contains("import") {
 // plain save): no JSON or CSV inputs written, so it runs at large size in a few minutes.
 if options.suites.contains("import-update") && !options.suites.contains("import") {
     try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
+}
+
+if options.suites.contains("interop-read") {
+    try InteropReadSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+if options.suites.contains("codecs") {
+    try CodecSuite(recorder: recorder, directory: workDirectory).run()
 }
 
 machine.loadAverageEnd = MachineInfo.loadAverage()
