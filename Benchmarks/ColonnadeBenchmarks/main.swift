@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -55,8 +55,8 @@ while !args.isEmpty {
         for item in list {
             switch item {
             case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, all)")
+            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, all)")
             }
         }
         options.suites = s
@@ -202,10 +202,19 @@ suite("cli") {
     recorder.peaks["cli"] = peakResidentBytes()
 }
 
+suite("interop-read") {
+    try InteropReadSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+suite("codecs") {
+    try CodecSuite(recorder: recorder, directory: workDirectory).run()
+}
+
 // Last: it maps and frees 1 GiB, which a suite after it would find faster to refill.
 suite("firsttouch") {
     try FirstTouchSuite(recorder: recorder).run()
 }
+
 
 machine.loadAverageEnd = MachineInfo.loadAverage()
 print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))

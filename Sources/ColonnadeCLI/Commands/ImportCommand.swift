@@ -51,7 +51,13 @@ struct ImportCommand: Command {
 
     /// One note per file for the Arrow and Parquet columns left out (`--strict` refuses instead):
     /// `note: q.parquet: skipped 2 columns that are not numbers: exchange (type …), is_split_day (…)`.
-    static func noteSkipped(_ skipped: [InteropSkippedColumn], context: CommandContext) {
+    static func noteSkipped(_ notes: [InteropSkippedColumn], context: CommandContext) {
+        // A date column whose timestamps are not at midnight: one note, each row taken as its day.
+        for n in notes where n.kind == .timeOfDay {
+            context.note(TerminalText.escaped("\(n.file): column '\(n.column)' holds times of day other than midnight (first: \(n.type)); "
+                + "each row is taken as its day"))
+        }
+        let skipped = notes.filter { $0.kind == .notAQuote }
         var files: [String] = []
         for s in skipped where !files.contains(s.file) { files.append(s.file) }
         for file in files {
