@@ -5,6 +5,7 @@
 #
 # 1. colonnade-bench --suite all --size SIZE --json docs/bench/colonnade-bench.json (release build)
 # 2. Benchmarks/peers/run.sh --size SIZE --json docs/bench/peers.json (DuckDB, Polars, NumPy, SQLite)
+#    and Benchmarks/peers/lakehouse.sh --json docs/bench/lakehouse.json (zstd Parquet, Delta; Polars, DuckDB, delta-rs)
 # 3. python3 Benchmarks/report.py: docs/BENCHMARKS.md from those two files
 # Run it on a quiet machine: the figures are only as good as the machine was idle.
 set -euo pipefail
@@ -32,5 +33,7 @@ COLONNADE_COMMIT="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sou
     --json "$root/docs/bench/colonnade-bench.json"
 if [ "$peers" = 1 ]; then
     "$here/peers/run.sh" --size "$size" --repeat "$repeat" --json "$root/docs/bench/peers.json"
+    # zstd Parquet and Delta export beside Polars, DuckDB and delta-rs (issue 35).
+    "$here/peers/lakehouse.sh" --size "$size" --repeat "$repeat" --no-build --json "$root/docs/bench/lakehouse.json"
 fi
 python3 "$here/report.py"

@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -55,7 +55,7 @@ while !args.isEmpty {
         for item in list {
             switch item {
             case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update": s.insert(item)
+            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "lakehouse": s.insert(item)
             default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, all)")
             }
         }
@@ -160,6 +160,11 @@ if options.suites.contains("interop") {
     try InteropSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["interop"] = peakResidentBytes()
     print("peak memory (interop): \(Format.bytes(recorder.peaks["interop"]!))")
+}
+
+if options.suites.contains("lakehouse") {
+    // Issue 35: zstd Parquet and Delta export, one-day Delta append (Benchmarks/peers/lakehouse.py times the peers).
+    try LakehouseSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
 }
 
 if options.suites.contains("zip") {

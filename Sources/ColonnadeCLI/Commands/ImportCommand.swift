@@ -26,7 +26,8 @@ struct ImportCommand: Command {
             archiveOptions.threads = threads
             var skipped: [InteropSkippedColumn] = []
             incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: archiveOptions,
-                                          threads: threads, progress: progress.counters, strict: parsed[Options.strict], skipped: &skipped)
+                                          threads: threads, progress: progress.counters, strict: parsed[Options.strict],
+                                          deltaVersion: parsed[Options.deltaVersion], skipped: &skipped)
             Self.noteSkipped(skipped, context: context)
         }
         // Nothing to import (header-only files, an update's empty response): no ticker is added and
@@ -93,7 +94,7 @@ struct ImportCommand: Command {
     static func importAll(_ files: [String], ticker: String?,
                           archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                           threads: Int = 1, progress: ImportProgress? = nil,
-                          strict: Bool = false, skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
+                          strict: Bool = false, deltaVersion: Int? = nil, skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
         let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
         if special.isEmpty {
             return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
@@ -105,6 +106,9 @@ struct ImportCommand: Command {
                 try StandardInput.checkReadable()
                 parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
                                                             archiveOptions: archiveOptions, threads: threads))
+            } else if DeltaTable.isTable(file) {
+                // A Delta Lake table: its files come from its log, never from a listing.
+                parts.append(try DeltaTable.read(at: file, version: deltaVersion, ticker: ticker, strict: strict, skipped: &skipped))
             } else if InteropReader.handles(path: file) {
                 parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
             } else {
