@@ -17,6 +17,8 @@ public struct ImportOptions: Sendable {
     /// Refuse Arrow and Parquet files with columns that are not numbers, instead of leaving
     /// those columns out (``ImportResult/skippedColumns``).
     public var strict = false
+    /// For a Delta Lake table among the inputs, the version to read (its newest when nil).
+    public var deltaVersion: Int?
     /// Wait for another writer of the snapshot to finish (else fail with `SnapshotError.locked`).
     public var waitForLock = true
     /// Counters the decoding threads update as files finish, for a display on another thread.
@@ -71,7 +73,7 @@ extension QuoteStore {
         var skipped: [InteropSkippedColumn] = []
         let incoming = try Self.decodeAll(files, ticker: options.ticker, archiveOptions: options.archiveOptions,
                                           threads: options.threads, progress: options.progress, strict: options.strict,
-                                          skipped: &skipped)
+                                          deltaVersion: options.deltaVersion, skipped: &skipped)
         // Nothing to import (header-only files, an update's empty response): no ticker is added and
         // the snapshot is not rewritten.
         if incoming.rowCount == 0 {
@@ -117,7 +119,8 @@ extension QuoteStore {
     package static func decodeAll(_ files: [String], ticker: String?,
                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                                   threads: Int = 1, progress: ImportProgress? = nil,
-                                  strict: Bool = false, skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
+                                  strict: Bool = false, deltaVersion: Int? = nil,
+                                  skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
         let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
         if special.isEmpty {
             return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
@@ -129,6 +132,9 @@ extension QuoteStore {
                 try StandardInput.checkReadable()
                 parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
                                                             archiveOptions: archiveOptions, threads: threads))
+            } else if DeltaTable.isTable(file) {
+                // A Delta Lake table: its files come from its log, never from a listing.
+                parts.append(try DeltaTable.read(at: file, version: deltaVersion, ticker: ticker, strict: strict, skipped: &skipped))
             } else if InteropReader.handles(path: file) {
                 parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
             } else {

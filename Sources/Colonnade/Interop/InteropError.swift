@@ -76,8 +76,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
                 + rows.map(String.init).joined(separator: ", ")
                 + ") at different times of day; a table holds one row per ticker and day, so keep one per day before importing"
         case let .deltaTable(directory):
-            return "\(directory): a Delta Lake table (it holds _delta_log/), which Colonnade does not read yet: "
-                + "its files are the ones its log lists, not every file there"
+            return "\(directory): a Delta Lake table (it holds _delta_log/), read through its log (DeltaTable), "
+                + "not as a directory: its files are the ones its log lists, not every file there"
         case let .partitionMismatch(file, key, value, detail):
             return "\(file): the partition key \(key)=\(value) of its directory disagrees with its \(detail)"
         case let .archive(error):

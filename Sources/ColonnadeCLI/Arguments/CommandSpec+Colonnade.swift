@@ -73,10 +73,14 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC or Parquet.",
+        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
-            + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
-            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
+            + "parquet writes one file, or with --partition-by year|month a directory PATH/year=YYYY[/month=MM]/part-00000.parquet; "
+            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed. "
+            + "delta writes (or commits a new version to) a Delta Lake table in the directory --output: zstd Parquet data files "
+            + "and a _delta_log/ commit; into an existing table, --mode append adds the rows and --mode overwrite replaces "
+            + "the partitions they fall in (the whole table when it has no partitions), atomically. "
+            + "--compression: none, snappy, zstd or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
         options: ExportCommand.Options.all,
         constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
@@ -86,6 +90,9 @@ extension CommandSpec {
             "export --format arrow -o quotes.arrow",
             "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
             "export --format parquet --partition-by year -o quotes.parquet",
+            "export --format parquet --compression zstd:6 -o quotes.parquet",
+            "export --format delta --partition-by year -o quotes_delta",
+            "export --format delta --mode overwrite --from 2014-01-01 --to 2014-12-31 --partition-by year -o quotes_delta",
         ]
     )
 
@@ -368,38 +375,42 @@ extension ExportCommand {
             "output", short: "o", value: "FILE",
             abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet).")
         static let partitionBy = OptionKey<Partitioning?>.choice(
-            "partition-by", abstract: "parquet: write a directory with one partition per year (Hive layout).")
+            "partition-by", abstract: "parquet, delta: one partition per year or month (Hive layout year=YYYY/month=MM).")
         static let rowGroupRows = OptionKey.integer("row-group-rows", value: "N", minimum: 1, default: 1_048_576,
-                                                    abstract: "parquet: rows per row group.")
-        static let compression = OptionKey.choice("compression", default: Compression.none, abstract: "parquet: page compression.")
+                                                    abstract: "parquet, delta: rows per row group.")
+        static let compression = OptionKey.string(
+            "compression", value: "none|snappy|zstd[:LEVEL]|lz4",
+            abstract: "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd.")
+        static let mode = OptionKey<Mode?>.choice(
+            "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
             snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec,
-            partitionBy.spec, rowGroupRows.spec, compression.spec,
+            partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one.
         enum Format: String, CaseIterable, Sendable {
-            case csv, ndjson, arrow, arrows, parquet
+            case csv, ndjson, arrow, arrows, parquet, delta
 
             /// The row-by-row format, `nil` for the columnar ones.
             var textFormat: OutputFormat? {
                 switch self {
                 case .csv: .csv
                 case .ndjson: .ndjson
-                case .arrow, .arrows, .parquet: nil
+                case .arrow, .arrows, .parquet, .delta: nil
                 }
             }
         }
 
         /// `--partition-by`.
         enum Partitioning: String, CaseIterable, Sendable {
-            case year
+            case year, month
         }
 
-        /// `--compression`.
-        enum Compression: String, CaseIterable, Sendable {
-            case none, snappy
+        /// `--mode` (delta).
+        enum Mode: String, CaseIterable, Sendable {
+            case append, overwrite
         }
     }
 }
@@ -420,7 +431,12 @@ extension ImportCommand {
         static let strict = OptionKey.flag(
             "strict", abstract: "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note.")
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec]
+        static let deltaVersion = OptionKey.integer(
+            "delta-version", value: "N", minimum: 0,
+            abstract: "A Delta Lake table is read at version N (time travel) instead of its latest.")
+
+        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
+                                        deltaVersion.spec]
     }
 }
 

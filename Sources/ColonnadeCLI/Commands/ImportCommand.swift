@@ -20,6 +20,7 @@ struct ImportCommand: Command {
         options.threads = parsed[Options.threads] ?? QueryOptions.availableCores
         options.archiveLimits = Self.archiveLimits(parsed)
         options.strict = parsed[Options.strict]
+        options.deltaVersion = parsed[Options.deltaVersion]
         options.waitForLock = !parsed[Options.noWait]
         options.progress = progress.counters
         options.waitingForLock = context.waitingNoter(path: path)
