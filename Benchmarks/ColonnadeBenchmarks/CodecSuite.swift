@@ -25,10 +25,7 @@ struct CodecSuite {
         let csv = dir + "/quotes.csv"
         // About 50 MB of CSV: 400 tickers × 2,000 days.
         try QuoteGenerator.writeDatatableCSV(QuoteGenerator(tickers: 400, days: 2_000, seed: 32).makeTable(), to: csv)
-        guard ZipSuite.shell("'\(zstd)' -q -3 -f '\(csv)' -o '\(csv).zst' && '\(lz4)' -q -f '\(csv)' '\(csv).lz4'") != nil else {
-            print("codecs suite: compressing with the tools failed")
-            return
-        }
+        try Shell.run("'\(zstd)' -q -3 -f '\(csv)' -o '\(csv).zst' && '\(lz4)' -q -f '\(csv)' '\(csv).lz4'")
         let plain = try Data(contentsOf: URL(fileURLWithPath: csv))
         let runs = 9
         for (codec, tool, file) in [("ZSTD", zstd, csv + ".zst"), ("LZ4", lz4, csv + ".lz4")] {
@@ -50,10 +47,10 @@ struct CodecSuite {
                     }
                 }
             }
-            if let failure { print("codecs suite: our \(codec) decoder failed: \(failure)"); continue }
+            if let failure { throw BenchError("codecs suite: our \(codec) decoder failed: \(failure)") }
             // The tool's own figure: `-b -d` decompresses the file in memory for about 3 s (-i3)
             // and prints MB/s (10^6 bytes) of output, on one thread.
-            let report = ZipSuite.shell("'\(tool)' -b -d -i3 '\(file)' 2>&1") ?? ""
+            let report = try Shell.run("'\(tool)' -b -d -i3 '\(file)' 2>&1")
             let toolSpeed = Self.lastSpeed(in: report)
             let oursSpeed = Double(size) / ours.median / 1e6
             recorder.record(Measurement(suite: "codecs", name: "\(codec) decode \(String(format: "%.0f", Double(size) / 1e6)) MB CSV (Colonnade, in process)",

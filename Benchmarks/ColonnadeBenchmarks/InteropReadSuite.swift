@@ -55,10 +55,7 @@ struct InteropReadSuite {
         var reports: [Int: PeerReport] = [:]
         for threads in Set([1, QueryOptions.availableCores]).sorted() {
             let json = dir + "/peers-t\(threads).json"
-            guard ZipSuite.shell("'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null") != nil else {
-                print("interop-read suite: \(script) failed")
-                return
-            }
+            try Shell.run("'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null")
             reports[threads] = try JSONDecoder().decode(PeerReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         }
         guard let one = reports[1] else { return }
@@ -87,10 +84,12 @@ struct InteropReadSuite {
                                         note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
             if FileManager.default.isExecutableFile(atPath: colonnade) {
                 let snapshot = dir + "/q.snapshot"
+                var failure: Error?
                 let e2e = measure(runs: runs, prepare: { unlink(snapshot) }) {
-                    sink(ZipSuite.shell("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null") == nil ? 1 : 0)
+                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch { failure = error }
                 }
                 unlink(snapshot)
+                if let failure { throw failure }
                 recorder.record(Measurement(suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
                                             seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
                                             note: "includes process start and the durable save (fsync)"))
