@@ -9,13 +9,20 @@ import PackageDescription
 // touch class-owned buffers; the engine never relies on them (its buffers are reached
 // through `withUnsafe…` closures that cannot overlap).
 //
-// Release builds also target the CPU they are built on (`-target-cpu native`): the range kernels
-// then use AVX2 where the machine has it, measured 1.8 → 2.6 G rows/s for `80 < x < 83` on the
-// AMD EPYC (Zen 3) we develop on. `swift build -c release` and `swift run -c release` build on the
-// machine that runs the result, so this is safe there; a binary copied to an older CPU could
-// stop with an illegal instruction. Build portable binaries with `COLONNADE_PORTABLE=1 swift build -c release`.
-let portable = Context.environment["COLONNADE_PORTABLE"].map { !$0.isEmpty && $0 != "0" } ?? false
-let releaseFlags = ["-enforce-exclusivity=unchecked"] + (portable ? [] : ["-target-cpu", "native"])
+// Release builds of this package also target the CPU they are built on (`-target-cpu native`):
+// the range kernels then use AVX2 where the machine has it (docs/MEASUREMENTS.md, *Native code*).
+// The kernels live in the `Colonnade` library, so the flag has to be on the library targets for
+// the `colonnade` and `colonnade-bench` executables to get native kernels. It is on only when this
+// package is the one being built: a package that depends on Colonnade (its checkout lives under
+// `.build/checkouts/` or Xcode's `SourcePackages/checkouts/`) compiles the libraries for the
+// target's baseline CPU, so an app that ships a binary built with Colonnade does not inherit
+// `-target-cpu native` without knowing (README, *Portable binaries*). Override either way:
+// `COLONNADE_PORTABLE=1` (no native code, for binaries copied to other machines) or
+// `COLONNADE_NATIVE=1` (native code even as a dependency, for a binary run where it is built).
+func flag(_ name: String) -> Bool? { Context.environment[name].map { !$0.isEmpty && $0 != "0" } }
+let isDependency = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
+let native = flag("COLONNADE_PORTABLE") == true ? false : (flag("COLONNADE_NATIVE") ?? !isDependency)
+let releaseFlags = ["-enforce-exclusivity=unchecked"] + (native ? ["-target-cpu", "native"] : [])
 
 let engineSettings: [SwiftSetting] = [
     .unsafeFlags(releaseFlags, .when(configuration: .release)),

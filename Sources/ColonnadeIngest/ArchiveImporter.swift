@@ -23,22 +23,22 @@ import Foundation
 /// error names the member (`archive.zip:MEMBER.csv`) with the byte, line and row of the
 /// uncompressed file. Members named `__MACOSX/…` and directories are skipped. Nothing is returned
 /// unless every member decodes and passes its CRC-32 and size checks.
-public enum ArchiveImporter {
+package enum ArchiveImporter {
     /// Tuning for the pipeline; the defaults suit large exports.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The zip-bomb guard.
-        public var limits: ZipLimits
+        package var limits: ZipLimits
         /// Threads in all: one inflates, the rest decode (at least one). Default: the cores.
-        public var threads: Int
+        package var threads: Int
         /// Bytes of CSV per chunk.
-        public var chunkSize: Int
+        package var chunkSize: Int
         /// The ticker for single-ticker members, overriding their contents and names.
-        public var ticker: String?
+        package var ticker: String?
         /// Counters of the pipeline's work, for tests.
         package var statistics: PipelineStatistics?
 
         /// Options; see the properties.
-        public init(limits: ZipLimits = .standard, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        package init(limits: ZipLimits = .standard, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                     chunkSize: Int = 4 << 20, ticker: String? = nil) {
             self.limits = limits
             self.threads = Swift.max(1, threads)
@@ -49,7 +49,7 @@ public enum ArchiveImporter {
 
     /// Imports every member of the zip archive at `path`.
     /// - Throws: `ResponseError.archive` for a zip problem, else the first member's decode error.
-    public static func importArchive(atPath path: String, options: Options = Options()) throws(ResponseError) -> QuoteTable {
+    package static func importArchive(atPath path: String, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         let archive: ZipArchive
         do {
             archive = try ZipArchive(contentsOfFile: path)
@@ -60,7 +60,7 @@ public enum ArchiveImporter {
     }
 
     /// Imports every member of `archive`, later members winning on equal (ticker, date).
-    public static func importArchive(_ archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
+    package static func importArchive(_ archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         var parts: [QuoteTable] = []
         for member in archive.members where !member.isDirectory && !member.name.hasPrefix("__MACOSX/") {
             parts.append(try importMember(member, of: archive, options: options))
@@ -72,12 +72,12 @@ public enum ArchiveImporter {
     }
 
     /// The name errors give a member: `archive.zip:member.csv`.
-    public static func sourceName(_ member: ZipMember, of archive: ZipArchive) -> String {
+    package static func sourceName(_ member: ZipMember, of archive: ZipArchive) -> String {
         "\(archive.name):\(member.name)"
     }
 
     /// Decodes one member: pipelined when it is a datatable CSV, else whole.
-    public static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
+    package static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
         if member.isSymbolicLink {
             throw .notADataLinkResponse(source: sourceName(member, of: archive),
                                         detail: "the member is a symbolic link, not a file of quotes")

@@ -32,7 +32,8 @@ extension QuoteImporter {
                 var scanner = CSVScanner(input: ByteInput(base: input.base + from, count: to - from, source: input.source), position: 0)
                 let rows = try scanner.decodeDatatableRowsInPlace(layout)
                 if rows.tickers.contains(where: { $0.symbol.utf8.contains(UInt8(ascii: "\"")) }) {
-                    throw .notADataLinkResponse(source: input.source, detail: "a quote in a ticker")  // never shown: the ordinary path decodes whole
+                    // Never shown: the ordinary path decodes the file whole.
+                    throw .notADataLinkResponse(source: input.source, detail: "a quote in a ticker")
                 }
                 progress?.add(rows: rows.rowCount, bytes: to - from)
                 counted.add(rows: rows.rowCount, bytes: to - from)

@@ -20,7 +20,7 @@ extension QuoteImporter {
     ///   - source: the input's name for messages ("standard input").
     ///   - chunkSize: bytes read per chunk (tests make it small).
     /// - Throws: `ResponseError`: `.decoding(.unreadable)` when reading fails, else the decoder's.
-    public static func importStream(_ fd: Int32, source: String, ticker: String? = nil,
+    package static func importStream(_ fd: Int32, source: String, ticker: String? = nil,
                                     archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                                     threads: Int = 1, chunkSize: Int = 4 << 20) throws(ResponseError) -> QuoteTable {
         var chunks: [ReadChunk] = []

@@ -16,7 +16,7 @@ import DataLinkFormat
 /// once decoded; files decode on several threads when asked (see `QuoteImporter+Parallel.swift`). The ticker of a single-ticker file is, in order: the `ticker`
 /// argument, the code the body names (`dataset_code`), or the file name (see
 /// `tickerSymbol(fromFileName:)`); datatables carry their own tickers.
-public enum QuoteImporter {
+package enum QuoteImporter {
     /// Decodes every file and merges them into one new table, later files winning on equal
     /// (ticker, date) as in `QuoteTable.upsert(_:)`.
     ///
@@ -37,7 +37,7 @@ public enum QuoteImporter {
     ///   decoded it); nothing is returned then.
     /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
     ///   (their rows are concatenated), else one upsert of all of them.
-    public static func importFiles(_ paths: [String], ticker: String? = nil,
+    package static func importFiles(_ paths: [String], ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                                    threads: Int = 1, progress: ImportProgress? = nil) throws(ResponseError) -> QuoteTable {
         try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads,
@@ -47,7 +47,7 @@ public enum QuoteImporter {
     /// Decodes one response body, or a zip archive of them, held in memory (for example read from
     /// standard input).
     /// - Parameter source: The input's name for messages.
-    public static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
+    package static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
         do {
             return try bytes.withUnsafeBytes { raw in
@@ -81,7 +81,7 @@ public enum QuoteImporter {
     /// Whether the file at `path` is a regular file starting with a zip signature (`PK\3\4`, or
     /// `PK\5\6` for an empty archive). False when it cannot be read or is not a regular file (the
     /// decoder then reports why).
-    public static func isZipFile(_ path: String) -> Bool {
+    package static func isZipFile(_ path: String) -> Bool {
         // O_NONBLOCK: a FIFO must not make this wait for a writer.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
@@ -96,7 +96,7 @@ public enum QuoteImporter {
 
     /// Decodes every file and upserts them into `table` — only when all of them decode.
     /// - Throws: The first file's `ResponseError`; `table` is unchanged then.
-    public static func importFiles(_ paths: [String], ticker: String? = nil,
+    package static func importFiles(_ paths: [String], ticker: String? = nil,
                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
                                    threads: Int = 1, into table: inout QuoteTable) throws(ResponseError) {
         let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads)
@@ -116,7 +116,7 @@ public enum QuoteImporter {
     ///   - ticker: The symbol for a single-ticker file, overriding body and file name.
     /// - Throws: `.unreadable` when the file cannot be read, else the decoder's errors, which name
     ///   the file by its last path component.
-    public static func decodeFile(_ path: String, ticker: String? = nil) throws(ResponseError) -> DecodedResponse {
+    package static func decodeFile(_ path: String, ticker: String? = nil) throws(ResponseError) -> DecodedResponse {
         let name = fileName(of: path)
         return try withContents(ofFile: path) { bytes throws(ResponseError) in
             try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
@@ -131,7 +131,7 @@ public enum QuoteImporter {
     ///     tickerSymbol(fromFileName: "WIKI-BRK_A.2014.asc.csv")  // "BRK.A"
     ///
     /// - Returns: nil when nothing is left (for example `.json`).
-    public static func tickerSymbol(fromFileName name: String) -> String? {
+    package static func tickerSymbol(fromFileName name: String) -> String? {
         var stem = Substring(fileName(of: name))
         if let dot = stem.firstIndex(of: ".") { stem = stem[..<dot] }
         if let dash = stem.firstIndex(of: "-") { stem = stem[stem.index(after: dash)...] }
@@ -152,7 +152,7 @@ public enum QuoteImporter {
     /// read"), whatever `body` returned or threw: the pages past its new end read as zeros.
     /// A file that cannot be mapped is read. With `threads` above 1, a file read of
     /// `parallelReadSize` bytes or more is read in 8 MiB pieces on that many threads (`pread`).
-    public static func withContents<R>(ofFile path: String, threads: Int = 1,
+    package static func withContents<R>(ofFile path: String, threads: Int = 1,
                                        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
         try withContents(ofFile: path, threads: threads, mappedReadSize: mappedReadSize, body)
     }

@@ -158,13 +158,13 @@ import Colonnade
     }
 
     @Test func selfTestOutputPrintsNumberedLines() {
-        let run = colonnade("_selftest-output", "3")
+        let run = colonnadeWithSelfTest(["_selftest-output", "3"])
         #expect(run.status == 0)
         #expect(run.standardOutput == "line 1 of 3\nline 2 of 3\nline 3 of 3\n")
     }
 
     @Test func closedOutputEndsQuietlyWithStatusZero() {
-        let run = colonnade(["_selftest-output", "100000"], outputLimit: 100)
+        let run = colonnadeWithSelfTest(["_selftest-output", "100000"], outputLimit: 100)
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
         #expect(run.standardOutput.hasPrefix("line 1 of 100000\n"))

@@ -37,7 +37,8 @@ import Testing
     }
 
     @Test func retryAfterBeyondTheBudgetGivesUpAtOnce() async throws {
-        try await LoopbackHTTPServer.run({ _ in .json(quandlError("QELx02", "daily limit"), status: 429, headers: ["Retry-After": "86400"]) }) { server in
+        let limited = LoopbackHTTPAction.json(quandlError("QELx02", "daily limit"), status: 429, headers: ["Retry-After": "86400"])
+        try await LoopbackHTTPServer.run({ _ in limited }) { server in
             let sleeper = SleepRecorder()
             let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 5, sleeper: sleeper))
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }

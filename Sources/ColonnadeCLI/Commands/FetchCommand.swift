@@ -34,10 +34,7 @@ struct FetchCommand: Command {
         }
         configuration.requestDeadline = .seconds(parsed[Options.timeout])
         configuration.transferProcess = Self.transferProcess(context)
-        // Hidden, for tests: a smaller response limit than the client's 512 MiB default.
-        if let text = context.environment["COLONNADE_MAX_RESPONSE_BYTES"], let limit = Int(text), limit > 0 {
-            configuration.maximumResponseSize = limit
-        }
+        if let limit = context.tuning.maximumResponseBytes { configuration.maximumResponseSize = limit }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
                                                   explicitKeyFile: parsed[Options.apiKeyFile].map(context.resolve))
@@ -79,10 +76,7 @@ struct FetchCommand: Command {
                                               suggestion: nil, command: spec.name)
             }
             options.exportPolling = ExportPolling(timeout: timeout)
-            // Hidden, for tests: a shorter first wait between status requests.
-            if let text = context.environment["COLONNADE_EXPORT_POLL_SECONDS"], let seconds = Double(text), seconds > 0, seconds < 60 {
-                options.exportPolling.firstInterval = .milliseconds(Int64(seconds * 1000))
-            }
+            if let first = context.tuning.exportFirstPoll { options.exportPolling.firstInterval = first }
         }
         let progress = Progress(enabled: progressEnabled, total: symbols.count, writer: context.standardError)
         let bulkProgress = BulkProgress(enabled: progressEnabled, writer: context.standardError)

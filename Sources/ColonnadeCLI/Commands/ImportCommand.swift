@@ -24,7 +24,7 @@ struct ImportCommand: Command {
         options.waitForLock = !parsed[Options.noWait]
         options.progress = progress.counters
         options.waitingForLock = context.waitingNoter(path: path)
-        options.ordinaryPathOnly = context.environment["COLONNADE_TEST_ORDINARY_IMPORT"] == "1"
+        options.ordinaryPathOnly = context.tuning.ordinaryImport
         options.whileLocked = SnapshotLocation.testHold(context)
         let result: ImportResult
         do {
