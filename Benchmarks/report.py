@@ -83,10 +83,10 @@ class Bench:
             for k in ("seconds", "spread", "items", "bytes"):
                 r[k] = number(r[k])
 
-    def has(self, pattern):
+    def has(self, pattern, suite=None):
         """Whether exactly one result matches `pattern` (as `find`)."""
         try:
-            self.find(pattern)
+            self.find(pattern, suite)
             return True
         except KeyError:
             return False
@@ -94,10 +94,11 @@ class Bench:
     def suites(self):
         return {r["suite"] for r in self.data["results"]}
 
-    def find(self, pattern):
-        """The one result whose name matches `pattern` ({L}: the size label, {T}: all threads; * ? globs)."""
+    def find(self, pattern, suite=None):
+        """The one result whose name matches `pattern` ({L}: the size label, {T}: all threads; * ? globs),
+        in `suite` if given (two suites may name a row alike: the zip and cli suites' start-up)."""
         pattern = pattern.replace("{L}", self.label).replace("{T}", str(self.threads))
-        hits = [r for r in self.data["results"] if fnmatch.fnmatchcase(r["name"], pattern)]
+        hits = [r for r in self.data["results"] if fnmatch.fnmatchcase(r["name"], pattern) and suite in (None, r["suite"])]
         if len(hits) != 1:
             raise KeyError("%s: %d results match %r" % (self.path, len(hits), pattern))
         return hits[0]
@@ -491,7 +492,7 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
         return "\n".join(text.splitlines()[2:]).strip()
 
     def zsec(name):
-        return zipbench.find(name)["seconds"]
+        return zipbench.find(name, "zip")["seconds"]
 
     def zx(slow, fast):
         """Ratio of two zip-suite medians (names): slow / fast; "not measured" when either is."""
@@ -500,7 +501,7 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
         return fmt_ratio(zsec(slow) / zsec(fast))
 
     def zrate(name):
-        r = zipbench.find(name)
+        r = zipbench.find(name, "zip")
         if r["seconds"] == math.inf:
             return r["note"] or "not measured"
         return fmt_rate(r["items"] / r["seconds"], r["unit"])
@@ -509,13 +510,13 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
         """A zip target's verdict: "not measured" when a figure it needs is (a missing tool)."""
         missing = [n for n in names if zsec(n) == math.inf]
         if missing:
-            return "not measured (%s)" % "; ".join(zipbench.find(n)["note"] for n in missing)
+            return "not measured (%s)" % "; ".join(zipbench.find(n, "zip")["note"] for n in missing)
         return good if condition else "**not met**"
 
     def zip_net():
         """Polars against import big.zip net of each side's start-up, when the suite measured both."""
         names = ("start-up: colonnade --version", "start-up: python -c 'import polars'")
-        if not all(zipbench.has(n) for n in names) or math.inf in [zsec(n) for n in names + ("*Polars read_csv",)]:
+        if not all(zipbench.has(n, "zip") for n in names) or math.inf in [zsec(n) for n in names + ("*Polars read_csv",)]:
             return " (each side's start-up not measured in this run)"
         net = (zsec("*Polars read_csv") - zsec(names[1])) / (zsec("colonnade import big.zip*") - zsec(names[0]))
         return ", %s net of each side's start-up" % fmt_ratio(net)
@@ -547,13 +548,19 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
             return ("Not measured in the committed figures: this colonnade-bench.json has no `cli` suite "
                     "(`Benchmarks/reproduce.sh` runs it). The in-memory kernel figures below are not what a user runs.")
         T, L = bench.threads, bench.label
-        lines = ["Start-up of any `colonnade` process (`--version`): %s." % t("start-up: colonnade --version"), "",
+
+        def ct(name):
+            return fmt_time(bench.find(name, "cli")["seconds"])
+
+        def chas(name):
+            return bench.has(name, "cli")
+        lines = ["Start-up of any `colonnade` process (`--version`): %s." % ct("start-up: colonnade --version"), "",
                  "| query | process start to answer, 1 thread | %d threads | `query_ms` (in process), 1 thread | %d threads | in-memory kernel, 1 thread (not the user's path) | count |" % (T, T),
                  "|---|---:|---:|---:|---:|---:|---:|"]
         for q, text, latest in CLI_QUERIES:
             what = "--on latest" if latest else "whole table"
             p1 = "%s {L} t=1 process start to answer (%s)" % (q, what)
-            if not bench.has(p1):
+            if not chas(p1):
                 continue
             pT = "%s {L} t={T} process start to answer (%s)" % (q, what)
             q1 = "%s {L} t=1 query_ms (%s)" % (q, what)
@@ -568,9 +575,9 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
                     and fnmatch.fnmatchcase(r["name"], kernel.replace("{L}", L).replace("{T}", str(T)))
                     and (latest or "--on latest" not in r["name"])]
             k = fmt_time(hits[0]["seconds"]) if len(hits) == 1 else "—"
-            count = m(p1)["note"].split(";")[0].replace("count ", "")
-            lines.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (q, " (last rows only)" if latest else "", t(p1), t(pT) if bench.has(pT) else "—",
-                                                          t(q1), t(qT) if bench.has(qT) else "—", k, "{:,}".format(int(count)) if count.isdigit() else count))
+            count = bench.find(p1, "cli")["note"].split(";")[0].replace("count ", "")
+            lines.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (q, " (last rows only)" if latest else "", ct(p1), ct(pT) if chas(pT) else "—",
+                                                          ct(q1), ct(qT) if chas(qT) else "—", k, "{:,}".format(int(count)) if count.isdigit() else count))
         return "\n".join(lines)
 
     # --- First-touch memory (the firsttouch suite). ---

