@@ -82,7 +82,7 @@ def main():
             cases = [("Polars read_parquet", lambda p=path: pl.read_parquet(p).height),
                      ("DuckDB read_parquet", lambda p=path: duck(p))]
         else:
-            cases = [("Polars read_ipc", lambda p=path: pl.read_ipc(p, memory_map=False).height)]
+            cases = [("Polars read_ipc", lambda p=path: pl.read_ipc(p).height)]
         for reader, fn in cases:
             seconds, spread = timed(fn)
             peers.append({"reader": reader, "file": name, "seconds": seconds, "spread": spread, "runs": args.repeat})
