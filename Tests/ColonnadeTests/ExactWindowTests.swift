@@ -33,7 +33,8 @@ import ColonnadeTestSupport
             }
         }
         do {
-            let table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: "T\($0)") },
+            // Symbols that sort in generation order (T00, T01, …): rows stay in `scaled`'s order.
+            let table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: String(format: "T%02d", $0)) },
                                        rowTickers: rowTickers, dates: dates,
                                        schema: [ColumnDescriptor(name: "close", type: .float64)],
                                        columns: [AnyColumn(close)])
@@ -85,8 +86,7 @@ import ColonnadeTestSupport
             ties += closeVsMean.filter { $0 == 0 }.count + meanVsMean.filter { $0 == 0 }.count
             for (op, accept) in [(">", [1]), ("=", [0]), ("<=", [-1, 0])] {
                 let cases = [("close \(op) mavg(close, \(b))", closeVsMean),
-                             ("mavg(close, \(a)) \(op) mavg(close, \(b))", meanVsMean),
-                             ("\(a) * msum(close, \(b)) \(op) \(b) * msum(close, \(a))", meanVsMean)]
+                             ("mavg(close, \(a)) \(op) mavg(close, \(b))", meanVsMean)]
                 for (text, reference) in cases {
                     let expected = reference.indices.filter { reference[$0].map { accept.contains($0) } ?? false }
                     let single = try table.select(where: text, options: QueryOptions(threads: 1))

@@ -15,7 +15,7 @@ import Testing
     /// TA-Lib's columns by name: one value per date (nil where TA-Lib gives NaN).
     static func reference() throws -> (dates: [String], columns: [String: [Double?]]) {
         let url = Fixtures.directory.appendingPathComponent("talib/AAPL.talib.csv")
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+        let lines = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
         let names = lines[0].split(separator: ",").map(String.init)
         var dates = [String](), columns = [String: [Double?]]()
         for line in lines.dropFirst() {
@@ -71,7 +71,7 @@ import Testing
     @Test func aaplRsiOnANamedDayByAPlainLoop() throws {
         let text = try String(contentsOf: URL(fileURLWithPath: Fixtures.quandlPath("WIKI-AAPL.asc.csv")), encoding: .utf8)
         var closes = [(String, Double)]()
-        for line in text.split(separator: "\n").dropFirst() {
+        for line in text.split(whereSeparator: \.isNewline).dropFirst() {  // CRLF is one Character
             let f = line.split(separator: ",", omittingEmptySubsequences: false)
             closes.append((String(f[0]), Double(f[4])!))
         }

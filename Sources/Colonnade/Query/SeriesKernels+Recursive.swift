@@ -7,7 +7,7 @@
 ///   null and leaves the state unchanged.
 /// - `rsi(x, n)`: the changes `x − x(previous row)` (null when either is null), their gains and
 ///   losses each smoothed as `rma` (TA-Lib's RSI form), `100·gain/(gain + loss)`, and 0 when
-///   `gain + loss` is exactly 0 (TA-Lib also answers 0 when it is below 1e-14 in magnitude).
+///   `gain + loss` is exactly 0 (TA-Lib also answers 0 when it is below its tiny epsilon, TA_IS_ZERO).
 /// - `cumsum`, `cummax`, `cummin`: over the non-null values so far; null before the first one; a
 ///   null row carries the running value (SQL's `ROWS UNBOUNDED PRECEDING`).
 extension SeriesKernels {
@@ -19,11 +19,12 @@ extension SeriesKernels {
         case .rma: smooth(n, alpha: 1 / Double(n), wilder: true, v, count, seedScale)
         case .rsi: relativeStrength(n, v, count)
         case .cumsum:
-            var sum = Double.nan
+            // `started`, not a NaN sentinel: ∞ + (−∞) makes the sum NaN, and it must stay NaN.
+            var sum = 0.0, started = false
             for i in 0 ..< count {
                 let x = v[i]
-                if !x.isNaN { sum = sum.isNaN ? x : sum + x }
-                v[i] = sum
+                if !x.isNaN { sum = started ? sum + x : x; started = true }
+                v[i] = started ? sum : .nan
             }
         case .cummax, .cummin:
             var best = Double.nan
