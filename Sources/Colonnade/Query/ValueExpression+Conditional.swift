@@ -112,6 +112,9 @@ extension RowPredicate {
         }
     }
 
+    /// A condition that is unknown on every row (a comparison of a null).
+    static let unknownText = "(if(true, 0 / 0, 0) > 0)"
+
     /// The predicate in the query language, for printing a conditional (parses back to the same rows).
     var expressionText: String {
         func bound(_ x: String, _ b: RangeBounds<Double>) -> String {
@@ -128,7 +131,15 @@ extension RowPredicate {
                                                                             upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive)) + ")"
         case let .compare(.nullTest(x), b) where b.lower == b.upper && (b.lower == 1 || b.lower == 0):
             return "(\(x) is \(b.lower == 1 ? "" : "not ")null)"
+        case let .compare(e, b) where e.constantValue != nil:
+            // The parser takes no comparison of two numbers: its truth, or an unknown one.
+            let c = e.constantValue ?? .nan
+            return c.isNaN ? RowPredicate.unknownText : b.matches(c) ? "true" : "false"
         case let .compare(e, b): return "(" + bound("\(e)", b) + ")"
+        case let .compareExpressions(l, r, b) where l.constantValue != nil && r.constantValue != nil:
+            let x = l.constantValue ?? .nan, y = r.constantValue ?? .nan
+            if x.isNaN || y.isNaN { return RowPredicate.unknownText }
+            return b.matches(x == y ? 0 : x - y) ? "true" : "false"
         case let .compareExpressions(l, r, b):
             let op: String
             switch (b.lower != nil, b.upper != nil, b.lowerInclusive, b.upperInclusive) {
