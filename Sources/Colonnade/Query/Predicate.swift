@@ -11,7 +11,7 @@
 /// Truth is SQL's three-valued logic: a comparison with a null or NaN is *unknown*, unknown never
 /// matches, and `not unknown` is still unknown — so `not close > 60` does not match a row whose
 /// close is null. `and` and `or` follow SQL's truth tables.
-public indirect enum RowPredicate: Sendable, Equatable {
+public indirect enum RowPredicate: Sendable, Hashable {
     /// A value column (by identifier or source name) within bounds.
     case range(column: String, bounds: RangeBounds<Double>)
     /// A value column compared exactly with integers a Double cannot hold (the parser's reading of

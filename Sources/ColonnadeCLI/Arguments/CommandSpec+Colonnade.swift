@@ -26,6 +26,7 @@ extension CommandSpec {
             .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
+            .requires(option: FilterCommand.Options.maxStale.name, anyOf: [FilterCommand.Options.on.name]),
             .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
@@ -218,8 +219,14 @@ extension FilterCommand {
         static let to = OptionKey.date("to", abstract: "Only rows on or before this date.")
         static let on = OptionKey.string(
             "on", value: "YYYY-MM-DD|latest",
-            abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
-                + "Series functions still see each ticker's whole history; --from/--to narrow the output only.")
+            abstract: "Screen as of a day: each ticker's last row on or before that day, at most --max-stale days older "
+                + "('latest': the newest date in the snapshot). A weekend or holiday answers with the previous session. "
+                + "Series functions still see each ticker's whole history up to that row; --from/--to and date terms "
+                + "apply to the chosen row's own date.")
+        static let maxStale = OptionKey.string(
+            "max-stale", value: "DAYS|none",
+            abstract: "With --on: leave out a ticker whose last row is more than DAYS calendar days before the day "
+                + "(default 7; 0: the day itself only; none: keep every ticker).")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
@@ -267,7 +274,7 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec, count.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
             agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
 
@@ -366,6 +373,7 @@ extension ExportCommand {
         static let from = FilterCommand.Options.from
         static let to = FilterCommand.Options.to
         static let on = FilterCommand.Options.on
+        static let maxStale = FilterCommand.Options.maxStale
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
@@ -385,7 +393,7 @@ extension ExportCommand {
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
             partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 

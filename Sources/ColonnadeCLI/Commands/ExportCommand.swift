@@ -21,7 +21,9 @@ struct ExportCommand: Command {
                 throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
                                               suggestion: nil, command: spec.name)
             }
-            selection = try table.select(predicate, on: day)
+            let maxStale = try FilterCommand.maxStale(parsed[Options.maxStale], command: spec.name)
+            selection = try table.select(predicate, on: day, maxStale: maxStale)
+            FilterCommand.noteAsOf(day, maxStale: maxStale, table: table, context: context)
         } else {
             selection = try table.select(predicate)
         }
