@@ -154,8 +154,10 @@ import Testing
         let table = try Self.table([("A", a), ("B", b)], adjusted: [staleA, Self.reference(b, anchor: 1)])
         let problems = try table.adjustmentProblems(limit: 100)
         let firstWithClose = (250 ..< 500).first { a.close[$0] != nil }!
-        #expect(problems.count == 1)
-        #expect(problems.first?.ticker == "A")
+        // The stale edge once for adj_close; adj_volume fails at its own edge too when the edge
+        // row's volume is null (the next row with a volume is then compared across it).
+        #expect(problems.allSatisfy { $0.ticker == "A" })
+        #expect(problems.dropFirst().allSatisfy { $0.column == "adj_volume" } && problems.count <= 2)
         #expect(problems.first?.row == firstWithClose)
         #expect(problems.first?.column == "adj_close")
         #expect(abs((problems.first?.relativeError ?? 0) - 6) < 1e-9)
