@@ -48,7 +48,7 @@ extension CommandLineTool {
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
-                       ImportCommand(), FetchCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
+                       ImportCommand(), FetchCommand(), AdjustCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
                        HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand()]
         )
     }

@@ -40,6 +40,9 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// A command-line mistake: unknown option, bad value, missing argument.
     static let usage: Int32 = 2
+    /// `verify --adjustments`: the file is whole, but some ticker's adjusted history breaks
+    /// WIKI's rule (docs/ADJUSTMENTS.md).
+    static let staleAdjustments: Int32 = 3
 }
 
 /// Knobs that only tests set, in process, on a ``CommandContext``: the shipped binary reads no

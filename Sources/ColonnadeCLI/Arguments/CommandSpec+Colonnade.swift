@@ -43,16 +43,19 @@ extension CommandSpec {
     static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
-        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec],
-        examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json"]
+        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec],
+        examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json", "info --ticker AAPL"]
     )
 
     /// `colonnade verify`: check a snapshot's integrity.
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check a snapshot's structure and checksums; exit status 1 if it is damaged.",
-        options: [VerifyCommand.Options.snapshot.spec],
-        examples: ["verify --snapshot snapshots/quotes.snapshot"]
+        discussion: "With --adjustments, also check every ticker's adjusted columns against WIKI's rule "
+            + "(docs/ADJUSTMENTS.md): each failing ticker's first stale day is reported, and the exit status is 3 "
+            + "(a damaged file is still 1).",
+        options: [VerifyCommand.Options.snapshot.spec, VerifyCommand.Options.adjustments.spec],
+        examples: ["verify --snapshot snapshots/quotes.snapshot", "verify --adjustments"]
     )
 
     /// `colonnade generate`: seeded synthetic quotes.

@@ -14,6 +14,22 @@ extension SnapshotLocation {
         }
     }
 
+    /// `QuoteTable.update(at:…)` for a command that rewrites the table itself (`adjust`): lock (as
+    /// ``lock(_:wait:context:)``), load or start empty, `body`, save (on at most `threads` threads),
+    /// unlock. Imports and fetches go through ColonnadeIngest's `QuoteStore` instead.
+    @discardableResult
+    static func update(_ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
+                       _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
+        try requireWritableDirectory(of: path)
+        let hold = testHold(context)
+        return try QuoteTable.update(at: path, wait: wait, threads: threads, whileWaiting: { holder in
+            context.note(waitingNote(path: path, holder: holder))
+        }) { table in
+            try hold?()
+            try body(&table)
+        }
+    }
+
     /// Refuses a snapshot whose directory this process may not create files in (the lock file
     /// and the replacement go beside it), saying so, before anything is decoded or downloaded.
     static func requireWritableDirectory(of path: String) throws {
