@@ -1,5 +1,6 @@
 import Colonnade
-@testable import DataLinkFormat
+import DataLinkFormat
+@testable import ColonnadeIngest
 import Foundation
 import Testing
 

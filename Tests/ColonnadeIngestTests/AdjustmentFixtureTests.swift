@@ -1,6 +1,7 @@
 import Colonnade
 import ColonnadeTestSupport
 import DataLinkFormat
+@testable import ColonnadeIngest
 import Foundation
 import Testing
 
