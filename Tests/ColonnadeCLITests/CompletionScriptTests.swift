@@ -190,7 +190,7 @@ import Testing
         #expect(parts.count == 3, "\(result.output)")
         guard parts.count == 3 else { return }
         #expect(parts[0] == ["--format"])
-        #expect(Set(parts[1]) == ["csv", "ndjson", "arrow", "arrows", "parquet"])
+        #expect(Set(parts[1]) == ["csv", "ndjson", "arrow", "arrows", "parquet", "delta"])
         #expect(Set(parts[2]) == Set((["all", "ticker", "date"] + fx.table.schema.map(\.identifier)).map { "date," + $0 }))
     }
 
