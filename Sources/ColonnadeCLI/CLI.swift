@@ -32,6 +32,7 @@ public func runColonnade(_ arguments: [String]) -> Int32 {
 /// log line says, that key never reaches the terminal.
 func runColonnade(_ arguments: [String], context: CommandContext) -> Int32 {
     var context = context
+    context.arguments = arguments
     if !(context.standardError is RedactingWriter) {
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         let key = (try? APIKey.resolve(environment: context.environment, homeDirectory: home)) ?? nil
@@ -48,7 +49,7 @@ extension CommandLineTool {
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
-                       ImportCommand(), FetchCommand(), AdjustCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
+                       ImportCommand(), FetchCommand(), AdjustCommand(), LogCommand(), RestoreCommand(), CompactCommand(), GCCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
                        HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand()]
         )
     }

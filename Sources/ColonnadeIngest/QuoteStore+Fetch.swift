@@ -46,6 +46,9 @@ public struct FetchOptions: Sendable {
     public var cancelOnInterrupt = false
     /// Told what the fetch is doing, from any thread.
     public var events: (@Sendable (FetchEvent) -> Void)?
+    /// The command recorded with the version the fetch commits (credentials redacted:
+    /// `SnapshotStore.commandText(_:)`).
+    public var command = ""
     /// How many responses may be decoding (or waiting to) while the next downloads.
     package var decodeDepth = QueryOptions.availableCores
 
@@ -138,12 +141,14 @@ extension QuoteStore {
         // the incoming one).
         var tables = outcome.tables
         let incoming = QuoteTable.merging(&tables, threads: QueryOptions.availableCores)
-        var merged = existing
-        merged.upsert(contentsOf: [incoming], threads: QueryOptions.availableCores)
         // Save only when something arrived: a run where every ticker failed (keepGoing) must not
-        // leave an empty snapshot behind.
+        // leave an empty snapshot behind. The new rows are appended as a version of their own
+        // (a segment: ARCHITECTURE.md, *Versions and appends*), which reads as the stored table
+        // upserted with them; a new snapshot is the incoming table itself.
         if incoming.rowCount > 0 {
-            try merged.save(to: path)
+            var table = existing
+            if existing.rowCount == 0 && existing.tickers.isEmpty { table.upsert(contentsOf: [incoming]) } else { table = incoming }
+            _ = try SnapshotStore(at: path).appendLocked(table, command: options.command, durable: true, threads: QueryOptions.availableCores)
         }
         return FetchResult(fetched: incoming, failures: outcome.failures, saved: incoming.rowCount > 0)
     }
@@ -166,9 +171,11 @@ extension QuoteStore {
         let incoming = try Self.runCancellably(options) {
             try await bulk.run(client: client, events: { events?(.export($0)) }, downloaded: { events?(.exportDownloaded) })
         }
-        var merged = existing
-        merged.upsert(incoming)
-        if incoming.rowCount > 0 { try merged.save(to: path) }
+        if incoming.rowCount > 0 {
+            var table = existing
+            if existing.rowCount == 0 && existing.tickers.isEmpty { table.upsert(incoming) } else { table = incoming }
+            _ = try SnapshotStore(at: path).appendLocked(table, command: options.command, durable: true, threads: QueryOptions.availableCores)
+        }
         return FetchResult(fetched: incoming, failures: [], saved: incoming.rowCount > 0)
     }
 

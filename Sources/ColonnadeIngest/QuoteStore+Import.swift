@@ -26,6 +26,12 @@ public struct ImportOptions: Sendable {
     /// Told when another process holds the snapshot's write lock (its process id when known),
     /// before this import waits for it.
     public var waitingForLock: (@Sendable (Int32?) -> Void)?
+    /// The command recorded with the version the import commits (credentials redacted:
+    /// `SnapshotStore.commandText(_:)`).
+    public var command = ""
+    /// After the append has committed, compact the store (still under the lock) when
+    /// `SnapshotStore.needsCompaction` says so; reported apart in ``ImportResult/compaction``.
+    public var autoCompact = true
     /// Tests and benchmarks: never decode straight into a new snapshot file (the "ordinary" path:
     /// decode, then upsert and save), to compare the two.
     package var ordinaryPathOnly = false
@@ -52,6 +58,11 @@ public struct ImportResult: Sendable {
     public var skippedColumns: [InteropSkippedColumn]
     /// Whether the snapshot was written (not when the inputs held no rows).
     public var saved: Bool
+    /// The version the import committed (nil when nothing was written, or for a fresh import
+    /// decoded straight into a new single-file snapshot, which is version 1).
+    public var commit: SnapshotCommit? = nil
+    /// The compaction that followed the commit, if the threshold was crossed (its own version).
+    public var compaction: SnapshotCommit? = nil
 }
 
 extension QuoteStore {
@@ -79,13 +90,33 @@ extension QuoteStore {
         if incoming.rowCount == 0 {
             return ImportResult(imported: incoming, skippedColumns: skipped, saved: false)
         }
-        // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
-        let waiting = options.waitingForLock
-        try QuoteTable.update(at: path, wait: options.waitForLock, threads: options.threads, whileWaiting: { holder in waiting?(holder) }) { table in
-            try options.whileLocked?()
-            table.upsert(contentsOf: [incoming], threads: options.threads)
+        // Locked from reading the version log to committing the new one: a concurrent import or
+        // fetch waits, and neither's rows are lost. Only the new rows are written (a segment and
+        // a version log: ARCHITECTURE.md, *Versions and appends*).
+        let (commit, compaction) = try commitAppend(incoming, options: options)
+        return ImportResult(imported: incoming, skippedColumns: skipped, saved: true, commit: commit, compaction: compaction)
+    }
+
+    /// Appends `rows` under the write lock as a new version, then compacts when the threshold
+    /// is crossed (and `options.autoCompact`), as a version of its own.
+    func commitAppend(_ rows: QuoteTable, options: ImportOptions) throws -> (SnapshotCommit, SnapshotCommit?) {
+        let lock = try self.lock(wait: options.waitForLock, waiting: options.waitingForLock)
+        defer { lock.release() }
+        try options.whileLocked?()
+        let store = SnapshotStore(at: path)
+        // Into an empty store the rows are taken as the ordinary upsert into an empty table takes them.
+        var table = rows
+        if (try? FileTarget(forWriting: path))?.exists != true {
+            table = QuoteTable()
+            table.upsert(contentsOf: [rows], threads: options.threads)
         }
-        return ImportResult(imported: incoming, skippedColumns: skipped, saved: true)
+        let commit = try store.appendLocked(table, command: options.command, durable: true, threads: options.threads)
+        var compaction: SnapshotCommit?
+        if options.autoCompact, commit.version.kind == .append, SnapshotStore.needsCompaction(try store.log()) {
+            compaction = try store.compactLocked(command: "compact (automatic, after version \(commit.version.number))",
+                                                 durable: true, threads: options.threads)
+        }
+        return (commit, compaction)
     }
 
     /// A fresh import decoded straight into the new snapshot file (`QuoteImporter.importDirect`),

@@ -42,6 +42,24 @@ public struct QuoteStore: Sendable {
         try QuoteTable.loadForUpdate(path)
     }
 
+    /// The store's versions, oldest first (a single-file snapshot is one version).
+    public func log() throws -> SnapshotLog {
+        try SnapshotStore(at: path).log()
+    }
+
+    /// The table as it was at version `number` (the current one when nil).
+    public func table(atVersion number: Int? = nil, verify: Bool = true) throws -> QuoteTable {
+        try SnapshotStore(at: path).table(atVersion: number, verify: verify)
+    }
+
+    /// Appends (upserts) `rows` as a new version that writes only them, under the write lock;
+    /// compacts afterwards when `SnapshotStore.needsCompaction` says so (`options.autoCompact`).
+    /// - Returns: the version committed, and the compaction's, if one followed.
+    @discardableResult
+    public func append(_ rows: QuoteTable, options: ImportOptions = ImportOptions()) throws -> (commit: SnapshotCommit, compaction: SnapshotCommit?) {
+        try commitAppend(rows, options: options)
+    }
+
     /// Takes the snapshot's write lock, telling `waiting` (with the holder's process id when
     /// known) if another writer holds it.
     func lock(wait: Bool, waiting: (@Sendable (Int32?) -> Void)?) throws -> SnapshotLock {

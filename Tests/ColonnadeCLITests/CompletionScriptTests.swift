@@ -167,7 +167,7 @@ import Testing
         #expect(out[5] == columns.map { "date," + $0 }.joined(separator: " "))
         #expect(out[6] == symbols.joined(separator: " "))
         #expect(out[7] == "quotes.snapshot")
-        #expect(out[8] == "completions")
+        #expect(out[8] == "compact completions")
         #expect(out[9] == "bash zsh fish")
         #expect(out[10] == "", "free text gets no candidates")
         #expect(out[11] == fx.table.schema.map { "close," + $0.identifier }.joined(separator: " "), "value columns only")

@@ -55,6 +55,7 @@ func caseName(_ error: SnapshotError?) -> String {
     case .readOnly: return "readOnly"
     case .locked: return "locked"
     case .unsavable: return "unsavable"
+    case .versionUnavailable: return "versionUnavailable"
     }
 }
 

@@ -56,7 +56,9 @@ import Glibc
         group.wait()
         #expect(failures.withLock { $0 } == [])
         #expect(try QuoteTable.load(from: path).tickers.map(\.symbol).sorted() == symbols)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["s.snapshot", "s.snapshot.lock"])
+        // The first update wrote a single-file snapshot; each later one committed a version of a store.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["s.snapshot", "s.snapshot.data", "s.snapshot.lock"])
+        #expect(try SnapshotStore(at: path).log().versions.map(\.number) == Array(1 ... symbols.count))
     }
 
     /// A released lock is free at once even when another descriptor still refers to its open

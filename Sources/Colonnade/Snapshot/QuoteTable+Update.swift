@@ -12,6 +12,10 @@ extension QuoteTable {
     ///         table.upsert(try QuoteImporter.importFiles(["AAPL.json"]))
     ///     }
     ///
+    /// An existing snapshot gets the table as a new version (`SnapshotStore`: a single-file
+    /// snapshot is upgraded to a store; every earlier version stays readable until `gc`); where
+    /// nothing exists, a single-file snapshot is written.
+    ///
     /// Readers are never blocked: they keep mapping the old file until the new one is renamed in.
     /// If `body` throws, nothing is saved and the error is rethrown. Only a path that does not
     /// exist starts a new table; a dangling symbolic link, a FIFO or a damaged snapshot is an error.
@@ -24,20 +28,21 @@ extension QuoteTable {
     ///   - durable: `fsync` the new file and its directory (see `save(to:durable:)`).
     ///   - threads: the most threads the verifying load and the save use (1: the calling thread only).
     ///   - whileWaiting: called once before waiting for another writer, with its PID if known.
+    ///   - command: the command recorded with the version (see `SnapshotStore.commandText(_:)`).
     ///   - body: changes the table.
     /// - Returns: the table as saved.
     /// - Throws: `SnapshotError` from locking, loading or saving, or what `body` throws.
     /// - Complexity: a load and a save of the whole snapshot, plus `body`.
     @discardableResult
     public static func update(at path: String, wait: Bool = true, verify: Bool = true, durable: Bool = true,
-                              threads: Int = QueryOptions.availableCores,
+                              threads: Int = QueryOptions.availableCores, command: String = "",
                               whileWaiting: (_ holder: Int32?) -> Void = { _ in },
                               _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait, whileWaiting: whileWaiting)
         defer { lock.release() }
         var table = try loadForUpdate(path, verify: verify, threads: threads)
         try body(&table)
-        try table.save(to: path, durable: durable, threads: threads)
+        _ = try SnapshotStore(at: path).writeLocked(table, command: command, durable: durable, threads: threads)
         return table
     }
 

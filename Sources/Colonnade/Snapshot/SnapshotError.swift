@@ -49,6 +49,9 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The table cannot be saved as a snapshot (`reason`: more value columns than a snapshot holds,
     /// an unusable column name); nothing was written and the file at `file` is unchanged.
     case unsavable(file: String, reason: String)
+    /// A store's version that cannot be read: not in its log (never made, or removed by gc), or
+    /// not restorable (the current one).
+    case versionUnavailable(file: String, detail: String)
 
     /// The file the error is about.
     public var file: String {
@@ -58,7 +61,7 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
              let .checksumMismatch(f, _, _, _, _), let .offsetOutOfRange(f, _, _), let .malformedHeader(f, _),
              let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _),
              let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _),
-             let .unsavable(f, _):
+             let .unsavable(f, _), let .versionUnavailable(f, _):
             f
         }
     }
@@ -102,6 +105,8 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(f): another process\(holder.map { " (PID \($0))" } ?? "") is writing it (lock file \(lockFile))"
         case let .unsavable(f, reason):
             "\(f): not saved: \(reason); the snapshot there is unchanged"
+        case let .versionUnavailable(f, detail):
+            "\(f): \(detail)"
         }
     }
 

@@ -22,12 +22,15 @@ extension QuoteTable {
     /// - Throws: `SnapshotError` naming the file and the section at fault.
     /// - Complexity: O(footer) without verification, O(file) with it.
     public static func load(from path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
-        try load(SnapshotReader(path: path), verify: verify)
+        // A 2.x store (a version log): its current version (SnapshotStore).
+        if SnapshotStore.isStore(path) { return try SnapshotStore(at: path).table(verify: verify) }
+        return try load(SnapshotReader(path: path), verify: verify)
     }
 
     /// `load(from:verify:)`, verifying on at most `threads` threads (1: the calling thread only).
     public static func load(from path: String, verify: Bool = true, threads: Int) throws(SnapshotError) -> QuoteTable {
-        try load(SnapshotReader(path: path), verify: verify, threads: threads)
+        if SnapshotStore.isStore(path) { return try SnapshotStore(at: path).table(verify: verify, threads: threads) }
+        return try load(SnapshotReader(path: path), verify: verify, threads: threads)
     }
 
     /// `load(from:verify:)` from a reader already opened (tests cut the file in between).
@@ -51,6 +54,7 @@ extension QuoteTable {
     /// What the snapshot at `path` holds, from its header and footer (payloads are not read).
     /// - Throws: `SnapshotError` as `load(from:verify:)` does for structural problems.
     public static func snapshotInfo(at path: String) throws(SnapshotError) -> SnapshotInfo {
+        if SnapshotStore.isStore(path) { return try SnapshotStore(at: path).info() }
         let reader = try SnapshotReader(path: path)
         if let problem = reader.layoutProblems().first { throw problem }
         return reader.info

@@ -48,6 +48,13 @@ extension QuoteTable {
     /// `verifySnapshot(at:)`, calling `progress` with the bytes of each payload once its checksum
     /// is checked (from any thread), for a progress display.
     public static func verifySnapshot(at path: String, progress: (@Sendable (Int) -> Void)?) -> SnapshotVerification {
+        // A 2.x store: its log and every version's files (SnapshotStore.verify).
+        if SnapshotStore.isStore(path) { return SnapshotStore(at: path).verify(progress: progress) }
+        return verifySnapshot(at: path, progress: progress, single: true)
+    }
+
+    /// `verifySnapshot(at:progress:)` of one 1.x snapshot file.
+    static func verifySnapshot(at path: String, progress: (@Sendable (Int) -> Void)?, single: Bool) -> SnapshotVerification {
         let reader: SnapshotReader
         do {
             reader = try SnapshotReader(path: path)

@@ -71,6 +71,8 @@ struct CommandContext {
     var currentDirectory: String
     /// Knobs only in-process tests set (never the environment or a flag).
     var tuning = TestTuning()
+    /// The command line's arguments (without the program name), for the version a write records.
+    var arguments: [String] = []
 
     /// Creates a context.
     init(

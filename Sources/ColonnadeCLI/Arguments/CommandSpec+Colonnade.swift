@@ -43,7 +43,8 @@ extension CommandSpec {
     static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
-        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec],
+        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec,
+                  VersionOptions.atVersion.spec, VersionOptions.atTime.spec],
         examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json", "info --ticker AAPL"]
     )
 
@@ -279,6 +280,7 @@ extension FilterCommand {
         static let all: [OptionSpec] = [
             snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
             agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+            VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one written as `export` does.
@@ -397,7 +399,7 @@ extension ExportCommand {
 
         static let all: [OptionSpec] = [
             snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
-            partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
+            partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one.

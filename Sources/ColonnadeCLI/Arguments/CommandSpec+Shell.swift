@@ -68,7 +68,7 @@ extension CommandSpec {
             running query, Ctrl-D quits. From a pipe or file: no prompt, one answer per line read, \
             errors name the line; the exit status is 1 if any line failed.
             """,
-        options: [ShellCommand.Options.snapshot.spec, ShellCommand.Options.noVerify.spec],
+        options: [ShellCommand.Options.snapshot.spec, ShellCommand.Options.noVerify.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec],
         examples: [
             "shell --snapshot snapshots/quotes.snapshot",
             "shell < screens.txt",
@@ -107,7 +107,7 @@ extension ChartCommand {
 
         static let all: [OptionSpec] = [
             snapshot.spec, from.spec, to.spec, `where`.spec, overlay.spec, price.spec, volume.spec, normalize.spec,
-            output.spec, noVerify.spec,
+            output.spec, noVerify.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
     }
 }

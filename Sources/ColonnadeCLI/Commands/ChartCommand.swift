@@ -15,7 +15,7 @@ struct ChartCommand: Command {
         guard !symbols.isEmpty else {
             throw UsageError.invalidValue(option: "TICKER", value: "", reason: "expected at least one ticker", suggestion: nil, command: spec.name)
         }
-        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
         let table = try source.load(verify: !parsed[Options.noVerify])
 
         let priceName = parsed[Options.price]

@@ -51,6 +51,8 @@ extension SnapshotError: CLIReportableError {
         case .unsavable:
             "nothing was written; a snapshot holds at most \(QuoteTable.maximumColumnCount) value columns: import the columns you need "
                 + "into a snapshot of their own (--snapshot PATH)"
+        case .versionUnavailable:
+            "'colonnade log' lists the versions the store holds"
         case let .locked(_, lockFile, _):
             "wait for that process to finish (leave out --no-wait to wait for it); if no such process runs, \(lockFile) is not locked and this cannot happen"
         default:

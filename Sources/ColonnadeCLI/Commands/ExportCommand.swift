@@ -8,7 +8,7 @@ struct ExportCommand: Command {
     var spec: CommandSpec { .export }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
         let table = try source.load(verify: true)
         // The rows and columns filter would select.
         let predicate = try FilterCommand.predicate(where: parsed[Options.where],

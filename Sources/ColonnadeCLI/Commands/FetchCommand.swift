@@ -63,6 +63,7 @@ struct FetchCommand: Command {
         options.columns = columns.isEmpty ? nil : columns
         options.keepGoing = parsed[Options.keepGoing]
         options.waitForLock = !parsed[Options.noWait]
+        options.command = context.commandText
         options.deadline = deadline
         options.cancelOnInterrupt = true
         options.archiveLimits = ImportCommand.archiveLimits(parsed)

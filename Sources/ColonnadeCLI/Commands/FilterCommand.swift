@@ -9,7 +9,7 @@ struct FilterCommand: Command {
         // Command-line mistakes first, before any time goes into loading.
         let destination = try Self.destination(parsed, toTerminal: context.standardOutput.isTerminal)
         try Self.refuseInapplicable(parsed, format: destination.format)
-        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
         let loadStart = ContinuousClock.now
         let table = try source.load(verify: !parsed[Options.noVerify])
         let loadTime = ContinuousClock.now - loadStart

@@ -34,6 +34,15 @@ struct GenerateCommand: Command {
             let progress = ProgressLine("generating", total: tickers * days, enabled: context.standardError.isTerminal,
                                         writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
             let table = generator.makeTable { progress.advance(rows: $0) }
+            // --force over an existing snapshot commits a new version: the old one stays readable.
+            if (try? FileTarget(forWriting: path))?.exists == true {
+                progress.finish()
+                let commit = try SnapshotStore(at: path).writeLocked(table, command: context.commandText, durable: true,
+                                                                      threads: QueryOptions.availableCores)
+                context.note("wrote \(table.rowCount.groupedText) rows (\(tickers.groupedText) tickers × \(days.groupedText) days) to \(snapshot) "
+                    + "as version \(commit.version.number); 'colonnade restore \(commit.version.number - 1)' undoes it")
+                return ExitStatus.success
+            }
             do {
                 defer { progress.finish() }
                 try table.save(to: path) { progress.advance(bytes: $0) }

@@ -26,6 +26,7 @@ struct ImportCommand: Command {
         options.waitingForLock = context.waitingNoter(path: path)
         options.ordinaryPathOnly = context.tuning.ordinaryImport
         options.whileLocked = SnapshotLocation.testHold(context)
+        options.command = context.commandText
         let result: ImportResult
         do {
             defer { progress.finish() }
@@ -37,7 +38,19 @@ struct ImportCommand: Command {
             return ExitStatus.success
         }
         try Self.printSummary(of: result.imported, into: path, verb: "imported", context: context)
+        Self.noteVersions(result.commit, result.compaction, context: context)
         return ExitStatus.success
+    }
+
+    /// `version N: appended …` and, apart, the compaction that followed it.
+    static func noteVersions(_ commit: SnapshotCommit?, _ compaction: SnapshotCommit?, context: CommandContext) {
+        guard let commit, commit.version.kind != .single else { return }
+        context.note("version \(commit.version.number): \(commit.version.kind.name) of \(commit.version.writtenRows.groupedText) rows "
+            + "(\(LogCommand.bytes(commit.writtenBytes)) written); 'colonnade restore \(commit.version.number - 1)' undoes it")
+        if let compaction {
+            context.note("then compacted into version \(compaction.version.number) (\(LogCommand.bytes(compaction.writtenBytes)) written), "
+                + "as the store had more than \(SnapshotStore.compactionSegmentLimit) segments or more segment rows than base rows")
+        }
     }
 
     /// The zip limits from `--max-inflate-ratio` and `--max-inflate-size`.

@@ -30,6 +30,8 @@ struct InfoCommand: Command {
         var tickers: [TickerLine]
         /// `--ticker`: its symbol and events (docs/ADJUSTMENTS.md).
         var events: (ticker: String, list: [CorporateEvent])?
+        /// A store's version log (nil for a single-file snapshot): versions and history's disk cost.
+        var log: SnapshotLog?
         var firstDay: Int32? { tickers.compactMap(\.first).min() }
         var lastDay: Int32? { tickers.compactMap(\.last).max() }
         var isVerified: Bool { verification == "verified" }
@@ -41,10 +43,11 @@ struct InfoCommand: Command {
     }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
         let ticker = parsed[Options.ticker]
         var report = try source.withFile { try Self.report($0, eventsOf: ticker) }
         report.path = source.displayName
+        if let path = source.path, SnapshotStore.isStore(path) { report.log = try? SnapshotStore(at: path).log() }
         switch parsed[Options.format] {
         case .json: try Self.writeJSON(report, to: context.standardOutput)
         case .table: try Self.writeText(report, to: context.standardOutput)
@@ -110,6 +113,10 @@ struct InfoCommand: Command {
                 return o
             }] as [String: Any]
         }
+        if let log = report.log {
+            object["versions"] = ["count": log.versions.count, "current": log.current.number, "current_files": log.current.files.count,
+                                  "current_bytes": log.bytes(of: log.current), "history_bytes": log.totalBytes - log.bytes(of: log.current)]
+        }
         if let firstDay = report.firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
         if let lastDay = report.lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
@@ -126,6 +133,11 @@ struct InfoCommand: Command {
         try out.writeLine("rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
             + (report.firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "")
             + (report.lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
+        if let log = report.log {
+            let current = log.bytes(of: log.current)
+            try out.writeLine("versions    \(log.versions.count) (current: \(log.current.number), \(log.current.files.count) file\(log.current.files.count == 1 ? "" : "s")); "
+                + "history \(Self.bytes(log.totalBytes - current)) in \(log.files.count - log.current.files.count) more files ('colonnade gc' removes it)")
+        }
         try out.writeLine("checksums   \(TerminalText.escaped(report.verification))")
         try out.writeLine("zone maps   \(info.hasBlockSummaries ? "yes (min/max per \(zoneMapBlockRows) rows)" : "no")")
         for (k, v) in info.metadata.sorted(by: { $0.key < $1.key }) {

@@ -18,7 +18,7 @@ struct ShellCommand: Command {
     var terminalOutput: Int32 = 1
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
+        let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
         let session = try ShellSession(source: source, verify: !parsed[Options.noVerify], context: context)
         if isatty(input) == 1 && isatty(terminalOutput) == 1, let mode = TerminalMode(fileDescriptor: input) {
             // SIGTERM and SIGHUP put the terminal back before ending; SIGINT acts as Ctrl-C.

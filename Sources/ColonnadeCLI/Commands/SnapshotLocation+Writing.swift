@@ -22,7 +22,7 @@ extension SnapshotLocation {
                        _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
         let hold = testHold(context)
-        return try QuoteTable.update(at: path, wait: wait, threads: threads, whileWaiting: { holder in
+        return try QuoteTable.update(at: path, wait: wait, threads: threads, command: context.commandText, whileWaiting: { holder in
             context.note(waitingNote(path: path, holder: holder))
         }) { table in
             try hold?()

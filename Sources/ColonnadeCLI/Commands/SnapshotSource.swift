@@ -11,6 +11,8 @@ import Foundation
 enum SnapshotSource: Equatable, Sendable {
     /// A snapshot file at this absolute path.
     case file(String)
+    /// An earlier version of the store at this absolute path (`--at-version`, `--at-time`).
+    case version(String, Int)
     /// The built-in sample.
     case sample
 
@@ -21,14 +23,17 @@ enum SnapshotSource: Equatable, Sendable {
     var displayName: String {
         switch self {
         case .file(let path): path
+        case let .version(path, n): "\(path) at version \(n)"
         case .sample: "the built-in sample"
         }
     }
 
     /// The file's path; `nil` for the sample.
     var path: String? {
-        if case .file(let path) = self { return path }
-        return nil
+        switch self {
+        case .file(let path), .version(let path, _): path
+        case .sample: nil
+        }
     }
 
     /// The table: the file memory-mapped (checksums verified unless `verify` is false), or the
@@ -36,6 +41,7 @@ enum SnapshotSource: Equatable, Sendable {
     func load(verify: Bool = true) throws -> QuoteTable {
         switch self {
         case .file(let path): try QuoteTable.load(from: path, verify: verify)
+        case let .version(path, n): try SnapshotStore(at: path).table(atVersion: n, verify: verify)
         case .sample: Self.sampleGenerator.makeTable()
         }
     }
@@ -47,13 +53,13 @@ enum SnapshotSource: Equatable, Sendable {
         switch self {
         case .file(let path):
             return try body(path)
-        case .sample:
+        case .version, .sample:
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("colonnade-sample-\(getpid())-\(UInt32.random(in: 0 ... .max))", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("sample.snapshot").path
-            try Self.sampleGenerator.makeTable().save(to: path, durable: false)
+            try load().save(to: path, durable: false)
             return try body(path)
         }
     }
