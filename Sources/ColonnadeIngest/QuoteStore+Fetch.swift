@@ -109,8 +109,11 @@ extension QuoteStore {
     /// (with ``FetchOptions/keepGoing``, the tickers that succeeded are saved and the failures
     /// returned).
     ///
-    /// - Parameter tickers: The tickers (`BRK.B` and `brk_b` are the same); with a bulk export,
-    ///   none means the whole table.
+    /// - Parameters:
+    ///   - tickers: The tickers (`BRK.B` and `brk_b` are the same); with a bulk export, none means
+    ///     the whole table.
+    ///   - options: Where and what to fetch: the client (key, retries), database or table, dates,
+    ///     `--update`, format, columns, bulk export and progress events.
     public func fetch(_ tickers: [String], options: FetchOptions) throws -> FetchResult {
         let events = options.events
         // The write lock is held from the load, through the whole download, to the rename: a

@@ -371,7 +371,7 @@ extension QuoteTable {
     /// rows keep their values (null in columns just created).
     ///
     /// - Parameters:
-    ///   - tickers: the tickers to recompute (all when nil).
+    ///   - symbols: the tickers to recompute (all when nil).
     ///   - anchored: use the newest `adj_close / close` as the anchor (true) or 1.
     ///   - threads: worker threads; the result does not depend on them.
     /// - Returns: one summary per recomputed ticker, in ticker order.

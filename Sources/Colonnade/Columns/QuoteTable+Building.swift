@@ -30,7 +30,10 @@ extension QuoteTable {
     ///   - tickers: the tickers, by code; their row ranges are computed here.
     ///   - rowTickers: the ticker code of each row, or nil when every row belongs to ticker 0.
     ///   - dates: days since 1970-01-01 of each row.
-    ///   - schema, columns: the value columns, each as long as `dates`.
+    ///   - schema: the value columns' descriptors, one per column.
+    ///   - columns: the value columns, each as long as `dates`.
+    ///   - dateColumnName: the source's name for the date column (usually `Date`).
+    ///   - metadata: free-form table metadata, for example `["source": "synthetic sample"]`.
     /// - Throws: `TableError.duplicateDate` naming the ticker, the date and both input rows.
     /// - Complexity: O(n) when rows arrive ascending or descending per ticker, O(n log n) otherwise.
     public init(sortingRows tickers: [TickerEntry], rowTickers: [Int32]?, dates: Column<Int32>,

@@ -23,8 +23,10 @@ extension QuoteTable {
     /// runs with one bulk copy per run, columns on up to `threads` threads. Into an empty table,
     /// one incoming table is taken as it is, without a copy.
     ///
-    /// - Parameter threads: Columns are copied on up to this many threads; the result does not
-    ///   depend on it.
+    /// - Parameters:
+    ///   - others: the tables to merge in, in order; a later one wins on the same ticker and date.
+    ///   - threads: Columns are copied on up to this many threads; the result does not depend on
+    ///     it.
     /// - Complexity: O(rows of all tables); tickers present in one table only are copied as whole
     ///   runs.
     public mutating func upsert(contentsOf others: [QuoteTable], threads: Int = 1) {

@@ -17,6 +17,7 @@
 public enum ArrowIPCReader {
     /// Decodes `bytes` (a whole IPC file or stream).
     /// - Parameters:
+    ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {

@@ -56,6 +56,7 @@ public enum InteropReader {
 
     /// Decodes one input held in memory, choosing the reader by its magic bytes.
     /// - Parameters:
+    ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {

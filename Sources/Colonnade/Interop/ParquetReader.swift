@@ -21,6 +21,7 @@ import Glibc
 public enum ParquetReader {
     /// Decodes `bytes` (a whole Parquet file).
     /// - Parameters:
+    ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the file has no ticker column.
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {

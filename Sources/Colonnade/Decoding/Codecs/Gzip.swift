@@ -12,6 +12,7 @@ public enum Gzip {
 
     /// Decodes every member of `input`.
     /// - Parameters:
+    ///   - input: the compressed bytes.
     ///   - maximumOutputSize: The most bytes the output may hold.
     ///   - expectedSize: When given, the output must be exactly this long.
     public static func decompress(_ input: UnsafeRawBufferPointer, maximumOutputSize: Int,

@@ -147,6 +147,7 @@ public enum LZ4 {
 
     /// Decodes every frame in `input` (LZ4 frames and skippable frames, one after another).
     /// - Parameters:
+    ///   - input: the compressed bytes.
     ///   - maximumOutputSize: The most bytes the whole output may hold.
     ///   - expectedSize: When given, the output must be exactly this long (Arrow gives it).
     /// - Throws: `CodecError` naming the byte.
