@@ -91,10 +91,10 @@ package struct BulkFetch {
         var lastError: Int32 = EEXIST
         for _ in 0 ..< 8 {
             let candidate = directory + "/" + temporaryPrefix(beside: path) + "\(getpid())-\(UInt32.random(in: 0 ... .max)).zip"
-            let fd = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let fd = SystemCall.retryingOnInterrupt { open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
             if fd < 0 {
                 lastError = errno
-                if errno == EEXIST || errno == EINTR { continue }
+                if errno == EEXIST { continue }
                 break
             }
             // Between open and flock another run's cleanup may have taken the lock and removed

@@ -246,13 +246,8 @@ private final class CountBuffer {
             capacity = Swift.max(size, 1 << 20)
         }
         guard let base else { return nil }
-        var done = 0
-        while done < size {
-            let n = pread(fd, base + done, size - done, off_t(done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }  // an error, or the file shrank: the ordinary path reports it
-            done += n
-        }
+        // An error, or the file shrank: the ordinary path reports it.
+        guard SystemCall.readFully(fd, base, size, at: 0) == size else { return nil }
         return QuoteImporter.countDataRows(UnsafeRawBufferPointer(start: base, count: size), largeCSV: largeCSV)
     }
 }

@@ -129,7 +129,7 @@ extension QuoteImporter {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) >= largeFileSize else { return .plain }
         var head = [UInt8](repeating: 0, count: 64)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 64, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 64, at: 0) }
         guard n > 0 else { return .plain }
         let first = head[0 ..< n].first { !ByteInput.isBlank($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "<") { return .plain }

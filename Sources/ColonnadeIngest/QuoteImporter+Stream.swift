@@ -83,11 +83,8 @@ extension QuoteImporter {
     /// Reads into `chunk` until it is full or the stream ends; whether it ended.
     private static func fill(_ chunk: ReadChunk, from fd: Int32, source: String) throws(ResponseError) -> Bool {
         while chunk.count < chunk.capacity {
-            let n = read(fd, chunk.base + chunk.count, chunk.capacity - chunk.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { read(fd, chunk.base + chunk.count, chunk.capacity - chunk.count) }
+            if n < 0 { throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno)))) }
             if n == 0 { return true }
             chunk.count += n
         }
@@ -139,11 +136,8 @@ private final class WholeBody {
         while true {
             if count == capacity { try reserve(count + (1 << 20)) }
             // Safe: count < capacity.
-            let n = read(fd, base! + count, capacity - count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { read(fd, base! + count, capacity - count) }
+            if n < 0 { throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno)))) }
             if n == 0 { return }
             count += n
         }

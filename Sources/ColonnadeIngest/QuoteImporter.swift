@@ -89,7 +89,7 @@ package enum QuoteImporter {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: 4)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 4, at: 0) }
         guard n == 4 else { return false }
         return head.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
     }
@@ -200,11 +200,8 @@ package enum QuoteImporter {
                 buffer = bigger
                 capacity *= 2
             }
-            let n = pread(fd, buffer + count, capacity - count, off_t(count))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { pread(fd, buffer + count, capacity - count, off_t(count)) }
+            if n < 0 { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
             if n == 0 { break }
             count += n
         }
@@ -240,19 +237,11 @@ package enum QuoteImporter {
                 let failureSlots = SharedPointer(base: failureBuffer.baseAddress!)
                 forEachChunk(pieces, threads: threads) { k, _ in
                     let start = k * piece, length = Swift.min(piece, size - start)
-                    var done = 0
-                    while done < length {
-                        let n = pread(fd, buffer + start + done, length - done, off_t(start + done))
-                        if n < 0 {
-                            if errno == EINTR { continue }
-                            // Safe: each piece index is claimed by one worker only.
-                            failureSlots.base[k] = errno
-                            break
-                        }
-                        if n == 0 { break }  // the file shrank
-                        done += n
-                    }
-                    gotSlots.base[k] = done
+                    // Fewer than `length` bytes: the file shrank.
+                    let done = SystemCall.readFully(fd, buffer + start, length, at: start)
+                    // Safe: each piece index is claimed by one worker only.
+                    if done < 0 { failureSlots.base[k] = Int32(-done) }
+                    gotSlots.base[k] = Swift.max(done, 0)
                 }
             }
         }

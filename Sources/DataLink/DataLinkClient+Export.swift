@@ -181,7 +181,7 @@ extension DataLinkClient {
     /// Refuses a download that is not a zip (an HTML page, an XML error document).
     private static func checkZip(_ fd: Int32, result: DownloadResult, target: DataLinkTarget, host: String, redactor: Redactor) throws(DataLinkError) {
         var head = [UInt8](repeating: 0, count: 256)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, $0.count, at: 0) }
         let bytes = Array(head.prefix(Swift.max(n, 0)))
         let isZip = bytes.count >= 4 && bytes[0] == 0x50 && bytes[1] == 0x4B
             && ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6))

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -132,30 +133,20 @@ struct DownloadWriter {
     /// when the file cannot be written (see ``failure``).
     mutating func write(_ data: Data) -> Bool {
         guard writeError == nil else { return false }
-        guard var position else {
+        guard let position else {
             if errorBody.count < 64 * 1024 { errorBody.append(data.prefix(64 * 1024 - errorBody.count)) }
             return true
         }
         let fd = self.fd
         let failed = data.withUnsafeBytes { raw -> String? in
-            var done = 0
-            while done < raw.count {
-                // Safe: `done < raw.count`, so the base address exists and the range is inside.
-                let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(position))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                done += n
-                position += n
-            }
-            return nil
+            let code = SystemCall.writeAll(fd, raw.baseAddress, raw.count, at: position)
+            return code == 0 ? nil : String(cString: strerror(code))
         }
-        self.position = position
         if let failed {
             writeError = failed
             return false
         }
+        self.position = position + data.count
         return true
     }
 

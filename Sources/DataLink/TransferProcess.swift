@@ -1,3 +1,4 @@
+import Colonnade
 import Dispatch
 import Foundation
 import Synchronization
@@ -282,7 +283,7 @@ final class ChildTransfer: Sendable {
         if let status = reaped.withLock({ $0 }) { return status }
         close(output)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = SystemCall.retryingOnInterrupt { waitpid(pid, &status, 0) }
         reaped.withLock { $0 = status }
         return status
     }
@@ -328,15 +329,8 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         let n = request.count
         let prefixed = Data([UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
                              UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]) + request
-        prefixed.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                // Safe: `done < raw.count`, so the base address exists and the range is inside.
-                let n = write(child.input, raw.baseAddress! + done, raw.count - done)
-                if n < 0 { if errno == EINTR { continue }; break }
-                done += n
-            }
-        }
+        // A failed write shows as the child's own failure to read the request.
+        _ = prefixed.withUnsafeBytes { SystemCall.writeAll(child.input, $0.baseAddress, $0.count) }
         close(child.input)
         let thread = Thread { [self] in finish(read()) }
         thread.name = "DataLink.transfer-process"
@@ -439,18 +433,17 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         var done = 0
         while done < count {
             var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 250)
-            if polled < 0 { if errno == EINTR { continue }; return false }
+            let polled = SystemCall.retryingOnInterrupt { poll(&ready, 1, 250) }
+            if polled < 0 { return false }
             if polled == 0 {
                 if child.hasEnded() { return false }
                 continue
             }
             let n = buffer.withUnsafeMutableBytes { raw in
                 // Safe: `done < count <= raw.count`.
-                Glibc.read(child.output, raw.baseAddress! + done, count - done)
+                SystemCall.retryingOnInterrupt { Glibc.read(child.output, raw.baseAddress! + done, count - done) }
             }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            if n == 0 { return false }
+            if n <= 0 { return false }
             done += n
         }
         return true

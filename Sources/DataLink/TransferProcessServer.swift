@@ -1,3 +1,4 @@
+import Colonnade
 import Dispatch
 import Foundation
 import Synchronization
@@ -22,15 +23,10 @@ public enum TransferProcessServer {
         // The request: a 4-byte big-endian length, then that much JSON.
         func read(_ count: Int) -> [UInt8]? {
             var bytes = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                // Safe: `done < count == bytes.count`.
-                let n = bytes.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + done, count - done) }
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return nil }
-                done += n
-            }
-            return bytes
+            guard count > 0 else { return bytes }
+            // Safe: `count == bytes.count > 0`, so the base address exists.
+            let got = bytes.withUnsafeMutableBytes { SystemCall.readFully(input, $0.baseAddress!, count) }
+            return got == count ? bytes : nil
         }
         guard let length = read(4).map({ Int($0[0]) << 24 | Int($0[1]) << 16 | Int($0[2]) << 8 | Int($0[3]) }),
               length <= 1 << 20, let bytes = read(length) else { return 2 }
@@ -94,14 +90,7 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < raw.count {
-            // Safe: `done < raw.count`, so the base address exists and the range is inside.
-            let n = write(output, raw.baseAddress! + done, raw.count - done)
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
+        SystemCall.writeAll(output, raw.baseAddress, raw.count) == 0
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

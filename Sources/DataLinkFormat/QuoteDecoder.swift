@@ -72,6 +72,22 @@ public enum QuoteDecoder {
         try decode(bytes, format: nil, ticker: nil, fallbackTicker: nil, source: source, keepRows: true)
     }
 
+    /// The code and message of an API error body — JSON `{"quandl_error":{"code":…,"message":…}}`
+    /// or CSV `code,message` and one line — with credentials redacted (`CredentialRedaction`);
+    /// nil for anything else. The package's one parse of error bodies: a decode of such a body
+    /// throws `ResponseError.apiError` with the same two strings, and the HTTP client reads a
+    /// failed response's body here.
+    package static func errorBody(_ bytes: UnsafeRawBufferPointer) -> (code: String, message: String)? {
+        do {
+            _ = try decode(bytes, format: nil, ticker: nil, fallbackTicker: nil, source: "error body", keepRows: false)
+            return nil
+        } catch .apiError(_, let code, let message) {
+            return (code, message)
+        } catch {
+            return nil
+        }
+    }
+
     private static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
                                fallbackTicker: String?, source: String, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
         let (input, start) = try start(of: bytes, source: source)

@@ -246,11 +246,6 @@ extension ReplacementFileError {
     }
 }
 
-@inline(__always)
-private func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, bytes, count)
-}
-
 /// A 1 MiB output buffer flushed to a file descriptor or collected in memory. Numbers are
 /// formatted by the standard library straight into the buffer (`_writeASCII`), with no `String`.
 struct ByteSink: TextOutputStream {
@@ -347,14 +342,9 @@ struct ByteSink: TextOutputStream {
         case .memory:
             collected.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
         case .file(let fd):
-            var done = 0
-            while done < count && failure == nil {
-                let n = posixWrite(fd, base + done, count - done)
-                if n < 0 {
-                    if errno != EINTR { failure = errno }
-                } else {
-                    done += n
-                }
+            if failure == nil {
+                let code = SystemCall.writeAll(fd, base, count)
+                if code != 0 { failure = code }
             }
         }
         count = 0

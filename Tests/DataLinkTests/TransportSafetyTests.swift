@@ -171,7 +171,7 @@ final class PoolBlocker: Sendable {
         #expect(redactor("sk-LIVE-0123456789 and sk-LIVE-01") == "<redacted> and <redacted>")
         #expect(redactor("sk-LIV is a prefix; sk-LI is too short") == "<redacted> is a prefix; sk-LI is too short")
         #expect(redactor("nothing here") == "nothing here")
-        #expect(redactor.oneLine("a\u{1B}]0;t\u{7}\u{9B}\u{202E}b") == "a\\u{1b}]0;t\\u{7}\\u{9b}\\u{202e}b")
+        #expect(redactor.oneLine("a\u{1B}]0;t\u{7}\u{9B}\u{202E}b") == "a\\u{1B}]0;t\\u{7}\\u{9B}\\u{202E}b")
         // A short key is only removed whole.
         #expect(Redactor(key: APIKey("abcd12"))("abcd1 abcd12") == "abcd1 <redacted>")
     }

@@ -90,7 +90,7 @@ enum HiveDataset {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 8)
-        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 8) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 8) }
         guard n == 8 else { return false }
         return head.withUnsafeBytes { InteropReader.format(of: $0) } != nil
     }

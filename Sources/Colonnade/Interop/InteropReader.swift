@@ -160,11 +160,8 @@ public enum InteropReader {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(file: path, operation: "read", errno: errno)
-            }
+            let n = chunk.withUnsafeMutableBytes { b in SystemCall.retryingOnInterrupt { Glibc.read(fd, b.baseAddress, b.count) } }
+            if n < 0 { throw .io(file: path, operation: "read", errno: errno) }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0 ..< n])
         }

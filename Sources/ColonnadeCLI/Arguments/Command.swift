@@ -1,3 +1,5 @@
+import Colonnade
+
 /// One `colonnade` subcommand: a declaration the parser checks arguments against, and the work.
 ///
 /// To implement a command, declare a type whose options are ``OptionKey``s in a nested

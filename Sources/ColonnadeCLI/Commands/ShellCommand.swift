@@ -148,8 +148,7 @@ struct ShellCommand: Command {
         var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
                    pollfd(fd: editor.signals?.interruptDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         while true {
-            let n = poll(&fds, 3, -1)
-            if n < 0 && errno == EINTR { continue }
+            let n = SystemCall.retryingOnInterrupt { poll(&fds, 3, -1) }
             if n < 0 { break }
             if fds[1].revents != 0 { break }  // the answer is complete
             if fds[2].revents != 0, editor.signals?.takeInterrupt() == true {  // SIGINT: as Ctrl-C

@@ -1,3 +1,4 @@
+import Colonnade
 import DataLink
 import Foundation
 

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// Writes a result as aligned columns for people to read.

@@ -1,3 +1,5 @@
+import Colonnade
+
 /// The line being edited at `colonnade shell`'s prompt (``LineEditor``): its characters and the
 /// cursor, and the edits keys make.
 ///

@@ -1,3 +1,4 @@
+import Colonnade
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -184,15 +185,12 @@ final class LineEditor {
             if let signals {
                 var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: signals.interruptDescriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, -1)
-                if ready < 0 && errno == EINTR { continue }
+                let ready = SystemCall.retryingOnInterrupt { poll(&fds, 2, -1) }
                 if fds[1].revents != 0 && signals.takeInterrupt() { return 0x03 }
                 if ready > 0 && fds[0].revents == 0 { continue }
             }
-            let n = read(input, &byte, 1)
-            if n == 1 { return byte }
-            if n < 0 && errno == EINTR { continue }
-            return nil
+            let n = SystemCall.retryingOnInterrupt { read(input, &byte, 1) }
+            return n == 1 ? byte : nil
         }
     }
 
@@ -208,10 +206,7 @@ final class LineEditor {
 
     /// Writes `text` to the terminal, all of it.
     func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-            if n > 0 { bytes = bytes.dropFirst(n) } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        // A terminal that cannot be written to has no one to tell.
+        _ = Array(text.utf8).withUnsafeBytes { SystemCall.writeAll(output, $0.baseAddress, $0.count) }
     }
 }

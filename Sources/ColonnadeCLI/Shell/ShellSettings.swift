@@ -1,3 +1,5 @@
+import Colonnade
+
 /// What `colonnade shell`'s dot-commands set, applied to every screen typed after them: the
 /// equivalent of `filter` options given on each command line.
 struct ShellSettings: Equatable {

@@ -284,10 +284,9 @@ public struct DeltaWriter {
     }
 
     static func lock(_ path: String) throws(DeltaError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = SystemCall.retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw .io(file: path, operation: "open", errno: errno) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
+        if SystemCall.retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
             let e = errno
             close(fd)
             throw .io(file: path, operation: "lock", errno: e)
