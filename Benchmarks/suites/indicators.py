@@ -61,9 +61,16 @@ def section(data):
                                    else "**MISMATCH**: " + "; ".join(data["mismatches"])))
     if verdicts:
         met = [v for v in verdicts if v[2] >= 5]
-        lines.append("Target (every indicator screen at least 5× Polars, same thread count): %d of %d met%s." % (
+        lines.append("Target (every indicator screen at least 5× Polars, same thread count): %d of %d (screen, thread count) pairs met%s." % (
             len(met), len(verdicts), "" if len(met) == len(verdicts) else " (not met: %s)" % ", ".join(
                 "%s t=%d %.1f×" % v for v in verdicts if v[2] < 5)))
+    faster = []
+    for q in queries:
+        c, t = _run(data, "colonnade", q, 1), _run(data, "talib", q, 1)
+        if c and t and t["ms"] < c["ms"]:
+            faster.append("%s (%.3g ms vs %.3g ms)" % (q, t["ms"], c["ms"]))
+    if faster:
+        lines.append("TA-Lib on one thread is faster than Colonnade on one thread on %s." % ", ".join(faster))
     bench = data.get("colonnade_bench")
     if bench:
         lines += ["", "colonnade-bench --suite indicators (in process, `QuoteTable.select`; load average %s → %s):" % (
