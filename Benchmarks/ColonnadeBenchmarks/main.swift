@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench [--suite scan,screens,indicators,decode,snapshot,interop,zip,import,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
 // colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,indicators,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -55,8 +55,8 @@ while !args.isEmpty {
         for item in list {
             switch item {
             case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
+            case "scan", "screens", "indicators", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, indicators, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
             }
         }
         options.suites = s
@@ -137,6 +137,15 @@ suite("screens") {
     try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["screens"] = peakResidentBytes()
     print("peak memory (screens): \(Format.bytes(recorder.peaks["screens"]!))")
+}
+
+suite("indicators") {
+    // Issue 30: I1–I4 and S3 with exact windows (Benchmarks/peers/indicators.py times the peers).
+    resetPeakResident()
+    let table = benchTable()
+    try IndicatorSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["indicators"] = peakResidentBytes()
+    print("peak memory (indicators): \(Format.bytes(recorder.peaks["indicators"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.

@@ -56,7 +56,8 @@ public struct AggregateOracle {
                 scales.append(scale)
                 let finite = xs.filter { !$0.isNaN }
                 switch a.function {
-                case .count: values.append(Double(xs.count))
+                // count(x) counts the rows where `x is not null`: a NaN is null to it, stored or computed.
+                case .count: values.append(Double(finite.count))
                 case .sum: values.append(xs.isEmpty ? nil : sum)
                 case .mean: values.append(xs.isEmpty ? nil : sum / Double(xs.count))
                 case .min: values.append(finite.min())

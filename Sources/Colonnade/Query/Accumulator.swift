@@ -2,7 +2,10 @@
 /// when asked for, Welford's mean and sum of squared deviations (for stddev) and the earliest and
 /// latest known value by (date, row).
 struct Accumulator: Sendable {
+    /// Values added, NaN included (the divisor of `sum`'s mean: a NaN makes it NaN).
     var count = 0
+    /// NaN values added (a bare column's stored NaN): null to `count(x)`, as to `x is null`.
+    var nans = 0
     var sum = 0.0
     var min = Double.nan
     var max = Double.nan
@@ -28,7 +31,9 @@ struct Accumulator: Sendable {
     mutating func add(_ x: Double) {
         count += 1
         sum += x
-        if !x.isNaN {
+        if x.isNaN {
+            nans += 1
+        } else {
             if !(x >= min) { min = x }  // also true while min is NaN
             if !(x <= max) { max = x }
         }
@@ -64,6 +69,7 @@ struct Accumulator: Sendable {
             }
         }
         count += o.count
+        nans += o.nans
         sum += o.sum
         if !o.min.isNaN && !(o.min >= min) { min = o.min }
         if !o.max.isNaN && !(o.max <= max) { max = o.max }
@@ -78,7 +84,7 @@ struct Accumulator: Sendable {
     /// The value of `function` (nil where it has none).
     func value(_ function: Aggregate.Function) -> Double? {
         switch function {
-        case .count: Double(count)
+        case .count: Double(count - nans)
         case .sum: count == 0 ? nil : sum
         case .min: min.isNaN ? nil : min
         case .max: max.isNaN ? nil : max

@@ -4,10 +4,12 @@
 ///     [.count, .sum("close"), .mean(Field("high") - Field("low")), .max(Field("close").pctChange())]
 ///     try Aggregate.parseList("count, avg(high - low), max(pct_change(close)), last(close)", table: table)
 ///
-/// The argument of an aggregate is a `ValueExpression`. A bare column keeps the column's own
-/// values: a null is skipped, a NaN is a value (it makes sum, mean and stddev NaN; min, max,
-/// first and last skip it). Any other expression follows the expression rules
-/// (`ValueExpression`): a NaN there is null, and nulls are skipped.
+/// The argument of an aggregate is a `ValueExpression`. A NaN is null to `count(x)`, as to
+/// `x is null`: `count(x)` counts the rows where `x is not null` holds, for a bare column as for
+/// any expression (DuckDB counts a stored NaN; we do not). A bare column otherwise keeps its own
+/// values: a stored NaN makes sum, mean and stddev NaN (as in DuckDB), while min, max, first and
+/// last skip it. Any other expression follows the expression rules (`ValueExpression`): a NaN
+/// there is null, and nulls are skipped.
 public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     /// What to compute.
     public enum Function: String, Sendable, Hashable, CaseIterable {
@@ -59,7 +61,7 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
 
     /// `count(*)`: matching rows.
     public static var count: Aggregate { Aggregate(.count) }
-    /// `count(column)`: matching rows where the column is not null.
+    /// `count(column)`: matching rows where the column is not null (a stored NaN is null here).
     public static func count(_ column: String) -> Aggregate { Aggregate(.count, column) }
     /// The sum of a column over matching rows (nulls skipped).
     public static func sum(_ column: String) -> Aggregate { Aggregate(.sum, column) }

@@ -18,6 +18,9 @@ package final class EvaluationCounters: Sendable, Equatable {
     package let parallelRuns = Atomic<Int>(0)
     /// Rows for which a screen as of a day evaluated expressions (lookback included).
     package let expressionRows = Atomic<Int>(0)
+    /// Rows run through recursive series (`ema`, `rma`, `rsi`, `cum*`): the table's rows once per
+    /// distinct series a query computes (`SeriesCache`).
+    package let seriesRows = Atomic<Int>(0)
 
     package init() {}
 
@@ -38,6 +41,10 @@ package final class EvaluationCounters: Sendable, Equatable {
 
     func addExpressionRows(_ n: Int) {
         if n != 0 { expressionRows.add(n, ordering: .relaxed) }
+    }
+
+    func addSeriesRows(_ n: Int) {
+        if n != 0 { seriesRows.add(n, ordering: .relaxed) }
     }
 
     func addRun(chunks: Int, threads: Int) {

@@ -16,18 +16,19 @@ final class MaterializedSeries: @unchecked Sendable {
     let values: UnsafeMutablePointer<Double>
     let count: Int
 
-    /// Evaluates `f(x, n)` over the whole table.
+    /// Evaluates `f(x, n)` over the whole table; recursive series inside `x` come from (and go
+    /// into) `cache`.
     /// - Throws: `QueryError` from resolving `x`.
-    init(_ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int, table: QuoteTable) throws(QueryError) {
-        let argument = try ExpressionProgram(x, table: table)
+    init(_ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int, table: QuoteTable,
+         cache: SeriesCache) throws(QueryError) {
+        let argument = try ExpressionProgram(x, table: table, cache: cache)
+        cache.counters?.addSeriesRows(table.rowCount)
         count = table.rowCount
         values = .allocate(capacity: max(count, 1))
         values.initialize(repeating: .nan, count: max(count, 1))
-        // The exact seed: the argument is a column with a decimal scale.
-        var scale: DecimalScale?
-        if case .column(let name) = x, let i = table.columnIndex(named: name), case .float64(let c) = table.columns[i] {
-            scale = c.decimalScale
-        }
+        // The exact seed: the argument's values are decimals with a known scale (a column with a
+        // decimal scale, or an expression over such columns: `ExpressionProgram+Exact.swift`).
+        let scale = argument.decimalScale
         // Groups of whole tickers, about `groupRows` rows each.
         let groupRows = 1 << 16
         var groups = [Range<Int>]()  // ranges of ticker indices
@@ -54,4 +55,34 @@ final class MaterializedSeries: @unchecked Sendable {
     }
 
     deinit { values.deallocate() }
+}
+
+/// The recursive series of one query, each computed once: `ema(close, 12)` written twice — in
+/// MACD's line and its signal, or on both sides of a crossover and under `prev` — is one pass over
+/// the table, read by every program that names it. A series is known by its function, argument
+/// and window (the argument as written: `ema(close, 12)` and `ema(1 * close, 12)` are two).
+/// Used while a query is compiled, on one thread; the series it hands out are immutable.
+final class SeriesCache {
+    private struct Key: Hashable {
+        let function: ValueExpression.SeriesFunction
+        let argument: ValueExpression
+        let window: Int
+    }
+
+    private var series: [Key: MaterializedSeries] = [:]
+    /// Where to count the rows materialized (tests), or nil.
+    let counters: EvaluationCounters?
+
+    init(counters: EvaluationCounters? = nil) { self.counters = counters }
+
+    /// `f(x, n)`, computed over `table` the first time it is asked for.
+    /// - Throws: `QueryError` from resolving `x`.
+    func series(_ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int,
+                table: QuoteTable) throws(QueryError) -> MaterializedSeries {
+        let key = Key(function: f, argument: x, window: n)
+        if let known = series[key] { return known }
+        let computed = try MaterializedSeries(f, x, window: n, table: table, cache: self)
+        series[key] = computed
+        return computed
+    }
 }

@@ -52,18 +52,21 @@ struct ExpressionProgram: @unchecked Sendable {
     let tickerStarts: [Int]
     let rowCount: Int
 
-    /// Resolves `expression` against `table`.
+    /// Resolves `expression` against `table`. Recursive series come from `cache` (a query's
+    /// programs share one, so each series is computed once); nil: one of the program's own.
     /// - Throws: `QueryError` for an unknown column or a window that is not positive.
-    init(_ expression: ValueExpression, table: QuoteTable) throws(QueryError) {
-        try self.init(expression, nil, table: table)
+    init(_ expression: ValueExpression, table: QuoteTable, cache: SeriesCache? = nil) throws(QueryError) {
+        try self.init(expression, nil, table: table, cache: cache ?? SeriesCache())
     }
 
     /// The order of `left` against `right` (see `Node.ordering`), for `left op right`.
-    init(ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable) throws(QueryError) {
-        try self.init(left, right, table: table)
+    init(ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable,
+         cache: SeriesCache? = nil) throws(QueryError) {
+        try self.init(left, right, table: table, cache: cache ?? SeriesCache())
     }
 
-    private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable) throws(QueryError) {
+    private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable,
+                 cache: SeriesCache) throws(QueryError) {
         // Recursion goes as deep as the expression nests (a chain is a loop), which the parser
         // caps; a tree built in Swift is checked here. Deep trees compile on a deep stack.
         depth = Swift.max(expression.treeDepth, right?.treeDepth ?? 0) + (right == nil ? 0 : 1)
@@ -170,7 +173,7 @@ struct ExpressionProgram: @unchecked Sendable {
                 return (.conditional(compiled, otherwise: other), lookback)
             case let .series(f, x, w) where f.isRecursive:
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
-                return (.materialized(try MaterializedSeries(f, x, window: w, table: table)), 0)
+                return (.materialized(try cache.series(f, x, window: w, table: table)), 0)
             case let .series(f, x, w):
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
                 let (n, l) = try compile(x, depth: depth + 1)

@@ -27,24 +27,26 @@ extension QuoteTable {
     /// nested deeper than `QueryParser.maximumTreeDepth` (only one built in Swift can be). The
     /// recursion goes as deep as the tree (`and` and `or` lists are loops); a deep tree is planned
     /// on a deep stack (`DeepRecursion`).
-    func plan(_ predicate: RowPredicate) throws(QueryError) -> PlanNode {
-        try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
-            try plan(predicate, negated: false, depth: 0)
+    /// Recursive series named more than once are computed once (`SeriesCache`; `counters` counts them).
+    func plan(_ predicate: RowPredicate, counters: EvaluationCounters? = nil) throws(QueryError) -> PlanNode {
+        let cache = SeriesCache(counters: counters)
+        return try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
+            try plan(predicate, negated: false, depth: 0, cache: cache)
         }
     }
 
-    private func plan(_ predicate: RowPredicate, negated: Bool, depth: Int) throws(QueryError) -> PlanNode {
+    private func plan(_ predicate: RowPredicate, negated: Bool, depth: Int, cache: SeriesCache) throws(QueryError) -> PlanNode {
         if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
         switch predicate {
         case .constant(let b):
             return b != negated ? .all : .none
         case .not(let p):
-            return try plan(p, negated: !negated, depth: depth + 1)
+            return try plan(p, negated: !negated, depth: depth + 1, cache: cache)
         case .and(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1, cache: cache) }
             return negated ? QuoteTable.simplifyOr(children) : QuoteTable.simplifyAnd(children)
         case .or(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1, cache: cache) }
             return negated ? QuoteTable.simplifyAnd(children) : QuoteTable.simplifyOr(children)
         case .tickers(let symbols):
             let wanted = Set(symbols.compactMap { code(of: $0) })
@@ -55,13 +57,13 @@ extension QuoteTable {
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .compare(expression, bounds):
-            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth) }
-            return try planExpression(ExpressionProgram(expression, table: self), bounds, negated: negated)
+            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth, cache: cache) }
+            return try planExpression(ExpressionProgram(expression, table: self, cache: cache), bounds, negated: negated)
         case let .compareExpressions(l, r, bounds):
             guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {
                 throw QueryError("a comparison of two expressions takes bounds against 0 (the order of the two), not \(bounds)")
             }
-            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self), bounds, negated: negated)
+            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self, cache: cache), bounds, negated: negated)
         case let .range(name, bounds):
             let index = try valueColumnIndex(name)
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]

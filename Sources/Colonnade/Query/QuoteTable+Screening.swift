@@ -35,7 +35,7 @@ extension QuoteTable {
     /// - Throws: `QueryError` for an unknown column.
     public func select(_ predicate: RowPredicate, on day: ScreenDay, maxStale: StaleLimit = .default,
                        options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
-        let plan = try plan(predicate)
+        let plan = try plan(predicate, counters: options.counters)
         let candidates = rows(on: day, maxStale: maxStale)
         let scratch = ExpressionScratch()
         let keep = pointMatches(plan, rows: candidates, scratch: scratch)

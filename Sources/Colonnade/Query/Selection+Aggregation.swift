@@ -11,8 +11,9 @@ extension Selection {
     ///
     ///     try hits.aggregate([.count, .mean(Field("high") - Field("low")), .last("close")], by: .year)
     ///
-    /// Nulls are skipped (`count(*)` counts rows, `count(x)` non-null values). Of a bare column,
-    /// min, max, first and last also skip NaN, while a NaN value makes sum, mean and stddev NaN;
+    /// Nulls are skipped (`count(*)` counts rows, `count(x)` rows where `x is not null`, so never a
+    /// NaN). Of a bare column, min, max, first and last also skip NaN, while a NaN value makes
+    /// sum, mean and stddev NaN;
     /// in any other expression a NaN is null (see `Aggregate`). Expressions are evaluated over
     /// the rows of each ticker with their series history, whatever rows matched.
     ///
@@ -244,6 +245,7 @@ struct AggregationPlan {
         self.aggregates = aggregates
         var expressionIndex = [ValueExpression: Int]()
         var argumentIndex = [Source: Int]()
+        let cache = SeriesCache()  // a recursive series in several arguments is computed once
         for a in aggregates {
             guard let argument = a.argument else { argumentOf.append(nil); continue }
             let source: Source
@@ -257,7 +259,7 @@ struct AggregationPlan {
             } else if let e = expressionIndex[argument] {
                 source = .expression(e)
             } else {
-                programs.append(try ExpressionProgram(argument, table: table))
+                programs.append(try ExpressionProgram(argument, table: table, cache: cache))
                 expressionIndex[argument] = programs.count - 1
                 source = .expression(programs.count - 1)
             }

@@ -9,10 +9,11 @@ extension Selection {
         let scratch = ExpressionScratch()
         // One Double per row and key; NaN stands for null.
         var columns = [[Double]]()
+        let cache = SeriesCache()  // a recursive series in several keys is computed once
         for key in keys {
             switch key.value {
             case .expression(let e):
-                columns.append(try ExpressionProgram(e, table: table).values(atRows: rows, scratch: scratch))
+                columns.append(try ExpressionProgram(e, table: table, cache: cache).values(atRows: rows, scratch: scratch))
             case .date:
                 columns.append(rows.map { Double(table.dates[$0]) })
             case .ticker:
