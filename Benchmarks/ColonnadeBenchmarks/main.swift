@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, all)")
+            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import"])
+            case "scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, crossticker, decode, snapshot, interop, zip, import, import-update, all)")
             }
         }
         options.suites = s
@@ -125,6 +125,14 @@ if options.suites.contains("screens") {
     try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["screens"] = peakResidentBytes()
     print("peak memory (screens): \(Format.bytes(recorder.peaks["screens"]!))")
+}
+
+if options.suites.contains("crossticker") {
+    resetPeakResident()
+    let table = benchTable()
+    try CrossTickerSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["crossticker"] = peakResidentBytes()
+    print("peak memory (crossticker): \(Format.bytes(recorder.peaks["crossticker"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.

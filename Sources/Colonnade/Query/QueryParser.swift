@@ -662,10 +662,12 @@ public struct QueryParser: Sendable {
             work.nodes += 1
             _ = next()  // '('
             let lower = name.lowercased()
+            if CrossTickerExpression.functionNames.contains(lower) { return try parseCrossTickerCall(lower, nameToken) }
             let math = ValueExpression.MathFunction(rawValue: lower)
             let series = ValueExpression.SeriesFunction(rawValue: lower)
             guard math != nil || series != nil else {
                 let known = ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
+                    + CrossTickerExpression.functionNames
                 throw error("unknown function '\(name)'", at: nameToken, suggestions: Suggestions.closest(to: lower, among: known))
             }
             let argumentToken = peek

@@ -28,6 +28,9 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     case math(MathFunction, ValueExpression)
     /// A per-ticker series function with its window in rows (`prev(x, 1)`, `mavg(x, 20)`).
     case series(SeriesFunction, ValueExpression, window: Int)
+    /// Across tickers: a cross-sectional function, a reference ticker's value, or a moving
+    /// statistic of two series (`xrank(x)`, `ref(x, 'SPY')`, `mbeta(x, y, 60)`; see `CrossTickerExpression`).
+    case crossTicker(CrossTickerExpression)
 
     /// The four arithmetic operators.
     public enum Operator: String, Sendable, Hashable, CaseIterable {
@@ -142,6 +145,8 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case let .series(f, x, n):
             s = f.windowIsOptional && n == 1 ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
                 : "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)), \(n))"
+        case .crossTicker(let c):
+            s = c.text { $0.text(parentPrecedence: 0, depth: depth + 1) }
         }
         return precedence < parentPrecedence ? "(\(s))" : s
     }
@@ -155,6 +160,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             case .number: break
             case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
             case let .chain(first, steps): walk(first); for step in steps { walk(step.operand) }
+            case .crossTicker(let c): c.operands.forEach(walk)
             }
         }
         walk(self)
@@ -164,7 +170,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The value when the expression reads no column (constants folded), else nil.
     public var constantValue: Double? {
         switch self {
-        case .column, .series: return nil
+        case .column, .series, .crossTicker: return nil
         case .number(let v): return v
         case .negate(let x): return x.constantValue.map { -$0 }
         case let .math(f, x): return x.constantValue.map { ValueExpression.apply(f, $0) }
