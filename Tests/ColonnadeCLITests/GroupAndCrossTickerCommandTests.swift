@@ -68,11 +68,12 @@ import Testing
         #expect(bars[0] == ["ticker", "week", "first(open)", "max(high)", "min(low)", "last(close)", "sum(volume)"])
         let week = Self.rows.filter { $0.ticker == "MSFT" && $0.date >= "2014-03-10" && $0.date <= "2014-03-16" }
         let bar = bars.first { $0[0] == "MSFT" && $0[1] == "2014-03-10" }
+        #expect(bar != nil)
         #expect(bar.map { Array($0[2...]).map { Double($0)! } } == [week.first!.open, week.map(\.high).max()!, week.map(\.low).min()!,
                                                                    week.last!.close, week.map(\.volume).reduce(0, +)])
         let byWeek = Self.csv(Self.filter("--agg", "last(close)", "--by", "week,ticker", "--format", "csv").standardOutput)
         #expect(byWeek[0] == ["week", "ticker", "last(close)"])
-        #expect(byWeek[1 ... 3].map { $0[1] } == ["AAPL", "BRK_A", "MSFT"] && byWeek[1][0] == "2013-12-30")
+        #expect(byWeek.count > 3 && byWeek[1 ... 3].map { $0[1] } == ["AAPL", "BRK.A", "MSFT"] && byWeek[1][0] == "2013-12-30")
         #expect(byWeek.count == bars.count)
     }
 
@@ -89,15 +90,15 @@ import Testing
         // --having on a name; ties in the sort broken by the keys.
         let having = Self.csv(Self.filter("--agg", "count(*) as n", "--by", "ticker", "--having", "n > 200", "--sort", "-n",
                                           "--format", "csv").standardOutput)
-        #expect(having.dropFirst().map { $0[0] } == ["AAPL", "BRK_A", "MSFT"])
+        #expect(having.dropFirst().map { $0[0] } == ["AAPL", "BRK.A", "MSFT"])
         let counts = Self.csv(Self.filter("--count", "--by", "ticker", "--having", "count < 200", "--format", "csv").standardOutput)
         #expect(counts.dropFirst().map { $0 } == [["ZEN", "160"]])
         // By aggregate text, median and quantile, and the avg label.
-        let stats = Self.csv(Self.filter("--agg", "median(close),quantile(close, 0.25),avg(close)", "--by", "ticker", "--sort",
+        let stats = Self.csv(Self.filter("--agg", "median(close),quantile(close, 0.25) as q1,avg(close)", "--by", "ticker", "--sort",
                                          "median(close)", "--format", "csv").standardOutput)
-        #expect(stats[0] == ["ticker", "median(close)", "quantile(close, 0.25)", "avg(close)"])
+        #expect(stats[0] == ["ticker", "median(close)", "q1", "avg(close)"])
         for line in stats.dropFirst() {
-            let closes = Self.rows.filter { $0.ticker == line[0] }.map(\.close).sorted()
+            let closes = Self.rows.filter { $0.ticker.replacingOccurrences(of: "_", with: ".") == line[0] }.map(\.close).sorted()
             let h = 0.5 * Double(closes.count - 1), lo = Int(h)
             let median = closes[lo] + (h - Double(lo)) * (closes[Swift.min(lo + 1, closes.count - 1)] - closes[lo])
             #expect(Double(line[1]) == median, "\(line)")
@@ -136,7 +137,7 @@ import Testing
                         let lines = Self.csv(run.standardOutput)
                         if grouped {
                             switch flag.name {
-                            case "sort": #expect(lines.dropFirst().map { $0[0] } == ["ZEN", "MSFT", "BRK_A", "AAPL"], "\(arguments)")
+                            case "sort": #expect(lines.dropFirst().map { $0[0] } == ["ZEN", "MSFT", "BRK.A", "AAPL"], "\(arguments)")
                             case "limit": #expect(lines.count == 3, "\(arguments)")
                             default: #expect(lines.dropFirst().map { $0[0] } == ["AAPL"], "\(arguments)")
                             }
@@ -160,7 +161,7 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let last = Self.rows.filter { $0.date == "2014-12-31" }
         let rank = 1 + last.filter { $0.close < last.first { $0.ticker == "MSFT" }!.close }.count
-        #expect(Self.csv(run.standardOutput).dropFirst().first.map { [$0[2], $0[3]] } == ["\(rank)", "4"], "\(run.standardOutput)")
+        #expect(Self.csv(run.standardOutput).dropFirst().first.map { [Double($0[2]), Double($0[3])] } == [Double(rank), 4], "\(run.standardOutput)")
         // Relative strength against the first ticker, as the benchmark's X2 asks.
         let strength = Self.filter("--where", "close / ref(close, 'AAPL') > mmax(close / ref(close, 'AAPL'), 50)", "--count")
         #expect(strength.status == 0, "\(strength.standardError)")

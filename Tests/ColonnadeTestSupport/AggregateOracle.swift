@@ -93,13 +93,19 @@ public struct AggregateOracle {
                     guard !sorted.isEmpty else { values.append(nil); continue }
                     let h = (a.function == .median ? 0.5 : a.parameter!) * Double(sorted.count - 1)
                     let lo = Int(h.rounded(.down)), hi = Swift.min(lo + 1, sorted.count - 1)
-                    values.append(sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo]))
+                    // At a rank, or between equal neighbours, the value itself (no 0 · ∞).
+                    values.append(h == Double(lo) || sorted[lo] == sorted[hi] ? sorted[lo] : sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo]))
                 case .corr:
                     let pairs = members.compactMap { r -> (Double, Double)? in
                         guard let x = column[r], let y = second![r] else { return nil }
                         return (x, y)
                     }
-                    guard pairs.count >= 2 else { values.append(nil); continue }
+                    // Fewer than two pairs, or a side of equal values (variance 0 exactly): null.
+                    // (An infinity makes the correlation NaN, even beside equal values.)
+                    let infinite = pairs.contains { !$0.0.isFinite || !$0.1.isFinite }
+                    guard pairs.count >= 2, infinite || !pairs.allSatisfy({ $0.0 == pairs[0].0 }) && !pairs.allSatisfy({ $0.1 == pairs[0].1 }) else {
+                        values.append(nil); continue
+                    }
                     let mx = pairs.map(\.0).reduce(0, +) / Double(pairs.count)
                     let my = pairs.map(\.1).reduce(0, +) / Double(pairs.count)
                     var sxx = 0.0, syy = 0.0, sxy = 0.0

@@ -151,13 +151,18 @@ import ColonnadeTestSupport
             #expect(error.column == 23, "\(error)")
             #expect(error.suggestions.contains("close"))
         }
-        #expect(throws: QueryError.self) { try Aggregate.parseList("median(close)", table: table) }
+        #expect(throws: QueryError.self) { try Aggregate.parseList("mode(close)", table: table) }
+        #expect(try Aggregate.parseList("median(close), quantile(close, 0.9) as q9, corr(close, open)", table: table)
+                == [.median(.column("close")), .quantile(.column("close"), 0.9).named("q9"), .corr(.column("close"), .column("open"))])
+        #expect(throws: QueryError.self) { try Aggregate.parseList("quantile(close, 1.5)", table: table) }
         #expect(throws: QueryError.self) { try Aggregate.parseList("avg(high - low)") }  // expressions need the table
         #expect(throws: QueryError.self) { try table.selectAll().aggregate([.sum("ticker")]) }
         #expect(throws: QueryError.self) { try table.selectAll().aggregate([.sum(Field("close").mavg(0 + 1) + .column("nope"))]) }
         #expect(try AggregateGrouping(parsing: "ticker, year") == AggregateGrouping(byTicker: true, bucket: .year))
         #expect(try AggregateGrouping(parsing: "month") == .month)
         #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "year,month") }
-        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "week") }
+        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "fortnight") }
+        #expect(try AggregateGrouping(parsing: "week,ticker") == AggregateGrouping(byTicker: true, bucket: .week, tickerFirst: false))
+        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "week,quarter") }
     }
 }

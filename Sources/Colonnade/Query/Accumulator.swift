@@ -118,7 +118,7 @@ struct Accumulator: Sendable {
         case .median: Accumulator.quantile(values, 0.5)
         case .quantile: Accumulator.quantile(values, parameter ?? 0.5)
         case .corr:
-            pairs < 2 || m2X <= 0 || m2Y <= 0 ? nil : Swift.max(-1, Swift.min(1, coMoment / (m2X.squareRoot() * m2Y.squareRoot())))
+            pairs < 2 || m2X <= 0 || m2Y <= 0 ? nil : Accumulator.clampedCorrelation(coMoment / (m2X.squareRoot() * m2Y.squareRoot()))
         case .count: Double(count)
         case .sum: count == 0 ? nil : sum
         case .min: min.isNaN ? nil : min
@@ -141,4 +141,7 @@ struct Accumulator: Sendable {
         if fraction == 0 || sorted[lo] == sorted[hi] { return sorted[lo] }
         return sorted[lo] + (sorted[hi] - sorted[lo]) * fraction
     }
+
+    /// A correlation clamped to [-1, 1] (rounding may step past); NaN (from infinities) stays NaN.
+    static func clampedCorrelation(_ r: Double) -> Double { r.isNaN ? r : Swift.max(-1, Swift.min(1, r)) }
 }
