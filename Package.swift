@@ -9,13 +9,20 @@ import PackageDescription
 // touch class-owned buffers; the engine never relies on them (its buffers are reached
 // through `withUnsafe…` closures that cannot overlap).
 //
-// Release builds also target the CPU they are built on (`-target-cpu native`): the range kernels
-// then use AVX2 where the machine has it, measured 1.8 → 2.6 G rows/s for `80 < x < 83` on the
-// AMD EPYC (Zen 3) we develop on. `swift build -c release` and `swift run -c release` build on the
-// machine that runs the result, so this is safe there; a binary copied to an older CPU could
-// stop with an illegal instruction. Build portable binaries with `COLONNADE_PORTABLE=1 swift build -c release`.
-let portable = Context.environment["COLONNADE_PORTABLE"].map { !$0.isEmpty && $0 != "0" } ?? false
-let releaseFlags = ["-enforce-exclusivity=unchecked"] + (portable ? [] : ["-target-cpu", "native"])
+// Release builds of this package also target the CPU they are built on (`-target-cpu native`):
+// the range kernels then use AVX2 where the machine has it (docs/MEASUREMENTS.md, *Native code*).
+// The kernels live in the `Colonnade` library, so the flag has to be on the library targets for
+// the `colonnade` and `colonnade-bench` executables to get native kernels. It is on only when this
+// package is the one being built: a package that depends on Colonnade (its checkout lives under
+// `.build/checkouts/` or Xcode's `SourcePackages/checkouts/`) compiles the libraries for the
+// target's baseline CPU, so an app that ships a binary built with Colonnade does not inherit
+// `-target-cpu native` without knowing (README, *Portable binaries*). Override either way:
+// `COLONNADE_PORTABLE=1` (no native code, for binaries copied to other machines) or
+// `COLONNADE_NATIVE=1` (native code even as a dependency, for a binary run where it is built).
+func flag(_ name: String) -> Bool? { Context.environment[name].map { !$0.isEmpty && $0 != "0" } }
+let isDependency = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
+let native = flag("COLONNADE_PORTABLE") == true ? false : (flag("COLONNADE_NATIVE") ?? !isDependency)
+let releaseFlags = ["-enforce-exclusivity=unchecked"] + (native ? ["-target-cpu", "native"] : [])
 
 let engineSettings: [SwiftSetting] = [
     .unsafeFlags(releaseFlags, .when(configuration: .release)),
@@ -32,30 +39,35 @@ let package = Package(
         .library(name: "Colonnade", targets: ["Colonnade"]),
         .library(name: "DataLinkFormat", targets: ["DataLinkFormat"]),
         .library(name: "DataLink", targets: ["DataLink"]),
+        .library(name: "ColonnadeIngest", targets: ["ColonnadeIngest"]),
         .executable(name: "colonnade", targets: ["colonnade"]),
         .executable(name: "colonnade-bench", targets: ["ColonnadeBenchmarks"]),
     ],
     targets: [
         // MARK: Implementation
-        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeCLI ← colonnade.
+        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeIngest ← ColonnadeCLI ← colonnade.
         // See docs/ARCHITECTURE.md.
         //
         // The engine: columns, bitmasks, kernels, queries, snapshots, number and date parsing, the
         // JSON/CSV byte scanners, the generator. Knows nothing of Nasdaq Data Link.
         .target(name: "Colonnade", swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) response shapes → tables: dataset, dataset_data, datatables,
-        // error bodies, cursors, ticker codes; the generator's response files; importing files.
+        // error bodies, cursors, ticker codes; the generator's response files.
         .target(name: "DataLinkFormat", dependencies: ["Colonnade"], swiftSettings: engineSettings),
         // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
         .target(name: "DataLink", dependencies: ["Colonnade", "DataLinkFormat"]),
+        // Getting data in: every way quotes come in (files, directories, zips, standard input,
+        // Arrow/Parquet, fetch with datasets, tables, bulk and --update) and every write policy
+        // (the fast path, the lock, upsert, save); progress through callbacks, never printing.
+        .target(name: "ColonnadeIngest", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"], swiftSettings: engineSettings),
         // Argument parsing and the commands, as a library so tests can call them.
-        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink"]),
+        .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink", "ColonnadeIngest"]),
         .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
 
         // MARK: Benchmarks
         .executableTarget(
             name: "ColonnadeBenchmarks",
-            dependencies: ["Colonnade", "DataLinkFormat"],
+            dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeIngest"],
             path: "Benchmarks/ColonnadeBenchmarks",
             swiftSettings: engineSettings
         ),
@@ -64,9 +76,13 @@ let package = Package(
         // Seeded data, obviously-correct references, fixture lookup, a loopback HTTP server.
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
-        .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "ColonnadeTestSupport"]),
+        // Reference readers and decoding helpers shared by the format's and the ingest layer's tests.
+        .target(name: "DecodingTestSupport", dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeTestSupport"],
+                path: "Tests/DecodingTestSupport"),
+        .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "DecodingTestSupport"]),
+        .testTarget(name: "ColonnadeIngestTests", dependencies: ["ColonnadeIngest", "DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
-        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeTestSupport"]),
+        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "ColonnadeTestSupport"]),
         // A child process for the snapshot crash test: saves to one path in a loop until killed.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),
     ]

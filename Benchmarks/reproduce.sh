@@ -1,36 +1,121 @@
 #!/usr/bin/env bash
-# Every figure in docs/BENCHMARKS.md, with one command:
+# Every figure and chart in docs/BENCHMARKS.md, with one command:
 #
-#   Benchmarks/reproduce.sh [--size small|medium|large] [--repeat R] [--no-peers]
+#   Benchmarks/reproduce.sh [--size small|medium|large] [--repeat R] [--attempts N] [--suite a,b] [--out DIR]
 #
-# 1. colonnade-bench --suite all --size SIZE --json docs/bench/colonnade-bench.json (release build)
-# 2. Benchmarks/peers/run.sh --size SIZE --json docs/bench/peers.json (DuckDB, Polars, NumPy, SQLite)
-# 3. python3 Benchmarks/report.py: docs/BENCHMARKS.md from those two files
-# Run it on a quiet machine: the figures are only as good as the machine was idle.
+# 1. Builds colonnade and colonnade-bench (release).
+# 2. Runs every suite hook Benchmarks/suites/NN-NAME.sh in order (colonnade-bench, peers, ingest,
+#    interop, and any other engineer's suite); each writes NAME.json. A suite whose 1-minute load
+#    average at its start or end exceeds its thread count (the usable cores) is run again, up to
+#    --attempts times in all (default 2); if it stays loaded it is marked "loaded" on the page.
+#    A suite that fails stops the run (exit status 1) with its error: no figure of a failed run.
+# 3. A full run (no --suite) writes into docs/bench/: the JSON, run.json (what ran, with the load
+#    averages), the charts redrawn from that JSON (report.py --draw-charts), and docs/BENCHMARKS.md.
+#    --suite a,b runs only those, into --out DIR (default .build/bench-partial), and leaves the
+#    page alone: subsets are for iterating, only a full run rewrites the page.
+# The page's size is large (20 M rows: the memory-bound figures need a column ≥ 4× the L3 cache);
+# run it on a quiet machine.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-size=medium repeat=10 peers=1
+size=large repeat=10 attempts=2 only="" out=""
+die() { echo "reproduce.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --size) size="${2:?--size needs a value}"; shift 2 ;;
         --repeat) repeat="${2:?--repeat needs a value}"; shift 2 ;;
-        --no-peers) peers=0; shift ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
+        --attempts) attempts="${2:?--attempts needs a value}"; shift 2 ;;
+        --suite) only="${2:?--suite needs a list}"; shift 2 ;;
+        --out) out="${2:?--out needs a directory}"; shift 2 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in small|medium|large) ;; *) echo "reproduce.sh: unknown size '$size'" >&2; exit 2 ;; esac
-mkdir -p "$root/docs/bench"
-cd "$root"
-echo "reproduce.sh: load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-# The import and zip suites run the `colonnade` executable beside colonnade-bench: build both.
-swift build -c release --product colonnade
-swift build -c release --product colonnade-bench
-COLONNADE_COMMIT="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sources Benchmarks Package.swift || echo +dirty)" \
-    "$(swift build -c release --show-bin-path)/colonnade-bench" --suite all --size "$size" \
-    --json "$root/docs/bench/colonnade-bench.json"
-if [ "$peers" = 1 ]; then
-    "$here/peers/run.sh" --size "$size" --repeat "$repeat" --json "$root/docs/bench/peers.json"
+case "$size" in small|medium|large) ;; *) die "unknown size '$size' (small, medium, large)" ;; esac
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat needs a positive integer"
+[[ "$attempts" =~ ^[1-9][0-9]*$ ]] || die "--attempts needs a positive integer"
+
+# The hooks, in order; NAME is the file name without its NN- prefix.
+hooks=()
+names=()
+for hook in "$here"/suites/*.sh; do
+    base="$(basename "$hook" .sh)"
+    name="${base#[0-9][0-9]-}"
+    hooks+=("$hook")
+    names+=("$name")
+done
+if [ -n "$only" ]; then
+    IFS=, read -r -a wanted <<< "$only"
+    for w in "${wanted[@]}"; do
+        printf '%s\n' "${names[@]}" | grep -qx "$w" || die "no suite '$w' (suites: ${names[*]})"
+    done
+    out="${out:-$root/.build/bench-partial}"
+else
+    [ -z "$out" ] || die "--out is for --suite runs: a full run writes docs/bench/"
+    out="$root/docs/bench"
 fi
-python3 "$here/report.py"
+mkdir -p "$out"
+cd "$root"
+threads="$(nproc)"
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+echo "reproduce.sh: size $size, $threads threads, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+swift build -c release --product colonnade >&2
+swift build -c release --product colonnade-bench >&2
+bin="$(swift build -c release --show-bin-path)"
+commit="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sources Benchmarks Package.swift || echo +dirty)"
+started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+# Each hook's environment: what to run and where its JSON goes.
+export BENCH_SIZE="$size" BENCH_REPEAT="$repeat" BENCH_BIN="$bin" BENCH_ROOT="$root" COLONNADE_COMMIT="$commit"
+records="$(mktemp)"
+trap 'rm -f "$records"' EXIT
+for i in "${!hooks[@]}"; do
+    name="${names[$i]}"
+    if [ -n "$only" ] && ! printf '%s\n' "${wanted[@]}" | grep -qx "$name"; then continue; fi
+    attempt=0
+    while :; do
+        attempt=$((attempt + 1))
+        l0="$(loadavg)"
+        t0="$(date +%s)"
+        echo "reproduce.sh: suite $name, attempt $attempt, load average $l0" >&2
+        if ! BENCH_JSON="$out/$name.json.tmp" "${hooks[$i]}"; then
+            rm -f "$out/$name.json.tmp"
+            echo "reproduce.sh: suite $name failed (see its error above): no figures written" >&2
+            exit 1
+        fi
+        [ -s "$out/$name.json.tmp" ] || { echo "reproduce.sh: suite $name wrote no $name.json" >&2; exit 1; }
+        l1="$(loadavg)"
+        t1="$(date +%s)"
+        loaded="$(python3 -c "import sys; print('true' if max(float(sys.argv[1]), float(sys.argv[2])) > int(sys.argv[3]) else 'false')" "$l0" "$l1" "$threads")"
+        if [ "$loaded" = false ] || [ "$attempt" -ge "$attempts" ]; then break; fi
+        echo "reproduce.sh: suite $name ran at load average $l0 → $l1, above its $threads threads: running it again" >&2
+    done
+    mv "$out/$name.json.tmp" "$out/$name.json"
+    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "seconds": %d, "threads": %d, "loaded": %s}\n' \
+        "$name" "$attempt" "$l0" "$l1" "$((t1 - t0))" "$threads" "$loaded" >> "$records"
+done
+python3 - "$records" "$out/run.json" "$size" "$commit" "$started" "$threads" <<'EOF'
+import json, sys
+records, path, size, commit, started, threads = sys.argv[1:]
+import datetime
+cpu = "unknown"
+with open("/proc/cpuinfo") as f:
+    for line in f:
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+suites = [json.loads(l) for l in open(records) if l.strip()]
+run = dict(size=size, commit=commit, started=started,
+           ended=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           cores=int(threads), cpu=cpu, suites=suites)
+with open(path, "w") as f:
+    json.dump(run, f, indent=1)
+    f.write("\n")
+EOF
+if [ -n "$only" ]; then
+    echo "reproduce.sh: --suite run: JSON in $out; docs/BENCHMARKS.md not rewritten (only a full run rewrites it)" >&2
+    exit 0
+fi
+python3 "$here/report.py" --draw-charts "$bin/colonnade-bench"
+python3 "$here/report.py" --check
+echo "reproduce.sh: done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2

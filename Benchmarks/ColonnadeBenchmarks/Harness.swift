@@ -108,6 +108,62 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+/// The commands a benchmark times or prepares with: run by bash (`-o pipefail`: a failing first
+/// command of a pipe fails it), exit status checked every time. A failure throws, naming the
+/// command with its exit status and its standard error, and so aborts the suite: no time is
+/// recorded from a failed run.
+enum Shell {
+    /// Runs `command`; its standard output.
+    /// - Throws: `BenchError` when it cannot start or exits with a status other than 0.
+    @discardableResult
+    static func run(_ command: String) throws -> String {
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("colonnade-bench-stderr-\(getpid())").path
+        guard FileManager.default.createFile(atPath: errors, contents: nil), let errorHandle = FileHandle(forWritingAtPath: errors) else {
+            throw BenchError("cannot create \(errors)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-o", "pipefail", "-c", command]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = errorHandle
+        do { try process.run() } catch { throw BenchError("cannot run /bin/bash for: \(command): \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try? errorHandle.close()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+            throw BenchError("a benchmark command failed (\(how)): \(command)\n\(stderr.suffix(4000))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether `tool` is an executable on PATH (or an absolute path to one).
+    static func has(_ tool: String) -> Bool {
+        if tool.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: tool) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+    }
+
+    /// Runs `command` once (untimed) with its standard output counted by `wc -c`; throws unless
+    /// it wrote exactly `bytes` bytes.
+    static func checkOutputSize(_ command: String, is bytes: Int) throws {
+        let counted = try run("\(command) | wc -c").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Int(counted) == bytes else {
+            throw BenchError("\(command) wrote \(counted) bytes, not the \(bytes) expected")
+        }
+    }
+}
+
+/// A figure that could not be measured (a missing tool): recorded with an infinite time and the
+/// reason as its note, so that the report says "not measured", never a time or a verdict.
+func notMeasured(_ suite: String, _ name: String, _ reason: String) -> Measurement {
+    Measurement(suite: suite, name: name, seconds: .infinity, spread: 0, runs: 0, items: 0, unit: "B", bytes: 0,
+                note: "not measured: " + reason)
+}
+
 /// Peak resident memory of this process so far (VmHWM), in bytes.
 func peakResidentBytes() -> Int { statusKilobytes("VmHWM:") * 1024 }
 
@@ -145,6 +201,17 @@ struct MachineInfo: Codable {
     /// machine was. Optional so that reports from before they were recorded still decode.
     var loadAverageStart: Double?
     var loadAverageEnd: Double?
+    /// The last-level (L3) cache, in bytes, from /sys (nil when the system does not say): a
+    /// figure read from less than 4× this much memory is cache-resident, not a memory roof.
+    var l3CacheBytes: Int?
+
+    /// The L3 cache size /sys reports for cpu0 (`32768K`), in bytes.
+    static func l3Cache() -> Int? {
+        guard let text = try? String(contentsOfFile: "/sys/devices/system/cpu/cpu0/cache/index3/size", encoding: .utf8) else { return nil }
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scale = t.hasSuffix("K") ? 1 << 10 : t.hasSuffix("M") ? 1 << 20 : 1
+        return Int(t.trimmingCharacters(in: CharacterSet(charactersIn: "KM"))).map { $0 * scale }
+    }
 
     /// The 1-minute load average now, if the system reports it.
     static func loadAverage() -> Double? {
@@ -162,7 +229,7 @@ struct MachineInfo: Codable {
         }
         return MachineInfo(cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
                            date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
-                           size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil)
+                           size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil, l3CacheBytes: l3Cache())
     }
 
     private static func gitCommit() -> String {

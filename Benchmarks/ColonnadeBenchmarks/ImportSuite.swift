@@ -1,4 +1,5 @@
 import Colonnade
+import ColonnadeIngest
 import DataLinkFormat
 import Foundation
 #if canImport(Glibc)
@@ -20,8 +21,7 @@ struct ImportSuite {
     func run() throws {
         let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
         guard FileManager.default.isExecutableFile(atPath: colonnade) else {
-            print("import suite skipped: \(colonnade) not built (swift build -c release)")
-            return
+            throw BenchError("\(colonnade) not built (swift build -c release --product colonnade)")
         }
         let dir = directory + "/colonnade-import-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -42,29 +42,47 @@ struct ImportSuite {
         let runs = 5
         // What the process holds before it reads anything (runtime, Foundation): part of every
         // budget, as the issue's formula is about the data.
-        let baseline = Double(Self.peakResident("'\(colonnade)' --version > /dev/null", dir: dir))
+        let baseline = try Self.peakResident("'\(colonnade)' --version > /dev/null", dir: dir).map(Double.init)
         // A fresh import decodes straight into the snapshot file (the JSON files, and the CSV
-        // sorted by ticker); the "ordinary path" rows (COLONNADE_TEST_ORDINARY_IMPORT=1: decode
-        // into memory, then save) show what that saves, in the same run.
-        let inputs: [(kind: String, files: String, bytes: Double, prefix: String)] = [
-            ("JSON", "'\(dir)/json/'*.json", jsonBytes, ""),
-            ("JSON (ordinary path)", "'\(dir)/json/'*.json", jsonBytes, "COLONNADE_TEST_ORDINARY_IMPORT=1 "),
-            ("CSV", "'\(dir)/PRICES.csv'", csvBytes, ""),
-            ("CSV (ordinary path)", "'\(dir)/PRICES.csv'", csvBytes, "COLONNADE_TEST_ORDINARY_IMPORT=1 "),
+        // sorted by ticker); the "ordinary path" rows (`ImportOptions.ordinaryPathOnly`: decode
+        // into memory, then save) show what that saves, in the same run. The binary has no switch
+        // for the ordinary path, so those rows run `QuoteStore.import` in this process (no peak
+        // RSS of their own) and say so in their names.
+        let inputs: [(kind: String, files: String, paths: [String], bytes: Double, ordinary: Bool)] = [
+            ("JSON", "'\(dir)/json/'*.json", jsonFiles, jsonBytes, false),
+            ("JSON (ordinary path)", "'\(dir)/json/'*.json", jsonFiles, jsonBytes, true),
+            ("CSV", "'\(dir)/PRICES.csv'", [dir + "/PRICES.csv"], csvBytes, false),
+            ("CSV (ordinary path)", "'\(dir)/PRICES.csv'", [dir + "/PRICES.csv"], csvBytes, true),
         ]
-        for (kind, files, bytes, prefix) in inputs {
+        for (kind, files, paths, bytes, ordinary) in inputs {
             for threads in [1, 2] {
-                let command = "\(prefix)'\(colonnade)' import \(files) --threads \(threads) --snapshot '\(snapshot)' > /dev/null"
-                // Deleting the last run's 500 MB file is not part of an import: untimed.
-                let result = measure(runs: runs, prepare: { unlink(snapshot) }) {
-                    sink(Self.shell(command) == nil ? 1 : 0)
+                if ordinary {
+                    var options = ImportOptions()
+                    options.threads = threads
+                    options.ordinaryPathOnly = true
+                    let result = try measure(runs: runs, prepare: { unlink(snapshot) }) {
+                        sink(try QuoteStore(at: snapshot).import(paths, options: options).imported.rowCount)
+                    }
+                    unlink(snapshot)
+                    record("colonnade import \(kind) → snapshot \(label) t=\(threads) (in process)", result, runs: runs, bytes: bytes,
+                           note: "QuoteStore.import, ordinary path; no peak RSS (measured inside the benchmark's process)")
+                    continue
                 }
+                let command = "'\(colonnade)' import \(files) --threads \(threads) --snapshot '\(snapshot)' > /dev/null"
+                // Deleting the last run's 500 MB file is not part of an import: untimed.
+                let result = try measure(runs: runs, prepare: { unlink(snapshot) }) { try Shell.run(command) }
+                try checkRows(snapshot)
                 unlink(snapshot)
-                let peak = Self.peakResident(command, dir: dir)
-                let budget = baseline + bytes + 1.2 * columnBytes
+                let memory: String
+                if let baseline, let peak = try Self.peakResident(command, dir: dir) {
+                    let budget = baseline + bytes + 1.2 * columnBytes
+                    memory = String(format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
+                                    Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER")
+                } else {
+                    memory = "peak RSS not measured: /usr/bin/time (GNU time) is not installed"
+                }
                 record("colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, runs: runs, bytes: bytes,
-                       note: String(format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
-                                    Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER"))
+                       note: memory)
             }
         }
 
@@ -80,8 +98,7 @@ struct ImportSuite {
     func runUpdateOnly() throws {
         let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
         guard FileManager.default.isExecutableFile(atPath: colonnade) else {
-            print("import-update suite skipped: \(colonnade) not built (swift build -c release)")
-            return
+            throw BenchError("\(colonnade) not built (swift build -c release --product colonnade)")
         }
         let dir = directory + "/colonnade-import-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -106,10 +123,14 @@ struct ImportSuite {
         var times: [Double] = []
         for _ in 0 ..< runs + 1 {
             unlink(work)
-            _ = Self.shell("cp '\(base)' '\(work)'")  // not timed
+            try Shell.run("cp '\(base)' '\(work)'")  // not timed
             let t0 = DispatchTime.now().uptimeNanoseconds
-            sink(Self.shell("'\(colonnade)' import '\(dir)/ONEDAY.csv' --threads 2 --snapshot '\(work)' > /dev/null") == nil ? 1 : 0)
+            try Shell.run("'\(colonnade)' import '\(dir)/ONEDAY.csv' --threads 2 --snapshot '\(work)' > /dev/null")
             times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            let rows = try QuoteTable.load(from: work, verify: false).rowCount
+            guard rows == imported.rowCount + imported.tickers.filter({ $0.rowCount > 0 }).count else {
+                throw BenchError("the update left \(rows) rows in \(work), not \(imported.rowCount) + one per ticker")
+            }
         }
         times = Array(times.dropFirst()).sorted()
         let median = times[times.count / 2]
@@ -133,13 +154,24 @@ struct ImportSuite {
                               dateColumnName: table.dateColumnName)
     }
 
-    /// The peak resident memory of one run of `command` (GNU time's %M, in bytes), 0 if unknown.
-    static func peakResident(_ command: String, dir: String) -> Int {
+    /// The peak resident memory of one run of `command` (GNU time's %M, in bytes); nil when
+    /// /usr/bin/time is not installed (the figure is then "not measured").
+    /// - Throws: `BenchError` when the command fails, or time's output is not a number.
+    static func peakResident(_ command: String, dir: String) throws -> Int? {
+        guard Shell.has("/usr/bin/time") else { return nil }
         let out = dir + "/peak.txt"
-        guard shell("/usr/bin/time -f %M -o '\(out)' sh -c \"\(command.replacingOccurrences(of: "\"", with: "\\\""))\"") != nil,
-              let text = try? String(contentsOfFile: out, encoding: .utf8),
-              let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "") else { return 0 }
+        try Shell.run("/usr/bin/time -f %M -o '\(out)' bash -o pipefail -c \"\(command.replacingOccurrences(of: "\"", with: "\\\""))\"")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        guard let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "") else {
+            throw BenchError("/usr/bin/time wrote no peak memory: \(text)")
+        }
         return kilobytes * 1024
+    }
+
+    /// Throws unless the snapshot at `path` holds the table's rows.
+    private func checkRows(_ path: String) throws {
+        let rows = try QuoteTable.load(from: path, verify: false).rowCount
+        guard rows == table.rowCount else { throw BenchError("\(path) holds \(rows) rows, not \(table.rowCount)") }
     }
 
     static func size(of path: String) throws -> Int {
@@ -150,7 +182,4 @@ struct ImportSuite {
         recorder.record(Measurement(suite: "import", name: name, seconds: result.median, spread: result.spread, runs: runs,
                                     items: bytes, unit: "B", bytes: bytes, note: note))
     }
-
-    @discardableResult
-    static func shell(_ command: String) -> String? { ZipSuite.shell(command) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
 // colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import"])
-            case "scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, crossticker, decode, snapshot, interop, zip, import, import-update, all)")
+            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
+            case "scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
             }
         }
         options.suites = s
@@ -111,7 +111,19 @@ let recorder = Recorder()
 var machine = MachineInfo.current(size: options.size, threads: options.threads)
 print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
 
-if options.suites.contains("scan") {
+/// Runs one suite; a failure (a benchmark command that failed, a wrong answer) ends the run with
+/// its error and exit status 1, so no figure of a failed run is reported.
+@MainActor func suite(_ name: String, _ body: () throws -> Void) {
+    guard options.suites.contains(name) else { return }
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("colonnade-bench: the \(name) suite failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+suite("scan") {
     resetPeakResident()
     let table = benchTable()
     try ScanSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
@@ -119,7 +131,7 @@ if options.suites.contains("scan") {
     print("peak memory (scan): \(Format.bytes(recorder.peaks["scan"]!))")
 }
 
-if options.suites.contains("screens") {
+suite("screens") {
     resetPeakResident()
     let table = benchTable()
     try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
@@ -148,7 +160,7 @@ func benchTable() -> QuoteTable {
 
 let workDirectory = ProcessInfo.processInfo.environment["COLONNADE_BENCH_DIR"] ?? FileManager.default.temporaryDirectory.path
 
-if options.suites.contains("decode") {
+suite("decode") {
     resetPeakResident()
     let before = currentResidentBytes()
     try DecodeSuite(table: benchTable(), recorder: recorder, label: label).run()
@@ -156,28 +168,28 @@ if options.suites.contains("decode") {
     print("peak memory (decode): \(Format.bytes(recorder.peaks["decode"]!)) (the generated table alone: \(Format.bytes(before)))")
 }
 
-if options.suites.contains("snapshot") {
+suite("snapshot") {
     resetPeakResident()
     try SnapshotSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["snapshot"] = peakResidentBytes()
     print("peak memory (snapshot): \(Format.bytes(recorder.peaks["snapshot"]!))")
 }
 
-if options.suites.contains("interop") {
+suite("interop") {
     resetPeakResident()
     try InteropSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["interop"] = peakResidentBytes()
     print("peak memory (interop): \(Format.bytes(recorder.peaks["interop"]!))")
 }
 
-if options.suites.contains("zip") {
+suite("zip") {
     resetPeakResident()
     try ZipSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["zip"] = peakResidentBytes()
     print("peak memory (zip): \(Format.bytes(recorder.peaks["zip"]!))")
 }
 
-if options.suites.contains("import") {
+suite("import") {
     resetPeakResident()
     try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
     recorder.peaks["import"] = peakResidentBytes()
@@ -186,9 +198,36 @@ if options.suites.contains("import") {
 
 // Only the import suite's update row (one day for every ticker into the saved snapshot, beside a
 // plain save): no JSON or CSV inputs written, so it runs at large size in a few minutes.
-if options.suites.contains("import-update") && !options.suites.contains("import") {
+if !options.suites.contains("import") {
+  suite("import-update") {
     try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
+  }
 }
+
+suite("cli") {
+    resetPeakResident()
+    try CLISuite(table: benchTable(), threads: options.threads, recorder: recorder, label: label, directory: workDirectory).run()
+    recorder.peaks["cli"] = peakResidentBytes()
+}
+
+suite("interop-read") {
+    try InteropReadSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+suite("lakehouse") {
+    // Issue 35: zstd Parquet and Delta export, one-day Delta append (Benchmarks/peers/lakehouse.py times the peers).
+    try LakehouseSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+suite("codecs") {
+    try CodecSuite(recorder: recorder, directory: workDirectory).run()
+}
+
+// Last: it maps and frees 1 GiB, which a suite after it would find faster to refill.
+suite("firsttouch") {
+    try FirstTouchSuite(recorder: recorder).run()
+}
+
 
 machine.loadAverageEnd = MachineInfo.loadAverage()
 print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))

@@ -5,7 +5,12 @@ pyarrow read_csv on the same files, at 1 and 2 threads (issue 13).
     ingest.py --colonnade BIN --json-dir DIR --csv FILE --workdir DIR [--repeat R] [--threads 1,2] [--json OUT]
 
 Every figure is the wall clock of a whole process, start-up included, page cache warm (one
-untimed warm-up run each), median of R runs, as MB/s of the input files:
+untimed warm-up run each), median of R runs, as MB/s of the input files; beside it, each side's
+fixed start-up, measured the same way by a process that does nothing else (`colonnade --version`;
+`python -c "import duckdb"` and so on), so a table can show the times net of it (like for like:
+whole processes on both sides, each side's fixed cost shown). Every run's exit status is checked
+and every run must report the expected rows; a failure ends the run (exit status 1) with the
+command's standard error:
 - colonnade: `colonnade import FILES --threads N --snapshot S` (decode, merge, save and fsync a
   snapshot; S removed before each run);
 - the peers: `python -c` importing the library, then reading into memory (DuckDB: CREATE TABLE
@@ -18,6 +23,7 @@ quote (a list of JSON values per row: it does not type the columns).
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -27,19 +33,29 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers import loadavg, machine  # noqa: E402
 
 
-def wall(cmd, env=None, repeat=3, before=None):
+def wall(cmd, env=None, repeat=3, before=None, rows=None):
+    """Median wall seconds of `cmd` over `repeat` runs after one warm-up, and the times. Each run's
+    exit status is checked; with `rows`, each run's standard output must state that many rows (the
+    last integer it prints: `imported N rows …` or a peer's row count)."""
     times = []
     for i in range(repeat + 1):
         if before:
             before()
         t0 = time.perf_counter()
-        p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         dt = time.perf_counter() - t0
         if p.returncode != 0:
-            raise RuntimeError("%s failed: %s" % (cmd[0:3], p.stderr.strip()[-400:]))
+            raise RuntimeError("%s failed (exit %d):\n%s" % (" ".join(cmd)[:300], p.returncode, p.stderr.strip()[-4000:]))
+        if rows is not None:
+            said = [int(x.replace(",", "")) for x in re.findall(r"\d[\d,]*", p.stdout)]
+            if not said or rows not in said:
+                raise RuntimeError("%s reported %r, not %d rows" % (" ".join(cmd)[:300], p.stdout.strip()[-300:], rows))
         if i > 0:
             times.append(dt)
     return statistics.median(times), times
+
+
+STARTUP = {"duckdb": "import duckdb", "polars": "import polars", "pyarrow": "import pyarrow, pyarrow.csv"}
 
 
 def peer_script(engine, kind, path, threads):
@@ -83,35 +99,41 @@ def main():
 
     rows = []
     load_start = loadavg()
+    with open(a.csv, "rb") as f:
+        expected = sum(1 for _ in f) - 1  # the CSV's data lines: every input holds the same rows
+    # Each side's fixed cost: a process that starts and imports its library, nothing else.
+    startup = {"colonnade import": wall([a.colonnade, "--version"], repeat=a.repeat)[0]}
+    for engine, imports in STARTUP.items():
+        startup[engine] = wall([sys.executable, "-c", imports], repeat=a.repeat)[0]
     for kind, inputs, size in (("json", json_files, json_bytes), ("csv", [a.csv], csv_bytes)):
         for threads in threads_list:
             cmd = [a.colonnade, "import"] + inputs + ["--threads", str(threads), "--snapshot", snapshot]
-            med, times = wall(cmd, repeat=a.repeat, before=fresh)
-            rows.append(dict(engine="colonnade import", kind=kind, threads=threads, seconds=med, times=times, bytes=size))
+            med, times = wall(cmd, repeat=a.repeat, before=fresh, rows=expected)
+            rows.append(dict(engine="colonnade import", kind=kind, threads=threads, seconds=med, times=times, bytes=size,
+                             startup=startup["colonnade import"]))
             engines = ["duckdb"] if kind == "json" else ["duckdb", "polars", "pyarrow"]
             for engine in engines:
                 env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
                 script = peer_script(engine, kind, a.json_dir if kind == "json" else a.csv, threads)
-                try:
-                    med, times = wall([sys.executable, "-c", script], env=env, repeat=a.repeat)
-                except RuntimeError as e:
-                    print("%s %s t=%d failed: %s" % (engine, kind, threads, e), file=sys.stderr)
-                    continue
+                med, times = wall([sys.executable, "-c", script], env=env, repeat=a.repeat, rows=expected)
                 name = {"duckdb": "DuckDB read_%s" % kind, "polars": "Polars read_csv", "pyarrow": "pyarrow read_csv"}[engine]
-                rows.append(dict(engine=name, kind=kind, threads=threads, seconds=med, times=times, bytes=size))
+                rows.append(dict(engine=name, kind=kind, threads=threads, seconds=med, times=times, bytes=size,
+                                 startup=startup[engine]))
     load_end = loadavg()
 
-    print("| input | engine | threads | median s | MB/s | vs colonnade |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| input | engine | threads | median s | start-up s | net s | net MB/s | vs colonnade (net) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         ours = next(x for x in rows if x["engine"] == "colonnade import" and x["kind"] == r["kind"] and x["threads"] == r["threads"])
-        print("| %s %.0f MB | %s | %d | %.3f | %.0f | %.2f× |" % (
-            r["kind"].upper(), r["bytes"] / 1e6, r["engine"], r["threads"], r["seconds"], r["bytes"] / r["seconds"] / 1e6,
-            r["seconds"] / ours["seconds"]))
+        net, our_net = r["seconds"] - r["startup"], ours["seconds"] - ours["startup"]
+        print("| %s %.0f MB | %s | %d | %.3f | %.3f | %.3f | %.0f | %.2f× |" % (
+            r["kind"].upper(), r["bytes"] / 1e6, r["engine"], r["threads"], r["seconds"], r["startup"], net,
+            r["bytes"] / net / 1e6, net / our_net))
     print("\nload average at start / end: %s / %s (the machine may be shared)" % (load_start, load_end))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(machine=machine(), rows=rows, load=[load_start, load_end]), f, indent=2)
+            json.dump(dict(machine=machine(), rows=rows, startup=startup, expected_rows=expected, repeat=a.repeat,
+                           date=time.strftime("%Y-%m-%dT%H:%M:%S"), load=[load_start, load_end]), f, indent=2)
 
 
 if __name__ == "__main__":

@@ -231,6 +231,9 @@ def bench_peers(arrow_path, our_parquet, workdir, repeat):
     writers = [
         ("pyarrow", "write_feather (uncompressed)", lambda p: feather.write_feather(table, p, compression="uncompressed")),
         ("pyarrow", "write_feather (default: lz4)", lambda p: feather.write_feather(table, p)),
+        # The like-for-like row: Colonnade writes PLAIN pages without dictionaries, and so does this one.
+        ("pyarrow", "write_parquet (uncompressed, plain: no dictionary)",
+         lambda p: pq.write_table(table, p, compression="none", use_dictionary=False)),
         ("pyarrow", "write_parquet (uncompressed)", lambda p: pq.write_table(table, p, compression="none")),
         ("pyarrow", "write_parquet (default: snappy)", lambda p: pq.write_table(table, p)),
         ("Polars", "write_ipc (uncompressed)", lambda p: df.write_ipc(p, compression="uncompressed")),

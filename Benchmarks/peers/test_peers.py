@@ -193,9 +193,28 @@ def main():
     if len(lines) != 2 or "Q2" not in lines[0] or "DuckDB (2 threads)" not in lines[0] or "SQLite" not in lines[1]:
         failures.append("check() reported %r" % lines)
 
+    # Agreement per query, from the answers: the same answers agree; answers that differ inside
+    # the exact-tie window "differ" and show each engine's count (never one figure for all); a
+    # wrong answer is a "mismatch".
+    tie = [[10, 100.0], [14, 140.0]]
+    fake = [dict(engine="colonnade", runs=[dict(query="Q1", threads=1, result=(10, 100.0)),
+                                           dict(query="S3", threads=1, result=(12, 120.0), exact=tie),
+                                           dict(query="S4", threads=1, result=(5, 50.0))]),
+            dict(engine="duckdb", runs=[dict(query="Q1", threads=1, result=(10, 100.0)),
+                                        dict(query="S3", threads=1, result=(11, 110.0)),
+                                        dict(query="S4", threads=1, result=(6, 60.0))])]
+    status = {r["query"]: r for r in peers.agreement(fake)}
+    if [status[q]["status"] for q in ("Q1", "S3", "S4")] != ["agree", "differ", "mismatch"]:
+        failures.append("agreement() gave %r" % status)
+    elif status["S3"]["answers"] != {"Colonnade": [12, 120.0], "DuckDB": [11, 110.0]}:
+        failures.append("agreement() answers %r" % status["S3"]["answers"])
+    sentence = peers.agreement_sentence(fake)
+    if "They differ on S3, S4" not in sentence or "Colonnade 12; DuckDB 11" not in sentence or "Q1" not in sentence:
+        failures.append("agreement_sentence() said %r" % sentence)
+
     for f in failures:
         print("FAIL:", f)
-    total = 3
+    total = 4
     print("%d passed, %d failed" % (total - min(total, len(failures)), min(total, len(failures))))
     return 1 if failures else 0
 

@@ -48,31 +48,8 @@ extension CommandLineTool {
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
             commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
-                       ImportCommand(), FetchCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
-                       HelpCommand(), VersionCommand(), SelfTestOutputCommand(), CompleteNamesCommand(), TransferProcessCommand()]
+                       ImportCommand(), FetchCommand(), AdjustCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
+                       HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand()]
         )
-    }
-}
-
-/// `colonnade _selftest-output N`: internal, for tests of the output path. Prints N numbered
-/// lines to standard output, so a test can close the pipe early and check the tool ends quietly.
-struct SelfTestOutputCommand: Command {
-    let spec = CommandSpec(
-        name: "_selftest-output",
-        abstract: "Internal: print N numbered lines to standard output (tests the output path).",
-        positionals: [PositionalSpec("N", abstract: "How many lines to print.")],
-        listing: .hidden
-    )
-
-    func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let text = parsed.positionals[0]
-        guard let count = Int(text), count >= 0 else {
-            throw UsageError.invalidValue(option: "N", value: text, reason: "expected a non-negative integer",
-                                          suggestion: nil, command: spec.name)
-        }
-        for line in 0..<count {
-            try context.standardOutput.writeLine("line \(line + 1) of \(count)")
-        }
-        return ExitStatus.success
     }
 }

@@ -5,18 +5,18 @@ import Colonnade
 /// error body.
 extension CSVScanner {
     /// What a CSV header says: the names, what each column is, and the value columns.
-    struct Layout: Sendable {
-        let names: [String]
+    package struct Layout: Sendable {
+        package let names: [String]
         /// Per column: `RowSlot.date`, `RowSlot.ticker`, or the value column's index.
-        let kinds: [Int32]
-        let valueNames: [String]
-        let dateIndex: Int
-        let isDatatable: Bool
+        package let kinds: [Int32]
+        package let valueNames: [String]
+        package let dateIndex: Int
+        package let isDatatable: Bool
     }
 
     /// Decodes the response at `position` (its header line). With `keepRows`, the rows stay in the
     /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
-    mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
+    package mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
         let layout = try readLayout()
         if !layout.isDatatable { try checkTimeSeriesDateColumn(layout) }
         var symbols: [String] = []
@@ -64,13 +64,13 @@ extension CSVScanner {
 
     /// Whether a column name reads as a date column's: its identifier has `date`, `day` or `time`
     /// in it (`Date`, `Trade Date`, `date`, `timestamp`).
-    static func looksLikeDateColumn(_ name: String) -> Bool {
+    package static func looksLikeDateColumn(_ name: String) -> Bool {
         let identifier = ColumnDescriptor.identifier(for: name)
         return identifier.contains("date") || identifier.contains("day") || identifier.contains("time")
     }
 
     /// Reads the header; `position` moves to the first data line.
-    mutating func readLayout() throws(ResponseError) -> Layout {
+    package mutating func readLayout() throws(ResponseError) -> Layout {
         let names = try ResponseError.wrapping { () throws(DecodeError) in try readHeader() }
         let identifiers = names.map(ColumnDescriptor.identifier(for:))
         if identifiers == ["code", "message"] {
@@ -117,7 +117,7 @@ extension CSVScanner {
     /// Decodes the data lines from `position` on with a datatable `layout` read elsewhere (the
     /// chunks of a file split at line ends, after the first). Positions in errors are relative
     /// to this input.
-    mutating func decodeDatatableRows(_ layout: Layout) throws(ResponseError) -> QuoteTable {
+    package mutating func decodeDatatableRows(_ layout: Layout) throws(ResponseError) -> QuoteTable {
         precondition(layout.isDatatable)
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)
@@ -128,7 +128,7 @@ extension CSVScanner {
     }
 
     /// `decodeDatatableRows`, the rows left in the decoder's buffers (for a `ColumnAssembler`).
-    mutating func decodeDatatableRowsInPlace(_ layout: Layout) throws(ResponseError) -> DecodedRows {
+    package mutating func decodeDatatableRowsInPlace(_ layout: Layout) throws(ResponseError) -> DecodedRows {
         precondition(layout.isDatatable)
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)

@@ -97,7 +97,7 @@ public enum QuoteDecoder {
 
     /// The input and the offset of its first byte after a UTF-8 byte order mark and blanks.
     /// - Throws: `.empty` when nothing is left.
-    static func start(of bytes: UnsafeRawBufferPointer, source: String) throws(ResponseError) -> (ByteInput, Int) {
+    package static func start(of bytes: UnsafeRawBufferPointer, source: String) throws(ResponseError) -> (ByteInput, Int) {
         guard let raw = bytes.baseAddress, bytes.count > 0 else { throw .empty(source: source) }
         let input = ByteInput(base: raw.assumingMemoryBound(to: UInt8.self), count: bytes.count, source: source)
         var start = 0

@@ -191,7 +191,7 @@ import Testing
         // command itself requires it without --bulk (FetchBulkTests.tickersAreRequiredWithoutBulk).
         #expect(usageError([], for: .fetch) == nil)
         #expect(usageError(["--ticker", "A"], for: .export) == .unknownOption("--ticker", command: "export", suggestions: ["--tickers"]))
-        #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet", command: "export"))
+        #expect(usageError([], for: .export) == .missingOption(option: "--format csv|ndjson|arrow|arrows|parquet|delta", command: "export"))
     }
 
     @Test func generateNeedsExactlyOneDestination() {

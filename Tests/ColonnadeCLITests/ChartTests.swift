@@ -121,25 +121,33 @@ import Testing
         return run.standardOutput
     }
 
-    /// Fixture charts compared with the committed golden files (set COLONNADE_UPDATE_GOLDEN=1 to
-    /// rewrite them after a deliberate change, and look at them before committing).
-    @Test(arguments: [
-        ("ko-history", ["KO", "--volume", "--overlay", "adj_close", "--where", "volume > 3e7"]),
-        ("aapl-2014-h1-candles", ["AAPL", "--from", "2014-01-01", "--to", "2014-06-30", "--volume", "--where", "volume > 8e7"]),
-        ("aapl-ko-growth", ["AAPL,KO", "--normalize", "--price", "adj_close", "--from", "2005-01-01"]),
-        ("ko-averages", ["KO", "--from", "2012-01-01", "--price", "adj_close", "--overlay", "mavg(adj_close,50)", "--overlay", "mavg(adj_close, 200)", "--where", "adj_close > 1.08 * mavg(adj_close, 200)"]),
-    ])
-    func fixtureChartsMatchTheirGoldenFiles(name: String, arguments: [String]) throws {
+    /// The golden charts' names and `chart` arguments, from Tests/Fixtures/charts/goldens.tsv
+    /// (the file Tests/Fixtures/charts/regenerate.sh rewrites the SVGs from).
+    static func goldenCases() throws -> [String: [String]] {
+        let text = try String(contentsOf: Fixtures.directory.appendingPathComponent("charts/goldens.tsv"), encoding: .utf8)
+        var cases: [String: [String]] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            cases[fields[0]] = Array(fields.dropFirst())
+        }
+        return cases
+    }
+
+    @Test func everyGoldenChartIsCompared() throws {
+        #expect(Set(try Self.goldenCases().keys) == ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+    }
+
+    /// Fixture charts compared with the committed golden files. The test never writes them: after
+    /// a deliberate change, `Tests/Fixtures/charts/regenerate.sh` does (look at them before committing).
+    @Test(arguments: ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+    func fixtureChartsMatchTheirGoldenFiles(name: String) throws {
+        let arguments = try #require(try Self.goldenCases()[name], "\(name) is not in goldens.tsv")
         let text = try Self.chart(arguments)
         _ = try Self.checkDocument(text, name)
         #expect(try Self.chart(arguments) == text, "the same input gives the same bytes")
         let golden = Fixtures.directory.appendingPathComponent("charts/\(name).svg")
-        if ProcessInfo.processInfo.environment["COLONNADE_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: golden)
-        }
         let expected = try String(contentsOf: golden, encoding: .utf8)
-        #expect(text == expected, "\(name) differs from Tests/Fixtures/charts/\(name).svg")
+        #expect(text == expected, "\(name) differs from Tests/Fixtures/charts/\(name).svg (Tests/Fixtures/charts/regenerate.sh rewrites it)")
     }
 
     @Test func aTenYearDailyChartIsUnder300KB() throws {

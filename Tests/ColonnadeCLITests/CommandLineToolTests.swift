@@ -19,7 +19,7 @@ import Colonnade
             let line = lines.first { $0.hasPrefix("  \(spec.name) ") }
             #expect(line != nil, "\(spec.name) is listed")
         }
-        #expect(CommandSpec.colonnadeCommands.map(\.name) == ["filter", "info", "verify", "generate", "export", "import", "fetch", "chart", "shell", "completions", "help", "version"])
+        #expect(CommandSpec.colonnadeCommands.map(\.name) == ["filter", "info", "verify", "generate", "export", "import", "fetch", "adjust", "chart", "shell", "completions", "help", "version"])
         #expect(!run.standardOutput.contains("(coming)"))
         #expect(!run.standardOutput.contains("_selftest") && !run.standardOutput.contains("_complete"))
         #expect(colonnade("--help").standardOutput == run.standardOutput)
@@ -158,13 +158,13 @@ import Colonnade
     }
 
     @Test func selfTestOutputPrintsNumberedLines() {
-        let run = colonnade("_selftest-output", "3")
+        let run = colonnadeWithSelfTest(["_selftest-output", "3"])
         #expect(run.status == 0)
         #expect(run.standardOutput == "line 1 of 3\nline 2 of 3\nline 3 of 3\n")
     }
 
     @Test func closedOutputEndsQuietlyWithStatusZero() {
-        let run = colonnade(["_selftest-output", "100000"], outputLimit: 100)
+        let run = colonnadeWithSelfTest(["_selftest-output", "100000"], outputLimit: 100)
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
         #expect(run.standardOutput.hasPrefix("line 1 of 100000\n"))

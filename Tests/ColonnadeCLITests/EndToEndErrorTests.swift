@@ -33,9 +33,9 @@ import Testing
         Mistake(arguments: ["filter", "--limit"], error: "missing value for '--limit N' in 'colonnade filter'"),
         Mistake(arguments: ["filter", "close > 3"], error: "unexpected argument 'close > 3' for 'colonnade filter'"),
         Mistake(arguments: ["info", "--format", "csv"], error: "invalid value 'csv' for '--format' in 'colonnade info': expected one of table, json"),
-        Mistake(arguments: ["export"], error: "missing required option '--format csv|ndjson|arrow|arrows|parquet' for 'colonnade export'"),
+        Mistake(arguments: ["export"], error: "missing required option '--format csv|ndjson|arrow|arrows|parquet|delta' for 'colonnade export'"),
         Mistake(arguments: ["export", "--format", "json"],
-                error: "invalid value 'json' for '--format' in 'colonnade export': expected one of csv, ndjson, arrow, arrows, parquet", hint: "did you mean 'ndjson'?"),
+                error: "invalid value 'json' for '--format' in 'colonnade export': expected one of csv, ndjson, arrow, arrows, parquet, delta", hint: "did you mean 'ndjson'?"),
         Mistake(arguments: ["verify", "--where", "close > 1"], error: "unknown option '--where' for 'colonnade verify'"),
     ]
 

@@ -105,6 +105,7 @@ import Testing
         let attempts: [([String], [String: String])] = [
             (["import", fileC, "--ticker", "NEWC", "--snapshot", snapshot, "--no-wait"], EndToEndFixture.cleanEnvironment),
             (["generate", "--tickers", "2", "--days", "3", "--snapshot", snapshot, "--no-wait"], EndToEndFixture.cleanEnvironment),
+            (["adjust", "--snapshot", snapshot, "--no-wait"], EndToEndFixture.cleanEnvironment),
             // The port is never connected to: the lock is refused before any request.
             (["fetch", "AAPL", "--base-url", "http://127.0.0.1:9", "--snapshot", snapshot, "--no-wait"], fetchEnvironment),
         ]

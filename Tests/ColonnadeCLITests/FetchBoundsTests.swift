@@ -123,7 +123,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in FetchBulkTests.zipAction }) { files in
             try await LoopbackHTTPServer.run({ _ in FetchBulkTests.status("fresh", link: FetchBulkTests.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept/WIKI.zip"]),
-                                           in: scratch, environment: FetchBulkTests.environment(scratch))
+                                           in: scratch, environment: FetchBulkTests.environment(scratch), tuning: FetchBulkTests.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
             }
         }

@@ -29,8 +29,11 @@ import Testing
 
     /// The environment of a run: a key, and short waits between status requests.
     static func environment(_ scratch: Scratch) -> [String: String] {
-        scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey, "COLONNADE_EXPORT_POLL_SECONDS": "0.02"])
+        scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey])
     }
+
+    /// A 20 ms first wait between export status requests.
+    static let tuning = TestTuning(exportFirstPoll: .milliseconds(20))
 
     /// What `colonnade import` of the uncompressed CSV saves, loaded back.
     static func reference() async throws -> QuoteTable {
@@ -59,7 +62,7 @@ import Testing
             }) { api in
                 let arguments = fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "AAPL", "MSFT", "--from", "2014-01-01",
                                                               "--to", "2014-12-31", "--columns", "ticker,date,close", "--debug"])
-                let run = await runOffPool(arguments, in: scratch, environment: Self.environment(scratch))
+                let run = await runOffPool(arguments, in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
                 #expect(run.standardError.contains("<redacted>"), "--debug shows the status bodies with the link redacted")
@@ -103,7 +106,7 @@ import Testing
         }) { files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
                 #expect(files.requests.count == 2)
@@ -126,7 +129,7 @@ import Testing
         }) { files in
             try await LoopbackHTTPServer.run({ request in Self.status("fresh", link: Self.link(files, counter.attempt(request))) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
                 #expect(api.requests.count == 2, "a fresh link was asked for")
@@ -143,7 +146,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .respond(status: 403, headers: [:], body: Data("denied".utf8)) }) { files in
             try await LoopbackHTTPServer.run({ request in Self.status("fresh", link: Self.link(files, counter.attempt(request))) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
                 Self.expectLinkHidden(run)
                 #expect(run.errorLines.first?.contains("downloading the export from 127.0.0.1:\(files.port) failed (HTTP 403)") == true,
@@ -162,7 +165,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(page.utf8)) }) { files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
                 Self.expectLinkHidden(run)
                 #expect(run.errorLines.first?.contains("not a zip file (content type text/html)") == true, "\(run.standardError)")
@@ -177,7 +180,7 @@ import Testing
         let before = try await makeSnapshot(in: scratch)
         try await LoopbackHTTPServer.run({ _ in Self.status("creating", link: nil) }) { api in
             let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--bulk-timeout", "0.4s"]),
-                                       in: scratch, environment: Self.environment(scratch))
+                                       in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
             #expect(run.status == 1)
             #expect(run.errorLines.first?.contains("the export was still 'creating' after") == true, "\(run.standardError)")
             #expect(run.standardError.contains("--bulk-timeout"), "the hint names the option")
@@ -198,7 +201,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) { files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
                 #expect(run.errorLines.first?.hasPrefix("error: WIKI/PRICES export: member 'QUANDL_SAMPLE_TABLE.csv'") == true,
                         "\(run.standardError)")
@@ -219,7 +222,7 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) { files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
-                                           in: scratch, environment: Self.environment(scratch))
+                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1, "\(run.standardError)")
                 Self.expectLinkHidden(run)
             }

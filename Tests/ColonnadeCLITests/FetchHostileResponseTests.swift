@@ -118,7 +118,7 @@ import Testing
         let limit = 1_000_000
         try await LoopbackHTTPServer.run({ _ in .flood(status: 200, headers: ["Content-Type": "text/csv"], byteCount: 1 << 40) }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
-                                       environment: try Self.isolated(scratch, ["COLONNADE_MAX_RESPONSE_BYTES": "\(limit)"]))
+                                       environment: try Self.isolated(scratch, [:]), tuning: TestTuning(maximumResponseBytes: limit))
             #expect(run.status == 1)
             let line = try #require(run.errorLines.first)
             let prefix = "error: AAPL: dataset WIKI/AAPL: response too large ("
@@ -139,7 +139,8 @@ import Testing
         return try await LoopbackHTTPServer.run({ _ in .verbatim(head: head, body: Data("PK\u{3}\u{4}partial".utf8)) }) { files in
             try await LoopbackHTTPServer.run({ _ in FetchBulkTests.status("fresh", link: FetchBulkTests.link(files)) }) { api in
                 let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]), in: scratch,
-                                           environment: try FetchHostileResponseTests.isolated(scratch, FetchBulkTests.environment(scratch)))
+                                           environment: try FetchHostileResponseTests.isolated(scratch, FetchBulkTests.environment(scratch)),
+                                           tuning: FetchBulkTests.tuning)
                 #expect(scratch.bytes("quotes.snapshot") == nil)
                 #expect(FetchBulkTests.leftovers(scratch).isEmpty)
                 return run

@@ -2,6 +2,7 @@ import Colonnade
 import DataLink
 import DataLinkFormat
 @testable import ColonnadeCLI
+@testable import ColonnadeIngest
 import ColonnadeTestSupport
 import Foundation
 import Synchronization
@@ -39,8 +40,9 @@ import Testing
                                                             maxConcurrentRequests: concurrency))
     }
 
-    static func silentProgress(_ total: Int) -> ColonnadeCLI.Progress {
-        ColonnadeCLI.Progress(enabled: false, total: total, writer: MemoryOutputWriter())
+    static func silentProgress(_ total: Int) -> @Sendable (FetchProgress) -> Void {
+        let progress = ColonnadeCLI.Progress(enabled: false, total: total, writer: MemoryOutputWriter())
+        return { progress.advance(rows: $0.rows, bytes: $0.bytes, tickers: $0.tickers) }
     }
 
     /// Events that hold decode 0 until `gate` opens, and log every start and end.

@@ -57,7 +57,7 @@ final class Scratch: Sendable {
 ///
 /// Every run is checked for the fake API key on both streams: it must never be printed.
 func runOffPool(
-    _ arguments: [String], in scratch: Scratch, environment: [String: String]? = nil,
+    _ arguments: [String], in scratch: Scratch, environment: [String: String]? = nil, tuning: TestTuning = TestTuning(),
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> Invocation {
     let environment = environment ?? scratch.environment()
@@ -66,8 +66,9 @@ func runOffPool(
         let thread = Thread {
             let output = MemoryOutputWriter()
             let errors = MemoryOutputWriter()
-            let context = CommandContext(standardOutput: output, standardError: errors,
+            var context = CommandContext(standardOutput: output, standardError: errors,
                                          environment: environment, currentDirectory: directory)
+            context.tuning = tuning
             let status = runColonnade(arguments, context: context)
             continuation.resume(returning: Invocation(status: status, standardOutput: output.text, standardError: errors.text))
         }

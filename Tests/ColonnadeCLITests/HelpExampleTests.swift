@@ -77,11 +77,13 @@ import Testing
     /// snapshot run on the built-in sample, in an empty directory, and succeed; those that print
     /// rows print some.
     @Test func examplesThatReadRunOnTheBuiltInSample() throws {
-        let directory = try EndToEndFixture.scratchDirectory("examples")
         for spec in Self.specs where ["filter", "info", "verify", "chart", "export"].contains(spec.name) {
             for line in spec.exampleLines() {
                 let commands = try Self.pipeline(line)
                 guard commands.count == 1, let words = commands.first, !words.contains("--snapshot") else { continue }
+                // Each example in a directory of its own: one example's output (a partitioned
+                // directory) must not be in the way of another's file of the same name.
+                let directory = try EndToEndFixture.scratchDirectory("examples")
                 let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
                 let context = CommandContext(standardOutput: output, standardError: errors, environment: [:],
                                              currentDirectory: directory.path)

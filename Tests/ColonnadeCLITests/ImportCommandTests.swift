@@ -1,6 +1,7 @@
 import Colonnade
 import DataLinkFormat
 @testable import ColonnadeCLI
+@testable import ColonnadeIngest
 import ColonnadeTestSupport
 import Foundation
 import Testing

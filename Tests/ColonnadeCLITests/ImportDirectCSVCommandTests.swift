@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `colonnade import` of CSV into a snapshot that does not exist yet (`QuoteImporter.importDirect`:
-/// CSV files are counted ahead too) against the ordinary path (`COLONNADE_TEST_ORDINARY_IMPORT=1`):
+/// CSV files are counted ahead too) against the ordinary path (`TestTuning.ordinaryImport`):
 /// the same bytes and output, the same error with nothing left. (A CSV of 16 MiB or more is
 /// decoded in pieces; DirectCSVImportTests covers that with small pieces.)
 @Suite struct ImportDirectCSVCommandTests {
@@ -48,7 +48,7 @@ import Testing
             let direct = scratch.file("out/direct.snapshot"), ordinary = scratch.file("out/ordinary.snapshot")
             let a = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", direct], in: scratch)
             let b = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
-                                     environment: scratch.environment(D.ordinary))
+                                     tuning: D.ordinary)
             #expect(a.status == b.status && a.status == (succeeds ? 0 : 1), "\(a.standardError) \(b.standardError)")
             #expect(a.standardOutput.replacingOccurrences(of: direct, with: ordinary) == b.standardOutput)
             #expect(a.standardError.replacingOccurrences(of: direct, with: ordinary) == b.standardError)

@@ -5,9 +5,9 @@ import Testing
 
 /// `colonnade import` into a snapshot that does not exist yet decodes straight into the new file
 /// (`QuoteImporter.importDirect`): the same bytes and output as the ordinary path
-/// (`COLONNADE_TEST_ORDINARY_IMPORT=1`), and all or nothing.
+/// (`TestTuning.ordinaryImport`), and all or nothing.
 @Suite struct ImportDirectCommandTests {
-    static let ordinary = ["COLONNADE_TEST_ORDINARY_IMPORT": "1"]
+    static let ordinary = TestTuning(ordinaryImport: true)
 
     /// Generated per-ticker JSON (seeded), and a file without rows among them.
     static func inputs(in scratch: Scratch, seed: Int) async throws -> [String] {
@@ -35,7 +35,7 @@ import Testing
             let direct = scratch.file("out/direct.snapshot"), ordinary = scratch.file("out/ordinary.snapshot")
             let a = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", direct], in: scratch)
             let b = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
-                                     environment: scratch.environment(Self.ordinary))
+                                     tuning: Self.ordinary)
             #expect(a.status == 0 && b.status == 0, "\(a.standardError) \(b.standardError)")
             #expect(a.standardOutput.replacingOccurrences(of: direct, with: ordinary) == b.standardOutput)
             let bytes = try #require(scratch.bytes("out/direct.snapshot"))
@@ -64,7 +64,7 @@ import Testing
         let files = try await Self.inputs(in: scratch, seed: 10)
         let target = scratch.file("none/q.snapshot")
         let direct = await runOffPool(["import"] + files + ["--snapshot", target], in: scratch)
-        let ordinary = await runOffPool(["import"] + files + ["--snapshot", target], in: scratch, environment: scratch.environment(Self.ordinary))
+        let ordinary = await runOffPool(["import"] + files + ["--snapshot", target], in: scratch, tuning: Self.ordinary)
         #expect(direct.status == 1 && !direct.standardError.isEmpty)
         #expect(direct.standardError == ordinary.standardError && direct.status == ordinary.status)
     }
@@ -79,7 +79,7 @@ import Testing
         for threads in 1 ... 3 {
             let direct = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", target], in: scratch)
             let ordinary = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", target], in: scratch,
-                                            environment: scratch.environment(Self.ordinary))
+                                            tuning: Self.ordinary)
             #expect(direct.status == 1 && direct.standardError.contains("WIKI-BAD.json"), "\(direct.standardError)")
             #expect(direct.standardError == ordinary.standardError && direct.status == ordinary.status)
             #expect(try Self.outNames(scratch) == ["q.snapshot.lock"], "threads \(threads): no snapshot, no temporary")

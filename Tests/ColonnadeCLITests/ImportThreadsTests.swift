@@ -50,4 +50,39 @@ import Testing
             #expect(scratch.bytes("quotes.snapshot") == before, "threads \(threads)")
         }
     }
+
+    /// `colonnade arguments` in process on this thread, and the parallel regions it started
+    /// (`forEachChunk` with two or more workers: `ParallelRegions`).
+    static func countedRun(_ arguments: [String], in scratch: Scratch, environment: [String: String]) -> (Invocation, regions: Int) {
+        let output = MemoryOutputWriter()
+        let errors = MemoryOutputWriter()
+        let context = CommandContext(standardOutput: output, standardError: errors, environment: environment, currentDirectory: scratch.path)
+        let (status, regions) = ParallelRegions.counted { runColonnade(arguments, context: context) }
+        return (Invocation(status: status, standardOutput: output.text, standardError: errors.text), regions)
+    }
+
+    /// `--threads 1` means one thread for the whole import, the save included (the ordinary
+    /// path: upsert into an existing snapshot, then `SnapshotWriter`; and the direct path's
+    /// commit), counted, not timed: no parallel region is started. With 2 threads the same
+    /// imports start some, so the count can fail.
+    @Test(arguments: [false, true])
+    func oneThreadMeansOneThreadForTheWholeImport(intoAnExistingSnapshot: Bool) throws {
+        var regions: [Int: Int] = [:]
+        for threads in [1, 2] {
+            let scratch = try Scratch()
+            let inputs = try Self.writeInputs(scratch)
+            let environment = scratch.environment()
+            if intoAnExistingSnapshot {
+                let first = Self.countedRun(["import", inputs[0], "--snapshot", scratch.snapshot, "--threads", "1"], in: scratch,
+                                            environment: environment).0
+                #expect(first.status == 0, "\(first.standardError)")
+            }
+            let (run, n) = Self.countedRun(["import"] + inputs + ["--threads", "\(threads)", "--snapshot", scratch.snapshot], in: scratch,
+                                           environment: environment)
+            #expect(run.status == 0, "\(run.standardError)")
+            regions[threads] = n
+        }
+        #expect(regions[1] == 0, "--threads 1 started \(regions[1] ?? -1) parallel regions")
+        #expect((regions[2] ?? 0) > 0, "--threads 2 started none: the count shows nothing")
+    }
 }

@@ -24,6 +24,20 @@ func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
     return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
 }
 
+/// Runs `colonnade` with the tests' own `_selftest-output` command added (the shipped tool does
+/// not have it), in-process with captured output.
+func colonnadeWithSelfTest(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
+    let output = MemoryOutputWriter(limit: outputLimit)
+    let errors = MemoryOutputWriter()
+    let context = CommandContext(standardOutput: output, standardError: errors,
+                                 environment: [:], currentDirectory: "/tmp")
+    let shipped = CommandLineTool.colonnade
+    let tool = CommandLineTool(version: shipped.version, abstract: "colonnade with test commands",
+                               commands: shipped.commands + [SelfTestOutputCommand()])
+    let status = tool.run(arguments, context: context)
+    return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
+}
+
 /// The usage error parsing `arguments` for `spec` throws, or `nil` if it parses.
 func usageError(_ arguments: [String], for spec: CommandSpec) -> UsageError? {
     do {

@@ -27,10 +27,15 @@ import Testing
         return Data(text.utf8)
     }
 
+    /// A bound on how long a run may take before it counts as hung: a guard against a hang, far
+    /// above any run on a loaded machine, never a measure of speed (the work these imports do on
+    /// a gigabyte of garbage is counted in bytes by GarbageWorkTests).
+    static let hangGuard: Duration = .seconds(900)
+
     /// Runs `colonnade arguments` under the data-segment limit.
     static func runLimited(_ arguments: [String], in directory: URL) throws -> BuiltExecutable.Result {
         try RunningExecutable(["-c", "ulimit -d \(limitKiB); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
-                              environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish(timeout: .seconds(120))
+                              environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish(timeout: Self.hangGuard)
     }
 
     @Test func rowsThatDoNotFitInMemoryAreAnErrorAndTheSnapshotStaysUntouched() throws {
@@ -104,7 +109,7 @@ import Testing
         let failed = try RunningExecutable(["-c", "ulimit -d \(Self.limitKiB); cat \"$1\" 2>/dev/null | \"$0\" import - --snapshot \"$2\"",
                                             try BuiltExecutable.url().path, big.path, snapshot],
                                            environment: EndToEndFixture.cleanEnvironment, in: directory,
-                                           executable: "/bin/sh").finish(timeout: .seconds(120))
+                                           executable: "/bin/sh").finish(timeout: Self.hangGuard)
         #expect(failed.status == 1, "\(failed.standardError)")
         #expect(!failed.terminatedBySignal)
         #expect(failed.standardError.hasPrefix("error: standard input: cannot read: out of memory: cannot allocate "), "\(failed.standardError)")

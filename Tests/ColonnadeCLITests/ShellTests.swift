@@ -330,7 +330,7 @@ import Glibc
         let session = try Self.session()
         func complete(_ prefix: String) -> [String] { session.completions(for: prefix).candidates }
         #expect(complete(".ti") == [".tickers", ".timing"])
-        #expect(complete(".ma") == [".maxrows"])
+        #expect(complete(".ma") == [".max-stale", ".maxrows"])
         #expect(complete("--co") == ["--columns", "--count"])
         #expect(complete(".tickers AA") == ["AAPL"])
         #expect(complete(".tickers AAPL,MS") == ["MSFT"])

@@ -56,12 +56,41 @@ public struct ExpressionOracle {
                     }
                 }
             }
+        case let .function(f, xs):
+            // greatest/least: null if any argument is null; coalesce: the first non-null.
+            let columns = xs.map { values($0) }
+            for r in 0 ..< n {
+                let args = columns.map { $0[r].flatMap { $0.isNaN ? nil : $0 } }
+                switch f {
+                case .greatest: out[r] = args.contains(nil) ? nil : args.map { $0! }.max()
+                case .least: out[r] = args.contains(nil) ? nil : args.map { $0! }.min()
+                case .coalesce: out[r] = args.first { $0 != nil } ?? nil
+                }
+            }
+        case .nullTest(let x):
+            out = values(x).map { v -> Double? in (v == nil || v!.isNaN) ? 1.0 : 0.0 }
+        case let .conditional(branches, otherwise):
+            let conditions = branches.map { resolve($0.condition) }
+            let branchValues = branches.map { values($0.value) }
+            let other = otherwise.map { values($0) }
+            for r in 0 ..< n {
+                // SQL: the first branch whose condition is true; unknown is not true.
+                if let k = conditions.indices.first(where: { evaluate(conditions[$0], row: r) == true }) {
+                    out[r] = branchValues[k][r]
+                } else {
+                    out[r] = other?[r] ?? nil
+                }
+            }
+        case let .series(f, x, w) where f.isRecursive:
+            out = ExpressionOracle.recursive(f, w, values(x), tickerStart: tickerStart)
         case let .series(f, x, w):
             let xs = values(x)
             for r in 0 ..< n {
                 let back = r - w  // the row `w` earlier, if in the same ticker
                 let prev: Double?? = back >= tickerStart[r] ? .some(xs[back]) : .none
                 switch f {
+                case .ema, .rma, .rsi, .cumsum, .cummax, .cummin:
+                    break  // recursive: above
                 case .prev:
                     out[r] = prev ?? nil
                 case .change:
@@ -173,6 +202,64 @@ public struct ExpressionOracle {
                 case .mbeta: out[r] = syy == 0 ? nil : sxy / syy
                 }
             }
+        }
+        return out
+    }
+
+    /// `ema`, `rma`, `rsi`, `cumsum`, `cummax`, `cummin` by the rules, a plain loop per
+    /// ticker: a null (nil or NaN) input row is null (ema, rma, rsi) or carries the running value
+    /// (cum*), and leaves the state as it was.
+    static func recursive(_ f: ValueExpression.SeriesFunction, _ n: Int, _ xs: [Double?], tickerStart: [Int]) -> [Double?] {
+        var out = [Double?](repeating: nil, count: xs.count)
+        var r = 0
+        while r < xs.count {
+            var end = r + 1
+            while end < xs.count && tickerStart[end] == r { end += 1 }
+            // One ticker: rows r ..< end.
+            var seed = [Double]()
+            var state: Double?
+            var gains = [Double](), losses = [Double]()
+            var gain = 0.0, loss = 0.0
+            for i in r ..< end {
+                let x = xs[i].flatMap { $0.isNaN ? nil : $0 }
+                switch f {
+                case .ema, .rma:
+                    guard let x else { continue }
+                    if let s = state {
+                        state = f == .ema ? (x - s) * (2 / Double(n + 1)) + s : (s * Double(n - 1) + x) / Double(n)
+                    } else {
+                        seed.append(x)
+                        if seed.count == n { state = seed.reduce(0, +) / Double(n) }
+                    }
+                    out[i] = state
+                case .rsi:
+                    guard i > r, let x, let p = xs[i - 1], !p.isNaN else { continue }
+                    let d = x - p
+                    if d.isNaN { continue }  // ∞ − ∞: a NaN change is null, as any NaN
+                    if gains.count < n {
+                        gains.append(max(d, 0)); losses.append(max(-d, 0))
+                        guard gains.count == n else { continue }
+                        gain = gains.reduce(0, +) / Double(n)
+                        loss = losses.reduce(0, +) / Double(n)
+                    } else {
+                        gain = (gain * Double(n - 1) + max(d, 0)) / Double(n)
+                        loss = (loss * Double(n - 1) + max(-d, 0)) / Double(n)
+                    }
+                    out[i] = gain + loss == 0 ? 0 : 100 * (gain / (gain + loss))
+                case .cumsum:
+                    if let x { state = (state ?? 0) + x }
+                    out[i] = state
+                case .cummax:
+                    if let x { state = max(state ?? x, x) }
+                    out[i] = state
+                case .cummin:
+                    if let x { state = min(state ?? x, x) }
+                    out[i] = state
+                default:
+                    break
+                }
+            }
+            r = end
         }
         return out
     }

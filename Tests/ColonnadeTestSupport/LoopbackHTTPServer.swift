@@ -170,6 +170,10 @@ public final class LoopbackHTTPServer: Sendable {
         _ = threads.wait(timeout: .now() + 5)
     }
 
+    /// Whether every thread of the server has ended (after `stop()`: it did not have to wait
+    /// out its 5-second grace for any of them).
+    public var allThreadsEnded: Bool { threads.wait(timeout: .now()) == .success }
+
     // MARK: Internals
 
     private func acceptLoop() {

@@ -111,6 +111,42 @@ public struct ExpressionGenerator {
         }
     }
 
+    /// An expression with recursive series (`ema`, `rma`, `rsi`, `cum*`) at up to `depth` levels,
+    /// over any expression, windows of 1 … `maxWindow`.
+    public mutating func recursive(_ depth: Int) -> ValueExpression {
+        if depth == 0 || rng.chance(5) { return rng.chance(2) ? leaf() : any(1) }
+        let x = rng.chance(3) ? any(1) : recursive(depth - 1)
+        switch rng.below(8) {
+        case 0: return x.ema(window())
+        case 1: return x.rma(window())
+        case 2: return x.rsi(window())
+        case 3: return x.cumsum
+        case 4: return x.cummax
+        case 5: return x.cummin
+        case 6: return recursive(depth - 1) - x.ema(window())
+        default: return x.prev(rng.chance(2) ? 1 : window())
+        }
+    }
+
+    /// An expression with conditionals and null functions (`if`, `case`, `greatest`, `least`,
+    /// `coalesce`, `is null`) over any expressions and recursive series.
+    public mutating func conditional(_ depth: Int) -> ValueExpression {
+        if depth == 0 || rng.chance(5) { return rng.chance(2) ? any(1) : recursive(1) }
+        switch rng.below(7) {
+        case 0: return .conditional([ValueExpression.Branch(predicate(1), conditional(depth - 1))], otherwise: conditional(depth - 1))
+        case 1:
+            let branches = (0 ..< rng.inRange(1 ... 3)).map { _ in ValueExpression.Branch(predicate(1), conditional(depth - 1)) }
+            return .conditional(branches, otherwise: rng.chance(2) ? nil : conditional(depth - 1))
+        case 2: return .function(.greatest, (0 ..< rng.inRange(1 ... 3)).map { _ in conditional(depth - 1) })
+        case 3: return .function(.least, (0 ..< rng.inRange(1 ... 3)).map { _ in conditional(depth - 1) })
+        case 4: return .function(.coalesce, (0 ..< rng.inRange(1 ... 3)).map { _ in conditional(depth - 1) })
+        case 5:
+            let test = rng.chance(2) ? any(1).isNull : any(1).isNotNull
+            return .conditional([ValueExpression.Branch(test, conditional(depth - 1))], otherwise: any(1))
+        default: return rng.chance(2) ? conditional(depth - 1).cumsum : conditional(depth - 1).ema(window())
+        }
+    }
+
     /// Bounds against a small constant.
     public mutating func bounds() -> RangeBounds<Double> {
         let points: [Double] = [-2, -0.25, 0, 0.25, 1, 5, 60, 100, 400]

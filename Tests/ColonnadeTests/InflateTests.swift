@@ -152,16 +152,30 @@ struct InflateTests {
         }
     }
 
-    @Test func seededBitFlipsNeverCrash() {
+    @Test func seededBitFlipsAreRefusedOrStayWithinTheirBounds() throws {
+        // A flipped bit either makes the stream fail with an `InflateError` (a typed throw:
+        // nothing else can come out), or still inflates: then to no more bytes than a stream of
+        // its length can expand to (RFC 1951: a 258-byte match takes at least 2 bits). Each
+        // case's own stream inflates to its bytes, so a refusal is the flip's doing.
         var rng = SplitMix64(seed: 1616)
+        var refused = 0, inflated = 0
         for c in DeflateCase.all where c.stream.count > 16 && c.stream.count < 60000 {
+            #expect(try inflateAll(c.stream, capacity: 2048) == c.output, "\(c.name) undamaged")
             for _ in 0 ..< 20 {
                 var s = c.stream
                 let i = Int(rng.next() % UInt64(s.count))
                 s[i] ^= UInt8(1 << (rng.next() % 8))
-                _ = try? inflateAll(s, capacity: 2048)
+                do throws(InflateError) {
+                    let out = try inflateAll(s, capacity: 2048)
+                    inflated += 1
+                    #expect(out.count <= s.count * 8 * 258, "\(c.name) byte \(i): \(out.count) bytes from \(s.count)")
+                } catch {
+                    refused += 1
+                }
             }
         }
+        // Both outcomes occur: the sweep reaches the decoder's checks, and is not all refusals.
+        #expect(refused > 0 && inflated > 0, "\(refused) refused, \(inflated) inflated")
     }
 }
 

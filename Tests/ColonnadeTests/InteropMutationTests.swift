@@ -91,14 +91,21 @@ struct InteropMutationTests {
     func randomBodies() throws {
         var rng = SplitMix64(seed: 99)
         for (name, bytes) in try Self.samples() {
+            var refused = 0
             for _ in 0 ..< 100 {
-                let keep = Int(rng.next() % UInt64(bytes.count))
+                // A real start (at least the 8-byte header) and end (the last 12 bytes: the
+                // footer's length and magic, or a stream's end marker), with 1 to 256 random bytes
+                // in place of whatever lay between: a file no writer made.
+                let keep = 8 + Int(rng.next() % UInt64(bytes.count - 20))
                 var damaged = Array(bytes[..<keep])
-                let extra = Int(rng.next() % 256)
+                let extra = 1 + Int(rng.next() % 256)
                 for _ in 0 ..< extra { damaged.append(UInt8(truncatingIfNeeded: rng.next())) }
-                damaged.append(contentsOf: bytes.suffix(min(bytes.count - keep, 12)))
-                Self.read(damaged, name, "\(name) with random bytes from \(keep)")
+                damaged.append(contentsOf: bytes.suffix(12))
+                let error = Self.read(damaged, name, "\(name) with \(extra) random bytes from \(keep)")
+                #expect(error != nil, "\(name) with \(extra) random bytes from byte \(keep) of \(bytes.count) read without an error")
+                if error != nil { refused += 1 }
             }
+            #expect(refused == 100, "\(name): \(refused) of 100 refused")
         }
     }
 

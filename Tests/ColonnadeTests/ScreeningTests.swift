@@ -15,25 +15,26 @@ import ColonnadeTestSupport
         let table = Self.table(seed: seed)
         var oracle = ExpressionOracle(table: table)
         var generator = ExpressionGenerator(seed: seed + 100)
-        let latest = Set(table.rows(on: .latest))
+        // The exact-day rule (--max-stale 0) and each ticker's last row (latest, --max-stale none).
+        let latest = Set(table.rows(on: .latest, maxStale: .none))
         #expect(latest.count == table.tickers.filter { $0.rowCount > 0 }.count)
         // A day most tickers have, and one few have.
         let busiest = Dictionary(grouping: 0 ..< table.rowCount, by: { table.dates[$0] }).max { $0.value.count < $1.value.count }!
         let day = ScreenDay.day(Day(daysSinceEpoch: busiest.key))
-        let dayRows = Set(table.rows(on: day))
+        let dayRows = Set(table.rows(on: day, maxStale: .days(0)))
         #expect(dayRows == Set(busiest.value))
         for _ in 0 ..< 30 {
             let p = generator.predicate(2)
             let all = oracle.rows(p)
-            #expect(try table.select(p, on: .latest).rows() == all.filter(latest.contains), "\(p)")
-            #expect(try table.select(p, on: day).rows() == all.filter(dayRows.contains), "\(p)")
+            #expect(try table.select(p, on: .latest, maxStale: .none).rows() == all.filter(latest.contains), "\(p)")
+            #expect(try table.select(p, on: day, maxStale: .days(0)).rows() == all.filter(dayRows.contains), "\(p)")
         }
     }
 
     @Test func aDayNoTickerHasSelectsNothingAndLatestIsEachTickersLastRow() throws {
         let table = Self.table(seed: 40)
         #expect(try table.select(.constant(true), on: .day(Day(1969, 1, 1))).count == 0)
-        let last = try table.select(.constant(true), on: .latest)
+        let last = try table.select(.constant(true), on: .latest, maxStale: .none)
         #expect(last.rows() == table.tickers.filter { $0.rowCount > 0 }.map { $0.firstRow + $0.rowCount - 1 })
     }
 
@@ -52,7 +53,7 @@ import ColonnadeTestSupport
         #expect(narrowed == expected.filter { table.dates[$0] >= from })
         #expect(narrowed.contains(250))
         // As of the latest day with a date range that covers only the last rows.
-        #expect(try table.select(p && .dates(.atLeast(from)), on: .latest).rows()
+        #expect(try table.select(p && .dates(.atLeast(from)), on: .latest, maxStale: .none).rows()
             == [299, 559].filter { table.dates[$0] >= from })
     }
 
@@ -60,7 +61,7 @@ import ColonnadeTestSupport
         let table = Self.table(seed: 42)
         let text = "close > mavg(close, 5) and volume > 0.5 * mavg(volume, 3)"
         let built = Field("close") > Field("close").mavg(5) && Field("volume") > 0.5 * Field("volume").mavg(3)
-        let a = try table.select(where: text, on: .latest), b = try table.select(built, on: .latest)
+        let a = try table.select(where: text, on: .latest, maxStale: .none), b = try table.select(built, on: .latest, maxStale: .none)
         #expect(a.mask == b.mask)
         #expect(a.count > 0)
         #expect(ScreenDay("latest") == .latest && ScreenDay("2014-03-05") == .day(Day(2014, 3, 5)) && ScreenDay("yesterday") == nil)

@@ -1,6 +1,7 @@
 @testable import Colonnade
 @testable import DataLinkFormat
 import ColonnadeTestSupport
+import DecodingTestSupport
 import Foundation
 import Testing
 

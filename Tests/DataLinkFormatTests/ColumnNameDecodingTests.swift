@@ -1,5 +1,6 @@
 import Colonnade
 import ColonnadeTestSupport
+import DecodingTestSupport
 import DataLinkFormat
 import Testing
 

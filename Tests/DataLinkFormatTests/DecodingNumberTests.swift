@@ -1,6 +1,7 @@
 import Colonnade
 import DataLinkFormat
 import ColonnadeTestSupport
+import DecodingTestSupport
 import Testing
 
 @Suite("Decoding numbers in context")

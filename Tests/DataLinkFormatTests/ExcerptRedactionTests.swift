@@ -1,6 +1,7 @@
 import Colonnade
 import DataLinkFormat
 import Foundation
+import DecodingTestSupport
 import Testing
 
 /// Error excerpts quote the input; a saved response can hold an API key. Whatever the cut, no

@@ -65,7 +65,7 @@ import Testing
     @Test func cancellingWhileTheServerHangsReturnsPromptly() async throws {
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
             try await onDedicatedThread {
-                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(120)))
+                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(86_400)))
                 let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
                     try await client.datasetData(database: "WIKI", ticker: "AAPL")
                 }
@@ -75,7 +75,8 @@ import Testing
                 task.cancel()
                 let result = await task.result
                 let elapsed = ContinuousClock.now - cancelledAt
-                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                // Not a speed bound: the client would otherwise wait out a day-long timeout or backoff.
+                #expect(elapsed < .seconds(3600), "cancellation took \(elapsed)")
                 guard case .cancelled(.dataset(database: "WIKI", code: "AAPL"))? = failure(of: result) else {
                     Issue.record("expected cancelled, got \(result)")
                     return
@@ -92,10 +93,14 @@ import Testing
                 // The real sleep, plus a flag that says the client is now in its backoff.
                 let backoffs = Mutex<[Duration]>([])
                 var configuration = testConfiguration(server, maxAttempts: 5)
-                configuration.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(20), maxDelay: .seconds(20), jitter: 0)
+                configuration.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(86_400), maxDelay: .seconds(86_400),
+                                                        totalBudget: .seconds(10 * 86_400), jitter: 0)
+                configuration.requestDeadline = .seconds(10 * 86_400)
+                let sleptOut = Mutex(false)
                 configuration.sleep = { delay in
                     backoffs.withLock { $0.append(delay) }
                     try await Task.sleep(for: delay)
+                    sleptOut.withLock { $0 = true }
                 }
                 let client = DataLinkClient(configuration: configuration)
                 let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
@@ -106,12 +111,14 @@ import Testing
                 task.cancel()
                 let result = await task.result
                 let elapsed = ContinuousClock.now - cancelledAt
-                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                // Not a speed bound: the client would otherwise wait out a day-long timeout or backoff.
+                #expect(elapsed < .seconds(3600), "cancellation took \(elapsed)")
                 guard case .cancelled? = failure(of: result) else {
                     Issue.record("expected cancelled, got \(result)")
                     return
                 }
-                #expect(backoffs.withLock { $0 } == [.seconds(20)])
+                #expect(backoffs.withLock { $0 } == [.seconds(86_400)])
+                #expect(!sleptOut.withLock { $0 }, "the backoff was slept out, not cut short")
                 #expect(server.requests.count == 1)
             }
         }
@@ -120,7 +127,7 @@ import Testing
     @Test func cancellingFetchManyStopsEveryRequest() async throws {
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
             try await onDedicatedThread {
-                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(120), maxConcurrentRequests: 3))
+                let client = DataLinkClient(configuration: testConfiguration(server, timeout: .seconds(86_400), maxConcurrentRequests: 3))
                 let tickers = ["AAPL", "MSFT", "ZEN", "KO", "FB", "GOOG"]
                 let task = Task(executorPreference: DedicatedThreadExecutor.shared) {
                     try await client.fetchMany(tickers) { ticker in try await client.datasetData(database: "WIKI", ticker: ticker) }
@@ -130,7 +137,8 @@ import Testing
                 task.cancel()
                 let result = await task.result
                 let elapsed = ContinuousClock.now - cancelledAt
-                #expect(elapsed < .seconds(2), "cancellation took \(elapsed)")
+                // Not a speed bound: the client would otherwise wait out a day-long timeout or backoff.
+                #expect(elapsed < .seconds(3600), "cancellation took \(elapsed)")
                 guard case .cancelled(nil)? = failure(of: result) else {
                     Issue.record("expected cancelled, got \(result)")
                     return

@@ -31,12 +31,16 @@ final class SleepRecorder: Sendable {
 /// The timeout and the retry budget are generous on purpose: they are measured on the wall
 /// clock, and under `swift test` the engine's CPU-bound tests can keep every thread of the
 /// cooperative pool busy for tens of seconds, so a tight budget would give up on a request
-/// that merely waited for a thread. Tests about timeouts or the budget set their own.
+/// that merely waited for a thread (30 s was once not enough on a machine shared by seven
+/// engineers' builds): 10 minutes is a guard against a hang only. The request deadline (300 s by
+/// default) is an hour for the same reason: a whole `swift test` on that machine once kept a
+/// first attempt waiting past 300 s, and the client then gave up instead of retrying, failing
+/// tests that count attempts. Tests about timeouts, the deadline or the budget set their own.
 func testConfiguration(
     _ server: LoopbackHTTPServer,
     key: String? = nil,
     maxAttempts: Int = 3,
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(600),
     maximumResponseSize: Int = 512 << 20,
     maxConcurrentRequests: Int? = nil,
     log: LogRecorder? = nil,
@@ -46,6 +50,7 @@ func testConfiguration(
         baseURL: server.baseURL,
         apiKey: key.flatMap(APIKey.init),
         requestTimeout: timeout,
+        requestDeadline: .seconds(3600),
         retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100),
                                  totalBudget: .seconds(3600), jitter: 0),
         maxConcurrentRequests: maxConcurrentRequests,

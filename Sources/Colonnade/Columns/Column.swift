@@ -20,6 +20,9 @@ public struct Column<Element: ColumnElement>: Sendable {
     /// Per-block minimum, maximum and unknown count, or nil until `computeSummaries()` runs.
     /// Any mutation drops them.
     public internal(set) var summaries: BlockSummaries<Element>?
+    /// Facts computed from the values on first use (the decimal scale, see `Column+DecimalScale`),
+    /// shared by copies; every mutation replaces it (as it drops `summaries`).
+    var derived = ColumnDerivedValues()
 
     /// An empty column.
     public init() {
@@ -118,6 +121,7 @@ public struct Column<Element: ColumnElement>: Sendable {
     public mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Element>) throws -> R) rethrows -> R {
         makeUnique(minimumCapacity: count)
         summaries = nil
+        derived = ColumnDerivedValues()
         let p = storage.base.assumingMemoryBound(to: Element.self)
         return try body(UnsafeMutableBufferPointer(start: p, count: count))
     }
@@ -136,6 +140,7 @@ public struct Column<Element: ColumnElement>: Sendable {
         count += 1
         validity?.append(true)
         summaries = nil
+        derived = ColumnDerivedValues()
     }
 
     /// Appends a value or, for nil, a null.
@@ -164,6 +169,7 @@ public struct Column<Element: ColumnElement>: Sendable {
         }
         count += range.count
         summaries = nil
+        derived = ColumnDerivedValues()
         if other.validity != nil || validity != nil {
             if validity == nil { validity = Bitmask(count: start, allSet: true) }
             if let v = other.validity {
@@ -185,6 +191,7 @@ public struct Column<Element: ColumnElement>: Sendable {
         count = needed
         validity!.append(repeating: false, count: n)
         summaries = nil
+        derived = ColumnDerivedValues()
     }
 
     /// Drops the validity bitmap when no row is null, and frees unused capacity so the column holds
@@ -203,6 +210,7 @@ public struct Column<Element: ColumnElement>: Sendable {
         precondition(newValue.map { $0.count == count } ?? true, "validity length differs from column length")
         validity = newValue
         summaries = nil
+        derived = ColumnDerivedValues()
     }
 
     private func grownCapacity() -> Int { Swift.max(16, capacity * 2) }

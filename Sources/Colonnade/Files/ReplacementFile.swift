@@ -27,15 +27,15 @@ import Glibc
 ///   is removed and the target is untouched.
 ///
 /// Not thread-safe; one writer per instance.
-public final class ReplacementFile {
+package final class ReplacementFile {
     /// The path as given.
-    public let path: String
+    package let path: String
     /// What is replaced (see ``FileTarget``).
-    public let target: FileTarget
+    package let target: FileTarget
     /// The temporary being written.
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// The temporary's descriptor, open for writing.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     private var finished = false
 
     /// Creates the temporary beside `path`'s target (after removing stale temporaries of it).
@@ -46,7 +46,7 @@ public final class ReplacementFile {
     ///   - readable: open the temporary for reading too (`O_RDWR`), as a shared writable
     ///     `mmap` of it needs (`SnapshotDraft`).
     /// - Throws: `ReplacementFileError`; nothing was created then.
-    public init(replacing path: String, defaultMode: mode_t = 0o644, readable: Bool = false) throws(ReplacementFileError) {
+    package init(replacing path: String, defaultMode: mode_t = 0o644, readable: Bool = false) throws(ReplacementFileError) {
         if path.isEmpty || path.hasSuffix("/") { throw .isADirectory(path: path) }
         let target = try FileTarget(forWriting: path)
         try target.checkWritable()
@@ -104,7 +104,7 @@ public final class ReplacementFile {
     /// - Parameter durable: `false` skips both `fsync` calls: the rename is still atomic for other
     ///   processes, but a power loss may lose the new file.
     /// - Throws: `ReplacementFileError`; the temporary is removed and the target untouched then.
-    public func commit(durable: Bool = true) throws(ReplacementFileError) {
+    package func commit(durable: Bool = true) throws(ReplacementFileError) {
         precondition(!finished, "commit() after commit() or discard()")
         if durable {
             while fsync(fileDescriptor) != 0 {
@@ -140,7 +140,7 @@ public final class ReplacementFile {
     }
 
     /// Removes the temporary; the target is untouched. Does nothing after ``commit(durable:)``.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         unlink(temporaryPath)

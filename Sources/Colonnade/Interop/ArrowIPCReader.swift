@@ -4,11 +4,12 @@
 ///
 /// A file is read through its footer (schema, then the dictionary and record batch blocks); a
 /// stream message by message up to its end marker. Columns map by name: `ticker` or `symbol`
-/// (utf8, large_utf8, utf8_view, or a dictionary of those), `date` (date32, date64 or a timestamp
-/// of any unit, which becomes its UTC day), and every other column must be numeric: integers keep
-/// an integer type (int32, or int64 for uint32/int64/uint64), floats stay float32/float64.
-/// Bodies compressed with LZ4_FRAME (each buffer its own frame) are decompressed; ZSTD bodies
-/// are refused with `InteropError.unsupportedCodec`.
+/// (utf8, large_utf8, utf8_view, or a dictionary of those), `date` (date32, date64, or a timestamp
+/// of any unit: its day in the field's time zone when it names one, else as written), and value
+/// columns: integers of every width (int32, or int64 for uint32/int64/uint64), float16 (as
+/// float32), float32/float64, decimal128/256 (Float64 correctly rounded; Int64 for scale 0 and
+/// precision ≤ 18). Other columns, flat or nested, are skipped with a note (refused when strict).
+/// Bodies compressed with LZ4_FRAME or ZSTD (each buffer its own frame) are decompressed.
 ///
 /// Every offset and length is checked against the input before use; malformed input throws
 /// `InteropError` with the byte offset, never traps. The entry point is a function of bytes, so a
@@ -54,10 +55,15 @@ struct ArrowIPCDecoder {
     var valueChunks: [Int: [AnyColumn]] = [:]
     /// Refuse columns that are not quotes instead of skipping them.
     var strict = false
-    /// Fields that are not quotes, skipped, with their buffer count (flat ones only: their
-    /// buffers are passed over).
-    var skippedFields: [Int: Int] = [:]
+    /// Fields that are not quotes, skipped: their nodes and buffers are passed over.
+    var skippedFields: Set<Int> = []
+    /// The dictionaries of skipped fields (and of their nested children): not read.
+    var skippedDictionaries: Set<Int64> = []
     var skipped: [InteropSkippedColumn] = []
+    /// The date column's time zone, when its timestamps name one: each row's day is its day there.
+    var dateZone: InteropTimeZone?
+    /// The note for a date column holding times of day other than midnight (its first such row).
+    var timeOfDay: InteropSkippedColumn?
     var metadata: [String: String] = [:]
     var info: InteropTableInfo?
     var rows = 0
@@ -195,18 +201,26 @@ struct ArrowIPCDecoder {
                 guard f.isDate && f.dictionaryID == nil else {
                     throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
                 }
+                if let zone = f.timezone, ArrowIPCFormat.TypeID(rawValue: f.type) == .timestamp {
+                    guard let resolved = InteropTimeZone(named: zone) else {
+                        throw .unsupportedColumn(file: file, column: f.name,
+                                                 type: "type \(f.typeDescription): a time zone this system's time-zone database does not know")
+                    }
+                    dateZone = resolved
+                }
                 dateField = i
             } else if f.isNumeric && f.dictionaryID == nil && f.childCount == 0 {
                 valueChunks[i] = []
             } else {
                 let type = "type \(f.typeDescription), which is not a ticker, a date or a number"
-                // Flat columns that are not quotes are skipped with a note; nested Arrow columns
-                // (lists, structs) are not walked yet, so they are refused.
-                guard !strict, f.childCount == 0, let buffers = ArrowIPCDecoder.bufferCount(f) else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: f.childCount == 0 || strict ? type
-                        : "type \(f.typeDescription), a nested column (Colonnade skips flat columns that are not quotes, not nested ones yet)")
+                // Columns that are not quotes, flat or nested, are skipped with a note: their
+                // nodes and buffers are passed over in every batch.
+                guard !strict else { throw .unsupportedColumn(file: file, column: f.name, type: type) }
+                guard ArrowIPCDecoder.canSkip(f) else {
+                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription), whose buffers Colonnade does not know how to pass over")
                 }
-                skippedFields[i] = buffers
+                skippedFields.insert(i)
+                ArrowIPCDecoder.collectDictionaries(f, into: &skippedDictionaries)
                 skipped.append(InteropSkippedColumn(file: file, column: f.name, type: type))
             }
         }
@@ -325,6 +339,12 @@ struct ArrowIPCDecoder {
             return out
         }
 
+        /// Passes over the next field node without checking its length (a nested child's).
+        mutating func skipNode() throws(InteropError) {
+            guard node < nodes.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema") }
+            node += 1
+        }
+
         /// Passes over the next buffer without reading it (a skipped column's).
         mutating func skipBuffer() throws(InteropError) {
             guard buffer < buffers.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema") }
@@ -415,11 +435,11 @@ struct ArrowIPCDecoder {
         let id = try m.header.int64(ArrowIPCFormat.DictionaryBatch.id)
         guard let batch = try m.header.table(ArrowIPCFormat.DictionaryBatch.data) else { throw bad(m.bodyStart, "Arrow dictionary batch without data") }
         let isDelta = try m.header.bool(ArrowIPCFormat.DictionaryBatch.isDelta)
+        // A skipped column's dictionary (or a dictionary nested in it) is not read.
+        if skippedDictionaries.contains(id) { return }
         guard let index = fields.firstIndex(where: { $0.dictionaryID == id }) else {
             throw bad(m.bodyStart, "Arrow dictionary \(id) belongs to no field")
         }
-        // A skipped column's dictionary is not read.
-        if skippedFields[index] != nil { return }
         let field = fields[index]
         var cursor = try BatchCursor(self, m, batch)
         let (_, nulls) = try cursor.nextNode()
@@ -474,16 +494,38 @@ struct ArrowIPCDecoder {
                 let validity = try cursor.validity(nulls: nulls)
                 let data = try cursor.nextBuffer(minimum: field.dateWidth * n)
                 let perDay = field.unitsPerDay
+                var zone = dateZone
+                var time: (row: Int, units: Int64)?
                 for r in 0 ..< n {
                     if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
                     let value = field.dateWidth == 4
                         ? Int64(data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self))
                         : data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
-                    chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: perDay,
-                                                                  file: file, column: field.name, row: base + r)
+                    if perDay == 1 {
+                        chunkDates[r] = try InteropValues.storableDay(value, unitsPerDay: 1, file: file, column: field.name, row: base + r)
+                        continue
+                    }
+                    // The day and time of day where the timestamps were taken: in the named time
+                    // zone, else as written (naive, or UTC).
+                    var (day, units) = InteropValues.dayAndTime(value, unitsPerDay: perDay)
+                    if var z = zone {
+                        (day, units) = z.localDayAndTime(value, unitsPerDay: perDay)
+                        zone = z
+                    }
+                    if units != 0 && time == nil { time = (r, units) }
+                    guard day >= Int64(Day.storableDayNumbers.lowerBound), day <= Int64(Day.storableDayNumbers.upperBound) else {
+                        throw InteropValues.dateOutOfRange(value, days: day, unitsPerDay: perDay, file: file, column: field.name, row: base + r)
+                    }
+                    chunkDates[r] = Int32(truncatingIfNeeded: day)
                 }
-            } else if let count = skippedFields[i] {
-                for _ in 0 ..< count + (count == 2 && field.isView ? try cursor.nextVariadicCount() : 0) { try cursor.skipBuffer() }
+                dateZone = zone
+                if let time, timeOfDay == nil {
+                    timeOfDay = InteropSkippedColumn(timeOfDayIn: file, column: field.name, row: base + time.row,
+                                                     text: InteropValues.timeOfDay(time.units, unitsPerDay: perDay)
+                                                        + (field.timezone.map { " in " + $0 } ?? ""))
+                }
+            } else if skippedFields.contains(i) {
+                try ArrowIPCDecoder.skip(field, &cursor, nested: false)
             } else {
                 let validity = try cursor.validity(nulls: nulls)
                 let width = field.bitWidth / 8
@@ -518,8 +560,27 @@ struct ArrowIPCDecoder {
             if let mask { c.setValidity(mask) }
             return c
         }
+        if ArrowIPCFormat.TypeID(rawValue: field.type) == .decimal {
+            // Little-endian two's complement of bitWidth bits, times 10^-scale.
+            let width = field.bitWidth / 8
+            if field.elementType == .int64 {
+                for r in 0 ..< n where mask.map({ $0[r] }) ?? true {
+                    guard InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * r ..< width * r + width]), bigEndian: false) != nil else {
+                        throw .unsupportedColumn(file: file, column: field.name, type: "type \(field.typeDescription) with a value wider than 18 digits in row \(r)")
+                    }
+                }
+                return .int64(make(Int64.self) {
+                    InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false) ?? 0
+                })
+            }
+            return .float64(make(Double.self) {
+                InteropDecimal.double(UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false, scale: field.scale)
+            })
+        }
         let isFloat = ArrowIPCFormat.TypeID(rawValue: field.type) == .floatingPoint
         switch (isFloat, field.bitWidth, field.isSigned) {
+        case (true, 16, _):
+            return .float32(make(Float.self) { Float(Float16(bitPattern: UInt16(littleEndian: data.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)))) })
         case (true, 32, _): return .float32(raw(Float.self))
         case (true, _, _): return .float64(raw(Double.self))
         case (false, 8, true): return .int32(make(Int32.self) { Int32(Int8(bitPattern: data[$0])) })
@@ -539,23 +600,49 @@ struct ArrowIPCDecoder {
         }
     }
 
-    /// The decoded columns.
-    /// The buffers a flat field has in a record batch (a view type adds its variadic data
-    /// buffers), or nil for types whose buffers this reader does not know how to pass over.
+    /// The buffers a field of this type has in a record batch, before its children's (a view
+    /// type adds its variadic data buffers), or nil for a type this reader does not know.
     static func bufferCount(_ field: ArrowField) -> Int? {
         if field.dictionaryID != nil { return 2 }
         switch ArrowIPCFormat.TypeID(rawValue: field.type) {
-        case .null: return 0
-        case .bool, .int, .floatingPoint, .decimal, .date, .time, .timestamp, .interval, .duration, .fixedSizeBinary: return 2
-        case .binary, .utf8, .largeBinary, .largeUtf8: return 3
+        case .null, .runEndEncoded: return 0
+        case .structType, .fixedSizeList: return 1
+        case .bool, .int, .floatingPoint, .decimal, .date, .time, .timestamp, .interval, .duration, .fixedSizeBinary,
+             .list, .largeList, .map: return 2
+        case .binary, .utf8, .largeBinary, .largeUtf8, .listView, .largeListView: return 3
         case .binaryView, .utf8View: return 2
-        default: return nil
+        // Unions have no validity buffer: type ids, and for dense unions offsets.
+        case .union: return field.unionMode == 1 ? 2 : 1
+        case nil: return nil
         }
+    }
+
+    /// Whether every field of `field`'s tree has buffers this reader can pass over.
+    static func canSkip(_ field: ArrowField) -> Bool {
+        bufferCount(field) != nil && field.children.allSatisfy(canSkip)
+    }
+
+    /// The dictionary ids used in `field`'s tree.
+    static func collectDictionaries(_ field: ArrowField, into ids: inout Set<Int64>) {
+        if let id = field.dictionaryID { ids.insert(id) }
+        for c in field.children { collectDictionaries(c, into: &ids) }
+    }
+
+    /// Passes over a skipped field's buffers and its children's nodes and buffers (its own node
+    /// is read by the caller when it is a top-level field). The walk is bounded by the schema's
+    /// field count (`ArrowField.maximumFieldCount` per field).
+    static func skip(_ field: ArrowField, _ cursor: inout BatchCursor, nested: Bool) throws(InteropError) {
+        if nested { try cursor.skipNode() }
+        // Safe to unwrap: canSkip checked every field of the tree when the schema was read.
+        let count = bufferCount(field) ?? 0
+        let views = field.isView ? try cursor.nextVariadicCount() : 0
+        for _ in 0 ..< count + views { try cursor.skipBuffer() }
+        for child in field.children { try skip(child, &cursor, nested: true) }
     }
 
     func finish() throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
-        out.skipped = skipped
+        out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
         out.dates = dates

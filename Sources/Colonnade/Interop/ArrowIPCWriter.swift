@@ -30,6 +30,18 @@ public struct ArrowIPCWriter {
     /// display).
     public var progress: (@Sendable (_ rows: Int, _ bytes: Int) -> Void)?
 
+    /// Record batch body compression (Arrow's `BodyCompression`, each buffer on its own).
+    public enum Compression: Sendable, Equatable {
+        /// One LZ4 frame per buffer (`LZ4_FRAME`).
+        case lz4Frame
+        /// One Zstandard frame per buffer, at a level of `ZstdCompressor.levels`.
+        case zstd(level: Int)
+    }
+
+    /// The record batches' compression; nil: uncompressed buffers written straight from the columns.
+    /// A buffer that does not shrink is written uncompressed, marked by a length of -1.
+    public var compression: Compression?
+
     /// A writer of `table` in `format`, with batches of about a million rows.
     public init(table: QuoteTable, format: Format, batchRows: Int = 1 << 20) {
         self.table = table
@@ -200,7 +212,40 @@ public struct ArrowIPCWriter {
     }
 
     /// The record batch header for `pieces` grouped per field as (length, nulls, buffers).
-    static func recordBatch(length: Int, nodes: [(Int, Int)], pieces: [BodyPiece]) -> (FlatBufferNode, Int) {
+    /// Each piece compressed on its own, in parallel: the uncompressed length (Int64, little-endian)
+    /// and the frame, or -1 and the bytes when the frame would not be smaller; empty pieces stay empty.
+    static func compress(_ pieces: [BodyPiece], _ compression: Compression) -> [[UInt8]] {
+        var out = [[UInt8]](repeating: [], count: pieces.count)
+        out.withUnsafeMutableBufferPointer { slots in
+            let shared = SharedPointer(base: slots.baseAddress!)
+            forEachChunk(pieces.count, threads: QueryOptions.availableCores) { i, _ in
+                let p = pieces[i]
+                guard p.length > 0 else { return }
+                let raw = p.base.map { UnsafeRawBufferPointer(start: $0, count: p.length) }
+                let zeros = [UInt8](repeating: 0, count: raw == nil ? p.length : 0)
+                let frame: [UInt8] = zeros.withUnsafeBytes { z in
+                    let input = raw ?? z
+                    switch compression {
+                    case .lz4Frame: return LZ4Compressor.compressFrame(input)
+                    case .zstd(let level): return ZstdCompressor.compress(input, level: level)
+                    }
+                }
+                var bytes: [UInt8] = []
+                if frame.count < p.length {
+                    withUnsafeBytes(of: Int64(p.length).littleEndian) { bytes.append(contentsOf: $0) }
+                    bytes.append(contentsOf: frame)
+                } else {
+                    withUnsafeBytes(of: Int64(-1).littleEndian) { bytes.append(contentsOf: $0) }
+                    if let raw { bytes.append(contentsOf: raw) } else { bytes.append(contentsOf: zeros) }
+                }
+                // Safe: worker i alone writes slot i.
+                shared.base[i] = bytes
+            }
+        }
+        return out
+    }
+
+    static func recordBatch(length: Int, nodes: [(Int, Int)], pieces: [BodyPiece], compression: FlatBufferNode? = nil) -> (FlatBufferNode, Int) {
         var nodeBytes = FlatBufferByteArray()
         for (n, nulls) in nodes { nodeBytes.appendUInt64LE(UInt64(n)); nodeBytes.appendUInt64LE(UInt64(nulls)) }
         var bufferBytes = FlatBufferByteArray()
@@ -214,6 +259,7 @@ public struct ArrowIPCWriter {
             .int64(Int64(length)),
             .node(.structs(nodeBytes.bytes, count: nodes.count, alignment: 8)),
             .node(.structs(bufferBytes.bytes, count: pieces.count, alignment: 8)),
+            compression.map { .node($0) },
         ])
         return (node, offset)
     }
@@ -285,8 +331,21 @@ public struct ArrowIPCWriter {
                 pieces.append(BodyPiece(base: UnsafeRawPointer(storage.base) + rows.lowerBound * width, length: n * width))
                 nodes.append((n, nulls))
             }
-            let (batch, bodyLength) = Self.recordBatch(length: n, nodes: nodes, pieces: pieces)
-            let block = try writeMessage(.recordBatch, header: batch, bodyLength: bodyLength, to: output, start: start, body: pieces)
+            var compressed: [[UInt8]] = []
+            if let compression {
+                compressed = Self.compress(pieces, compression)
+                // Safe: `compressed` lives until the message is written below.
+                pieces = compressed.map { c in c.withUnsafeBytes { BodyPiece(base: c.isEmpty ? nil : $0.baseAddress, length: c.count) } }
+            }
+            var (batch, bodyLength) = Self.recordBatch(length: n, nodes: nodes, pieces: pieces)
+            if let compression {
+                let codec: UInt8 = compression == .lz4Frame ? 0 : 1
+                (batch, bodyLength) = Self.recordBatch(length: n, nodes: nodes, pieces: pieces,
+                                                       compression: .table([.uint8(codec), .uint8(0)]))
+            }
+            let block = try withExtendedLifetime(compressed) { () throws(InteropError) -> Block in
+                try writeMessage(.recordBatch, header: batch, bodyLength: bodyLength, to: output, start: start, body: pieces)
+            }
             withExtendedLifetime(keepAlive) {}
             return block
         }

@@ -1,15 +1,38 @@
 /// The columns a reader decoded from one Arrow or Parquet input, before they become a table:
 /// tickers as indices into the file's own symbol list, dates, and the value columns by name.
-/// A column an Arrow or Parquet file holds that is not a quote (a string other than the ticker,
-/// a boolean, a nested column, …): left out of the table, with a note (`import --strict`
-/// refuses the file instead).
+/// A note about a column of an Arrow or Parquet file: one that is not a quote (a string other
+/// than the ticker, a boolean, a nested column, …), left out of the table (`import --strict`
+/// refuses the file instead); or (`kind == .timeOfDay`) a date column whose timestamps hold a time
+/// of day other than midnight, each row taken as its day.
 public struct InteropSkippedColumn: Sendable, Hashable {
+    /// What the note says.
+    public enum Kind: Sendable, Hashable {
+        /// The column is not a quote and was left out.
+        case notAQuote
+        /// The date column holds times of day other than midnight (`type` names the first).
+        case timeOfDay
+    }
+
     /// The file, as the caller named it.
     public var file: String
     /// The column's name (a nested column's as `group.leaf`).
     public var column: String
-    /// What it is: "type byteArray (converted type #0), which is not a ticker, a date or a number".
+    /// What it is: "type byteArray (converted type #0), which is not a ticker, a date or a number";
+    /// for a time of day, the first one: "row 0: 16:00:00".
     public var type: String
+    public var kind: Kind = .notAQuote
+
+    public init(file: String, column: String, type: String) {
+        self.file = file
+        self.column = column
+        self.type = type
+    }
+
+    /// The note for a date column whose first time of day other than midnight is in `row`.
+    init(timeOfDayIn file: String, column: String, row: Int, text: String) {
+        self.init(file: file, column: column, type: "row \(row): \(text)")
+        kind = .timeOfDay
+    }
 }
 
 struct ImportedColumns {
@@ -36,6 +59,54 @@ struct ImportedColumns {
     /// Keys other tools keep for themselves; they do not become table metadata.
     static func isToolKey(_ key: String) -> Bool {
         key == InteropTableInfo.key || key.hasPrefix("ARROW:") || key == "pandas" || key.hasPrefix("polars") || key.hasPrefix("duckdb")
+    }
+
+    /// The columns of several files of one dataset, one after another, as if one file held
+    /// them: symbols interned anew, value columns matched by name (a column a file lacks is null
+    /// in its rows), the first file's date column name, metadata and Colonnade information.
+    /// - Throws: `InteropError.schemaMismatch` when files give one column different types.
+    /// - Complexity: one copy of every value.
+    static func joining(_ parts: [ImportedColumns], name: String) throws(InteropError) -> ImportedColumns {
+        guard parts.count > 1, let first = parts.first else { return parts.first ?? ImportedColumns(file: name) }
+        var out = ImportedColumns(file: name)
+        out.dateName = first.dateName
+        out.metadata = first.metadata
+        out.info = first.info
+        var interner = InteropValues.SymbolInterner()
+        var columnIndex: [String: Int] = [:]
+        var types: [ElementType] = []
+        for part in parts {
+            out.skipped += part.skipped
+            for (i, n) in part.names.enumerated() {
+                let id = ColumnDescriptor.identifier(for: n)
+                if let c = columnIndex[id] {
+                    guard types[c] == part.values[i].elementType else {
+                        throw .schemaMismatch(file: part.file, detail: "column '\(n)' is \(part.values[i].elementType) here and \(types[c]) in an earlier file of \(name)")
+                    }
+                } else {
+                    columnIndex[id] = out.names.count
+                    out.names.append(n)
+                    types.append(part.values[i].elementType)
+                }
+            }
+        }
+        var chunks = [[AnyColumn]](repeating: [], count: out.names.count)
+        var dates: [Column<Int32>] = []
+        for part in parts {
+            let codes = part.symbols.map { interner.code($0) }
+            out.rowTickers.reserveCapacity(out.rowTickers.count + part.rowTickers.count)
+            for t in part.rowTickers { out.rowTickers.append(codes[Int(t)]) }
+            dates.append(part.dates)
+            var present = [AnyColumn?](repeating: nil, count: out.names.count)
+            for (i, n) in part.names.enumerated() { present[columnIndex[ColumnDescriptor.identifier(for: n)] ?? 0] = part.values[i] }
+            for c in 0 ..< out.names.count {
+                chunks[c].append(present[c] ?? AnyColumn.nulls(types[c], count: part.dates.count))
+            }
+        }
+        out.symbols = interner.symbols
+        out.dates = InteropValues.concatenate(dates)
+        out.values = (0 ..< out.names.count).map { InteropValues.concatenate(chunks[$0], as: types[$0]) }
+        return out
     }
 
     /// Builds the table: tickers in the order Colonnade's information gives (else first
@@ -115,6 +186,10 @@ struct ImportedColumns {
             return try QuoteTable(schema: schema, columns: values.map { $0.map(mapper) }, dates: mapper.map(dates),
                                   tickers: entries, dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
         } catch {
+            // Rows that fell on one day only because their times of day were dropped.
+            if case let .duplicateDate(ticker, day, rows) = error, let note = skipped.first(where: { $0.kind == .timeOfDay }) {
+                throw .timesOnOneDay(file: file, column: note.column, ticker: ticker, day: day, rows: rows)
+            }
             throw .table(file: file, error)
         }
     }
@@ -145,5 +220,25 @@ struct RangeConcatenation: ColumnMapper {
             out.setValidity(bits)
         }
         return out
+    }
+}
+
+extension AnyColumn {
+    /// A column of `count` nulls of `type`.
+    static func nulls(_ type: ElementType, count: Int) -> AnyColumn {
+        func make<T: ColumnElement>(_: T.Type) -> Column<T> {
+            var c = Column<T>(unsafeUninitializedCount: count) { d in
+                // Safe: d holds count elements; the values under nulls are zero.
+                if count > 0 { UnsafeMutableRawPointer(d.baseAddress!).initializeMemory(as: UInt8.self, repeating: 0, count: count * MemoryLayout<T>.stride) }
+            }
+            c.setValidity(Bitmask(count: count))
+            return c
+        }
+        switch type {
+        case .int32: return .int32(make(Int32.self))
+        case .int64: return .int64(make(Int64.self))
+        case .float32: return .float32(make(Float.self))
+        case .float64: return .float64(make(Double.self))
+        }
     }
 }

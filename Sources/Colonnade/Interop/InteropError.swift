@@ -35,6 +35,17 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     /// (`Day.storableDayNumbers`): `value` says what the file holds (a day, or the raw number when
     /// its day does not even fit a day number).
     case dateOutOfRange(file: String, column: String, row: Int, value: String)
+    /// Timestamps with times of day other than midnight put two rows of one ticker on one day
+    /// (`rows`, the file's rows): a table keeps one row per ticker and day, and which to keep is
+    /// not Colonnade's guess.
+    case timesOnOneDay(file: String, column: String, ticker: String, day: Int32, rows: [Int])
+    /// A directory holding `_delta_log/`: a Delta Lake table, whose data files are the ones its
+    /// log lists, not every file in the directory.
+    case deltaTable(directory: String)
+    /// A Hive partition key (`year=2014`) that the rows of a file under it disagree with.
+    case partitionMismatch(file: String, key: String, value: String, detail: String)
+    /// A zip of Parquet or Arrow files could not be read.
+    case archive(ZipError)
 
     public var description: String {
         switch self {
@@ -60,6 +71,17 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
             return error.description
         case let .table(file, error):
             return "\(file): \(error)"
+        case let .timesOnOneDay(file, column, ticker, day, rows):
+            return "\(file): column '\(column)': ticker \(ticker) has \(rows.count) rows on \(Day.format(day: day)) (rows "
+                + rows.map(String.init).joined(separator: ", ")
+                + ") at different times of day; a table holds one row per ticker and day, so keep one per day before importing"
+        case let .deltaTable(directory):
+            return "\(directory): a Delta Lake table (it holds _delta_log/), read through its log (DeltaTable), "
+                + "not as a directory: its files are the ones its log lists, not every file there"
+        case let .partitionMismatch(file, key, value, detail):
+            return "\(file): the partition key \(key)=\(value) of its directory disagrees with its \(detail)"
+        case let .archive(error):
+            return error.description
         case let .dateOutOfRange(file, column, row, value):
             return "\(file): column '\(column)' row \(row): \(value) is outside the dates a table holds, \(Day.storableRangeDescription)"
         }

@@ -23,13 +23,35 @@ public enum InteropReader {
         return nil
     }
 
-    /// Whether `path` names something this reader should take: a directory, or a file named
-    /// `.arrow`, `.arrows`, `.feather`, `.ipc` or `.parquet`.
+    /// Whether `path` names something this reader should take: a directory, a file named
+    /// `.arrow`, `.arrows`, `.feather`, `.ipc` or `.parquet`, or a zip whose files are all such
+    /// files (a zip of anything else is a zip of Data Link responses).
     public static func handles(path: String) -> Bool {
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return true }
         let lower = path.lowercased()
-        return [".arrow", ".arrows", ".feather", ".ipc", ".parquet"].contains { lower.hasSuffix($0) }
+        if HiveDataset.dataExtensions.contains(where: lower.hasSuffix) { return true }
+        guard lower.hasSuffix(".zip"), let archive = try? ZipArchive(contentsOfFile: path) else { return false }
+        // Data files, and zips inside (refused by the reader, saying so).
+        let files = archive.members.filter { !$0.isDirectory && !isHiddenMember($0.name) }
+        let data = dataMembers(of: archive).count
+        return data > 0 && files.allSatisfy { m in
+            let lower = m.name.lowercased()
+            return lower.hasSuffix(".zip") || HiveDataset.dataExtensions.contains(where: lower.hasSuffix)
+        }
+    }
+
+    /// A member name with a path component starting with `.` or `_` (`__MACOSX/`, `_SUCCESS`,
+    /// `.part-0.crc`): not data.
+    static func isHiddenMember(_ name: String) -> Bool {
+        name.split(separator: "/").contains { $0.hasPrefix(".") || $0.hasPrefix("_") }
+    }
+
+    /// The members of `archive` that are data files by name, in the archive's order.
+    static func dataMembers(of archive: ZipArchive) -> [ZipMember] {
+        archive.members.filter { m in
+            !m.isDirectory && !isHiddenMember(m.name) && HiveDataset.dataExtensions.contains(where: m.name.lowercased().hasSuffix)
+        }
     }
 
     /// Decodes one input held in memory, choosing the reader by its magic bytes.
@@ -46,20 +68,24 @@ public enum InteropReader {
     /// the first of them.
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, strict: Bool,
                             skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
-        let columns: ImportedColumns
-        switch format(of: bytes) {
-        case .arrowFile, .arrowStream: columns = try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
-        case .parquet: columns = try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict)
-        case nil:
-            if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
-            throw .unrecognizedFormat(file: file)
-        }
+        let columns = try self.columns(bytes, file: file, ticker: ticker, strict: strict)
         skipped += columns.skipped
         return try columns.assemble()
     }
 
-    /// Reads a file, or every `.parquet`/`.arrow`/`.arrows` file under a directory (sorted by path,
-    /// recursively, skipping names starting with `.` or `_`), merged as `QuoteTable.upsert` does.
+    /// The columns of one input held in memory, by its magic bytes.
+    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool) throws(InteropError) -> ImportedColumns {
+        switch format(of: bytes) {
+        case .arrowFile, .arrowStream: return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case nil:
+            if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
+            throw .unrecognizedFormat(file: file)
+        }
+    }
+
+    /// Reads a file, a dataset directory, or a zip of Parquet and Arrow files (see `HiveDataset`:
+    /// non-data files ignored, Hive partition keys applied) into one table.
     public static func read(path: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
         var skipped: [InteropSkippedColumn] = []
         return try read(path: path, ticker: ticker, strict: false, skipped: &skipped)
@@ -73,42 +99,46 @@ public enum InteropReader {
         guard stat(path, &st) == 0 else { throw .io(file: path, operation: "open", errno: errno) }
         var found: [InteropSkippedColumn] = []
         defer { skipped += found }
-        if (st.st_mode & S_IFMT) != S_IFDIR {
-            return try withContents(of: path) { b throws(InteropError) in try read(b, file: path, ticker: ticker, strict: strict, skipped: &found) }
-        }
-        let files = try dataFiles(under: path)
-        guard !files.isEmpty else { throw .missingColumn(file: path, column: "data file (.parquet, .arrow)", available: []) }
-        var parts: [QuoteTable] = []
-        for f in files {
-            parts.append(try withContents(of: f) { b throws(InteropError) in try read(b, file: f, ticker: ticker, strict: strict, skipped: &found) })
-        }
-        var first = parts.removeFirst()
-        if !parts.isEmpty { first.upsert(contentsOf: parts) }
-        return first
-    }
-
-    /// The data files under `directory`, sorted, recursively.
-    static func dataFiles(under directory: String) throws(InteropError) -> [String] {
-        guard let dir = opendir(directory) else { throw .io(file: directory, operation: "open directory", errno: errno) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = DirectoryEntry.name(entry)
-            if name.hasPrefix(".") || name.hasPrefix("_") { continue }
-            names.append(name)
-        }
-        closedir(dir)
-        var out: [String] = []
-        for name in names.sorted() {
-            let full = directory + "/" + name
-            var st = stat()
-            guard stat(full, &st) == 0 else { continue }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                out.append(contentsOf: try dataFiles(under: full))
-            } else if name.hasSuffix(".parquet") || name.hasSuffix(".arrow") || name.hasSuffix(".arrows") {
-                out.append(full)
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            try HiveDataset.refuseDeltaTable(at: path)
+            let parts = try HiveDataset.parts(under: path)
+            return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &found) { part, body throws(InteropError) in
+                try withContents(of: part.path, body)
             }
         }
-        return out
+        if path.lowercased().hasSuffix(".zip") { return try readZip(path: path, ticker: ticker, strict: strict, skipped: &found) }
+        return try withContents(of: path) { b throws(InteropError) in try read(b, file: path, ticker: ticker, strict: strict, skipped: &found) }
+    }
+
+    /// A zip of Parquet and Arrow files: each member read like a file of a dataset directory
+    /// (its directories' `key=value` names are partition keys). A member that is itself a zip is
+    /// refused, saying so.
+    static func readZip(path: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
+        let archive: ZipArchive
+        do throws(ZipError) { archive = try ZipArchive(contentsOfFile: path) } catch { throw .archive(error) }
+        return try readZip(archive, path: path, ticker: ticker, strict: strict, skipped: &skipped)
+    }
+
+    /// `readZip(path:…)` of an archive already open (`path` names it in errors); the fuzz
+    /// target's entry point.
+    static func readZip(_ archive: ZipArchive, path: String, ticker: String?, strict: Bool,
+                        skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
+        if let inner = archive.members.first(where: { !$0.isDirectory && !isHiddenMember($0.name) && $0.name.lowercased().hasSuffix(".zip") }) {
+            throw .malformed(file: "\(path):\(inner.name)", offset: inner.localHeaderOffset, detail: "a zip archive inside the zip (unzip the outer one first)")
+        }
+        let parts = dataMembers(of: archive).map { m in
+            let directories = m.name.split(separator: "/").dropLast()
+            return HiveDataset.Part(path: m.name, label: "\(path):\(m.name)", keys: directories.compactMap { HiveDataset.partitionKey(String($0)) })
+        }
+        let members = Dictionary(dataMembers(of: archive).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &skipped) { part, body throws(InteropError) in
+            guard let member = members[part.path] else { throw .io(file: part.label, operation: "open", errno: ENOENT) }
+            let bytes: [UInt8]
+            do throws(ZipError) { bytes = try archive.extract(member) } catch { throw .archive(error) }
+            let nested = bytes.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
+            if nested { throw .malformed(file: part.label, offset: 0, detail: "a zip archive inside the zip (unzip the outer one first)") }
+            return try withInteropBytes(bytes, body)
+        }
     }
 
     /// Calls `body` with the bytes of the file at `path` (memory-mapped when it is a regular file,

@@ -22,6 +22,30 @@ enum InteropValues {
         return (value % unitsPerDay < 0) ? q - 1 : q
     }
 
+    /// A time of day, `units` of `unitsPerDay` past midnight, as `HH:MM:SS` with the fraction
+    /// when there is one (`16:00:00`, `09:30:00.25`).
+    static func timeOfDay(_ units: Int64, unitsPerDay: Int64) -> String {
+        let perSecond = Swift.max(1, unitsPerDay / 86_400)
+        let seconds = units / perSecond, fraction = units % perSecond
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var text = "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: String(perSecond - 1).count - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text
+    }
+
+    /// The day of a timestamp of `unitsPerDay` units per day since the epoch, and its time of
+    /// day in those units (0 at midnight): the day as written, for naive and UTC timestamps.
+    @inline(__always)
+    static func dayAndTime(_ value: Int64, unitsPerDay: Int64) -> (day: Int64, units: Int64) {
+        let d = day(value, unitsPerDay: unitsPerDay)
+        return (d, value &- d &* unitsPerDay)
+    }
+
     /// The day number of a date or timestamp value (`unitsPerDay` 1: a date32 or Parquet DATE day
     /// number), or the error naming it when its day is outside `Day.storableDayNumbers`.
     @inline(__always)

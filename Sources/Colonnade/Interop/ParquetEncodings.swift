@@ -40,7 +40,7 @@ enum ParquetEncodings {
         case (.deltaLengthByteArray, .byteArray):
             let lengths = try reader.deltaBinaryPacked(expected: count, bits: 32)
             return try reader.byteArrays(lengths: lengths, prefixes: nil)
-        case (.deltaByteArray, .byteArray):
+        case (.deltaByteArray, .byteArray), (.deltaByteArray, .fixedLenByteArray):
             let prefixes = try reader.deltaBinaryPacked(expected: count, bits: 32)
             let suffixes = try reader.deltaBinaryPacked(expected: count, bits: 32)
             return try reader.byteArrays(lengths: suffixes, prefixes: prefixes)

@@ -22,20 +22,42 @@ struct ParquetLeaf {
     var optional: Bool
     var role: Role
 
+    /// Bytes per value as the table stores it (a converted column's output, else the physical
+    /// width; 0 for byte arrays).
     var width: Int {
+        switch conversion {
+        case .float16?: return 4
+        case .decimal?: return 8
+        case nil: return sourceWidth
+        }
+    }
+
+    /// Bytes per value in the file: FIXED_LEN_BYTE_ARRAY's type length, 0 for BYTE_ARRAY.
+    var sourceWidth: Int {
         switch physical {
+        case .fixedLenByteArray: typeLength
+        case .byteArray, .boolean: 0
         case .int32, .float: 4
         case .int64, .double: 8
         case .int96: 12
-        default: 0
         }
     }
 
     /// For a DECIMAL on INT32 or INT64: its scale (the value is the integer times 10^−scale).
     var decimalScale: Int?
 
-    /// The leaf described by `element`, with its role decided by name and type.
-    /// - Throws: `InteropError.unsupportedColumn` naming the column when it is neither.
+    /// How FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY values become numbers, as they are decoded.
+    enum Conversion: Equatable {
+        /// A big-endian two's-complement DECIMAL: Int64 when `integer` (scale 0, precision at
+        /// most 18), else Float64 correctly rounded (`InteropDecimal`).
+        case decimal(scale: Int, integer: Bool)
+        /// IEEE half precision (Parquet's FLOAT16), widened exactly to Float32.
+        case float16
+    }
+    var conversion: Conversion?
+    /// FIXED_LEN_BYTE_ARRAY's length in bytes.
+    var typeLength = 0
+
     /// The leaf described by `element` (inside the group `group`, when nested). A column that
     /// cannot be a ticker, a date or a number is skipped (with a note), unless it claims to be the
     /// ticker or the date, or the caller is `strict`.
@@ -66,6 +88,7 @@ struct ParquetLeaf {
             throw .unsupportedColumn(file: file, column: name, type: "Parquet physical type #\(typeCode)")
         }
         self.physical = physical
+        typeLength = Int(clamping: element[2]?.int ?? 0)
         let repetition = element[3]?.int ?? 0
         if repetition == 2 { throw .unsupportedColumn(file: file, column: name, type: "repeated (a list)") }
         self.optional = repetition == 1
@@ -105,13 +128,26 @@ struct ParquetLeaf {
             // DECIMAL(precision, scale): the logical type's fields, else the schema element's.
             let scale = Int(clamping: logical?[5]?.fields?[1]?.int ?? element[7]?.int ?? 0)
             let precision = Int(clamping: logical?[5]?.fields?[2]?.int ?? element[8]?.int ?? 38)
-            guard physical == .int32 || physical == .int64 else {
-                throw unsupported("type DECIMAL(\(precision), \(scale)) on \(physical), which Colonnade does not read yet (it reads DECIMAL on INT32 and INT64)")
-            }
-            guard scale >= 0, scale <= 38 else { throw unsupported("type DECIMAL with scale \(scale)") }
+            guard scale >= 0, scale <= 76 else { throw unsupported("type DECIMAL with scale \(scale)") }
             // Whole numbers that fit stay integers; others become Float64, correctly rounded.
-            decimalScale = scale
-            role = .value(element: scale == 0 && precision <= 18 ? .int64 : .float64, unsignedSource: false)
+            let integer = scale == 0 && precision <= 18
+            switch physical {
+            case .int32, .int64:
+                decimalScale = scale
+            case .fixedLenByteArray where typeLength >= 1 && typeLength <= InteropDecimal.maximumByteCount, .byteArray:
+                conversion = .decimal(scale: scale, integer: integer)
+            default:
+                throw unsupported("type DECIMAL(\(precision), \(scale)) on \(physical)" + (physical == .fixedLenByteArray
+                    ? " of \(typeLength) bytes (Colonnade reads 1 to \(InteropDecimal.maximumByteCount))" : ""))
+            }
+            role = .value(element: integer ? .int64 : .float64, unsignedSource: false)
+            return
+        }
+        // FLOAT16 (the logical type's field 15): two bytes, IEEE half precision.
+        if logical?[15] != nil {
+            guard physical == .fixedLenByteArray, typeLength == 2 else { throw unsupported("type FLOAT16 on \(physical) of \(typeLength) bytes") }
+            conversion = .float16
+            role = .value(element: .float32, unsignedSource: false)
             return
         }
         var unsignedSource = false

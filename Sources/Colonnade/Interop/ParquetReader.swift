@@ -6,12 +6,14 @@ import Glibc
 ///
 ///     let table = try ParquetReader.read(bytes, file: "quotes.parquet")
 ///
-/// Flat schemas only. Columns map by name: `ticker`/`symbol` (byte array), `date` (INT32 DATE, or
-/// INT64 TIMESTAMP of any unit, which becomes its UTC day), and numeric value columns (INT32,
-/// INT64, FLOAT, DOUBLE; unsigned 32-bit integers widen to int64). Pages may be PLAIN or
-/// dictionary-encoded (v1 or v2 data pages), uncompressed, Snappy, GZIP, LZ4_RAW or the
-/// deprecated LZ4 (Hadoop's framing or one raw block); other codecs throw
-/// `InteropError.unsupportedCodec` naming the codec.
+/// Columns map by name: `ticker`/`symbol` (byte array), `date` (INT32 DATE, INT64 TIMESTAMP of
+/// any unit or INT96: its day as written, which for `isAdjustedToUTC` is the UTC day), and numeric
+/// value columns (INT32, INT64, FLOAT, DOUBLE; unsigned 32-bit integers widen to int64; FLOAT16 to
+/// float32; DECIMAL on INT32, INT64, FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY to Float64 correctly
+/// rounded, or Int64 for scale 0 and precision ≤ 18). Other columns, nested ones too, are skipped
+/// with a note. Pages may be PLAIN, dictionary, delta or split encoded (v1 or v2 data pages),
+/// uncompressed, Snappy, GZIP, LZ4_RAW, the deprecated LZ4 (Hadoop's framing or one raw block) or
+/// ZSTD; other codecs throw `InteropError.unsupportedCodec` naming the codec.
 ///
 /// Every offset, length and count is checked against the input before use; malformed input
 /// throws `InteropError` with the byte offset, never traps. The entry point is a function of
@@ -52,6 +54,8 @@ struct ParquetDecoder {
 
     /// Columns that are not quotes, left out.
     var skipped: [InteropSkippedColumn] = []
+    /// The note for a date column holding times of day other than midnight (its first such row).
+    var timeOfDay: InteropSkippedColumn?
 
     init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?, strict: Bool = false) throws(InteropError) {
         self.bytes = bytes
@@ -158,7 +162,7 @@ struct ParquetDecoder {
                 guard let metaValue = chunk.fields?[3], let meta = metaValue.fields else {
                     throw bad(chunk.offset ?? groupOffset, "Parquet column chunk \(c) of row group \(g) without metadata")
                 }
-                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at, metaOffset: metaValue.offset ?? groupOffset)
+                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at, metaOffset: metaValue.offset ?? groupOffset, group: g)
             }
             at += Int(rows)
         }
@@ -171,7 +175,7 @@ struct ParquetDecoder {
         case symbols([Int32])
     }
 
-    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int) throws(InteropError) {
+    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int, group: Int = 0) throws(InteropError) {
         let leaf = leaves[c]
         if leaf.isSkipped { return }
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
@@ -188,7 +192,9 @@ struct ParquetDecoder {
         var position = start
         var done = 0
         var dictionary: Dictionary?
+        var pageIndex = -1
         while done < rows {
+            pageIndex += 1
             guard position < bytes.count - 8 else { throw .truncated(file: file, offset: position, needed: 1) }
             var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
             let header = try reader.readStruct()
@@ -250,14 +256,16 @@ struct ParquetDecoder {
                 continue  // index pages and unknown pages carry no values
             }
             } catch {
-                throw pageError(error, page: bodyStart ..< position, codec: codec, column: leaf.name)
+                throw pageError(error, page: bodyStart ..< position, codec: codec, column: leaf.name, group: group, index: pageIndex)
             }
         }
     }
 
-    /// An error inside a page, with an offset in the file: offsets into a decompressed page (which
-    /// are not file offsets) become the page's start, with the position in the page in the text.
-    func pageError(_ error: InteropError, page: Range<Int>, codec: Int32, column: String) -> InteropError {
+    /// An error inside a page, with an offset in the file and where it is: the column, row group
+    /// and page (counted from 0 in the column chunk, the dictionary page first). Offsets into a
+    /// decompressed page (which are not file offsets) become the page's start, with the position
+    /// in the page in the text.
+    func pageError(_ error: InteropError, page: Range<Int>, codec: Int32, column: String, group: Int = 0, index: Int = 0) -> InteropError {
         let compressed = codec != 0
         let codecName = codec == 1 ? "Snappy" : ParquetFormat.codecName(codec)
         let offset: Int, detail: String
@@ -266,11 +274,14 @@ struct ParquetDecoder {
         case let .malformed(_, o, d): (offset, detail) = (o, d)
         default: return error
         }
+        let place = "column '\(column)', row group \(group), page \(index)"
         // Offsets of uncompressed pages and of the codecs' own errors are file offsets already.
-        if page.contains(offset) && (!compressed || Self.codecPrefixes.contains(where: detail.hasPrefix)) { return error }
+        if page.contains(offset) && (!compressed || Self.codecPrefixes.contains(where: detail.hasPrefix)) {
+            return .malformed(file: file, offset: offset, detail: "\(place): \(detail)")
+        }
         let where_ = compressed ? "byte \(offset - page.lowerBound) of the decompressed page" : "the page"
         return .malformed(file: file, offset: page.lowerBound,
-                          detail: "in the \(compressed ? codecName + "-compressed " : "")page of '\(column)' (\(page.count) bytes), at \(where_): \(detail)")
+                          detail: "\(place) (\(compressed ? codecName + "-compressed, " : "")\(page.count) bytes), at \(where_): \(detail)")
     }
 
     /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), ZSTD, LZ4_RAW.
@@ -327,8 +338,69 @@ struct ParquetDecoder {
             }
             return .symbols(codes)
         }
+        if leaf.conversion != nil {
+            return .values(try convert(d, count: count, prefixed: leaf.physical == .byteArray, leaf: leaf, fileOffset: offset, row: nil), count: count)
+        }
         guard leaf.width > 0, count * leaf.width <= d.count else { throw .truncated(file: file, offset: offset, needed: count * leaf.width) }
         return .values(Array(d.prefix(count * leaf.width)), count: count)
+    }
+
+    /// `count` FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY values (`prefixed`: each after its 4-byte
+    /// little-endian length) as the leaf's numbers (`ParquetLeaf.Conversion`), `leaf.width` bytes
+    /// each. `row` is the file's row of the first value (nil in a dictionary), for errors.
+    func convert(_ values: UnsafeRawBufferPointer, count: Int, prefixed: Bool, leaf: ParquetLeaf, fileOffset: Int,
+                 row: Int?) throws(InteropError) -> [UInt8] {
+        guard let conversion = leaf.conversion else { return [] }
+        let fixed = leaf.sourceWidth
+        if !prefixed {
+            let (needed, overflow) = count.multipliedReportingOverflow(by: fixed)
+            guard !overflow, needed <= values.count else { throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed) }
+        }
+        let width = leaf.width
+        var out = [UInt8](repeating: 0, count: count * width)
+        var p = 0
+        var failure: InteropError?
+        out.withUnsafeMutableBytes { o in
+            do throws(InteropError) {
+            for i in 0 ..< count {
+                var length = fixed
+                if prefixed {
+                    guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
+                    length = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+                    p += 4
+                    guard length <= values.count - p else { throw .truncated(file: file, offset: fileOffset + p, needed: length) }
+                    if leaf.physical == .fixedLenByteArray && length != fixed {
+                        throw bad(fileOffset + p, "a value of \(length) bytes in '\(leaf.name)', a FIXED_LEN_BYTE_ARRAY(\(fixed))")
+                    }
+                }
+                let bytes = UnsafeRawBufferPointer(rebasing: values[p ..< p + length])
+                p += length
+                let at = row.map { "row \($0 + i)" } ?? "dictionary entry \(i)"
+                switch conversion {
+                case .float16:
+                    // Safe: a FLOAT16 leaf's values are 2 bytes (checked by ParquetLeaf).
+                    let half = Float16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+                    o.storeBytes(of: Float(half), toByteOffset: 4 * i, as: Float.self)
+                case let .decimal(scale, integer):
+                    guard length <= InteropDecimal.maximumByteCount else {
+                        throw bad(fileOffset + p - length, "a DECIMAL of \(length) bytes in '\(leaf.name)' (\(at); Colonnade reads up to \(InteropDecimal.maximumByteCount))")
+                    }
+                    if integer {
+                        guard let v = InteropDecimal.int64(bytes, bigEndian: true) else {
+                            throw bad(fileOffset + p - length, "a DECIMAL in '\(leaf.name)' (\(at)) wider than its precision of at most 18 digits")
+                        }
+                        o.storeBytes(of: v, toByteOffset: 8 * i, as: Int64.self)
+                    } else {
+                        o.storeBytes(of: InteropDecimal.double(bytes, bigEndian: true, scale: scale), toByteOffset: 8 * i, as: Double.self)
+                    }
+                }
+            }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return out
     }
 
     /// Decodes one page's `count` rows into rows `row ..< row + count` of leaf `c`.
@@ -375,7 +447,7 @@ struct ParquetDecoder {
         case .plain?:
             break
         case let split? where [.deltaBinaryPacked, .deltaLengthByteArray, .deltaByteArray, .byteStreamSplit].contains(split):
-            let width = leaf.width  // FIXED_LEN_BYTE_ARRAY columns are not read yet
+            let width = leaf.sourceWidth
             let plain = try ParquetEncodings.plain(values, encoding: split, physical: leaf.physical,
                                                    width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, plain.count), alignment: 8)
@@ -394,6 +466,18 @@ struct ParquetDecoder {
         default:
             let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
             throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)")
+        }
+
+        // FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY numbers (decimals, float16) become the table's
+        // values now; a dictionary's entries were converted when it was read.
+        if leaf.conversion != nil && indices == nil {
+            let prefixed = leaf.physical == .byteArray || ParquetFormat.Encoding(rawValue: encoding) == .deltaByteArray
+            let converted = try convert(values, count: k, prefixed: prefixed, leaf: leaf, fileOffset: fileOffset, row: row)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, converted.count), alignment: 8)
+            converted.withUnsafeBytes { if $0.count > 0 { buffer.copyMemory(from: $0) } }
+            transcoded?.deallocate()
+            transcoded = buffer
+            values = UnsafeRawBufferPointer(rebasing: buffer[0 ..< converted.count])
         }
 
         switch leaf.role {
@@ -421,6 +505,8 @@ struct ParquetDecoder {
             let width = leaf.width
             let out = dates.base.assumingMemoryBound(to: Int32.self) + row
             var outside: (row: Int, value: Int64)?
+            // The first value with a time of day other than midnight (in units of perDay).
+            var time: (row: Int, units: Int64)?
             let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
                 // INT96: the Julian day in bytes 8–11 (2 440 588 is 1970-01-01), the time of day before it.
@@ -428,6 +514,11 @@ struct ParquetDecoder {
                     : perDay == 0 ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
                     : p.loadUnaligned(as: Int64.self)
                 let day = perDay <= 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
+                if time == nil && perDay != 1 {
+                    // Naive and UTC-adjusted timestamps alike: the day as the value writes it.
+                    let units = perDay == 0 ? Int64(truncatingIfNeeded: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))) : value &- day &* perDay
+                    if units != 0 { time = (i, units) }
+                }
                 guard range.contains(day) else {
                     if outside == nil { outside = (i, value) }
                     return true
@@ -438,6 +529,12 @@ struct ParquetDecoder {
             if let outside {
                 // The rows of this page come first in `out`, in order: row + i is the file's row.
                 _ = try InteropValues.storableDay(outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
+            }
+            if let time, timeOfDay == nil {
+                // Rows of this page are the file's rows row ..< row + n (a date is never null).
+                let perDayUnits = perDay == 0 ? 86_400_000_000_000 : perDay
+                timeOfDay = InteropSkippedColumn(timeOfDayIn: file, column: leaf.name, row: row + time.row,
+                                                 text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
             }
         case .value:
             guard let storage = storages[c] else { return }
@@ -498,16 +595,8 @@ struct ParquetDecoder {
             if let validity { c.setValidity(validity) }
             return .int64(c)
         }
-        let powers = (0 ... 22).map { (k: Int) -> Double in var p = 1.0; for _ in 0 ..< k { p *= 10 }; return p }
         var c = Column<Double>(unsafeUninitializedCount: rows) { d in
-            for r in 0 ..< rows {
-                let v = unscaled(r)
-                if scale <= 22 && v.magnitude <= 1 << 53 {
-                    d[r] = Double(v) / powers[scale]
-                } else {
-                    d[r] = Double("\(v)e-\(scale)") ?? .nan
-                }
-            }
+            for r in 0 ..< rows { d[r] = InteropDecimal.double(unscaled(r), scale: scale) }
         }
         if let validity { c.setValidity(validity) }
         return .float64(c)
@@ -515,7 +604,7 @@ struct ParquetDecoder {
 
     func finish() throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
-        out.skipped = skipped
+        out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
         if !leaves.contains(where: { if case .ticker = $0.role { return true }; return false }), let symbol = defaultTicker {
@@ -533,6 +622,12 @@ struct ParquetDecoder {
                 let mask = validity[c]
                 var column: AnyColumn
                 switch (leaf.physical, element) {
+                case (_, .int64) where leaf.conversion != nil:
+                    column = .int64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                case (_, .float32) where leaf.conversion != nil:
+                    column = .float32(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
+                case (_, _) where leaf.conversion != nil:
+                    column = .float64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
                 case (_, _) where leaf.decimalScale != nil:
                     column = Self.decimalColumn(storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
                                                 rows: totalRows, validity: mask)

@@ -19,9 +19,23 @@ import Glibc
 /// metadata holds the table metadata and a `colonnade` key (see `InteropTableInfo`).
 public struct ParquetWriter {
     /// Page compression.
-    public enum Compression: Sendable {
+    public enum Compression: Sendable, Equatable {
         case none
         case snappy
+        /// Zstandard at a level of `ZstdCompressor.levels`.
+        case zstd(level: Int)
+        /// The LZ4 block format (`LZ4_RAW`; never the deprecated Hadoop-framed `LZ4`).
+        case lz4Raw
+
+        /// The footer's codec.
+        var codec: ParquetFormat.Codec {
+            switch self {
+            case .none: .uncompressed
+            case .snappy: .snappy
+            case .zstd: .zstd
+            case .lz4Raw: .lz4Raw
+            }
+        }
     }
 
     /// The table to write.
@@ -37,6 +51,9 @@ public struct ParquetWriter {
     var pageRows: Int = 1 << 17
     /// Partition files written at once by `writePartitionedByYear` (nil: one per core).
     public var threads: Int?
+    /// Column chunks encoded and compressed at once in a row group of a compressed file (a
+    /// partitioned write compresses its files in parallel instead).
+    public var columnThreads: Int = QueryOptions.availableCores
 
     /// A writer of `table` with row groups of about a million rows, uncompressed.
     public init(table: QuoteTable) {
@@ -63,70 +80,133 @@ public struct ParquetWriter {
         try write(segments: Self.segments(of: table, order: tickerOrder(), year: nil), to: output)
     }
 
+    /// How a partitioned write splits the rows: by calendar year (`year=2014/`) or by month
+    /// (`year=2014/month=05/`).
+    public enum Partitioning: String, Sendable, CaseIterable {
+        case year, month
+    }
+
+    /// One partition: a year, or a month of a year, and the days it covers.
+    public struct Partition: Sendable, Hashable, Comparable {
+        public var year: Int
+        /// 1...12 when partitioned by month.
+        public var month: Int?
+
+        /// The Hive directory: `year=2014` or `year=2014/month=05`.
+        public var path: String {
+            month.map { "year=\(year)/month=\($0 < 10 ? "0" : "")\($0)" } ?? "year=\(year)"
+        }
+
+        /// The partition values by column name, as text (`["year": "2014", "month": "5"]`).
+        public var values: [(String, String)] {
+            [("year", String(year))] + (month.map { [("month", String($0))] } ?? [])
+        }
+
+        /// Its first day and the first day after it.
+        var days: Range<Int32> {
+            let lo = Day.days(year: year, month: month ?? 1, day: 1) ?? .min
+            let next = month.map { $0 == 12 ? (year + 1, 1) : (year, $0 + 1) } ?? (year + 1, 1)
+            return lo ..< (Day.days(year: next.0, month: next.1, day: 1) ?? .max)
+        }
+
+        public static func < (a: Partition, b: Partition) -> Bool { (a.year, a.month ?? 0) < (b.year, b.month ?? 0) }
+    }
+
     /// Writes `directory/year=YYYY/part-00000.parquet` for every year with rows, each file atomically.
     /// Year directories already there for other years are left alone, so exporting one new year
     /// into an existing dataset adds it; a year exported again is replaced.
     /// - Returns: The files written, oldest year first.
     public func writePartitionedByYear(toDirectory directory: String, durable: Bool = true) throws(InteropError) -> [String] {
-        let order = tickerOrder()
-        let years = Self.yearsPresent(in: table)
+        try writePartitioned(toDirectory: directory, by: .year, durable: durable)
+    }
+
+    /// Writes `directory/PARTITION/part-00000.parquet` for every year (or month) with rows, each
+    /// file atomically; partitions already there for other years (months) are left alone.
+    /// - Returns: The files written, oldest first.
+    public func writePartitioned(toDirectory directory: String, by partitioning: Partitioning, durable: Bool = true) throws(InteropError) -> [String] {
+        let parts = try partitionSegments(by: partitioning, in: directory)
         try ReplacementFile.makeDirectories(directory, durable: durable)
-        var parts: [(path: String, segments: [Segment])] = []
-        var placed = 0
-        for year in years {
-            let segments = Self.segments(of: table, order: order, year: year)
-            if segments.isEmpty { continue }
-            let partition = directory + "/year=\(year)"
+        var paths: [String] = []
+        for part in parts {
+            let partition = directory + "/" + part.partition.path
             try ReplacementFile.makeDirectories(partition, durable: durable)
-            parts.append((partition + "/part-00000.parquet", segments))
+            paths.append(partition + "/part-00000.parquet")
+        }
+        try writeFiles(paths.indices.map { (paths[$0], parts[$0].segments) }, durable: durable)
+        return paths
+    }
+
+    /// Every partition with rows and its segments; every row lands in exactly one.
+    /// - Throws: `malformed` naming `directory` when they do not hold every row (an internal error).
+    func partitionSegments(by partitioning: Partitioning, in directory: String) throws(InteropError) -> [(partition: Partition, segments: [Segment])] {
+        let order = tickerOrder()
+        var parts: [(partition: Partition, segments: [Segment])] = []
+        var placed = 0
+        for partition in Self.partitionsPresent(in: table, by: partitioning) {
+            let segments = Self.segments(of: table, order: order, days: partition.days)
+            if segments.isEmpty { continue }
+            parts.append((partition, segments))
             placed += segments.reduce(0) { $0 + $1.rows.count }
         }
         // Every row lands in exactly one partition: a row no partition took would be lost silently
         // (a probe found rows on the last day numbers dropped, and every row reported written).
         guard placed == table.rowCount else {
             throw .malformed(file: directory, offset: 0,
-                             detail: "internal error: the year partitions hold \(placed) of \(table.rowCount) rows; nothing was written")
+                             detail: "internal error: the partitions hold \(placed) of \(table.rowCount) rows; nothing was written")
         }
-        // The files are independent: one per core at a time (each file's writes are sequential,
-        // and a filesystem serializes the buffered writes to one file, not to different files).
-        let failures = UnsafeMutablePointer<InteropError?>.allocate(capacity: parts.count)
-        failures.initialize(repeating: nil, count: parts.count)
-        defer { failures.deinitialize(count: parts.count); failures.deallocate() }
+        return parts
+    }
+
+    /// Writes each file of `files` (path, rows) atomically, one per core at a time (each file's
+    /// writes are sequential, and a filesystem serializes the buffered writes to one file, not
+    /// to different files). Throws the first failure in the files' order.
+    func writeFiles(_ files: [(path: String, segments: [Segment])], durable: Bool) throws(InteropError) {
+        let failures = UnsafeMutablePointer<InteropError?>.allocate(capacity: files.count)
+        failures.initialize(repeating: nil, count: files.count)
+        defer { failures.deinitialize(count: files.count); failures.deallocate() }
         let shared = SharedPointer(base: failures)
-        forEachChunk(parts.count, threads: threads ?? QueryOptions.availableCores) { i, _ in
+        var inner = self
+        // Files in parallel, so each compresses its columns on one thread.
+        if files.count > 1 { inner.columnThreads = 1 }
+        forEachChunk(files.count, threads: threads ?? QueryOptions.availableCores) { i, _ in
             do throws(InteropError) {
-                try ReplacementFile.write(to: parts[i].path, durable: durable) { output throws(InteropError) in
-                    try write(segments: parts[i].segments, to: output)
+                try ReplacementFile.write(to: files[i].path, durable: durable) { output throws(InteropError) in
+                    try inner.write(segments: files[i].segments, to: output)
                 }
             } catch {
                 // Safe: worker i alone writes slot i.
                 shared.base[i] = error
             }
         }
-        // The first failure in year order, as the sequential loop reported it.
-        for i in parts.indices { if let failure = failures[i] { throw failure } }
-        return parts.map(\.path)
+        for i in files.indices { if let failure = failures[i] { throw failure } }
     }
 
-    /// The calendar years that hold at least one row, ascending: per ticker, the year of its first
-    /// row, then a binary search for the first row of a later year, and so on, so the work is
-    /// O(years present × log rows), never the span between a ticker's first and last dates.
+    /// The calendar years that hold at least one row, ascending.
     static func yearsPresent(in table: QuoteTable) -> [Int] {
-        var years = Set<Int>()
+        partitionsPresent(in: table, by: .year).map(\.year)
+    }
+
+    /// The years (months) that hold at least one row, ascending: per ticker, the partition of its
+    /// first row, then a binary search for the first row of a later one, and so on, so the work
+    /// is O(partitions present × log rows), never the span between a ticker's first and last dates.
+    static func partitionsPresent(in table: QuoteTable, by partitioning: Partitioning) -> [Partition] {
+        var found = Set<Partition>()
         table.dates.withUnsafeBufferPointer { d in
             for t in table.tickers where t.rowCount > 0 {
                 var row = t.firstRow
                 let end = t.firstRow + t.rowCount
                 while row < end {
-                    let year = Day.components(ofDay: d[row]).year
-                    years.insert(year)
-                    // The first day of the next year; past the last storable year, nothing follows.
-                    guard let next = Day.days(year: year + 1, month: 1, day: 1) else { break }
+                    let c = Day.components(ofDay: d[row])
+                    let partition = Partition(year: c.year, month: partitioning == .month ? c.month : nil)
+                    found.insert(partition)
+                    let next = partition.days.upperBound
+                    // Past the last storable day, nothing follows.
+                    guard next != .max else { break }
                     row = lowerBound(d, next, in: row ..< end)
                 }
             }
         }
-        return years.sorted()
+        return found.sorted()
     }
 
     /// Ticker codes in the order of their symbols' UTF-8 bytes.
@@ -137,20 +217,20 @@ public struct ParquetWriter {
 
     /// The rows of every ticker in `order` (only those dated in `year`, when given).
     static func segments(of table: QuoteTable, order: [Int], year: Int?) -> [Segment] {
+        segments(of: table, order: order, days: year.map { Partition(year: $0).days })
+    }
+
+    /// The rows of every ticker in `order` (only those dated in `days`, when given).
+    static func segments(of table: QuoteTable, order: [Int], days: Range<Int32>?) -> [Segment] {
         var out: [Segment] = []
         out.reserveCapacity(order.count)
         table.dates.withUnsafeBufferPointer { d in
-            var lo: Int32 = .min, hi: Int32 = .max
-            if let year {
-                lo = Day.days(year: year, month: 1, day: 1) ?? .min
-                hi = Day.days(year: year + 1, month: 1, day: 1) ?? .max
-            }
             for code in order {
                 let t = table.tickers[code]
                 var a = t.firstRow, b = t.firstRow + t.rowCount
-                if year != nil {
-                    a = Self.lowerBound(d, lo, in: a ..< b)
-                    b = Self.lowerBound(d, hi, in: a ..< b)
+                if let days {
+                    a = Self.lowerBound(d, days.lowerBound, in: a ..< b)
+                    b = Self.lowerBound(d, days.upperBound, in: a ..< b)
                 }
                 if a < b { out.append(Segment(code: code, rows: a ..< b)) }
             }
@@ -217,10 +297,14 @@ public struct ParquetWriter {
             let pieces = Self.slice(segments, starts: starts, row ..< end)
             let offset = output.position - base
             var chunks: [ChunkInfo] = []
-            chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
-            chunks.append(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
-            for (d, column) in zip(table.schema, table.columns) {
-                chunks.append(try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
+            if compression == .none || columnThreads <= 1 {
+                chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
+                chunks.append(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
+                for (d, column) in zip(table.schema, table.columns) {
+                    chunks.append(try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
+                }
+            } else {
+                chunks = try writeChunksInParallel(pieces, rows: end - row, to: output, base: base)
             }
             groups.append((end - row, chunks, offset))
             progress?(end - row, output.position - base - offset)
@@ -231,6 +315,43 @@ public struct ParquetWriter {
         var trailer = FlatBufferByteArray()
         trailer.appendUInt32LE(UInt32(footer.count))
         try output.write(trailer.bytes + ParquetFormat.magic)
+    }
+
+    /// The row group's column chunks, each encoded and compressed into memory on a thread of its
+    /// own, then written in order; their offsets are moved to where they land.
+    func writeChunksInParallel(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> [ChunkInfo] {
+        let columns = 2 + table.columns.count
+        let buffers = (0 ..< columns).map { _ in MemoryInteropOutput() }
+        let results = UnsafeMutablePointer<Result<ChunkInfo, InteropError>?>.allocate(capacity: columns)
+        results.initialize(repeating: nil, count: columns)
+        defer { results.deinitialize(count: columns); results.deallocate() }
+        let shared = SharedPointer(base: results)
+        forEachChunk(columns, threads: columnThreads) { i, _ in
+            let result: Result<ChunkInfo, InteropError>
+            do throws(InteropError) {
+                switch i {
+                case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffers[i], base: 0))
+                case 1: result = .success(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: rows,
+                                                               to: buffers[i], base: 0))
+                default: result = .success(try writeValueChunk(table.columns[i - 2], name: table.schema[i - 2].identifier, required: false,
+                                                                pieces, rows: rows, to: buffers[i], base: 0))
+                }
+            } catch {
+                result = .failure(error)
+            }
+            // Safe: worker i alone writes slot i.
+            shared.base[i] = result
+        }
+        var chunks: [ChunkInfo] = []
+        for i in 0 ..< columns {
+            guard var chunk = try results[i]?.get() else { continue }
+            let at = output.position - base
+            chunk.dataPageOffset += at
+            chunk.dictionaryPageOffset = chunk.dictionaryPageOffset.map { $0 + at }
+            try output.write(buffers[i].bytes)
+            chunks.append(chunk)
+        }
+        return chunks
     }
 
     /// About the length of a file of `rows` rows in `segments` runs, a little above it when
@@ -253,6 +374,8 @@ public struct ParquetWriter {
         switch compression {
         case .none: body = data
         case .snappy: body = data.withUnsafeBytes { Snappy.compress($0) }
+        case .zstd(let level): body = data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) }
+        case .lz4Raw: body = data.withUnsafeBytes { LZ4Compressor.compressBlock($0) }
         }
         var h = ThriftCompactWriter()
         header(&h, data.count, body.count)
@@ -423,7 +546,7 @@ public struct ParquetWriter {
                 w.i32(1, c.type.rawValue)
                 w.i32List(2, c.encodings.map(\.rawValue))
                 w.listBegin(3, .binary, count: 1); w.binaryElement(Array(c.path.utf8))
-                w.i32(4, compression == .snappy ? ParquetFormat.Codec.snappy.rawValue : ParquetFormat.Codec.uncompressed.rawValue)
+                w.i32(4, compression.codec.rawValue)
                 w.i64(5, Int64(c.valueCount))
                 w.i64(6, Int64(c.uncompressedSize))
                 w.i64(7, Int64(c.compressedSize))

@@ -5,10 +5,9 @@
 /// nothing can match (skip), everything matches (fill the mask words with ones, read no values),
 /// or maybe (run the kernel).
 ///
-/// The block is `zoneMapBlockRows` = 512 rows = 8 mask words, chosen by measurement (5 M rows,
-/// one thread, zone maps on): 4,096-row blocks span 16 years of one ticker and barely prune a
-/// narrow price band (Q1 4.0 G rows/s); 1,024 gave 9.9 G, 512 gave 15 G (Q2 5.2 G), 256 no better
-/// (12.5 G, Q2 4.5 G). Runs of blocks that need the kernel are evaluated in one call, so the
+/// The block is `zoneMapBlockRows` = 512 rows = 8 mask words, chosen by measurement
+/// (docs/MEASUREMENTS.md, *Block size*): 4,096-row blocks span 16 years of one ticker and barely
+/// prune a narrow price band; 256 prunes no better than 512 and costs more decisions. Runs of blocks that need the kernel are evaluated in one call, so the
 /// per-block decision stays cheap when nothing prunes. DuckDB uses 2,048-row vectors and
 /// ClickHouse 8,192-row granules; our blocks are smaller because ticker-grouped prices are smooth.
 public struct BlockSummaries<Element: ColumnElement>: Sendable, Equatable {

@@ -88,6 +88,8 @@ public struct RangeBounds<Value: Comparable & Sendable>: Sendable, Equatable {
     }
 }
 
+extension RangeBounds: Hashable where Value: Hashable {}
+
 extension RangeBounds: CustomStringConvertible {
     /// For example `80.0 < x < 83.0` or `x >= 5`.
     public var description: String {

@@ -82,6 +82,14 @@ extension ExpressionProgram {
             case let .chain(first, steps): walk(first, above); for (_, x) in steps { walk(x, above) }
             case let .ordering(a, b): walk(a, above); walk(b, above)
             case let .series(f, x, w): walk(x, above + ownLookback(f, w))
+            case let .exactSeries(_, x, w, _): walk(x, above + w - 1)
+            case .materialized: break  // its own program, over the whole table
+            case .function(_, let xs): for x in xs { walk(x, above) }
+            case .isNull(let x): walk(x, above)
+            case let .conditional(branches, otherwise):
+                // Conditions' nodes keep the program's lookback (always enough).
+                for (_, x) in branches { walk(x, above) }
+                if let otherwise { walk(otherwise, above) }
             case .crossTicker(.materialized(let s)): s.lookbackAbove = above
             case let .crossTicker(.moving(_, x, y, w)):
                 walk(x, above + 2 * w - 2)

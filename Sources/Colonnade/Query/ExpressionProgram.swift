@@ -27,6 +27,18 @@ struct ExpressionProgram: @unchecked Sendable {
         case ordering(Node, Node)
         /// Across tickers (`ExpressionProgram+CrossTicker.swift`).
         case crossTicker(CrossTickerNode)
+        /// `msum`, `mavg` or `mdev` of a column with a decimal scale, summed exactly
+        /// (`SeriesKernels+Exact.swift`).
+        case exactSeries(ValueExpression.SeriesFunction, Node, window: Int, scale: DecimalScale)
+        /// A recursive series computed once over every ticker's whole history
+        /// (`ExpressionProgram+Recursive.swift`), read in place.
+        case materialized(MaterializedSeries)
+        /// `greatest`, `least`, `coalesce` (`ExpressionProgram+Conditional.swift`).
+        case function(ValueExpression.RowFunction, [Node])
+        /// The first branch whose condition is true, else `otherwise` (NaN when none).
+        case conditional([(Condition, Node)], otherwise: Node?)
+        /// 1 where the value is NaN (null), else 0.
+        case isNull(Node)
     }
 
     let root: Node
@@ -99,9 +111,76 @@ struct ExpressionProgram: @unchecked Sendable {
                 let (n, l) = try compile(x, depth: depth + 1)
                 if case .constant(let c) = n { return (.constant(ValueExpression.apply(f, c)), 0) }
                 return (.math(f, n), l)
+            case let .function(f, xs):
+                guard !xs.isEmpty else { throw QueryError("\(f.rawValue)() needs at least one argument") }
+                var nodes = [Node](), lookback = 0
+                for x in xs {
+                    let (n, l) = try compile(x, depth: depth + 1)
+                    nodes.append(n)
+                    lookback = max(lookback, l)
+                }
+                return (.function(f, nodes), lookback)
+            case .nullTest(let x):
+                let (n, l) = try compile(x, depth: depth + 1)
+                return (.isNull(n), l)
+            case let .conditional(branches, otherwise):
+                var lookback = 0
+                func condition(_ p: RowPredicate, depth: Int) throws(QueryError) -> Condition {
+                    if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
+                    func value(_ e: ValueExpression, _ b: RangeBounds<Double>) throws(QueryError) -> Condition {
+                        let (n, l) = try compile(e, depth: depth + 1)
+                        lookback = max(lookback, l)
+                        return .value(n, b)
+                    }
+                    switch p {
+                    case let .range(c, b): return try value(.column(c), b)
+                    case let .integerRange(c, b):
+                        return try value(.column(c), RangeBounds(lower: b.lower.map(Double.init), lowerInclusive: b.lowerInclusive,
+                                                                 upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive))
+                    case let .compare(e, b): return try value(e, b)
+                    case let .compareExpressions(l, r, b):
+                        let (a, la) = try compile(l, depth: depth + 1)
+                        let (c, lc) = try compile(r, depth: depth + 1)
+                        lookback = max(lookback, la, lc)
+                        return .value(.ordering(a, c), b)
+                    case let .dates(b): return .dates(table.dates, b)
+                    case let .tickers(symbols):
+                        let rows = symbols.compactMap { table.ticker($0) }.filter { $0.rowCount > 0 }
+                            .map { $0.firstRow ..< $0.firstRow + $0.rowCount }.sorted { $0.lowerBound < $1.lowerBound }
+                        return .rows(rows)
+                    case .constant(let v): return .constant(v)
+                    case .not(let q): return .not(try condition(q, depth: depth + 1))
+                    case .and(let qs):
+                        var parts = [Condition]()
+                        for q in qs { parts.append(try condition(q, depth: depth + 1)) }
+                        return .and(parts)
+                    case .or(let qs):
+                        var parts = [Condition]()
+                        for q in qs { parts.append(try condition(q, depth: depth + 1)) }
+                        return .or(parts)
+                    }
+                }
+                var compiled = [(Condition, Node)]()
+                for b in branches {
+                    let c = try condition(b.condition, depth: depth + 1)
+                    let (n, l) = try compile(b.value, depth: depth + 1)
+                    lookback = max(lookback, l)
+                    compiled.append((c, n))
+                }
+                var other: Node?
+                if let otherwise {
+                    let (n, l) = try compile(otherwise, depth: depth + 1)
+                    lookback = max(lookback, l)
+                    other = n
+                }
+                return (.conditional(compiled, otherwise: other), lookback)
+            case let .series(f, x, w) where f.isRecursive:
+                guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
+                return (.materialized(try MaterializedSeries(f, x, window: w, table: table)), 0)
             case let .series(f, x, w):
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
                 let (n, l) = try compile(x, depth: depth + 1)
+                if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { return (exact, l + w - 1) }
                 return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
             case .crossTicker(let c):
                 return try ExpressionProgram.compileCrossTicker(c, table: table, depth: depth, into: crossTicker) { e, d throws(QueryError) in
@@ -141,6 +220,7 @@ struct ExpressionProgram: @unchecked Sendable {
         case .prev, .change, .pctChange: n
         case .mmin, .mmax: n - 1
         case .mavg, .msum, .mdev: 2 * n - 2
+        case .ema, .rma, .rsi, .cumsum, .cummax, .cummin: 0  // materialized over whole tickers
         }
     }
 
@@ -211,7 +291,7 @@ struct ExpressionProgram: @unchecked Sendable {
     /// The values of `node` over `range`: written to `dst` (`range.count` values), or, for a
     /// column that can be read in place, the column's own values (nothing is copied).
     func evaluate(_ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
-                          _ scratch: ExpressionScratch) -> UnsafePointer<Double> {
+                  _ scratch: ExpressionScratch) -> UnsafePointer<Double> {
         let n = range.count
         switch node {
         case .column(let index):
@@ -271,6 +351,27 @@ struct ExpressionProgram: @unchecked Sendable {
             }
         case .crossTicker(let c):
             evaluateCrossTicker(c, range, into: dst, scratch)
+        case .materialized(let series):
+            return UnsafePointer(series.values) + range.lowerBound
+        case let .function(f, xs):
+            evaluateFunction(f, xs, range, into: dst, scratch)
+        case .isNull(let x):
+            let v = evaluate(x, range, into: dst, scratch)
+            for i in 0 ..< n { dst[i] = v[i].isNaN ? 1 : 0 }
+        case let .conditional(branches, otherwise):
+            evaluateConditional(branches, otherwise, range, into: dst, scratch)
+        case let .exactSeries(f, x, w, scale):
+            let buffer = scratch.acquire(n)
+            let ints = scratch.acquire(n)
+            defer { scratch.release(); scratch.release() }
+            let src = evaluate(x, range, into: buffer, scratch)
+            ints.withMemoryRebound(to: Int64.self, capacity: n) { ints in
+                forEachTickerSegment(range) { segment, _ in
+                    SeriesKernels.runExact(f, window: w, scale: scale, src: src, dst: dst,
+                                           s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound,
+                                           ints: ints)
+                }
+            }
         }
         return UnsafePointer(dst)
     }

@@ -25,6 +25,18 @@ extension Field {
     public func mmax(_ n: Int) -> ValueExpression { expression.mmax(n) }
     /// `mdev(x, n)`.
     public func mdev(_ n: Int) -> ValueExpression { expression.mdev(n) }
+    /// `ema(x, n)`.
+    public func ema(_ n: Int) -> ValueExpression { expression.ema(n) }
+    /// `rma(x, n)`.
+    public func rma(_ n: Int) -> ValueExpression { expression.rma(n) }
+    /// `rsi(x, n)`.
+    public func rsi(_ n: Int) -> ValueExpression { expression.rsi(n) }
+    /// `cumsum(x)`.
+    public var cumsum: ValueExpression { expression.cumsum }
+    /// `cummax(x)`.
+    public var cummax: ValueExpression { expression.cummax }
+    /// `cummin(x)`.
+    public var cummin: ValueExpression { expression.cummin }
 
     /// `x + y`.
     public static func + (l: Field, r: Field) -> ValueExpression { l.expression + r.expression }

@@ -21,6 +21,7 @@ package func forEachChunk(_ chunks: Int, threads: Int, _ body: (_ chunk: Int, _ 
         for c in 0 ..< chunks { body(c, 0) }
         return
     }
+    ParallelRegions.counter?.regions.add(1, ordering: .relaxed)
     let counter = ChunkCounter()
     withoutActuallyEscaping(body) { body in
         let shared = UncheckedSendableBox(body)
@@ -38,4 +39,22 @@ package func forEachChunk(_ chunks: Int, threads: Int, _ body: (_ chunk: Int, _ 
 struct UncheckedSendableBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// Counts the parallel regions (`forEachChunk` with two or more workers) started within
+/// `counted`'s body on its thread: how tests check that `threads: 1` keeps an import, save
+/// included, on one thread, by counting work rather than timing it.
+package enum ParallelRegions {
+    package final class Counter: Sendable {
+        let regions = Atomic<Int>(0)
+    }
+
+    @TaskLocal package static var counter: Counter?
+
+    /// `body`'s result and the parallel regions it started from this thread.
+    package static func counted<R>(_ body: () throws -> R) rethrows -> (R, regions: Int) {
+        let counter = Counter()
+        let result = try $counter.withValue(counter) { try body() }
+        return (result, counter.regions.load(ordering: .relaxed))
+    }
 }

@@ -11,7 +11,7 @@
 /// Truth is SQL's three-valued logic: a comparison with a null or NaN is *unknown*, unknown never
 /// matches, and `not unknown` is still unknown — so `not close > 60` does not match a row whose
 /// close is null. `and` and `or` follow SQL's truth tables.
-public indirect enum RowPredicate: Sendable, Equatable {
+public indirect enum RowPredicate: Sendable, Hashable {
     /// A value column (by identifier or source name) within bounds.
     case range(column: String, bounds: RangeBounds<Double>)
     /// A value column compared exactly with integers a Double cannot hold (the parser's reading of
@@ -79,15 +79,14 @@ public struct Field: Sendable, Hashable {
     /// A column by identifier (`adj_close`) or source name (`Adj. Close`).
     public init(_ name: String) { self.name = name }
 
-    /// The date column.
-    public static var date: Field { Field("date") }
+    /// The date column, compared with days (a ``DateField``: comparing a value column with a
+    /// `Day`, or the date column with a number, does not compile).
+    public static var date: DateField { DateField() }
 
     /// `lo < x < hi` (exclusive, as the seed tutorials' filter was).
     public func isInside(_ lo: Double, _ hi: Double) -> RowPredicate { .range(column: name, bounds: .open(lo, hi)) }
     /// `lo <= x <= hi` (inclusive, like SQL's between).
     public func isBetween(_ lo: Double, _ hi: Double) -> RowPredicate { .range(column: name, bounds: .closed(lo, hi)) }
-    /// `lo <= date <= hi`.
-    public func isBetween(_ lo: Day, _ hi: Day) -> RowPredicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
 
     /// `field > v`.
     public static func > (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .greater(than: v)) }
@@ -99,15 +98,26 @@ public struct Field: Sendable, Hashable {
     public static func <= (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .atMost(v)) }
     /// `field == v`.
     public static func == (f: Field, v: Double) -> RowPredicate { .range(column: f.name, bounds: .equal(to: v)) }
+}
 
-    /// `date > d` (Day comparisons always concern the date column).
-    public static func > (f: Field, d: Day) -> RowPredicate { .dates(.greater(than: d.daysSinceEpoch)) }
+/// The date column in a Swift-built predicate: compared with `Day`s only, so a date filter is
+/// always asked for by name (`Field.date >= Day(2005, 1, 1)`) and a value column compared with a
+/// day (`Field("close") > Day(…)`) is a compile error rather than a silent date filter.
+public struct DateField: Sendable, Hashable {
+    /// The date column.
+    public init() {}
+
+    /// `lo <= date <= hi`.
+    public func isBetween(_ lo: Day, _ hi: Day) -> RowPredicate { .dates(.closed(lo.daysSinceEpoch, hi.daysSinceEpoch)) }
+
+    /// `date > d`.
+    public static func > (f: DateField, d: Day) -> RowPredicate { .dates(.greater(than: d.daysSinceEpoch)) }
     /// `date >= d`.
-    public static func >= (f: Field, d: Day) -> RowPredicate { .dates(.atLeast(d.daysSinceEpoch)) }
+    public static func >= (f: DateField, d: Day) -> RowPredicate { .dates(.atLeast(d.daysSinceEpoch)) }
     /// `date < d`.
-    public static func < (f: Field, d: Day) -> RowPredicate { .dates(.less(than: d.daysSinceEpoch)) }
+    public static func < (f: DateField, d: Day) -> RowPredicate { .dates(.less(than: d.daysSinceEpoch)) }
     /// `date <= d`.
-    public static func <= (f: Field, d: Day) -> RowPredicate { .dates(.atMost(d.daysSinceEpoch)) }
+    public static func <= (f: DateField, d: Day) -> RowPredicate { .dates(.atMost(d.daysSinceEpoch)) }
     /// `date == d`.
-    public static func == (f: Field, d: Day) -> RowPredicate { .dates(.equal(to: d.daysSinceEpoch)) }
+    public static func == (f: DateField, d: Day) -> RowPredicate { .dates(.equal(to: d.daysSinceEpoch)) }
 }

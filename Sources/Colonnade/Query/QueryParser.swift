@@ -497,6 +497,7 @@ public struct QueryParser: Sendable {
                     return .condition(negate ? .not(p) : p)
                 }
             }
+            if isWord(peek, "is") { return .condition(try parseIsNull(first, firstToken)) }
             guard case .op(let op1) = peek.kind, State.isComparison(op1) else { return parsed }
             let op1Token = next()
             let secondToken = peek
@@ -650,6 +651,9 @@ public struct QueryParser: Sendable {
             if case .word = peek.kind, !(peek.keyword?.isReserved ?? false), index + 1 < tokens.count, tokens[index + 1].kind == .lparen {
                 return .value(try parseCall())
             }
+            if isWord(peek, "case"), index + 1 < tokens.count, isWord(tokens[index + 1], "when") {
+                return .value(try parseCase())
+            }
             return .value(try parseOperand(after: left))
         }
 
@@ -660,19 +664,20 @@ public struct QueryParser: Sendable {
             try enter(nameToken)
             defer { depth -= 1 }
             work.nodes += 1
-            _ = next()  // '('
             let lower = name.lowercased()
+            if let special = try parseConditionalCall(lower) { return special }
+            _ = next()  // '('
             if CrossTickerExpression.functionNames.contains(lower) { return try parseCrossTickerCall(lower, nameToken) }
             let math = ValueExpression.MathFunction(rawValue: lower)
             let series = ValueExpression.SeriesFunction(rawValue: lower)
             guard math != nil || series != nil else {
                 let known = ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
-                    + CrossTickerExpression.functionNames
+                    + ValueExpression.RowFunction.allCases.map(\.rawValue) + ["if"] + CrossTickerExpression.functionNames
                 throw error("unknown function '\(name)'", at: nameToken, suggestions: Suggestions.closest(to: lower, among: known))
             }
             let argumentToken = peek
             if argumentToken.kind == .rparen {
-                throw error("\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional ? "" : ", 20" } ?? ""))", at: argumentToken)
+                throw error("\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional || !$0.takesWindow ? "" : ", 20" } ?? ""))", at: argumentToken)
             }
             let parsed = try parseSum()
             let argument = try value(parsed, argumentToken, "\(lower)()")
@@ -684,7 +689,10 @@ public struct QueryParser: Sendable {
                 x = try numeric(argument, argumentToken, "\(lower)()")
             }
             var window = 1
-            if let series {
+            if let series, !series.takesWindow, peek.kind == .comma {
+                throw error("\(lower)() takes no window: it runs from the ticker's first row, as in \(lower)(close)", at: peek)
+            }
+            if let series, series.takesWindow {
                 if peek.kind == .comma {
                     _ = next()
                     let nToken = next()

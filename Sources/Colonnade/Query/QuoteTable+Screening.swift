@@ -1,8 +1,8 @@
 /// The day a screen is taken on: which row of each ticker it keeps.
 public enum ScreenDay: Sendable, Equatable {
-    /// Each ticker's row dated that day (tickers without one are left out).
+    /// Each ticker's last row on or before that day, if recent enough (see `rows(asOf:maxStale:)`).
     case day(Day)
-    /// Each ticker's last row.
+    /// As `day` with the newest date in the table.
     case latest
 
     /// `latest` or a date written `YYYY-MM-DD`; nil for anything else.
@@ -14,30 +14,29 @@ public enum ScreenDay: Sendable, Equatable {
 }
 
 extension QuoteTable {
-    /// The rows of `day`: at most one per ticker, ascending.
+    /// The rows an as-of screen on `day` uses: at most one per ticker, ascending (see
+    /// `rows(asOf:maxStale:)`, which also says what was left out).
     /// - Complexity: one binary search per ticker.
-    public func rows(on day: ScreenDay) -> [Int] {
-        switch day {
-        case .latest:
-            return tickers.filter { $0.rowCount > 0 }.map { $0.firstRow + $0.rowCount - 1 }
-        case .day(let d):
-            return dateIntervals(.equal(to: d.daysSinceEpoch)).map(\.lowerBound)
-        }
+    public func rows(on day: ScreenDay, maxStale: StaleLimit = .default) -> [Int] {
+        rows(asOf: day, maxStale: maxStale).rows
     }
 
-    /// Screening as of a day: the predicate is evaluated only at each ticker's row of `day`, with
-    /// series functions over the ticker's whole history before it (a window reads only the rows it
-    /// needs: the last `n` of each ticker, not the table). `select(p, on: .latest)` keeps the rows
-    /// of `select(p)` that are each ticker's last.
+    /// Screening as of a day: the predicate is evaluated only at each ticker's last row on or
+    /// before `day` (at most `maxStale` calendar days before it; `rows(asOf:maxStale:)`), with
+    /// series functions over the ticker's whole history up to that row (a window reads only the
+    /// rows it needs: the last `n` of each ticker, not the table). `select(p, on: .latest)` keeps
+    /// the rows of `select(p)` that are each ticker's last, for tickers not stale on the newest
+    /// date. Date terms in the predicate apply to each chosen row's own date.
     ///
     ///     let screen = Field("close") > Field("close").mavg(200) && Field("volume") > 2 * Field("volume").mavg(20)
     ///     let today = try table.select(screen, on: .latest)
     ///
     /// A date term in the predicate narrows the answer, never the history a window sees.
     /// - Throws: `QueryError` for an unknown column.
-    public func select(_ predicate: RowPredicate, on day: ScreenDay, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+    public func select(_ predicate: RowPredicate, on day: ScreenDay, maxStale: StaleLimit = .default,
+                       options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
         let plan = try plan(predicate)
-        let candidates = rows(on: day)
+        let candidates = rows(on: day, maxStale: maxStale)
         let scratch = ExpressionScratch()
         let keep = pointMatches(plan, rows: candidates, scratch: scratch)
         options.counters?.addExpressionRows(scratch.rowsEvaluated)
@@ -49,8 +48,9 @@ extension QuoteTable {
     }
 
     /// Screening as of a day with the predicate written as text.
-    public func select(where expression: String, on day: ScreenDay, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
-        try select(QueryParser(table: self).parse(expression), on: day, options: options)
+    public func select(where expression: String, on day: ScreenDay, maxStale: StaleLimit = .default,
+                       options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+        try select(QueryParser(table: self).parse(expression), on: day, maxStale: maxStale, options: options)
     }
 
     /// Whether each of `rows` (ascending) satisfies `plan`: the plan's leaves are evaluated at

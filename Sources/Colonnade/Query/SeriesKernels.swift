@@ -45,6 +45,10 @@ enum SeriesKernels {
             slidingExtreme(n, src, dst, s, e, isMin: true, suffixes: scratch.suffixBuffer(n + 1))
         case .mmax:
             slidingExtreme(n, src, dst, s, e, isMin: false, suffixes: scratch.suffixBuffer(n + 1))
+        case .ema, .rma, .rsi, .cumsum, .cummax, .cummin:
+            // Recursive: materialized over whole tickers (ExpressionProgram+Recursive), never here.
+            assertionFailure("\(f) is materialized, not windowed")
+            for i in s ..< e { dst[i] = .nan }
         }
     }
 

@@ -6,7 +6,7 @@
 ///
 ///     Suggestions.closest(to: "hihg", among: ["open", "high", "low"])   // ["high"]
 ///     Suggestions.closest(to: "lmit", among: ["limit", "timing"])       // ["limit"]
-public enum Suggestions {
+package enum Suggestions {
     /// Returns the candidates nearest to `word`, or none when nothing is near enough.
     ///
     /// - Parameters:
@@ -18,7 +18,7 @@ public enum Suggestions {
     /// - Returns: Every candidate at the smallest distance found, if that distance is at most
     ///   `maxDistance`, in candidate order without duplicates; otherwise `[]`.
     /// - Complexity: O(*n* · *m*) per candidate, for *n* and *m* the lengths of the two words.
-    public static func closest(to word: String, among candidates: [String], maxDistance: Int? = nil) -> [String] {
+    package static func closest(to word: String, among candidates: [String], maxDistance: Int? = nil) -> [String] {
         let typed = Array(word.lowercased())
         let threshold = min(maxDistance ?? max(2, typed.count / 3), Int.max - 1)
         var best: [String] = []

@@ -15,6 +15,14 @@ extension ValueExpression {
             case let .chain(first, steps):
                 stack.append((first, d + 1))
                 for step in steps { stack.append((step.operand, d + 1)) }
+            case .function(_, let xs): for x in xs { stack.append((x, d + 1)) }
+            case .nullTest(let x): stack.append((x, d + 1))
+            case let .conditional(branches, otherwise):
+                for b in branches {
+                    deepest = Swift.max(deepest, d + b.condition.treeDepth)
+                    stack.append((b.value, d + 1))
+                }
+                if let otherwise { stack.append((otherwise, d + 1)) }
             }
         }
         return deepest

@@ -31,6 +31,15 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// Across tickers: a cross-sectional function, a reference ticker's value, or a moving
     /// statistic of two series (`xrank(x)`, `ref(x, 'SPY')`, `mbeta(x, y, 60)`; see `CrossTickerExpression`).
     case crossTicker(CrossTickerExpression)
+    /// `greatest(a, b, …)`, `least(a, b, …)` (null when any argument is null, as arithmetic) and
+    /// `coalesce(a, b, …)` (the first non-null argument). See `ValueExpression+Conditional.swift`.
+    case function(RowFunction, [ValueExpression])
+    /// `case when c₁ then a₁ [when c₂ then a₂ …] [else d] end`, and `if(c, a, b)`: the value of the
+    /// first branch whose condition is true (an unknown condition is not true, as in SQL); else
+    /// `otherwise`, or null when there is none.
+    case conditional([Branch], otherwise: ValueExpression?)
+    /// 1 where `x` is null (a NaN is null), else 0: `x is null` is `nullTest(x) = 1`.
+    case nullTest(ValueExpression)
 
     /// The four arithmetic operators.
     public enum Operator: String, Sendable, Hashable, CaseIterable {
@@ -88,9 +97,31 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case mmax
         /// The sample standard deviation of the last `n` values (null for `n = 1`).
         case mdev
+        // Recursive series over each ticker's whole history (`SeriesKernels+Recursive.swift`).
+        /// Exponential average, α = 2/(n+1), seeded by the mean of the first `n` non-null values (TA-Lib's EMA).
+        case ema
+        /// Wilder's smoothing, α = 1/n, seeded as `ema`.
+        case rma
+        /// Wilder's relative strength index over `n` changes (TA-Lib's RSI).
+        case rsi
+        /// The sum of the non-null values so far (no window).
+        case cumsum
+        /// The largest non-null value so far (no window).
+        case cummax
+        /// The smallest non-null value so far (no window).
+        case cummin
 
         /// Whether the window may be left out (it is then 1).
         public var windowIsOptional: Bool { self == .prev || self == .change || self == .pctChange }
+
+        /// Whether the function takes a window at all (`cumsum`, `cummax`, `cummin` do not).
+        public var takesWindow: Bool { !isRunning }
+
+        /// `cumsum`, `cummax`, `cummin`: from the ticker's first row.
+        public var isRunning: Bool { self == .cumsum || self == .cummax || self == .cummin }
+
+        /// Whether a value depends on every earlier row of the ticker (not on a window of them).
+        public var isRecursive: Bool { isRunning || self == .ema || self == .rma || self == .rsi }
     }
 
     /// The expression in the query language, e.g. `mavg(close, 50)` or `(high - low) / close`.
@@ -142,8 +173,10 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             s = text
         case let .math(f, x):
             s = "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
+        case .function, .conditional, .nullTest:
+            s = conditionalText(depth: depth)
         case let .series(f, x, n):
-            s = f.windowIsOptional && n == 1 ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
+            s = (f.windowIsOptional && n == 1) || !f.takesWindow ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
                 : "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)), \(n))"
         case .crossTicker(let c):
             s = c.text { $0.text(parentPrecedence: 0, depth: depth + 1) }
@@ -161,6 +194,11 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
             case let .chain(first, steps): walk(first); for step in steps { walk(step.operand) }
             case .crossTicker(let c): c.operands.forEach(walk)
+            case .function(_, let xs): xs.forEach(walk)
+            case .nullTest(let x): walk(x)
+            case let .conditional(branches, otherwise):
+                for b in branches { b.condition.valueExpressions.forEach(walk); walk(b.value) }
+                if let otherwise { walk(otherwise) }
             }
         }
         walk(self)
@@ -170,7 +208,11 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The value when the expression reads no column (constants folded), else nil.
     public var constantValue: Double? {
         switch self {
-        case .column, .series, .crossTicker: return nil
+        case .column, .series, .crossTicker, .conditional, .nullTest: return nil
+        case let .function(f, xs):
+            var values = [Double]()
+            for x in xs { guard let v = x.constantValue else { return nil }; values.append(v) }
+            return ValueExpression.apply(f, values)
         case .number(let v): return v
         case .negate(let x): return x.constantValue.map { -$0 }
         case let .math(f, x): return x.constantValue.map { ValueExpression.apply(f, $0) }
@@ -261,6 +303,18 @@ extension ValueExpression {
     public func mmax(_ n: Int) -> ValueExpression { series(.mmax, n) }
     /// `mdev(x, n)`: sample standard deviation of the last `n` rows.
     public func mdev(_ n: Int) -> ValueExpression { series(.mdev, n) }
+    /// `ema(x, n)`: exponential average, α = 2/(n+1), seeded as TA-Lib's EMA.
+    public func ema(_ n: Int) -> ValueExpression { series(.ema, n) }
+    /// `rma(x, n)`: Wilder's smoothing, α = 1/n.
+    public func rma(_ n: Int) -> ValueExpression { series(.rma, n) }
+    /// `rsi(x, n)`: Wilder's relative strength index, as TA-Lib's RSI.
+    public func rsi(_ n: Int) -> ValueExpression { series(.rsi, n) }
+    /// `cumsum(x)`: sum of the non-null values so far in the ticker.
+    public var cumsum: ValueExpression { .series(.cumsum, self, window: 1) }
+    /// `cummax(x)`: largest non-null value so far in the ticker.
+    public var cummax: ValueExpression { .series(.cummax, self, window: 1) }
+    /// `cummin(x)`: smallest non-null value so far in the ticker.
+    public var cummin: ValueExpression { .series(.cummin, self, window: 1) }
 
     private func series(_ f: SeriesFunction, _ n: Int) -> ValueExpression {
         precondition(n > 0, "a window must be a positive number of rows")

@@ -22,6 +22,7 @@ extension QuoteTable {
     ///     `SnapshotError.locked` at once (`false`).
     ///   - verify: load with payload verification (see `load(from:verify:)`).
     ///   - durable: `fsync` the new file and its directory (see `save(to:durable:)`).
+    ///   - threads: the most threads the verifying load and the save use (1: the calling thread only).
     ///   - whileWaiting: called once before waiting for another writer, with its PID if known.
     ///   - body: changes the table.
     /// - Returns: the table as saved.
@@ -29,13 +30,14 @@ extension QuoteTable {
     /// - Complexity: a load and a save of the whole snapshot, plus `body`.
     @discardableResult
     public static func update(at path: String, wait: Bool = true, verify: Bool = true, durable: Bool = true,
+                              threads: Int = QueryOptions.availableCores,
                               whileWaiting: (_ holder: Int32?) -> Void = { _ in },
                               _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait, whileWaiting: whileWaiting)
         defer { lock.release() }
-        var table = try loadForUpdate(path, verify: verify)
+        var table = try loadForUpdate(path, verify: verify, threads: threads)
         try body(&table)
-        try table.save(to: path, durable: durable)
+        try table.save(to: path, durable: durable, threads: threads)
         return table
     }
 
@@ -45,7 +47,8 @@ extension QuoteTable {
     /// Anything else that is not a readable regular file is an error, never a fresh start; so is a
     /// snapshot the save could not replace (`readOnly`), found before any work is done.
     /// - Throws: `SnapshotError`, as `load(from:verify:)` and `FileTarget` do.
-    public static func loadForUpdate(_ path: String, verify: Bool = true) throws(SnapshotError) -> QuoteTable {
+    public static func loadForUpdate(_ path: String, verify: Bool = true,
+                                     threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable {
         let target: FileTarget
         do {
             target = try FileTarget(forWriting: path)
@@ -54,6 +57,6 @@ extension QuoteTable {
             throw SnapshotError(error, file: path)
         }
         guard target.exists else { return QuoteTable() }
-        return try load(from: path, verify: verify)
+        return try load(from: path, verify: verify, threads: threads)
     }
 }

@@ -11,8 +11,8 @@
 /// probability about 2⁻⁶⁴. Position dependence comes from the lane a word lands in and the order
 /// in which a lane absorbs its words. Not a cryptographic hash: it detects damage, not tampering.
 ///
-/// Why eight lanes: each lane is a chain of xor, multiply, shift, xor (about 6 cycles); four lanes
-/// measured 7 GB/s in cache, latency-bound, while eight reach ~13 GB/s from memory on one core.
+/// Why eight lanes: each lane is a chain of xor, multiply, shift, xor (about 6 cycles), so four
+/// lanes are latency-bound and eight are not (docs/MEASUREMENTS.md, *Checksum lanes*).
 /// The shifts differ per lane so that LLVM does not turn the lanes into SSE2 vectors (x86-64 has no
 /// 64-bit vector multiply before AVX-512, and the emulation is slower than scalar `imul`).
 public struct SnapshotChecksum: Sendable {

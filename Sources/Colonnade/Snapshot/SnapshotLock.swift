@@ -18,11 +18,11 @@ import Glibc
 /// PID is written into the lock file, so a waiting writer can say whom it waits for. The lock
 /// file is left in place when released (removing it could let two writers lock two different
 /// files); the kernel drops the lock when the holder exits, however it ends.
-public final class SnapshotLock {
+package final class SnapshotLock {
     /// The snapshot path as given.
-    public let snapshotPath: String
+    package let snapshotPath: String
     /// The lock file: the snapshot's resolved path with `.lock` appended.
-    public let lockPath: String
+    package let lockPath: String
     private(set) var descriptor: Int32
 
     /// Takes the lock for the snapshot at `path` (which need not exist yet).
@@ -34,7 +34,7 @@ public final class SnapshotLock {
     /// - Throws: `SnapshotError`: `locked` (with `wait: false`), `danglingSymlink`,
     ///   `isADirectory`, `notARegularFile`, `noSuchFile` (no such directory), `permissionDenied`,
     ///   `ioError`.
-    public init(snapshotAt path: String, wait: Bool = true,
+    package init(snapshotAt path: String, wait: Bool = true,
                 whileWaiting: (_ holder: Int32?) -> Void = { _ in }) throws(SnapshotError) {
         let target: FileTarget
         do { target = try FileTarget(forWriting: path) } catch { throw SnapshotError(error, file: path) }
@@ -80,7 +80,7 @@ public final class SnapshotLock {
     deinit { release() }
 
     /// Releases the lock (also done when the lock is deinitialized or the process ends).
-    public func release() {
+    package func release() {
         guard descriptor >= 0 else { return }
         _ = ftruncate(descriptor, 0)
         // Unlocked explicitly before the close: the lock belongs to the open file description,

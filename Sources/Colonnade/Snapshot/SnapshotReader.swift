@@ -25,13 +25,18 @@ extension QuoteTable {
         try load(SnapshotReader(path: path), verify: verify)
     }
 
+    /// `load(from:verify:)`, verifying on at most `threads` threads (1: the calling thread only).
+    public static func load(from path: String, verify: Bool = true, threads: Int) throws(SnapshotError) -> QuoteTable {
+        try load(SnapshotReader(path: path), verify: verify, threads: threads)
+    }
+
     /// `load(from:verify:)` from a reader already opened (tests cut the file in between).
-    static func load(_ reader: SnapshotReader, verify: Bool) throws(SnapshotError) -> QuoteTable {
+    static func load(_ reader: SnapshotReader, verify: Bool, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable {
         do throws(SnapshotError) {
             if let problem = reader.layoutProblems().first { throw problem }
             if verify {
                 reader.mapping.populate()  // only now: the layout check has bounded what will be read
-                if let problem = reader.checksumProblems(checkSummaries: true).first { throw problem }
+                if let problem = reader.checksumProblems(checkSummaries: true, threads: threads).first { throw problem }
             }
             let table = try reader.makeTable(checkDates: verify)
             if reader.mapping.lostPages { throw reader.shrank }
@@ -248,7 +253,7 @@ struct SnapshotReader {
         return problems
     }
 
-    /// Hashes every payload (on every core) and returns the mismatches; with `checkSummaries`,
+    /// Hashes every payload (on up to `threads` threads) and returns the mismatches; with `checkSummaries`,
     /// also checks each value payload's block summaries against its data, fused with the hashing
     /// (a piece of the payload is hashed, then its blocks are checked while they are in cache).
     ///
@@ -256,7 +261,8 @@ struct SnapshotReader {
     /// NaN) of a block lies within the block's stored minimum and maximum, and the block's count
     /// of nulls and NaNs is exact. (`verifySnapshot` compares summaries bit for bit instead.)
     /// - Precondition: `layoutProblems()` is empty.
-    func checksumProblems(checkSummaries: Bool = false, progress: (@Sendable (Int) -> Void)? = nil) -> [SnapshotError] {
+    func checksumProblems(checkSummaries: Bool = false, threads: Int = QueryOptions.availableCores,
+                          progress: (@Sendable (Int) -> Void)? = nil) -> [SnapshotError] {
         let list = payloads
         let rows = footer.rowCount
         // For each payload: the column whose values it is (nil for validity), for the summary check.
@@ -273,7 +279,7 @@ struct SnapshotReader {
                 let shared = SharedPointer(base: out.baseAddress!)
                 let sharedBad = SharedPointer(base: bad.baseAddress!)
                 let sendableBase = UncheckedSendableBox(base)
-                forEachChunk(list.count, threads: QueryOptions.availableCores) { i, _ in
+                forEachChunk(list.count, threads: Swift.max(1, threads)) { i, _ in
                     let p = list[i].payload
                     // Safe: layoutProblems() checked that the padded payload lies inside the mapping.
                     let bytes = UnsafeRawBufferPointer(start: sendableBase.value + p.offset, count: p.paddedLength)

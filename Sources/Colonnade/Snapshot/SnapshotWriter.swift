@@ -38,6 +38,14 @@ extension QuoteTable {
         try SnapshotWriter(table: self, path: path).save(durable: durable)
     }
 
+    /// `save(to:durable:)` on at most `threads` threads (1: the calling thread only; the bytes
+    /// do not depend on it).
+    public func save(to path: String, durable: Bool = true, threads: Int) throws(SnapshotError) {
+        var writer = SnapshotWriter(table: self, path: path)
+        writer.threads = Swift.max(1, threads)
+        try writer.save(durable: durable)
+    }
+
     /// `save(to:durable:)`, calling `progress` with the bytes of each payload once it is written
     /// (from the writing thread), for a progress display.
     public func save(to path: String, durable: Bool = true, progress: @escaping @Sendable (Int) -> Void) throws(SnapshotError) {

@@ -6,7 +6,8 @@
 /// price (so prices stay spread over that range for decades), open/high/low/close consistent
 /// (low ≤ open, close ≤ high), overnight gaps with fat tails, prices rounded to cents, integral volumes, rare dividends (about one
 /// a quarter for a third of tickers) and splits (about one in 4,000 days), and adjusted columns
-/// computed backwards from them as CRSP does. Trading days are weekdays from `start`. The same
+/// computed backwards from them by WIKI's rule (`AdjustmentRule`, docs/ADJUSTMENTS.md; anchor 1),
+/// so `verify --adjustments` passes and `adjust` reproduces them bit for bit. Trading days are weekdays from `start`. The same
 /// parameters and seed give the same table, bit for bit, on every machine.
 public struct QuoteGenerator: Sendable {
     /// Number of tickers.
@@ -129,8 +130,6 @@ public struct QuoteGenerator: Sendable {
         let baseVolume = _exp(_log(2e5) + 4 * rng.nextUnit())
         let paysDividends = rng.nextUnit() < 0.35
         var close = 0.0
-        var splitFactorAfter = [Double](repeating: 1, count: days)  // applied to adjust earlier rows
-        var dividendFactor = [Double](repeating: 1, count: days)
         for d in 0 ..< days {
             let r = offset + d
             logPrice += 0.002 * (level - logPrice) + volatility * rng.nextGaussian()
@@ -156,10 +155,10 @@ public struct QuoteGenerator: Sendable {
             }
             v[0][r] = open; v[1][r] = high; v[2][r] = low; v[3][r] = close
             v[4][r] = volume; v[5][r] = dividend; v[6][r] = split
-            splitFactorAfter[d] = split
-            if dividend > 0 && d > 0 { dividendFactor[d] = 1 - dividend / v[3][r - 1] }
         }
-        // Backward adjustment: rows before an event are scaled by its factor.
+        // Backward adjustment by WIKI's rule, with the arithmetic of
+        // `QuoteTable.recomputeAdjustments` (docs/ADJUSTMENTS.md): rows before an event day are
+        // scaled by its factor close / ((close + dividend) · split), volumes by its split.
         var priceFactor = 1.0, volumeFactor = 1.0
         for d in stride(from: days - 1, through: 0, by: -1) {
             let r = offset + d
@@ -168,8 +167,12 @@ public struct QuoteGenerator: Sendable {
             v[9][r] = v[2][r] * priceFactor
             v[10][r] = v[3][r] * priceFactor
             v[11][r] = v[4][r] * volumeFactor
-            priceFactor *= dividendFactor[d] / splitFactorAfter[d]
-            volumeFactor *= splitFactorAfter[d]
+            let dividend = v[5][r], split = v[6][r]
+            if dividend != 0 || split != 1,
+               let f = AdjustmentRule.eventFactor(close: v[3][r], dividend: dividend, split: split) {
+                priceFactor *= f
+                volumeFactor *= AdjustmentRule.splitRatio(split)
+            }
         }
     }
 

@@ -40,6 +40,22 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// A command-line mistake: unknown option, bad value, missing argument.
     static let usage: Int32 = 2
+    /// `verify --adjustments`: the file is whole, but some ticker's adjusted history breaks
+    /// WIKI's rule (docs/ADJUSTMENTS.md).
+    static let staleAdjustments: Int32 = 3
+}
+
+/// Knobs that only tests set, in process, on a ``CommandContext``: the shipped binary reads no
+/// hidden test switch from its environment or its arguments.
+struct TestTuning: Sendable {
+    /// Import the ordinary way (decode, then upsert and save), never straight into a new snapshot
+    /// file (`ImportOptions.ordinaryPathOnly`), so a test can compare the two.
+    var ordinaryImport = false
+    /// A smaller response limit than the client's default (512 MiB), so a test need not send
+    /// half a gigabyte.
+    var maximumResponseBytes: Int?
+    /// A shorter first wait between a bulk export's status requests.
+    var exportFirstPoll: Duration?
 }
 
 /// What a command may touch of its process, passed in so tests can run commands in-process
@@ -53,6 +69,8 @@ struct CommandContext {
     var environment: [String: String]
     /// The directory relative paths are resolved against; absolute.
     var currentDirectory: String
+    /// Knobs only in-process tests set (never the environment or a flag).
+    var tuning = TestTuning()
 
     /// Creates a context.
     init(

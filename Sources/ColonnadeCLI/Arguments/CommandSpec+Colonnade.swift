@@ -35,6 +35,7 @@ extension CommandSpec {
             .requires(option: FilterCommand.Options.having.name, anyOf: [FilterCommand.Options.by.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
+            .requires(option: FilterCommand.Options.maxStale.name, anyOf: [FilterCommand.Options.on.name]),
             .notAfter(FilterCommand.Options.from.name, FilterCommand.Options.to.name),
         ],
         examples: [
@@ -54,16 +55,19 @@ extension CommandSpec {
     static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
-        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec],
-        examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json"]
+        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec],
+        examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json", "info --ticker AAPL"]
     )
 
     /// `colonnade verify`: check a snapshot's integrity.
     static let verify = CommandSpec(
         name: "verify",
         abstract: "Check a snapshot's structure and checksums; exit status 1 if it is damaged.",
-        options: [VerifyCommand.Options.snapshot.spec],
-        examples: ["verify --snapshot snapshots/quotes.snapshot"]
+        discussion: "With --adjustments, also check every ticker's adjusted columns against WIKI's rule "
+            + "(docs/ADJUSTMENTS.md): each failing ticker's first stale day is reported, and the exit status is 3 "
+            + "(a damaged file is still 1).",
+        options: [VerifyCommand.Options.snapshot.spec, VerifyCommand.Options.adjustments.spec],
+        examples: ["verify --snapshot snapshots/quotes.snapshot", "verify --adjustments"]
     )
 
     /// `colonnade generate`: seeded synthetic quotes.
@@ -85,10 +89,14 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC or Parquet.",
+        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
-            + "parquet writes one file, or with --partition-by year a directory PATH/year=YYYY/part-00000.parquet; "
-            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed.",
+            + "parquet writes one file, or with --partition-by year|month a directory PATH/year=YYYY[/month=MM]/part-00000.parquet; "
+            + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed. "
+            + "delta writes (or commits a new version to) a Delta Lake table in the directory --output: zstd Parquet data files "
+            + "and a _delta_log/ commit; into an existing table, --mode append adds the rows and --mode overwrite replaces "
+            + "the partitions they fall in (the whole table when it has no partitions), atomically. "
+            + "--compression: none, snappy, zstd or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
         options: ExportCommand.Options.all,
         constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
@@ -98,6 +106,9 @@ extension CommandSpec {
             "export --format arrow -o quotes.arrow",
             "export --format arrows | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'",
             "export --format parquet --partition-by year -o quotes.parquet",
+            "export --format parquet --compression zstd:6 -o quotes.parquet",
+            "export --format delta --partition-by year -o quotes_delta",
+            "export --format delta --mode overwrite --from 2014-01-01 --to 2014-12-31 --partition-by year -o quotes_delta",
         ]
     )
 
@@ -223,8 +234,14 @@ extension FilterCommand {
         static let to = OptionKey.date("to", abstract: "Only rows on or before this date.")
         static let on = OptionKey.string(
             "on", value: "YYYY-MM-DD|latest",
-            abstract: "Screen as of a day: keep each ticker's row of that day ('latest': its last row). "
-                + "Series functions still see each ticker's whole history; --from/--to narrow the output only.")
+            abstract: "Screen as of a day: each ticker's last row on or before that day, at most --max-stale days older "
+                + "('latest': the newest date in the snapshot). A weekend or holiday answers with the previous session. "
+                + "Series functions still see each ticker's whole history up to that row; --from/--to and date terms "
+                + "apply to the chosen row's own date.")
+        static let maxStale = OptionKey.string(
+            "max-stale", value: "DAYS|none",
+            abstract: "With --on: leave out a ticker whose last row is more than DAYS calendar days before the day "
+                + "(default 7; 0: the day itself only; none: keep every ticker).")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
@@ -283,7 +300,7 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec, count.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
             agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
 
@@ -380,6 +397,7 @@ extension ExportCommand {
         static let from = FilterCommand.Options.from
         static let to = FilterCommand.Options.to
         static let on = FilterCommand.Options.on
+        static let maxStale = FilterCommand.Options.maxStale
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
@@ -389,38 +407,42 @@ extension ExportCommand {
             "output", short: "o", value: "FILE",
             abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet).")
         static let partitionBy = OptionKey<Partitioning?>.choice(
-            "partition-by", abstract: "parquet: write a directory with one partition per year (Hive layout).")
+            "partition-by", abstract: "parquet, delta: one partition per year or month (Hive layout year=YYYY/month=MM).")
         static let rowGroupRows = OptionKey.integer("row-group-rows", value: "N", minimum: 1, default: 1_048_576,
-                                                    abstract: "parquet: rows per row group.")
-        static let compression = OptionKey.choice("compression", default: Compression.none, abstract: "parquet: page compression.")
+                                                    abstract: "parquet, delta: rows per row group.")
+        static let compression = OptionKey.string(
+            "compression", value: "none|snappy|zstd[:LEVEL]|lz4",
+            abstract: "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd.")
+        static let mode = OptionKey<Mode?>.choice(
+            "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, columns.spec, format.spec, output.spec,
-            partitionBy.spec, rowGroupRows.spec, compression.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
+            partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one.
         enum Format: String, CaseIterable, Sendable {
-            case csv, ndjson, arrow, arrows, parquet
+            case csv, ndjson, arrow, arrows, parquet, delta
 
             /// The row-by-row format, `nil` for the columnar ones.
             var textFormat: OutputFormat? {
                 switch self {
                 case .csv: .csv
                 case .ndjson: .ndjson
-                case .arrow, .arrows, .parquet: nil
+                case .arrow, .arrows, .parquet, .delta: nil
                 }
             }
         }
 
         /// `--partition-by`.
         enum Partitioning: String, CaseIterable, Sendable {
-            case year
+            case year, month
         }
 
-        /// `--compression`.
-        enum Compression: String, CaseIterable, Sendable {
-            case none, snappy
+        /// `--mode` (delta).
+        enum Mode: String, CaseIterable, Sendable {
+            case append, overwrite
         }
     }
 }
@@ -441,7 +463,12 @@ extension ImportCommand {
         static let strict = OptionKey.flag(
             "strict", abstract: "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note.")
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec]
+        static let deltaVersion = OptionKey.integer(
+            "delta-version", value: "N", minimum: 0,
+            abstract: "A Delta Lake table is read at version N (time travel) instead of its latest.")
+
+        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
+                                        deltaVersion.spec]
     }
 }
 

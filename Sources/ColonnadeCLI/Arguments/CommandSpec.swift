@@ -14,7 +14,7 @@ struct CommandSpec: Sendable {
     enum Listing: Sendable {
         /// Listed normally.
         case shown
-        /// Not listed (internal commands such as `_selftest-output`); still runs and has help.
+        /// Not listed (internal commands such as `_complete`, which the completion scripts run); still runs and has help.
         case hidden
     }
 

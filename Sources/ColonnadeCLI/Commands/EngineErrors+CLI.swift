@@ -62,3 +62,22 @@ extension SnapshotError: CLIReportableError {
 extension QuoteGenerator.WriteError: CLIReportableError {
     var message: String { description }
 }
+
+extension DeltaError: CLIReportableError {
+    var message: String { description }
+
+    var hint: String? {
+        switch self {
+        case .refused(_, let detail) where detail.contains("already there"):
+            "pass --mode append to add the rows, or --mode overwrite to replace the partitions they fall in"
+        case .refused(_, let detail) where detail.contains("partitioned by"):
+            "pass the table's --partition-by, or export to a new directory"
+        case .unsupportedProtocol:
+            "export the table from its engine as plain Parquet, or without deletion vectors and column mapping"
+        case .conflict:
+            "run the export again"
+        default:
+            nil
+        }
+    }
+}

@@ -7,9 +7,34 @@ extension ExportCommand {
     /// Parquet's settings: `--partition-by`, `--row-group-rows`, `--compression` (`export` only;
     /// `filter -o` writes the defaults).
     struct ParquetSettings {
-        var partitionByYear = false
+        var partitioning: ParquetWriter.Partitioning?
         var rowGroupRows = 1_048_576
-        var compression = Options.Compression.none
+        /// nil: the format's default (none; zstd for delta).
+        var compression: CompressionChoice?
+        var mode: Options.Mode?
+    }
+
+    /// `--compression`.
+    enum CompressionChoice: Equatable {
+        case none, snappy, lz4
+        case zstd(Int)
+
+        var parquet: ParquetWriter.Compression {
+            switch self {
+            case .none: .none
+            case .snappy: .snappy
+            case .lz4: .lz4Raw
+            case .zstd(let level): .zstd(level: level)
+            }
+        }
+
+        var arrow: ArrowIPCWriter.Compression? {
+            switch self {
+            case .none, .snappy: nil
+            case .lz4: .lz4Frame
+            case .zstd(let level): .zstd(level: level)
+            }
+        }
     }
 
     /// `--format arrow|arrows|parquet`: the table (already narrowed to the selection) as Arrow IPC
@@ -43,6 +68,7 @@ extension ExportCommand {
             case .arrow, .arrows:
                 var writer = ArrowIPCWriter(table: table, format: format == .arrow ? .file : .stream)
                 writer.progress = advance
+                writer.compression = parquet.compression?.arrow
                 if let output, output != "-" {
                     try writer.write(toFile: output)
                 } else if format == .arrows {
@@ -51,6 +77,25 @@ extension ExportCommand {
                 } else {
                     throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: command)
                 }
+            case .delta:
+                guard let output, output != "-" else {
+                    throw UsageError.missingOption(option: "--output DIR (the Delta table's directory)", command: command)
+                }
+                var writer = DeltaWriter(table: table)
+                writer.progress = advance
+                writer.rowGroupRows = parquet.rowGroupRows
+                writer.partitioning = parquet.partitioning
+                if let c = parquet.compression { writer.compression = c.parquet }
+                if let step = context.environment["COLONNADE_TEST_DELTA_KILL_AT"] {
+                    // Tests stop the writer at one step of its commit, as a crash would.
+                    writer.step = { if $0 == step { kill(getpid(), SIGKILL) } }
+                }
+                let outcome = try writer.write(to: output, mode: parquet.mode.map { $0 == .append ? .append : .overwrite })
+                progress.finish()
+                context.note("committed version \(outcome.version) of \(given ?? output): \(table.rowCount.groupedText) rows in "
+                    + "\(outcome.added.count) file\(outcome.added.count == 1 ? "" : "s")"
+                    + (outcome.removed > 0 ? ", \(outcome.removed) file\(outcome.removed == 1 ? "" : "s") removed" : ""))
+                return ExitStatus.success
             default: // .parquet (the text formats are written row by row in `run`)
                 guard let output, output != "-" else {
                     throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: command)
@@ -58,9 +103,9 @@ extension ExportCommand {
                 var writer = ParquetWriter(table: table)
                 writer.progress = advance
                 writer.rowGroupRows = parquet.rowGroupRows
-                writer.compression = parquet.compression == .snappy ? .snappy : .none
-                if parquet.partitionByYear {
-                    partitions = try writer.writePartitionedByYear(toDirectory: output).count
+                writer.compression = parquet.compression?.parquet ?? .none
+                if let partitioning = parquet.partitioning {
+                    partitions = try writer.writePartitioned(toDirectory: output, by: partitioning).count
                 } else {
                     try writer.write(toFile: output)
                 }

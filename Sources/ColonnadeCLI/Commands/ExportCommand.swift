@@ -21,7 +21,9 @@ struct ExportCommand: Command {
                 throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
                                               suggestion: nil, command: spec.name)
             }
-            selection = try table.select(predicate, on: day)
+            let maxStale = try FilterCommand.maxStale(parsed[Options.maxStale], command: spec.name)
+            selection = try table.select(predicate, on: day, maxStale: maxStale)
+            FilterCommand.noteAsOf(day, maxStale: maxStale, table: table, context: context)
         } else {
             selection = try table.select(predicate)
         }
@@ -30,20 +32,18 @@ struct ExportCommand: Command {
         let names = given.isEmpty || given.count == 1 && given[0].lowercased() == "all" ? allColumns : given
         let requested = parsed[Options.format]
         guard let format = requested.textFormat else {
-            if requested != .parquet && Self.givesParquetOptions(parsed) {
-                throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
-                                              reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
-                                              suggestion: "parquet", command: spec.name)
-            }
-            let parquet = ParquetSettings(partitionByYear: parsed[Options.partitionBy] == .year,
-                                          rowGroupRows: parsed[Options.rowGroupRows], compression: parsed[Options.compression])
+            try Self.checkColumnarOptions(parsed, format: requested, command: spec.name)
+            let parquet = ParquetSettings(partitioning: parsed[Options.partitionBy].map { $0 == .year ? .year : .month },
+                                          rowGroupRows: parsed[Options.rowGroupRows],
+                                          compression: try Self.compressionChoice(parsed[Options.compression], command: spec.name),
+                                          mode: parsed[Options.mode])
             let columnar = try Self.projected(table.subtable(selection), onto: names)
             return try Self.writeColumnar(columnar, format: requested, output: parsed[Options.output], snapshot: source,
                                           parquet: parquet, context: context)
         }
         if Self.givesParquetOptions(parsed) {
             throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
-                                          reason: "--partition-by, --row-group-rows and --compression apply to --format parquet only",
+                                          reason: "--partition-by, --row-group-rows, --compression and --mode apply to --format parquet, delta or arrow only",
                                           suggestion: "parquet", command: spec.name)
         }
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
@@ -73,6 +73,43 @@ struct ExportCommand: Command {
     /// Whether any of the options only `--format parquet` takes was typed.
     static func givesParquetOptions(_ parsed: ParsedArguments) -> Bool {
         parsed.isGiven(Options.partitionBy) || parsed.isGiven(Options.rowGroupRows) || parsed.isGiven(Options.compression)
+            || parsed.isGiven(Options.mode)
+    }
+
+    /// Refuses the columnar options `format` does not take.
+    static func checkColumnarOptions(_ parsed: ParsedArguments, format: Options.Format, command: String) throws {
+        func refuse(_ option: String, _ formats: String) throws {
+            throw UsageError.invalidValue(option: "--format", value: format.rawValue, reason: "\(option) applies to --format \(formats) only",
+                                          suggestion: nil, command: command)
+        }
+        if format != .delta && parsed.isGiven(Options.mode) { try refuse("--mode", "delta") }
+        if format == .arrow || format == .arrows {
+            if parsed.isGiven(Options.partitionBy) { try refuse("--partition-by", "parquet or delta") }
+            if parsed.isGiven(Options.rowGroupRows) { try refuse("--row-group-rows", "parquet or delta") }
+            if try compressionChoice(parsed[Options.compression], command: command) == .snappy {
+                throw UsageError.invalidValue(option: "--compression", value: "snappy", reason: "Arrow IPC compresses with zstd or lz4",
+                                              suggestion: "zstd", command: command)
+            }
+        }
+    }
+
+    /// `--compression` as typed: none, snappy, zstd, zstd:LEVEL, lz4; nil when not given.
+    static func compressionChoice(_ text: String?, command: String) throws -> CompressionChoice? {
+        guard let text else { return nil }
+        let lower = text.lowercased()
+        switch lower {
+        case "none", "uncompressed": return CompressionChoice.none
+        case "snappy": return .snappy
+        case "lz4", "lz4_raw", "lz4raw": return .lz4
+        case "zstd": return .zstd(ZstdCompressor.defaultLevel)
+        default:
+            if lower.hasPrefix("zstd:"), let level = Int(lower.dropFirst(5)), ZstdCompressor.levels.contains(level) {
+                return .zstd(level)
+            }
+            throw UsageError.invalidValue(option: "--compression", value: text,
+                                          reason: "expected none, snappy, zstd, zstd:LEVEL (LEVEL \(ZstdCompressor.levels.lowerBound)-\(ZstdCompressor.levels.upperBound)) or lz4",
+                                          suggestion: nil, command: command)
+        }
     }
 
     /// Refuses an output file that is the snapshot being read: the same device and inode, however

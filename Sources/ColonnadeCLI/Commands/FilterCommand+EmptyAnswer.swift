@@ -15,7 +15,7 @@ extension FilterCommand {
 
     /// The date bounds every matching row must satisfy: `.dates` terms the predicate and-s
     /// together (`--from`, `--to`, `date >= …` in `--where`), and the `--on` day.
-    static func requiredDates(_ predicate: RowPredicate, screenDay: ScreenDay?) -> [RangeBounds<Int32>] {
+    static func requiredDates(_ predicate: RowPredicate, screenDay: ScreenDay?, maxStale: StaleLimit = .default) -> [RangeBounds<Int32>] {
         var bounds = [RangeBounds<Int32>]()
         func walk(_ p: RowPredicate) {
             switch p {
@@ -26,7 +26,10 @@ extension FilterCommand {
         }
         walk(predicate)
         if case .day(let day)? = screenDay {
-            bounds.append(RangeBounds(lower: day.daysSinceEpoch, lowerInclusive: true, upper: day.daysSinceEpoch, upperInclusive: true))
+            // As of the day: a row at most --max-stale days before it.
+            var lower: Int32?
+            if case .days(let n) = maxStale { lower = day.daysSinceEpoch - Int32(clamping: n) }
+            bounds.append(RangeBounds(lower: lower, lowerInclusive: true, upper: day.daysSinceEpoch, upperInclusive: true))
         }
         return bounds
     }
@@ -35,7 +38,7 @@ extension FilterCommand {
     /// when nothing matched and some date bound excludes every day of the table.
     static func noteWhyEmpty(matched: Int, query: Query, table: QuoteTable, context: CommandContext) {
         guard matched == 0, let range = dateRange(of: table) else { return }
-        let outside = requiredDates(query.predicate, screenDay: query.screenDay).contains { b in
+        let outside = requiredDates(query.predicate, screenDay: query.screenDay, maxStale: query.maxStale).contains { b in
             if let lower = b.lower, lower > range.upperBound || (lower == range.upperBound && !b.lowerInclusive) { return true }
             if let upper = b.upper, upper < range.lowerBound || (upper == range.lowerBound && !b.upperInclusive) { return true }
             return false

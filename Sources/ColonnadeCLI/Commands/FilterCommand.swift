@@ -35,6 +35,7 @@ struct FilterCommand: Command {
         if parsed[Options.timing] {
             try writeTiming(outcome, query: query, table: table, loadTime: loadTime, verified: !parsed[Options.noVerify], context: context)
         }
+        noteAsOf(query.screenDay, maxStale: query.maxStale, table: table, context: context)
         noteWhyEmpty(matched: outcome.selection.count, query: query, table: table, context: context)
         if let columnar = destination.format.columnarFormat {
             return try ExportCommand.writeColumnar(table.subtable(outcome.selection), format: columnar, output: destination.file,
@@ -81,6 +82,8 @@ struct FilterCommand: Command {
         /// --limit.
         var limit: Int?
         var screenDay: ScreenDay?
+        /// --max-stale: how old a ticker's row may be for --on to use it.
+        var maxStale: StaleLimit = .default
         var repeats: Int
         var warmups: Int
         /// How many rows a table on a terminal shows (`--all`: every row).
@@ -140,6 +143,7 @@ struct FilterCommand: Command {
                                                   suggestion: nil, command: CommandSpec.filter.name)
                 }
                 screenDay = day
+                maxStale = try FilterCommand.maxStale(parsed[Options.maxStale], command: CommandSpec.filter.name)
             }
             // With an explicit --repeat, one untimed warm-up run comes first, as the peers
             // benchmark does for every engine.
@@ -166,7 +170,7 @@ struct FilterCommand: Command {
             for run in 0 ..< warmups + repeats {
                 if isCancelled() { throw QueryCancelled() }
                 let start = ContinuousClock.now
-                let selection = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, options: options) }
+                let selection = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, maxStale: maxStale, options: options) }
                     ?? table.select(predicate, options: options)
                 var result: AggregateResult?
                 if let summary = aggregates ?? (grouping.isOverall ? nil : [FilterCommand.countAggregate]) {

@@ -1,124 +1,64 @@
 import Colonnade
+import ColonnadeIngest
 import DataLinkFormat
 import Foundation
 
-/// `colonnade import`: decode saved Nasdaq Data Link responses (JSON or CSV, time-series or
-/// tables), Arrow IPC files and streams, Parquet files and directories, and upsert them into a
-/// snapshot, saved atomically under the snapshot's write lock. All or nothing: if any file fails
-/// to decode, the snapshot is left exactly as it was.
+/// `colonnade import`: parses its arguments, calls `QuoteStore.import` (ColonnadeIngest: decode
+/// saved Nasdaq Data Link responses, Arrow IPC and Parquet, upsert, save under the write lock, all
+/// or nothing) and prints the summary.
 struct ImportCommand: Command {
     var spec: CommandSpec { .importFiles }
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let files = parsed.positionals.map(context.resolve)
         let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
-        let threads = parsed[Options.threads] ?? QueryOptions.availableCores
+        try SnapshotLocation.requireWritableDirectory(of: path)
         let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
                                           delay: ImportProgressLine.delay(environment: context.environment))
-        if let imported = try Self.importDirect(files, into: path, parsed, threads: threads, progress: progress, context: context) {
-            try Self.printSummary(of: imported, into: path, verb: "imported", context: context)
-            return ExitStatus.success
-        }
-        let incoming: QuoteTable
+        var options = ImportOptions()
+        options.ticker = parsed[Options.ticker]
+        options.threads = parsed[Options.threads] ?? QueryOptions.availableCores
+        options.archiveLimits = Self.archiveLimits(parsed)
+        options.strict = parsed[Options.strict]
+        options.deltaVersion = parsed[Options.deltaVersion]
+        options.waitForLock = !parsed[Options.noWait]
+        options.progress = progress.counters
+        options.waitingForLock = context.waitingNoter(path: path)
+        options.ordinaryPathOnly = context.tuning.ordinaryImport
+        options.whileLocked = SnapshotLocation.testHold(context)
+        let result: ImportResult
         do {
             defer { progress.finish() }
-            var archiveOptions = Self.archiveOptions(parsed)
-            archiveOptions.threads = threads
-            var skipped: [InteropSkippedColumn] = []
-            incoming = try Self.importAll(files, ticker: parsed[Options.ticker], archiveOptions: archiveOptions,
-                                          threads: threads, progress: progress.counters, strict: parsed[Options.strict], skipped: &skipped)
-            Self.noteSkipped(skipped, context: context)
+            result = try QuoteStore(at: path).import(files, options: options)
         }
-        // Nothing to import (header-only files, an update's empty response): no ticker is added and
-        // the snapshot is not rewritten.
-        if incoming.rowCount == 0 {
+        Self.noteSkipped(result.skippedColumns, context: context)
+        if !result.saved {
             for file in parsed.positionals { context.note("\(TerminalText.escaped(file)) has no rows") }
             return ExitStatus.success
         }
-        // Locked from load to rename: a concurrent import or fetch waits, and neither's rows are lost.
-        try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in
-            table.upsert(contentsOf: [incoming], threads: threads)
-        }
-        try Self.printSummary(of: incoming, into: path, verb: "imported", context: context)
+        try Self.printSummary(of: result.imported, into: path, verb: "imported", context: context)
         return ExitStatus.success
     }
 
-    /// A fresh import decoded straight into the new snapshot file (`QuoteImporter.importDirect`),
-    /// under the snapshot's write lock: only when nothing exists at `path`, and every input is a
-    /// plain file (not `-`, not Arrow or Parquet). nil, with nothing written, when it does not
-    /// apply (also when the lock is busy and `--no-wait` is given: the ordinary path decodes
-    /// first and then reports that): the caller imports the ordinary way. Hidden, for tests and
-    /// benchmarks: `COLONNADE_TEST_ORDINARY_IMPORT=1` always takes the ordinary way.
-    static func importDirect(_ files: [String], into path: String, _ parsed: ParsedArguments, threads: Int,
-                             progress: ImportProgressLine, context: CommandContext) throws -> QuoteTable? {
-        func absent() -> Bool { (try? FileTarget(forWriting: path))?.exists == false }
-        guard context.environment["COLONNADE_TEST_ORDINARY_IMPORT"] != "1",
-              !files.isEmpty, !files.contains(where: { $0 == "-" || InteropReader.handles(path: $0) }), absent() else { return nil }
-        let lock: SnapshotLock
-        do {
-            lock = try SnapshotLocation.lock(path, wait: !parsed[Options.noWait], context: context)
-        } catch SnapshotError.locked {
-            return nil
-        }
-        defer { lock.release() }
-        guard absent() else { return nil }
-        try SnapshotLocation.holdForTest(context)
-        do {
-            // Named as the ordinary path's upsert into an empty table names it.
-            let imported = try QuoteImporter.importDirect(files, ticker: parsed[Options.ticker], threads: threads,
-                                                          progress: progress.counters, snapshot: path,
-                                                          dateColumnName: QuoteTable().dateColumnName)
-            // The ordinary path goes on showing progress.
-            if imported != nil { progress.finish() }
-            return imported?.table
-        } catch {
-            progress.finish()
-            throw error
-        }
-    }
-
-    /// The zip reading options from `--max-inflate-ratio` and `--max-inflate-size`.
-    static func archiveOptions(_ parsed: ParsedArguments) -> ArchiveImporter.Options {
+    /// The zip limits from `--max-inflate-ratio` and `--max-inflate-size`.
+    static func archiveLimits(_ parsed: ParsedArguments) -> ZipLimits {
         var limits = ZipLimits.standard
         limits.maximumRatio = parsed[SharedOptions.maxInflateRatio]
         let (bytes, overflow) = parsed[SharedOptions.maxInflateSize].multipliedReportingOverflow(by: 1 << 20)
         limits.maximumSize = overflow ? Int.max : bytes
         limits.ratioFloor = Swift.min(limits.ratioFloor, limits.maximumSize)
-        return ArchiveImporter.Options(limits: limits)
-    }
-
-    /// Decodes every input: Arrow IPC and Parquet files and directories through `InteropReader`,
-    /// Data Link responses and zips of them through `QuoteImporter`, `-` as one body (or zip) read
-    /// from standard input; later inputs win on equal (ticker, date).
-    static func importAll(_ files: [String], ticker: String?,
-                          archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                          threads: Int = 1, progress: ImportProgress? = nil,
-                          strict: Bool = false, skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
-        let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
-        if special.isEmpty {
-            return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
-        }
-        var parts: [QuoteTable] = []
-        for file in files {
-            if file == "-" {
-                // A datatable CSV decodes while it is read; anything else is read whole first.
-                try StandardInput.checkReadable()
-                parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
-                                                            archiveOptions: archiveOptions, threads: threads))
-            } else if InteropReader.handles(path: file) {
-                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
-            } else {
-                parts.append(try QuoteImporter.importFiles([file], ticker: ticker, archiveOptions: archiveOptions))
-            }
-        }
-        var first = parts.removeFirst()
-        if !parts.isEmpty { first.upsert(contentsOf: parts) }
-        return first
+        return limits
     }
 
     /// One note per file for the Arrow and Parquet columns left out (`--strict` refuses instead):
     /// `note: q.parquet: skipped 2 columns that are not numbers: exchange (type …), is_split_day (…)`.
-    static func noteSkipped(_ skipped: [InteropSkippedColumn], context: CommandContext) {
+    static func noteSkipped(_ notes: [InteropSkippedColumn], context: CommandContext) {
+        // A date column whose timestamps are not at midnight: one note, each row taken as its day.
+        for n in notes where n.kind == .timeOfDay {
+            context.note(TerminalText.escaped("\(n.file): column '\(n.column)' holds times of day other than midnight (first: \(n.type)); "
+                + "each row is taken as its day"))
+        }
+        let skipped = notes.filter { $0.kind == .notAQuote }
         var files: [String] = []
         for s in skipped where !files.contains(s.file) { files.append(s.file) }
         for file in files {
@@ -164,3 +104,11 @@ extension ResponseError: CLIReportableError {
         }
     }
 }
+
+extension StandardInput.Failure: CLIReportableError {
+    var hint: String? {
+        reason == "it is a terminal" ? "pipe a response into it, for example: unzip -p export.zip | colonnade import -" : nil
+    }
+}
+
+extension IngestFailure: CLIReportableError {}

@@ -15,6 +15,9 @@ struct InfoCommand: Command {
         var first: Int32?
         var last: Int32?
         var name: String?
+        /// Split and dividend days (nil when the table has no ex_dividend and split_ratio columns).
+        var splits: Int?
+        var dividends: Int?
     }
 
     /// What `info` reports of one snapshot: its structure (read without the payloads), whether the
@@ -25,6 +28,8 @@ struct InfoCommand: Command {
         /// `verified`, or `FAILED: …` with the first problem.
         var verification: String
         var tickers: [TickerLine]
+        /// `--ticker`: its symbol and events (docs/ADJUSTMENTS.md).
+        var events: (ticker: String, list: [CorporateEvent])?
         var firstDay: Int32? { tickers.compactMap(\.first).min() }
         var lastDay: Int32? { tickers.compactMap(\.last).max() }
         var isVerified: Bool { verification == "verified" }
@@ -37,7 +42,8 @@ struct InfoCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        var report = try source.withFile { try Self.report($0) }
+        let ticker = parsed[Options.ticker]
+        var report = try source.withFile { try Self.report($0, eventsOf: ticker) }
         report.path = source.displayName
         switch parsed[Options.format] {
         case .json: try Self.writeJSON(report, to: context.standardOutput)
@@ -48,7 +54,7 @@ struct InfoCommand: Command {
 
     /// Reads the structure, then loads with verification; a snapshot that fails to load is
     /// still described (its structure), with the failure.
-    static func report(_ path: String) throws -> Report {
+    static func report(_ path: String, eventsOf ticker: String? = nil) throws -> Report {
         let info = try QuoteTable.snapshotInfo(at: path)
         var verification = "verified"
         var table: QuoteTable?
@@ -57,13 +63,22 @@ struct InfoCommand: Command {
         } catch {
             verification = "FAILED: \(error)"
         }
-        let tickers = table.map { t in
-            t.tickers.map { e in
-                TickerLine(symbol: e.symbol, rows: e.rowCount, first: e.rowCount > 0 ? t.dates[e.firstRow] : nil,
-                           last: e.rowCount > 0 ? t.dates[e.firstRow + e.rowCount - 1] : nil, name: e.metadata["name"])
+        let tickers: [TickerLine] = table.map { t in
+            t.tickers.enumerated().map { code, e -> TickerLine in
+                let events = try? t.corporateEvents(ofTicker: code)
+                return TickerLine(symbol: e.symbol, rows: e.rowCount, first: e.rowCount > 0 ? t.dates[e.firstRow] : nil,
+                                  last: e.rowCount > 0 ? t.dates[e.firstRow + e.rowCount - 1] : nil, name: e.metadata["name"],
+                                  splits: events?.filter { $0.split != nil }.count, dividends: events?.filter { $0.dividend != nil }.count)
             }
         } ?? []
-        return Report(path: path, info: info, verification: verification, tickers: tickers)
+        var report = Report(path: path, info: info, verification: verification, tickers: tickers)
+        if let ticker, let table {
+            guard let code = table.code(of: ticker) else {
+                throw CommandFailure("no ticker \(ticker) in \(path)", hint: "'colonnade info' lists the tickers")
+            }
+            report.events = (ticker, try table.corporateEvents(ofTicker: Int(code)))
+        }
+        return report
     }
 
     /// `--format json`: one pretty-printed object.
@@ -81,9 +96,20 @@ struct InfoCommand: Command {
                 if let f = t.first { o["first_date"] = Day(daysSinceEpoch: f).description }
                 if let l = t.last { o["last_date"] = Day(daysSinceEpoch: l).description }
                 if let n = t.name { o["name"] = n }
+                if let n = t.splits { o["splits"] = n }
+                if let n = t.dividends { o["dividends"] = n }
                 return o
             },
         ]
+        if let events = report.events {
+            object["events"] = ["ticker": events.ticker, "list": events.list.map { e -> [String: Any] in
+                var o: [String: Any] = ["date": Day(daysSinceEpoch: e.day).description]
+                if let s = e.split { o["split_ratio"] = s }
+                if let d = e.dividend { o["ex_dividend"] = d }
+                if e.ignored { o["ignored"] = true }
+                return o
+            }] as [String: Any]
+        }
         if let firstDay = report.firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
         if let lastDay = report.lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
@@ -113,13 +139,25 @@ struct InfoCommand: Command {
             })
         try TableFormatter().write(&columns, to: out)
         try out.writeLine("")
-        var list = MaterializedRows(columns: ["ticker", "rows", "first", "last", "name"].map(ResultColumn.init(name:)),
-                                    rows: tickerRows(report.tickers))
+        let withEvents = report.tickers.contains { $0.splits != nil }
+        var list = MaterializedRows(columns: (withEvents ? ["ticker", "rows", "first", "last", "splits", "dividends", "name"]
+                                                         : ["ticker", "rows", "first", "last", "name"]).map(ResultColumn.init(name:)),
+                                    rows: tickerRows(report.tickers, withEvents: withEvents))
         try TableFormatter().write(&list, to: out)
+        if let events = report.events {
+            try out.writeLine("")
+            try out.writeLine("events of \(TerminalText.escaped(events.ticker)): \(events.list.count) (splits and dividends; docs/ADJUSTMENTS.md)")
+            var rows = MaterializedRows(columns: ["date", "split_ratio", "ex_dividend", "note"].map(ResultColumn.init(name:)),
+                                        rows: events.list.map { e in
+                                            [.day(e.day), e.split.map(Cell.number) ?? .null, e.dividend.map(Cell.number) ?? .null,
+                                             .text(e.ignored ? "no close: ignored by the rule" : "")]
+                                        })
+            try TableFormatter().write(&rows, to: out)
+        }
     }
 
     /// One row per ticker, or beyond ``tickerListLimit`` the first 20, a summary line, the last 5.
-    static func tickerRows(_ tickers: [TickerLine]) -> [[Cell]] {
+    static func tickerRows(_ tickers: [TickerLine], withEvents: Bool = false) -> [[Cell]] {
         var shown = tickers
         var omitted = 0
         if tickers.count > Self.tickerListLimit {
@@ -127,12 +165,22 @@ struct InfoCommand: Command {
             omitted = tickers.count - shown.count
         }
         var rows = shown.map { t -> [Cell] in
-            [.text(t.symbol), .integer(Int64(t.rows)), t.first.map(Cell.day) ?? .null, t.last.map(Cell.day) ?? .null, .text(t.name ?? "")]
+            var cells: [Cell] = [.text(t.symbol), .integer(Int64(t.rows)), t.first.map(Cell.day) ?? .null, t.last.map(Cell.day) ?? .null]
+            if withEvents {
+                let splits: Cell = t.splits.map { .integer(Int64($0)) } ?? .null
+                let dividends: Cell = t.dividends.map { .integer(Int64($0)) } ?? .null
+                cells += [splits, dividends]
+            }
+            cells.append(.text(t.name ?? ""))
+            return cells
         }
         if omitted > 0 {
             let counts = tickers.map(\.rows)
-            rows.insert([.text("…"), .text("\(omitted.groupedText) more tickers, \(counts.min() ?? 0)–\(counts.max() ?? 0) rows each"),
-                         .null, .null, .text("")], at: 20)
+            var summary: [Cell] = [.text("…"), .text("\(omitted.groupedText) more tickers, \(counts.min() ?? 0)–\(counts.max() ?? 0) rows each"),
+                                   .null, .null]
+            if withEvents { summary += [.null, .null] }
+            summary.append(.text(""))
+            rows.insert(summary, at: 20)
         }
         return rows
     }

@@ -14,16 +14,18 @@ extension SnapshotLocation {
         }
     }
 
-    /// `QuoteTable.update(at:…)` for a command: lock (as ``lock(_:wait:context:)``), load or
-    /// start empty, `body`, save, unlock.
+    /// `QuoteTable.update(at:…)` for a command that rewrites the table itself (`adjust`): lock (as
+    /// ``lock(_:wait:context:)``), load or start empty, `body`, save (on at most `threads` threads),
+    /// unlock. Imports and fetches go through ColonnadeIngest's `QuoteStore` instead.
     @discardableResult
-    static func update(_ path: String, wait: Bool, context: CommandContext,
+    static func update(_ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
                        _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
-        return try QuoteTable.update(at: path, wait: wait, whileWaiting: { holder in
+        let hold = testHold(context)
+        return try QuoteTable.update(at: path, wait: wait, threads: threads, whileWaiting: { holder in
             context.note(waitingNote(path: path, holder: holder))
         }) { table in
-            try holdForTest(context)
+            try hold?()
             try body(&table)
         }
     }
@@ -44,12 +46,14 @@ extension SnapshotLocation {
 
     /// Hidden, for tests of the lock (`COLONNADE_TEST_HOLD_LOCK=PREFIX`): once the snapshot is
     /// locked and loaded, create `PREFIX.held` and wait until `PREFIX.release` exists, so a test
-    /// can start a second writer while this one holds the lock.
-    static func holdForTest(_ context: CommandContext) throws {
-        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return }
-        _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
-        while !FileManager.default.fileExists(atPath: prefix + ".release") {
-            usleep(5_000)
+    /// can start a second writer while this one holds the lock. nil when not asked for.
+    static func testHold(_ context: CommandContext) -> (@Sendable () throws -> Void)? {
+        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return nil }
+        return {
+            _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
+            while !FileManager.default.fileExists(atPath: prefix + ".release") {
+                usleep(5_000)
+            }
         }
     }
 }

@@ -133,4 +133,11 @@ extension CommandContext {
     func note(_ message: String) {
         try? standardError.writeLine("note: " + TerminalText.escaped(message))
     }
+
+    /// Writes the note that another process holds the write lock of the snapshot at `path`, from
+    /// any thread (the ingest layer's lock callback).
+    func waitingNoter(path: String) -> @Sendable (Int32?) -> Void {
+        let log = SynchronizedWriter(standardError)
+        return { holder in log.writeLine("note: " + TerminalText.escaped(SnapshotLocation.waitingNote(path: path, holder: holder))) }
+    }
 }

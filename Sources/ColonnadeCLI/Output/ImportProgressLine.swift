@@ -1,4 +1,4 @@
-import DataLinkFormat
+import ColonnadeIngest
 import Dispatch
 import Foundation
 

@@ -80,6 +80,8 @@ final class ShellSession {
           .tickers              list the snapshot's tickers
           .from YYYY-MM-DD      only rows on or after (.from alone: no bound)
           .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
+          .on YYYY-MM-DD|latest screens as of a day, as filter --on (.on alone: every day)
+          .max-stale DAYS|none  with .on: how old a ticker's row may be (default 7)
           .format FORMAT        table, csv, json or ndjson
           .columns a,b|all      columns to print (.columns alone: the default)
           .limit N              print at most N rows (.limit alone: no limit)
@@ -123,6 +125,14 @@ final class ShellSession {
                 return .message(TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
             }
             return .message("")
+        case ".on":
+            if let value, ScreenDay(value) == nil { throw invalid("expected a date YYYY-MM-DD or 'latest'") }
+            settings.on = value
+            return .message("")
+        case ".max-stale":
+            if let value, StaleLimit(value) == nil { throw invalid("expected a whole number of calendar days or 'none'") }
+            settings.maxStale = value
+            return .message("")
         case ".format":
             let formats = OutputFormat.allCases.map(\.rawValue)
             guard let value, formats.contains(value) else { throw invalid("expected one of " + formats.joined(separator: ", ")) }
@@ -158,7 +168,7 @@ final class ShellSession {
             try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
+            let known = [".tickers", ".from", ".to", ".on", ".max-stale", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
                          ".help", ".quit"]
             let close = Suggestions.closest(to: name, among: known)
             throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")

@@ -17,6 +17,10 @@ struct ShellSettings: Equatable {
     var timing = false
     /// `.maxrows N`: how many rows a table on the terminal shows (a screenful by default; 0: all).
     var maxRows = RowCap.screen
+    /// `.on`: screens as of this day (`YYYY-MM-DD` or `latest`), as filter's `--on`.
+    var on: String?
+    /// `.max-stale`: filter's `--max-stale` with `.on` (nil: its default, 7 days).
+    var maxStale: String?
 
     /// The `filter` arguments these settings stand for, before the line's own.
     ///
@@ -28,6 +32,10 @@ struct ShellSettings: Equatable {
         if !tickers.isEmpty { out += ["--tickers", tickers.joined(separator: ",")] }
         if let from { out += ["--from", from] }
         if let to { out += ["--to", to] }
+        if let on {
+            out += ["--on", on]
+            if let maxStale { out += ["--max-stale", maxStale] }
+        }
         out += ["--format", format]
         if !summarizing, !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
         if !summarizing, let limit { out += ["--limit", String(limit)] }
@@ -50,6 +58,8 @@ struct ShellSettings: Equatable {
             "tickers  \(tickers.isEmpty ? "(all)" : e(tickers.joined(separator: ",")))",
             "from     \(from.map(e) ?? "(first day)")",
             "to       \(to.map(e) ?? "(last day)")",
+            "on       \(on.map(e) ?? "(every day)")",
+            "maxstale \(maxStale.map(e) ?? "7")",
             "format   \(e(format))",
             "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : e(columns.joined(separator: ",")))",
             "limit    \(limit.map(String.init) ?? "(none)")",

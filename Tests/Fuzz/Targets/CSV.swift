@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLinkFormat
+// fuzz-modules: Colonnade DataLinkFormat ColonnadeIngest
 //
 // The CSV response decoder (time-series CSV, datatable CSV, `code,message` error bodies): the input
 // is a response body; inputs that start with `{`, `[` or `<` (after a BOM and blanks) are left to
@@ -9,6 +9,7 @@
 // count is `countCSVRows`' count over the same cuts, and the decoder's row count when it decodes.
 @testable import Colonnade
 @testable import DataLinkFormat
+@testable import ColonnadeIngest
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")

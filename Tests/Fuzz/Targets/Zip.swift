@@ -1,4 +1,4 @@
-// fuzz-modules: Colonnade DataLinkFormat
+// fuzz-modules: Colonnade DataLinkFormat ColonnadeIngest
 //
 // The zip reader (end of central directory, ZIP64 record and locator, central and local headers,
 // data descriptors, stored and deflate members, CRC-32 and size checks, bomb limits). The input is
@@ -11,6 +11,7 @@
 // pieces of 1 KiB on others) gives the same table, or the same error, as decoding it whole.
 @testable import Colonnade
 @testable import DataLinkFormat
+@testable import ColonnadeIngest
 
 /// Small limits, so a bomb is refused (as it must be) long before the 2 GiB RSS limit.
 let limits = ZipLimits(maximumRatio: 200, maximumSize: 16 << 20, ratioFloor: 1 << 20)

@@ -8,7 +8,7 @@ extension CRC32 {
     /// multiplying it by x^(8 × length) modulo the CRC polynomial (square-and-multiply over the
     /// table of x^(2^k)), then add `b`'s checksum.
     /// - Complexity: O(log length) multiplications of 32 steps each.
-    public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
+    package static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
         guard length > 0 else { return first }
         return multiplyModP(powerOfX(eightTimes: length), first) ^ second
     }

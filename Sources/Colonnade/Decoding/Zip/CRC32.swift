@@ -7,24 +7,24 @@
 ///     crc.value          // CRC32.checksum("123456789") == 0xCBF43926
 ///
 /// - Complexity: O(bytes); about one table lookup per byte.
-public struct CRC32: Sendable, Hashable {
+package struct CRC32: Sendable, Hashable {
     /// The checksum of everything passed to `update` so far.
-    public var value: UInt32 { ~state }
+    package var value: UInt32 { ~state }
 
     private var state: UInt32 = 0xFFFF_FFFF
 
     /// A checksum of no bytes (`value == 0`).
-    public init() {}
+    package init() {}
 
     /// The checksum of `bytes`.
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = CRC32()
         crc.update(bytes)
         return crc.value
     }
 
     /// The checksum of `bytes`.
-    public static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+    package static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
         var crc = CRC32()
         let done: Void? = bytes.withContiguousStorageIfAvailable { crc.update(UnsafeRawBufferPointer($0)) }
         if done == nil { Array(bytes).withUnsafeBytes { crc.update($0) } }
@@ -32,13 +32,13 @@ public struct CRC32: Sendable, Hashable {
     }
 
     /// Adds `bytes` to the checksum.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         update(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
     /// Adds `count` bytes at `base` to the checksum.
-    public mutating func update(_ base: UnsafePointer<UInt8>, count: Int) {
+    package mutating func update(_ base: UnsafePointer<UInt8>, count: Int) {
         var crc = state
         var p = base
         var n = count

@@ -20,14 +20,14 @@
 /// matches copied 8 bytes at a time when they do not overlap within 8 bytes.
 ///
 /// Every input is safe: malformed streams throw `InflateError`, never read or write out of bounds.
-public struct Inflater {
+package struct Inflater {
     static let literalLengthBits = 10
     static let distanceBits = 8
     /// The most a single step writes past `from` before checking for room: a 258-byte match,
     /// rounded up by the 8-byte copies.
     static let margin = 258 + 8
     /// The least `capacity - from` a call may give.
-    public static let minimumSpace = 1024
+    package static let minimumSpace = 1024
 
     private enum State { case header, stored(remaining: Int), huffman, done }
 
@@ -44,12 +44,12 @@ public struct Inflater {
     private var distance = HuffmanTable()
     private var usesFixed = false
     /// Output bytes produced so far (updated as each call returns).
-    public private(set) var totalOut = 0
+    package private(set) var totalOut = 0
     /// The `from` of the current call, for error messages.
     private var callFrom = 0
 
     /// An inflater reading `compressed`, which must stay valid and unchanged while it is used.
-    public init(_ compressed: UnsafeRawBufferPointer) {
+    package init(_ compressed: UnsafeRawBufferPointer) {
         if let base = compressed.baseAddress, compressed.count > 0 {
             input = base.assumingMemoryBound(to: UInt8.self)
             inputCount = compressed.count
@@ -68,11 +68,11 @@ public struct Inflater {
     }()
 
     /// Whether the final block has ended.
-    public var isFinished: Bool { if case .done = state { true } else { false } }
+    package var isFinished: Bool { if case .done = state { true } else { false } }
 
     /// Compressed bytes consumed, once finished (the stream's length; the rest of the input is not
     /// part of it).
-    public var consumedCount: Int { position - (bitCount - paddingBits) / 8 }
+    package var consumedCount: Int { position - (bitCount - paddingBits) / 8 }
 
     /// The compressed byte now being read, for error offsets.
     private var offset: Int { Swift.max(0, Swift.min(inputCount, position - (bitCount - paddingBits) / 8)) }
@@ -85,7 +85,7 @@ public struct Inflater {
     ///   - capacity: The buffer's size; `capacity - from >= minimumSpace`.
     /// - Returns: The end of the output in `buffer` (`from` plus the bytes written).
     /// - Throws: `InflateError` for a malformed or truncated stream.
-    public mutating func inflate(into buffer: UnsafeMutablePointer<UInt8>, from: Int, capacity: Int) throws(InflateError) -> Int {
+    package mutating func inflate(into buffer: UnsafeMutablePointer<UInt8>, from: Int, capacity: Int) throws(InflateError) -> Int {
         precondition(from >= 0 && capacity - from >= Self.minimumSpace, "too little room")
         let limit = capacity - Self.margin
         var o = from

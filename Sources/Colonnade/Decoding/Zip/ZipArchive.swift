@@ -13,22 +13,22 @@
 /// `ZipError` naming the member and the byte.
 ///
 /// For fuzzing and tests, `extractAll(_:limits:)` takes bytes and returns every member or throws.
-public final class ZipArchive: @unchecked Sendable {
+package final class ZipArchive: @unchecked Sendable {
     // Safe to share: immutable after init; the storage is read-only.
     /// The archive's name for messages (usually the file name).
-    public let name: String
+    package let name: String
     /// The members in central-directory order.
-    public let members: [ZipMember]
+    package let members: [ZipMember]
     private let storage: ZipStorage
 
     /// Maps and reads the archive at `path`; `name` defaults to its last path component.
-    public convenience init(contentsOfFile path: String, name: String? = nil) throws(ZipError) {
+    package convenience init(contentsOfFile path: String, name: String? = nil) throws(ZipError) {
         let label = name ?? Self.lastComponent(path)
         try self.init(storage: ZipStorage(mapping: path, archive: label), name: label)
     }
 
     /// Reads an archive held in memory.
-    public convenience init(bytes: [UInt8], name: String) throws(ZipError) {
+    package convenience init(bytes: [UInt8], name: String) throws(ZipError) {
         try self.init(storage: ZipStorage(bytes: bytes), name: name)
     }
 
@@ -57,7 +57,7 @@ public final class ZipArchive: @unchecked Sendable {
     }
 
     /// What every member records it inflates to, added up (saturating at `Int.max`).
-    public let totalUncompressedSize: Int
+    package let totalUncompressedSize: Int
 
     /// The error for an archive file that shrank while it was being read (its mapping read
     /// zeros past the new end: whatever else went wrong came from that).
@@ -66,7 +66,7 @@ public final class ZipArchive: @unchecked Sendable {
     }
 
     /// Whether `bytes` start like a zip archive (a local header, or an empty archive's end record).
-    public static func looksLikeZip(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func looksLikeZip(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 4 else { return false }
         return bytes[0] == 0x50 && bytes[1] == 0x4B && ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6))
     }
@@ -81,7 +81,7 @@ public final class ZipArchive: @unchecked Sendable {
 
     /// Every file member's bytes (directories skipped), each checked; the fuzz-friendly entry point.
     /// - Throws: The first `ZipError`.
-    public static func extractAll(_ bytes: [UInt8], limits: ZipLimits = .standard) throws(ZipError) -> [(name: String, bytes: [UInt8])] {
+    package static func extractAll(_ bytes: [UInt8], limits: ZipLimits = .standard) throws(ZipError) -> [(name: String, bytes: [UInt8])] {
         let archive = try ZipArchive(bytes: bytes, name: "input")
         var out: [(name: String, bytes: [UInt8])] = []
         for member in archive.members where !member.isDirectory {
@@ -92,7 +92,7 @@ public final class ZipArchive: @unchecked Sendable {
 
     /// The member's uncompressed bytes, CRC-32 and size checked.
     /// - Throws: `ZipError` (limits first, from the recorded size, so a bomb costs nothing).
-    public func extract(_ member: ZipMember, limits: ZipLimits = .standard) throws(ZipError) -> [UInt8] {
+    package func extract(_ member: ZipMember, limits: ZipLimits = .standard) throws(ZipError) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Swift.min(member.uncompressedSize, limits.allowedSize(compressedSize: member.compressedSize)))
         try stream(member, limits: limits, chunkSize: 1 << 20) { chunk in
@@ -122,7 +122,7 @@ public final class ZipArchive: @unchecked Sendable {
     /// - Throws: `ZipError`: encrypted or unsupported member, over the limits (checked against the
     ///   recorded size first, then against the bytes produced), corrupt data, size or CRC mismatch.
     /// - Complexity: O(uncompressed size); memory about two chunks plus what the consumer keeps.
-    public func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
+    package func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
                        checksByCaller: Bool = false, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
         do {
             try streamMapped(member, limits: limits, chunkSize: chunkSize, checksByCaller: checksByCaller, consume)
@@ -219,7 +219,7 @@ public final class ZipArchive: @unchecked Sendable {
     /// Checks `value`, the CRC-32 of the member's uncompressed bytes, against the recorded one
     /// (for `stream(_:limits:chunkSize:checksByCaller:_:)` with `checksByCaller`).
     /// - Throws: `ZipError.checksumMismatch` naming the member.
-    public func checkChecksum(_ member: ZipMember, _ value: UInt32) throws(ZipError) {
+    package func checkChecksum(_ member: ZipMember, _ value: UInt32) throws(ZipError) {
         if value != member.crc32 {
             throw .checksumMismatch(archive: name, member: member.name, expected: member.crc32, actual: value)
         }

@@ -83,11 +83,40 @@ extension ZstdDecoder {
         guard let huffman else { return }
         var reader = try ZstdBackwardBitReader(base: base, start: start, end: end)
         huffman.entries.withUnsafeBufferPointer { table in
-            decodeSymbols(&reader, table: table.baseAddress!, bits: huffman.maximumBits, into: output, count: count)
+            huffman.pairs.withUnsafeBufferPointer { pairs in
+                // Safe: tables of 1 << maximumBits entries.
+                let done = decodePairs(&reader, pairs: pairs.baseAddress!, bits: huffman.maximumBits, into: output, end: output + count)
+                decodeSymbols(&reader, table: table.baseAddress!, bits: huffman.maximumBits, into: done, count: output + count - done)
+            }
         }
         guard reader.isFinished else {
             throw .malformed(offset: start, detail: "a Huffman literals stream not used up exactly by its \(count) literals")
         }
+    }
+
+    /// Decodes one or two symbols per lookup (`ZstdHuffmanTable.pairs`) while at least eight
+    /// bytes of room are left before `end`; returns where it stopped (the rest is
+    /// `decodeSymbols`' to finish exactly).
+    @inline(__always)
+    private func decodePairs(
+        _ reader: inout ZstdBackwardBitReader, pairs: UnsafePointer<UInt32>, bits: Int,
+        into output: UnsafeMutablePointer<UInt8>, end: UnsafeMutablePointer<UInt8>
+    ) -> UnsafeMutablePointer<UInt8> {
+        var out = output
+        reader.reload()
+        // Four lookups use at most 44 bits and write at most 8 bytes.
+        while end - out >= 8 && reader.consumed <= 20 {
+            for _ in 0 ..< 4 {
+                // Safe: a peek of `bits` bits indexes a table of 1 << bits entries; two bytes are
+                // written where at least two are left.
+                let entry = pairs[Int(reader.peek(bits))]
+                UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: entry), as: UInt16.self)
+                out += Int(entry >> 24)
+                reader.skip(Int((entry >> 16) & 0xFF))
+            }
+            reader.reload()
+        }
+        return out
     }
 
     /// Decodes `count` symbols of one stream; the caller checks the stream ended exactly.
@@ -138,27 +167,40 @@ extension ZstdDecoder {
         let o4 = output + min(3 * segment, count), oEnd = output + count
         var r1 = readers[0], r2 = readers[1], r3 = readers[2], r4 = readers[3]
         huffman.entries.withUnsafeBufferPointer { buffer in
+          huffman.pairs.withUnsafeBufferPointer { pairBuffer in
             let table = buffer.baseAddress!
+            let pairs = pairBuffer.baseAddress!
             let bits = huffman.maximumBits
             var p1 = o1, p2 = o2, p3 = o3, p4 = o4
             r1.reload(); r2.reload(); r3.reload(); r4.reload()
-            // The fourth segment is the shortest; the others are as long.
-            while oEnd - p4 >= 4 && r1.consumed <= 20 && r2.consumed <= 20 && r3.consumed <= 20 && r4.consumed <= 20 {
+            // One or two symbols per lookup; each stream moves at its own pace, so each keeps
+            // eight bytes of room in its own segment (four lookups write at most eight).
+            while o2 - p1 >= 8 && o3 - p2 >= 8 && o4 - p3 >= 8 && oEnd - p4 >= 8
+                && r1.consumed <= 20 && r2.consumed <= 20 && r3.consumed <= 20 && r4.consumed <= 20 {
                 for _ in 0 ..< 4 {
-                    // Safe: each pointer stays in its segment (segments 1-3 are as long as the
-                    // fourth or longer), and a peek of `bits` bits indexes the table.
-                    let e1 = table[Int(r1.peek(bits))]; p1.pointee = UInt8(truncatingIfNeeded: e1); r1.skip(Int(e1 >> 8))
-                    let e2 = table[Int(r2.peek(bits))]; p2.pointee = UInt8(truncatingIfNeeded: e2); r2.skip(Int(e2 >> 8))
-                    let e3 = table[Int(r3.peek(bits))]; p3.pointee = UInt8(truncatingIfNeeded: e3); r3.skip(Int(e3 >> 8))
-                    let e4 = table[Int(r4.peek(bits))]; p4.pointee = UInt8(truncatingIfNeeded: e4); r4.skip(Int(e4 >> 8))
-                    p1 += 1; p2 += 1; p3 += 1; p4 += 1
+                    // Safe: each pointer has two bytes of room in its segment, and a peek of
+                    // `bits` bits indexes the table.
+                    let e1 = pairs[Int(r1.peek(bits))], e2 = pairs[Int(r2.peek(bits))]
+                    let e3 = pairs[Int(r3.peek(bits))], e4 = pairs[Int(r4.peek(bits))]
+                    UnsafeMutableRawPointer(p1).storeBytes(of: UInt16(truncatingIfNeeded: e1), as: UInt16.self)
+                    UnsafeMutableRawPointer(p2).storeBytes(of: UInt16(truncatingIfNeeded: e2), as: UInt16.self)
+                    UnsafeMutableRawPointer(p3).storeBytes(of: UInt16(truncatingIfNeeded: e3), as: UInt16.self)
+                    UnsafeMutableRawPointer(p4).storeBytes(of: UInt16(truncatingIfNeeded: e4), as: UInt16.self)
+                    p1 += Int(e1 >> 24); p2 += Int(e2 >> 24); p3 += Int(e3 >> 24); p4 += Int(e4 >> 24)
+                    r1.skip(Int((e1 >> 16) & 0xFF)); r2.skip(Int((e2 >> 16) & 0xFF))
+                    r3.skip(Int((e3 >> 16) & 0xFF)); r4.skip(Int((e4 >> 16) & 0xFF))
                 }
                 r1.reload(); r2.reload(); r3.reload(); r4.reload()
             }
+            p1 = decodePairs(&r1, pairs: pairs, bits: bits, into: p1, end: o2)
+            p2 = decodePairs(&r2, pairs: pairs, bits: bits, into: p2, end: o3)
+            p3 = decodePairs(&r3, pairs: pairs, bits: bits, into: p3, end: o4)
+            p4 = decodePairs(&r4, pairs: pairs, bits: bits, into: p4, end: oEnd)
             decodeSymbols(&r1, table: table, bits: bits, into: p1, count: o2 - p1)
             decodeSymbols(&r2, table: table, bits: bits, into: p2, count: o3 - p2)
             decodeSymbols(&r3, table: table, bits: bits, into: p3, count: o4 - p3)
             decodeSymbols(&r4, table: table, bits: bits, into: p4, count: oEnd - p4)
+          }
         }
         for (i, reader) in [r1, r2, r3, r4].enumerated() where !reader.isFinished {
             throw .malformed(offset: starts[i], detail: "Huffman literals stream \(i + 1) of 4 not used up exactly by its literals")

@@ -1,0 +1,99 @@
+import Colonnade
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `interop-read` suite (issue 32): the bench table as Polars (Parquet, zstd: its default),
+/// pandas (Feather, LZ4 frames: its default) and DuckDB (Parquet, Snappy: its default) write it,
+/// decoded in process into a table (no save) by Colonnade, beside Polars `read_parquet`/`read_ipc`
+/// and DuckDB `read_parquet` of the same files at the same thread count, in the same run
+/// (Benchmarks/peers/interop_read.py writes the files and times the peers); and the end-to-end
+/// `colonnade import` of each, which includes the durable save (fsync) of the snapshot.
+///
+/// Colonnade decodes one file on one thread, so the like-for-like rows are at one thread
+/// (`POLARS_MAX_THREADS=1`, DuckDB `SET threads=1`); the peers' figures at the machine's thread
+/// count are printed beside them. Skipped when the peers' Python (`$COLONNADE_PEERS_PYTHON`, else
+/// Benchmarks/peers/.venv/bin/python) is not there.
+struct InteropReadSuite {
+    let table: QuoteTable
+    let recorder: Recorder
+    let label: String
+    let directory: String
+
+    struct PeerReport: Decodable {
+        struct Peer: Decodable {
+            var reader: String
+            var file: String
+            var seconds: Double
+            var spread: Double
+            var runs: Int
+        }
+        var files: [String: Int]
+        var rows: Int
+        var threads: Int
+        var peers: [Peer]
+        var loadavg: [Double]
+        var versions: [String: String]
+        var feather_writer: String
+    }
+
+    func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        let python = env["COLONNADE_PEERS_PYTHON"] ?? FileManager.default.currentDirectoryPath + "/Benchmarks/peers/.venv/bin/python"
+        let script = FileManager.default.currentDirectoryPath + "/Benchmarks/peers/interop_read.py"
+        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script) else {
+            print("interop-read suite skipped: no peers' Python at \(python) (set COLONNADE_PEERS_PYTHON) or no \(script)")
+            return
+        }
+        let dir = directory + "/colonnade-interop-read-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let source = dir + "/source.parquet"
+        try ParquetWriter(table: table).write(toFile: source, durable: false)
+        let runs = table.rowCount > 5_000_000 ? 3 : 5
+        var reports: [Int: PeerReport] = [:]
+        for threads in Set([1, QueryOptions.availableCores]).sorted() {
+            let json = dir + "/peers-t\(threads).json"
+            try Shell.run("'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null")
+            reports[threads] = try JSONDecoder().decode(PeerReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        }
+        guard let one = reports[1] else { return }
+        print("interop-read: files written by Polars \(one.versions["polars"] ?? "?"), \(one.feather_writer), DuckDB \(one.versions["duckdb"] ?? "?")")
+        let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
+        for (file, bytes) in one.files.sorted(by: { $0.key > $1.key }) {
+            let path = dir + "/" + file
+            let b = Double(bytes)
+            let ours = try measure(runs: runs) {
+                let t = try InteropReader.read(path: path)
+                precondition(t.rowCount == one.rows, "read \(t.rowCount) rows of \(one.rows)")
+                sink(t.rowCount)
+            }
+            var notes: [String] = []
+            for (threads, report) in reports.sorted(by: { $0.key < $1.key }) {
+                for p in report.peers where p.file == file {
+                    let name = "\(p.reader) \(file) \(label) t=\(threads)"
+                    recorder.record(Measurement(suite: "interop-read", name: name, seconds: p.seconds, spread: p.spread, runs: p.runs,
+                                                items: b, unit: "B", bytes: b,
+                                                note: String(format: "peer, same files, same run (load %.1f)", report.loadavg.first ?? .nan)))
+                    notes.append(String(format: "%@ t=%d %.2f×", p.reader, threads, p.seconds / ours.median))
+                }
+            }
+            recorder.record(Measurement(suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=1", seconds: ours.median,
+                                        spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
+                                        note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
+            if FileManager.default.isExecutableFile(atPath: colonnade) {
+                let snapshot = dir + "/q.snapshot"
+                var failure: Error?
+                let e2e = measure(runs: runs, prepare: { unlink(snapshot) }) {
+                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch { failure = error }
+                }
+                unlink(snapshot)
+                if let failure { throw failure }
+                recorder.record(Measurement(suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
+                                            seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
+                                            note: "includes process start and the durable save (fsync)"))
+            }
+        }
+    }
+}

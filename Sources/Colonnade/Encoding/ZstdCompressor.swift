@@ -1,0 +1,491 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Zstandard compression (RFC 8878), written from the format's specification; `Zstd.decompress`
+/// (and the reference `zstd -d`) read what it writes. ARCHITECTURE.md, Encoding.
+///
+/// One frame: the content size, a single segment when the input fits the level's window, blocks
+/// of at most 128 KiB, and the XXH64 content checksum. Each block is LZ77-matched (a hash table of
+/// 4-byte prefixes, chained at levels 3 and up, searched deeper as the level rises, with the
+/// last offset tried first); literals are Huffman-coded (one or four streams, weights written
+/// directly or FSE-compressed) and sequences FSE-coded, each of the three fields with the
+/// predefined table, one symbol (RLE) or a table fitted to the block, whichever is smallest. A
+/// block that does not shrink is stored raw, one of a single repeated byte as RLE.
+///
+/// ```swift
+/// let frame = bytes.withUnsafeBytes { ZstdCompressor.compress($0, level: 3) }
+/// ```
+public enum ZstdCompressor {
+    /// The levels `compress` takes; higher searches longer for matches.
+    public static let levels = 1 ... 19
+    /// The level when none is given (as the `zstd` tool's).
+    public static let defaultLevel = 3
+    /// The largest block's content.
+    static let blockSize = 1 << 17
+
+    /// The frame of `input` at `level` (clamped to `levels`).
+    /// - Complexity: O(input × search depth of the level).
+    public static func compress(_ input: UnsafeRawBufferPointer, level: Int = defaultLevel) -> [UInt8] {
+        var state = MatchState(level: min(max(level, levels.lowerBound), levels.upperBound), size: input.count)
+        var out: [UInt8] = []
+        out.reserveCapacity(input.count / 2 + 64)
+        // Frame header (RFC 8878 §3.1.1.1).
+        appendLE(&out, 0xFD2F_B528, 4)
+        let size = input.count
+        let single = size <= 1 << state.windowLog
+        let sizeFlag: UInt8 = size < 256 ? (single ? 0 : 1) : size < 65536 + 256 ? 1 : size <= Int(UInt32.max) ? 2 : 3
+        out.append(sizeFlag << 6 | (single ? 1 << 5 : 0) | 1 << 2)
+        if !single { out.append(UInt8(state.windowLog - 10) << 3) }
+        switch sizeFlag {
+        case 0: out.append(UInt8(size))
+        case 1: appendLE(&out, UInt64(size - 256), 2)
+        case 2: appendLE(&out, UInt64(size), 4)
+        default: appendLE(&out, UInt64(size), 8)
+        }
+        if let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), size > 0 {
+            var start = 0
+            var blockEncoder = BlockEncoder()
+            while start < size {
+                let end = min(size, start + blockSize)
+                blockEncoder.encode(base, start: start, end: end, last: end == size, state: &state, into: &out)
+                start = end
+            }
+        } else {
+            appendLE(&out, 1, 3)  // one empty, last raw block
+        }
+        appendLE(&out, UInt64(UInt32(truncatingIfNeeded: XXHash64.hash(input))), 4)
+        return out
+    }
+
+    @inline(__always)
+    static func appendLE(_ out: inout [UInt8], _ value: UInt64, _ bytes: Int) {
+        for i in 0 ..< bytes { out.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * i))) }
+    }
+
+    // MARK: Matching
+
+    /// One LZ77 sequence: `literals` bytes, then `length` bytes copied from `offset` back.
+    struct Sequence {
+        var literals: UInt32
+        var length: UInt32
+        var offset: UInt32
+    }
+
+    /// The match finder's tables, kept across the blocks of a frame.
+    struct MatchState {
+        let windowLog: Int
+        let hashLog: Int
+        let chainLog: Int
+        let depth: Int
+        let lazy: Bool
+        var hash: [Int32]
+        var chain: [Int32]
+        /// The decoder's three repeat offsets, after the blocks written so far.
+        var repeats: (UInt32, UInt32, UInt32) = (1, 4, 8)
+        /// The last match's offset (tried first at the next position).
+        var lastOffset = 1
+
+        init(level: Int, size: Int) {
+            windowLog = level < 6 ? 21 : level < 12 ? 22 : 23
+            let sizeLog = max(10, Int.bitWidth - max(1, size).leadingZeroBitCount)
+            hashLog = min(level < 3 ? 16 : level < 9 ? 17 : 18, sizeLog + 1)
+            chainLog = level < 3 ? 0 : min(level < 9 ? 16 : 18, sizeLog)
+            depth = level < 3 ? 0 : level < 5 ? 4 : level < 8 ? 16 : level < 13 ? 48 : 128
+            lazy = level >= 5
+            hash = [Int32](repeating: -1, count: 1 << hashLog)
+            chain = chainLog > 0 ? [Int32](repeating: -1, count: 1 << chainLog) : []
+        }
+    }
+
+    @inline(__always)
+    static func load32(_ p: UnsafePointer<UInt8>) -> UInt32 { UnsafeRawPointer(p).loadUnaligned(as: UInt32.self) }
+    @inline(__always)
+    static func load64(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
+
+    /// A match's worth in quarter bytes: its length, less its offset's bits (zstd's lazy rule).
+    @inline(__always)
+    static func gain(_ length: Int, _ offset: Int) -> Int {
+        length * 4 - (Int.bitWidth - 1 - max(1, offset).leadingZeroBitCount)
+    }
+
+    /// The number of equal bytes at `a` and `b`, at most `limit`.
+    @inline(__always)
+    static func matchLength(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, limit: Int) -> Int {
+        var n = 0
+        while n + 8 <= limit {
+            let x = load64(a + n) ^ load64(b + n)
+            if x != 0 { return n + x.trailingZeroBitCount >> 3 }
+            n += 8
+        }
+        while n < limit && a[n] == b[n] { n += 1 }
+        return n
+    }
+
+    /// Finds the sequences of `start ..< end` (earlier bytes of `base` are history), appending
+    /// the literals to `literals`; returns the trailing literal count.
+    static func findSequences(_ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+                              sequences: inout [Sequence], literals: inout [UInt8]) {
+        let minimum = 4
+        var anchor = start
+        var ip = start
+        // The last position a 4-byte hash may be read at without reading past the block.
+        let limit = end - 8
+        let window = 1 << state.windowLog
+        let hashShift = 32 - state.hashLog
+        let chainMask = (1 << state.chainLog) - 1
+        let depth = state.depth
+        let chained = state.chainLog > 0
+        var lastOffset = state.lastOffset
+        state.hash.withUnsafeMutableBufferPointer { hashTable in
+            state.chain.withUnsafeMutableBufferPointer { chainTable in
+                @inline(__always) func hashOf(_ p: Int) -> Int { Int((load32(base + p) &* 2_654_435_761) >> UInt32(hashShift)) }
+                @inline(__always) func insert(_ p: Int) {
+                    let h = hashOf(p)
+                    if chained { chainTable[p & chainMask] = hashTable[h] }
+                    hashTable[h] = Int32(p)
+                }
+                /// The best match at `p` (length, offset), inserting `p`.
+                @inline(__always) func search(_ p: Int) -> (Int, Int) {
+                    let h = hashOf(p)
+                    var candidate = Int(hashTable[h])
+                    if chained { chainTable[p & chainMask] = Int32(candidate) }
+                    hashTable[h] = Int32(p)
+                    var bestLength = 0, bestOffset = 0
+                    let maxLength = end - p
+                    let lowest = max(0, p - window, chained ? p - chainMask : 0)
+                    var tries = max(depth, 1)
+                    while candidate >= lowest && candidate < p && tries > 0 {
+                        if base[candidate + bestLength] == base[p + bestLength] || bestLength == 0 {
+                            let n = matchLength(base + p, base + candidate, limit: maxLength)
+                            // Longer, unless the extra length costs more in offset bits than it saves.
+                            if n > bestLength && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset)) {
+                                bestLength = n; bestOffset = p - candidate
+                                if n == maxLength { break }
+                            }
+                        }
+                        tries -= 1
+                        guard chained else { break }
+                        let next = Int(chainTable[candidate & chainMask])
+                        if next >= candidate { break }
+                        candidate = next
+                    }
+                    return (bestLength, bestOffset)
+                }
+                @inline(__always) func emit(_ p: Int, _ length: Int, _ offset: Int) {
+                    literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: p - anchor))
+                    sequences.append(Sequence(literals: UInt32(p - anchor), length: UInt32(length), offset: UInt32(offset)))
+                    lastOffset = offset
+                    let matchEnd = p + length
+                    // Index a few positions inside the match (all of them when chaining deeply).
+                    if depth >= 16 {
+                        var q = p + 1
+                        while q < matchEnd && q <= limit { insert(q); q += 1 }
+                    } else if matchEnd - 2 <= limit && matchEnd - 2 > p {
+                        insert(matchEnd - 2)
+                    }
+                    ip = matchEnd
+                    anchor = matchEnd
+                }
+                while ip <= limit {
+                    // The last offset first: long runs of repeated records match at it.
+                    if lastOffset <= ip && lastOffset <= window && load32(base + ip) == load32(base + ip - lastOffset) {
+                        let n = matchLength(base + ip, base + ip - lastOffset, limit: end - ip)
+                        if n >= minimum {
+                            insert(ip)
+                            emit(ip, n, lastOffset)
+                            continue
+                        }
+                    }
+                    var (length, offset) = search(ip)
+                    if length < minimum {
+                        // Speed up over data that does not match.
+                        ip += 1 + ((ip - anchor) >> 8)
+                        continue
+                    }
+                    if state.lazy && ip + 1 <= limit {
+                        let (l2, o2) = search(ip + 1)
+                        // One literal more costs about a byte: the later match must gain more.
+                        if l2 >= minimum && gain(l2, o2) > gain(length, offset) + 4 {
+                            ip += 1; length = l2; offset = o2
+                        }
+                    }
+                    emit(ip, length, offset)
+                }
+            }
+        }
+        state.lastOffset = lastOffset
+        literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: end - anchor))
+    }
+
+    // MARK: Blocks
+
+    /// Encodes blocks; keeps its buffers between blocks.
+    struct BlockEncoder {
+        var sequences: [Sequence] = []
+        var literals: [UInt8] = []
+        var body: [UInt8] = []
+
+        mutating func encode(_ base: UnsafePointer<UInt8>, start: Int, end: Int, last: Bool, state: inout MatchState,
+                             into out: inout [UInt8]) {
+            let count = end - start
+            let lastBit: UInt64 = last ? 1 : 0
+            // A block of one repeated byte.
+            if count >= 16 && ZstdCompressor.matchLength(base + start, base + start + 1, limit: count - 1) == count - 1 {
+                ZstdCompressor.appendLE(&out, lastBit | 1 << 1 | UInt64(count) << 3, 3)
+                out.append(base[start])
+                return
+            }
+            sequences.removeAll(keepingCapacity: true)
+            literals.removeAll(keepingCapacity: true)
+            body.removeAll(keepingCapacity: true)
+            let savedRepeats = state.repeats
+            if count > 16 {
+                ZstdCompressor.findSequences(base, start: start, end: end, state: &state, sequences: &sequences, literals: &literals)
+            } else {
+                literals.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
+            }
+            ZstdCompressor.encodeLiterals(literals, into: &body)
+            ZstdCompressor.encodeSequences(sequences, repeats: &state.repeats, into: &body)
+            // RFC 8878 §3.1.1.2.4: a block's size may not exceed its maximum.
+            if body.count < count && body.count <= ZstdCompressor.blockSize {
+                ZstdCompressor.appendLE(&out, lastBit | 2 << 1 | UInt64(body.count) << 3, 3)
+                out.append(contentsOf: body)
+            } else {
+                // Stored raw: the decoder's repeat offsets stay as they were.
+                state.repeats = savedRepeats
+                ZstdCompressor.appendLE(&out, lastBit | UInt64(count) << 3, 3)
+                out.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
+            }
+        }
+    }
+
+    /// The literals section (RFC 8878 §3.1.1.3.1).
+    static func encodeLiterals(_ literals: [UInt8], into out: inout [UInt8]) {
+        let n = literals.count
+        func rawHeader(_ type: UInt64) {
+            if n < 32 {
+                out.append(UInt8(type | UInt64(n) << 3))
+            } else if n < 4096 {
+                appendLE(&out, type | 1 << 2 | UInt64(n) << 4, 2)
+            } else {
+                appendLE(&out, type | 3 << 2 | UInt64(n) << 4, 3)
+            }
+        }
+        func raw() {
+            rawHeader(0)
+            out.append(contentsOf: literals)
+        }
+        guard n >= 64 else { return raw() }
+        var histogram = [Int](repeating: 0, count: 256)
+        literals.withUnsafeBufferPointer { l in for b in l { histogram[Int(b)] += 1 } }
+        if histogram[Int(literals[0])] == n {
+            rawHeader(1)
+            out.append(literals[0])
+            return
+        }
+        guard let huffman = ZstdHuffmanEncoder(histogram: histogram) else { return raw() }
+        // The coded size, before writing it.
+        var bits = 0
+        for s in 0 ..< 256 where histogram[s] > 0 { bits += histogram[s] * Int(huffman.lengths[s]) }
+        let fourStreams = n >= 256
+        let estimate = huffman.description.count + bits / 8 + (fourStreams ? 10 : 1)
+        guard estimate + 8 < n else { return raw() }
+        var streams: [[UInt8]] = []
+        literals.withUnsafeBufferPointer { l in
+            if fourStreams {
+                let segment = (n + 3) / 4
+                for i in 0 ..< 4 {
+                    let a = min(n, i * segment), b = min(n, a + segment)
+                    streams.append(huffmanStream(l, a ..< (i == 3 ? n : b), huffman))
+                }
+            } else {
+                streams.append(huffmanStream(l, 0 ..< n, huffman))
+            }
+        }
+        var compressed = huffman.description.count + streams.reduce(0) { $0 + $1.count }
+        if fourStreams { compressed += 6 }
+        guard compressed < n - 8 else { return raw() }
+        let type: UInt64 = 2
+        if !fourStreams {
+            appendLE(&out, type | UInt64(n) << 4 | UInt64(compressed) << 14, 3)
+        } else if n < 1024 && compressed < 1024 {
+            appendLE(&out, type | 1 << 2 | UInt64(n) << 4 | UInt64(compressed) << 14, 3)
+        } else if n < 16384 && compressed < 16384 {
+            appendLE(&out, type | 2 << 2 | UInt64(n) << 4 | UInt64(compressed) << 18, 4)
+        } else {
+            appendLE(&out, type | 3 << 2 | UInt64(n) << 4 | UInt64(compressed) << 22, 5)
+        }
+        out.append(contentsOf: huffman.description)
+        if fourStreams {
+            for i in 0 ..< 3 { appendLE(&out, UInt64(streams[i].count), 2) }
+        }
+        for s in streams { out.append(contentsOf: s) }
+    }
+
+    /// One Huffman-coded stream of `literals[range]`: the last byte first, so the decoder, reading
+    /// backward, meets the first byte first.
+    static func huffmanStream(_ literals: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ huffman: ZstdHuffmanEncoder) -> [UInt8] {
+        var writer = ZstdBitWriter(capacity: range.count + 8)
+        huffman.codes.withUnsafeBufferPointer { codes in
+            huffman.lengths.withUnsafeBufferPointer { lengths in
+                var i = range.upperBound
+                while i > range.lowerBound {
+                    i -= 1
+                    let s = Int(literals[i])
+                    writer.add(UInt64(codes[s]), Int(lengths[s]))
+                }
+            }
+        }
+        writer.close()
+        return writer.bytes
+    }
+
+    // MARK: Sequences
+
+    static let literalLengthCodes: [UInt8] = (0 ..< 64).map { v in
+        UInt8(ZstdSequenceTable.Field.literalLengthBase.lastIndex { $0 <= UInt32(v) } ?? 0)
+    }
+    static let matchLengthCodes: [UInt8] = (0 ..< 128).map { v in
+        UInt8(ZstdSequenceTable.Field.matchLengthBase.lastIndex { $0 <= UInt32(v + 3) } ?? 0)
+    }
+
+    @inline(__always)
+    static func literalLengthCode(_ v: Int) -> Int {
+        v < 64 ? Int(literalLengthCodes[v]) : (Int.bitWidth - 1 - v.leadingZeroBitCount) + 19
+    }
+
+    @inline(__always)
+    static func matchLengthCode(_ length: Int) -> Int {
+        let v = length - 3
+        return v < 128 ? Int(matchLengthCodes[v]) : (Int.bitWidth - 1 - v.leadingZeroBitCount) + 36
+    }
+
+    /// The predefined distributions (RFC 8878 §3.1.1.3.2.2).
+    static let predefinedLiteralLengths: [Int16] =
+        [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1]
+    static let predefinedMatchLengths: [Int16] =
+        [1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1]
+    static let predefinedOffsets: [Int16] =
+        [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1]
+    static let predefinedTables = (
+        ZstdFSEEncoder(counts: predefinedLiteralLengths, accuracyLog: 6),
+        ZstdFSEEncoder(counts: predefinedOffsets, accuracyLog: 5),
+        ZstdFSEEncoder(counts: predefinedMatchLengths, accuracyLog: 6))
+
+    /// How one field's codes are coded: the mode (0 predefined, 1 RLE, 2 compressed), the table
+    /// and what goes in the section before the bitstream.
+    static func chooseTable(_ histogram: [Int], total: Int, maximumLog: Int, predefined: [Int16], predefinedLog: Int,
+                            predefinedTable: ZstdFSEEncoder) -> (mode: UInt8, table: ZstdFSEEncoder, description: [UInt8]) {
+        var maxSymbol = 0
+        var distinct = 0
+        for (s, h) in histogram.enumerated() where h > 0 { maxSymbol = s; distinct += 1 }
+        if distinct == 1 {
+            // RLE: one symbol, no bits per state.
+            var counts = [Int16](repeating: 0, count: maxSymbol + 1)
+            counts[maxSymbol] = 1
+            return (1, ZstdFSEEncoder(counts: counts, accuracyLog: 0), [UInt8(maxSymbol)])
+        }
+        let predefinedCost = ZstdFSEEncoder.cost(histogram, counts: predefined, accuracyLog: predefinedLog)
+        let log = ZstdFSEEncoder.accuracyLog(total: total, maximumSymbol: maxSymbol, maximum: maximumLog)
+        if distinct < 1 << log {
+            let counts = ZstdFSEEncoder.normalize(Array(histogram[0 ... maxSymbol]), total: total, accuracyLog: log)
+            let description = ZstdFSEEncoder.description(counts, accuracyLog: log)
+            if let fitted = ZstdFSEEncoder.cost(histogram, counts: counts, accuracyLog: log) {
+                if predefinedCost == nil || fitted + Double(8 * description.count) < predefinedCost! {
+                    return (2, ZstdFSEEncoder(counts: counts, accuracyLog: log), description)
+                }
+            }
+        }
+        return (0, predefinedTable, [])
+    }
+
+    /// The sequences section (RFC 8878 §3.1.1.3.2): offsets turned into offset values against the
+    /// repeat offsets (which it updates as the decoder will), codes, tables, the bitstream.
+    static func encodeSequences(_ sequences: [Sequence], repeats: inout (UInt32, UInt32, UInt32), into out: inout [UInt8]) {
+        let n = sequences.count
+        if n < 128 {
+            out.append(UInt8(n))
+        } else if n < 0x7F00 {
+            out.append(UInt8(128 + (n >> 8))); out.append(UInt8(n & 0xFF))
+        } else {
+            out.append(255); appendLE(&out, UInt64(n - 0x7F00), 2)
+        }
+        guard n > 0 else { return }
+        var llCodes = [UInt8](repeating: 0, count: n)
+        var mlCodes = [UInt8](repeating: 0, count: n)
+        var ofCodes = [UInt8](repeating: 0, count: n)
+        var offsetValues = [UInt32](repeating: 0, count: n)
+        var llHistogram = [Int](repeating: 0, count: 36)
+        var mlHistogram = [Int](repeating: 0, count: 53)
+        var ofHistogram = [Int](repeating: 0, count: 32)
+        var (r0, r1, r2) = repeats
+        for (i, s) in sequences.enumerated() {
+            let o = s.offset
+            var value: UInt32
+            if s.literals > 0 {
+                value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
+            } else {
+                value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
+            }
+            // The decoder's update (RFC 8878 §3.1.2.5).
+            if value > 3 {
+                (r0, r1, r2) = (o, r0, r1)
+            } else {
+                let index = s.literals > 0 ? Int(value) - 1 : Int(value)
+                switch index {
+                case 0: break
+                case 1: (r0, r1) = (r1, r0)
+                case 2: (r0, r1, r2) = (r2, r0, r1)
+                default: (r0, r1, r2) = (r0 - 1, r0, r1)
+                }
+            }
+            offsetValues[i] = value
+            let ll = literalLengthCode(Int(s.literals)), ml = matchLengthCode(Int(s.length))
+            let of = UInt32.bitWidth - 1 - value.leadingZeroBitCount
+            llCodes[i] = UInt8(ll); mlCodes[i] = UInt8(ml); ofCodes[i] = UInt8(of)
+            llHistogram[ll] += 1; mlHistogram[ml] += 1; ofHistogram[of] += 1
+        }
+        repeats = (r0, r1, r2)
+        let ll = chooseTable(llHistogram, total: n, maximumLog: 9, predefined: predefinedLiteralLengths, predefinedLog: 6,
+                             predefinedTable: predefinedTables.0)
+        let of = chooseTable(ofHistogram, total: n, maximumLog: 8, predefined: predefinedOffsets, predefinedLog: 5,
+                             predefinedTable: predefinedTables.1)
+        let ml = chooseTable(mlHistogram, total: n, maximumLog: 9, predefined: predefinedMatchLengths, predefinedLog: 6,
+                             predefinedTable: predefinedTables.2)
+        out.append(ll.mode << 6 | of.mode << 4 | ml.mode << 2)
+        out.append(contentsOf: ll.description)
+        out.append(contentsOf: of.description)
+        out.append(contentsOf: ml.description)
+        let llBits = ZstdSequenceTable.Field.literalLengthBits, mlBits = ZstdSequenceTable.Field.matchLengthBits
+        let llBase = ZstdSequenceTable.Field.literalLengthBase, mlBase = ZstdSequenceTable.Field.matchLengthBase
+        var writer = ZstdBitWriter(capacity: n * 4)
+        // The last sequence first; its codes start the three states.
+        let lastIndex = n - 1
+        var mlState = ml.table.initialState(Int(mlCodes[lastIndex]))
+        var ofState = of.table.initialState(Int(ofCodes[lastIndex]))
+        var llState = ll.table.initialState(Int(llCodes[lastIndex]))
+        @inline(__always) func extraBits(_ i: Int) {
+            let s = sequences[i]
+            let lc = Int(llCodes[i]), mc = Int(mlCodes[i]), oc = Int(ofCodes[i])
+            writer.add(UInt64(s.literals - llBase[lc]), Int(llBits[lc]))
+            writer.add(UInt64(s.length - mlBase[mc]), Int(mlBits[mc]))
+            writer.add(UInt64(offsetValues[i]), oc)
+        }
+        extraBits(lastIndex)
+        var i = lastIndex
+        while i > 0 {
+            i -= 1
+            ofState = of.table.encode(Int(ofCodes[i]), state: ofState, into: &writer)
+            mlState = ml.table.encode(Int(mlCodes[i]), state: mlState, into: &writer)
+            llState = ll.table.encode(Int(llCodes[i]), state: llState, into: &writer)
+            extraBits(i)
+        }
+        ml.table.flush(mlState, into: &writer)
+        of.table.flush(ofState, into: &writer)
+        ll.table.flush(llState, into: &writer)
+        writer.close()
+        out.append(contentsOf: writer.bytes)
+    }
+}

@@ -1,0 +1,150 @@
+/// Exact windows: `msum`, `mavg` and `mdev` over a column with a decimal scale (`DecimalScale`).
+///
+/// Each value becomes its exact decimal in scaled integers (`x·10^d`, below 2^52); window sums are
+/// integer sums (Int64, or Int128 where Int64 could overflow), slid without error, and each
+/// result is rounded once to Float64 (`quotient`). So a close equal to its decimal mean, or two
+/// means equal in decimal arithmetic, compare equal — the answer does not depend on summation
+/// order, nor on where evaluation began. NaN (null) in a window makes the result NaN, as in
+/// `SeriesKernels`. A window of row `i` lies in `[i - n + 1, i]` and must lie within the segment
+/// (rows before it are the ticker's first `n - 1`, null, or lookback rows the caller discards).
+///
+/// `mdev` is `sqrt((n·Σm² − (Σm)²) / (n(n−1)·10^2d))`: the quotient exact then rounded once,
+/// the square root of that rounded (two roundings, not one); a window of equal values is exactly 0.
+extension SeriesKernels {
+    /// Whether `f` over `n` rows of a column with `scale` has an exact kernel: `msum`, `mavg` and
+    /// `mdev`, where the integers cannot overflow Int128 (the sums of squares of 12-decimal prices
+    /// in the hundreds of thousands can: those keep the floating-point kernel).
+    static func hasExactKernel(_ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale) -> Bool {
+        let big = scale.maxScaled * Double(n)
+        switch f {
+        case .msum, .mavg: return big < 8.0e37
+        case .mdev: return big * big < 8.0e37 && Double(n) * Double(n) * DecimalScale.powers[2 * scale.digits] < 8.0e37
+        default: return false
+        }
+    }
+
+    /// Runs the exact kernel for `f` over `[s, e)` of the buffers (`ints`: scratch for as many).
+    /// - Precondition: `hasExactKernel(f, window: n, scale: scale)`.
+    static func runExact(_ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale,
+                         src: UnsafePointer<Double>, dst: UnsafeMutablePointer<Double>, s: Int, e: Int,
+                         ints: UnsafeMutablePointer<Int64>) {
+        let big = scale.maxScaled * Double(n)
+        if s + n - 1 >= e {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
+        // Safe throughout: indices within [s, e), inside the buffers.
+        let p = DecimalScale.powers[scale.digits]
+        for i in s ..< e {
+            let x = src[i]
+            ints[i] = Int64(((x.isNaN ? 0 : x) * p).rounded())
+        }
+        switch f {
+        case .msum, .mavg:
+            let divisor = f == .mavg ? Int128(n) * Int128(p) : Int128(p)
+            if big < 9.0e18 {
+                slideSums(n, src, ints, dst, s, e, as: Int64.self, divisor: divisor)
+            } else {
+                slideSums(n, src, ints, dst, s, e, as: Int128.self, divisor: divisor)
+            }
+        default:
+            slideDeviation(n, src, ints, dst, s, e, p: p)
+        }
+    }
+
+    @inline(__always)
+    private static func slideSums<I: FixedWidthInteger & SignedInteger>(
+        _ n: Int, _ src: UnsafePointer<Double>, _ ints: UnsafePointer<Int64>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, as _: I.Type, divisor den: Int128
+    ) {
+        let divisor = Double(den)
+        let exactDivisor = divisor < twoTo53
+        var sum: I = 0
+        var nulls = 0
+        for j in s ..< s + n - 1 {
+            sum += I(ints[j])
+            nulls &+= src[j].isNaN ? 1 : 0
+            dst[j] = .nan
+        }
+        for i in s + n - 1 ..< e {
+            sum += I(ints[i])
+            nulls &+= src[i].isNaN ? 1 : 0
+            let a = Double(sum)
+            if nulls > 0 {
+                dst[i] = .nan
+            } else if exactDivisor && Swift.abs(a) < twoTo53 {
+                dst[i] = a / divisor  // both exact: the division rounds once
+            } else {
+                dst[i] = quotient(Int128(sum), den)
+            }
+            let out = i - n + 1
+            sum -= I(ints[out])
+            nulls &-= src[out].isNaN ? 1 : 0
+        }
+    }
+
+    private static func slideDeviation(_ n: Int, _ src: UnsafePointer<Double>, _ ints: UnsafePointer<Int64>,
+                                       _ dst: UnsafeMutablePointer<Double>, _ s: Int, _ e: Int, p: Double) {
+        if n == 1 { for i in s ..< e { dst[i] = .nan }; return }
+        let count = Int128(n)
+        let den = count * Int128(n - 1) * Int128(p) * Int128(p)
+        let denDouble = Double(den)
+        var sum: Int128 = 0, squares: Int128 = 0
+        var nulls = 0
+        for j in s ..< s + n - 1 {
+            let m = Int128(ints[j])
+            sum += m
+            squares += m * m
+            nulls &+= src[j].isNaN ? 1 : 0
+            dst[j] = .nan
+        }
+        for i in s + n - 1 ..< e {
+            let m = Int128(ints[i])
+            sum += m
+            squares += m * m
+            nulls &+= src[i].isNaN ? 1 : 0
+            if nulls > 0 {
+                dst[i] = .nan
+            } else {
+                let numerator = count * squares - sum * sum  // n²·variance·10^2d·(n−1)/n ≥ 0, exact
+                let a = Double(numerator)
+                let variance = a < twoTo53 && denDouble < twoTo53 ? a / denDouble : quotient(numerator, den)
+                dst[i] = variance.squareRoot()
+            }
+            let out = Int128(ints[i - n + 1])
+            sum -= out
+            squares -= out * out
+            nulls &-= src[i - n + 1].isNaN ? 1 : 0
+        }
+    }
+
+    private static let twoTo53 = 9_007_199_254_740_992.0
+
+    /// `num / den` correctly rounded to Float64 (to nearest, ties to even).
+    /// - Precondition: `den > 0` and `den < 2^126`.
+    static func quotient(_ num: Int128, _ den: Int128) -> Double {
+        if num == 0 { return 0 }
+        let negative = num < 0
+        let b = UInt128(den)
+        var q = num.magnitude / b
+        var r = num.magnitude % b
+        var exponent = 0
+        var sticky: UInt128 = 0
+        // Bring q to 55 or 56 bits: below the 53 kept, a rounding bit and a sticky bit.
+        while q >= 1 << 56 {
+            sticky |= q & 1
+            q >>= 1
+            exponent += 1
+        }
+        while q < 1 << 55 {
+            r <<= 1  // r < b < 2^126: no overflow
+            q <<= 1
+            if r >= b { q |= 1; r -= b }
+            exponent -= 1
+        }
+        if r != 0 { sticky = 1 }
+        // q < 2^56 with its lowest bit sticky: the conversion rounds exactly as the infinite quotient.
+        let value = Double(UInt64(q | sticky)) * Double(sign: .plus, exponent: exponent, significand: 1)
+        return negative ? -value : value
+    }
+}
