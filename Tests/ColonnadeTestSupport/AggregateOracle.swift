@@ -57,7 +57,9 @@ public struct AggregateOracle {
                 label = formatter.string(from: calendar.date(byAdding: .day, value: -back, to: date)!)
             default: break
             }
-            let key = Key(ticker: byTicker ? tickerOfRow[r] : -1, year: bucket == nil ? 0 : y, month: bucket == "month" ? m : 0, label: label)
+            // A week or a date is its own label (a week spans a year end: 2015-01-01 is in 2014-12-29's).
+            let calendarYear = bucket == "year" || bucket == "month" || bucket == "quarter"
+            let key = Key(ticker: byTicker ? tickerOfRow[r] : -1, year: calendarYear ? y : 0, month: bucket == "month" ? m : 0, label: label)
             groups[key, default: []].append(r)
         }
         // Values per aggregate argument: nil is null; of an expression that is not a bare column, NaN is null too.
@@ -100,12 +102,12 @@ public struct AggregateOracle {
                         guard let x = column[r], let y = second![r] else { return nil }
                         return (x, y)
                     }
-                    // Fewer than two pairs, or a side of equal values (variance 0 exactly): null.
-                    // (An infinity makes the correlation NaN, even beside equal values.)
-                    let infinite = pairs.contains { !$0.0.isFinite || !$0.1.isFinite }
-                    guard pairs.count >= 2, infinite || !pairs.allSatisfy({ $0.0 == pairs[0].0 }) && !pairs.allSatisfy({ $0.1 == pairs[0].1 }) else {
+                    // Fewer than two pairs, or a side of equal values (variance 0, a side of one
+                    // repeated infinity included): null. Otherwise an infinity makes it NaN.
+                    guard pairs.count >= 2, !pairs.allSatisfy({ $0.0 == pairs[0].0 }), !pairs.allSatisfy({ $0.1 == pairs[0].1 }) else {
                         values.append(nil); continue
                     }
+                    if pairs.contains(where: { !$0.0.isFinite || !$0.1.isFinite }) { values.append(.nan); continue }
                     let mx = pairs.map(\.0).reduce(0, +) / Double(pairs.count)
                     let my = pairs.map(\.1).reduce(0, +) / Double(pairs.count)
                     var sxx = 0.0, syy = 0.0, sxy = 0.0

@@ -105,10 +105,13 @@ import ColonnadeTestSupport
             #expect(try table.select(p).rows() == expected, "\(p)")
             let lasts = Set(table.rows(on: .latest))
             #expect(try table.select(p, on: .latest).rows() == expected.filter(lasts.contains), "\(p) on latest")
-            // As of a day: each row carries the value computed on its own date.
+            // As of a day: each row the as-of rule picks (a ticker's last row on or before the
+            // day) carries the value computed on its own date.
             if let day = expected.first.map({ table.dates[$0] }) {
-                let onDay = try table.select(p, on: .day(Day(daysSinceEpoch: day))).rows()
-                #expect(onDay == expected.filter { table.dates[$0] == day }, "\(p) on \(Day(daysSinceEpoch: day))")
+                let screenDay = ScreenDay.day(Day(daysSinceEpoch: day))
+                let asOf = Set(table.rows(on: screenDay))
+                let onDay = try table.select(p, on: screenDay).rows()
+                #expect(onDay == expected.filter(asOf.contains), "\(p) on \(Day(daysSinceEpoch: day))")
             }
         }
     }
@@ -189,6 +192,45 @@ import ColonnadeTestSupport
             let e = Field("close").mvar(n)
             let got = try table.values(of: e, atRows: Array(0 ..< 3000)), expected = oracle.values(e)
             #expect(Self.agree(got, expected, tolerance: { r in 1e-9 * (Self.known(expected[r]) ?? 0) + 1e-12 }) == nil, "n = \(n)")
+        }
+    }
+
+    /// O(1) per row, counted as work: on a random walk of prices and on returns the slid sums stay
+    /// within their error bound, so the windows summed two-pass are the fixed restarts (one per
+    /// `n` rows) and few others; the values stay within the tolerance of two-pass sums.
+    @Test func movingStatisticsSumFewWindowsTwoPass() {
+        var rng = SplitMix64(seed: 11)
+        let count = 20_000
+        var x = [Double](), y = [Double](), level = 100.0
+        for _ in 0 ..< count {
+            let r = Double(rng.inRange(-1000 ... 1000)) / 1e5
+            level *= 1 + r
+            x.append(level)
+            y.append(r + Double(rng.inRange(-500 ... 500)) / 1e5)
+        }
+        var dst = [Double](repeating: 0, count: count)
+        for n in [5, 20, 60, 250] {
+            let fixed = (count - 1) / n + 1  // full windows from row n - 1, one restart per n of them
+            for f in CrossTickerExpression.MovingStatistic.allCases {
+                let restarts = MovingStatistics.run(f, window: n, x: x, y: f.isPair ? y : x, dst: &dst, base: 0,
+                                                    segment: 0 ..< count, tickerStart: 0)
+                #expect(restarts >= fixed - 1 && restarts <= fixed + count / 200, "\(f) n = \(n): \(restarts) two-pass windows, \(fixed) fixed")
+                // Spot checks against a plain two-pass computation.
+                for row in stride(from: n - 1, to: count, by: 997) where n > 1 {
+                    let a = Array(x[row - n + 1 ... row]), b = Array((f.isPair ? y : x)[row - n + 1 ... row])
+                    let ma = a.reduce(0, +) / Double(n), mb = b.reduce(0, +) / Double(n)
+                    var sxx = 0.0, syy = 0.0, sxy = 0.0
+                    for k in 0 ..< n { sxx += (a[k] - ma) * (a[k] - ma); syy += (b[k] - mb) * (b[k] - mb); sxy += (a[k] - ma) * (b[k] - mb) }
+                    let expected: Double, tolerance: Double
+                    switch f {
+                    case .mvar: expected = sxx / Double(n - 1); tolerance = 1e-9 * expected
+                    case .mcov: expected = sxy / Double(n - 1); tolerance = 1e-9 * (sxx * syy).squareRoot() / Double(n - 1)
+                    case .mcorr: expected = sxy / (sxx * syy).squareRoot(); tolerance = 1e-8
+                    case .mbeta: expected = sxy / syy; tolerance = 1e-9 * (sxx / syy).squareRoot()
+                    }
+                    #expect(Swift.abs(dst[row] - expected) <= tolerance, "\(f) n = \(n) row \(row): \(dst[row]) vs \(expected)")
+                }
+            }
         }
     }
 

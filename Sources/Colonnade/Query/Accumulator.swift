@@ -18,6 +18,10 @@ struct Accumulator: Sendable {
     /// (Welford's update, Chan et al.'s combination).
     var pairs = 0
     var meanX = 0.0, meanY = 0.0, m2X = 0.0, m2Y = 0.0, coMoment = 0.0
+    /// The first pair's values, whether a later pair differs from them on each side, and whether
+    /// any value is infinite (then the co-moments are NaN).
+    var firstX = 0.0, firstY = 0.0
+    var xVaries = false, yVaries = false, infinite = false
 
     /// Which optional parts to keep (the plain sum and count loop stays lean otherwise).
     struct Needs: Sendable, Equatable {
@@ -61,6 +65,13 @@ struct Accumulator: Sendable {
     /// One pair of known values (neither null nor NaN) for `corr`.
     @inline(__always)
     mutating func addPair(_ x: Double, _ y: Double) {
+        if pairs == 0 {
+            firstX = x; firstY = y
+        } else {
+            xVaries = xVaries || x != firstX
+            yVaries = yVaries || y != firstY
+        }
+        infinite = infinite || !x.isFinite || !y.isFinite
         pairs += 1
         let n = Double(pairs)
         let dx = x - meanX
@@ -88,7 +99,10 @@ struct Accumulator: Sendable {
         if o.pairs > 0 {
             if pairs == 0 {
                 meanX = o.meanX; meanY = o.meanY; m2X = o.m2X; m2Y = o.m2Y; coMoment = o.coMoment
+                firstX = o.firstX; firstY = o.firstY; xVaries = o.xVaries; yVaries = o.yVaries
             } else {
+                xVaries = xVaries || o.xVaries || o.firstX != firstX
+                yVaries = yVaries || o.yVaries || o.firstY != firstY
                 let a = Double(pairs), b = Double(o.pairs), n = a + b
                 let dx = o.meanX - meanX, dy = o.meanY - meanY
                 m2X += o.m2X + dx * dx * a * b / n
@@ -98,6 +112,7 @@ struct Accumulator: Sendable {
                 meanY += dy * b / n
             }
             pairs += o.pairs
+            infinite = infinite || o.infinite
         }
         if !o.values.isEmpty { values += o.values }
         count += o.count
@@ -118,7 +133,11 @@ struct Accumulator: Sendable {
         case .median: Accumulator.quantile(values, 0.5)
         case .quantile: Accumulator.quantile(values, parameter ?? 0.5)
         case .corr:
-            pairs < 2 || m2X <= 0 || m2Y <= 0 ? nil : Accumulator.clampedCorrelation(coMoment / (m2X.squareRoot() * m2Y.squareRoot()))
+            // Null with fewer than two pairs or a side of equal values (variance 0, one repeated
+            // infinity included); else NaN where a value is infinite.
+            pairs < 2 || !xVaries || !yVaries ? nil
+                : infinite ? .nan
+                : m2X <= 0 || m2Y <= 0 ? nil : Accumulator.clampedCorrelation(coMoment / (m2X.squareRoot() * m2Y.squareRoot()))
         case .count: Double(count)
         case .sum: count == 0 ? nil : sum
         case .min: min.isNaN ? nil : min

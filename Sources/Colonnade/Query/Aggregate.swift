@@ -34,7 +34,8 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
         /// `quantile_cont`, NumPy's default): position `q · (count − 1)` in the sorted values.
         case quantile
         /// `corr(x, y)`: Pearson's correlation over the rows where both are known; nil with fewer
-        /// than two pairs or a zero variance.
+        /// than two pairs or a zero variance (a side of equal values, one repeated infinity
+        /// included); NaN where a value is otherwise infinite.
         case corr
 
         /// The name in the query language (`avg` for the mean).

@@ -14,11 +14,12 @@ import Synchronization
 // `ref(x, 'SPY')` evaluates `x` once over SPY's rows (found through the ticker index) and aligns
 // them to each row by date with a merge (dates ascend within a ticker): no hash join.
 //
-// Moving variance, covariance, correlation and beta keep the window's means and co-moments by
-// Welford's add-and-remove updates, restarted from a two-pass computation of a full window every
-// `n` rows at positions fixed relative to the ticker's first full window (as moving sums restart),
-// and wherever a window becomes free of nulls; so each value depends on the data alone, not on
-// where evaluation began, and stays within a few ulps·n of the two-pass value.
+// Moving variance, covariance, correlation and beta slide the window's sums of deviations and
+// co-moments in O(1) per row, restarted by a two-pass sum every `n` rows at positions fixed
+// relative to the ticker's first full window (as moving sums restart), wherever a window becomes
+// free of nulls, and wherever a bound on the slid sums' rounding error passes 1e-10 of the
+// variances (`MovingStatistics`); so each value depends on the data alone, not on where
+// evaluation began, and stays within 1e-9 · sqrt(var_x · var_y) of the two-pass value.
 
 /// The rows a program must be ready to evaluate.
 enum RowScope {
@@ -444,65 +445,133 @@ struct CrossSectionBuffer {
     }
 }
 
-/// Moving variance, covariance, correlation and beta over a ticker's rows.
+/// Moving variance, covariance, correlation and beta over a ticker's rows, O(1) per row.
+///
+/// The window's sums of deviations, of their squares and of their products slide (add the new
+/// row, remove the old), deviations taken from shifts fixed at the last restart (`(x − k) − m`,
+/// `k` the row's value and `m` the window's mean then), so a level far above the spread loses no
+/// digits. A restart sums the window two-pass. Restarts happen every `n` rows at positions fixed
+/// by the ticker's first full window, wherever a window becomes free of nulls and infinities,
+/// and wherever a rounding-error bound on the slid sums (kept alongside them: the count of terms
+/// summed times the sum of their magnitudes) exceeds `tolerance` of the variances and of their
+/// geometric mean for the covariance. So every value lies within `tolerance · sqrt(var_x · var_y)`
+/// (`tolerance · var_x` for `mvar`) of the exact two-pass value, each depends on the data alone
+/// (not on where evaluation began), and a window of equal values has variance 0 exactly. Cost:
+/// O(1) per row and O(n) per restart: one restart per `n` rows, plus one wherever the variance
+/// falls by more than about 1e5/n within `2n` rows (counted by `run`'s result).
 enum MovingStatistics {
+    /// The bound kept on the relative rounding error of slid co-moments (a tenth of the 1e-9 the
+    /// results promise, for the rounding of the final division and square roots).
+    static let tolerance = 1e-10
+
     /// Writes rows `segment` (absolute) of one ticker whose first row is `tickerStart`; `x`, `y`
-    /// and `dst` hold rows from `base` on. Rows before a full window, or whose window holds a null,
-    /// are NaN; so are rows whose window has not been restarted within the segment (the lookback
-    /// rows, which the caller discards).
+    /// and `dst` hold rows from `base` on (`y` is `x` for `mvar`). Rows before a full window, or
+    /// whose window holds a null or an infinity, are NaN; so are rows whose window has not been
+    /// restarted within the segment (the lookback rows, which the caller discards).
+    /// - Returns: the number of windows summed two-pass (restarts), for tests counting work.
+    @discardableResult
     static func run(_ f: CrossTickerExpression.MovingStatistic, window n: Int, x: UnsafePointer<Double>, y: UnsafePointer<Double>,
-                    dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int) {
+                    dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int) -> Int {
+        let pair = f.isPair
         var lastNull = Int.min  // the last row (absolute) in the segment with a null or infinite x or y
-        // Means are kept of the values less (kx, ky), the values at the last restart: deviations
-        // from a nearby constant, so a level far above the spread (prices near 1e6) loses no digits.
-        var mx = 0.0, my = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, kx = 0.0, ky = 0.0
+        var valid = false  // the sums hold the window of the previous row
+        // Shifts: a deviation is (x − kx) − mx.
+        var kx = 0.0, mx = 0.0, ky = 0.0, my = 0.0
+        // Sums of deviations, squares and products; and of their magnitudes (for the error bound).
+        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+        var ax = 0.0, ay = 0.0, axx = 0.0, ayy = 0.0, axy = 0.0
+        var terms = 0  // terms added into each sum since the restart
+        var restarts = 0
         let firstFull = tickerStart + n - 1
         let dn = Double(n)
-        // Two-pass over the window ending at `row`.
-        func exact(_ row: Int) {
-            kx = x[row - base]; ky = y[row - base]
-            var sx = 0.0, sy = 0.0
-            for k in row - n + 1 ... row { sx += x[k - base] - kx; sy += y[k - base] - ky }
-            mx = sx / dn; my = sy / dn
-            sxx = 0; syy = 0; sxy = 0
-            let x0 = x[row - n + 1 - base], y0 = y[row - n + 1 - base]
-            var constantX = true, constantY = true
-            for k in row - n + 1 ... row {
-                let dx = x[k - base] - kx - mx, dy = y[k - base] - ky - my
-                sxx += dx * dx; syy += dy * dy; sxy += dx * dy
-                constantX = constantX && x[k - base] == x0
-                constantY = constantY && y[k - base] == y0
+        let eps = Double.ulpOfOne  // twice the unit roundoff: a generous bound
+
+        // Two-pass over the window ending at `row`: new shifts and sums.
+        func restart(_ row: Int) {
+            restarts += 1
+            let first = row - n + 1 - base, last = row - base
+            kx = x[last]; ky = y[last]
+            var s1x = 0.0, s1y = 0.0
+            for k in first ... last { s1x += x[k] - kx }
+            if pair { for k in first ... last { s1y += y[k] - ky } }
+            mx = s1x / dn; my = pair ? s1y / dn : 0
+            sx = 0; sy = 0; sxx = 0; syy = 0; sxy = 0; ax = 0; ay = 0; axx = 0; ayy = 0; axy = 0
+            for k in first ... last {
+                let dx = (x[k] - kx) - mx
+                sx += dx; ax += Swift.abs(dx); sxx += dx * dx
             }
-            // A window of equal values has variance 0 exactly (its mean may not be the value).
-            if constantX { sxx = 0; sxy = 0 }
-            if constantY { syy = 0; sxy = 0 }
+            if pair {
+                for k in first ... last {
+                    let dx = (x[k] - kx) - mx, dy = (y[k] - ky) - my
+                    sy += dy; ay += Swift.abs(dy); syy += dy * dy
+                    let p = dx * dy
+                    sxy += p; axy += Swift.abs(p)
+                }
+            }
+            axx = sxx; ayy = syy
+            terms = n
         }
+
+        // Whether the slid sums' rounding-error bound is within `tolerance` of the co-moments.
+        func withinTolerance() -> Bool {
+            let k = Double(terms + 1) * eps
+            let ex = k * ax, exx = k * axx
+            let m2x = sxx - sx * sx / dn
+            let errX = exx + (2 * Swift.abs(sx) * ex + ex * ex) / dn + 3 * eps * (Swift.abs(sxx) + sx * sx / dn)
+            guard errX <= tolerance * m2x else { return false }
+            guard pair else { return true }
+            let ey = k * ay, eyy = k * ayy, exy = k * axy
+            let m2y = syy - sy * sy / dn
+            let errY = eyy + (2 * Swift.abs(sy) * ey + ey * ey) / dn + 3 * eps * (Swift.abs(syy) + sy * sy / dn)
+            guard errY <= tolerance * m2y else { return false }
+            let errXY = exy + (Swift.abs(sx) * ey + Swift.abs(sy) * ex + ex * ey) / dn + 3 * eps * (Swift.abs(sxy) + Swift.abs(sx * sy) / dn)
+            return errXY <= tolerance * (m2x * m2y).squareRoot()
+        }
+
         for row in segment {
             let i = row - base
-            if !x[i].isFinite || !y[i].isFinite { lastNull = row }  // an infinity makes the window NaN too
+            if !x[i].isFinite || !y[i].isFinite { lastNull = row }
             if row < firstFull || n == 1 || lastNull > row - n {
                 // Not a full window, a window with a null, or no sample variance (n = 1).
                 dst[i] = .nan
+                valid = false
                 continue
             }
-            // Two-pass over the window (O(n) per row). The sliding Welford updates with restarts
-            // measured up to 4e-9 relative off the two-pass values at n = 3 on levels 1e4 times the
-            // spread (CrossTickerDifferentialTests), past the 1e-9 bound; until that is found, each
-            // window is computed whole.
-            guard row - n + 1 >= segment.lowerBound else { dst[i] = .nan; continue }
-            exact(row)
-            // A variance that is zero or lost in rounding is recomputed exactly, so a constant
-            // window gives exactly 0 (and mcorr, mbeta null).
-            let tiny = 1e-12 * dn
-            if sxx <= tiny * (mx * mx + kx * kx) || syy <= tiny * (my * my + ky * ky) { exact(row) }
+            if valid && (row - firstFull) % n != 0 {
+                // Slide: the row in, the row n back out.
+                let o = i - n
+                let nx = (x[i] - kx) - mx, ox = (x[o] - kx) - mx
+                sx += nx; sx -= ox; ax += Swift.abs(nx) + Swift.abs(ox)
+                let nxx = nx * nx, oxx = ox * ox
+                sxx += nxx; sxx -= oxx; axx += nxx + oxx
+                if pair {
+                    let ny = (y[i] - ky) - my, oy = (y[o] - ky) - my
+                    sy += ny; sy -= oy; ay += Swift.abs(ny) + Swift.abs(oy)
+                    let nyy = ny * ny, oyy = oy * oy
+                    syy += nyy; syy -= oyy; ayy += nyy + oyy
+                    let nxy = nx * ny, oxy = ox * oy
+                    sxy += nxy; sxy -= oxy; axy += Swift.abs(nxy) + Swift.abs(oxy)
+                }
+                terms += 2
+                if !withinTolerance() { restart(row) }
+            } else {
+                // A fixed restart, or the first full window free of nulls.
+                guard row - n + 1 >= segment.lowerBound else { dst[i] = .nan; continue }
+                restart(row)
+                valid = true
+            }
+            let m2x = sxx - sx * sx / dn
+            let m2y = pair ? syy - sy * sy / dn : m2x
+            let cxy = pair ? sxy - sx * sy / dn : m2x
             let denominator = dn - 1
             switch f {
-            case .mvar: dst[i] = Swift.max(sxx, 0) / denominator
-            case .mcov: dst[i] = sxy / denominator
+            case .mvar: dst[i] = Swift.max(m2x, 0) / denominator
+            case .mcov: dst[i] = cxy / denominator
             case .mcorr:
-                dst[i] = sxx <= 0 || syy <= 0 ? .nan : Swift.max(-1, Swift.min(1, sxy / (sxx.squareRoot() * syy.squareRoot())))
-            case .mbeta: dst[i] = syy <= 0 ? .nan : sxy / syy
+                dst[i] = m2x <= 0 || m2y <= 0 ? .nan : Swift.max(-1, Swift.min(1, cxy / (m2x.squareRoot() * m2y.squareRoot())))
+            case .mbeta: dst[i] = m2y <= 0 ? .nan : cxy / m2y
             }
         }
+        return restarts
     }
 }
