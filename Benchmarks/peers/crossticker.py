@@ -43,7 +43,9 @@ def first_ticker(csv_path):
 
 def polars_runs(csv_path, first, repeat):
     import polars as pl
-    df = pl.read_csv(csv_path, try_parse_dates=True).sort(["ticker", "date"])
+    df = pl.read_csv(csv_path, try_parse_dates=True)
+    df = df.rename({n: n.lower() for n in df.columns}).select(["ticker", "date", "open", "high", "low", "close", "volume"])
+    df = df.sort(["ticker", "date"])
     for c in ["open", "high", "low", "close", "volume"]:
         df = df.with_columns(pl.col(c).cast(pl.Float64).fill_nan(None))
     c = pl.col
@@ -147,6 +149,14 @@ def agree(a, b):
     return len(a) == len(b) and all(abs(float(x or 0) - float(y or 0)) <= 1e-9 * max(1.0, abs(float(x or 0))) for x, y in zip(a, b))
 
 
+TARGET_RATIO = 5.0  # each question at least 5x Polars' in-process time
+X1_TARGET_MS = 100.0  # on 20 M rows (size large)
+
+
+def load():
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", required=True)
@@ -154,16 +164,22 @@ def main():
     ap.add_argument("--colonnade", required=True)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--size", default="")
+    ap.add_argument("--bench-json", help="colonnade-bench --suite crossticker's JSON, carried into --json")
     ap.add_argument("--json")
     a = ap.parse_args()
     first = first_ticker(a.csv)
+    load_start = load()
     results = {"colonnade": colonnade_runs(a.colonnade, a.snapshot, first, a.threads, a.repeat),
                "polars": polars_runs(a.csv, first, a.repeat),
                "duckdb": duckdb_runs(a.csv, first, a.threads, a.repeat)}
+    load_end = load()
     bad = 0
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, threads {a.threads}")
+    print(f"load average {load_start} at start, {load_end} at end; threads {a.threads}; first ticker {first}")
+    questions = {}
     for q in ["X1", "X2", "X3", "X4"]:
         base = results["colonnade"][q]
+        agreed = True
         for engine, r in results.items():
             ms, answer = r[q]
             ratio = ms / base[0] if base[0] > 0 else float("inf")
@@ -171,9 +187,24 @@ def main():
             if not agree(tuple(answer), tuple(base[1])):
                 print(f"MISMATCH {q}: {engine} {answer} vs colonnade {base[1]}")
                 bad += 1
+                agreed = False
+        polars_ratio = results["polars"][q][0] / base[0] if base[0] > 0 else float("inf")
+        questions[q] = dict(colonnade_ms=base[0], polars_ms=results["polars"][q][0], duckdb_ms=results["duckdb"][q][0],
+                            polars_ratio=polars_ratio, answer=list(base[1]), agree=agreed)
+        print(f"{q} Colonnade is {polars_ratio:.1f}x Polars (target {TARGET_RATIO:.0f}x): {'met' if polars_ratio >= TARGET_RATIO else 'NOT met'}")
     if a.json:
+        bench = None
+        if a.bench_json and os.path.exists(a.bench_json):
+            with open(a.bench_json) as f:
+                bench = json.load(f)
+        out = dict(size=a.size, threads=a.threads, repeat=a.repeat, first_ticker=first, commit=os.environ.get("COLONNADE_COMMIT", ""),
+                   load_start=load_start, load_end=load_end, target_ratio=TARGET_RATIO, x1_target_ms=X1_TARGET_MS,
+                   questions=questions, mismatches=bad,
+                   results={k: {q: list(v) for q, v in r.items()} for k, r in results.items()},
+                   bench=[r for r in (bench or {}).get("results", []) if r.get("suite") == "crossticker"])
         with open(a.json, "w") as f:
-            json.dump({k: {q: list(v) for q, v in r.items()} for k, r in results.items()}, f, indent=1, default=str)
+            json.dump(out, f, indent=1, default=str)
+            f.write("\n")
     sys.exit(1 if bad else 0)
 
 

@@ -234,6 +234,60 @@ import ColonnadeTestSupport
         }
     }
 
+    /// The exact-windows rule: of columns with a decimal scale (cents here), `mvar` and `mcov` are
+    /// the decimal values rounded once (numerators and denominators below 2^53, so one division),
+    /// `mbeta` the rounded quotient of the exact numerators, and a window of equal closes has
+    /// variance 0 exactly and a null correlation and beta.
+    @Test func movingStatisticsOfDecimalColumnsAreExact() throws {
+        var rng = SplitMix64(seed: 21)
+        let count = 400
+        var xs = [Double](), ys = [Double](), cx = 10_000, cy = 5_000
+        for k in 0 ..< count {
+            if k % 50 < 44 { cx += rng.inRange(-30 ... 30) }  // then six equal closes
+            cy += rng.inRange(-20 ... 20)
+            xs.append(Double(cx) / 100)
+            ys.append(Double(cy) / 100)
+        }
+        let table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "open", type: .float64)],
+            columns: [AnyColumn(Column<Double>(xs)), AnyColumn(Column<Double>(ys))],
+            dates: Column<Int32>((0 ..< count).map { Int32(10_000 + $0) }),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: count)])
+        let all = Array(0 ..< count)
+        var constantWindows = 0
+        for n in [2, 5, 20] {
+            let v = try table.values(of: Field("close").mvar(n), atRows: all)
+            let c = try table.values(of: Field("close").mcov(.column("open"), n), atRows: all)
+            let b = try table.values(of: Field("open").mbeta(.column("close"), n), atRows: all)
+            let r = try table.values(of: Field("close").mcorr(.column("open"), n), atRows: all)
+            #expect(v[n - 2] == nil && c[n - 2] == nil)
+            for i in n - 1 ..< count {
+                var sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0
+                for k in i - n + 1 ... i {
+                    let a = Int((xs[k] * 100).rounded()), d = Int((ys[k] * 100).rounded())
+                    sx += a; sy += d; sxx += a * a; syy += d * d; sxy += a * d
+                }
+                let nxx = n * sxx - sx * sx, nxy = n * sxy - sx * sy
+                let denominator = Double(n * (n - 1) * 10_000)
+                #expect(v[i] == Double(nxx) / denominator, "mvar n = \(n) row \(i)")
+                #expect(c[i] == Double(nxy) / denominator, "mcov n = \(n) row \(i)")
+                #expect(b[i] == (nxx == 0 ? nil : Double(nxy) / Double(nxx)), "mbeta n = \(n) row \(i)")
+                if nxx == 0 {
+                    constantWindows += 1
+                    #expect(v[i] == 0 && r[i] == nil)
+                } else {
+                    let nyy = n * syy - sy * sy
+                    if nyy == 0 {
+                        #expect(r[i] == nil, "mcorr with equal opens, n = \(n) row \(i)")
+                    } else {
+                        #expect(Swift.abs((r[i] ?? .nan) - Double(nxy) / (Double(nxx) * Double(nyy)).squareRoot()) <= 1e-14)
+                    }
+                }
+            }
+        }
+        #expect(constantWindows > 0)
+    }
+
     /// xrank is SQL's rank() over the non-null values: ties share the lowest rank.
     @Test func ranksTiesAndNullsOnOneDay() throws {
         let d = Int32(16_000)

@@ -35,6 +35,9 @@ enum CrossTickerNode {
     case materialized(MaterializedValues)
     /// A moving statistic of one or two series (`y` nil for `mvar`).
     case moving(CrossTickerExpression.MovingStatistic, ExpressionProgram.Node, ExpressionProgram.Node?, window: Int)
+    /// The same of columns with decimal scales, in exact integer sums (`MovingStatistics+Exact.swift`).
+    case exactMoving(CrossTickerExpression.MovingStatistic, ExpressionProgram.Node, ExpressionProgram.Node?, window: Int,
+                     scales: (DecimalScale, DecimalScale))
 }
 
 /// The materialized nodes met while compiling one program.
@@ -67,6 +70,14 @@ extension ExpressionProgram {
             let (nx, lx) = try compile(x, depth + 1)
             var ny: Node?, ly = 0
             if f.isPair, let y { (ny, ly) = try compile(y, depth + 1) }
+            // The exact-windows rule: columns with decimal scales sum in integers.
+            func scale(_ node: Node?) -> DecimalScale? {
+                guard case .column(let i)? = node, case .float64(let c) = table.columns[i] else { return nil }
+                return c.decimalScale
+            }
+            if let sx = scale(nx), let sy = f.isPair ? scale(ny) : sx, MovingStatistics.hasExactKernel(window: w, sx, sy) {
+                return (.crossTicker(.exactMoving(f, nx, ny, window: w, scales: (sx, sy))), w - 1)
+            }
             return (.crossTicker(.moving(f, nx, ny, window: w)), max(lx, ly) + 2 * w - 2)
         }
     }
@@ -92,6 +103,7 @@ extension ExpressionProgram {
                 for (_, x) in branches { walk(x, above) }
                 if let otherwise { walk(otherwise, above) }
             case .crossTicker(.materialized(let s)): s.lookbackAbove = above
+            case .crossTicker(.exactMoving): break  // columns only
             case let .crossTicker(.moving(_, x, y, w)):
                 walk(x, above + 2 * w - 2)
                 if let y { walk(y, above + 2 * w - 2) }
@@ -122,6 +134,21 @@ extension ExpressionProgram {
             }
             forEachTickerSegment(range) { segment, tickerStart in
                 MovingStatistics.run(f, window: w, x: xs, y: ys, dst: dst, base: range.lowerBound, segment: segment, tickerStart: tickerStart)
+            }
+            if y != nil { scratch.release() }
+            scratch.release()
+        case let .exactMoving(f, x, y, w, scales):
+            let n = range.count
+            let bx = scratch.acquire(n)
+            let xs = evaluate(x, range, into: bx, scratch)
+            var ys = xs
+            if let y {
+                let by = scratch.acquire(n)
+                ys = evaluate(y, range, into: by, scratch)
+            }
+            forEachTickerSegment(range) { segment, _ in
+                MovingStatistics.runExact(f, window: w, x: xs, y: ys, scaleX: scales.0, scaleY: scales.1, dst: dst,
+                                          s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound)
             }
             if y != nil { scratch.release() }
             scratch.release()

@@ -57,7 +57,7 @@ extension Selection {
                 let range = start ..< min(start + chunkRows, table.rowCount)
                 var accs = [Accumulator](repeating: Accumulator(), count: plan.arguments.count)
                 if mask.nonzeroBitCount(in: range) > 0 {
-                    accumulate(plan, piece: range, parts: [range], &accs, scratch: scratches[worker])
+                    accumulate(plan, piece: range, part: range, &accs, scratch: scratches[worker])
                 }
                 shared.base[chunk] = accs
             }
@@ -110,10 +110,8 @@ extension Selection {
                     if inPiece.isEmpty || mask.nonzeroBitCount(in: piece) == 0 { continue }
                     let parts = inPiece.map { buckets[$0].rows.clamped(to: piece) }
                     for (k, b) in inPiece.enumerated() {
-                        var bucketAccs = accs[b]
-                        accumulate(plan, piece: piece, parts: [parts[k]], &bucketAccs,
-                                   scratch: scratches[worker], evaluated: k > 0)
-                        accs[b] = bucketAccs
+                        // In place (a copy of a bucket's accumulators per call cost more than the sums).
+                        accumulate(plan, piece: piece, part: parts[k], &accs[b], scratch: scratches[worker], evaluated: k > 0)
                     }
                 }
                 shared.base[g] = buckets.indices.filter { matched[$0] > 0 }.map { (buckets[$0].key, matched[$0], accs[$0]) }
@@ -148,32 +146,30 @@ extension Selection {
         return merged.sorted { $0.key < $1.key }.map { key, part in row(ticker: nil, key: key, part.matched, part.accs) }
     }
 
-    /// Accumulates every argument of `plan` over the matching rows of `parts` (ranges inside
-    /// `piece`, ascending). Expression arguments are evaluated over `piece` first, unless
-    /// `evaluated` says the scratch already holds them for this piece.
-    private func accumulate(_ plan: AggregationPlan, piece: Range<Int>, parts: [Range<Int>],
+    /// Accumulates every argument of `plan` over the matching rows of `part` (a range inside
+    /// `piece`). Expression arguments are evaluated over `piece` first, unless `evaluated` says the
+    /// scratch already holds them for this piece.
+    private func accumulate(_ plan: AggregationPlan, piece: Range<Int>, part: Range<Int>,
                             _ accs: inout [Accumulator], scratch: ExpressionScratch, evaluated: Bool = false) {
         let buffers = plan.expressionBuffers(piece, scratch: scratch, reuse: evaluated)
+        guard !part.isEmpty else { return }
         table.dates.withUnsafeBufferPointer { dates in
-            for (i, argument) in plan.arguments.enumerated() {
-                var acc = accs[i]
-                for part in parts where !part.isEmpty {
-                    if let pair = argument.pair, case .expression(let e) = argument.source {
-                        // Safe: both buffers hold piece.count values and part lies within piece.
-                        let shift = part.lowerBound - piece.lowerBound
-                        accumulatePairs(buffers[e] + shift, buffers[pair] + shift, rows: part, &acc)
-                        continue
-                    }
-                    switch argument.source {
-                    case .column(let c):
-                        accumulate(column: c, rows: part, needs: argument.needs, dates: dates, &acc)
-                    case .expression(let e):
-                        // Safe: the buffer holds piece.count values and part lies within piece.
-                        let values = buffers[e] + (part.lowerBound - piece.lowerBound)
-                        accumulate(values: values, rows: part, needs: argument.needs, dates: dates, &acc)
-                    }
+            for i in plan.arguments.indices {
+                let argument = plan.arguments[i]
+                if let pair = argument.pair, case .expression(let e) = argument.source {
+                    // Safe: both buffers hold piece.count values and part lies within piece.
+                    let shift = part.lowerBound - piece.lowerBound
+                    accumulatePairs(buffers[e] + shift, buffers[pair] + shift, rows: part, &accs[i])
+                    continue
                 }
-                accs[i] = acc
+                switch argument.source {
+                case .column(let c):
+                    accumulate(column: c, rows: part, needs: argument.needs, dates: dates, &accs[i])
+                case .expression(let e):
+                    // Safe: the buffer holds piece.count values and part lies within piece.
+                    let values = buffers[e] + (part.lowerBound - piece.lowerBound)
+                    accumulate(values: values, rows: part, needs: argument.needs, dates: dates, &accs[i])
+                }
             }
         }
     }
