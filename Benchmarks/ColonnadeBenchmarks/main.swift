@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "indicators", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, indicators, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
+            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
+            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
             }
         }
         options.suites = s
@@ -146,6 +146,14 @@ suite("indicators") {
     try IndicatorSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["indicators"] = peakResidentBytes()
     print("peak memory (indicators): \(Format.bytes(recorder.peaks["indicators"]!))")
+}
+
+if options.suites.contains("crossticker") {
+    resetPeakResident()
+    let table = benchTable()
+    try CrossTickerSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["crossticker"] = peakResidentBytes()
+    print("peak memory (crossticker): \(Format.bytes(recorder.peaks["crossticker"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.
