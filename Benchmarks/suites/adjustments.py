@@ -26,8 +26,17 @@ def section(data):
     load = "load average %s at the start, %s at the end" % (
         "%.2f" % m["loadAverageStart"] if m.get("loadAverageStart") is not None else "?",
         "%.2f" % m["loadAverageEnd"] if m.get("loadAverageEnd") is not None else "?")
+    busy = max(m.get("loadAverageStart") or 0, m.get("loadAverageEnd") or 0)
     out = ["`colonnade-bench --suite adjustments --size %s` at commit %s, %s, %d cores, %d threads; %s." % (
-        m["size"], m["commit"], m["date"], m["cores"], m["threads"], load), "",
+        m["size"], m["commit"], m["date"], m["cores"], m["threads"], load)]
+    if busy > m["threads"]:
+        out.append("**Loaded**: the load average exceeded the %d threads, so the spreads are wide; compare the rows with "
+                   "each other (same run, same load), not with an idle machine. A ratio within the spreads of its two rows "
+                   "says the two cost about the same." % m["threads"])
+    out += ["In process, warm (the file in the page cache); the update rows are the work of `fetch --update` after its "
+            "downloads (the HTTP requests are the same with or without a split). The peers' and colonnade-bench's Q2 "
+            "(adj_close) figures elsewhere on this page still come from the old generator (CRSP-form dividends) until "
+            "the next full `Benchmarks/reproduce.sh` run.", "",
            "| | ours | yardstick | ratio | target | |", "|---|---:|---:|---:|---:|---|"]
     for label, ours, base, target in checks:
         if base is None:
