@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,indicators,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,indicators,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -55,8 +55,8 @@ while !args.isEmpty {
         for item in list {
             switch item {
             case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
+            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)")
             }
         }
         options.suites = s
@@ -226,6 +226,11 @@ suite("interop-read") {
 suite("lakehouse") {
     // Issue 35: zstd Parquet and Delta export, one-day Delta append (Benchmarks/peers/lakehouse.py times the peers).
     try LakehouseSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+suite("adjustments") {
+    // Issue 33: verify --adjustments, adjust and an update's restatement (Benchmarks/suites/70-adjustments.sh).
+    try AdjustmentSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
 }
 
 suite("codecs") {

@@ -242,6 +242,11 @@ extension FilterCommand {
             "max-stale", value: "DAYS|none",
             abstract: "With --on: leave out a ticker whose last row is more than DAYS calendar days before the day "
                 + "(default 7; 0: the day itself only; none: keep every ticker).")
+        static let adjusted = OptionKey.flag(
+            "adjusted",
+            abstract: "Read open, high, low, close and volume as their adjusted columns (adj_open … adj_volume: adjusted for "
+                + "splits and dividends) in every expression, so one screen runs on either; the output keeps the names "
+                + "(a table marks them '(adjusted)'). An error if the table has no adjusted columns.")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
@@ -300,7 +305,7 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec, count.spec,
             agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
 
@@ -398,6 +403,7 @@ extension ExportCommand {
         static let to = FilterCommand.Options.to
         static let on = FilterCommand.Options.on
         static let maxStale = FilterCommand.Options.maxStale
+        static let adjusted = FilterCommand.Options.adjusted
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
@@ -417,7 +423,7 @@ extension ExportCommand {
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec,
             partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 

@@ -24,12 +24,17 @@ struct FilterCommand: Command {
     ///   - source: where `table` came from (`-o` may not name that file).
     ///   - rowCap: how many rows a table on a terminal shows unless `--all` is given (the
     ///     shell's `.maxrows`).
+    ///   - announcesAdjusted: whether `--adjusted` writes its note (the shell says it once, at `.adjusted on`).
     ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
     ///     ``QueryCancelled``.
-    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, source: SnapshotSource,
-                       rowCap: RowCap = .screen, context: CommandContext, isCancelled: () -> Bool = { false }) throws -> Int32 {
+    static func answer(_ parsed: ParsedArguments, table stored: QuoteTable, loadTime: Duration, source: SnapshotSource,
+                       rowCap: RowCap = .screen, context: CommandContext, announcesAdjusted: Bool = true,
+                       isCancelled: () -> Bool = { false }) throws -> Int32 {
         let destination = try destination(parsed, toTerminal: context.standardOutput.isTerminal)
         try refuseInapplicable(parsed, format: destination.format)
+        // --adjusted: every expression, sort key, aggregate and column below reads the view.
+        let table = parsed[Options.adjusted] ? try adjustedTable(stored) : stored
+        if parsed[Options.adjusted] && announcesAdjusted { context.note(adjustedNote) }
         let query = try Query(parsed, table: table, format: destination.format.textFormat ?? .csv, rowCap: rowCap, context: context)
         guard let outcome = try query.run(on: table, isCancelled: isCancelled) else { return ExitStatus.failure }
         if parsed[Options.timing] {
@@ -97,6 +102,7 @@ struct FilterCommand: Command {
                                                     from: parsed[Options.from], to: parsed[Options.to], table: table)
             FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
             shown = try ColumnSelection(FilterCommand.columnNames(parsed, table: table, predicate: predicate), in: table)
+            if parsed[Options.adjusted] && format == .table { shown = shown.markingAdjusted(in: table) }
             options = QueryOptions(threads: parsed[Options.threads] ?? QueryOptions.availableCores,
                                    useBlockSummaries: !parsed[Options.noZonemaps])
             aggregateText = parsed[Options.agg].joined(separator: ",")

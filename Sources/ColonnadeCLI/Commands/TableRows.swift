@@ -14,7 +14,7 @@ struct ColumnSelection {
     }
 
     let sources: [Source]
-    let columns: [ResultColumn]
+    var columns: [ResultColumn]
     /// The computed columns' expressions.
     let expressions: [ValueExpression]
 
