@@ -33,7 +33,7 @@ struct Options {
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("""
     error: \(message)
-    usage: colonnade-bench [--suite scan,screens,indicators,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+    usage: colonnade-bench [--suite scan,screens,indicators,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
            colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
     """.utf8))
@@ -54,9 +54,9 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "indicators", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, indicators, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
+            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
+            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments": s.insert(item)
+            default: usage("unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)")
             }
         }
         options.suites = s
@@ -148,6 +148,14 @@ suite("indicators") {
     print("peak memory (indicators): \(Format.bytes(recorder.peaks["indicators"]!))")
 }
 
+if options.suites.contains("crossticker") {
+    resetPeakResident()
+    let table = benchTable()
+    try CrossTickerSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["crossticker"] = peakResidentBytes()
+    print("peak memory (crossticker): \(Format.bytes(recorder.peaks["crossticker"]!))")
+}
+
 /// The table for the snapshot (and decode) suites, generated once.
 nonisolated(unsafe) var sharedTable: QuoteTable?
 func benchTable() -> QuoteTable {
@@ -218,6 +226,11 @@ suite("interop-read") {
 suite("lakehouse") {
     // Issue 35: zstd Parquet and Delta export, one-day Delta append (Benchmarks/peers/lakehouse.py times the peers).
     try LakehouseSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
+suite("adjustments") {
+    // Issue 33: verify --adjustments, adjust and an update's restatement (Benchmarks/suites/70-adjustments.sh).
+    try AdjustmentSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
 }
 
 suite("codecs") {

@@ -53,21 +53,23 @@ package struct FetchPlan: Sendable {
         return existing.dates[entry.firstRow + entry.rowCount - 1]
     }
 
-    /// The first day to ask for: with --update, the day after the newest stored one.
+    /// The first day to ask for: with --update, the newest stored day itself. That one day is
+    /// fetched again so the vendor's adjusted values for it can be compared with the stored ones:
+    /// a vendor that restated the history after a split or dividend answers differently there
+    /// (docs/ADJUSTMENTS.md, "Updates"; `QuoteStore.restatements`).
     package func start(for symbol: String) -> Int32? {
         guard let newest = newestStored(symbol) else { return from }
-        // The last storable day (9999-12-31) has no day after it that a table could hold
-        // (needsRequest then says there is nothing to ask for).
-        let last = Day.storableDayNumbers.upperBound
-        let next = newest >= last ? newest : newest + 1
-        return max(next, from ?? next)
+        return max(newest, from ?? newest)
     }
 
-    /// Whether there is anything to ask for: not when --update already reaches past `--to`
-    /// (the request would be refused as "end date before start date"), nor when the newest stored
-    /// day is the last one a table can hold.
+    /// Whether there is anything to ask for: not when the newest stored day already reaches
+    /// `--to`, nor when it is the last day a table can hold (no day after it could be new).
     package func needsRequest(for symbol: String) -> Bool {
-        if let newest = newestStored(symbol), newest >= Day.storableDayNumbers.upperBound { return false }
+        if let newest = newestStored(symbol) {
+            if newest >= Day.storableDayNumbers.upperBound { return false }
+            if let to, newest + 1 > to { return false }
+            return true
+        }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }

@@ -94,6 +94,10 @@ public struct FetchResult: Sendable {
     /// Whether the snapshot was written: rows arrived, and either nothing failed or
     /// ``FetchOptions/keepGoing`` was set.
     public var saved: Bool
+    /// With ``FetchOptions/update``: the tickers whose adjusted history the vendor had restated
+    /// (a split or dividend after the newest stored day, or changed adjusted values on it), whose
+    /// adjusted columns were recomputed from the stored raw rows by WIKI's rule.
+    public var restatements: [Restatement] = []
 }
 
 /// The whole fetch did not finish within its deadline; nothing was saved.
@@ -143,12 +147,13 @@ extension QuoteStore {
         let incoming = QuoteTable.merging(&tables, threads: QueryOptions.availableCores)
         var merged = existing
         merged.upsert(contentsOf: [incoming], threads: QueryOptions.availableCores)
+        let restated = options.update ? try Self.restate(&merged, existing: existing, incoming: incoming) : []
         // Save only when something arrived: a run where every ticker failed (keepGoing) must not
         // leave an empty snapshot behind.
         if incoming.rowCount > 0 {
             try merged.save(to: path)
         }
-        return FetchResult(fetched: incoming, failures: outcome.failures, saved: incoming.rowCount > 0)
+        return FetchResult(fetched: incoming, failures: outcome.failures, saved: incoming.rowCount > 0, restatements: restated)
     }
 
     /// A bulk fetch: one export zip, imported and saved like any fetch.
@@ -171,8 +176,9 @@ extension QuoteStore {
         }
         var merged = existing
         merged.upsert(incoming)
+        let restated = options.update ? try Self.restate(&merged, existing: existing, incoming: incoming) : []
         if incoming.rowCount > 0 { try merged.save(to: path) }
-        return FetchResult(fetched: incoming, failures: [], saved: incoming.rowCount > 0)
+        return FetchResult(fetched: incoming, failures: [], saved: incoming.rowCount > 0, restatements: restated)
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; SIGINT cancels it when the

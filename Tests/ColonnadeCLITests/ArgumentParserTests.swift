@@ -135,7 +135,7 @@ import Testing
         ("--to", "2014-1-31", "expected a date YYYY-MM-DD"),
         ("--to", "31/01/2014", "expected a date YYYY-MM-DD"),
         ("--format", "xml", "expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
-        ("--by", "date", "expected one of ticker, year, month, ticker,year, ticker,month"),
+        ("--by", "decade", "expected one of ticker, date, week, month, quarter, year, ticker,date, ticker,week, ticker,month, ticker,quarter, ticker,year, date,ticker, week,ticker, month,ticker, quarter,ticker, year,ticker"),
     ])
     func badValuesAreUsageErrorsNamingOptionAndValue(option: String, value: String, reason: String) {
         guard case .invalidValue(let named, let got, let why, _, let command)? = usageError([option, value], for: .filter) else {

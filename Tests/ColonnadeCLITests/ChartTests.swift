@@ -134,12 +134,12 @@ import Testing
     }
 
     @Test func everyGoldenChartIsCompared() throws {
-        #expect(Set(try Self.goldenCases().keys) == ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+        #expect(Set(try Self.goldenCases().keys) == ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages", "aapl-2014-raw-log"])
     }
 
     /// Fixture charts compared with the committed golden files. The test never writes them: after
     /// a deliberate change, `Tests/Fixtures/charts/regenerate.sh` does (look at them before committing).
-    @Test(arguments: ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+    @Test(arguments: ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages", "aapl-2014-raw-log"])
     func fixtureChartsMatchTheirGoldenFiles(name: String) throws {
         let arguments = try #require(try Self.goldenCases()[name], "\(name) is not in goldens.tsv")
         let text = try Self.chart(arguments)

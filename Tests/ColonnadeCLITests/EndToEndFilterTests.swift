@@ -182,7 +182,7 @@ import Testing
     }
 
     static let aggregates = "count,sum(close),min(low),max(high),avg(volume)"
-    static let aggregateColumns = ["count(*)", "sum(close)", "min(low)", "max(high)", "mean(volume)"]
+    static let aggregateColumns = ["count(*)", "sum(close)", "min(low)", "max(high)", "avg(volume)"]
 
     /// The engine's aggregate rows as values (ticker first when grouped).
     static func expectedAggregates(_ fx: EndToEndFixture, byTicker: Bool) throws -> [[Value]] {

@@ -63,8 +63,8 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let parsed = try OutputParser.csv(run.standardOutput)
         let grouping = try AggregateGrouping(parsing: by)
-        let keys = (grouping.byTicker ? ["ticker"] : []) + (grouping.bucket.map { [$0.rawValue] } ?? [])
-        #expect(parsed.columns == keys + ["count(*)", "mean(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
+        let keys = grouping.keyNames
+        #expect(parsed.columns == keys + ["count(*)", "avg(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
                                           "stddev(close)"])
         let result = try table.select(where: "volume > 0").aggregate(try Aggregate.parseList(agg, table: table), by: grouping)
         #expect(result.rows.count > 1)
@@ -73,7 +73,7 @@ import Testing
             if grouping.byTicker { keyValues.append(.text(row.ticker ?? "")) }
             switch grouping.bucket {
             case .year?: keyValues.append(.number(Double(row.year ?? 0)))
-            case .month?: keyValues.append(.text(row.bucketText ?? ""))
+            case .month?, .date?, .week?, .quarter?: keyValues.append(.text(row.bucketText ?? ""))
             case nil: break
             }
             return keyValues + row.values.map { $0.map(Value.number) ?? .null }
@@ -87,7 +87,7 @@ import Testing
 
     @Test func aBadGroupingOrAggregateIsAUsageError() throws {
         let fx = try EndToEndFixture.get()
-        let by = try fx.run("filter", "--count", "--by", "week")
+        let by = try fx.run("filter", "--count", "--by", "fortnight")
         #expect(by.status == 2 && by.standardError.contains("'--by'"), "\(by.standardError)")
         let agg = try fx.run("filter", "--agg", "count,max(pct_change(clse))")
         #expect(agg.status == 2)

@@ -108,6 +108,8 @@ import Testing
             (["adjust", "--snapshot", snapshot, "--no-wait"], EndToEndFixture.cleanEnvironment),
             // The port is never connected to: the lock is refused before any request.
             (["fetch", "AAPL", "--base-url", "http://127.0.0.1:9", "--snapshot", snapshot, "--no-wait"], fetchEnvironment),
+            // An update (which may recompute restated adjusted history) is a write like any other.
+            (["fetch", "AAPL", "--update", "--base-url", "http://127.0.0.1:9", "--snapshot", snapshot, "--no-wait"], fetchEnvironment),
         ]
         for (arguments, environment) in attempts {
             let run = try RunningExecutable(arguments, environment: environment, in: directory).finish()

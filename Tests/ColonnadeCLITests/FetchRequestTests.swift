@@ -265,7 +265,9 @@ import Testing
         }
     }
 
-    @Test func updateAsksOnlyForNewDays() async throws {
+    /// Only the new days and one overlapping day (the newest stored one, to compare the vendor's
+    /// adjusted values with the stored ones: docs/ADJUSTMENTS.md, "Updates").
+    @Test func updateAsksFromTheNewestStoredDayOn() async throws {
         let scratch = try Scratch()
         try await makeSnapshot(in: scratch)  // AAPL, MSFT, AMZN × 50 days from 2000-01-03
         let stored = try QuoteTable.load(from: scratch.snapshot)
@@ -279,7 +281,7 @@ import Testing
             }
             for symbol in ["AAPL", "MSFT", "AMZN"] {
                 let entry = try #require(stored.ticker(symbol))
-                #expect(starts[symbol] == Day(daysSinceEpoch: stored.dates[entry.rows.upperBound - 1] + 1).description, "\(symbol)")
+                #expect(starts[symbol] == Day(daysSinceEpoch: stored.dates[entry.rows.upperBound - 1]).description, "\(symbol)")
             }
             #expect(starts["FDX"] == "none", "a ticker not stored yet is fetched whole")
             let saved = try QuoteTable.load(from: scratch.snapshot)
@@ -288,7 +290,7 @@ import Testing
         }
     }
 
-    @Test func updateOfTheTableStartsAfterTheOldestNewestDay() async throws {
+    @Test func updateOfTheTableStartsOnTheOldestNewestDay() async throws {
         let scratch = try Scratch()
         try await makeSnapshot(in: scratch)
         let stored = try QuoteTable.load(from: scratch.snapshot)
@@ -296,7 +298,7 @@ import Testing
         try await LoopbackHTTPServer.run(Self.tablePages) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "--update"]), in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
-            #expect(server.requests.first?.query("date.gte") == Day(daysSinceEpoch: stored.dates[last] + 1).description)
+            #expect(server.requests.first?.query("date.gte") == Day(daysSinceEpoch: stored.dates[last]).description)
         }
     }
 

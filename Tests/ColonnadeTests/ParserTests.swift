@@ -133,8 +133,8 @@ import ColonnadeTestSupport
         for (text, kind) in kinds {
             #expect(error(text)?.kind == kind, "\(text)")
         }
-        #expect(throws: QueryError.self) { try Aggregate.parseList("median(close)") }
-        do { _ = try Aggregate.parseList("median(close)") } catch { #expect(error.kind == .unknownAggregate) }
+        #expect(throws: QueryError.self) { try Aggregate.parseList("mode(close)") }
+        do { _ = try Aggregate.parseList("mode(close)") } catch { #expect(error.kind == .unknownAggregate) }
         do { _ = try table.select(Field("hihg") > 1) } catch { #expect(error.kind == .unknownColumn) }
     }
 }

@@ -92,7 +92,7 @@ import ColonnadeTestSupport
                     case .min: return vs.min()
                     case .max: return vs.max()
                     case .mean: return vs.isEmpty ? nil : vs.reduce(0, +) / Double(vs.count)
-                    case .first, .last, .stddev: return nil  // not in this list (AggregateDifferentialTests)
+                    case .first, .last, .stddev, .median, .quantile, .corr: return nil  // not in this list (AggregateDifferentialTests)
                     }
                 }
             }

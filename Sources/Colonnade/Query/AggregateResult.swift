@@ -8,6 +8,11 @@ public struct AggregateResult: Sendable, Equatable {
         public var year: Int?
         /// The month (1–12) when grouped by month.
         public var month: Int?
+        /// The bucket's key as a number that orders like the buckets (see
+        /// `AggregateGrouping.CalendarBucket`): a day number for date and week (the Monday).
+        public var bucketKey: Int?
+        /// The bucket as text: `2014`, `2014-03`, `2014-Q2`, `2014-03-07`; nil when not grouped by one.
+        public var bucketLabel: String?
         /// One value per aggregate; nil where it has no value (sum, min, max, mean, first, last of
         /// no values; stddev of fewer than two).
         public var values: [Double?]
@@ -19,11 +24,27 @@ public struct AggregateResult: Sendable, Equatable {
             self.values = values
         }
 
-        /// The calendar bucket as text: `2014` or `2014-03`; nil when not grouped by one.
+        /// The calendar bucket as text: `2014`, `2014-03`, `2014-Q2` or a day `2014-03-07`; nil
+        /// when not grouped by one.
         public var bucketText: String? {
+            if let bucketLabel { return bucketLabel }
             guard let year else { return nil }
             guard let month else { return String(year) }
             return String(year) + (month < 10 ? "-0" : "-") + String(month)
+        }
+
+        /// Sets the bucket fields from a key of `bucket`.
+        mutating func setBucket(_ key: Int, _ bucket: AggregateGrouping.CalendarBucket) {
+            bucketKey = key
+            bucketLabel = AggregateGrouping.CalendarBucket.text(ofKey: key, bucket)
+            switch bucket {
+            case .year: year = key
+            case .month:
+                let m = (key % 100 + 100) % 100
+                year = (key - m) / 100; month = m
+            case .quarter: year = (key - (key % 10 + 10) % 10) / 10
+            case .date, .week: break
+            }
         }
     }
 

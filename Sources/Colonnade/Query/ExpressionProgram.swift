@@ -25,6 +25,8 @@ struct ExpressionProgram: @unchecked Sendable {
         /// 0 where the two are equal (equal infinities too), else `a - b`: a number whose sign is
         /// the order of `a` and `b`, for comparing two expressions exactly.
         case ordering(Node, Node)
+        /// Across tickers (`ExpressionProgram+CrossTicker.swift`).
+        case crossTicker(CrossTickerNode)
         /// `msum`, `mavg` or `mdev` of a column with a decimal scale, summed exactly
         /// (`SeriesKernels+Exact.swift`).
         case exactSeries(ValueExpression.SeriesFunction, Node, window: Int, scale: DecimalScale)
@@ -51,6 +53,9 @@ struct ExpressionProgram: @unchecked Sendable {
     /// First row of every non-empty ticker, ascending.
     let tickerStarts: [Int]
     let rowCount: Int
+    /// Cross-sectional and `ref` nodes of this program (not those inside their own arguments),
+    /// computed by `prepare` before evaluation.
+    let materialized: [MaterializedValues]
 
     /// Resolves `expression` against `table`. Recursive series come from `cache` (a query's
     /// programs share one, so each series is computed once); nil: one of the program's own.
@@ -70,6 +75,7 @@ struct ExpressionProgram: @unchecked Sendable {
         // Recursion goes as deep as the expression nests (a chain is a loop), which the parser
         // caps; a tree built in Swift is checked here. Deep trees compile on a deep stack.
         depth = Swift.max(expression.treeDepth, right?.treeDepth ?? 0) + (right == nil ? 0 : 1)
+        let crossTicker = CrossTickerCompilation()
         func compile(_ e: ValueExpression, depth: Int) throws(QueryError) -> (Node, Int) {
             if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
             switch e {
@@ -179,6 +185,10 @@ struct ExpressionProgram: @unchecked Sendable {
                 let (n, l) = try compile(x, depth: depth + 1)
                 if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { return (exact, l + w - 1) }
                 return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
+            case .crossTicker(let c):
+                return try ExpressionProgram.compileCrossTicker(c, table: table, depth: depth, into: crossTicker) { e, d throws(QueryError) in
+                    try compile(e, depth: d)
+                }
             }
         }
         (root, lookback) = try DeepRecursion.run(depth: depth) { () throws(QueryError) -> (Node, Int) in
@@ -197,6 +207,8 @@ struct ExpressionProgram: @unchecked Sendable {
         }
         tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
         rowCount = table.rowCount
+        materialized = crossTicker.stores
+        ExpressionProgram.assignLookbackAbove(root, stores: materialized, programLookback: lookback)
     }
 
     /// Whether `name` is the ticker or the date, which are keys, not values.
@@ -248,8 +260,15 @@ struct ExpressionProgram: @unchecked Sendable {
         return DeepRecursion.run(depth: depth) { evaluate(root, extended, into: buffer, scratch) } + (rows.lowerBound - start)
     }
 
-    /// The values at `rows` (ascending), evaluated a run of nearby rows at a time.
+    /// The values at `rows` (ascending), evaluated a run of nearby rows at a time (cross-ticker
+    /// values prepared for those rows first).
     func values(atRows rows: [Int], scratch: ExpressionScratch) -> [Double] {
+        if !materialized.isEmpty { prepare(.rows(rows)) }
+        return evaluateValues(atRows: rows, scratch: scratch)
+    }
+
+    /// `values(atRows:scratch:)` for a program already prepared for `rows`.
+    func evaluateValues(atRows rows: [Int], scratch: ExpressionScratch) -> [Double] {
         var result = [Double](repeating: .nan, count: rows.count)
         result.withUnsafeMutableBufferPointer { r in
             var i = 0
@@ -333,6 +352,8 @@ struct ExpressionProgram: @unchecked Sendable {
                 SeriesKernels.run(f, window: w, src: src, dst: dst, base: range.lowerBound,
                                   segment: segment, tickerStart: tickerStart, scratch: scratch)
             }
+        case .crossTicker(let c):
+            evaluateCrossTicker(c, range, into: dst, scratch)
         case .materialized(let series):
             return UnsafePointer(series.values) + range.lowerBound
         case let .function(f, xs):
@@ -359,7 +380,7 @@ struct ExpressionProgram: @unchecked Sendable {
     }
 
     /// Calls `body` with each part of `range` that lies in one ticker, with that ticker's first row.
-    private func forEachTickerSegment(_ range: Range<Int>, _ body: (Range<Int>, Int) -> Void) {
+    func forEachTickerSegment(_ range: Range<Int>, _ body: (Range<Int>, Int) -> Void) {
         // The last ticker starting at or before range.lowerBound.
         var lo = 0, hi = tickerStarts.count
         while lo < hi {

@@ -667,11 +667,12 @@ public struct QueryParser: Sendable {
             let lower = name.lowercased()
             if let special = try parseConditionalCall(lower) { return special }
             _ = next()  // '('
+            if CrossTickerExpression.functionNames.contains(lower) { return try parseCrossTickerCall(lower, nameToken) }
             let math = ValueExpression.MathFunction(rawValue: lower)
             let series = ValueExpression.SeriesFunction(rawValue: lower)
             guard math != nil || series != nil else {
                 let known = ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
-                    + ValueExpression.RowFunction.allCases.map(\.rawValue) + ["if"]
+                    + ValueExpression.RowFunction.allCases.map(\.rawValue) + ["if"] + CrossTickerExpression.functionNames
                 throw error("unknown function '\(name)'", at: nameToken, suggestions: Suggestions.closest(to: lower, among: known))
             }
             let argumentToken = peek

@@ -28,6 +28,9 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     case math(MathFunction, ValueExpression)
     /// A per-ticker series function with its window in rows (`prev(x, 1)`, `mavg(x, 20)`).
     case series(SeriesFunction, ValueExpression, window: Int)
+    /// Across tickers: a cross-sectional function, a reference ticker's value, or a moving
+    /// statistic of two series (`xrank(x)`, `ref(x, 'SPY')`, `mbeta(x, y, 60)`; see `CrossTickerExpression`).
+    case crossTicker(CrossTickerExpression)
     /// `greatest(a, b, …)`, `least(a, b, …)` (null when any argument is null, as arithmetic) and
     /// `coalesce(a, b, …)` (the first non-null argument). See `ValueExpression+Conditional.swift`.
     case function(RowFunction, [ValueExpression])
@@ -175,6 +178,8 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case let .series(f, x, n):
             s = (f.windowIsOptional && n == 1) || !f.takesWindow ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
                 : "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)), \(n))"
+        case .crossTicker(let c):
+            s = c.text { $0.text(parentPrecedence: 0, depth: depth + 1) }
         }
         return precedence < parentPrecedence ? "(\(s))" : s
     }
@@ -188,6 +193,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             case .number: break
             case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
             case let .chain(first, steps): walk(first); for step in steps { walk(step.operand) }
+            case .crossTicker(let c): c.operands.forEach(walk)
             case .function(_, let xs): xs.forEach(walk)
             case .nullTest(let x): walk(x)
             case let .conditional(branches, otherwise):
@@ -202,7 +208,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The value when the expression reads no column (constants folded), else nil.
     public var constantValue: Double? {
         switch self {
-        case .column, .series, .conditional, .nullTest: return nil
+        case .column, .series, .crossTicker, .conditional, .nullTest: return nil
         case let .function(f, xs):
             var values = [Double]()
             for x in xs { guard let v = x.constantValue else { return nil }; values.append(v) }

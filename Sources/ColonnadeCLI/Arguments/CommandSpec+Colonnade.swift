@@ -20,10 +20,19 @@ extension CommandSpec {
             With --timing, one JSON object goes to standard error: load_ms, query_ms (the median \
             of --repeat runs of the query alone, after one untimed warm-up run when --repeat is \
             given), repeat, warmup, rows, matched, threads.
+
+            Across tickers: xrank(x), xpct(x), xz(x), xmean(x) and xcount(x) compare a row with \
+            the other tickers' rows of the same date. Their universe is every ticker's row on that \
+            date in the table, whatever --tickers, --from, --to and the other --where terms then \
+            select (as series functions see a ticker's whole history); with --on, each row gets \
+            the value of its own date. ref(x, 'SPY') is x on SPY's history that date (null when SPY \
+            has no row); mvar, mcov, mcorr and mbeta are moving variance, covariance, correlation \
+            and beta over a ticker's last n rows: mbeta(pct_change(close), ref(pct_change(close), 'SPY'), 60).
             """,
         options: FilterCommand.Options.all,
         constraints: [
             .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .requires(option: FilterCommand.Options.having.name, anyOf: [FilterCommand.Options.by.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
             .requires(option: FilterCommand.Options.maxStale.name, anyOf: [FilterCommand.Options.on.name]),
@@ -36,6 +45,9 @@ extension CommandSpec {
             "filter --where 'close > 100' --count --timing --repeat 5",
             "filter --where 'close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)' --on latest",
             "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
+            "filter --on latest --where 'xpct(pct_change(close, 250)) > 0.9' --columns ticker,close,xrank(close)",
+            "filter --agg 'avg(volume) as v' --by ticker --sort -v --limit 10",
+            "filter --agg 'first(open),max(high),min(low),last(close),sum(volume)' --by ticker,week --tickers AAPL",
         ]
     )
 
@@ -230,6 +242,11 @@ extension FilterCommand {
             "max-stale", value: "DAYS|none",
             abstract: "With --on: leave out a ticker whose last row is more than DAYS calendar days before the day "
                 + "(default 7; 0: the day itself only; none: keep every ticker).")
+        static let adjusted = OptionKey.flag(
+            "adjusted",
+            abstract: "Read open, high, low, close and volume as their adjusted columns (adj_open … adj_volume: adjusted for "
+                + "splits and dividends) in every expression, so one screen runs on either; the output keeps the names "
+                + "(a table marks them '(adjusted)'). An error if the table has no adjusted columns.")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
@@ -249,15 +266,26 @@ extension FilterCommand {
         static let agg = OptionKey.list(
             "agg", value: "LIST",
             abstract: "Aggregates to compute over the matches instead of printing rows: count, sum, min, max, avg, first, last "
-                + "(by date) or stddev of a column or an expression, e.g. 'count(*),avg(high - low),max(pct_change(close)),last(close)'. "
-                + "Nulls are skipped; count(*) counts rows.")
+                + "(by date), stddev, median, quantile(x, q) (linear interpolation, DuckDB's quantile_cont) of a column or an "
+                + "expression, or corr(x, y) (Pearson), each optionally named with 'as', e.g. "
+                + "'count(*) as n,avg(high - low),max(pct_change(close)),last(close)'. Nulls are skipped (and NaN of a bare column "
+                + "by min, max, median and quantile); count(*) counts rows.")
         static let by = OptionKey<Grouping?>.choice(
-            "by", abstract: "Compute --count or --agg per ticker, per calendar year or month of the date, or per ticker and year or month.")
+            "by", value: "KEYS",
+            abstract: "Compute --count or --agg per ticker, per date (one group a day, across tickers), week (Monday to Sunday, "
+                + "labelled by its Monday), month, quarter (2014-Q2) or year, or per ticker and one of those in either order "
+                + "(ticker,week: weekly bars). --sort, --limit and --having then apply to the groups.")
+        static let having = OptionKey.string(
+            "having", value: "EXPR",
+            abstract: "With --agg or --count and --by, keep the groups for which EXPR holds; it reads the aggregates by name "
+                + "('count(*) as n' → n, or \"avg(volume)\" in double quotes), count with --count, and the keys ticker and date "
+                + "(date and week groups).")
         static let sort = OptionKey.list(
             "sort", value: "KEYS",
             abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
-                + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k.")
-        static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows.")
+                + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k. "
+                + "With --by, sorts the groups by an aggregate (its name or text), count, or a key; ties by the keys.")
+        static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows (with --by, N groups).")
         static let showAll = OptionKey.flag(
             "all",
             abstract: "On a terminal, print every row of a table (by default at most a screenful: the first and last rows, "
@@ -277,8 +305,8 @@ extension FilterCommand {
         static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
-            agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec, count.spec,
+            agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one written as `export` does.
@@ -307,21 +335,19 @@ extension FilterCommand {
             }
         }
 
-        /// `--by`: what `--count` and `--agg` are computed per.
+        /// `--by`: what `--count` and `--agg` are computed per: a ticker, a calendar bucket of the
+        /// date, or both in either order (the first key orders the groups).
         enum Grouping: String, CaseIterable, Sendable {
-            case ticker, year, month
-            case tickerYear = "ticker,year"
-            case tickerMonth = "ticker,month"
+            case ticker, date, week, month, quarter, year
+            case tickerDate = "ticker,date", tickerWeek = "ticker,week", tickerMonth = "ticker,month"
+            case tickerQuarter = "ticker,quarter", tickerYear = "ticker,year"
+            case dateTicker = "date,ticker", weekTicker = "week,ticker", monthTicker = "month,ticker"
+            case quarterTicker = "quarter,ticker", yearTicker = "year,ticker"
 
             /// The engine's grouping.
             var aggregateGrouping: AggregateGrouping {
-                switch self {
-                case .ticker: .ticker
-                case .year: .year
-                case .month: .month
-                case .tickerYear: AggregateGrouping(byTicker: true, bucket: .year)
-                case .tickerMonth: AggregateGrouping(byTicker: true, bucket: .month)
-                }
+                // The raw values are the engine's own key lists.
+                (try? AggregateGrouping(parsing: rawValue)) ?? .none
             }
         }
     }
@@ -377,6 +403,7 @@ extension ExportCommand {
         static let to = FilterCommand.Options.to
         static let on = FilterCommand.Options.on
         static let maxStale = FilterCommand.Options.maxStale
+        static let adjusted = FilterCommand.Options.adjusted
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
@@ -396,7 +423,7 @@ extension ExportCommand {
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec,
             partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 

@@ -22,6 +22,10 @@ struct SVGChart {
     var priceLabel = "close"
     /// The `--where` text, for the subtitle when rows are marked.
     var whereText: String?
+    /// Said after the price in the subtitle (`adjusted for splits and dividends`), if anything.
+    var priceNote: String?
+    /// Prices on a logarithmic scale (values at or below 0 leave gaps).
+    var logScale = false
 
     /// Candlesticks only up to this many trading days; lines beyond.
     static let candlestickLimit = 250
@@ -39,7 +43,7 @@ struct SVGChart {
     var height: Double { (showVolume ? volumeBottom : priceBottom) + marginBottom }
 
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
-    static let upColor = "#2b8a3e", downColor = "#c92a2a", markColor = "#f08c00"
+    static let upColor = "#2b8a3e", downColor = "#c92a2a", markColor = "#f08c00", splitColor = "#5f3dc4"
 
     /// Whether the prices are drawn as candlesticks.
     var usesCandlesticks: Bool {
@@ -77,12 +81,13 @@ struct SVGChart {
                 for case let v? in values { low = min(low, v); high = max(high, v) }
             }
         }
-        if low > high { (low, high) = (0, 1) }
+        if low > high { (low, high) = logScale ? (1, 10) : (0, 1) }
         if normalize { (low, high) = (min(low, 1), max(high, 1)) }
-        let priceTicks = NiceTicks(covering: low, high, maxCount: max(2, Int(priceHeight / 45)))
+        let priceTicks = logScale ? PriceAxis(logCovering: low, high, maxCount: max(2, Int(priceHeight / 45)))
+            : PriceAxis(NiceTicks(covering: low, high, maxCount: max(2, Int(priceHeight / 45))))
         func y(_ value: Double) -> Double {
-            let span = priceTicks.upper - priceTicks.lower
-            return clampY(priceBottom - (value - priceTicks.lower) / span * priceHeight)
+            let span = priceTicks.position(priceTicks.upper) - priceTicks.position(priceTicks.lower)
+            return clampY(priceBottom - (priceTicks.position(value) - priceTicks.position(priceTicks.lower)) / span * priceHeight)
         }
 
         // Grid and axes.
@@ -164,6 +169,21 @@ struct SVGChart {
                 overlayNumber += 1
             }
         }
+        // Split days: a dotted line over the prices, a triangle on the time axis and the ratio.
+        var splitLines = "", splitTriangles = "", splitLabels = ""
+        for (i, s) in series.enumerated() {
+            for split in s.splits where split.index < positions[i].count {
+                let px = x(positions[i][split.index])
+                splitLines += "M\(n(px)) \(n(priceTop))V\(n(priceBottom))"
+                splitTriangles += "M\(n(px)) \(n(priceBottom - 7))L\(n(clampX(px + 4))) \(n(priceBottom))H\(n(clampX(px - 4)))Z"
+                let label = (series.count > 1 ? "\(s.symbol) " : "") + "split " + FetchCommand.splitText(split.ratio)
+                splitLabels += "<text x=\"\(n(clampX(px + 3)))\" y=\"\(n(priceTop + 11))\">\(SVGText.escaped(label))</text>"
+            }
+        }
+        if !splitLines.isEmpty {
+            svg.append(line: "<g class=\"splits\" fill=\"\(Self.splitColor)\" font-size=\"10\"><path d=\"\(splitLines)\" fill=\"none\" stroke=\"\(Self.splitColor)\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>"
+                + "<path d=\"\(splitTriangles)\" stroke=\"none\"/>\(splitLabels)</g>")
+        }
         // Marks: one dot per pixel column and series, at the price (above the candle's high with
         // candlesticks; at the pane's foot when the price is null).
         var marks = ""
@@ -203,6 +223,8 @@ struct SVGChart {
     private func subtitle(_ first: Int32, _ last: Int32, _ count: Int) -> String {
         var text = "\(Day(daysSinceEpoch: first).description) to \(Day(daysSinceEpoch: last).description) · \(count) trading day\(count == 1 ? "" : "s") · \(priceLabel)"
         if normalize { text += " ÷ first \(priceLabel)" }
+        if let priceNote { text += ", \(priceNote)" }
+        if logScale { text += " · log scale" }
         if let whereText {
             let marked = series.reduce(0) { $0 + $1.marked.lazy.filter { $0 }.count }
             text += " · ● where \(whereText) (\(marked) row\(marked == 1 ? "" : "s"))"
@@ -325,8 +347,9 @@ struct SVGChart {
             if let base = s.close.lazy.compactMap({ $0 }).first(where: { $0 != 0 }) { factor = 1 / base } else { factor = .nan }
         }
         func scale(_ values: [Double?]) -> [Double?] {
-            guard factor != 1 else { return values }
-            return values.map { $0.flatMap { v in let r = v * factor; return r.isFinite ? r : nil } }
+            guard factor != 1 || logScale else { return values }
+            // On a log scale a value at or below 0 has no place: a gap.
+            return values.map { $0.flatMap { v in let r = v * factor; return r.isFinite && (!logScale || r > 0) ? r : nil } }
         }
         return ScaledSeries(close: scale(s.close), open: scale(s.ohlc?.open ?? []), high: scale(s.ohlc?.high ?? []),
                             low: scale(s.ohlc?.low ?? []), overlays: s.overlays.map { scale($0.values) })

@@ -9,7 +9,10 @@ struct ExportCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let source = try SnapshotLocation.forReading(parsed[Options.snapshot], context: context)
-        let table = try source.load(verify: true)
+        let stored = try source.load(verify: true)
+        // --adjusted: --where, computed columns and the written open … volume read the adjusted columns.
+        let table = parsed[Options.adjusted] ? try FilterCommand.adjustedTable(stored) : stored
+        if parsed[Options.adjusted] { context.note(FilterCommand.adjustedNote) }
         // The rows and columns filter would select.
         let predicate = try FilterCommand.predicate(where: parsed[Options.where],
                                                     tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,

@@ -111,6 +111,7 @@ struct FetchCommand: Command {
             return ExitStatus.failure
         }
         if !quiet { try ImportCommand.printSummary(of: result.fetched, into: path, verb: "fetched", context: context) }
+        for restatement in result.restatements { context.note(TerminalText.escaped(Self.restatementNote(restatement))) }
         if !result.failures.isEmpty {
             try context.standardError.writeLine("\(result.failures.count) of \(symbols.count) tickers failed: "
                 + TerminalText.escaped(result.failures.map(\.symbol).joined(separator: ", ")))

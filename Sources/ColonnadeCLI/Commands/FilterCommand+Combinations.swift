@@ -47,8 +47,10 @@ extension FilterCommand {
         return Destination(format: typed, file: file)
     }
 
-    /// Refuses options that would have no effect together (group sorting and limits are not
-    /// supported yet; a bare `--count` is one number).
+    /// Refuses options that would have no effect together. With `--by`, `--sort`, `--limit` and
+    /// `--having` apply to the groups; without it, `--count` and `--agg` print one row, which
+    /// cannot be sorted, limited or filtered, and printed rows are filtered by `--where`, not
+    /// `--having`.
     static func refuseInapplicable(_ parsed: ParsedArguments, format: Options.Format) throws(UsageError) {
         try refuseTableOptions(parsed, format: format)
         func refuse(_ option: String, _ other: String, _ reason: String) -> UsageError {
@@ -58,13 +60,17 @@ extension FilterCommand {
         let summary = parsed[Options.count] ? "--count" : parsed.isGiven(Options.agg) ? "--agg" : nil
         if let summary {
             let what = summary == "--count" ? "one number" : "one row"
-            if parsed.isGiven(Options.sort) {
-                throw refuse("--sort", summary, grouped ? "sorting the groups of --by is not supported yet (they come in key order)"
-                    : "\(summary) without --by prints \(what); there are no rows to sort")
-            }
-            if parsed.isGiven(Options.limit) {
-                throw refuse("--limit", summary, grouped ? "limiting the groups of --by is not supported yet"
-                    : "\(summary) without --by prints \(what)")
+            if !grouped {
+                if parsed.isGiven(Options.sort) {
+                    throw refuse("--sort", summary, "\(summary) without --by prints \(what); there are no rows to sort")
+                }
+                if parsed.isGiven(Options.limit) {
+                    throw refuse("--limit", summary, "\(summary) without --by prints \(what)")
+                }
+                if parsed.isGiven(Options.having) {
+                    throw refuse("--having", summary, "--having keeps groups of --by; without it \(summary) prints \(what) "
+                        + "(filter the rows with --where)")
+                }
             }
             if parsed.isGiven(Options.columns) {
                 throw refuse("--columns", summary, "\(summary) prints its own columns (the count or the aggregates, after --by's keys)")
@@ -75,6 +81,7 @@ extension FilterCommand {
             let reason = "arrow, arrows and parquet write the matching rows with every column, in table order"
             for (given, option) in [(parsed[Options.count], "--count"), (parsed.isGiven(Options.agg), "--agg"),
                                     (parsed.isGiven(Options.sort), "--sort"), (parsed.isGiven(Options.limit), "--limit"),
+                                    (parsed.isGiven(Options.having), "--having"),
                                     (parsed.isGiven(Options.columns), "--columns")] where given {
                 throw refuse(option, other, reason)
             }

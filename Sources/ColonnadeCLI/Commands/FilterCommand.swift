@@ -24,12 +24,17 @@ struct FilterCommand: Command {
     ///   - source: where `table` came from (`-o` may not name that file).
     ///   - rowCap: how many rows a table on a terminal shows unless `--all` is given (the
     ///     shell's `.maxrows`).
+    ///   - announcesAdjusted: whether `--adjusted` writes its note (the shell says it once, at `.adjusted on`).
     ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
     ///     ``QueryCancelled``.
-    static func answer(_ parsed: ParsedArguments, table: QuoteTable, loadTime: Duration, source: SnapshotSource,
-                       rowCap: RowCap = .screen, context: CommandContext, isCancelled: () -> Bool = { false }) throws -> Int32 {
+    static func answer(_ parsed: ParsedArguments, table stored: QuoteTable, loadTime: Duration, source: SnapshotSource,
+                       rowCap: RowCap = .screen, context: CommandContext, announcesAdjusted: Bool = true,
+                       isCancelled: () -> Bool = { false }) throws -> Int32 {
         let destination = try destination(parsed, toTerminal: context.standardOutput.isTerminal)
         try refuseInapplicable(parsed, format: destination.format)
+        // --adjusted: every expression, sort key, aggregate and column below reads the view.
+        let table = parsed[Options.adjusted] ? try adjustedTable(stored) : stored
+        if parsed[Options.adjusted] && announcesAdjusted { context.note(adjustedNote) }
         let query = try Query(parsed, table: table, format: destination.format.textFormat ?? .csv, rowCap: rowCap, context: context)
         guard let outcome = try query.run(on: table, isCancelled: isCancelled) else { return ExitStatus.failure }
         if parsed[Options.timing] {
@@ -49,7 +54,7 @@ struct FilterCommand: Command {
             output.standardOutput = file!
         }
         if parsed[Options.count] {
-            try writeCount(outcome.selection, query: query, table: table, context: output)
+            try writeCount(outcome, query: query, table: table, context: output)
         } else if let result = outcome.aggregates {
             try writeAggregates(result, query: query, context: output)
         } else {
@@ -75,6 +80,12 @@ struct FilterCommand: Command {
         var grouping: AggregateGrouping
         var format: OutputFormat
         var sortKeys: [SortKey]
+        /// --sort with --by: the order of the groups.
+        var groupSortKeys: [AggregateResult.GroupSortKey]
+        /// --having: which groups to keep.
+        var having: String?
+        /// --limit.
+        var limit: Int?
         var screenDay: ScreenDay?
         /// --max-stale: how old a ticker's row may be for --on to use it.
         var maxStale: StaleLimit = .default
@@ -91,19 +102,41 @@ struct FilterCommand: Command {
                                                     from: parsed[Options.from], to: parsed[Options.to], table: table)
             FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
             shown = try ColumnSelection(FilterCommand.columnNames(parsed, table: table, predicate: predicate), in: table)
+            if parsed[Options.adjusted] && format == .table { shown = shown.markingAdjusted(in: table) }
             options = QueryOptions(threads: parsed[Options.threads] ?? QueryOptions.availableCores,
                                    useBlockSummaries: !parsed[Options.noZonemaps])
             aggregateText = parsed[Options.agg].joined(separator: ",")
             aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg], table: table) : nil
             grouping = parsed[Options.by]?.aggregateGrouping ?? .none
             if let aggregates {  // the keys and the aggregates' names, as writeAggregates prints them
+                let reserved = ["ticker", "date"] + grouping.keyNames
+                for a in aggregates {
+                    if let name = a.name, reserved.contains(name.lowercased()) {
+                        throw UsageError.invalidValue(option: "--agg", value: a.description,
+                                                      reason: "'\(name)' names a key column (ticker, date or a --by key); choose another name",
+                                                      suggestion: nil, command: CommandSpec.filter.name)
+                    }
+                }
                 let keys = FilterCommand.groupColumns(grouping).map { OutputNames.Column($0.name, holds: $0.name == "ticker" ? .ticker : .other) }
-                try OutputNames.check(keys + aggregates.map { OutputNames.Column($0.description) }, option: "--agg",
+                try OutputNames.check(keys + aggregates.map { OutputNames.Column($0.outputName) }, option: "--agg",
                                       command: CommandSpec.filter.name, canRename: false)
             }
             self.format = format
             sortKeys = []
-            for text in parsed[Options.sort] {
+            groupSortKeys = []
+            having = parsed[Options.having]
+            if !grouping.isOverall {
+                // --by: --sort and --having apply to the groups (checked here, before any query time).
+                let summary = aggregates ?? [FilterCommand.countAggregate]
+                for text in parsed[Options.sort] {
+                    do {
+                        groupSortKeys.append(try AggregateResult.GroupSortKey.parse(text, aggregates: summary, grouping: grouping))
+                    } catch {
+                        throw ExpressionError(error: error, expression: text, option: "--sort")
+                    }
+                }
+            }
+            for text in grouping.isOverall ? parsed[Options.sort] : [] {
                 do {
                     sortKeys.append(try SortKey.parse(text, table: table))
                 } catch {
@@ -120,6 +153,7 @@ struct FilterCommand: Command {
             }
             // With an explicit --repeat, one untimed warm-up run comes first, as the peers
             // benchmark does for every engine.
+            limit = parsed[Options.limit]
             repeats = parsed[Options.repeat]
             self.rowCap = parsed[Options.showAll] ? .none : rowCap
             precision = parsed[Options.precision]
@@ -145,13 +179,22 @@ struct FilterCommand: Command {
                 let selection = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, maxStale: maxStale, options: options) }
                     ?? table.select(predicate, options: options)
                 var result: AggregateResult?
-                if let aggregates {
+                if let summary = aggregates ?? (grouping.isOverall ? nil : [FilterCommand.countAggregate]) {
                     do {
-                        result = try selection.aggregate(aggregates, by: grouping, options: options)
+                        result = try selection.aggregate(summary, by: grouping, options: options)
                     } catch {
                         // An unknown column in --agg is a command-line mistake, like one in --where.
                         throw ExpressionError(error: error, expression: aggregateText, option: "--agg")
                     }
+                    if let having {
+                        do {
+                            result = try result?.having(having)
+                        } catch {
+                            throw ExpressionError(error: error, expression: having, option: "--having")
+                        }
+                    }
+                    result = result?.sorted(by: groupSortKeys)
+                    if let limit, !grouping.isOverall { result = result?.prefix(limit) }
                 }
                 if run >= warmups { times.append(ContinuousClock.now - start) }
                 last = (selection, result)
@@ -180,11 +223,12 @@ struct FilterCommand: Command {
     }
 
     /// `--count`: the number of matching rows (per group with `--by`).
-    private static func writeCount(_ selection: Selection, query: Query, table: QuoteTable, context: CommandContext) throws {
+    private static func writeCount(_ outcome: Query.Outcome, query: Query, table: QuoteTable, context: CommandContext) throws {
+        let selection = outcome.selection
         let format = query.format
         let grouping = query.grouping
         if !grouping.isOverall {
-            let counts = try selection.aggregate([.count], by: grouping, options: query.options)
+            let counts = try outcome.aggregates ?? selection.aggregate([countAggregate], by: grouping, options: query.options)
             let rows = counts.rows.map { groupCells($0, grouping) + [Cell.integer(Int64($0.values[0] ?? 0))] }
             var source = MaterializedRows(columns: groupColumns(grouping) + [ResultColumn(name: "count")], rows: rows)
             try formatter(query, context: context).write(&source, to: context.standardOutput)
@@ -200,7 +244,7 @@ struct FilterCommand: Command {
     /// most ``ResultColumn/computedDecimals`` decimals (a count is exact).
     private static func writeAggregates(_ result: AggregateResult, query: Query, context: CommandContext) throws {
         let columns = groupColumns(query.grouping) + result.aggregates.map {
-            ResultColumn(name: $0.description, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
+            ResultColumn(name: $0.outputName, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
         }
         let rows = result.rows.map { row -> [Cell] in
             let values = zip(result.aggregates, row.values).map { a, v -> Cell in
@@ -292,18 +336,22 @@ struct FilterCommand: Command {
         }
     }
 
-    /// The key columns of a grouped answer: `ticker`, then `year` or `month`.
+    /// `--count` with `--by`: the one aggregate, named `count` (what --sort and --having call it).
+    static let countAggregate = Aggregate.count.named("count")
+
+    /// The key columns of a grouped answer, in --by's order: `ticker`, `week,ticker`, `month`, …
     static func groupColumns(_ grouping: AggregateGrouping) -> [ResultColumn] {
-        (grouping.byTicker ? [ResultColumn(name: "ticker")] : []) + (grouping.bucket.map { [ResultColumn(name: $0.rawValue)] } ?? [])
+        grouping.keyNames.map { ResultColumn(name: $0) }
     }
 
-    /// The key cells of one grouped row: the ticker, then the year (`2014`) or month (`2014-03`).
+    /// The key cells of one grouped row: the ticker and the bucket (`2014`, `2014-03`, `2014-Q2`,
+    /// a day), in --by's order.
     static func groupCells(_ row: AggregateResult.Row, _ grouping: AggregateGrouping) -> [Cell] {
-        var cells = [Cell]()
-        if grouping.byTicker { cells.append(.text(row.ticker ?? "")) }
-        if grouping.bucket == .year, let year = row.year { cells.append(.integer(Int64(year))) }
-        if grouping.bucket == .month { cells.append(.text(row.bucketText ?? "")) }
-        return cells
+        grouping.keyNames.map { key -> Cell in
+            if key == "ticker" { return .text(row.ticker ?? "") }
+            if grouping.bucket == .year, let year = row.year { return .integer(Int64(year)) }
+            return .text(row.bucketText ?? "")
+        }
     }
 
     /// The aggregates of --agg (arguments may be expressions over `table`'s columns).

@@ -14,7 +14,7 @@ struct ColumnSelection {
     }
 
     let sources: [Source]
-    let columns: [ResultColumn]
+    var columns: [ResultColumn]
     /// The computed columns' expressions.
     let expressions: [ValueExpression]
 
@@ -112,7 +112,7 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
     /// The next row number, refilling the batch (and its computed values) when it runs out.
     private mutating func nextRowNumber() throws -> Int? {
         if expressions.isEmpty { return rows.next() }
-        if position == batch.count {
+        if position >= batch.count {
             batch.removeAll(keepingCapacity: true)
             while batch.count < Self.batchRows, let r = rows.next() { batch.append(r) }
             if batch.isEmpty { return nil }

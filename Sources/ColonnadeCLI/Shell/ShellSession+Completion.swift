@@ -5,7 +5,7 @@ import Colonnade
 /// otherwise column names, functions and the language's words.
 extension ShellSession {
     /// The dot-commands, as `.help` lists them.
-    static let dotCommands = [".tickers", ".from", ".to", ".on", ".max-stale", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open",
+    static let dotCommands = [".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open",
                               ".info", ".help", ".quit"]
 
     /// Where the word before the end of `prefix` starts (a character offset) and what it may

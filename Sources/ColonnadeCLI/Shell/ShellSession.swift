@@ -68,7 +68,7 @@ final class ShellSession {
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
         try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
-                                 isCancelled: isCancelled)
+                                 announcesAdjusted: false, isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands
@@ -82,6 +82,7 @@ final class ShellSession {
           .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
           .on YYYY-MM-DD|latest screens as of a day, as filter --on (.on alone: every day)
           .max-stale DAYS|none  with .on: how old a ticker's row may be (default 7)
+          .adjusted on|off      open, high, low, close, volume read adj_open … adj_volume
           .format FORMAT        table, csv, json or ndjson
           .columns a,b|all      columns to print (.columns alone: the default)
           .limit N              print at most N rows (.limit alone: no limit)
@@ -133,6 +134,11 @@ final class ShellSession {
             if let value, StaleLimit(value) == nil { throw invalid("expected a whole number of calendar days or 'none'") }
             settings.maxStale = value
             return .message("")
+        case ".adjusted":
+            guard value == "on" || value == "off" else { throw invalid("expected on or off") }
+            if value == "on" { _ = try FilterCommand.adjustedTable(table, option: ".adjusted") }  // refused now, not on every line
+            settings.adjusted = value == "on"
+            return .message(settings.adjusted ? "note: " + FilterCommand.adjustedNote : "")
         case ".format":
             let formats = OutputFormat.allCases.map(\.rawValue)
             guard let value, formats.contains(value) else { throw invalid("expected one of " + formats.joined(separator: ", ")) }
@@ -168,7 +174,7 @@ final class ShellSession {
             try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".on", ".max-stale", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
+            let known = [".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
                          ".help", ".quit"]
             let close = Suggestions.closest(to: name, among: known)
             throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
