@@ -135,7 +135,7 @@ extension ExpressionProgram {
                 bs.append(b)
             }
             return either(bs)
-        case .ordering, .exactSeries, .materialized, .isNull:
+        case .ordering, .exactSeries, .materialized, .isNull, .crossTicker:
             return nil
         }
     }
