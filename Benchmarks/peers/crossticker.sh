@@ -23,19 +23,13 @@ while [ $# -gt 0 ]; do
         *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
+. "$here/common.sh"
+peers_dimensions "$size"
+peers_venv
 "$venv/bin/python" -c "import duckdb, polars" 2>/dev/null || "$venv/bin/pip" install -q -r "$here/requirements.txt" \
     || die "cannot install the peers (duckdb, polars)"
 if [ "$build" = 1 ]; then
-    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-bench >&2) \
-        || die "swift build failed"
+    peers_build
 fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"

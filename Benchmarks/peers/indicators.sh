@@ -23,21 +23,15 @@ while [ $# -gt 0 ]; do
         *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
+. "$here/common.sh"
+peers_dimensions "$size"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat needs a positive integer"
 [[ "$threads" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--threads needs a comma-separated list of positive integers"
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
+peers_venv
 "$venv/bin/python" -c "import talib" 2>/dev/null || "$venv/bin/pip" install -q "ta-lib==0.8.2" || die "cannot install ta-lib"
 "$venv/bin/python" -c "import duckdb, polars, numpy, talib" 2>/dev/null || die "the venv cannot import duckdb, polars, numpy, talib"
 if [ "$build" = 1 ]; then
-    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-bench >&2) \
-        || die "swift build failed"
+    peers_build
 fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"

@@ -12,16 +12,10 @@ enum SnapshotFile {
         return fd
     }
 
-    /// Writes all of `count` bytes at `base` (`SystemCall.writeAll`).
-    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, file: String) throws(SnapshotError) {
-        guard count > 0, base != nil else { return }
-        let failure = SystemCall.writeAll(fd, base, count)
-        if failure != 0 { throw SnapshotError.system(file, "write", failure) }
-    }
-
-    /// Writes all of `count` bytes at `base` to file offset `offset` (`pwrite(2)`: the file
-    /// position does not move, so several threads may write disjoint ranges of one file).
-    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int, file: String) throws(SnapshotError) {
+    /// Writes all of `count` bytes at `base` (`SystemCall.writeAll`): at file offset `offset` when
+    /// given (`pwrite(2)`: the file position does not move, so several threads may write disjoint
+    /// ranges of one file), else at the file position.
+    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int? = nil, file: String) throws(SnapshotError) {
         guard count > 0, base != nil else { return }
         let failure = SystemCall.writeAll(fd, base, count, at: offset)
         if failure != 0 { throw SnapshotError.system(file, "write", failure) }
@@ -52,20 +46,10 @@ enum SnapshotFile {
         #endif
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, file: String) throws(SnapshotError) {
-        let result: SnapshotError? = bytes.withUnsafeBytes { b in
-            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, at: offset, file: file) } catch { return error }
-            return nil
-        }
-        if let result { throw result }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws(SnapshotError) {
-        let result: SnapshotError? = bytes.withUnsafeBytes { b in
-            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, file: file) } catch { return error }
-            return nil
-        }
-        if let result { throw result }
+    /// Writes all of `bytes` (at file offset `offset` when given), as the pointer form does.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, file: String) throws(SnapshotError) {
+        let failure = bytes.withUnsafeBytes { SystemCall.writeAll(fd, $0.baseAddress, $0.count, at: offset) }
+        if failure != 0 { throw SnapshotError.system(file, "write", failure) }
     }
 
     static func fsync(_ fd: Int32, file: String, operation: String) throws(SnapshotError) {
