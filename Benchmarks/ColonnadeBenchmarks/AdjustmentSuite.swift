@@ -30,27 +30,35 @@ struct AdjustmentSuite {
         let verify = try measure(runs: runs) {
             guard QuoteTable.verifySnapshot(at: path).isValid else { throw BenchError("verify found problems in \(path)") }
         }
-        record("verify \(label) warm", verify, runs: runs, items: fileBytes, unit: "B", note: "every checksum and invariant, file in the page cache")
+        record(
+            "verify \(label) warm", verify, runs: runs, items: fileBytes, unit: "B",
+            note: "every checksum and invariant, file in the page cache")
         let verifyAdjustments = try measure(runs: runs) {
             guard QuoteTable.verifySnapshot(at: path).isValid else { throw BenchError("verify found problems in \(path)") }
             let loaded = try QuoteTable.load(from: path, verify: false)
             sink(try loaded.adjustmentProblems().count)
         }
-        record("verify --adjustments \(label) warm", verifyAdjustments, runs: runs, items: rows, unit: "rows",
-               note: String(format: "%.2f× verify (target ≤ 2×); + load and the rule's check of every ticker", verifyAdjustments.median / verify.median))
+        record(
+            "verify --adjustments \(label) warm", verifyAdjustments, runs: runs, items: rows, unit: "rows",
+            note: String(
+                format: "%.2f× verify (target ≤ 2×); + load and the rule's check of every ticker", verifyAdjustments.median / verify.median)
+        )
 
         let plain = try measure(runs: runs) {
             let loaded = try QuoteTable.load(from: path, verify: false)
             try loaded.save(to: out)
         }
-        record("load + save \(label) (fsync)", plain, runs: runs, items: fileBytes, unit: "B", note: "adjust's yardstick: a plain save of the same table")
+        record(
+            "load + save \(label) (fsync)", plain, runs: runs, items: fileBytes, unit: "B",
+            note: "adjust's yardstick: a plain save of the same table")
         let adjust = try measure(runs: runs) {
             var loaded = try QuoteTable.load(from: path, verify: false)
             sink(try loaded.recomputeAdjustments().count)
             try loaded.save(to: out)
         }
-        record("adjust \(label): load + recompute + save (fsync)", adjust, runs: runs, items: rows, unit: "rows",
-               note: String(format: "%.2f× the plain save (target ≤ 1.5×); every ticker", adjust.median / plain.median))
+        record(
+            "adjust \(label): load + recompute + save (fsync)", adjust, runs: runs, items: rows, unit: "rows",
+            note: String(format: "%.2f× the plain save (target ≤ 1.5×); every ticker", adjust.median / plain.median))
 
         let quiet = try Self.update(of: table, splitting: nil), split = try Self.update(of: table, splitting: table.tickers[0].symbol)
         func timedUpdate(_ incoming: QuoteTable, restated expected: Int) throws -> (median: Double, spread: Double) {
@@ -63,11 +71,14 @@ struct AdjustmentSuite {
             }
         }
         let none = try timedUpdate(quiet, restated: 0)
-        record("update \(label), no event: upsert 2 days × \(table.tickers.count) tickers + check + save", none, runs: runs, items: rows, unit: "rows",
-               note: "fetch --update after its downloads (overlapping day + new day), no restatement")
+        record(
+            "update \(label), no event: upsert 2 days × \(table.tickers.count) tickers + check + save", none, runs: runs, items: rows,
+            unit: "rows",
+            note: "fetch --update after its downloads (overlapping day + new day), no restatement")
         let one = try timedUpdate(split, restated: 1)
-        record("update \(label), one 2:1 split among \(table.tickers.count) tickers: + recompute", one, runs: runs, items: rows, unit: "rows",
-               note: String(format: "%.2f× the update without one (target ≤ 1.5×); the recomputing path", one.median / none.median))
+        record(
+            "update \(label), one 2:1 split among \(table.tickers.count) tickers: + recompute", one, runs: runs, items: rows, unit: "rows",
+            note: String(format: "%.2f× the update without one (target ≤ 1.5×); the recomputing path", one.median / none.median))
     }
 
     /// What an update brings for every ticker: its newest stored row again (the overlapping day)
@@ -101,13 +112,16 @@ struct AdjustmentSuite {
                 values[c] += [old, new]
             }
         }
-        return try QuoteTable(schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
-                              columns: values.map { .float64(Column($0)) }, dates: Column(dates), tickers: entries,
-                              dateColumnName: table.dateColumnName)
+        return try QuoteTable(
+            schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
+            columns: values.map { .float64(Column($0)) }, dates: Column(dates), tickers: entries,
+            dateColumnName: table.dateColumnName)
     }
 
     private func record(_ name: String, _ result: (median: Double, spread: Double), runs: Int, items: Double, unit: String, note: String) {
-        recorder.record(Measurement(suite: "adjustments", name: name, seconds: result.median, spread: result.spread, runs: runs,
-                                    items: items, unit: unit, bytes: unit == "B" ? items : 0, note: note))
+        recorder.record(
+            Measurement(
+                suite: "adjustments", name: name, seconds: result.median, spread: result.spread, runs: runs,
+                items: items, unit: unit, bytes: unit == "B" ? items : 0, note: note))
     }
 }

@@ -53,11 +53,17 @@ struct CodecSuite {
             let report = try Shell.run("'\(tool)' -b -d -i3 '\(file)' 2>&1")
             let toolSpeed = Self.lastSpeed(in: report)
             let oursSpeed = Double(size) / ours.median / 1e6
-            recorder.record(Measurement(suite: "codecs", name: "\(codec) decode \(String(format: "%.0f", Double(size) / 1e6)) MB CSV (Colonnade, in process)",
-                                        seconds: ours.median, spread: ours.spread, runs: runs, items: Double(size), unit: "B",
-                                        bytes: Double(size),
-                                        note: toolSpeed.map { String(format: "%@ -b -d: %.0f MB/s; ours %.0f MB/s = %.2f×", (tool as NSString).lastPathComponent, $0, oursSpeed, oursSpeed / $0) }
-                                            ?? "tool figure not read: \(report.suffix(120))"))
+            recorder.record(
+                Measurement(
+                    suite: "codecs", name: "\(codec) decode \(String(format: "%.0f", Double(size) / 1e6)) MB CSV (Colonnade, in process)",
+                    seconds: ours.median, spread: ours.spread, runs: runs, items: Double(size), unit: "B",
+                    bytes: Double(size),
+                    note: toolSpeed.map {
+                        String(
+                            format: "%@ -b -d: %.0f MB/s; ours %.0f MB/s = %.2f×", (tool as NSString).lastPathComponent, $0, oursSpeed,
+                            oursSpeed / $0)
+                    }
+                        ?? "tool figure not read: \(report.suffix(120))"))
         }
     }
 

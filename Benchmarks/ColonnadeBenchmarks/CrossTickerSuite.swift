@@ -29,9 +29,11 @@ struct CrossTickerSuite {
                 sink(latest.count)
             }
             let sum1 = try latest.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-            recorder.record(Measurement(suite: "crossticker", name: "X1 momentum decile --on latest \(label) t=\(t)",
-                                        seconds: r.median, spread: r.spread, runs: runs * 3, items: Double(table.tickers.count),
-                                        unit: "tickers", bytes: 0, note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum1))"))
+            recorder.record(
+                Measurement(
+                    suite: "crossticker", name: "X1 momentum decile --on latest \(label) t=\(t)",
+                    seconds: r.median, spread: r.spread, runs: runs * 3, items: Double(table.tickers.count),
+                    unit: "tickers", bytes: 0, note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum1))"))
             // X2: the whole table against the first ticker.
             var strong = try table.select(x2, options: options)
             r = try measure(runs: runs) {
@@ -39,9 +41,11 @@ struct CrossTickerSuite {
                 sink(strong.count)
             }
             let sum2 = try strong.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-            recorder.record(Measurement(suite: "crossticker", name: "X2 relative strength \(label) t=\(t)",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 16,
-                                        note: "matched \(strong.count), sum(close) \(String(format: "%.6g", sum2))"))
+            recorder.record(
+                Measurement(
+                    suite: "crossticker", name: "X2 relative strength \(label) t=\(t)",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 16,
+                    note: "matched \(strong.count), sum(close) \(String(format: "%.6g", sum2))"))
             // X3: breadth, a count per date.
             var breadth = try table.select(x3, options: options).aggregate([.count], by: .date, options: options)
             r = try measure(runs: runs) {
@@ -49,9 +53,11 @@ struct CrossTickerSuite {
                 sink(breadth.rows.count)
             }
             let peak = breadth.rows.map { $0.values[0] ?? 0 }.max() ?? 0
-            recorder.record(Measurement(suite: "crossticker", name: "X3 breadth by date \(label) t=\(t)",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 8,
-                                        note: "dates \(breadth.rows.count), sum \(Int(breadth.rows.reduce(0) { $0 + ($1.values[0] ?? 0) })), max \(Int(peak))"))
+            recorder.record(
+                Measurement(
+                    suite: "crossticker", name: "X3 breadth by date \(label) t=\(t)",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 8,
+                    note: "dates \(breadth.rows.count), sum \(Int(breadth.rows.reduce(0) { $0 + ($1.values[0] ?? 0) })), max \(Int(peak))"))
             // X4: weekly bars.
             let all = table.selectAll()
             var result = try all.aggregate(bars, by: weekly, options: options)
@@ -60,9 +66,11 @@ struct CrossTickerSuite {
                 sink(result.rows.count)
             }
             let closes = result.rows.reduce(0.0) { $0 + ($1.values[3] ?? 0) }
-            recorder.record(Measurement(suite: "crossticker", name: "X4 weekly bars \(label) t=\(t)",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 40,
-                                        note: "bars \(result.rows.count), sum(last(close)) \(String(format: "%.6g", closes))"))
+            recorder.record(
+                Measurement(
+                    suite: "crossticker", name: "X4 weekly bars \(label) t=\(t)",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 40,
+                    note: "bars \(result.rows.count), sum(last(close)) \(String(format: "%.6g", closes))"))
         }
     }
 }

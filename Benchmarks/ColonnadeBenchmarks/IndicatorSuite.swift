@@ -16,8 +16,10 @@ struct IndicatorSuite {
         ("I1 MACD cross", "ema(close, 12) > ema(close, 26) and prev(ema(close, 12)) <= prev(ema(close, 26))", 1),
         ("I2 RSI oversold", "rsi(close, 14) < 30", 1),
         ("I3 drawdown, heavy volume", "close / cummax(close) - 1 < -0.2 and volume > 2 * mavg(volume, 20)", 2),
-        ("I4 ATR breakout",
-         "close > prev(close) + 2 * rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14)", 3),
+        (
+            "I4 ATR breakout",
+            "close > prev(close) + 2 * rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14)", 3
+        ),
         ("S3 trend (exact windows)", "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)", 1),
     ]
 
@@ -34,10 +36,12 @@ struct IndicatorSuite {
                     sink(selection.count)
                 }
                 let sum = try selection.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-                recorder.record(Measurement(suite: "indicators", name: "\(name) \(label) t=\(t)",
-                                            seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                            bytes: rows * 8 * Double(columns),
-                                            note: "matched \(selection.count), sum(close) \(String(format: "%.6g", sum))"))
+                recorder.record(
+                    Measurement(
+                        suite: "indicators", name: "\(name) \(label) t=\(t)",
+                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                        bytes: rows * 8 * Double(columns),
+                        note: "matched \(selection.count), sum(close) \(String(format: "%.6g", sum))"))
             }
             // As of the latest day: a recursive series still runs over every ticker's whole history.
             for t in Set([1, threads]).sorted() {
@@ -48,10 +52,12 @@ struct IndicatorSuite {
                     sink(latest.count)
                 }
                 let sum = try latest.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-                recorder.record(Measurement(suite: "indicators", name: "\(name) --on latest \(label) t=\(t)",
-                                            seconds: r.median, spread: r.spread, runs: runs, items: Double(table.tickers.count),
-                                            unit: "tickers", bytes: 0,
-                                            note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum))"))
+                recorder.record(
+                    Measurement(
+                        suite: "indicators", name: "\(name) --on latest \(label) t=\(t)",
+                        seconds: r.median, spread: r.spread, runs: runs, items: Double(table.tickers.count),
+                        unit: "tickers", bytes: 0,
+                        note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum))"))
             }
         }
     }

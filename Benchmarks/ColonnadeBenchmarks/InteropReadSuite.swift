@@ -55,11 +55,15 @@ struct InteropReadSuite {
         var reports: [Int: PeerReport] = [:]
         for threads in Set([1, QueryOptions.availableCores]).sorted() {
             let json = dir + "/peers-t\(threads).json"
-            try Shell.run("'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null")
+            try Shell.run(
+                "'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null"
+            )
             reports[threads] = try JSONDecoder().decode(PeerReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         }
         guard let one = reports[1] else { return }
-        print("interop-read: files written by Polars \(one.versions["polars"] ?? "?"), \(one.feather_writer), DuckDB \(one.versions["duckdb"] ?? "?")")
+        print(
+            "interop-read: files written by Polars \(one.versions["polars"] ?? "?"), \(one.feather_writer), DuckDB \(one.versions["duckdb"] ?? "?")"
+        )
         let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
         for (file, bytes) in one.files.sorted(by: { $0.key > $1.key }) {
             let path = dir + "/" + file
@@ -73,26 +77,34 @@ struct InteropReadSuite {
             for (threads, report) in reports.sorted(by: { $0.key < $1.key }) {
                 for p in report.peers where p.file == file {
                     let name = "\(p.reader) \(file) \(label) t=\(threads)"
-                    recorder.record(Measurement(suite: "interop-read", name: name, seconds: p.seconds, spread: p.spread, runs: p.runs,
-                                                items: b, unit: "B", bytes: b,
-                                                note: String(format: "peer, same files, same run (load %.1f)", report.loadavg.first ?? .nan)))
+                    recorder.record(
+                        Measurement(
+                            suite: "interop-read", name: name, seconds: p.seconds, spread: p.spread, runs: p.runs,
+                            items: b, unit: "B", bytes: b,
+                            note: String(format: "peer, same files, same run (load %.1f)", report.loadavg.first ?? .nan)))
                     notes.append(String(format: "%@ t=%d %.2f×", p.reader, threads, p.seconds / ours.median))
                 }
             }
-            recorder.record(Measurement(suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=1", seconds: ours.median,
-                                        spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
-                                        note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
+            recorder.record(
+                Measurement(
+                    suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=1", seconds: ours.median,
+                    spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
+                    note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
             if FileManager.default.isExecutableFile(atPath: colonnade) {
                 let snapshot = dir + "/q.snapshot"
                 var failure: Error?
                 let e2e = measure(runs: runs, prepare: { unlink(snapshot) }) {
-                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch { failure = error }
+                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch {
+                        failure = error
+                    }
                 }
                 unlink(snapshot)
                 if let failure { throw failure }
-                recorder.record(Measurement(suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
-                                            seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
-                                            note: "includes process start and the durable save (fsync)"))
+                recorder.record(
+                    Measurement(
+                        suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
+                        seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
+                        note: "includes process start and the durable save (fsync)"))
             }
         }
     }

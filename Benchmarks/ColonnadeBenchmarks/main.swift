@@ -31,12 +31,14 @@ struct Options {
 }
 
 func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("""
-    error: \(message)
-    usage: colonnade-bench [--suite scan,screens,indicators,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
-           colonnade-bench --from-json FILE[,FILE...] --svg DIR
+    FileHandle.standardError.write(
+        Data(
+            """
+            error: \(message)
+            usage: colonnade-bench [--suite scan,screens,indicators,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+                   colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
-    """.utf8))
+            """.utf8))
     exit(2)
 }
 
@@ -54,9 +56,15 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)")
+            case "all":
+                s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
+            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli",
+                "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments":
+                s.insert(item)
+            default:
+                usage(
+                    "unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)"
+                )
             }
         }
         options.suites = s
@@ -109,7 +117,9 @@ let (tickerCount, dayCount) = sizes[options.size]!
 let label = "\(tickerCount * dayCount / 1_000_000 > 0 ? "\(tickerCount * dayCount / 1_000_000)M" : "\(tickerCount * dayCount / 1000)k")"
 let recorder = Recorder()
 var machine = MachineInfo.current(size: options.size, threads: options.threads)
-print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
+print(
+    "colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)"
+)
 
 /// Runs one suite; a failure (a benchmark command that failed, a wrong answer) ends the run with
 /// its error and exit status 1, so no figure of a failed run is reported.
@@ -208,9 +218,9 @@ suite("import") {
 // Only the import suite's update row (one day for every ticker into the saved snapshot, beside a
 // plain save): no JSON or CSV inputs written, so it runs at large size in a few minutes.
 if !options.suites.contains("import") {
-  suite("import-update") {
-    try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
-  }
+    suite("import-update") {
+        try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
+    }
 }
 
 suite("cli") {
@@ -241,7 +251,6 @@ suite("codecs") {
 suite("firsttouch") {
     try FirstTouchSuite(recorder: recorder).run()
 }
-
 
 machine.loadAverageEnd = MachineInfo.loadAverage()
 print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))

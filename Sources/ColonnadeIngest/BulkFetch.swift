@@ -25,8 +25,10 @@ package struct BulkFetch {
     package let keepZip: String?
     package let snapshotPath: String
 
-    package init(table: String, tickers: [String], from: Int32?, to: Int32?, columns: [String]?, polling: ExportPolling,
-                 archiveOptions: ArchiveImporter.Options, keepZip: String?, snapshotPath: String) {
+    package init(
+        table: String, tickers: [String], from: Int32?, to: Int32?, columns: [String]?, polling: ExportPolling,
+        archiveOptions: ArchiveImporter.Options, keepZip: String?, snapshotPath: String
+    ) {
         self.table = table
         self.tickers = tickers
         self.from = from
@@ -39,8 +41,10 @@ package struct BulkFetch {
     }
 
     /// Downloads, imports and returns the rows; nothing is saved here.
-    package func run(client: DataLinkClient, events: @escaping @Sendable (ExportEvent) -> Void,
-                     downloaded: () -> Void = {}) async throws -> QuoteTable {
+    package func run(
+        client: DataLinkClient, events: @escaping @Sendable (ExportEvent) -> Void,
+        downloaded: () -> Void = {}
+    ) async throws -> QuoteTable {
         let beside = keepZip ?? snapshotPath
         Self.removeStaleTemporaries(beside: snapshotPath)
         if let keepZip { Self.removeStaleTemporaries(beside: keepZip) }

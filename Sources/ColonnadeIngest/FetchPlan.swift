@@ -20,9 +20,11 @@ package struct FetchPlan: Sendable {
     /// Told as each response's decode starts and ends, numbered in request order (tests).
     package var decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil
 
-    package init(symbols: [String], database: String, table: String?, from: Int32?, to: Int32?, update: Bool,
-                 format: ResponseFormat, existing: QuoteTable, columns: [String]? = nil,
-                 decodeDepth: Int = QueryOptions.availableCores, decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil) {
+    package init(
+        symbols: [String], database: String, table: String?, from: Int32?, to: Int32?, update: Bool,
+        format: ResponseFormat, existing: QuoteTable, columns: [String]? = nil,
+        decodeDepth: Int = QueryOptions.availableCores, decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil
+    ) {
         self.decodeDepth = decodeDepth
         self.decodeEvents = decodeEvents
         self.symbols = symbols
@@ -90,8 +92,9 @@ package struct FetchPlan: Sendable {
                 progress(FetchProgress(rows: 0, bytes: 0, tickers: 1))
                 return DecodeAhead.Pending(.success(nil))
             }
-            let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
-                                                        to: Self.date(to), format: format)
+            let response = try await client.datasetData(
+                database: database, ticker: symbol, from: Self.date(start(for: symbol)),
+                to: Self.date(to), format: format)
             let stored = Self.storedSymbol(symbol), source = "\(database)/\(symbol)"
             return await ahead.decode {
                 let rows = try response.body.withUnsafeBytes { bytes in
@@ -127,7 +130,9 @@ package struct FetchPlan: Sendable {
     /// for at once, and the page decodes on another thread meanwhile. The result and the errors
     /// are those of decoding page after page: the first page (in request order) that failed to
     /// decode wins over anything later, a download error included.
-    private func runTable(_ table: String, client: DataLinkClient, progress: @escaping @Sendable (FetchProgress) -> Void) async throws -> Outcome {
+    private func runTable(
+        _ table: String, client: DataLinkClient, progress: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws -> Outcome {
         let pending = symbols.filter(needsRequest(for:))
         guard !pending.isEmpty else {
             progress(FetchProgress(rows: 0, bytes: 0, tickers: symbols.count))
@@ -181,10 +186,10 @@ package struct FetchPlan: Sendable {
         for symbol in pending {
             let stored = Self.storedSymbol(symbol)
             guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
-            outcome.failures.append((symbol, IngestFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
+            outcome.failures.append(
+                (symbol, IngestFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
         }
         progress(FetchProgress(rows: 0, bytes: 0, tickers: symbols.count))
         return outcome
     }
 }
-

@@ -14,20 +14,25 @@ extension QuoteImporter {
     /// piece or a ticker holding a `"` (the ordinary path then decodes the file whole, for its
     /// exact error), a draft that cannot be made. A count too high saves the placed table the
     /// ordinary way (`commit`); nulls are written in place.
-    static func importDirectCSV(_ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
-                                snapshot: String, durable: Bool, dateColumnName: String?,
-                                writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
+    static func importDirectCSV(
+        _ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
+        snapshot: String, durable: Bool, dateColumnName: String?,
+        writebackStride: Int = SnapshotDraft.defaultWritebackStride
+    ) throws -> (table: QuoteTable, inPlace: Bool)? {
         let name = fileName(of: path)
         let counted = ImportProgress()
         // The draft is committed after the input is freed: the table's columns are the file's pages.
-        let placing = try? withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> (PlacingOutcome, SnapshotDraft?)? in
+        let placing = try? withContents(ofFile: path, threads: threads) {
+            bytes throws(ResponseError) -> (PlacingOutcome, SnapshotDraft?)? in
             guard let (input, layout, survey) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize) else { return nil }
             let cuts = survey.cuts
             // Plain lines (no quote, no blank line) are rows as they are: no second pass.
             let total = survey.plainLines ?? countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads)
             guard total > 0 else { return nil }
-            return placeInDraft(cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
-                                writeback: durable ? writebackStride : 0) { k throws(ResponseError) in
+            return placeInDraft(
+                cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
+                writeback: durable ? writebackStride : 0
+            ) { k throws(ResponseError) in
                 let from = cuts[k], to = k + 1 < cuts.count ? cuts[k + 1] : input.count
                 var scanner = CSVScanner(input: ByteInput(base: input.base + from, count: to - from, source: input.source), position: 0)
                 let rows = try scanner.decodeDatatableRowsInPlace(layout)
@@ -57,7 +62,8 @@ extension QuoteImporter {
     static func countCSVDataRows(_ bytes: UnsafeRawBufferPointer, largeCSV: Int) -> Int? {
         // A zip is imported member by member on the ordinary path.
         guard bytes.count < largeCSV, !ZipArchive.looksLikeZip(bytes),
-              let (input, start) = try? QuoteDecoder.start(of: bytes, source: "") else { return nil }
+            let (input, start) = try? QuoteDecoder.start(of: bytes, source: "")
+        else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)

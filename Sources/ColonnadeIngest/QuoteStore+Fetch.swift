@@ -129,9 +129,10 @@ extension QuoteStore {
         if options.bulk, let table = options.table {
             return try fetchBulk(table, tickers: tickers, options: options, client: client, existing: existing)
         }
-        var plan = FetchPlan(symbols: tickers, database: options.database, table: options.table,
-                             from: options.from?.daysSinceEpoch, to: options.to?.daysSinceEpoch, update: options.update,
-                             format: options.format, existing: existing, columns: options.columns)
+        var plan = FetchPlan(
+            symbols: tickers, database: options.database, table: options.table,
+            from: options.from?.daysSinceEpoch, to: options.to?.daysSinceEpoch, update: options.update,
+            format: options.format, existing: existing, columns: options.columns)
         plan.decodeDepth = options.decodeDepth
         let outcome = try Self.runCancellably(options) { [plan] in
             try await plan.run(client: client) { events?(.progress($0)) }
@@ -157,19 +158,24 @@ extension QuoteStore {
     }
 
     /// A bulk fetch: one export zip, imported and saved like any fetch.
-    private func fetchBulk(_ table: String, tickers: [String], options: FetchOptions, client: DataLinkClient,
-                           existing: QuoteTable) throws -> FetchResult {
-        let plan = FetchPlan(symbols: tickers, database: "", table: table, from: options.from?.daysSinceEpoch,
-                             to: options.to?.daysSinceEpoch, update: options.update, format: .json, existing: existing, columns: nil)
+    private func fetchBulk(
+        _ table: String, tickers: [String], options: FetchOptions, client: DataLinkClient,
+        existing: QuoteTable
+    ) throws -> FetchResult {
+        let plan = FetchPlan(
+            symbols: tickers, database: "", table: table, from: options.from?.daysSinceEpoch,
+            to: options.to?.daysSinceEpoch, update: options.update, format: .json, existing: existing, columns: nil)
         let pending = tickers.filter(plan.needsRequest(for:))
         if !tickers.isEmpty && pending.isEmpty {
             return FetchResult(fetched: QuoteTable(), failures: [], saved: false)
         }
         let earliest = pending.map { plan.start(for: $0) }
-        let from = earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? options.from?.daysSinceEpoch : earliest.compactMap { $0 }.min()
-        let bulk = BulkFetch(table: table, tickers: pending, from: from, to: options.to?.daysSinceEpoch, columns: options.columns,
-                             polling: options.exportPolling, archiveOptions: ArchiveImporter.Options(limits: options.archiveLimits),
-                             keepZip: options.keepZip, snapshotPath: path)
+        let from =
+            earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? options.from?.daysSinceEpoch : earliest.compactMap { $0 }.min()
+        let bulk = BulkFetch(
+            table: table, tickers: pending, from: from, to: options.to?.daysSinceEpoch, columns: options.columns,
+            polling: options.exportPolling, archiveOptions: ArchiveImporter.Options(limits: options.archiveLimits),
+            keepZip: options.keepZip, snapshotPath: path)
         let events = options.events
         let incoming = try Self.runCancellably(options) {
             try await bulk.run(client: client, events: { events?(.export($0)) }, downloaded: { events?(.exportDownloaded) })
@@ -184,8 +190,10 @@ extension QuoteStore {
     /// Runs `work` on the concurrency runtime and waits for it; SIGINT cancels it when the
     /// options ask, and so does the deadline passing, which is then reported as
     /// ``FetchDeadlineExceeded``.
-    private static func runCancellably<T: Sendable>(_ options: FetchOptions,
-                                                    _ work: @escaping @Sendable () async throws -> T) throws -> T {
+    private static func runCancellably<T: Sendable>(
+        _ options: FetchOptions,
+        _ work: @escaping @Sendable () async throws -> T
+    ) throws -> T {
         let cancellation = CancellationRelay()
         // The handler is in place before any work starts, so Ctrl-C always cancels, never kills.
         var interrupt: (any DispatchSourceSignal)?

@@ -18,7 +18,8 @@ public struct Restatement: Sendable, Equatable {
 
     public static func == (a: Restatement, b: Restatement) -> Bool {
         a.ticker == b.ticker && a.events == b.events && a.lastStoredDay == b.lastStoredDay && a.firstStoredDay == b.firstStoredDay
-            && a.changedAdjustedClose?.stored == b.changedAdjustedClose?.stored && a.changedAdjustedClose?.vendor == b.changedAdjustedClose?.vendor
+            && a.changedAdjustedClose?.stored == b.changedAdjustedClose?.stored
+            && a.changedAdjustedClose?.vendor == b.changedAdjustedClose?.vendor
     }
 }
 
@@ -34,7 +35,8 @@ extension QuoteStore {
     /// - Complexity: one pass over the incoming rows and one stored row per ticker.
     static func restatements(existing: QuoteTable, incoming: QuoteTable) -> [Restatement] {
         guard existing.hasWikiAdjustmentColumns, incoming.hasWikiAdjustmentColumns,
-              let storedClose = existing.column(named: "adj_close"), let vendorClose = incoming.column(named: "adj_close") else { return [] }
+            let storedClose = existing.column(named: "adj_close"), let vendorClose = incoming.column(named: "adj_close")
+        else { return [] }
         var out = [Restatement]()
         for (code, entry) in incoming.tickers.enumerated() where entry.rowCount > 0 {
             guard let stored = existing.ticker(entry.symbol), stored.rowCount > 0 else { continue }
@@ -50,13 +52,16 @@ extension QuoteStore {
                 if incoming.dates[mid] < last { lo = mid + 1 } else { hi = mid }
             }
             if lo < rows.upperBound, incoming.dates[lo] == last,
-               let s = storedClose.doubleValue(at: lastRow), let v = vendorClose.doubleValue(at: lo),
-               s.isFinite, v.isFinite, abs(s - v) > AdjustmentRule.defaultTolerance * max(abs(s), abs(v)) {
+                let s = storedClose.doubleValue(at: lastRow), let v = vendorClose.doubleValue(at: lo),
+                s.isFinite, v.isFinite, abs(s - v) > AdjustmentRule.defaultTolerance * max(abs(s), abs(v))
+            {
                 changed = (s, v)
             }
             guard !events.isEmpty || changed != nil else { continue }
-            out.append(Restatement(ticker: entry.symbol, events: events, lastStoredDay: last,
-                                   firstStoredDay: existing.dates[stored.firstRow], changedAdjustedClose: changed))
+            out.append(
+                Restatement(
+                    ticker: entry.symbol, events: events, lastStoredDay: last,
+                    firstStoredDay: existing.dates[stored.firstRow], changedAdjustedClose: changed))
         }
         return out
     }

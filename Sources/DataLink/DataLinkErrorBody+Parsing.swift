@@ -10,8 +10,8 @@ extension DataLinkErrorBody {
     /// Only small bodies are looked at (≤ 64 KiB): error bodies are a few hundred bytes.
     static func parse(_ body: Data, redactor: Redactor) -> DataLinkErrorBody? {
         guard !body.isEmpty, body.count <= 64 * 1024,
-              let (code, message) = body.withUnsafeBytes({ QuoteDecoder.errorBody($0) }),
-              !(code.isEmpty && message.isEmpty)
+            let (code, message) = body.withUnsafeBytes({ QuoteDecoder.errorBody($0) }),
+            !(code.isEmpty && message.isEmpty)
         else { return nil }
         return DataLinkErrorBody(code: redactor.oneLine(code), message: redactor.oneLine(message))
     }

@@ -38,8 +38,10 @@ struct DownloadResult: Sendable {
 /// the body to this process to write: a header that traps FoundationNetworking ends the child,
 /// not the caller.
 enum HTTPDownload {
-    static func get(_ url: URL, headers: [String: String], into fd: Int32, offset: Int,
-                    timeout: Duration, process: TransferProcess? = nil) async -> Result<DownloadResult, TransferFailure> {
+    static func get(
+        _ url: URL, headers: [String: String], into fd: Int32, offset: Int,
+        timeout: Duration, process: TransferProcess? = nil
+    ) async -> Result<DownloadResult, TransferFailure> {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 86_400
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -223,8 +225,10 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
         task?.cancel()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] {
@@ -254,7 +258,8 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?, Result<DownloadResult, TransferFailure>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?, Result<DownloadResult, TransferFailure>) in
             let continuation = state.continuation
             state.continuation = nil
             state.task = nil

@@ -181,7 +181,8 @@ struct Redactor: Sendable {
     static func displayURL(_ url: URL) -> String {
         let hasUser = url.user != nil || url.password != nil
         guard hasUser || hasCredentialParameter(url),
-              var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url.absoluteString }
         parts.user = nil
         parts.password = nil
         // `<` and `>` may not stand in a URL: a marker of unreserved characters, replaced after.
@@ -201,7 +202,8 @@ struct Redactor: Sendable {
     /// without credential parameters (`api_key=…`); the rest as is.
     static func keptURL(_ url: URL) -> URL {
         guard url.user != nil || url.password != nil || hasCredentialParameter(url),
-              var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
         parts.user = nil
         parts.password = nil
         if let items = parts.percentEncodedQueryItems {

@@ -69,8 +69,10 @@ public struct TransferProcess: Sendable {
     }
 
     /// One exchange in a child process; the same contract as ``HTTPTransfer/get(_:timeout:deadline:limit:keyHeader:process:)``.
-    func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
-             keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
+    func get(
+        _ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
+        keyHeader: String?
+    ) async -> Result<TransferResult, TransferFailure> {
         await run(request, keyHeader: keyHeader, timeout: timeout, deadline: deadline, sink: MemorySink(limit: limit))
     }
 
@@ -80,11 +82,14 @@ public struct TransferProcess: Sendable {
         // No whole-request deadline for a download (a large export takes as long as it takes):
         // the idle timeout alone, as in process.
         let far = ContinuousClock.now + .seconds(100 * 365 * 86_400)
-        return await run(request, keyHeader: nil, timeout: timeout, deadline: far, sink: DownloadSink(writer: DownloadWriter(fd: fd, offset: offset)))
+        return await run(
+            request, keyHeader: nil, timeout: timeout, deadline: far, sink: DownloadSink(writer: DownloadWriter(fd: fd, offset: offset)))
     }
 
-    private func run<Sink: ChildTransferSink>(_ request: URLRequest, keyHeader: String?, timeout: Duration,
-                                              deadline: ContinuousClock.Instant, sink: Sink) async -> Result<Sink.Output, TransferFailure> {
+    private func run<Sink: ChildTransferSink>(
+        _ request: URLRequest, keyHeader: String?, timeout: Duration,
+        deadline: ContinuousClock.Instant, sink: Sink
+    ) async -> Result<Sink.Output, TransferFailure> {
         var description: [String: Any] = ["url": request.url?.absoluteString ?? "", "memoryLimit": memoryLimit]
         description["headers"] = request.allHTTPHeaderFields ?? [:]
         if let keyHeader { description["keyHeader"] = keyHeader }
@@ -173,7 +178,8 @@ final class MemorySink: ChildTransferSink, @unchecked Sendable {
         }
         guard sawHead else { return .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")) }
         if let declared, headers["content-encoding"] == nil, body.count < declared {
-            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "body cut off after \(body.count) of \(declared) bytes"))
+            return .failure(
+                .urlError(code: NSURLErrorNetworkConnectionLost, reason: "body cut off after \(body.count) of \(declared) bytes"))
         }
         return .success(TransferResult(status: status, headers: headers, body: body, url: url))
     }
@@ -230,7 +236,8 @@ final class ChildTransfer: Sendable {
         guard pipe(&toChild) == 0 else { return .failure(spawnFailure(errno)) }
         guard pipe(&fromChild) == 0 else {
             let code = errno
-            close(toChild[0]); close(toChild[1])
+            close(toChild[0])
+            close(toChild[1])
             return .failure(spawnFailure(code))
         }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -253,7 +260,8 @@ final class ChildTransfer: Sendable {
         close(toChild[0])
         close(fromChild[1])
         guard result == 0 else {
-            close(toChild[1]); close(fromChild[0])
+            close(toChild[1])
+            close(fromChild[0])
             return .failure(spawnFailure(result))
         }
         return .success(ChildTransfer(pid: pid, input: toChild[1], output: fromChild[0]))
@@ -327,8 +335,11 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         // (the URL and headers), well under a pipe's buffer. Its length first, so the child
         // reads exactly that much and never waits for an end of file.
         let n = request.count
-        let prefixed = Data([UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
-                             UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]) + request
+        let prefixed =
+            Data([
+                UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n),
+            ]) + request
         // A failed write shows as the child's own failure to read the request.
         _ = prefixed.withUnsafeBytes { SystemCall.writeAll(child.input, $0.baseAddress, $0.count) }
         close(child.input)
@@ -379,8 +390,9 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
                 let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
                 var headers: [String: String] = [:]
                 for (name, value) in object["headers"] as? [String: String] ?? [:] { headers[name.lowercased()] = value }
-                refusal = sink.head(status: object["status"] as? Int ?? 0, headers: headers,
-                                    url: (object["url"] as? String).flatMap(URL.init(string:)))
+                refusal = sink.head(
+                    status: object["status"] as? Int ?? 0, headers: headers,
+                    url: (object["url"] as? String).flatMap(URL.init(string:)))
             case .body:
                 refusal = sink.body(payload)
             case .end:
@@ -405,14 +417,21 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
             // it, while the body streamed: its memory cap (pieces queued inside
             // FoundationNetworking faster than they were sent on), a transport failure to retry.
             guard sawHead else {
-                return .failure(.malformed("the process running the transfer ended by signal \(signal)\(name) while reading the "
-                    + "response's header (FoundationNetworking traps on some headers, such as a Content-Length near 2^63)"))
+                return .failure(
+                    .malformed(
+                        "the process running the transfer ended by signal \(signal)\(name) while reading the "
+                            + "response's header (FoundationNetworking traps on some headers, such as a Content-Length near 2^63)"))
             }
-            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "the process running the transfer ended by signal "
-                + "\(signal)\(name) while the body arrived (past its memory cap of \(memoryLimit >> 20) MiB?)"))
+            return .failure(
+                .urlError(
+                    code: NSURLErrorNetworkConnectionLost,
+                    reason: "the process running the transfer ended by signal "
+                        + "\(signal)\(name) while the body arrived (past its memory cap of \(memoryLimit >> 20) MiB?)"))
         }
-        return .failure(.urlError(code: NSURLErrorCannotConnectToHost,
-                                  reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
+        return .failure(
+            .urlError(
+                code: NSURLErrorCannotConnectToHost,
+                reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
     }
 
     /// One frame, or nil at the pipe's end (or on a frame no child of ours writes).

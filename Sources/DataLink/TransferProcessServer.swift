@@ -29,9 +29,11 @@ public enum TransferProcessServer {
             return got == count ? bytes : nil
         }
         guard let length = read(4).map({ Int($0[0]) << 24 | Int($0[1]) << 16 | Int($0[2]) << 8 | Int($0[3]) }),
-              length <= 1 << 20, let bytes = read(length) else { return 2 }
+            length <= 1 << 20, let bytes = read(length)
+        else { return 2 }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let text = object["url"] as? String, let url = URL(string: text) else { return 2 }
+            let text = object["url"] as? String, let url = URL(string: text)
+        else { return 2 }
         if let memoryLimit = object["memoryLimit"] as? Int, memoryLimit > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
             _ = setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit)
@@ -77,8 +79,10 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private func send(_ kind: TransferProcess.Frame, _ payload: UnsafeRawBufferPointer) {
         lock.withLock { _ in
             let n = payload.count
-            let header: [UInt8] = [kind.rawValue, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
-                                   UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
+            let header: [UInt8] = [
+                kind.rawValue, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n),
+            ]
             let ok = header.withUnsafeBytes { writeAll($0) } && writeAll(payload)
             if !ok { _exit(3) }
         }
@@ -93,8 +97,10 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
         SystemCall.writeAll(output, raw.baseAddress, raw.count) == 0
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] {
@@ -117,11 +123,14 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Follows redirects, dropping the key header when the redirect leaves the original scheme,
     /// host or port (as `TransferDelegate` does in-process).
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         var request = request
         if let keyHeader, let url = request.url,
-           url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port {
+            url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port
+        {
             request.setValue(nil, forHTTPHeaderField: keyHeader)
         }
         completionHandler(request)

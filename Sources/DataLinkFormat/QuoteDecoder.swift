@@ -52,15 +52,19 @@ public enum QuoteDecoder {
     /// - Throws: `ResponseError`: `.decoding` for bad bytes (with a position); an API error body is `.apiError`.
     /// - Complexity: O(bytes) for rows in ascending or descending order, plus O(n log n) for
     ///   unordered rows. Peak memory: the input, the column buffers and one more column.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
-                              fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
+        fallbackTicker: String? = nil, source: String
+    ) throws(ResponseError) -> DecodedResponse {
         try decode(bytes, format: format, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: false)
     }
 
     /// `decode`, with the rows left in the decoder's buffers (`DecodedResponse.rows`, checked and
     /// with their sort order) for a `ColumnAssembler`; the same errors.
-    package static func decodeRows(_ bytes: UnsafeRawBufferPointer, ticker: String? = nil, fallbackTicker: String? = nil,
-                                   source: String) throws(ResponseError) -> DecodedRows {
+    package static func decodeRows(
+        _ bytes: UnsafeRawBufferPointer, ticker: String? = nil, fallbackTicker: String? = nil,
+        source: String
+    ) throws(ResponseError) -> DecodedRows {
         let response = try decode(bytes, format: nil, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: true)
         guard let rows = response.rows else { preconditionFailure("decoded without keeping the rows") }
         return rows
@@ -88,8 +92,10 @@ public enum QuoteDecoder {
         }
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
-                               fallbackTicker: String?, source: String, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
+        fallbackTicker: String?, source: String, keepRows: Bool
+    ) throws(ResponseError) -> DecodedResponse {
         let (input, start) = try start(of: bytes, source: source)
 
         let response: DecodedResponse
@@ -98,7 +104,8 @@ public enum QuoteDecoder {
             var scanner = JSONScanner(input: input, position: start)
             response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         case UInt8(ascii: "["):
-            throw .notADataLinkResponse(source: source, detail: "a JSON array, expected an object with 'dataset_data', 'dataset' or 'datatable'")
+            throw .notADataLinkResponse(
+                source: source, detail: "a JSON array, expected an object with 'dataset_data', 'dataset' or 'datatable'")
         case UInt8(ascii: "<"):
             throw .notADataLinkResponse(source: source, detail: "an HTML or XML document")
         default:
@@ -125,8 +132,10 @@ public enum QuoteDecoder {
 
     /// Decodes one response held in an array.
     /// - SeeAlso: `decode(_:format:ticker:fallbackTicker:source:)`.
-    public static func decode(_ bytes: [UInt8], format: QuoteFormat? = nil, ticker: String? = nil,
-                              fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
+    public static func decode(
+        _ bytes: [UInt8], format: QuoteFormat? = nil, ticker: String? = nil,
+        fallbackTicker: String? = nil, source: String
+    ) throws(ResponseError) -> DecodedResponse {
         do {
             return try bytes.withUnsafeBytes { raw in
                 try decode(raw, format: format, ticker: ticker, fallbackTicker: fallbackTicker, source: source)

@@ -44,8 +44,10 @@ extension QuoteGenerator {
 
     /// The JSON response for one ticker of `table`, newest row first.
     /// - Complexity: O(rows of the ticker × columns).
-    public static func datasetJSON(_ table: QuoteTable, ticker code: Int, shape: JSONShape = .datasetData,
-                                   database: String = "WIKI") -> [UInt8] {
+    public static func datasetJSON(
+        _ table: QuoteTable, ticker code: Int, shape: JSONShape = .datasetData,
+        database: String = "WIKI"
+    ) -> [UInt8] {
         var sink = ByteSink(target: .memory)
         writeJSON(table, ticker: code, shape: shape, database: database, to: &sink)
         return sink.finish()
@@ -54,8 +56,10 @@ extension QuoteGenerator {
     /// Writes one JSON response per ticker into `directory` (created if needed), named
     /// `<database>-<code>.json` (`WIKI-BRK_A.json`).
     /// - Returns: The paths, in ticker-code order.
-    public static func writeDatasetJSON(_ table: QuoteTable, toDirectory directory: String, shape: JSONShape = .datasetData,
-                                        database: String = "WIKI") throws(WriteError) -> [String] {
+    public static func writeDatasetJSON(
+        _ table: QuoteTable, toDirectory directory: String, shape: JSONShape = .datasetData,
+        database: String = "WIKI"
+    ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
         for code in table.tickers.indices {
@@ -89,8 +93,10 @@ extension QuoteGenerator {
 
     /// Writes one time-series CSV per ticker into `directory`, named `<database>-<code>.csv`.
     /// - Returns: The paths, in ticker-code order.
-    public static func writeTimeSeriesCSV(_ table: QuoteTable, toDirectory directory: String,
-                                          database: String = "WIKI") throws(WriteError) -> [String] {
+    public static func writeTimeSeriesCSV(
+        _ table: QuoteTable, toDirectory directory: String,
+        database: String = "WIKI"
+    ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
         for code in table.tickers.indices {
@@ -105,8 +111,10 @@ extension QuoteGenerator {
 
     // MARK: Rows
 
-    private static func writeJSON(_ table: QuoteTable, ticker code: Int, shape: JSONShape, database: String,
-                                  to sink: inout ByteSink) {
+    private static func writeJSON(
+        _ table: QuoteTable, ticker code: Int, shape: JSONShape, database: String,
+        to sink: inout ByteSink
+    ) {
         let entry = table.tickers[code]
         let rows = entry.rows
         switch shape {
@@ -128,7 +136,9 @@ extension QuoteGenerator {
             sink.appendJSONString(d.name)
         }
         sink.append("],\"start_date\":")
-        if rows.isEmpty { sink.append("null,\"end_date\":null") } else {
+        if rows.isEmpty {
+            sink.append("null,\"end_date\":null")
+        } else {
             sink.appendQuotedDay(table.dates[rows.lowerBound])
             sink.append(",\"end_date\":")
             sink.appendQuotedDay(table.dates[rows.upperBound - 1])
@@ -158,8 +168,10 @@ extension QuoteGenerator {
         sink.append("],\"collapse\":null,\"order\":\"desc\"}}")
     }
 
-    private static func writeCSV(_ table: QuoteTable, tickers: Range<Int>, tickerColumn: Bool, newestFirst: Bool,
-                                 to sink: inout ByteSink) {
+    private static func writeCSV(
+        _ table: QuoteTable, tickers: Range<Int>, tickerColumn: Bool, newestFirst: Bool,
+        to sink: inout ByteSink
+    ) {
         if tickerColumn { sink.append("ticker,") }
         sink.append(csvField(table.dateColumnName))
         for d in table.schema {
@@ -201,11 +213,16 @@ extension QuoteGenerator {
     }
 
     /// Calls `body` with each column's values and validity.
-    private static func withValuePointers(_ columns: [Column<Double>],
-                                          _ body: ([UnsafeBufferPointer<Double>], [Bitmask?]) -> Void) {
+    private static func withValuePointers(
+        _ columns: [Column<Double>],
+        _ body: ([UnsafeBufferPointer<Double>], [Bitmask?]) -> Void
+    ) {
         var pointers: [UnsafeBufferPointer<Double>] = []
         func next(_ i: Int) {
-            if i == columns.count { body(pointers, columns.map(\.validity)); return }
+            if i == columns.count {
+                body(pointers, columns.map(\.validity))
+                return
+            }
             columns[i].withUnsafeBufferPointer { p in
                 pointers.append(p)
                 next(i + 1)

@@ -41,8 +41,10 @@ import Testing
         let expected = rows.filter { r in r.adjusted[3] > 1.01 * r.adjusted[0] && r.adjusted[4] > 5e7 && r.adjusted[1] - r.adjusted[2] > 2 }
             .map { r in ["AAPL", r.date, "\(r.adjusted[3])", "\(r.adjusted[4])"] }
         #expect(expected.count > 50 && expected.count < rows.count / 4, "the screen must select some rows, not all: \(expected.count)")
-        let run = colonnade(["filter", "--snapshot", snapshot, "--adjusted", "--format", "csv", "--columns", "ticker,date,close,volume",
-                             "--where", "close > 1.01 * open and volume > 5e7 and high - low > 2"])
+        let run = colonnade([
+            "filter", "--snapshot", snapshot, "--adjusted", "--format", "csv", "--columns", "ticker,date,close,volume",
+            "--where", "close > 1.01 * open and volume > 5e7 and high - low > 2",
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         let got = Self.csvRows(run.standardOutput)
         #expect(got.first == ["ticker", "date", "close", "volume"], "CSV keeps the plain names")
@@ -52,7 +54,9 @@ import Testing
 
         // Without --adjusted the same text reads the raw prices: a different answer (AAPL split 7:1 and 2:1 twice).
         let raw = rows.filter { r in r.raw[3] > 1.01 * r.raw[0] && r.raw[4] > 5e7 && r.raw[1] - r.raw[2] > 2 }.count
-        let plain = colonnade(["filter", "--snapshot", snapshot, "--count", "--where", "close > 1.01 * open and volume > 5e7 and high - low > 2"])
+        let plain = colonnade([
+            "filter", "--snapshot", snapshot, "--count", "--where", "close > 1.01 * open and volume > 5e7 and high - low > 2",
+        ])
         #expect(plain.standardOutput == "\(raw)\n" && raw != expected.count, "\(plain.standardOutput) vs \(raw), \(expected.count)")
     }
 
@@ -68,7 +72,8 @@ import Testing
     ])
     func theRawSpellingWithAdjustedEqualsTheAdjSpelling(_ arguments: [String]) throws {
         let adjSpelled = arguments.map { a in
-            a.starts(with: "--") ? a : a.replacingOccurrences(of: #"\b(open|high|low|close|volume)\b"#, with: "adj_$1", options: .regularExpression)
+            a.starts(with: "--")
+                ? a : a.replacingOccurrences(of: #"\b(open|high|low|close|volume)\b"#, with: "adj_$1", options: .regularExpression)
         }
         for snapshot in [try EndToEndFixture.get().snapshot, try Self.aapl.get()] {
             let adjusted = colonnade(["filter", "--snapshot", snapshot, "--adjusted", "--format", "csv"] + arguments)
@@ -82,12 +87,16 @@ import Testing
 
     @Test func aTableMarksTheAdjustedColumnsInItsHeader() throws {
         let snapshot = try Self.aapl.get()
-        let run = colonnade(["filter", "--snapshot", snapshot, "--adjusted", "--format", "table", "--columns", "date,close,adj_close,volume,split_ratio",
-                             "--from", "2014-06-05", "--to", "2014-06-09"])
+        let run = colonnade([
+            "filter", "--snapshot", snapshot, "--adjusted", "--format", "table", "--columns", "date,close,adj_close,volume,split_ratio",
+            "--from", "2014-06-05", "--to", "2014-06-09",
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         let header = run.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
         #expect(header.contains("close (adjusted)") && header.contains("volume (adjusted)"), "\(header)")
-        #expect(header.contains("adj_close") && !header.contains("adj_close (adjusted)") && !header.contains("split_ratio (adjusted)"), "\(header)")
+        #expect(
+            header.contains("adj_close") && !header.contains("adj_close (adjusted)") && !header.contains("split_ratio (adjusted)"),
+            "\(header)")
         // The vendor's values of 2014-06-06 (before the 7:1 split): adjusted, not the raw 645.57.
         #expect(run.standardOutput.contains("86.804445") && !run.standardOutput.contains("645.57"), "\(run.standardOutput)")
     }
@@ -100,8 +109,10 @@ import Testing
             let run = colonnade([command, "--snapshot", snapshot, "--adjusted", "--format", "csv", "--where", "close > 1"])
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
-            #expect(run.standardError.contains(
-                "error: --adjusted: the table has no adjusted columns (adj_open, adj_high, adj_low, adj_close, adj_volume)"), "\(run.standardError)")
+            #expect(
+                run.standardError.contains(
+                    "error: --adjusted: the table has no adjusted columns (adj_open, adj_high, adj_low, adj_close, adj_volume)"),
+                "\(run.standardError)")
             #expect(run.standardError.contains("hint: 'colonnade adjust' creates them"), "\(run.standardError)")
         }
         // The shell refuses the setting when it is made, and keeps answering raw screens.
@@ -114,8 +125,10 @@ import Testing
     @Test func exportWritesTheAdjustedValuesUnderTheRawNames() throws {
         let snapshot = try Self.aapl.get()
         let rows = try Self.aaplRows()
-        let run = colonnade(["export", "--snapshot", snapshot, "--adjusted", "--format", "csv", "--columns", "date,open,high,low,close,volume",
-                             "--where", "date < 2000-01-01 and close > 3"])
+        let run = colonnade([
+            "export", "--snapshot", snapshot, "--adjusted", "--format", "csv", "--columns", "date,open,high,low,close,volume",
+            "--where", "date < 2000-01-01 and close > 3",
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         let got = Self.csvRows(run.standardOutput)
         #expect(got.first == ["date", "open", "high", "low", "close", "volume"])
@@ -126,7 +139,8 @@ import Testing
 
     @Test func theShellsAdjustedSettingAnswersAsFilterAdjusted() throws {
         let fx = try EndToEndFixture.get()
-        let run = try ShellTests.shellThroughAPipe("""
+        let run = try ShellTests.shellThroughAPipe(
+            """
             .format csv
             .adjusted on
             close > mavg(close, 10) and volume > 1e6

@@ -22,7 +22,9 @@ import Testing
 
     /// The price axis' tick labels (right-aligned numbers left of the plot), as numbers.
     static func priceTickValues(_ document: SVGDocument) -> [Double] {
-        document.all("text").filter { $0.attributes["x"] == SVGText.number(SVGChart(series: []).marginLeft - 6) }.compactMap { Double($0.text) }
+        document.all("text").filter { $0.attributes["x"] == SVGText.number(SVGChart(series: []).marginLeft - 6) }.compactMap {
+            Double($0.text)
+        }
     }
 
     /// The subtitle line.
@@ -35,13 +37,15 @@ import Testing
         let adjustedHigh = rows.map { $0.adjusted[1] }.max() ?? 0, rawHigh = rows.map { $0.raw[1] }.max() ?? 0
         #expect(rawHigh > 600 && adjustedHigh < 100, "the 7:1 split of 2014-06-09 is inside the range")
 
-        let adjusted = try ChartTests.checkDocument(try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31"]), "adjusted")
+        let adjusted = try ChartTests.checkDocument(
+            try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31"]), "adjusted")
         #expect(Self.subtitle(adjusted).contains("close, adjusted for splits and dividends"), "\(Self.subtitle(adjusted))")
         let ticks = Self.priceTickValues(adjusted)
         #expect((ticks.max() ?? 0) >= adjustedHigh && (ticks.max() ?? 0) < adjustedHigh * 1.2, "axis fits the adjusted prices: \(ticks)")
         #expect(adjusted.all("path").contains { $0.attributes["fill"] == SVGChart.downColor }, "candlesticks")
 
-        let raw = try ChartTests.checkDocument(try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31", "--raw"]), "raw")
+        let raw = try ChartTests.checkDocument(
+            try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31", "--raw"]), "raw")
         #expect(!Self.subtitle(raw).contains("adjusted"))
         #expect((Self.priceTickValues(raw).max() ?? 0) >= rawHigh, "\(Self.priceTickValues(raw))")
     }
@@ -50,9 +54,11 @@ import Testing
     /// (adj_close with the raw open/high/low made false candles).
     @Test func anotherPriceColumnIsALineNeverMixedCandles() throws {
         for extra in [["--price", "adj_close", "--raw"], ["--price", "adj_close"], ["--price", "high"]] {
-            let document = try ChartTests.checkDocument(try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31"] + extra), "\(extra)")
+            let document = try ChartTests.checkDocument(
+                try ChartTests.chart(["AAPL", "--from", "2014-05-01", "--to", "2014-07-31"] + extra), "\(extra)")
             #expect(!document.all("path").contains { $0.attributes["fill"] == SVGChart.downColor }, "\(extra): no candle bodies")
-            #expect(document.all("path").contains { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
+            #expect(
+                document.all("path").contains { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
         }
     }
 
@@ -63,13 +69,16 @@ import Testing
         let adjustedCount = rows.filter { $0.adjusted[3] > 90 }.count, rawCount = rows.filter { $0.raw[3] > 90 }.count
         #expect(adjustedCount != rawCount && adjustedCount > 0)
         for (extra, count) in [([String](), adjustedCount), (["--raw"], rawCount)] {
-            let document = try SVGDocument(try ChartTests.chart(["AAPL", "--from", "2014-01-01", "--to", "2014-12-31", "--where", "close > 90"] + extra))
+            let document = try SVGDocument(
+                try ChartTests.chart(["AAPL", "--from", "2014-01-01", "--to", "2014-12-31", "--where", "close > 90"] + extra))
             #expect(Self.subtitle(document).contains("where close > 90 (\(count) rows)"), "\(extra): \(count): \(Self.subtitle(document))")
             #expect(document.all("circle").count == count, "one dot per marked day (a year: fewer days than pixel columns)")
         }
         // An overlay of close is the drawn close: with candles off (a line), the two lines coincide.
-        let document = try ChartTests.checkDocument(try ChartTests.chart(["AAPL", "--from", "2013-01-01", "--to", "2014-12-31", "--overlay", "close"]), "overlay")
-        let line = try #require(document.all("path").first { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
+        let document = try ChartTests.checkDocument(
+            try ChartTests.chart(["AAPL", "--from", "2013-01-01", "--to", "2014-12-31", "--overlay", "close"]), "overlay")
+        let line = try #require(
+            document.all("path").first { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
         let overlay = try #require(try ChartTests.overlayLines(document).first)
         #expect(SVGDocument.subpaths(line.attributes["d"] ?? "")?.joined().map(\.1) == overlay.joined().map(\.1))
     }
@@ -79,7 +88,8 @@ import Testing
         let splitIndex = try #require(rows.firstIndex { $0.split != 1 })
         #expect(rows[splitIndex].date == "2014-06-09" && rows.filter { $0.split != 1 }.count == 1)
         for extra in [[String](), ["--raw"], ["--log"]] {
-            let document = try ChartTests.checkDocument(try ChartTests.chart(["AAPL", "--from", "2014-01-01", "--to", "2014-12-31"] + extra), "splits")
+            let document = try ChartTests.checkDocument(
+                try ChartTests.chart(["AAPL", "--from", "2014-01-01", "--to", "2014-12-31"] + extra), "splits")
             let group = try #require(document.all("g").first { $0.attributes["class"] == "splits" }, "\(extra)")
             #expect(group.attributes["fill"] == SVGChart.splitColor)
             let labels = document.all("text").filter { $0.text.hasPrefix("split ") }
@@ -111,7 +121,9 @@ import Testing
         }
         var decades = 0
         let distance = { (a: Double, b: Double) -> Double? in
-            guard let ya = ticks.first(where: { abs($0.value - a) < a * 1e-9 })?.y, let yb = ticks.first(where: { abs($0.value - b) < b * 1e-9 })?.y else { return nil }
+            guard let ya = ticks.first(where: { abs($0.value - a) < a * 1e-9 })?.y,
+                let yb = ticks.first(where: { abs($0.value - b) < b * 1e-9 })?.y
+            else { return nil }
             return ya - yb
         }
         var reference: Double?
@@ -148,9 +160,13 @@ import Testing
         // … a month later, left out; with --max-stale none, kept.
         let stale = colonnade(["chart", "AAPL,KO", "--on", "2016-09-30", "--snapshot", snapshot])
         #expect(stale.status == 1)
-        #expect(stale.standardError.contains("error: no ticker to chart as of 2016-09-30: AAPL, KO have no row on or before it within --max-stale 7"),
-                "\(stale.standardError)")
-        let kept = colonnade(["chart", "AAPL,KO", "--on", "2016-09-30", "--max-stale", "none", "--from", "2016-01-01", "--snapshot", snapshot])
+        #expect(
+            stale.standardError.contains(
+                "error: no ticker to chart as of 2016-09-30: AAPL, KO have no row on or before it within --max-stale 7"),
+            "\(stale.standardError)")
+        let kept = colonnade([
+            "chart", "AAPL,KO", "--on", "2016-09-30", "--max-stale", "none", "--from", "2016-01-01", "--snapshot", snapshot,
+        ])
         #expect(kept.status == 0, "\(kept.standardError)")
         #expect(Self.subtitle(try SVGDocument(kept.standardOutput)).contains("to 2016-08-10"))
         let latest = colonnade(["chart", "KO", "--on", "latest", "--from", "2016-08-01", "--snapshot", snapshot])

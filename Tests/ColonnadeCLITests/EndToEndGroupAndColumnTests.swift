@@ -12,11 +12,13 @@ import Testing
     func computedColumnsPrintTheEnginesValues(format: String) throws {
         let fx = try EndToEndFixture.get()
         let table = fx.table
-        let run = try fx.run("filter", "--where", Self.screen, "--columns", "ticker,date,close,pct_change(close) as ret,mavg(close,50)",
-                             "--format", format, "--limit", "3000")
+        let run = try fx.run(
+            "filter", "--where", Self.screen, "--columns", "ticker,date,close,pct_change(close) as ret,mavg(close,50)",
+            "--format", format, "--limit", "3000")
         #expect(run.status == 0, "\(run.standardError)")
         let columns = ["ticker", "date", "close", "ret", "mavg(close,50)"]
-        let parsed = format == "csv" ? try OutputParser.csv(run.standardOutput) : try OutputParser.ndjson(run.standardOutput, columns: columns)
+        let parsed =
+            format == "csv" ? try OutputParser.csv(run.standardOutput) : try OutputParser.ndjson(run.standardOutput, columns: columns)
         #expect(parsed.columns == columns)
         let rows = try table.select(where: Self.screen).rows(limit: 3000)
         let ret = try table.values(of: Field("close").pctChange(), atRows: rows)
@@ -31,8 +33,9 @@ import Testing
     @Test func computedColumnsFollowSortAndOn() throws {
         let fx = try EndToEndFixture.get()
         let table = fx.table
-        let run = try fx.run("filter", "--on", "latest", "--sort", "-pct_change(close, 5)", "--limit", "5",
-                             "--columns", "ticker,pct_change(close, 5) as r5", "--format", "csv")
+        let run = try fx.run(
+            "filter", "--on", "latest", "--sort", "-pct_change(close, 5)", "--limit", "5",
+            "--columns", "ticker,pct_change(close, 5) as r5", "--format", "csv")
         #expect(run.status == 0, "\(run.standardError)")
         let latest = try table.select(.constant(true), on: .latest)
         let rows = try latest.rows(sortedBy: [SortKey(Field("close").pctChange(5), descending: true)], limit: 5)
@@ -64,8 +67,11 @@ import Testing
         let parsed = try OutputParser.csv(run.standardOutput)
         let grouping = try AggregateGrouping(parsing: by)
         let keys = grouping.keyNames
-        #expect(parsed.columns == keys + ["count(*)", "avg(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
-                                          "stddev(close)"])
+        #expect(
+            parsed.columns == keys + [
+                "count(*)", "avg(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
+                "stddev(close)",
+            ])
         let result = try table.select(where: "volume > 0").aggregate(try Aggregate.parseList(agg, table: table), by: grouping)
         #expect(result.rows.count > 1)
         let expected = result.rows.map { row -> [Value] in

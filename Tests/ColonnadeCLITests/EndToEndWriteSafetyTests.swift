@@ -38,8 +38,9 @@ import Testing
         let file = try quoteFile(in: directory, "\(ticker).csv")
         var environment = EndToEndFixture.cleanEnvironment
         environment["COLONNADE_TEST_HOLD_LOCK"] = prefix
-        let holder = try RunningExecutable(["import", file, "--ticker", ticker, "--snapshot", snapshot],
-                                           environment: environment, in: directory)
+        let holder = try RunningExecutable(
+            ["import", file, "--ticker", ticker, "--snapshot", snapshot],
+            environment: environment, in: directory)
         let held = holder.wait(until: { FileManager.default.fileExists(atPath: prefix + ".held") })
         #expect(held, "the first import never held the lock: \(holder.standardError)")
         return holder
@@ -60,8 +61,9 @@ import Testing
         let prefix = directory.appendingPathComponent("hold").path
         let first = try Self.startHolder(directory, snapshot: snapshot, ticker: "NEWB", prefix: prefix)
         let fileC = try Self.quoteFile(in: directory, "C.csv")
-        let second = try RunningExecutable(["import", fileC, "--ticker", "NEWC", "--snapshot", snapshot],
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory)
+        let second = try RunningExecutable(
+            ["import", fileC, "--ticker", "NEWC", "--snapshot", snapshot],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         // Either it says it waits (fixed), or it ends without waiting (the race is lost).
         _ = second.wait(until: { second.standardError.contains("waiting for") })
         let waitedWhileHeld = second.process.isRunning
@@ -81,8 +83,9 @@ import Testing
         for round in 0 ..< 4 {
             let snapshot = directory.appendingPathComponent("s\(round).snapshot").path
             let runs = try [("NEWB", fileB), ("NEWC", fileC)].map { ticker, file in
-                try RunningExecutable(["import", file, "--ticker", ticker, "--snapshot", snapshot],
-                                      environment: EndToEndFixture.cleanEnvironment, in: directory)
+                try RunningExecutable(
+                    ["import", file, "--ticker", ticker, "--snapshot", snapshot],
+                    environment: EndToEndFixture.cleanEnvironment, in: directory)
             }
             for run in runs {
                 let result = try run.finish()
@@ -114,8 +117,9 @@ import Testing
         for (arguments, environment) in attempts {
             let run = try RunningExecutable(arguments, environment: environment, in: directory).finish()
             #expect(run.status == 1, "\(arguments[0]): \(run.standardError)")
-            #expect(run.standardError.contains("error: \(snapshot): another process (PID \(first.pid)) is writing it"),
-                    "\(arguments[0]): \(run.standardError)")
+            #expect(
+                run.standardError.contains("error: \(snapshot): another process (PID \(first.pid)) is writing it"),
+                "\(arguments[0]): \(run.standardError)")
             #expect(run.standardError.contains("hint: "), "\(arguments[0]): \(run.standardError)")
         }
         Self.release(prefix)
@@ -157,8 +161,10 @@ import Testing
         let snapshotArguments = command[0] == "export" ? ["--snapshot", fx.snapshot] : []
         let arguments = command + [output] + snapshotArguments
         // 16 blocks of 512 bytes (POSIX sh), far less than the 3,600 rows.
-        let killed = try RunningExecutable(["-c", "ulimit -f 16; exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish()
+        let killed = try RunningExecutable(
+            ["-c", "ulimit -f 16; exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh"
+        ).finish()
         #expect(killed.status != 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == previous)
         let whole = try RunningExecutable(arguments, environment: EndToEndFixture.cleanEnvironment, in: directory).finish()
@@ -183,8 +189,10 @@ import Testing
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "keep me\n")
         let fifo = directory.appendingPathComponent("pipe.csv").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        let toFIFO = try RunningExecutable(["export", "--format", "csv", "--snapshot", fx.snapshot, "-o", fifo],
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory).finish()
+        let toFIFO = try RunningExecutable(
+            ["export", "--format", "csv", "--snapshot", fx.snapshot, "-o", fifo],
+            environment: EndToEndFixture.cleanEnvironment, in: directory
+        ).finish()
         #expect(toFIFO.status == 1)
         #expect(toFIFO.standardError.contains("is a FIFO (named pipe), not a regular file"), "\(toFIFO.standardError)")
     }
@@ -241,8 +249,9 @@ import Testing
         let file = try Self.quoteFile(in: directory, "B.csv")
         let run = try runBuiltColonnade(["import", file, "--ticker", "B", "--snapshot", linkPath])
         #expect(run.status == 1)
-        #expect(run.standardError.contains("error: \(linkPath): is a symbolic link to \(missing), which does not exist"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.contains("error: \(linkPath): is a symbolic link to \(missing), which does not exist"),
+            "\(run.standardError)")
         #expect(Self.isSymbolicLink(linkPath))
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

@@ -11,8 +11,10 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
             let process = Process()
             process.executableURL = try BuiltExecutable.url()
-            process.arguments = ["fetch", "AAPL", "MSFT", "--concurrency", "2", "--debug",
-                                 "--base-url", server.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+            process.arguments = [
+                "fetch", "AAPL", "MSFT", "--concurrency", "2", "--debug",
+                "--base-url", server.baseURL.absoluteString, "--snapshot", scratch.snapshot,
+            ]
             process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
             process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
             process.standardInput = FileHandle.nullDevice
@@ -64,8 +66,10 @@ import Testing
             try await LoopbackHTTPServer.run({ _ in .json(status) }) { api in
                 let process = Process()
                 process.executableURL = try BuiltExecutable.url()
-                process.arguments = ["fetch", "--table", "WIKI/PRICES", "--bulk",
-                                     "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+                process.arguments = [
+                    "fetch", "--table", "WIKI/PRICES", "--bulk",
+                    "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot,
+                ]
                 process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
                 process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
                 process.standardInput = FileHandle.nullDevice
@@ -83,7 +87,8 @@ import Testing
                 let clock = ContinuousClock()
                 let waitStart = clock.now
                 while clock.now - waitStart < .seconds(30), process.isRunning,
-                      ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).allSatisfy({ !$0.contains(".export-") }) {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).allSatisfy({ !$0.contains(".export-") })
+                {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 let sent = clock.now
@@ -118,7 +123,9 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .json(creating) }) { api in
             let process = Process()
             process.executableURL = try BuiltExecutable.url()
-            process.arguments = ["fetch", "--table", "WIKI/PRICES", "--bulk", "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot]
+            process.arguments = [
+                "fetch", "--table", "WIKI/PRICES", "--bulk", "--base-url", api.baseURL.absoluteString, "--snapshot", scratch.snapshot,
+            ]
             process.environment = ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey]
             process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
             process.standardInput = FileHandle.nullDevice

@@ -86,16 +86,22 @@ import Testing
                 var data = [String]()
                 for symbol in symbols {
                     for row in rows(symbol, from: day("date.gte"), to: day("date.lte")) {
-                        data.append("[\"\(symbol)\",\"\(Day(daysSinceEpoch: row.day))\"," + row.values.map(Self.text).joined(separator: ",") + "]")
+                        data.append(
+                            "[\"\(symbol)\",\"\(Day(daysSinceEpoch: row.day))\"," + row.values.map(Self.text).joined(separator: ",") + "]")
                     }
                 }
-                let columns = ["ticker", "date", "open", "high", "low", "close", "volume", "ex-dividend", "split_ratio",
-                               "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume"]
-                    .map { #"{"name":"\#($0)","type":"\#($0 == "ticker" ? "String" : $0 == "date" ? "Date" : "double")"}"# }
-                return .json(#"{"datatable":{"data":[\#(data.joined(separator: ","))],"columns":[\#(columns.joined(separator: ","))]},"meta":{"next_cursor_id":null}}"#)
+                let columns = [
+                    "ticker", "date", "open", "high", "low", "close", "volume", "ex-dividend", "split_ratio",
+                    "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume",
+                ]
+                .map { #"{"name":"\#($0)","type":"\#($0 == "ticker" ? "String" : $0 == "date" ? "Date" : "double")"}"# }
+                return .json(
+                    #"{"datatable":{"data":[\#(data.joined(separator: ","))],"columns":[\#(columns.joined(separator: ","))]},"meta":{"next_cursor_id":null}}"#
+                )
             }
             let parts = request.path.split(separator: "/")
-            guard parts.count == 6, parts[2] == "datasets", parts[3] == "WIKI", parts[5] == "data.csv", histories[String(parts[4])] != nil else {
+            guard parts.count == 6, parts[2] == "datasets", parts[3] == "WIKI", parts[5] == "data.csv", histories[String(parts[4])] != nil
+            else {
                 return notFound
             }
             var lines = ["Date,Open,High,Low,Close,Volume,Ex-Dividend,Split Ratio,Adj. Open,Adj. High,Adj. Low,Adj. Close,Adj. Volume"]
@@ -157,10 +163,11 @@ import Testing
                 #expect(updateRequests.first?.query("ticker") == "AAPL,KO,MSFT")
             }
             let notes = update.standardError.split(separator: "\n").filter { $0.hasPrefix("note: ") && $0.contains("restated") }
-            #expect(notes == [
-                "note: AAPL split 7:1 on 2014-06-09: adjusted history restated (2014-01-02 … 2014-06-06), recomputed from the stored raw prices",
-                "note: KO dividend 0.305 on 2014-06-12: adjusted history restated (2014-01-02 … 2014-06-06), recomputed from the stored raw prices",
-            ], "\(update.standardError)")
+            #expect(
+                notes == [
+                    "note: AAPL split 7:1 on 2014-06-09: adjusted history restated (2014-01-02 … 2014-06-06), recomputed from the stored raw prices",
+                    "note: KO dividend 0.305 on 2014-06-12: adjusted history restated (2014-01-02 … 2014-06-06), recomputed from the stored raw prices",
+                ], "\(update.standardError)")
 
             let again = await runOffPool(fetchArguments(server, fresh, symbols + apiArguments), in: fresh)
             #expect(again.status == 0, "\(again.standardError)")
@@ -206,7 +213,8 @@ import Testing
             vendor.adjustedScale.withLock { $0 = 1 }
             let update = await runOffPool(fetchArguments(server, scratch, ["MSFT", "--format", "csv", "--update"]), in: scratch)
             #expect(update.status == 0, "\(update.standardError)")
-            #expect(update.standardError.contains("note: MSFT: the vendor's adj_close of 2014-06-06 changed from "), "\(update.standardError)")
+            #expect(
+                update.standardError.contains("note: MSFT: the vendor's adj_close of 2014-06-06 changed from "), "\(update.standardError)")
             #expect(await runOffPool(fetchArguments(server, reference, ["MSFT", "--format", "csv"]), in: reference).status == 0)
         }
         let worst = try Self.worstDifference(try QuoteTable.load(from: scratch.snapshot), try QuoteTable.load(from: reference.snapshot))

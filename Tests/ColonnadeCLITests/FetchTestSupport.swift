@@ -66,8 +66,9 @@ func runOffPool(
         let thread = Thread {
             let output = MemoryOutputWriter()
             let errors = MemoryOutputWriter()
-            var context = CommandContext(standardOutput: output, standardError: errors,
-                                         environment: environment, currentDirectory: directory)
+            var context = CommandContext(
+                standardOutput: output, standardError: errors,
+                environment: environment, currentDirectory: directory)
             context.tuning = tuning
             let status = runColonnade(arguments, context: context)
             continuation.resume(returning: Invocation(status: status, standardOutput: output.text, standardError: errors.text))
@@ -170,9 +171,9 @@ final class AttemptCounter: Sendable {
 /// returns its bytes.
 @discardableResult
 func makeSnapshot(in scratch: Scratch, tickers: Int = 3, days: Int = 50) async throws -> Data {
-    let run = await runOffPool(["generate", "--tickers", "\(tickers)", "--days", "\(days)", "--snapshot", scratch.snapshot],
-                                 in: scratch)
+    let run = await runOffPool(
+        ["generate", "--tickers", "\(tickers)", "--days", "\(days)", "--snapshot", scratch.snapshot],
+        in: scratch)
     #expect(run.status == 0, "\(run.standardError)")
     return try #require(FileManager.default.contents(atPath: scratch.snapshot))
 }
-

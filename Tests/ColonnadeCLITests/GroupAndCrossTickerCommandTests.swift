@@ -63,14 +63,20 @@ import Testing
         #expect(quarters.dropFirst().map { $0[0] } == ["2014-Q1", "2014-Q2", "2014-Q3", "2014-Q4"])
         for q in quarters.dropFirst() { #expect(Int(q[1]) == expected[q[0]], "\(q)") }
         // Weekly OHLC bars per ticker; with week first, the same bars ordered by week.
-        let bars = Self.csv(Self.filter("--agg", "first(open),max(high),min(low),last(close),sum(volume)", "--by", "ticker,week",
-                                         "--format", "csv").standardOutput)
+        let bars = Self.csv(
+            Self.filter(
+                "--agg", "first(open),max(high),min(low),last(close),sum(volume)", "--by", "ticker,week",
+                "--format", "csv"
+            ).standardOutput)
         #expect(bars[0] == ["ticker", "week", "first(open)", "max(high)", "min(low)", "last(close)", "sum(volume)"])
         let week = Self.rows.filter { $0.ticker == "MSFT" && $0.date >= "2014-03-10" && $0.date <= "2014-03-16" }
         let bar = bars.first { $0[0] == "MSFT" && $0[1] == "2014-03-10" }
         #expect(bar != nil)
-        #expect(bar.map { Array($0[2...]).map { Double($0)! } } == [week.first!.open, week.map(\.high).max()!, week.map(\.low).min()!,
-                                                                   week.last!.close, week.map(\.volume).reduce(0, +)])
+        #expect(
+            bar.map { Array($0[2...]).map { Double($0)! } } == [
+                week.first!.open, week.map(\.high).max()!, week.map(\.low).min()!,
+                week.last!.close, week.map(\.volume).reduce(0, +),
+            ])
         let byWeek = Self.csv(Self.filter("--agg", "last(close)", "--by", "week,ticker", "--format", "csv").standardOutput)
         #expect(byWeek[0] == ["week", "ticker", "last(close)"])
         #expect(byWeek.count > 3 && byWeek[1 ... 3].map { $0[1] } == ["AAPL", "BRK.A", "MSFT"] && byWeek[1][0] == "2013-12-30")
@@ -80,22 +86,32 @@ import Testing
     @Test func groupsSortLimitAndFilter() throws {
         // The two tickers with the highest average volume, from the text.
         var sums = [String: (Double, Int)]()
-        for r in Self.rows { sums[r.ticker, default: (0, 0)].0 += r.volume; sums[r.ticker, default: (0, 0)].1 += 1 }
+        for r in Self.rows {
+            sums[r.ticker, default: (0, 0)].0 += r.volume
+            sums[r.ticker, default: (0, 0)].1 += 1
+        }
         let top = sums.map { ($0.key, $0.value.0 / Double($0.value.1)) }.sorted { $0.1 > $1.1 }
-        let run = Self.filter("--agg", "avg(volume) as v, count(*) as n", "--by", "ticker", "--sort", "-v", "--limit", "2", "--format", "csv")
+        let run = Self.filter(
+            "--agg", "avg(volume) as v, count(*) as n", "--by", "ticker", "--sort", "-v", "--limit", "2", "--format", "csv")
         #expect(run.status == 0, "\(run.standardError)")
         let lines = Self.csv(run.standardOutput)
         #expect(lines[0] == ["ticker", "v", "n"])
         #expect(lines.dropFirst().map { $0[0] } == top.prefix(2).map(\.0))
         // --having on a name; ties in the sort broken by the keys.
-        let having = Self.csv(Self.filter("--agg", "count(*) as n", "--by", "ticker", "--having", "n > 200", "--sort", "-n",
-                                          "--format", "csv").standardOutput)
+        let having = Self.csv(
+            Self.filter(
+                "--agg", "count(*) as n", "--by", "ticker", "--having", "n > 200", "--sort", "-n",
+                "--format", "csv"
+            ).standardOutput)
         #expect(having.dropFirst().map { $0[0] } == ["AAPL", "BRK.A", "MSFT"])
         let counts = Self.csv(Self.filter("--count", "--by", "ticker", "--having", "count < 200", "--format", "csv").standardOutput)
         #expect(counts.dropFirst().map { $0 } == [["ZEN", "160"]])
         // By aggregate text, median and quantile, and the avg label.
-        let stats = Self.csv(Self.filter("--agg", "median(close),quantile(close, 0.25) as q1,avg(close)", "--by", "ticker", "--sort",
-                                         "median(close)", "--format", "csv").standardOutput)
+        let stats = Self.csv(
+            Self.filter(
+                "--agg", "median(close),quantile(close, 0.25) as q1,avg(close)", "--by", "ticker", "--sort",
+                "median(close)", "--format", "csv"
+            ).standardOutput)
         #expect(stats[0] == ["ticker", "median(close)", "q1", "avg(close)"])
         for line in stats.dropFirst() {
             let closes = Self.rows.filter { $0.ticker.replacingOccurrences(of: "_", with: ".") == line[0] }.map(\.close).sorted()
@@ -128,7 +144,8 @@ import Testing
         for summary in summaries {
             for grouped in [false, true] {
                 for flag in flags {
-                    let arguments = ["filter", "--snapshot", Self.snapshot, "--format", "csv"] + summary.arguments
+                    let arguments =
+                        ["filter", "--snapshot", Self.snapshot, "--format", "csv"] + summary.arguments
                         + (grouped ? ["--by", "ticker"] : []) + flag.arguments
                     let run = colonnade(arguments)
                     switch expectation(summary.name, grouped, flag.name) {
@@ -156,12 +173,15 @@ import Testing
 
     @Test func crossTickerFunctionsOnTheCommandLine() throws {
         // The universe is every ticker that day, whatever --tickers selects: MSFT's rank among four.
-        let run = Self.filter("--tickers", "MSFT", "--on", "2014-12-31", "--columns", "ticker,close,xrank(close),xcount(close)",
-                              "--format", "csv")
+        let run = Self.filter(
+            "--tickers", "MSFT", "--on", "2014-12-31", "--columns", "ticker,close,xrank(close),xcount(close)",
+            "--format", "csv")
         #expect(run.status == 0, "\(run.standardError)")
         let last = Self.rows.filter { $0.date == "2014-12-31" }
         let rank = 1 + last.filter { $0.close < last.first { $0.ticker == "MSFT" }!.close }.count
-        #expect(Self.csv(run.standardOutput).dropFirst().first.map { [Double($0[2]), Double($0[3])] } == [Double(rank), 4], "\(run.standardOutput)")
+        #expect(
+            Self.csv(run.standardOutput).dropFirst().first.map { [Double($0[2]), Double($0[3])] } == [Double(rank), 4],
+            "\(run.standardOutput)")
         // Relative strength against the first ticker, as the benchmark's X2 asks.
         let strength = Self.filter("--where", "close / ref(close, 'AAPL') > mmax(close / ref(close, 'AAPL'), 50)", "--count")
         #expect(strength.status == 0, "\(strength.standardError)")

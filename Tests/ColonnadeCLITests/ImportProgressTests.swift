@@ -13,8 +13,10 @@ import Testing
     /// `files` generated JSON responses (200 × 1,000 rows, about 22 MB), shared by the tests.
     static let inputs: Result<[String], any Error> = Result {
         let directory = try EndToEndFixture.scratchDirectory("progress-inputs")
-        let generated = try runBuiltColonnade(["generate", "--tickers", "\(files)", "--days", "\(days)", "--seed", "13",
-                                               "--json-dir", directory.path])
+        let generated = try runBuiltColonnade([
+            "generate", "--tickers", "\(files)", "--days", "\(days)", "--seed", "13",
+            "--json-dir", directory.path,
+        ])
         guard generated.status == 0 else { throw CommandFailure("generate failed: \(generated.standardError)") }
         return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .map { directory.appendingPathComponent($0).path }
@@ -40,8 +42,9 @@ import Testing
         #expect(inputs.count == Self.files)
         let directory = try EndToEndFixture.scratchDirectory("progress-tty")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
-        let session = try PseudoTerminalSession(["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
-                                                environment: Self.environment(delayMilliseconds: 0), in: directory)
+        let session = try PseudoTerminalSession(
+            ["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
+            environment: Self.environment(delayMilliseconds: 0), in: directory)
         #expect(try session.finish() == 0)
         let output = session.output
         let lines = try Self.progressLines(output)
@@ -71,8 +74,9 @@ import Testing
         let directory = try EndToEndFixture.scratchDirectory("progress-quick")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
         // One file of 1,000 rows imports in milliseconds, well within the default second.
-        let session = try PseudoTerminalSession(["import", inputs[0], "--snapshot", snapshot],
-                                                environment: Self.environment(delayMilliseconds: nil), in: directory)
+        let session = try PseudoTerminalSession(
+            ["import", inputs[0], "--snapshot", snapshot],
+            environment: Self.environment(delayMilliseconds: nil), in: directory)
         #expect(try session.finish() == 0)
         #expect(!session.output.contains("importing"), "\(session.output.debugDescription)")
         #expect(!session.output.contains("\u{1B}[K"), "\(session.output.debugDescription)")
@@ -83,8 +87,9 @@ import Testing
         let inputs = try Self.inputs.get()
         let directory = try EndToEndFixture.scratchDirectory("progress-pipe")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
-        let result = try runBuiltColonnade(["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
-                                           environment: Self.environment(delayMilliseconds: 0), in: directory)
+        let result = try runBuiltColonnade(
+            ["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
+            environment: Self.environment(delayMilliseconds: 0), in: directory)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError.debugDescription)")
         #expect(!result.standardOutput.contains("importing"))

@@ -18,8 +18,9 @@ func colonnade(_ arguments: String..., outputLimit: Int? = nil) -> Invocation {
 func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
     let output = MemoryOutputWriter(limit: outputLimit)
     let errors = MemoryOutputWriter()
-    let context = CommandContext(standardOutput: output, standardError: errors,
-                                 environment: [:], currentDirectory: "/tmp")
+    let context = CommandContext(
+        standardOutput: output, standardError: errors,
+        environment: [:], currentDirectory: "/tmp")
     let status = runColonnade(arguments, context: context)
     return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
 }
@@ -29,11 +30,13 @@ func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
 func colonnadeWithSelfTest(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
     let output = MemoryOutputWriter(limit: outputLimit)
     let errors = MemoryOutputWriter()
-    let context = CommandContext(standardOutput: output, standardError: errors,
-                                 environment: [:], currentDirectory: "/tmp")
+    let context = CommandContext(
+        standardOutput: output, standardError: errors,
+        environment: [:], currentDirectory: "/tmp")
     let shipped = CommandLineTool.colonnade
-    let tool = CommandLineTool(version: shipped.version, abstract: "colonnade with test commands",
-                               commands: shipped.commands + [SelfTestOutputCommand()])
+    let tool = CommandLineTool(
+        version: shipped.version, abstract: "colonnade with test commands",
+        commands: shipped.commands + [SelfTestOutputCommand()])
     let status = tool.run(arguments, context: context)
     return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
 }

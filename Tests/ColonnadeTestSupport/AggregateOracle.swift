@@ -59,7 +59,8 @@ public struct AggregateOracle {
             }
             // A week or a date is its own label (a week spans a year end: 2015-01-01 is in 2014-12-29's).
             let calendarYear = bucket == "year" || bucket == "month" || bucket == "quarter"
-            let key = Key(ticker: byTicker ? tickerOfRow[r] : -1, year: calendarYear ? y : 0, month: bucket == "month" ? m : 0, label: label)
+            let key = Key(
+                ticker: byTicker ? tickerOfRow[r] : -1, year: calendarYear ? y : 0, month: bucket == "month" ? m : 0, label: label)
             groups[key, default: []].append(r)
         }
         // Values per aggregate argument: nil is null; of an expression that is not a bare column, NaN is null too.
@@ -74,11 +75,18 @@ public struct AggregateOracle {
             let members = groups[key]!  // ascending rows
             var values = [Double?](), scales = [Double]()
             for ((a, column), second) in zip(zip(aggregates, argumentValues), secondValues) {
-                guard let column else { values.append(Double(members.count)); scales.append(0); continue }
+                guard let column else {
+                    values.append(Double(members.count))
+                    scales.append(0)
+                    continue
+                }
                 let known = members.compactMap { r in column[r].map { (r, $0) } }
                 let xs = known.map(\.1)
                 var sum = 0.0, scale = 0.0
-                for x in xs { sum += x; scale += Swift.abs(x) }
+                for x in xs {
+                    sum += x
+                    scale += Swift.abs(x)
+                }
                 scales.append(scale)
                 let finite = xs.filter { !$0.isNaN }
                 switch a.function {
@@ -93,11 +101,16 @@ public struct AggregateOracle {
                     values.append(a.function == .first ? ordered.first?.1 : ordered.last?.1)
                 case .median, .quantile:
                     let sorted = finite.sorted()
-                    guard !sorted.isEmpty else { values.append(nil); continue }
+                    guard !sorted.isEmpty else {
+                        values.append(nil)
+                        continue
+                    }
                     let h = (a.function == .median ? 0.5 : a.parameter!) * Double(sorted.count - 1)
                     let lo = Int(h.rounded(.down)), hi = Swift.min(lo + 1, sorted.count - 1)
                     // At a rank, or between equal neighbours, the value itself (no 0 · ∞).
-                    values.append(h == Double(lo) || sorted[lo] == sorted[hi] ? sorted[lo] : sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo]))
+                    values.append(
+                        h == Double(lo) || sorted[lo] == sorted[hi] ? sorted[lo] : sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo])
+                    )
                 case .corr:
                     let pairs = members.compactMap { r -> (Double, Double)? in
                         guard let x = column[r], let y = second![r] else { return nil }
@@ -106,26 +119,38 @@ public struct AggregateOracle {
                     // Fewer than two pairs, or a side of equal values (variance 0, a side of one
                     // repeated infinity included): null. Otherwise an infinity makes it NaN.
                     guard pairs.count >= 2, !pairs.allSatisfy({ $0.0 == pairs[0].0 }), !pairs.allSatisfy({ $0.1 == pairs[0].1 }) else {
-                        values.append(nil); continue
+                        values.append(nil)
+                        continue
                     }
-                    if pairs.contains(where: { !$0.0.isFinite || !$0.1.isFinite }) { values.append(.nan); continue }
+                    if pairs.contains(where: { !$0.0.isFinite || !$0.1.isFinite }) {
+                        values.append(.nan)
+                        continue
+                    }
                     let mx = pairs.map(\.0).reduce(0, +) / Double(pairs.count)
                     let my = pairs.map(\.1).reduce(0, +) / Double(pairs.count)
                     var sxx = 0.0, syy = 0.0, sxy = 0.0
-                    for (x, y) in pairs { sxx += (x - mx) * (x - mx); syy += (y - my) * (y - my); sxy += (x - mx) * (y - my) }
+                    for (x, y) in pairs {
+                        sxx += (x - mx) * (x - mx)
+                        syy += (y - my) * (y - my)
+                        sxy += (x - mx) * (y - my)
+                    }
                     values.append(sxx == 0 || syy == 0 ? nil : sxy / Foundation.sqrt(sxx * syy))
                 case .stddev:
-                    guard xs.count >= 2 else { values.append(nil); continue }
+                    guard xs.count >= 2 else {
+                        values.append(nil)
+                        continue
+                    }
                     let mean = sum / Double(xs.count)
                     var ss = 0.0
                     for x in xs { ss += (x - mean) * (x - mean) }
                     values.append(Foundation.sqrt(ss / Double(xs.count - 1)))
                 }
             }
-            return Row(ticker: key.ticker >= 0 ? table.tickers[key.ticker].symbol : nil,
-                       year: bucket == "year" || bucket == "month" || bucket == "quarter" ? key.year : nil,
-                       month: bucket == "month" ? key.month : nil, bucket: bucket == nil ? nil : key.label,
-                       values: values, scales: scales)
+            return Row(
+                ticker: key.ticker >= 0 ? table.tickers[key.ticker].symbol : nil,
+                year: bucket == "year" || bucket == "month" || bucket == "quarter" ? key.year : nil,
+                month: bucket == "month" ? key.month : nil, bucket: bucket == nil ? nil : key.label,
+                values: values, scales: scales)
         }
     }
 }

@@ -47,7 +47,10 @@ public struct ExpressionOracle {
             for step in steps {
                 let y = values(step.operand)
                 for r in 0 ..< n {
-                    guard let u = out[r], let v = y[r] else { out[r] = nil; continue }
+                    guard let u = out[r], let v = y[r] else {
+                        out[r] = nil
+                        continue
+                    }
                     switch step.op {
                     case .add: out[r] = u + v
                     case .subtract: out[r] = u - v
@@ -182,19 +185,33 @@ public struct ExpressionOracle {
                 guard w > 1, first >= tickerStart[r] else { continue }
                 var a = [Double](), b = [Double]()
                 for k in first ... r {
-                    if let u = xs[k], let v = ys[k] { a.append(u); b.append(v) }
+                    if let u = xs[k], let v = ys[k] {
+                        a.append(u)
+                        b.append(v)
+                    }
                 }
                 guard a.count == w else { continue }
                 // An infinity in the window makes every statistic NaN.
-                if !(a + b).allSatisfy({ $0.isFinite }) { out[r] = .nan; continue }
+                if !(a + b).allSatisfy({ $0.isFinite }) {
+                    out[r] = .nan
+                    continue
+                }
                 let ma = a.reduce(0, +) / Double(w), mb = b.reduce(0, +) / Double(w)
                 var sxx = 0.0, syy = 0.0, sxy = 0.0
                 for k in 0 ..< w {
-                    sxx += (a[k] - ma) * (a[k] - ma); syy += (b[k] - mb) * (b[k] - mb); sxy += (a[k] - ma) * (b[k] - mb)
+                    sxx += (a[k] - ma) * (a[k] - ma)
+                    syy += (b[k] - mb) * (b[k] - mb)
+                    sxy += (a[k] - ma) * (b[k] - mb)
                 }
                 // A window of equal values has variance 0 exactly.
-                if a.allSatisfy({ $0 == a[0] }) { sxx = 0; sxy = 0 }
-                if b.allSatisfy({ $0 == b[0] }) { syy = 0; sxy = 0 }
+                if a.allSatisfy({ $0 == a[0] }) {
+                    sxx = 0
+                    sxy = 0
+                }
+                if b.allSatisfy({ $0 == b[0] }) {
+                    syy = 0
+                    sxy = 0
+                }
                 switch f {
                 case .mvar: out[r] = sxx / Double(w - 1)
                 case .mcov: out[r] = sxy / Double(w - 1)
@@ -237,7 +254,8 @@ public struct ExpressionOracle {
                     let d = x - p
                     if d.isNaN { continue }  // ∞ − ∞: a NaN change is null, as any NaN
                     if gains.count < n {
-                        gains.append(max(d, 0)); losses.append(max(-d, 0))
+                        gains.append(max(d, 0))
+                        losses.append(max(-d, 0))
                         guard gains.count == n else { continue }
                         gain = gains.reduce(0, +) / Double(n)
                         loss = losses.reduce(0, +) / Double(n)

@@ -13,7 +13,8 @@ import ColonnadeTestSupport
 @Suite struct AggregateDifferentialTests {
     static let groupings: [(AggregateGrouping, Bool, String?)] = [
         (.none, false, nil), (.ticker, true, nil), (.year, false, "year"), (.month, false, "month"),
-        (AggregateGrouping(byTicker: true, bucket: .year), true, "year"), (AggregateGrouping(byTicker: true, bucket: .month), true, "month"),
+        (AggregateGrouping(byTicker: true, bucket: .year), true, "year"),
+        (AggregateGrouping(byTicker: true, bucket: .month), true, "month"),
         (.date, false, "date"), (.week, false, "week"), (.quarter, false, "quarter"),
         (AggregateGrouping(byTicker: true, bucket: .week), true, "week"), (AggregateGrouping(byTicker: true, bucket: .date), true, "date"),
         (AggregateGrouping(byTicker: true, bucket: .quarter), true, "quarter"),
@@ -37,16 +38,18 @@ import ColonnadeTestSupport
     }
 
     static func sameBits(_ a: AggregateResult, _ b: AggregateResult) -> Bool {
-        a.rows.count == b.rows.count && zip(a.rows, b.rows).allSatisfy { x, y in
-            x.ticker == y.ticker && x.year == y.year && x.month == y.month && x.bucketKey == y.bucketKey && x.values.count == y.values.count
-                && zip(x.values, y.values).allSatisfy { u, v in
-                    switch (u, v) {
-                    case (nil, nil): true
-                    case let (u?, v?): u.isNaN ? v.isNaN : u.bitPattern == v.bitPattern
-                    default: false
+        a.rows.count == b.rows.count
+            && zip(a.rows, b.rows).allSatisfy { x, y in
+                x.ticker == y.ticker && x.year == y.year && x.month == y.month && x.bucketKey == y.bucketKey
+                    && x.values.count == y.values.count
+                    && zip(x.values, y.values).allSatisfy { u, v in
+                        switch (u, v) {
+                        case (nil, nil): true
+                        case let (u?, v?): u.isNaN ? v.isNaN : u.bitPattern == v.bitPattern
+                        default: false
+                        }
                     }
-                }
-        }
+            }
     }
 
     @Test(arguments: [1, 2, 3, 4])
@@ -61,11 +64,16 @@ import ColonnadeTestSupport
             var aggregates: [Aggregate] = [.count]
             for _ in 0 ..< 8 {
                 let f = Aggregate.Function.allCases[rng.below(Aggregate.Function.allCases.count)]
-                let argument: ValueExpression = rng.chance(3) ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)])
+                let argument: ValueExpression =
+                    rng.chance(3)
+                    ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)])
                     : generator.any(2)
                 var aggregate = Aggregate(f, argument)
                 if f == .quantile { aggregate.parameter = [0, 0.1, 0.25, 0.5, 0.9, 1][rng.below(6)] }
-                if f == .corr { aggregate.second = rng.chance(2) ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)]) : generator.any(2) }
+                if f == .corr {
+                    aggregate.second =
+                        rng.chance(2) ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)]) : generator.any(2)
+                }
                 aggregates.append(aggregate)
             }
             let predicate = round == 0 ? RowPredicate.constant(true) : generator.predicate(1)
@@ -97,7 +105,9 @@ import ColonnadeTestSupport
                 for (g, e) in zip(got.rows, expected) {
                     #expect(g.ticker == e.ticker && g.year == e.year && g.month == e.month && g.bucketText == e.bucket, "\(g) vs \(e)")
                     for (k, a) in aggregates.enumerated() where !Self.close(g.values[k], e.values[k], a.function, scale: e.scales[k]) {
-                        Issue.record("\(grouping) \(e.ticker ?? "") \(e.year ?? 0)-\(e.month ?? 0) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))")
+                        Issue.record(
+                            "\(grouping) \(e.ticker ?? "") \(e.year ?? 0)-\(e.month ?? 0) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))"
+                        )
                     }
                     checked += 1
                 }
@@ -121,13 +131,15 @@ import ColonnadeTestSupport
             by: .year)
         #expect(r.rows.map(\.year) == [2013, 2014])
         // 2013: rows 0, 1, 4, 5. change: null, 1, null, 100 (never 100 - 4).
-        let squares: Double = (1 - 75.75) * (1 - 75.75) + (2 - 75.75) * (2 - 75.75) + (100 - 75.75) * (100 - 75.75) + (200 - 75.75) * (200 - 75.75)
+        let squares: Double =
+            (1 - 75.75) * (1 - 75.75) + (2 - 75.75) * (2 - 75.75) + (100 - 75.75) * (100 - 75.75) + (200 - 75.75) * (200 - 75.75)
         let expected2013: [Double?] = [4, 101, 1, 200, (squares / 3).squareRoot(), 2]
         #expect(r.rows[0].values == expected2013)
         // 2014: rows 2, 3, 6, 7. first by date: ties go to table order (A), last to B.
         let expected2014: [Double?] = [4, 202, 3, 400]
         #expect(Array(r.rows[1].values[0 ... 3]) == expected2014)
-        let byTicker = try table.selectAll().aggregate([.first("close"), .last("close")], by: AggregateGrouping(byTicker: true, bucket: .year))
+        let byTicker = try table.selectAll().aggregate(
+            [.first("close"), .last("close")], by: AggregateGrouping(byTicker: true, bucket: .year))
         #expect(byTicker.rows.map { "\($0.ticker!) \($0.bucketText!)" } == ["A 2013", "A 2014", "B 2013", "B 2014"])
         let expectedEnds: [[Double?]] = [[1, 2], [3, 4], [100, 200], [300, 400]]
         #expect(byTicker.rows.map(\.values) == expectedEnds)
@@ -137,10 +149,14 @@ import ColonnadeTestSupport
 
     @Test func listsAndGroupingsParse() throws {
         let table = SeriesTables.random(tickerLengths: [5], seed: 1)
-        let list = try Aggregate.parseList("count, avg(high - low),max(pct_change(close, 5)) , first(close), last(\"close\"), stddev(close)",
-                                           table: table)
-        #expect(list == [.count, .mean(Field("high") - Field("low")), .max(Field("close").pctChange(5)), .first("close"),
-                         .last("close"), .stddev("close")])
+        let list = try Aggregate.parseList(
+            "count, avg(high - low),max(pct_change(close, 5)) , first(close), last(\"close\"), stddev(close)",
+            table: table)
+        #expect(
+            list == [
+                .count, .mean(Field("high") - Field("low")), .max(Field("close").pctChange(5)), .first("close"),
+                .last("close"), .stddev("close"),
+            ])
         #expect(list[1].description == "avg(high - low)" && list[5].description == "stddev(close)")
         // Positions point into the whole list.
         do {
@@ -152,7 +168,8 @@ import ColonnadeTestSupport
             #expect(error.suggestions.contains("close"))
         }
         #expect(throws: QueryError.self) { try Aggregate.parseList("mode(close)", table: table) }
-        #expect(try Aggregate.parseList("median(close), quantile(close, 0.9) as q9, corr(close, open)", table: table)
+        #expect(
+            try Aggregate.parseList("median(close), quantile(close, 0.9) as q9, corr(close, open)", table: table)
                 == [.median(.column("close")), .quantile(.column("close"), 0.9).named("q9"), .corr(.column("close"), .column("open"))])
         #expect(throws: QueryError.self) { try Aggregate.parseList("quantile(close, 1.5)", table: table) }
         #expect(throws: QueryError.self) { try Aggregate.parseList("avg(high - low)") }  // expressions need the table

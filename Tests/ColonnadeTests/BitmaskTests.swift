@@ -38,7 +38,9 @@ import ColonnadeTestSupport
         #expect(a.nonzeroBitCount == ab.filter { $0 }.count)
         #expect(Array(a.setRows) == ab.indices.filter { ab[$0] })
         #expect(not.nonzeroBitCount == n - a.nonzeroBitCount)
-        var all = Bitmask(count: n); all.setAll(); checkPadding(all)
+        var all = Bitmask(count: n)
+        all.setAll()
+        checkPadding(all)
         #expect(all.nonzeroBitCount == n)
     }
 
@@ -63,7 +65,10 @@ import ColonnadeTestSupport
         var m = Bitmask(count: 300)
         for r in stride(from: 0, to: 300, by: 7) { m[r] = true }
         var seen = [Int]()
-        m.forEachSetRow(in: 50 ..< 200) { seen.append($0); return seen.count < 5 }
+        m.forEachSetRow(in: 50 ..< 200) {
+            seen.append($0)
+            return seen.count < 5
+        }
         #expect(seen == [56, 63, 70, 77, 84])
     }
 

@@ -73,7 +73,10 @@ struct CSVChunkerQuoteCountTests {
             switch trial % 5 {
             case 0: bytes[rng.below(length)] = 0x22
             case 1: bytes[rng.below(length)] = 0x0D
-            case 2: let k = rng.below(length); bytes[k] = 0x0A; if k + 1 < length { bytes[k + 1] = 0x0A }
+            case 2:
+                let k = rng.below(length)
+                bytes[k] = 0x0A
+                if k + 1 < length { bytes[k + 1] = 0x0A }
             default: break
             }
             let start = rng.below(min(length, 40))
@@ -113,7 +116,9 @@ enum CSVPieceReference {
         var cuts = [start]
         var nominal = start + chunkSize
         while nominal < bytes.count {
-            if let q = (nominal ..< min(bytes.count, nominal + chunkSize)).first(where: { lineEnds[$0] }), q + 1 < bytes.count, q + 1 > cuts.last! {
+            if let q = (nominal ..< min(bytes.count, nominal + chunkSize)).first(where: { lineEnds[$0] }), q + 1 < bytes.count,
+                q + 1 > cuts.last!
+            {
                 cuts.append(q + 1)
             }
             nominal += chunkSize

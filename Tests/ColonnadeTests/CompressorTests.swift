@@ -22,14 +22,14 @@ import Testing
             return state >> 33
         }
         switch kind {
-        case "random": // compressible: a small, skewed alphabet
+        case "random":  // compressible: a small, skewed alphabet
             return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next() % 16 &* next() % 7) }
         case "incompressible":
             return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next()) }
         case "repetitive":
             let unit = Array("AAPL,2014-05-09,585.62,\n".utf8)
             return (0 ..< size).map { unit[$0 % unit.count] }
-        case "prices": // little-endian doubles of a random walk, as a Parquet page holds them
+        case "prices":  // little-endian doubles of a random walk, as a Parquet page holds them
             var out = [UInt8]()
             out.reserveCapacity(size + 8)
             var price = 100.0
@@ -38,7 +38,7 @@ import Testing
                 withUnsafeBytes(of: (price * 100).rounded() / 100) { out.append(contentsOf: $0) }
             }
             return Array(out[0 ..< size])
-        case "mixed": // runs of text and noise, matches at every distance
+        case "mixed":  // runs of text and noise, matches at every distance
             var out = [UInt8]()
             while out.count < size {
                 if next() % 3 == 0, out.count > 16 {
@@ -57,8 +57,10 @@ import Testing
     static let kinds = ["random", "incompressible", "repetitive", "prices", "mixed"]
     /// Around the 128 KiB block, the Huffman single/four-stream switch, the literal header
     /// sizes, and the 2 MiB window of the low levels (frames above it are not single-segment).
-    static let sizes = [0, 1, 15, 16, 17, 63, 64, 255, 256, 1023, 1024, 4095, 4096, 16383, 16384,
-                        128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 256 * 1024, (2 << 20) + 1]
+    static let sizes = [
+        0, 1, 15, 16, 17, 63, 64, 255, 256, 1023, 1024, 4095, 4096, 16383, 16384,
+        128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 256 * 1024, (2 << 20) + 1,
+    ]
 
     static func decode(_ frame: [UInt8], expected: Int) throws -> [UInt8] {
         try frame.withUnsafeBytes { raw in try Zstd.decompress(raw, maximumOutputSize: expected, expectedSize: expected) }
@@ -71,7 +73,7 @@ import Testing
                 for level in [1, 3, 9, 19] where level <= 3 || size <= 300_000 {
                     let frame = data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) }
                     let decoded = try Self.decode(frame, expected: size)
-                    let same = decoded == data // not in #expect: it would print megabytes on a failure
+                    let same = decoded == data  // not in #expect: it would print megabytes on a failure
                     #expect(same, "\(kind) \(size) bytes at level \(level)")
                 }
             }
@@ -85,7 +87,7 @@ import Testing
             return Double(data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) }.count) / Double(size)
         }
         #expect(ratio("repetitive", 1) < 0.01)
-        #expect(ratio("random", 3) < 0.6)   // Huffman literals: about 3.4 bits of entropy per byte
+        #expect(ratio("random", 3) < 0.6)  // Huffman literals: about 3.4 bits of entropy per byte
         #expect(ratio("prices", 3) < 0.6)
         #expect(ratio("incompressible", 3) < 1.001)
         // Deeper search should never make a larger frame on matchable data, but today it does on
@@ -99,8 +101,8 @@ import Testing
         let data = Self.input("prices", size: 5000)
         var frame = data.withUnsafeBytes { ZstdCompressor.compress($0) }
         #expect(Array(frame[0 ..< 4]) == [0x28, 0xB5, 0x2F, 0xFD])
-        #expect(frame[4] & 0x04 != 0) // checksum flag
-        #expect(frame[4] >> 6 == 1) // a 2-byte content size
+        #expect(frame[4] & 0x04 != 0)  // checksum flag
+        #expect(frame[4] >> 6 == 1)  // a 2-byte content size
         #expect(Int(frame[5]) | Int(frame[6]) << 8 == 5000 - 256)
         frame[frame.count - 1] ^= 0xFF
         #expect(throws: ZstdError.self) { _ = try Self.decode(frame, expected: 5000) }

@@ -28,22 +28,31 @@ import ColonnadeTestSupport
         for (t, length) in lengths.enumerated() {
             var c: Int64 = digits == 2 ? Int64(rng.inRange(100 ... 99_999)) : Int64(rng.inRange(10_000_000_000 ... 9_990_000_000_000))
             for r in 0 ..< length {
-                rowTickers.append(Int32(t)); dates.append(Int32(10_000 + r))
+                rowTickers.append(Int32(t))
+                dates.append(Int32(10_000 + r))
                 c = max(10, c + Int64(rng.inRange(-2 ... 2)))
                 let o = max(1, c + Int64(rng.inRange(-3 ... 3)))
                 let h = max(o, c) + Int64(rng.inRange(0 ... 3)), l = max(1, min(o, c) - Int64(rng.inRange(0 ... 3)))
                 let values = [o, h, l, c].map { v -> Int64? in rng.chance(40) ? nil : v }
                 for (k, v) in values.enumerated() {
-                    if let v { columns[k].append(Double(ExactWindowTests.decimalText(v, digits: digits))!) } else { columns[k].appendNull() }
+                    if let v {
+                        columns[k].append(Double(ExactWindowTests.decimalText(v, digits: digits))!)
+                    } else {
+                        columns[k].appendNull()
+                    }
                 }
-                data.open.append(values[0]); data.high.append(values[1]); data.low.append(values[2]); data.close.append(values[3])
+                data.open.append(values[0])
+                data.high.append(values[1])
+                data.low.append(values[2])
+                data.close.append(values[3])
             }
         }
         do {
-            let table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: String(format: "T%02d", $0)) },
-                                       rowTickers: rowTickers, dates: dates,
-                                       schema: ["open", "high", "low", "close"].map { ColumnDescriptor(name: $0, type: .float64) },
-                                       columns: columns.map { AnyColumn($0) })
+            let table = try QuoteTable(
+                sortingRows: lengths.indices.map { TickerEntry(symbol: String(format: "T%02d", $0)) },
+                rowTickers: rowTickers, dates: dates,
+                schema: ["open", "high", "low", "close"].map { ColumnDescriptor(name: $0, type: .float64) },
+                columns: columns.map { AnyColumn($0) })
             return (table, data)
         } catch {
             preconditionFailure("test table: \(error)")
@@ -69,14 +78,20 @@ import ColonnadeTestSupport
             ("high - low", map { r in d.high[r].flatMap { h in d.low[r].map { h - $0 } } }),
             ("close - prev(close)", map { r in d.close[r].flatMap { c in prev(d.close, r).map { c - $0 } } }),
             ("greatest(high - low, abs(high - prev(close)), abs(low - prev(close)))", trueRange),
-            ("2 * close - high - low", map { r in
-                guard let c = d.close[r], let h = d.high[r], let l = d.low[r] else { return nil }
-                return 2 * c - h - l
-            }),
-            ("if(close > open, close - open, 0)", map { r in
-                guard let c = d.close[r], let o = d.open[r] else { return 0 }  // unknown condition: the else branch
-                return c > o ? c - o : 0
-            }),
+            (
+                "2 * close - high - low",
+                map { r in
+                    guard let c = d.close[r], let h = d.high[r], let l = d.low[r] else { return nil }
+                    return 2 * c - h - l
+                }
+            ),
+            (
+                "if(close > open, close - open, 0)",
+                map { r in
+                    guard let c = d.close[r], let o = d.open[r] else { return 0 }  // unknown condition: the else branch
+                    return c > o ? c - o : 0
+                }
+            ),
         ]
     }
 
@@ -120,7 +135,9 @@ import ColonnadeTestSupport
                 for (op, keep) in [(">", { (c: Int) in c > 0 }), ("=", { $0 == 0 }), ("<=", { $0 <= 0 })] {
                     let query = "mavg(\(text), \(n)) \(op) mavg(\(otherText), \(m))"
                     let expected = all.filter { r in
-                        guard let a = Self.windowSum(x, table, row: r, n: n), let b = Self.windowSum(y, table, row: r, n: m) else { return false }
+                        guard let a = Self.windowSum(x, table, row: r, n: n), let b = Self.windowSum(y, table, row: r, n: m) else {
+                            return false
+                        }
                         let c = Int128(a) * Int128(m) - Int128(b) * Int128(n)
                         return keep(c < 0 ? -1 : c == 0 ? 0 : 1)
                     }

@@ -26,7 +26,10 @@ import ColonnadeTestSupport
             switch (known(got[r]), known(expected[r])) {
             case (nil, nil): continue
             case let (g?, e?):
-                if g.isInfinite || e.isInfinite { if g != e { return r }; continue }
+                if g.isInfinite || e.isInfinite {
+                    if g != e { return r }
+                    continue
+                }
                 if Swift.abs(g - e) > tolerance(r) { return r }
             default: return r
             }
@@ -122,8 +125,10 @@ import ColonnadeTestSupport
         var oracle = ExpressionOracle(table: table)
         let all = Array(0 ..< table.rowCount)
         for symbol in ["T0", "T3", "T8"] {
-            for e in [Field("close").ref(symbol), Field("close").pctChange(3).ref(symbol), Field("close") / Field("close").ref(symbol),
-                      Field("close").pctChange(2) - Field("close").pctChange(2).ref(symbol), Field("volume").xrank.ref(symbol)] {
+            for e in [
+                Field("close").ref(symbol), Field("close").pctChange(3).ref(symbol), Field("close") / Field("close").ref(symbol),
+                Field("close").pctChange(2) - Field("close").pctChange(2).ref(symbol), Field("volume").xrank.ref(symbol),
+            ] {
                 let got = try table.values(of: e, atRows: all)
                 if let r = Self.agree(got, oracle.values(e), tolerance: { _ in 0 }) {
                     Issue.record("\(e) row \(r): got \(String(describing: got[r])), expected \(String(describing: oracle.values(e)[r]))")
@@ -161,7 +166,10 @@ import ColonnadeTestSupport
                 (x.mvar(n), { r in 1e-9 * (Self.known(varX[r]) ?? 0) + 1e-12 }),
                 (x.mcov(y, n), scale),
                 (x.mcorr(y, n), { _ in 1e-8 }),
-                (x.mbeta(y, n), { r in 1e-9 * ((Self.known(varX[r]) ?? 0) / Swift.max(Self.known(varY[r]) ?? 1, 1e-300)).squareRoot() + 1e-12 }),
+                (
+                    x.mbeta(y, n),
+                    { r in 1e-9 * ((Self.known(varX[r]) ?? 0) / Swift.max(Self.known(varY[r]) ?? 1, 1e-300)).squareRoot() + 1e-12 }
+                ),
                 (Field("close").pctChange().mbeta(Field("close").pctChange().ref("T0"), n), { _ in 1e-7 }),
             ]
             for (e, tolerance) in cases {
@@ -183,10 +191,14 @@ import ColonnadeTestSupport
     @Test func movingVarianceIsStableOnLargeLevels() throws {
         var rng = SplitMix64(seed: 5)
         var values = [Double](), level = 1e6
-        for _ in 0 ..< 3000 { level += Double(rng.inRange(-4 ... 4)) / 4; values.append(level) }
-        let table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
-                                   dates: Column<Int32>((0 ..< 3000).map { Int32(10_000 + $0) }),
-                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 3000)])
+        for _ in 0 ..< 3000 {
+            level += Double(rng.inRange(-4 ... 4)) / 4
+            values.append(level)
+        }
+        let table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
+            dates: Column<Int32>((0 ..< 3000).map { Int32(10_000 + $0) }),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 3000)])
         var oracle = ExpressionOracle(table: table)
         for n in [20, 60, 250] {
             let e = Field("close").mvar(n)
@@ -212,21 +224,35 @@ import ColonnadeTestSupport
         for n in [5, 20, 60, 250] {
             let fixed = (count - 1) / n + 1  // full windows from row n - 1, one restart per n of them
             for f in CrossTickerExpression.MovingStatistic.allCases {
-                let restarts = MovingStatistics.run(f, window: n, x: x, y: f.isPair ? y : x, dst: &dst, base: 0,
-                                                    segment: 0 ..< count, tickerStart: 0)
-                #expect(restarts >= fixed - 1 && restarts <= fixed + count / 200, "\(f) n = \(n): \(restarts) two-pass windows, \(fixed) fixed")
+                let restarts = MovingStatistics.run(
+                    f, window: n, x: x, y: f.isPair ? y : x, dst: &dst, base: 0,
+                    segment: 0 ..< count, tickerStart: 0)
+                #expect(
+                    restarts >= fixed - 1 && restarts <= fixed + count / 200, "\(f) n = \(n): \(restarts) two-pass windows, \(fixed) fixed")
                 // Spot checks against a plain two-pass computation.
                 for row in stride(from: n - 1, to: count, by: 997) where n > 1 {
                     let a = Array(x[row - n + 1 ... row]), b = Array((f.isPair ? y : x)[row - n + 1 ... row])
                     let ma = a.reduce(0, +) / Double(n), mb = b.reduce(0, +) / Double(n)
                     var sxx = 0.0, syy = 0.0, sxy = 0.0
-                    for k in 0 ..< n { sxx += (a[k] - ma) * (a[k] - ma); syy += (b[k] - mb) * (b[k] - mb); sxy += (a[k] - ma) * (b[k] - mb) }
+                    for k in 0 ..< n {
+                        sxx += (a[k] - ma) * (a[k] - ma)
+                        syy += (b[k] - mb) * (b[k] - mb)
+                        sxy += (a[k] - ma) * (b[k] - mb)
+                    }
                     let expected: Double, tolerance: Double
                     switch f {
-                    case .mvar: expected = sxx / Double(n - 1); tolerance = 1e-9 * expected
-                    case .mcov: expected = sxy / Double(n - 1); tolerance = 1e-9 * (sxx * syy).squareRoot() / Double(n - 1)
-                    case .mcorr: expected = sxy / (sxx * syy).squareRoot(); tolerance = 1e-8
-                    case .mbeta: expected = sxy / syy; tolerance = 1e-9 * (sxx / syy).squareRoot()
+                    case .mvar:
+                        expected = sxx / Double(n - 1)
+                        tolerance = 1e-9 * expected
+                    case .mcov:
+                        expected = sxy / Double(n - 1)
+                        tolerance = 1e-9 * (sxx * syy).squareRoot() / Double(n - 1)
+                    case .mcorr:
+                        expected = sxy / (sxx * syy).squareRoot()
+                        tolerance = 1e-8
+                    case .mbeta:
+                        expected = sxy / syy
+                        tolerance = 1e-9 * (sxx / syy).squareRoot()
                     }
                     #expect(Swift.abs(dst[row] - expected) <= tolerance, "\(f) n = \(n) row \(row): \(dst[row]) vs \(expected)")
                 }
@@ -265,7 +291,11 @@ import ColonnadeTestSupport
                 var sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0
                 for k in i - n + 1 ... i {
                     let a = Int((xs[k] * 100).rounded()), d = Int((ys[k] * 100).rounded())
-                    sx += a; sy += d; sxx += a * a; syy += d * d; sxy += a * d
+                    sx += a
+                    sy += d
+                    sxx += a * a
+                    syy += d * d
+                    sxy += a * d
                 }
                 let nxx = n * sxx - sx * sx, nxy = n * sxy - sx * sy
                 let denominator = Double(n * (n - 1) * 10_000)
@@ -307,6 +337,8 @@ import ColonnadeTestSupport
         // The parser reads them, and the text round-trips.
         let parsed = try QueryParser(table: table).parseValue("mavg(xpct(close), 5)")
         #expect(parsed == Field("close").xpct.mavg(5) && parsed.description == "mavg(xpct(close), 5)")
-        #expect(try QueryParser(table: table).parseValue("mbeta(close, ref(close, T1), 60)").description == "mbeta(close, ref(close, 'T1'), 60)")
+        #expect(
+            try QueryParser(table: table).parseValue("mbeta(close, ref(close, T1), 60)").description == "mbeta(close, ref(close, 'T1'), 60)"
+        )
     }
 }

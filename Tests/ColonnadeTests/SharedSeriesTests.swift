@@ -22,8 +22,10 @@ import ColonnadeTestSupport
         ("ema(close, 12) - ema(close, 12) = 0", 1),
         ("rsi(close, 14) < 30 or rsi(close, 14) > 70 or rsi(close, 7) > 90", 2),
         ("close / cummax(close) - 1 < -0.2 and cummax(close) > 2 * cummin(close) and cummax(close) > 0", 2),
-        ("close > prev(close) + 2 * rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14)"
-            + " and rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14) > 0.5", 1),
+        (
+            "close > prev(close) + 2 * rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14)"
+                + " and rma(greatest(high - low, abs(high - prev(close)), abs(low - prev(close))), 14) > 0.5", 1
+        ),
         // Different windows or arguments are different series.
         ("ema(close, 12) > ema(open, 12) and ema(close, 13) > 0", 3),
     ]

@@ -57,8 +57,12 @@ import ColonnadeTestSupport
         let table = SeriesTables.random(tickerLengths: [5], seed: 1)
         #expect(try SortKey.parse("-date", table: table) == SortKey(.date, descending: true))
         #expect(try SortKey.parse("ticker", table: table) == SortKey(.ticker))
-        #expect(try SortKey.parse("-pct_change(close, 5)", table: table) == SortKey(ValueExpression.column("close").pctChange(5), descending: true))
-        #expect(try SortKey.parse("(high - low) / close", table: table) == SortKey((ValueExpression.column("high") - .column("low")) / .column("close")))
+        #expect(
+            try SortKey.parse("-pct_change(close, 5)", table: table)
+                == SortKey(ValueExpression.column("close").pctChange(5), descending: true))
+        #expect(
+            try SortKey.parse("(high - low) / close", table: table)
+                == SortKey((ValueExpression.column("high") - .column("low")) / .column("close")))
         do {
             _ = try SortKey.parse("-mavg(clsoe, 5)", table: table)
             Issue.record("no error")

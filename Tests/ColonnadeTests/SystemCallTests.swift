@@ -72,7 +72,10 @@ import Glibc
     @Test func aReadSurvivesSignalsWithoutRestart() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
-        defer { close(ends[0]); close(ends[1]) }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in SystemCallTests.signalsHandled.add(1, ordering: .relaxed) }
         action.sa_flags = 0
@@ -106,7 +109,9 @@ import Glibc
             sentSignals += 1
             usleep(500)
         }
-        #expect(Self.signalsHandled.load(ordering: .relaxed) >= 20, "the reader took \(Self.signalsHandled.load(ordering: .relaxed)) of \(sentSignals) signals")
+        #expect(
+            Self.signalsHandled.load(ordering: .relaxed) >= 20,
+            "the reader took \(Self.signalsHandled.load(ordering: .relaxed)) of \(sentSignals) signals")
         let sent = Self.pattern(64)
         #expect(sent.withUnsafeBytes { SystemCall.writeAll(ends[1], $0.baseAddress, $0.count) } == 0)
         finished.wait()

@@ -74,8 +74,9 @@ import Testing
                     : .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["2017-01-03",1.5]]}}"#)
             }) { server in
                 var configuration = testConfiguration(server, key: fakeKey, maxAttempts: 2)
-                configuration.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(200), maxDelay: .milliseconds(200),
-                                                        totalBudget: .seconds(3600), jitter: 0)
+                configuration.retryPolicy = RetryPolicy(
+                    maxAttempts: 2, baseDelay: .milliseconds(200), maxDelay: .milliseconds(200),
+                    totalBudget: .seconds(3600), jitter: 0)
                 configuration.sleep = DataLinkConfiguration().sleep  // the default, not a recorder
                 let client = DataLinkClient(configuration: configuration)
                 let request = Task(executorPreference: DedicatedThreadExecutor.shared) {

@@ -68,7 +68,10 @@ extension Column where Element == Double {
         let chunks = (count + chunkRows - 1) / chunkRows
         let digits = UnsafeMutablePointer<Int>.allocate(capacity: max(chunks, 1))
         let largest = UnsafeMutablePointer<Double>.allocate(capacity: max(chunks, 1))
-        defer { digits.deallocate(); largest.deallocate() }
+        defer {
+            digits.deallocate()
+            largest.deallocate()
+        }
         let sharedDigits = SharedPointer(base: digits), sharedLargest = SharedPointer(base: largest)
         withUnsafeBufferPointer { values in
             // Safe: each chunk reads rows within the column and writes its own slot.
@@ -83,7 +86,10 @@ extension Column where Element == Double {
                     let p = DecimalScale.powers[k]
                     let m = (x * p).rounded()
                     if !(Swift.abs(m) < DecimalScale.scaledLimit && m / p == x) {
-                        guard let d = DecimalScale.fractionDigits(of: x, atLeast: k + 1) else { k = -1; break }
+                        guard let d = DecimalScale.fractionDigits(of: x, atLeast: k + 1) else {
+                            k = -1
+                            break
+                        }
                         k = d
                     }
                     big = Swift.max(big, Swift.abs(x))

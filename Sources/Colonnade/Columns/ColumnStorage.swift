@@ -68,8 +68,11 @@ public final class ColumnStorage: @unchecked Sendable {
     /// Zeroed memory for `byteCount` bytes padded to 64 (at least 64 from the allocator): an
     /// anonymous mapping when large and allowed, else `posix_memalign` and `memset`; nil when
     /// neither can allocate it.
-    private static func allocateZeroed(byteCount: Int, mapLargeBuffers: Bool)
-        -> (base: UnsafeMutableRawPointer, capacity: Int, isMapped: Bool)? {
+    private static func allocateZeroed(
+        byteCount: Int, mapLargeBuffers: Bool
+    )
+        -> (base: UnsafeMutableRawPointer, capacity: Int, isMapped: Bool)?
+    {
         precondition(byteCount >= 0, "negative byte count")
         guard byteCount <= Int.max - alignment else { return nil }
         let capacity = paddedByteCount(byteCount)

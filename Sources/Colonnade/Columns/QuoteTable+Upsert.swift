@@ -84,8 +84,10 @@ extension QuoteTable {
 
     /// One column along `runs`: each run is one bulk copy from its source, or nulls where the
     /// source lacks the column.
-    private static func gather<T: ColumnElement>(_ runs: [UpsertPlan.Run], total: Int,
-                                                 _ source: (Int) -> Column<T>?) -> Column<T> {
+    private static func gather<T: ColumnElement>(
+        _ runs: [UpsertPlan.Run], total: Int,
+        _ source: (Int) -> Column<T>?
+    ) -> Column<T> {
         var out = Column<T>()
         out.reserveCapacity(total)
         for run in runs {
@@ -98,8 +100,10 @@ extension QuoteTable {
         return out
     }
 
-    private static func gather(type: ElementType, _ sourceColumns: [AnyColumn?],
-                               runs: [UpsertPlan.Run], total: Int) -> AnyColumn {
+    private static func gather(
+        type: ElementType, _ sourceColumns: [AnyColumn?],
+        runs: [UpsertPlan.Run], total: Int
+    ) -> AnyColumn {
         func typed<T: ColumnElement>(_ c: AnyColumn?, as _: T.Type) -> Column<T>? {
             guard let c else { return nil }
             return T.unwrap(c) ?? T.unwrap(.float64(c.convertedToFloat64()))

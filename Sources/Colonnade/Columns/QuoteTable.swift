@@ -43,8 +43,10 @@ public struct QuoteTable: Sendable {
     /// Checks lengths, the column count (at most `maximumColumnCount`), that every identifier
     /// is usable (`ColumnDescriptor.unusableIdentifierReason`) and unique, and that the ticker index tiles the rows; with
     /// `checkDates`, also that dates ascend strictly within every ticker.
-    public init(schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
-                dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true) throws(TableError) {
+    public init(
+        schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
+        dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true
+    ) throws(TableError) {
         precondition(schema.count == columns.count, "schema and columns differ in count")
         if schema.count > QuoteTable.maximumColumnCount {
             throw .tooManyColumns(count: schema.count, limit: QuoteTable.maximumColumnCount)
@@ -187,10 +189,18 @@ public struct QuoteTable: Sendable {
         dates.shrinkToFit()
         for i in columns.indices {
             switch columns[i] {
-            case .int32(var c): c.shrinkToFit(); columns[i] = .int32(c)
-            case .int64(var c): c.shrinkToFit(); columns[i] = .int64(c)
-            case .float32(var c): c.shrinkToFit(); columns[i] = .float32(c)
-            case .float64(var c): c.shrinkToFit(); columns[i] = .float64(c)
+            case .int32(var c):
+                c.shrinkToFit()
+                columns[i] = .int32(c)
+            case .int64(var c):
+                c.shrinkToFit()
+                columns[i] = .int64(c)
+            case .float32(var c):
+                c.shrinkToFit()
+                columns[i] = .float32(c)
+            case .float64(var c):
+                c.shrinkToFit()
+                columns[i] = .float64(c)
             }
         }
     }

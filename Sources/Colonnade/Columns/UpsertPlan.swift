@@ -69,8 +69,10 @@ struct UpsertPlan {
 
     /// Per ticker code of the result, which sources hold rows of it, in source order; new
     /// tickers are appended to `tickers` (metadata merged in, the later source winning).
-    private static func holders(_ sources: [QuoteTable], tickers: inout [TickerEntry],
-                                codes: inout [String: Int32]) -> [[(source: Int, rows: Range<Int>)]] {
+    private static func holders(
+        _ sources: [QuoteTable], tickers: inout [TickerEntry],
+        codes: inout [String: Int32]
+    ) -> [[(source: Int, rows: Range<Int>)]] {
         var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
         for (code, t) in tickers.enumerated() where t.rowCount > 0 { holders[code].append((0, t.rows)) }
         for s in sources.indices.dropFirst() {
@@ -115,19 +117,23 @@ struct UpsertPlan {
             var i = 0, j = next.rows.lowerBound
             while i < merged.count || j < next.rows.upperBound {
                 if j == next.rows.upperBound {
-                    out.append(merged[i]); i += 1
+                    out.append(merged[i])
+                    i += 1
                     continue
                 }
                 if i == merged.count {
-                    out.append((next.source, j)); j += 1
+                    out.append((next.source, j))
+                    j += 1
                     continue
                 }
                 let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
                 if a < b {
-                    out.append(merged[i]); i += 1
+                    out.append(merged[i])
+                    i += 1
                 } else {
                     if a == b { i += 1 }  // the later source replaces the day
-                    out.append((next.source, j)); j += 1
+                    out.append((next.source, j))
+                    j += 1
                 }
             }
             merged = out

@@ -78,10 +78,10 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var source: String {
         switch self {
         case .missing(let s, _), .duplicateColumn(let s, _), .unusableColumnName(let s, _, _), .tooManyColumns(let s, _, _),
-             .duplicateDate(let s, _, _, _), .unreadable(let s, _), .outOfMemory(let s, _, _):
+            .duplicateDate(let s, _, _, _), .unreadable(let s, _), .outOfMemory(let s, _, _):
             s
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
-             .rowWidth(let p, _, _), .unknownColumnType(let p, _):
+            .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p.source
         }
     }
@@ -90,7 +90,7 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var position: DecodePosition? {
         switch self {
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
-             .rowWidth(let p, _, _), .unknownColumnType(let p, _):
+            .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p
         default:
             nil

@@ -6,8 +6,10 @@ extension RowBuffers {
     /// through a permutation (4 bytes per row) as they are copied, so no column exists twice.
     /// - Throws: `.duplicateDate` (1-based input rows) or `.duplicateColumn`, naming `source`;
     ///   `.outOfMemory` when a column of the table cannot be allocated.
-    package func makeTable(valueNames: [String], tickers: [TickerEntry],
-                           dateColumnName: String, source: String) throws(DecodeError) -> QuoteTable {
+    package func makeTable(
+        valueNames: [String], tickers: [TickerEntry],
+        dateColumnName: String, source: String
+    ) throws(DecodeError) -> QuoteTable {
         let buffers = self
         let order = try Self.rowOrder(buffers, tickers: tickers, source: source)
         let schema = valueNames.map { ColumnDescriptor(name: $0, type: .float64) }
@@ -21,8 +23,9 @@ extension RowBuffers {
         }
         do {
             // Rows are sorted now, so this only checks them and builds the ticker index.
-            return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
-                                  columns: columns, dateColumnName: dateColumnName)
+            return try QuoteTable(
+                sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
+                columns: columns, dateColumnName: dateColumnName)
         } catch {
             switch error {
             case let .duplicateDate(ticker, day, rows):
@@ -41,8 +44,11 @@ extension RowBuffers {
 
     /// The dates, ticker codes and `count` value columns, moved out of `buffers` in `order`.
     /// - Throws: `.outOfMemory` when a column cannot be allocated.
-    private static func takeColumns(_ buffers: RowBuffers, count: Int, order: UnsafeBufferPointer<Int32>?)
-        throws(DecodeError) -> (Column<Int32>, [Int32]?, [AnyColumn]) {
+    private static func takeColumns(
+        _ buffers: RowBuffers, count: Int, order: UnsafeBufferPointer<Int32>?
+    )
+        throws(DecodeError) -> (Column<Int32>, [Int32]?, [AnyColumn])
+    {
         let dates = try buffers.takeDates(order: order)
         let rowTickers = buffers.takeTickerCodes(order: order)
         var columns = [AnyColumn]()
@@ -68,7 +74,13 @@ extension RowBuffers {
         }
         var ascending = true
         var i = 1
-        while i < n { if key(i - 1) >= key(i) { ascending = false; break }; i += 1 }
+        while i < n {
+            if key(i - 1) >= key(i) {
+                ascending = false
+                break
+            }
+            i += 1
+        }
         if ascending { return nil }
 
         // Newest first within each ticker, tickers in code order: reverse each run.
@@ -76,7 +88,10 @@ extension RowBuffers {
         i = 1
         while i < n {
             let a = code(i - 1), b = code(i)
-            if b < a || (a == b && dates[i] >= dates[i - 1]) { descending = false; break }
+            if b < a || (a == b && dates[i] >= dates[i - 1]) {
+                descending = false
+                break
+            }
             i += 1
         }
         if descending {
@@ -99,8 +114,9 @@ extension RowBuffers {
         for r in 1 ..< n where keyed[r].key == keyed[r - 1].key {
             let row = Int(keyed[r].row)
             let symbol = tickers.indices.contains(Int(code(row))) ? tickers[Int(code(row))].symbol : "?"
-            throw .duplicateDate(source: source, ticker: symbol, date: Day.format(day: dates[row]),
-                                 rows: [Int(keyed[r - 1].row) + 1, row + 1])
+            throw .duplicateDate(
+                source: source, ticker: symbol, date: Day.format(day: dates[row]),
+                rows: [Int(keyed[r - 1].row) + 1, row + 1])
         }
         return keyed.map(\.row)
     }

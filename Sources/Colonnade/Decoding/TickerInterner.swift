@@ -30,6 +30,9 @@ struct TickerInterner {
 @inline(__always)
 func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     var i = 0
-    while i < count { if a[i] != b[i] { return false }; i += 1 }
+    while i < count {
+        if a[i] != b[i] { return false }
+        i += 1
+    }
     return true
 }

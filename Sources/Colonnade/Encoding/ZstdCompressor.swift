@@ -124,8 +124,10 @@ public enum ZstdCompressor {
 
     /// Finds the sequences of `start ..< end` (earlier bytes of `base` are history), appending
     /// the literals to `literals`; returns the trailing literal count.
-    static func findSequences(_ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
-                              sequences: inout [Sequence], literals: inout [UInt8]) {
+    static func findSequences(
+        _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+        sequences: inout [Sequence], literals: inout [UInt8]
+    ) {
         let minimum = 4
         var anchor = start
         var ip = start
@@ -160,7 +162,8 @@ public enum ZstdCompressor {
                             let n = matchLength(base + p, base + candidate, limit: maxLength)
                             // Longer, unless the extra length costs more in offset bits than it saves.
                             if n > bestLength && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset)) {
-                                bestLength = n; bestOffset = p - candidate
+                                bestLength = n
+                                bestOffset = p - candidate
                                 if n == maxLength { break }
                             }
                         }
@@ -180,7 +183,10 @@ public enum ZstdCompressor {
                     // Index a few positions inside the match (all of them when chaining deeply).
                     if depth >= 16 {
                         var q = p + 1
-                        while q < matchEnd && q <= limit { insert(q); q += 1 }
+                        while q < matchEnd && q <= limit {
+                            insert(q)
+                            q += 1
+                        }
                     } else if matchEnd - 2 <= limit && matchEnd - 2 > p {
                         insert(matchEnd - 2)
                     }
@@ -207,7 +213,9 @@ public enum ZstdCompressor {
                         let (l2, o2) = search(ip + 1)
                         // One literal more costs about a byte: the later match must gain more.
                         if l2 >= minimum && gain(l2, o2) > gain(length, offset) + 4 {
-                            ip += 1; length = l2; offset = o2
+                            ip += 1
+                            length = l2
+                            offset = o2
                         }
                     }
                     emit(ip, length, offset)
@@ -226,8 +234,10 @@ public enum ZstdCompressor {
         var literals: [UInt8] = []
         var body: [UInt8] = []
 
-        mutating func encode(_ base: UnsafePointer<UInt8>, start: Int, end: Int, last: Bool, state: inout MatchState,
-                             into out: inout [UInt8]) {
+        mutating func encode(
+            _ base: UnsafePointer<UInt8>, start: Int, end: Int, last: Bool, state: inout MatchState,
+            into out: inout [UInt8]
+        ) {
             let count = end - start
             let lastBit: UInt64 = last ? 1 : 0
             // A block of one repeated byte.
@@ -365,22 +375,30 @@ public enum ZstdCompressor {
     static let predefinedLiteralLengths: [Int16] =
         [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1]
     static let predefinedMatchLengths: [Int16] =
-        [1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1]
+        [
+            1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1,
+        ]
     static let predefinedOffsets: [Int16] =
         [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1]
     static let predefinedTables = (
         ZstdFSEEncoder(counts: predefinedLiteralLengths, accuracyLog: 6),
         ZstdFSEEncoder(counts: predefinedOffsets, accuracyLog: 5),
-        ZstdFSEEncoder(counts: predefinedMatchLengths, accuracyLog: 6))
+        ZstdFSEEncoder(counts: predefinedMatchLengths, accuracyLog: 6)
+    )
 
     /// How one field's codes are coded: the mode (0 predefined, 1 RLE, 2 compressed), the table
     /// and what goes in the section before the bitstream.
-    static func chooseTable(_ histogram: [Int], total: Int, maximumLog: Int, predefined: [Int16], predefinedLog: Int,
-                            predefinedTable: ZstdFSEEncoder) -> (mode: UInt8, table: ZstdFSEEncoder, description: [UInt8]) {
+    static func chooseTable(
+        _ histogram: [Int], total: Int, maximumLog: Int, predefined: [Int16], predefinedLog: Int,
+        predefinedTable: ZstdFSEEncoder
+    ) -> (mode: UInt8, table: ZstdFSEEncoder, description: [UInt8]) {
         var maxSymbol = 0
         var distinct = 0
-        for (s, h) in histogram.enumerated() where h > 0 { maxSymbol = s; distinct += 1 }
+        for (s, h) in histogram.enumerated() where h > 0 {
+            maxSymbol = s
+            distinct += 1
+        }
         if distinct == 1 {
             // RLE: one symbol, no bits per state.
             var counts = [Int16](repeating: 0, count: maxSymbol + 1)
@@ -408,9 +426,11 @@ public enum ZstdCompressor {
         if n < 128 {
             out.append(UInt8(n))
         } else if n < 0x7F00 {
-            out.append(UInt8(128 + (n >> 8))); out.append(UInt8(n & 0xFF))
+            out.append(UInt8(128 + (n >> 8)))
+            out.append(UInt8(n & 0xFF))
         } else {
-            out.append(255); appendLE(&out, UInt64(n - 0x7F00), 2)
+            out.append(255)
+            appendLE(&out, UInt64(n - 0x7F00), 2)
         }
         guard n > 0 else { return }
         var llCodes = [UInt8](repeating: 0, count: n)
@@ -444,16 +464,23 @@ public enum ZstdCompressor {
             offsetValues[i] = value
             let ll = literalLengthCode(Int(s.literals)), ml = matchLengthCode(Int(s.length))
             let of = UInt32.bitWidth - 1 - value.leadingZeroBitCount
-            llCodes[i] = UInt8(ll); mlCodes[i] = UInt8(ml); ofCodes[i] = UInt8(of)
-            llHistogram[ll] += 1; mlHistogram[ml] += 1; ofHistogram[of] += 1
+            llCodes[i] = UInt8(ll)
+            mlCodes[i] = UInt8(ml)
+            ofCodes[i] = UInt8(of)
+            llHistogram[ll] += 1
+            mlHistogram[ml] += 1
+            ofHistogram[of] += 1
         }
         repeats = (r0, r1, r2)
-        let ll = chooseTable(llHistogram, total: n, maximumLog: 9, predefined: predefinedLiteralLengths, predefinedLog: 6,
-                             predefinedTable: predefinedTables.0)
-        let of = chooseTable(ofHistogram, total: n, maximumLog: 8, predefined: predefinedOffsets, predefinedLog: 5,
-                             predefinedTable: predefinedTables.1)
-        let ml = chooseTable(mlHistogram, total: n, maximumLog: 9, predefined: predefinedMatchLengths, predefinedLog: 6,
-                             predefinedTable: predefinedTables.2)
+        let ll = chooseTable(
+            llHistogram, total: n, maximumLog: 9, predefined: predefinedLiteralLengths, predefinedLog: 6,
+            predefinedTable: predefinedTables.0)
+        let of = chooseTable(
+            ofHistogram, total: n, maximumLog: 8, predefined: predefinedOffsets, predefinedLog: 5,
+            predefinedTable: predefinedTables.1)
+        let ml = chooseTable(
+            mlHistogram, total: n, maximumLog: 9, predefined: predefinedMatchLengths, predefinedLog: 6,
+            predefinedTable: predefinedTables.2)
         out.append(ll.mode << 6 | of.mode << 4 | ml.mode << 2)
         out.append(contentsOf: ll.description)
         out.append(contentsOf: of.description)

@@ -179,8 +179,10 @@ struct ZstdFSEEncoder {
         var symbol = 0
         var previousIsZero = false
         func flush16() {
-            out.append(UInt8(truncatingIfNeeded: stream)); out.append(UInt8(truncatingIfNeeded: stream >> 8))
-            stream >>= 16; bitCount -= 16
+            out.append(UInt8(truncatingIfNeeded: stream))
+            out.append(UInt8(truncatingIfNeeded: stream >> 8))
+            stream >>= 16
+            bitCount -= 16
         }
         while symbol < counts.count && remaining > 1 {
             if previousIsZero {
@@ -211,7 +213,10 @@ struct ZstdFSEEncoder {
             bitCount += nbBits
             if count < maximum { bitCount -= 1 }
             previousIsZero = count == 1
-            while remaining < threshold { nbBits -= 1; threshold >>= 1 }
+            while remaining < threshold {
+                nbBits -= 1
+                threshold >>= 1
+            }
             if bitCount > 16 { flush16() }
         }
         while bitCount > 0 {
@@ -324,14 +329,18 @@ struct ZstdHuffmanEncoder {
         weight.reserveCapacity(2 * n - 1)
         var leaf = 0, node = n, next = n
         func take() -> Int {
-            if leaf < n && (node >= next || weight[leaf] <= weight[node]) { leaf += 1; return leaf - 1 }
+            if leaf < n && (node >= next || weight[leaf] <= weight[node]) {
+                leaf += 1
+                return leaf - 1
+            }
             node += 1
             return node - 1
         }
         while next < 2 * n - 1 {
             let a = take(), b = take()
             weight.append(weight[a] + weight[b])
-            parent[a] = next; parent[b] = next
+            parent[a] = next
+            parent[b] = next
             next += 1
         }
         var depth = [Int](repeating: 0, count: 2 * n - 1)
@@ -348,7 +357,10 @@ struct ZstdHuffmanEncoder {
         guard weights.count >= 2 else { return nil }
         var histogram = [Int](repeating: 0, count: 13)
         var maxSymbol = 0
-        for w in weights { histogram[Int(w)] += 1; maxSymbol = max(maxSymbol, Int(w)) }
+        for w in weights {
+            histogram[Int(w)] += 1
+            maxSymbol = max(maxSymbol, Int(w))
+        }
         let distinct = histogram.filter { $0 > 0 }.count
         guard distinct >= 2 else { return nil }
         let log = ZstdFSEEncoder.accuracyLog(total: weights.count, maximumSymbol: maxSymbol, maximum: 6)

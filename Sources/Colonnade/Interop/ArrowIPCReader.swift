@@ -25,7 +25,9 @@ public enum ArrowIPCReader {
     }
 
     /// Decodes `bytes` into columns (before they become a table).
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false) throws(InteropError) -> ImportedColumns {
+    static func columns(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false
+    ) throws(InteropError) -> ImportedColumns {
         var decoder = ArrowIPCDecoder(bytes: bytes, file: file, defaultTicker: ticker)
         decoder.strict = strict
         if bytes.count >= 6 && bytes.prefix(6).elementsEqual(ArrowIPCFormat.magic) {
@@ -105,8 +107,9 @@ struct ArrowIPCDecoder {
         }
         if length == 0 { return nil }
         guard length <= bytes.count - metaStart else { throw .truncated(file: file, offset: metaStart, needed: length) }
-        let reader = FlatBufferReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[metaStart ..< metaStart + length]),
-                                      fileOffset: metaStart, file: file)
+        let reader = FlatBufferReader(
+            bytes: UnsafeRawBufferPointer(rebasing: bytes[metaStart ..< metaStart + length]),
+            fileOffset: metaStart, file: file)
         let root = try reader.root()
         let headerType = try root.uint8(ArrowIPCFormat.Message.headerType)
         guard let header = try root.table(ArrowIPCFormat.Message.header) else {
@@ -118,8 +121,9 @@ struct ArrowIPCDecoder {
         guard bodyLength <= Int64(bytes.count - bodyStart) else {
             throw .truncated(file: file, offset: bodyStart, needed: Int(clamping: bodyLength))
         }
-        return Message(headerType: headerType, header: header, bodyStart: bodyStart, bodyLength: Int(bodyLength),
-                       end: bodyStart + Int(bodyLength))
+        return Message(
+            headerType: headerType, header: header, bodyStart: bodyStart, bodyLength: Int(bodyLength),
+            end: bodyStart + Int(bodyLength))
     }
 
     mutating func readStream() throws(InteropError) {
@@ -141,7 +145,8 @@ struct ArrowIPCDecoder {
         guard footerLength > 0, footerStart >= 8 else {
             throw bad(n - 10, "Arrow footer length \(footerLength) in a file of \(n) bytes")
         }
-        let reader = FlatBufferReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 10]), fileOffset: footerStart, file: file)
+        let reader = FlatBufferReader(
+            bytes: UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 10]), fileOffset: footerStart, file: file)
         let footer = try reader.root()
         guard let schema = try footer.table(ArrowIPCFormat.Footer.schema) else { throw bad(footerStart, "Arrow footer without a schema") }
         try readSchema(schema)
@@ -150,11 +155,17 @@ struct ArrowIPCDecoder {
             for i in 0 ..< count {
                 let b = start + 24 * i
                 let offset = Int(Int64(bitPattern: try reader.uint64(at: b)))
-                guard offset >= 8, offset < footerStart else { throw bad(footerStart + b, "Arrow block offset \(offset) outside the file's messages") }
+                guard offset >= 8, offset < footerStart else {
+                    throw bad(footerStart + b, "Arrow block offset \(offset) outside the file's messages")
+                }
                 guard let m = try message(at: offset) else { throw bad(offset, "Arrow block at \(offset) is an end-of-stream marker") }
-                let expected: UInt8 = slot == ArrowIPCFormat.Footer.dictionaries ? ArrowIPCFormat.Header.dictionaryBatch.rawValue
+                let expected: UInt8 =
+                    slot == ArrowIPCFormat.Footer.dictionaries
+                    ? ArrowIPCFormat.Header.dictionaryBatch.rawValue
                     : ArrowIPCFormat.Header.recordBatch.rawValue
-                guard m.headerType == expected else { throw bad(offset, "Arrow block at \(offset) holds message type \(m.headerType), expected \(expected)") }
+                guard m.headerType == expected else {
+                    throw bad(offset, "Arrow block at \(offset) holds message type \(m.headerType), expected \(expected)")
+                }
                 guard m.end <= footerStart else { throw .truncated(file: file, offset: m.bodyStart, needed: m.bodyLength) }
                 try handle(m)
             }
@@ -195,17 +206,21 @@ struct ArrowIPCDecoder {
             let id = ColumnDescriptor.identifier(for: f.name)
             if (id == "ticker" || id == "symbol") && tickerField == nil {
                 guard f.isString && f.childCount == 0 else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a ticker column must hold strings")
+                    throw .unsupportedColumn(
+                        file: file, column: f.name, type: "type \(f.typeDescription): a ticker column must hold strings")
                 }
                 tickerField = i
             } else if id == "date" && dateField < 0 {
                 guard f.isDate && f.dictionaryID == nil else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
+                    throw .unsupportedColumn(
+                        file: file, column: f.name,
+                        type: "type \(f.typeDescription): a date column must be a date or a timestamp, not dictionary-encoded")
                 }
                 if let zone = f.timezone, ArrowIPCFormat.TypeID(rawValue: f.type) == .timestamp {
                     guard let resolved = InteropTimeZone(named: zone) else {
-                        throw .unsupportedColumn(file: file, column: f.name,
-                                                 type: "type \(f.typeDescription): a time zone this system's time-zone database does not know")
+                        throw .unsupportedColumn(
+                            file: file, column: f.name,
+                            type: "type \(f.typeDescription): a time zone this system's time-zone database does not know")
                     }
                     dateZone = resolved
                 }
@@ -218,7 +233,9 @@ struct ArrowIPCDecoder {
                 // nodes and buffers are passed over in every batch.
                 guard !strict else { throw .unsupportedColumn(file: file, column: f.name, type: type) }
                 guard ArrowIPCDecoder.canSkip(f) else {
-                    throw .unsupportedColumn(file: file, column: f.name, type: "type \(f.typeDescription), whose buffers Colonnade does not know how to pass over")
+                    throw .unsupportedColumn(
+                        file: file, column: f.name,
+                        type: "type \(f.typeDescription), whose buffers Colonnade does not know how to pass over")
                 }
                 skippedFields.insert(i)
                 ArrowIPCDecoder.collectDictionaries(f, into: &skippedDictionaries)
@@ -271,8 +288,11 @@ struct ArrowIPCDecoder {
                 // Method 0: each buffer compressed on its own (the only method Arrow defines).
                 let method = try c.uint8(ArrowIPCFormat.BodyCompression.method)
                 guard codec <= 1, method == 0 else {
-                    throw .unsupportedCodec(file: decoder.file, codec: codec <= 1 ? "\(codec == 0 ? "LZ4_FRAME" : "ZSTD") with body compression method \(method)"
-                        : "Arrow codec #\(codec)")
+                    throw .unsupportedCodec(
+                        file: decoder.file,
+                        codec: codec <= 1
+                            ? "\(codec == 0 ? "LZ4_FRAME" : "ZSTD") with body compression method \(method)"
+                            : "Arrow codec #\(codec)")
                 }
                 self.codec = codec
             }
@@ -283,7 +303,9 @@ struct ArrowIPCDecoder {
 
         /// The next field node: (length, null count).
         mutating func nextNode() throws(InteropError) -> (Int, Int) {
-            guard node < nodes.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema") }
+            guard node < nodes.count else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema")
+            }
             let p = nodes.start + 16 * node
             node += 1
             let n = Int64(bitPattern: try reader.uint64(at: p)), nulls = Int64(bitPattern: try reader.uint64(at: p + 8))
@@ -295,12 +317,15 @@ struct ArrowIPCDecoder {
 
         /// The next buffer, checked to lie inside the body and to hold at least `minimum` bytes.
         mutating func nextBuffer(minimum: Int) throws(InteropError) -> UnsafeRawBufferPointer {
-            guard buffer < buffers.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema") }
+            guard buffer < buffers.count else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema")
+            }
             let p = buffers.start + 16 * buffer
             buffer += 1
             let offset = Int64(bitPattern: try reader.uint64(at: p)), len = Int64(bitPattern: try reader.uint64(at: p + 8))
             guard offset >= 0, len >= 0, offset <= Int64(message.bodyLength), len <= Int64(message.bodyLength) - offset else {
-                throw decoder.bad(reader.fileOffset + p, "Arrow buffer at \(offset) of \(len) bytes outside a body of \(message.bodyLength)")
+                throw decoder.bad(
+                    reader.fileOffset + p, "Arrow buffer at \(offset) of \(len) bytes outside a body of \(message.bodyLength)")
             }
             guard codec != nil || len >= Int64(minimum) else {
                 throw decoder.bad(message.bodyStart + Int(offset), "Arrow buffer of \(len) bytes, needs \(minimum)")
@@ -321,8 +346,10 @@ struct ArrowIPCDecoder {
             if declared == -1 {
                 out = frame
             } else if codec == 1 {
-                out = decompressed.keep(try ParquetDecoder.zstd(frame, length: declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max,
-                                                                file: decoder.file, offset: start + 8))
+                out = decompressed.keep(
+                    try ParquetDecoder.zstd(
+                        frame, length: declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max,
+                        file: decoder.file, offset: start + 8))
             } else {
                 guard declared >= 0, declared <= Int64(LZ4.maximumExpansion(frame.count)) else {
                     throw decoder.bad(start, "Arrow buffer of \(frame.count) LZ4 bytes says it holds \(declared)")
@@ -342,13 +369,17 @@ struct ArrowIPCDecoder {
 
         /// Passes over the next field node without checking its length (a nested child's).
         mutating func skipNode() throws(InteropError) {
-            guard node < nodes.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema") }
+            guard node < nodes.count else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch has \(nodes.count) field nodes, too few for the schema")
+            }
             node += 1
         }
 
         /// Passes over the next buffer without reading it (a skipped column's).
         mutating func skipBuffer() throws(InteropError) {
-            guard buffer < buffers.count else { throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema") }
+            guard buffer < buffers.count else {
+                throw decoder.bad(message.bodyStart, "Arrow record batch has \(buffers.count) buffers, too few for the schema")
+            }
             buffer += 1
         }
 
@@ -383,8 +414,10 @@ struct ArrowIPCDecoder {
     }
 
     /// Strings of a utf8, large_utf8 or utf8_view array; `each(row, bytes)` per non-null row.
-    func strings(_ field: ArrowField, _ cursor: inout BatchCursor, nulls: Int,
-                 _ each: (Int, UnsafeRawBufferPointer?) throws(InteropError) -> Void) throws(InteropError) {
+    func strings(
+        _ field: ArrowField, _ cursor: inout BatchCursor, nulls: Int,
+        _ each: (Int, UnsafeRawBufferPointer?) throws(InteropError) -> Void
+    ) throws(InteropError) {
         let n = cursor.length
         let validity = try cursor.validity(nulls: nulls)
         func isNull(_ r: Int) -> Bool {
@@ -398,7 +431,10 @@ struct ArrowIPCDecoder {
             var data: [UnsafeRawBufferPointer] = []
             for _ in 0 ..< (try cursor.nextVariadicCount()) { data.append(try cursor.nextBuffer(minimum: 0)) }
             for r in 0 ..< n {
-                if isNull(r) { try each(r, nil); continue }
+                if isNull(r) {
+                    try each(r, nil)
+                    continue
+                }
                 let v = 16 * r
                 let len = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v, as: UInt32.self))))
                 if len >= 0 && len <= 12 {
@@ -407,7 +443,9 @@ struct ArrowIPCDecoder {
                     let index = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v + 8, as: UInt32.self))))
                     let offset = Int(Int32(bitPattern: UInt32(littleEndian: views.loadUnaligned(fromByteOffset: v + 12, as: UInt32.self))))
                     guard len > 0, index >= 0, index < data.count, offset >= 0, offset <= data[index].count - len else {
-                        throw bad(cursor.message.bodyStart, "Arrow string view \(r) (length \(len), buffer \(index), offset \(offset)) outside its data")
+                        throw bad(
+                            cursor.message.bodyStart,
+                            "Arrow string view \(r) (length \(len), buffer \(index), offset \(offset)) outside its data")
                     }
                     try each(r, UnsafeRawBufferPointer(rebasing: data[index][offset ..< offset + len]))
                 }
@@ -418,11 +456,15 @@ struct ArrowIPCDecoder {
             let offsets = try cursor.nextBuffer(minimum: n == 0 ? 0 : w * (n + 1))
             let data = try cursor.nextBuffer(minimum: 0)
             func offset(_ i: Int) -> Int {
-                wide ? Int(Int64(littleEndian: offsets.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)))
+                wide
+                    ? Int(Int64(littleEndian: offsets.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)))
                     : Int(Int32(littleEndian: offsets.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)))
             }
             for r in 0 ..< n {
-                if isNull(r) { try each(r, nil); continue }
+                if isNull(r) {
+                    try each(r, nil)
+                    continue
+                }
                 let a = offset(r), b = offset(r + 1)
                 guard a >= 0, a <= b, b <= data.count else {
                     throw bad(cursor.message.bodyStart, "Arrow string offsets \(a)..<\(b) of row \(r) outside \(data.count) bytes of data")
@@ -434,7 +476,9 @@ struct ArrowIPCDecoder {
 
     mutating func readDictionary(_ m: Message) throws(InteropError) {
         let id = try m.header.int64(ArrowIPCFormat.DictionaryBatch.id)
-        guard let batch = try m.header.table(ArrowIPCFormat.DictionaryBatch.data) else { throw bad(m.bodyStart, "Arrow dictionary batch without data") }
+        guard let batch = try m.header.table(ArrowIPCFormat.DictionaryBatch.data) else {
+            throw bad(m.bodyStart, "Arrow dictionary batch without data")
+        }
         let isDelta = try m.header.bool(ArrowIPCFormat.DictionaryBatch.isDelta)
         // A skipped column's dictionary (or a dictionary nested in it) is not read.
         if skippedDictionaries.contains(id) { return }
@@ -466,20 +510,31 @@ struct ArrowIPCDecoder {
                 if let id = field.dictionaryID {
                     let validity = try cursor.validity(nulls: nulls)
                     let width = field.indexBitWidth / 8
-                    guard [1, 2, 4, 8].contains(width) else { throw .unsupportedColumn(file: file, column: field.name, type: "a dictionary index of \(field.indexBitWidth) bits (1, 2, 4 or 8 bytes are read)") }
+                    guard [1, 2, 4, 8].contains(width) else {
+                        throw .unsupportedColumn(
+                            file: file, column: field.name,
+                            type: "a dictionary index of \(field.indexBitWidth) bits (1, 2, 4 or 8 bytes are read)")
+                    }
                     let indices = try cursor.nextBuffer(minimum: width * n)
                     guard let codes = dictionaryCodes[id] else { throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent") }
                     for r in 0 ..< n {
-                        if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
+                        if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 {
+                            throw .nullKey(file: file, column: field.name, row: base + r)
+                        }
                         var index: Int64
                         switch width {
                         case 1: index = field.indexIsSigned ? Int64(Int8(bitPattern: indices[r])) : Int64(indices[r])
-                        case 2: let u = indices.loadUnaligned(fromByteOffset: 2 * r, as: UInt16.self); index = field.indexIsSigned ? Int64(Int16(bitPattern: u)) : Int64(u)
-                        case 4: let u = indices.loadUnaligned(fromByteOffset: 4 * r, as: UInt32.self); index = field.indexIsSigned ? Int64(Int32(bitPattern: u)) : Int64(u)
+                        case 2:
+                            let u = indices.loadUnaligned(fromByteOffset: 2 * r, as: UInt16.self)
+                            index = field.indexIsSigned ? Int64(Int16(bitPattern: u)) : Int64(u)
+                        case 4:
+                            let u = indices.loadUnaligned(fromByteOffset: 4 * r, as: UInt32.self)
+                            index = field.indexIsSigned ? Int64(Int32(bitPattern: u)) : Int64(u)
                         default: index = indices.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
                         }
                         guard index >= 0, index < Int64(codes.count) else {
-                            throw bad(m.bodyStart, "Arrow dictionary index \(index) in row \(base + r), dictionary has \(codes.count) entries")
+                            throw bad(
+                                m.bodyStart, "Arrow dictionary index \(index) in row \(base + r), dictionary has \(codes.count) entries")
                         }
                         tickerCodes[r] = codes[Int(index)]
                     }
@@ -498,8 +553,11 @@ struct ArrowIPCDecoder {
                 var zone = dateZone
                 var time: (row: Int, units: Int64)?
                 for r in 0 ..< n {
-                    if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 { throw .nullKey(file: file, column: field.name, row: base + r) }
-                    let value = field.dateWidth == 4
+                    if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 {
+                        throw .nullKey(file: file, column: field.name, row: base + r)
+                    }
+                    let value =
+                        field.dateWidth == 4
                         ? Int64(data.loadUnaligned(fromByteOffset: 4 * r, as: Int32.self))
                         : data.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
                     if perDay == 1 {
@@ -515,15 +573,17 @@ struct ArrowIPCDecoder {
                     }
                     if units != 0 && time == nil { time = (r, units) }
                     guard day >= Int64(Day.storableDayNumbers.lowerBound), day <= Int64(Day.storableDayNumbers.upperBound) else {
-                        throw InteropValues.dateOutOfRange(value, days: day, unitsPerDay: perDay, file: file, column: field.name, row: base + r)
+                        throw InteropValues.dateOutOfRange(
+                            value, days: day, unitsPerDay: perDay, file: file, column: field.name, row: base + r)
                     }
                     chunkDates[r] = Int32(truncatingIfNeeded: day)
                 }
                 dateZone = zone
                 if let time, timeOfDay == nil {
-                    timeOfDay = InteropSkippedColumn(timeOfDayIn: file, column: field.name, row: base + time.row,
-                                                     text: InteropValues.timeOfDay(time.units, unitsPerDay: perDay)
-                                                        + (field.timezone.map { " in " + $0 } ?? ""))
+                    timeOfDay = InteropSkippedColumn(
+                        timeOfDayIn: file, column: field.name, row: base + time.row,
+                        text: InteropValues.timeOfDay(time.units, unitsPerDay: perDay)
+                            + (field.timezone.map { " in " + $0 } ?? ""))
                 }
             } else if skippedFields.contains(i) {
                 try ArrowIPCDecoder.skip(field, &cursor, nested: false)
@@ -545,8 +605,10 @@ struct ArrowIPCDecoder {
     }
 
     /// A numeric buffer as a column of the field's element type.
-    static func numeric(_ field: ArrowField, _ data: UnsafeRawBufferPointer, validity: UnsafeRawBufferPointer?,
-                        count n: Int, file: String) throws(InteropError) -> AnyColumn {
+    static func numeric(
+        _ field: ArrowField, _ data: UnsafeRawBufferPointer, validity: UnsafeRawBufferPointer?,
+        count n: Int, file: String
+    ) throws(InteropError) -> AnyColumn {
         let mask = validity.map { InteropValues.bitmask($0, count: n) } ?? nil
         func make<T: ColumnElement>(_: T.Type, _ convert: (Int) -> T) -> Column<T> {
             var c = Column<T>(unsafeUninitializedCount: n) { dst in for r in 0 ..< n { dst[r] = convert(r) } }
@@ -566,22 +628,34 @@ struct ArrowIPCDecoder {
             let width = field.bitWidth / 8
             if field.elementType == .int64 {
                 for r in 0 ..< n where mask.map({ $0[r] }) ?? true {
-                    guard InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * r ..< width * r + width]), bigEndian: false) != nil else {
-                        throw .unsupportedColumn(file: file, column: field.name, type: "type \(field.typeDescription) with a value wider than 18 digits in row \(r)")
+                    guard
+                        InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * r ..< width * r + width]), bigEndian: false)
+                            != nil
+                    else {
+                        throw .unsupportedColumn(
+                            file: file, column: field.name,
+                            type: "type \(field.typeDescription) with a value wider than 18 digits in row \(r)")
                     }
                 }
-                return .int64(make(Int64.self) {
-                    InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false) ?? 0
-                })
+                return .int64(
+                    make(Int64.self) {
+                        InteropDecimal.int64(UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false)
+                            ?? 0
+                    })
             }
-            return .float64(make(Double.self) {
-                InteropDecimal.double(UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false, scale: field.scale)
-            })
+            return .float64(
+                make(Double.self) {
+                    InteropDecimal.double(
+                        UnsafeRawBufferPointer(rebasing: data[width * $0 ..< width * $0 + width]), bigEndian: false, scale: field.scale)
+                })
         }
         let isFloat = ArrowIPCFormat.TypeID(rawValue: field.type) == .floatingPoint
         switch (isFloat, field.bitWidth, field.isSigned) {
         case (true, 16, _):
-            return .float32(make(Float.self) { Float(Float16(bitPattern: UInt16(littleEndian: data.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)))) })
+            return .float32(
+                make(Float.self) {
+                    Float(Float16(bitPattern: UInt16(littleEndian: data.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))))
+                })
         case (true, 32, _): return .float32(raw(Float.self))
         case (true, _, _): return .float64(raw(Double.self))
         case (false, 8, true): return .int32(make(Int32.self) { Int32(Int8(bitPattern: data[$0])) })
@@ -609,7 +683,8 @@ struct ArrowIPCDecoder {
         case .null, .runEndEncoded: return 0
         case .structType, .fixedSizeList: return 1
         case .bool, .int, .floatingPoint, .decimal, .date, .time, .timestamp, .interval, .duration, .fixedSizeBinary,
-             .list, .largeList, .map: return 2
+            .list, .largeList, .map:
+            return 2
         case .binary, .utf8, .largeBinary, .largeUtf8, .listView, .largeListView: return 3
         case .binaryView, .utf8View: return 2
         // Unions have no validity buffer: type ids, and for dense unions offsets.

@@ -81,7 +81,9 @@ struct ImportedColumns {
                 let id = ColumnDescriptor.identifier(for: n)
                 if let c = columnIndex[id] {
                     guard types[c] == part.values[i].elementType else {
-                        throw .schemaMismatch(file: part.file, detail: "column '\(n)' is \(part.values[i].elementType) here and \(types[c]) in an earlier file of \(name)")
+                        throw .schemaMismatch(
+                            file: part.file,
+                            detail: "column '\(n)' is \(part.values[i].elementType) here and \(types[c]) in an earlier file of \(name)")
                     }
                 } else {
                     columnIndex[id] = out.names.count
@@ -115,16 +117,22 @@ struct ImportedColumns {
     /// - Complexity: O(rows) when each ticker's rows are contiguous with ascending dates (as every
     ///   Colonnade file and most others are); O(rows log rows) otherwise.
     func assemble() throws(InteropError) -> QuoteTable {
-        let useInfo = info.map { info in
-            info.columnNames.count == names.count
-                && zip(info.columnNames, names).allSatisfy { ColumnDescriptor.identifier(for: $0) == ColumnDescriptor.identifier(for: $1) }
-        } ?? false
+        let useInfo =
+            info.map { info in
+                info.columnNames.count == names.count
+                    && zip(info.columnNames, names).allSatisfy {
+                        ColumnDescriptor.identifier(for: $0) == ColumnDescriptor.identifier(for: $1)
+                    }
+            } ?? false
         var entries: [TickerEntry] = useInfo ? info!.tickers : []
         var codeOf: [String: Int32] = [:]
         for (i, e) in entries.enumerated() { codeOf[e.symbol] = Int32(i) }
         var global = [Int32](repeating: 0, count: symbols.count)
         for (i, s) in symbols.enumerated() {
-            if let c = codeOf[s] { global[i] = c; continue }
+            if let c = codeOf[s] {
+                global[i] = c
+                continue
+            }
             let c = Int32(entries.count)
             codeOf[s] = c
             entries.append(TickerEntry(symbol: s))
@@ -147,11 +155,17 @@ struct ImportedColumns {
                     let local = t[start]
                     var end = start + 1
                     while end < n && t[end] == local {
-                        if d[end] <= d[end - 1] { grouped = false; return }
+                        if d[end] <= d[end - 1] {
+                            grouped = false
+                            return
+                        }
                         end += 1
                     }
                     let code = global[Int(local)]
-                    if seen[Int(code)] { grouped = false; return }
+                    if seen[Int(code)] {
+                        grouped = false
+                        return
+                    }
                     seen[Int(code)] = true
                     runs.append((code, start ..< end))
                     start = end
@@ -162,8 +176,9 @@ struct ImportedColumns {
             if !grouped {
                 var codes = [Int32](repeating: 0, count: n)
                 for r in 0 ..< n { codes[r] = global[Int(rowTickers[r])] }
-                return try QuoteTable(sortingRows: entries, rowTickers: codes, dates: dates, schema: schema, columns: values,
-                                      dateColumnName: dateColumnName, metadata: metadata)
+                return try QuoteTable(
+                    sortingRows: entries, rowTickers: codes, dates: dates, schema: schema, columns: values,
+                    dateColumnName: dateColumnName, metadata: metadata)
             }
             var ranges = [Range<Int>?](repeating: nil, count: entries.count)
             for run in runs { ranges[Int(run.code)] = run.rows }
@@ -179,12 +194,14 @@ struct ImportedColumns {
                 next += rows.count
             }
             if inOrder {
-                return try QuoteTable(schema: schema, columns: values, dates: dates, tickers: entries,
-                                      dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+                return try QuoteTable(
+                    schema: schema, columns: values, dates: dates, tickers: entries,
+                    dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
             }
             let mapper = RangeConcatenation(ranges: ordered)
-            return try QuoteTable(schema: schema, columns: values.map { $0.map(mapper) }, dates: mapper.map(dates),
-                                  tickers: entries, dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+            return try QuoteTable(
+                schema: schema, columns: values.map { $0.map(mapper) }, dates: mapper.map(dates),
+                tickers: entries, dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
         } catch {
             // Rows that fell on one day only because their times of day were dropped.
             if case let .duplicateDate(ticker, day, rows) = error, let note = skipped.first(where: { $0.kind == .timeOfDay }) {
@@ -215,7 +232,10 @@ struct RangeConcatenation: ColumnMapper {
             var bits = Bitmask(count: total, allSet: true)
             var at = 0
             for r in ranges {
-                for row in r { if !validity[row] { bits[at] = false }; at += 1 }
+                for row in r {
+                    if !validity[row] { bits[at] = false }
+                    at += 1
+                }
             }
             out.setValidity(bits)
         }
@@ -229,7 +249,10 @@ extension AnyColumn {
         func make<T: ColumnElement>(_: T.Type) -> Column<T> {
             var c = Column<T>(unsafeUninitializedCount: count) { d in
                 // Safe: d holds count elements; the values under nulls are zero.
-                if count > 0 { UnsafeMutableRawPointer(d.baseAddress!).initializeMemory(as: UInt8.self, repeating: 0, count: count * MemoryLayout<T>.stride) }
+                if count > 0 {
+                    UnsafeMutableRawPointer(d.baseAddress!).initializeMemory(
+                        as: UInt8.self, repeating: 0, count: count * MemoryLayout<T>.stride)
+                }
             }
             c.setValidity(Bitmask(count: count))
             return c

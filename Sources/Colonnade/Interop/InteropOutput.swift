@@ -156,4 +156,3 @@ func withInteropBytes<T, R>(_ array: [T], _ body: (UnsafeRawBufferPointer) throw
     }
     return try result.get()
 }
-

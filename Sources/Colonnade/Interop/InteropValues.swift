@@ -59,8 +59,11 @@ enum InteropValues {
 
     @inline(never)
     static func dateOutOfRange(_ value: Int64, days: Int64, unitsPerDay: Int64, file: String, column: String, row: Int) -> InteropError {
-        let unit = [1: "days", 86_400: "seconds", 86_400_000: "milliseconds", 86_400_000_000: "microseconds",
-                    86_400_000_000_000: "nanoseconds"][unitsPerDay] ?? "units"
+        let unit =
+            [
+                1: "days", 86_400: "seconds", 86_400_000: "milliseconds", 86_400_000_000: "microseconds",
+                86_400_000_000_000: "nanoseconds",
+            ][unitsPerDay] ?? "units"
         let text = Int32(exactly: days).map { "date \(Day.format(day: $0))" } ?? "\(value) \(unit) since 1970-01-01"
         return .dateOutOfRange(file: file, column: column, row: row, value: text)
     }

@@ -28,7 +28,9 @@ public enum ParquetReader {
         try columns(bytes, file: file, ticker: ticker).assemble()
     }
 
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false) throws(InteropError) -> ImportedColumns {
+    static func columns(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false
+    ) throws(InteropError) -> ImportedColumns {
         var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker, strict: strict)
         try decoder.decodeRowGroups()
         return try decoder.finish()
@@ -76,7 +78,8 @@ struct ParquetDecoder {
         guard footerStart >= 4 else {
             throw .malformed(file: file, offset: n - 8, detail: "Parquet footer length \(footerLength) in a file of \(n) bytes")
         }
-        var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 8]), file: file, fileOffset: footerStart)
+        var reader = ThriftCompactReader(
+            UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 8]), file: file, fileOffset: footerStart)
         metadata = try reader.readStruct()
         guard let schema = metadata[2]?.list, let rows = metadata[3]?.int, rows >= 0, metadata[4]?.list != nil else {
             throw .malformed(file: file, offset: footerStart, detail: "Parquet footer without schema, row count or row groups")
@@ -90,7 +93,9 @@ struct ParquetDecoder {
         // structs, maps): skipped like other columns that are not quotes (refused when strict).
         var groups: [(name: String, remaining: Int)] = []
         for (i, e) in schema.enumerated() {
-            guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
+            guard let fields = e.fields else {
+                throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct")
+            }
             if i == 0 { continue }
             let name = fields[4]?.string ?? "#\(i)"
             let enclosing = groups.last?.name
@@ -98,13 +103,17 @@ struct ParquetDecoder {
             while let last = groups.last, last.remaining <= 0 { groups.removeLast() }
             if let children = fields[5]?.int, children > 0 {
                 if strict { throw .unsupportedColumn(file: file, column: name, type: "a nested group (Colonnade reads flat columns)") }
-                guard children <= Int64(schema.count) else { throw .malformed(file: file, offset: footerStart, detail: "Parquet group '\(name)' claims \(children) children") }
+                guard children <= Int64(schema.count) else {
+                    throw .malformed(file: file, offset: footerStart, detail: "Parquet group '\(name)' claims \(children) children")
+                }
                 groups.append(((enclosing.map { $0 + "." } ?? "") + name, Int(children)))
                 continue
             }
             leaves.append(try ParquetLeaf.make(fields, file: file, strict: strict, nestedIn: enclosing))
         }
-        for leaf in leaves { if case .skipped(let type) = leaf.role { skipped.append(InteropSkippedColumn(file: file, column: leaf.name, type: type)) } }
+        for leaf in leaves {
+            if case .skipped(let type) = leaf.role { skipped.append(InteropSkippedColumn(file: file, column: leaf.name, type: type)) }
+        }
         for kv in metadata[5]?.list ?? [] {
             guard let f = kv.fields, let key = f[1]?.string else { continue }
             let value = f[2]?.string ?? ""
@@ -112,13 +121,22 @@ struct ParquetDecoder {
             if !ImportedColumns.isToolKey(key) { keyValues[key] = value }
         }
         // Before anything is allocated per column: a footer may list a million leaves.
-        let valueLeaves = leaves.count { if case .value = $0.role { return true }; return false }
+        let valueLeaves = leaves.count {
+            if case .value = $0.role { return true }
+            return false
+        }
         if valueLeaves > QuoteTable.maximumColumnCount {
             throw .table(file: file, .tooManyColumns(count: valueLeaves, limit: QuoteTable.maximumColumnCount))
         }
         let names = leaves.map(\.name)
-        let tickers = leaves.filter { if case .ticker = $0.role { return true }; return false }
-        let datesFound = leaves.filter { if case .date = $0.role { return true }; return false }
+        let tickers = leaves.filter {
+            if case .ticker = $0.role { return true }
+            return false
+        }
+        let datesFound = leaves.filter {
+            if case .date = $0.role { return true }
+            return false
+        }
         if datesFound.isEmpty { throw .missingColumn(file: file, column: "date", available: names) }
         if datesFound.count > 1 { throw .unsupportedColumn(file: file, column: datesFound[1].name, type: "a second date column") }
         if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
@@ -176,7 +194,9 @@ struct ParquetDecoder {
         case symbols([Int32])
     }
 
-    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int, group: Int = 0) throws(InteropError) {
+    mutating func decodeChunk(
+        _ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int, group: Int = 0
+    ) throws(InteropError) {
         let leaf = leaves[c]
         if leaf.isSkipped { return }
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
@@ -189,7 +209,9 @@ struct ParquetDecoder {
         let dataOffset = Int(clamping: meta[9]?.int ?? -1)
         var start = dataOffset
         if let d = meta[11]?.int, d > 0, Int(clamping: d) < start { start = Int(clamping: d) }
-        guard start >= 4, start < bytes.count else { throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file") }
+        guard start >= 4, start < bytes.count else {
+            throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file")
+        }
         var position = start
         var done = 0
         var dictionary: Dictionary?
@@ -197,65 +219,77 @@ struct ParquetDecoder {
         while done < rows {
             pageIndex += 1
             guard position < bytes.count - 8 else { throw .truncated(file: file, offset: position, needed: 1) }
-            var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
+            var reader = ThriftCompactReader(
+                UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
             let header = try reader.readStruct()
             let bodyStart = position + reader.position
             guard let type = header[1]?.int, let uncompressed = header[2]?.int, let compressed = header[3]?.int,
-                  uncompressed >= 0, compressed >= 0, uncompressed < Int64(Int32.max) else {
+                uncompressed >= 0, compressed >= 0, uncompressed < Int64(Int32.max)
+            else {
                 throw bad(position, "Parquet page header without type or sizes")
             }
-            guard compressed <= Int64(bytes.count - bodyStart) else { throw .truncated(file: file, offset: bodyStart, needed: Int(compressed)) }
+            guard compressed <= Int64(bytes.count - bodyStart) else {
+                throw .truncated(file: file, offset: bodyStart, needed: Int(compressed))
+            }
             let body = UnsafeRawBufferPointer(rebasing: bytes[bodyStart ..< bodyStart + Int(compressed)])
             position = bodyStart + Int(compressed)
             do throws(InteropError) {
-            switch Int32(truncatingIfNeeded: type) {
-            case ParquetFormat.PageType.dictionaryPage.rawValue:
-                let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
-                guard count >= 0, count <= Int(uncompressed) + 1 else { throw bad(bodyStart, "Parquet dictionary page of \(count) values") }
-                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
-                dictionary = try withInteropBytes(data) { d throws(InteropError) in
-                    try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
-                }
-            case ParquetFormat.PageType.dataPage.rawValue:
-                guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done) else {
-                    throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
-                }
-                let n = Int(n64)
-                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
-                try withInteropBytes(data) { d throws(InteropError) in
-                    var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
-                    var valuesStart = 0
-                    if leaf.optional {
-                        guard d.count >= 4 else { throw .truncated(file: file, offset: bodyStart, needed: 4) }
-                        let len = Int(UInt32(littleEndian: d.loadUnaligned(as: UInt32.self)))
-                        guard len <= d.count - 4 else { throw .truncated(file: file, offset: bodyStart + 4, needed: len) }
-                        levels = UnsafeRawBufferPointer(rebasing: d[4 ..< 4 + len])
-                        valuesStart = 4 + len
+                switch Int32(truncatingIfNeeded: type) {
+                case ParquetFormat.PageType.dictionaryPage.rawValue:
+                    let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
+                    guard count >= 0, count <= Int(uncompressed) + 1 else {
+                        throw bad(bodyStart, "Parquet dictionary page of \(count) values")
                     }
-                    try decodeValues(levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
-                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                    let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
+                    dictionary = try withInteropBytes(data) { d throws(InteropError) in
+                        try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
+                    }
+                case ParquetFormat.PageType.dataPage.rawValue:
+                    guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done)
+                    else {
+                        throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
+                    }
+                    let n = Int(n64)
+                    let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
+                    try withInteropBytes(data) { d throws(InteropError) in
+                        var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
+                        var valuesStart = 0
+                        if leaf.optional {
+                            guard d.count >= 4 else { throw .truncated(file: file, offset: bodyStart, needed: 4) }
+                            let len = Int(UInt32(littleEndian: d.loadUnaligned(as: UInt32.self)))
+                            guard len <= d.count - 4 else { throw .truncated(file: file, offset: bodyStart + 4, needed: len) }
+                            levels = UnsafeRawBufferPointer(rebasing: d[4 ..< 4 + len])
+                            valuesStart = 4 + len
+                        }
+                        try decodeValues(
+                            levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                    }
+                    done += n
+                case ParquetFormat.PageType.dataPageV2.rawValue:
+                    guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int32, n64 >= 0, n64 <= Int64(rows - done),
+                        let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed,
+                        defLength <= uncompressed
+                    else {
+                        throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
+                    }
+                    let n = Int(n64)
+                    let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
+                    let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
+                    let isCompressed = h[7]?.bool ?? true
+                    let data =
+                        isCompressed
+                        ? try decompress(rest, codec: codec, length: Int(uncompressed) - Int(defLength), at: bodyStart + Int(defLength))
+                        : Array(rest)
+                    try withInteropBytes(data) { d throws(InteropError) in
+                        try decodeValues(
+                            levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
+                    }
+                    done += n
+                default:
+                    continue  // index pages and unknown pages carry no values
                 }
-                done += n
-            case ParquetFormat.PageType.dataPageV2.rawValue:
-                guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int32, n64 >= 0, n64 <= Int64(rows - done),
-                      let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed,
-                      defLength <= uncompressed else {
-                    throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
-                }
-                let n = Int(n64)
-                let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
-                let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
-                let isCompressed = h[7]?.bool ?? true
-                let data = isCompressed ? try decompress(rest, codec: codec, length: Int(uncompressed) - Int(defLength), at: bodyStart + Int(defLength))
-                    : Array(rest)
-                try withInteropBytes(data) { d throws(InteropError) in
-                    try decodeValues(levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
-                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
-                }
-                done += n
-            default:
-                continue  // index pages and unknown pages carry no values
-            }
             } catch {
                 throw pageError(error, page: bodyStart ..< position, codec: codec, column: leaf.name, group: group, index: pageIndex)
             }
@@ -281,8 +315,9 @@ struct ParquetDecoder {
             return .malformed(file: file, offset: offset, detail: "\(place): \(detail)")
         }
         let where_ = compressed ? "byte \(offset - page.lowerBound) of the decompressed page" : "the page"
-        return .malformed(file: file, offset: page.lowerBound,
-                          detail: "\(place) (\(compressed ? codecName + "-compressed, " : "")\(page.count) bytes), at \(where_): \(detail)")
+        return .malformed(
+            file: file, offset: page.lowerBound,
+            detail: "\(place) (\(compressed ? codecName + "-compressed, " : "")\(page.count) bytes), at \(where_): \(detail)")
     }
 
     /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), ZSTD, LZ4_RAW.
@@ -325,7 +360,9 @@ struct ParquetDecoder {
         }
     }
 
-    mutating func decodeDictionary(_ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int) throws(InteropError) -> Dictionary {
+    mutating func decodeDictionary(
+        _ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int
+    ) throws(InteropError) -> Dictionary {
         if case .ticker = leaf.role {
             var codes: [Int32] = []
             codes.reserveCapacity(count)
@@ -340,22 +377,29 @@ struct ParquetDecoder {
             return .symbols(codes)
         }
         if leaf.conversion != nil {
-            return .values(try convert(d, count: count, prefixed: leaf.physical == .byteArray, leaf: leaf, fileOffset: offset, row: nil), count: count)
+            return .values(
+                try convert(d, count: count, prefixed: leaf.physical == .byteArray, leaf: leaf, fileOffset: offset, row: nil), count: count)
         }
-        guard leaf.width > 0, count * leaf.width <= d.count else { throw .truncated(file: file, offset: offset, needed: count * leaf.width) }
+        guard leaf.width > 0, count * leaf.width <= d.count else {
+            throw .truncated(file: file, offset: offset, needed: count * leaf.width)
+        }
         return .values(Array(d.prefix(count * leaf.width)), count: count)
     }
 
     /// `count` FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY values (`prefixed`: each after its 4-byte
     /// little-endian length) as the leaf's numbers (`ParquetLeaf.Conversion`), `leaf.width` bytes
     /// each. `row` is the file's row of the first value (nil in a dictionary), for errors.
-    func convert(_ values: UnsafeRawBufferPointer, count: Int, prefixed: Bool, leaf: ParquetLeaf, fileOffset: Int,
-                 row: Int?) throws(InteropError) -> [UInt8] {
+    func convert(
+        _ values: UnsafeRawBufferPointer, count: Int, prefixed: Bool, leaf: ParquetLeaf, fileOffset: Int,
+        row: Int?
+    ) throws(InteropError) -> [UInt8] {
         guard let conversion = leaf.conversion else { return [] }
         let fixed = leaf.sourceWidth
         if !prefixed {
             let (needed, overflow) = count.multipliedReportingOverflow(by: fixed)
-            guard !overflow, needed <= values.count else { throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed) }
+            guard !overflow, needed <= values.count else {
+                throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed)
+            }
         }
         let width = leaf.width
         var out = [UInt8](repeating: 0, count: count * width)
@@ -363,39 +407,45 @@ struct ParquetDecoder {
         var failure: InteropError?
         out.withUnsafeMutableBytes { o in
             do throws(InteropError) {
-            for i in 0 ..< count {
-                var length = fixed
-                if prefixed {
-                    guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
-                    length = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
-                    p += 4
-                    guard length <= values.count - p else { throw .truncated(file: file, offset: fileOffset + p, needed: length) }
-                    if leaf.physical == .fixedLenByteArray && length != fixed {
-                        throw bad(fileOffset + p, "a value of \(length) bytes in '\(leaf.name)', a FIXED_LEN_BYTE_ARRAY(\(fixed))")
-                    }
-                }
-                let bytes = UnsafeRawBufferPointer(rebasing: values[p ..< p + length])
-                p += length
-                let at = row.map { "row \($0 + i)" } ?? "dictionary entry \(i)"
-                switch conversion {
-                case .float16:
-                    // Safe: a FLOAT16 leaf's values are 2 bytes (checked by ParquetLeaf).
-                    let half = Float16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
-                    o.storeBytes(of: Float(half), toByteOffset: 4 * i, as: Float.self)
-                case let .decimal(scale, integer):
-                    guard length <= InteropDecimal.maximumByteCount else {
-                        throw bad(fileOffset + p - length, "a DECIMAL of \(length) bytes in '\(leaf.name)' (\(at); Colonnade reads up to \(InteropDecimal.maximumByteCount))")
-                    }
-                    if integer {
-                        guard let v = InteropDecimal.int64(bytes, bigEndian: true) else {
-                            throw bad(fileOffset + p - length, "a DECIMAL in '\(leaf.name)' (\(at)) wider than its precision of at most 18 digits")
+                for i in 0 ..< count {
+                    var length = fixed
+                    if prefixed {
+                        guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
+                        length = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+                        p += 4
+                        guard length <= values.count - p else { throw .truncated(file: file, offset: fileOffset + p, needed: length) }
+                        if leaf.physical == .fixedLenByteArray && length != fixed {
+                            throw bad(fileOffset + p, "a value of \(length) bytes in '\(leaf.name)', a FIXED_LEN_BYTE_ARRAY(\(fixed))")
                         }
-                        o.storeBytes(of: v, toByteOffset: 8 * i, as: Int64.self)
-                    } else {
-                        o.storeBytes(of: InteropDecimal.double(bytes, bigEndian: true, scale: scale), toByteOffset: 8 * i, as: Double.self)
+                    }
+                    let bytes = UnsafeRawBufferPointer(rebasing: values[p ..< p + length])
+                    p += length
+                    let at = row.map { "row \($0 + i)" } ?? "dictionary entry \(i)"
+                    switch conversion {
+                    case .float16:
+                        // Safe: a FLOAT16 leaf's values are 2 bytes (checked by ParquetLeaf).
+                        let half = Float16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+                        o.storeBytes(of: Float(half), toByteOffset: 4 * i, as: Float.self)
+                    case let .decimal(scale, integer):
+                        guard length <= InteropDecimal.maximumByteCount else {
+                            throw bad(
+                                fileOffset + p - length,
+                                "a DECIMAL of \(length) bytes in '\(leaf.name)' (\(at); Colonnade reads up to \(InteropDecimal.maximumByteCount))"
+                            )
+                        }
+                        if integer {
+                            guard let v = InteropDecimal.int64(bytes, bigEndian: true) else {
+                                throw bad(
+                                    fileOffset + p - length,
+                                    "a DECIMAL in '\(leaf.name)' (\(at)) wider than its precision of at most 18 digits")
+                            }
+                            o.storeBytes(of: v, toByteOffset: 8 * i, as: Int64.self)
+                        } else {
+                            o.storeBytes(
+                                of: InteropDecimal.double(bytes, bigEndian: true, scale: scale), toByteOffset: 8 * i, as: Double.self)
+                        }
                     }
                 }
-            }
             } catch {
                 failure = error
             }
@@ -405,8 +455,10 @@ struct ParquetDecoder {
     }
 
     /// Decodes one page's `count` rows into rows `row ..< row + count` of leaf `c`.
-    mutating func decodeValues(levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
-                               dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false) throws(InteropError) {
+    mutating func decodeValues(
+        levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
+        dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false
+    ) throws(InteropError) {
         let leaf = leaves[c]
         // Definition levels: nil when every row holds a value.
         var defined: [UInt32]?
@@ -420,7 +472,8 @@ struct ParquetDecoder {
             }
         }
         if let defined, let i = defined.firstIndex(where: { $0 > 1 }) {
-            throw bad(fileOffset, "Parquet definition level \(defined[i]) in row \(row + i) of '\(leaf.name)' (a flat column has levels 0 and 1)")
+            throw bad(
+                fileOffset, "Parquet definition level \(defined[i]) in row \(row + i) of '\(leaf.name)' (a flat column has levels 0 and 1)")
         }
         let k = defined.map { $0.reduce(0) { $0 + Int($1) } } ?? n
         if let defined, k < n {
@@ -449,24 +502,32 @@ struct ParquetDecoder {
             break
         case let split? where [.deltaBinaryPacked, .deltaLengthByteArray, .deltaByteArray, .byteStreamSplit].contains(split):
             let width = leaf.sourceWidth
-            let plain = try ParquetEncodings.plain(values, encoding: split, physical: leaf.physical,
-                                                   width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
+            let plain = try ParquetEncodings.plain(
+                values, encoding: split, physical: leaf.physical,
+                width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, plain.count), alignment: 8)
             plain.withUnsafeBytes { if $0.count > 0 { buffer.copyMemory(from: $0) } }
             transcoded = buffer
             values = UnsafeRawBufferPointer(rebasing: buffer[0 ..< plain.count])
         case .plainDictionary?, .rleDictionary?:
-            guard dictionary != nil else { throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page") }
+            guard dictionary != nil else {
+                throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page")
+            }
             guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
             var out = [UInt32](repeating: 0, count: k)
             if k > 0 {
-                var decoder = RLEHybridDecoder(UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
+                var decoder = RLEHybridDecoder(
+                    UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
                 try out.withUnsafeMutableBufferPointer { p throws(InteropError) in try decoder.decode(count: k, into: p.baseAddress!) }
             }
             indices = out
         default:
             let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
-            throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)")
+            throw .unsupportedColumn(
+                file: file, column: leaf.name,
+                type:
+                    "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)"
+            )
         }
 
         // FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY numbers (decimals, float16) become the table's
@@ -486,10 +547,14 @@ struct ParquetDecoder {
             return
         case .ticker:
             if let indices {
-                guard case .symbols(let codes)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays") }
+                guard case .symbols(let codes)? = dictionary else {
+                    throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays")
+                }
                 for i in 0 ..< n {
                     let x = Int(indices[i])
-                    guard x < codes.count else { throw bad(fileOffset, "Parquet dictionary index \(x) of \(codes.count) in '\(leaf.name)'") }
+                    guard x < codes.count else {
+                        throw bad(fileOffset, "Parquet dictionary index \(x) of \(codes.count) in '\(leaf.name)'")
+                    }
                     rowTickers[row + i] = codes[x]
                 }
             } else {
@@ -509,15 +574,21 @@ struct ParquetDecoder {
             // The first value with a time of day other than midnight (in units of perDay).
             var time: (row: Int, units: Int64)?
             let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
-            try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name)
+            { i, p in
                 // INT96: the Julian day in bytes 8–11 (2 440 588 is 1970-01-01), the time of day before it.
-                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self))
-                    : perDay == 0 ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
-                    : p.loadUnaligned(as: Int64.self)
+                let value =
+                    perDay == 1
+                    ? Int64(p.loadUnaligned(as: Int32.self))
+                    : perDay == 0
+                        ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
+                        : p.loadUnaligned(as: Int64.self)
                 let day = perDay <= 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
                 if time == nil && perDay != 1 {
                     // Naive and UTC-adjusted timestamps alike: the day as the value writes it.
-                    let units = perDay == 0 ? Int64(truncatingIfNeeded: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))) : value &- day &* perDay
+                    let units =
+                        perDay == 0
+                        ? Int64(truncatingIfNeeded: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))) : value &- day &* perDay
                     if units != 0 { time = (i, units) }
                 }
                 guard range.contains(day) else {
@@ -529,13 +600,15 @@ struct ParquetDecoder {
             }
             if let outside {
                 // The rows of this page come first in `out`, in order: row + i is the file's row.
-                _ = try InteropValues.storableDay(outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
+                _ = try InteropValues.storableDay(
+                    outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
             }
             if let time, timeOfDay == nil {
                 // Rows of this page are the file's rows row ..< row + n (a date is never null).
                 let perDayUnits = perDay == 0 ? 86_400_000_000_000 : perDay
-                timeOfDay = InteropSkippedColumn(timeOfDayIn: file, column: leaf.name, row: row + time.row,
-                                                 text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
+                timeOfDay = InteropSkippedColumn(
+                    timeOfDayIn: file, column: leaf.name, row: row + time.row,
+                    text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
             }
         case .value:
             guard let storage = storages[c] else { return }
@@ -553,7 +626,8 @@ struct ParquetDecoder {
                 slots.reserveCapacity(k)
                 for (i, v) in defined.enumerated() where v != 0 { slots.append(i) }
             }
-            try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name) { i, p in
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name)
+            { i, p in
                 let r = defined == nil ? i : slots[i]
                 (out + r * width).copyMemory(from: p, byteCount: width)
                 return true
@@ -562,10 +636,14 @@ struct ParquetDecoder {
     }
 
     /// Calls `store(i, pointer)` with the i-th present value's bytes (PLAIN or via the dictionary).
-    func gather(_ values: UnsafeRawBufferPointer, indices: [UInt32]?, dictionary: Dictionary?, width: Int, count: Int,
-                fileOffset: Int, column: String, _ store: (Int, UnsafeRawPointer) -> Bool) throws(InteropError) {
+    func gather(
+        _ values: UnsafeRawBufferPointer, indices: [UInt32]?, dictionary: Dictionary?, width: Int, count: Int,
+        fileOffset: Int, column: String, _ store: (Int, UnsafeRawPointer) -> Bool
+    ) throws(InteropError) {
         if let indices {
-            guard case .values(let dict, let entries)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(column)' holds byte arrays") }
+            guard case .values(let dict, let entries)? = dictionary else {
+                throw bad(fileOffset, "Parquet dictionary of '\(column)' holds byte arrays")
+            }
             try withInteropBytes(dict) { d throws(InteropError) in
                 for i in 0 ..< count {
                     let x = Int(indices[i])
@@ -586,10 +664,13 @@ struct ParquetDecoder {
     /// A DECIMAL column's unscaled integers (INT32 or INT64) as Int64 (scale 0) or as Float64,
     /// correctly rounded: an exact division when the integer and the power of ten are exact
     /// doubles (|v| ≤ 2^53, scale ≤ 22), else `Double(String)` of the decimal text.
-    static func decimalColumn(_ storage: ColumnStorage, physical: ParquetFormat.PhysicalType, scale: Int, element: ElementType,
-                              rows: Int, validity: Bitmask?) -> AnyColumn {
+    static func decimalColumn(
+        _ storage: ColumnStorage, physical: ParquetFormat.PhysicalType, scale: Int, element: ElementType,
+        rows: Int, validity: Bitmask?
+    ) -> AnyColumn {
         let unscaled = { (r: Int) -> Int64 in
-            physical == .int32 ? Int64(storage.base.assumingMemoryBound(to: Int32.self)[r]) : storage.base.assumingMemoryBound(to: Int64.self)[r]
+            physical == .int32
+                ? Int64(storage.base.assumingMemoryBound(to: Int32.self)[r]) : storage.base.assumingMemoryBound(to: Int64.self)[r]
         }
         if element == .int64 {
             var c = Column<Int64>(unsafeUninitializedCount: rows) { d in for r in 0 ..< rows { d[r] = unscaled(r) } }
@@ -608,7 +689,10 @@ struct ParquetDecoder {
         out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
-        if !leaves.contains(where: { if case .ticker = $0.role { return true }; return false }), let symbol = defaultTicker {
+        if !leaves.contains(where: {
+            if case .ticker = $0.role { return true }
+            return false
+        }), let symbol = defaultTicker {
             out.symbols = [symbol]
             out.rowTickers = [Int32](repeating: 0, count: totalRows)
         }
@@ -630,8 +714,9 @@ struct ParquetDecoder {
                 case (_, _) where leaf.conversion != nil:
                     column = .float64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
                 case (_, _) where leaf.decimalScale != nil:
-                    column = Self.decimalColumn(storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
-                                                rows: totalRows, validity: mask)
+                    column = Self.decimalColumn(
+                        storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
+                        rows: totalRows, validity: mask)
                 case (.int32, .int64):
                     let src = storage.base.assumingMemoryBound(to: UInt32.self)
                     var col = Column<Int64>(unsafeUninitializedCount: totalRows) { d in for r in 0 ..< totalRows { d[r] = Int64(src[r]) } }

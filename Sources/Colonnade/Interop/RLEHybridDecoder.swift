@@ -67,7 +67,9 @@ struct RLEHybridDecoder {
                 let groups = header >> 1
                 guard groups > 0 else { throw bad("empty bit-packed run") }
                 let byteCount = groups * bitWidth
-                guard byteCount <= bytes.count - position else { throw .truncated(file: file, offset: fileOffset + position, needed: byteCount) }
+                guard byteCount <= bytes.count - position else {
+                    throw .truncated(file: file, offset: fileOffset + position, needed: byteCount)
+                }
                 let values = groups * 8
                 let n = min(values, count - done)
                 var bitPos = position * 8

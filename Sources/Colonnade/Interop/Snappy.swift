@@ -12,7 +12,10 @@ enum Snappy {
         var out: [UInt8] = []
         out.reserveCapacity(32 + input.count + input.count / 6)
         var n = UInt64(input.count)
-        while n >= 0x80 { out.append(UInt8(n & 0x7F) | 0x80); n >>= 7 }
+        while n >= 0x80 {
+            out.append(UInt8(n & 0x7F) | 0x80)
+            n >>= 7
+        }
         out.append(UInt8(n))
         guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else { return out }
         var table = [UInt16](repeating: 0, count: 1 << 14)
@@ -72,11 +75,17 @@ enum Snappy {
         if n < 60 {
             out.append(UInt8(n << 2))
         } else if n < 1 << 8 {
-            out.append(60 << 2); out.append(UInt8(n))
+            out.append(60 << 2)
+            out.append(UInt8(n))
         } else if n < 1 << 16 {
-            out.append(61 << 2); out.append(UInt8(n & 0xFF)); out.append(UInt8(n >> 8))
+            out.append(61 << 2)
+            out.append(UInt8(n & 0xFF))
+            out.append(UInt8(n >> 8))
         } else {
-            out.append(62 << 2); out.append(UInt8(n & 0xFF)); out.append(UInt8((n >> 8) & 0xFF)); out.append(UInt8(n >> 16))
+            out.append(62 << 2)
+            out.append(UInt8(n & 0xFF))
+            out.append(UInt8((n >> 8) & 0xFF))
+            out.append(UInt8(n >> 16))
         }
         out.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
     }
@@ -88,15 +97,23 @@ enum Snappy {
             out.append(UInt8(offset & 0xFF))
             out.append(UInt8(offset >> 8))
         }
-        while left >= 68 { copy2(64); left -= 64 }
-        if left > 64 { copy2(60); left -= 60 }
+        while left >= 68 {
+            copy2(64)
+            left -= 64
+        }
+        if left > 64 {
+            copy2(60)
+            left -= 60
+        }
         copy2(left)
     }
 
     /// The uncompressed bytes of `input`; `file` and `fileOffset` name it in errors.
     /// - Throws: `InteropError.malformed` for a bad length, offset or tag.
-    static func decompress(_ input: UnsafeRawBufferPointer, file: String, fileOffset: Int,
-                           expectedLength: Int? = nil) throws(InteropError) -> [UInt8] {
+    static func decompress(
+        _ input: UnsafeRawBufferPointer, file: String, fileOffset: Int,
+        expectedLength: Int? = nil
+    ) throws(InteropError) -> [UInt8] {
         func bad(_ at: Int, _ detail: String) -> InteropError {
             .malformed(file: file, offset: fileOffset + at, detail: "Snappy: " + detail)
         }
@@ -105,7 +122,8 @@ enum Snappy {
         var shift: UInt64 = 0
         while true {
             guard i < input.count, shift < 35 else { throw bad(i, "bad length prefix") }
-            let b = input[i]; i += 1
+            let b = input[i]
+            i += 1
             length |= UInt64(b & 0x7F) << shift
             shift += 7
             if b < 0x80 { break }
@@ -124,7 +142,8 @@ enum Snappy {
         var o = 0
         let failure: InteropError? = out.withUnsafeMutableBufferPointer { dst in
             while i < input.count {
-                let tag = input[i]; i += 1
+                let tag = input[i]
+                i += 1
                 switch tag & 3 {
                 case 0:
                     var n = Int(tag >> 2)
@@ -140,16 +159,21 @@ enum Snappy {
                     guard o + n <= total else { return bad(i, "literal past the declared length \(total)") }
                     // Safe: both ranges checked just above.
                     UnsafeMutableRawPointer(dst.baseAddress! + o).copyMemory(from: input.baseAddress! + i, byteCount: n)
-                    i += n; o += n
+                    i += n
+                    o += n
                 default:
                     var n = 0, offset = 0
                     switch tag & 3 {
                     case 1:
                         guard i < input.count else { return bad(i, "copy past the end") }
-                        n = 4 + Int((tag >> 2) & 7); offset = Int(tag >> 5) << 8 | Int(input[i]); i += 1
+                        n = 4 + Int((tag >> 2) & 7)
+                        offset = Int(tag >> 5) << 8 | Int(input[i])
+                        i += 1
                     case 2:
                         guard i + 2 <= input.count else { return bad(i, "copy past the end") }
-                        n = Int(tag >> 2) + 1; offset = Int(input[i]) | Int(input[i + 1]) << 8; i += 2
+                        n = Int(tag >> 2) + 1
+                        offset = Int(input[i]) | Int(input[i + 1]) << 8
+                        i += 2
                     default:
                         guard i + 4 <= input.count else { return bad(i, "copy past the end") }
                         n = Int(tag >> 2) + 1

@@ -63,15 +63,24 @@ struct Accumulator: Sendable {
     @inline(__always)
     mutating func addEnds(_ x: Double, row: Int, date: Int32) {
         guard !x.isNaN else { return }
-        if firstRow < 0 || date < firstDate { firstRow = row; firstDate = date; firstValue = x }
-        if lastRow < 0 || date >= lastDate { lastRow = row; lastDate = date; lastValue = x }
+        if firstRow < 0 || date < firstDate {
+            firstRow = row
+            firstDate = date
+            firstValue = x
+        }
+        if lastRow < 0 || date >= lastDate {
+            lastRow = row
+            lastDate = date
+            lastValue = x
+        }
     }
 
     /// One pair of known values (neither null nor NaN) for `corr`.
     @inline(__always)
     mutating func addPair(_ x: Double, _ y: Double) {
         if pairs == 0 {
-            firstX = x; firstY = y
+            firstX = x
+            firstY = y
         } else {
             xVaries = xVaries || x != firstX
             yVaries = yVaries || y != firstY
@@ -93,7 +102,8 @@ struct Accumulator: Sendable {
     mutating func merge(_ o: Accumulator) {
         if o.count > 0 {
             if count == 0 {
-                mean = o.mean; m2 = o.m2
+                mean = o.mean
+                m2 = o.m2
             } else {
                 let n = Double(count + o.count)
                 let delta = o.mean - mean
@@ -103,8 +113,15 @@ struct Accumulator: Sendable {
         }
         if o.pairs > 0 {
             if pairs == 0 {
-                meanX = o.meanX; meanY = o.meanY; m2X = o.m2X; m2Y = o.m2Y; coMoment = o.coMoment
-                firstX = o.firstX; firstY = o.firstY; xVaries = o.xVaries; yVaries = o.yVaries
+                meanX = o.meanX
+                meanY = o.meanY
+                m2X = o.m2X
+                m2Y = o.m2Y
+                coMoment = o.coMoment
+                firstX = o.firstX
+                firstY = o.firstY
+                xVaries = o.xVaries
+                yVaries = o.yVaries
             } else {
                 xVaries = xVaries || o.xVaries || o.firstX != firstX
                 yVaries = yVaries || o.yVaries || o.firstY != firstY
@@ -126,10 +143,14 @@ struct Accumulator: Sendable {
         if !o.min.isNaN && !(o.min >= min) { min = o.min }
         if !o.max.isNaN && !(o.max <= max) { max = o.max }
         if o.firstRow >= 0 && (firstRow < 0 || o.firstDate < firstDate) {
-            firstRow = o.firstRow; firstDate = o.firstDate; firstValue = o.firstValue
+            firstRow = o.firstRow
+            firstDate = o.firstDate
+            firstValue = o.firstValue
         }
         if o.lastRow >= 0 && (lastRow < 0 || o.lastDate >= lastDate) {
-            lastRow = o.lastRow; lastDate = o.lastDate; lastValue = o.lastValue
+            lastRow = o.lastRow
+            lastDate = o.lastDate
+            lastValue = o.lastValue
         }
     }
 
@@ -141,9 +162,11 @@ struct Accumulator: Sendable {
         case .corr:
             // Null with fewer than two pairs or a side of equal values (variance 0, one repeated
             // infinity included); else NaN where a value is infinite.
-            pairs < 2 || !xVaries || !yVaries ? nil
-                : infinite ? .nan
-                : m2X <= 0 || m2Y <= 0 ? nil : Accumulator.clampedCorrelation(coMoment / (m2X.squareRoot() * m2Y.squareRoot()))
+            pairs < 2 || !xVaries || !yVaries
+                ? nil
+                : infinite
+                    ? .nan
+                    : m2X <= 0 || m2Y <= 0 ? nil : Accumulator.clampedCorrelation(coMoment / (m2X.squareRoot() * m2Y.squareRoot()))
         case .count: Double(count - nans)
         case .sum: count == 0 ? nil : sum
         case .min: min.isNaN ? nil : min

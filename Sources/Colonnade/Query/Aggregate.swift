@@ -151,7 +151,9 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
         case let e?: args = [e.description]
         }
         if let second { args.append(second.description) }
-        if let parameter { args.append(parameter == parameter.rounded() && Swift.abs(parameter) < 1e15 ? String(Int64(parameter)) : "\(parameter)") }
+        if let parameter {
+            args.append(parameter == parameter.rounded() && Swift.abs(parameter) < 1e15 ? String(Int64(parameter)) : "\(parameter)")
+        }
         return "\(function.label)(\(args.joined(separator: ", ")))"
     }
 
@@ -182,8 +184,9 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             var outputName: String?
             if let (body, name, nameOffset) = splitAs(item) {
                 guard Aggregate.isPlainName(name) else {
-                    throw QueryError("'\(name)' cannot name an aggregate; a name is letters, digits and '_', not starting with a digit",
-                                     line: 1, column: position + nameOffset, offset: position - 1 + nameOffset)
+                    throw QueryError(
+                        "'\(name)' cannot name an aggregate; a name is letters, digits and '_', not starting with a digit",
+                        line: 1, column: position + nameOffset, offset: position - 1 + nameOffset)
                 }
                 item = body
                 outputName = name
@@ -196,7 +199,8 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
                 name = String(item[..<open]).trimmingSpaces()
                 let innerRaw = item[item.index(after: open) ..< item.index(before: item.endIndex)]
                 let inner = innerRaw.trimmingSpaces()
-                argumentOffset = position - 1 + item.utf8.distance(from: item.startIndex, to: open) + 1
+                argumentOffset =
+                    position - 1 + item.utf8.distance(from: item.startIndex, to: open) + 1
                     + (innerRaw.utf8.count - innerRaw.drop { $0 == " " || $0 == "\t" }.utf8.count)
                 argumentText = inner == "*" ? nil : inner
             }
@@ -215,14 +219,20 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             case "quantile": function = .quantile
             case "corr": function = .corr
             default:
-                throw QueryError("unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position, offset: position - 1,
-                                 suggestions: Suggestions.closest(to: lowered, among: ["count", "sum", "min", "max", "avg", "mean",
-                                                                                       "first", "last", "stddev", "median", "quantile", "corr"]))
+                throw QueryError(
+                    "unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position, offset: position - 1,
+                    suggestions: Suggestions.closest(
+                        to: lowered,
+                        among: [
+                            "count", "sum", "min", "max", "avg", "mean",
+                            "first", "last", "stddev", "median", "quantile", "corr",
+                        ]))
             }
             guard let argumentText, !argumentText.isEmpty else {
                 if function != .count {
-                    throw QueryError("aggregate '\(lowered)' needs a column or expression, as in \(lowered)(close)",
-                                     line: 1, column: position, offset: position - 1)
+                    throw QueryError(
+                        "aggregate '\(lowered)' needs a column or expression, as in \(lowered)(close)",
+                        line: 1, column: position, offset: position - 1)
                 }
                 out.append(Aggregate(.count).named(outputName))
                 continue
@@ -232,8 +242,9 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             let wanted = function == .quantile || function == .corr ? 2 : 1
             guard parts.count == wanted else {
                 let shape = function == .quantile ? "quantile(x, q)" : function == .corr ? "corr(x, y)" : "\(lowered)(x)"
-                throw QueryError("aggregate '\(lowered)' takes \(wanted == 1 ? "one argument" : "two arguments"), as in \(shape)",
-                                 line: 1, column: position, offset: position - 1)
+                throw QueryError(
+                    "aggregate '\(lowered)' takes \(wanted == 1 ? "one argument" : "two arguments"), as in \(shape)",
+                    line: 1, column: position, offset: position - 1)
             }
             func part(_ k: Int) -> (String, Int) {
                 let (raw, o) = parts[k]
@@ -248,7 +259,8 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             } else if function == .quantile {
                 let (qText, qOffset) = part(1)
                 guard let q = Double(qText), q >= 0, q <= 1 else {
-                    throw QueryError("the q of quantile must be a number from 0 to 1, not '\(qText)'", line: 1, column: qOffset + 1, offset: qOffset)
+                    throw QueryError(
+                        "the q of quantile must be a number from 0 to 1, not '\(qText)'", line: 1, column: qOffset + 1, offset: qOffset)
                 }
                 aggregate.parameter = q
             }
@@ -283,8 +295,9 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             } else if c == ")" {
                 depth = Swift.max(0, depth - 1)
             } else if depth == 0, c == " " || c == "\t", k + 3 < chars.count,
-                      item[chars[k + 1]].lowercased() == "a", item[chars[k + 2]].lowercased() == "s",
-                      item[chars[k + 3]] == " " || item[chars[k + 3]] == "\t" {
+                item[chars[k + 1]].lowercased() == "a", item[chars[k + 2]].lowercased() == "s",
+                item[chars[k + 3]] == " " || item[chars[k + 3]] == "\t"
+            {
                 found = (i, offset)
             }
             offset += c.utf8.count
@@ -304,12 +317,14 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             return .column(String(text.dropFirst().dropLast()))
         }
         if let first = text.first, first.isLetter || first == "_",
-           text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+            text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        {
             return .column(text)
         }
         guard let parser else {
-            throw QueryError("the aggregate argument '\(text)' is an expression; parsing it needs the table's columns",
-                             line: 1, column: offset + 1, offset: offset)
+            throw QueryError(
+                "the aggregate argument '\(text)' is an expression; parsing it needs the table's columns",
+                line: 1, column: offset + 1, offset: offset)
         }
         do {
             return try parser.parseValue(text)

@@ -62,8 +62,9 @@ public struct AggregateGrouping: Sendable, Hashable, CustomStringConvertible {
             let key = raw.trimmingSpaces().lowercased()
             let position = offset + 1
             if seen.contains(key) || (bucket != nil && buckets.contains(key)) {
-                throw QueryError("'\(key)' repeats a grouping key (one of date, week, month, quarter and year at most)",
-                                 line: 1, column: position, offset: offset)
+                throw QueryError(
+                    "'\(key)' repeats a grouping key (one of date, week, month, quarter and year at most)",
+                    line: 1, column: position, offset: offset)
             }
             seen.insert(key)
             if key == "ticker" {
@@ -72,9 +73,10 @@ public struct AggregateGrouping: Sendable, Hashable, CustomStringConvertible {
             } else if let b = CalendarBucket(rawValue: key) {
                 bucket = b
             } else {
-                throw QueryError("unknown grouping '\(key)'; expected ticker, date, week, month, quarter or year",
-                                 line: 1, column: position, offset: offset,
-                                 suggestions: Suggestions.closest(to: key, among: ["ticker"] + buckets))
+                throw QueryError(
+                    "unknown grouping '\(key)'; expected ticker, date, week, month, quarter or year",
+                    line: 1, column: position, offset: offset,
+                    suggestions: Suggestions.closest(to: key, among: ["ticker"] + buckets))
             }
         }
         if !byTicker || bucket == nil { tickerFirst = true }
@@ -125,7 +127,8 @@ extension AggregateGrouping.CalendarBucket {
             case .month: return month == 12 ? Day.days(year: year + 1, month: 1, day: 1) : Day.days(year: year, month: month + 1, day: 1)
             default:
                 let nextQuarterMonth = (month - 1) / 3 * 3 + 4
-                return nextQuarterMonth > 12 ? Day.days(year: year + 1, month: 1, day: 1) : Day.days(year: year, month: nextQuarterMonth, day: 1)
+                return nextQuarterMonth > 12
+                    ? Day.days(year: year + 1, month: 1, day: 1) : Day.days(year: year, month: nextQuarterMonth, day: 1)
             }
         }
     }

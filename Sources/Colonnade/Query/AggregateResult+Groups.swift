@@ -37,7 +37,9 @@ extension AggregateResult {
                 return t
             }
             let wanted = squeezed(body)
-            if let i = aggregates.firstIndex(where: { $0.name?.lowercased() == wanted }) ?? aggregates.firstIndex(where: { squeezed($0.text) == wanted }) {
+            if let i = aggregates.firstIndex(where: { $0.name?.lowercased() == wanted })
+                ?? aggregates.firstIndex(where: { squeezed($0.text) == wanted })
+            {
                 return GroupSortKey(.aggregate(i), descending: descending)
             }
             if wanted == "count", let i = aggregates.firstIndex(where: { $0.function == .count && $0.argument == nil }) {
@@ -48,8 +50,9 @@ extension AggregateResult {
                 return GroupSortKey(.bucket, descending: descending)
             }
             let names = aggregates.map(\.outputName) + grouping.keyNames
-            throw QueryError("cannot sort the groups by '\(body)'; sort by an aggregate or a key: \(names.joined(separator: ", "))",
-                             suggestions: Suggestions.closest(to: body, among: names))
+            throw QueryError(
+                "cannot sort the groups by '\(body)'; sort by an aggregate or a key: \(names.joined(separator: ", "))",
+                suggestions: Suggestions.closest(to: body, among: names))
         }
     }
 
@@ -110,7 +113,9 @@ extension AggregateResult {
         var tickerIndex = [String: Int]()
         for r in rows where tickerIndex[r.ticker ?? ""] == nil { tickerIndex[r.ticker ?? ""] = tickerIndex.count }
         let order = rows.indices.sorted {
-            (tickerIndex[rows[$0].ticker ?? ""] ?? 0, rows[$0].bucketKey ?? 0, $0) < (tickerIndex[rows[$1].ticker ?? ""] ?? 0, rows[$1].bucketKey ?? 0, $1)
+            (tickerIndex[rows[$0].ticker ?? ""] ?? 0, rows[$0].bucketKey ?? 0, $0) < (
+                tickerIndex[rows[$1].ticker ?? ""] ?? 0, rows[$1].bucketKey ?? 0, $1
+            )
         }
         let schema = aggregates.map { ColumnDescriptor(name: $0.outputName, type: .float64) }
         let columns = aggregates.indices.map { i in

@@ -41,7 +41,8 @@ public struct AggregateResult: Sendable, Equatable {
             case .year: year = key
             case .month:
                 let m = (key % 100 + 100) % 100
-                year = (key - m) / 100; month = m
+                year = (key - m) / 100
+                month = m
             case .quarter: year = (key - (key % 10 + 10) % 10) / 10
             case .date, .week: break
             }

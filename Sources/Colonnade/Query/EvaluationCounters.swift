@@ -28,8 +28,10 @@ package final class EvaluationCounters: Sendable, Equatable {
 
     /// (skipped, filled, kernel, emptied) block counts so far.
     package var blocks: (skipped: Int, filled: Int, kernel: Int, emptied: Int) {
-        (skippedBlocks.load(ordering: .relaxed), filledBlocks.load(ordering: .relaxed),
-         kernelBlocks.load(ordering: .relaxed), emptiedBlocks.load(ordering: .relaxed))
+        (
+            skippedBlocks.load(ordering: .relaxed), filledBlocks.load(ordering: .relaxed),
+            kernelBlocks.load(ordering: .relaxed), emptiedBlocks.load(ordering: .relaxed)
+        )
     }
 
     func addBlocks(skipped: Int, filled: Int, kernel: Int, emptied: Int) {

@@ -36,8 +36,9 @@ enum CrossTickerNode {
     /// A moving statistic of one or two series (`y` nil for `mvar`).
     case moving(CrossTickerExpression.MovingStatistic, ExpressionProgram.Node, ExpressionProgram.Node?, window: Int)
     /// The same of columns with decimal scales, in exact integer sums (`MovingStatistics+Exact.swift`).
-    case exactMoving(CrossTickerExpression.MovingStatistic, ExpressionProgram.Node, ExpressionProgram.Node?, window: Int,
-                     scales: (DecimalScale, DecimalScale))
+    case exactMoving(
+        CrossTickerExpression.MovingStatistic, ExpressionProgram.Node, ExpressionProgram.Node?, window: Int,
+        scales: (DecimalScale, DecimalScale))
 }
 
 /// The materialized nodes met while compiling one program.
@@ -47,8 +48,10 @@ final class CrossTickerCompilation {
 
 extension ExpressionProgram {
     /// Compiles `c`, compiling its operands with `compile` (which returns the node and its lookback).
-    static func compileCrossTicker(_ c: CrossTickerExpression, table: QuoteTable, depth: Int, into compilation: CrossTickerCompilation,
-                                   _ compile: (ValueExpression, Int) throws(QueryError) -> (Node, Int)) throws(QueryError) -> (Node, Int) {
+    static func compileCrossTicker(
+        _ c: CrossTickerExpression, table: QuoteTable, depth: Int, into compilation: CrossTickerCompilation,
+        _ compile: (ValueExpression, Int) throws(QueryError) -> (Node, Int)
+    ) throws(QueryError) -> (Node, Int) {
         switch c {
         case let .crossSection(f, x):
             let argument = try ExpressionProgram(x, table: table)
@@ -57,8 +60,9 @@ extension ExpressionProgram {
             return (.crossTicker(.materialized(store)), 0)
         case let .reference(x, symbol):
             guard let code = table.code(of: symbol) else {
-                throw QueryError("no ticker '\(symbol)' in this table for ref()", kind: .unknownColumn,
-                                 suggestions: Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol)))
+                throw QueryError(
+                    "no ticker '\(symbol)' in this table for ref()", kind: .unknownColumn,
+                    suggestions: Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol)))
             }
             let argument = try ExpressionProgram(x, table: table)
             let store = MaterializedValues(.reference(table.tickers[Int(code)].rows), argument: argument, table: table)
@@ -91,8 +95,12 @@ extension ExpressionProgram {
             switch node {
             case .column, .constant: break
             case .negate(let x), .math(_, let x): walk(x, above)
-            case let .chain(first, steps): walk(first, above); for (_, x) in steps { walk(x, above) }
-            case let .ordering(a, b): walk(a, above); walk(b, above)
+            case let .chain(first, steps):
+                walk(first, above)
+                for (_, x) in steps { walk(x, above) }
+            case let .ordering(a, b):
+                walk(a, above)
+                walk(b, above)
             case let .series(f, x, w): walk(x, above + ownLookback(f, w))
             case let .exactSeries(_, x, w, _): walk(x, above + w - 1)
             case .materialized: break  // its own program, over the whole table
@@ -118,8 +126,10 @@ extension ExpressionProgram {
     }
 
     /// The values of `node` over `range` into `dst` (see `evaluate(_:_:into:_:)`).
-    func evaluateCrossTicker(_ node: CrossTickerNode, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
-                             _ scratch: ExpressionScratch) {
+    func evaluateCrossTicker(
+        _ node: CrossTickerNode, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
+        _ scratch: ExpressionScratch
+    ) {
         switch node {
         case .materialized(let store):
             store.read(range, into: dst)
@@ -133,7 +143,8 @@ extension ExpressionProgram {
                 ys = evaluate(y, range, into: by, scratch)
             }
             forEachTickerSegment(range) { segment, tickerStart in
-                MovingStatistics.run(f, window: w, x: xs, y: ys, dst: dst, base: range.lowerBound, segment: segment, tickerStart: tickerStart)
+                MovingStatistics.run(
+                    f, window: w, x: xs, y: ys, dst: dst, base: range.lowerBound, segment: segment, tickerStart: tickerStart)
             }
             if y != nil { scratch.release() }
             scratch.release()
@@ -147,8 +158,9 @@ extension ExpressionProgram {
                 ys = evaluate(y, range, into: by, scratch)
             }
             forEachTickerSegment(range) { segment, _ in
-                MovingStatistics.runExact(f, window: w, x: xs, y: ys, scaleX: scales.0, scaleY: scales.1, dst: dst,
-                                          s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound)
+                MovingStatistics.runExact(
+                    f, window: w, x: xs, y: ys, scaleX: scales.0, scaleY: scales.1, dst: dst,
+                    s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound)
             }
             if y != nil { scratch.release() }
             scratch.release()
@@ -300,7 +312,10 @@ final class MaterializedValues: @unchecked Sendable {
         var result = [Double](repeating: .nan, count: rowCount)
         table.dates.withUnsafeBufferPointer { d in
             var lo = Int32.max, hi = Int32.min
-            for r in 0 ..< rowCount { lo = min(lo, d[r]); hi = max(hi, d[r]) }
+            for r in 0 ..< rowCount {
+                lo = min(lo, d[r])
+                hi = max(hi, d[r])
+            }
             let span = Int(Int64(hi) - Int64(lo)) + 1
             var starts = [Int](repeating: 0, count: span + 1)
             for r in 0 ..< rowCount { starts[Int(d[r] - lo) + 1] += 1 }
@@ -429,8 +444,10 @@ struct CrossSectionBuffer {
 
     /// Computes `f` over `count` values (`value(i)`; NaN is null), calling `write(i, result)` for
     /// each. Sums run in index order (ticker order), so the result is fixed by the data.
-    mutating func compute(_ f: CrossTickerExpression.CrossSectionFunction, count: Int, value: (Int) -> Double,
-                          write: (Int, Double) -> Void) {
+    mutating func compute(
+        _ f: CrossTickerExpression.CrossSectionFunction, count: Int, value: (Int) -> Double,
+        write: (Int, Double) -> Void
+    ) {
         known.removeAll(keepingCapacity: true)
         for i in 0 ..< count {
             let x = value(i)
@@ -497,8 +514,10 @@ enum MovingStatistics {
     /// restarted within the segment (the lookback rows, which the caller discards).
     /// - Returns: the number of windows summed two-pass (restarts), for tests counting work.
     @discardableResult
-    static func run(_ f: CrossTickerExpression.MovingStatistic, window n: Int, x: UnsafePointer<Double>, y: UnsafePointer<Double>,
-                    dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int) -> Int {
+    static func run(
+        _ f: CrossTickerExpression.MovingStatistic, window n: Int, x: UnsafePointer<Double>, y: UnsafePointer<Double>,
+        dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int
+    ) -> Int {
         let pair = f.isPair
         var lastNull = Int.min  // the last row (absolute) in the segment with a null or infinite x or y
         var valid = false  // the sums hold the window of the previous row
@@ -517,25 +536,42 @@ enum MovingStatistics {
         func restart(_ row: Int) {
             restarts += 1
             let first = row - n + 1 - base, last = row - base
-            kx = x[last]; ky = y[last]
+            kx = x[last]
+            ky = y[last]
             var s1x = 0.0, s1y = 0.0
             for k in first ... last { s1x += x[k] - kx }
             if pair { for k in first ... last { s1y += y[k] - ky } }
-            mx = s1x / dn; my = pair ? s1y / dn : 0
-            sx = 0; sy = 0; sxx = 0; syy = 0; sxy = 0; ax = 0; ay = 0; axx = 0; ayy = 0; axy = 0
+            mx = s1x / dn
+            my = pair ? s1y / dn : 0
+            sx = 0
+            sy = 0
+            sxx = 0
+            syy = 0
+            sxy = 0
+            ax = 0
+            ay = 0
+            axx = 0
+            ayy = 0
+            axy = 0
             for k in first ... last {
                 let dx = (x[k] - kx) - mx
-                sx += dx; ax += Swift.abs(dx); sxx += dx * dx
+                sx += dx
+                ax += Swift.abs(dx)
+                sxx += dx * dx
             }
             if pair {
                 for k in first ... last {
                     let dx = (x[k] - kx) - mx, dy = (y[k] - ky) - my
-                    sy += dy; ay += Swift.abs(dy); syy += dy * dy
+                    sy += dy
+                    ay += Swift.abs(dy)
+                    syy += dy * dy
                     let p = dx * dy
-                    sxy += p; axy += Swift.abs(p)
+                    sxy += p
+                    axy += Swift.abs(p)
                 }
             }
-            axx = sxx; ayy = syy
+            axx = sxx
+            ayy = syy
             terms = n
         }
 
@@ -551,7 +587,8 @@ enum MovingStatistics {
             let m2y = syy - sy * sy / dn
             let errY = eyy + (2 * Swift.abs(sy) * ey + ey * ey) / dn + 3 * eps * (Swift.abs(syy) + sy * sy / dn)
             guard errY <= tolerance * m2y else { return false }
-            let errXY = exy + (Swift.abs(sx) * ey + Swift.abs(sy) * ex + ex * ey) / dn + 3 * eps * (Swift.abs(sxy) + Swift.abs(sx * sy) / dn)
+            let errXY =
+                exy + (Swift.abs(sx) * ey + Swift.abs(sy) * ex + ex * ey) / dn + 3 * eps * (Swift.abs(sxy) + Swift.abs(sx * sy) / dn)
             return errXY <= tolerance * (m2x * m2y).squareRoot()
         }
 
@@ -568,22 +605,35 @@ enum MovingStatistics {
                 // Slide: the row in, the row n back out.
                 let o = i - n
                 let nx = (x[i] - kx) - mx, ox = (x[o] - kx) - mx
-                sx += nx; sx -= ox; ax += Swift.abs(nx) + Swift.abs(ox)
+                sx += nx
+                sx -= ox
+                ax += Swift.abs(nx) + Swift.abs(ox)
                 let nxx = nx * nx, oxx = ox * ox
-                sxx += nxx; sxx -= oxx; axx += nxx + oxx
+                sxx += nxx
+                sxx -= oxx
+                axx += nxx + oxx
                 if pair {
                     let ny = (y[i] - ky) - my, oy = (y[o] - ky) - my
-                    sy += ny; sy -= oy; ay += Swift.abs(ny) + Swift.abs(oy)
+                    sy += ny
+                    sy -= oy
+                    ay += Swift.abs(ny) + Swift.abs(oy)
                     let nyy = ny * ny, oyy = oy * oy
-                    syy += nyy; syy -= oyy; ayy += nyy + oyy
+                    syy += nyy
+                    syy -= oyy
+                    ayy += nyy + oyy
                     let nxy = nx * ny, oxy = ox * oy
-                    sxy += nxy; sxy -= oxy; axy += Swift.abs(nxy) + Swift.abs(oxy)
+                    sxy += nxy
+                    sxy -= oxy
+                    axy += Swift.abs(nxy) + Swift.abs(oxy)
                 }
                 terms += 2
                 if !withinTolerance() { restart(row) }
             } else {
                 // A fixed restart, or the first full window free of nulls.
-                guard row - n + 1 >= segment.lowerBound else { dst[i] = .nan; continue }
+                guard row - n + 1 >= segment.lowerBound else {
+                    dst[i] = .nan
+                    continue
+                }
                 restart(row)
                 valid = true
             }

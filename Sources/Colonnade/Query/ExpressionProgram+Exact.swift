@@ -7,7 +7,8 @@ extension ExpressionProgram {
     /// exact sums need no restart points.
     static func exactSeries(_ f: ValueExpression.SeriesFunction, _ child: Node, window w: Int, table: QuoteTable) -> Node? {
         guard f == .msum || f == .mavg || f == .mdev, let scale = decimalScale(of: child, columns: table.columns),
-              SeriesKernels.hasExactKernel(f, window: w, scale: scale) else { return nil }
+            SeriesKernels.hasExactKernel(f, window: w, scale: scale)
+        else { return nil }
         return .exactSeries(f, child, window: w, scale: scale)
     }
 
@@ -24,7 +25,8 @@ extension ExpressionProgram {
     static func decimalScale(of node: Node, columns: [AnyColumn]) -> DecimalScale? {
         if case .column(let i) = node, case .float64(let c) = columns[i] { return c.decimalScale }
         guard let b = decimalBound(node, columns: columns, depth: 0), b.maxScaled < DecimalScale.scaledLimit,
-              b.error + (b.maxScaled + b.error) * unitRoundoff < 0.25 else { return nil }
+            b.error + (b.maxScaled + b.error) * unitRoundoff < 0.25
+        else { return nil }
         return DecimalScale(digits: b.digits, maxScaled: b.maxScaled)
     }
 

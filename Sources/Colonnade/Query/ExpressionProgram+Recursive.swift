@@ -19,8 +19,10 @@ final class MaterializedSeries: @unchecked Sendable {
     /// Evaluates `f(x, n)` over the whole table; recursive series inside `x` come from (and go
     /// into) `cache`.
     /// - Throws: `QueryError` from resolving `x`.
-    init(_ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int, table: QuoteTable,
-         cache: SeriesCache) throws(QueryError) {
+    init(
+        _ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int, table: QuoteTable,
+        cache: SeriesCache
+    ) throws(QueryError) {
         let argument = try ExpressionProgram(x, table: table, cache: cache)
         cache.counters?.addSeriesRows(table.rowCount)
         count = table.rowCount
@@ -36,7 +38,11 @@ final class MaterializedSeries: @unchecked Sendable {
         let tickers = table.tickers
         for t in tickers.indices {
             rows += tickers[t].rowCount
-            if rows >= groupRows { groups.append(start ..< t + 1); start = t + 1; rows = 0 }
+            if rows >= groupRows {
+                groups.append(start ..< t + 1)
+                start = t + 1
+                rows = 0
+            }
         }
         if start < tickers.count { groups.append(start ..< tickers.count) }
         let out = SharedPointer(base: values)
@@ -77,8 +83,10 @@ final class SeriesCache {
 
     /// `f(x, n)`, computed over `table` the first time it is asked for.
     /// - Throws: `QueryError` from resolving `x`.
-    func series(_ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int,
-                table: QuoteTable) throws(QueryError) -> MaterializedSeries {
+    func series(
+        _ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int,
+        table: QuoteTable
+    ) throws(QueryError) -> MaterializedSeries {
         let key = Key(function: f, argument: x, window: n)
         if let known = series[key] { return known }
         let computed = try MaterializedSeries(f, x, window: n, table: table, cache: self)

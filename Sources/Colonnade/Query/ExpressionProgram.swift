@@ -65,13 +65,17 @@ struct ExpressionProgram: @unchecked Sendable {
     }
 
     /// The order of `left` against `right` (see `Node.ordering`), for `left op right`.
-    init(ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable,
-         cache: SeriesCache? = nil) throws(QueryError) {
+    init(
+        ordering left: ValueExpression, against right: ValueExpression, table: QuoteTable,
+        cache: SeriesCache? = nil
+    ) throws(QueryError) {
         try self.init(left, right, table: table, cache: cache ?? SeriesCache())
     }
 
-    private init(_ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable,
-                 cache: SeriesCache) throws(QueryError) {
+    private init(
+        _ expression: ValueExpression, _ right: ValueExpression?, table: QuoteTable,
+        cache: SeriesCache
+    ) throws(QueryError) {
         // Recursion goes as deep as the expression nests (a chain is a loop), which the parser
         // caps; a tree built in Swift is checked here. Deep trees compile on a deep stack.
         depth = Swift.max(expression.treeDepth, right?.treeDepth ?? 0) + (right == nil ? 0 : 1)
@@ -138,8 +142,11 @@ struct ExpressionProgram: @unchecked Sendable {
                     switch p {
                     case let .range(c, b): return try value(.column(c), b)
                     case let .integerRange(c, b):
-                        return try value(.column(c), RangeBounds(lower: b.lower.map(Double.init), lowerInclusive: b.lowerInclusive,
-                                                                 upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive))
+                        return try value(
+                            .column(c),
+                            RangeBounds(
+                                lower: b.lower.map(Double.init), lowerInclusive: b.lowerInclusive,
+                                upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive))
                     case let .compare(e, b): return try value(e, b)
                     case let .compareExpressions(l, r, b):
                         let (a, la) = try compile(l, depth: depth + 1)
@@ -186,7 +193,8 @@ struct ExpressionProgram: @unchecked Sendable {
                 if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { return (exact, l + w - 1) }
                 return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
             case .crossTicker(let c):
-                return try ExpressionProgram.compileCrossTicker(c, table: table, depth: depth, into: crossTicker) { e, d throws(QueryError) in
+                return try ExpressionProgram.compileCrossTicker(c, table: table, depth: depth, into: crossTicker) {
+                    e, d throws(QueryError) in
                     try compile(e, depth: d)
                 }
             }
@@ -293,8 +301,10 @@ struct ExpressionProgram: @unchecked Sendable {
 
     /// The values of `node` over `range`: written to `dst` (`range.count` values), or, for a
     /// column that can be read in place, the column's own values (nothing is copied).
-    func evaluate(_ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
-                  _ scratch: ExpressionScratch) -> UnsafePointer<Double> {
+    func evaluate(
+        _ node: Node, _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>,
+        _ scratch: ExpressionScratch
+    ) -> UnsafePointer<Double> {
         let n = range.count
         switch node {
         case .column(let index):
@@ -349,8 +359,9 @@ struct ExpressionProgram: @unchecked Sendable {
             defer { scratch.release() }
             let src = evaluate(x, range, into: buffer, scratch)
             forEachTickerSegment(range) { segment, tickerStart in
-                SeriesKernels.run(f, window: w, src: src, dst: dst, base: range.lowerBound,
-                                  segment: segment, tickerStart: tickerStart, scratch: scratch)
+                SeriesKernels.run(
+                    f, window: w, src: src, dst: dst, base: range.lowerBound,
+                    segment: segment, tickerStart: tickerStart, scratch: scratch)
             }
         case .crossTicker(let c):
             evaluateCrossTicker(c, range, into: dst, scratch)
@@ -366,13 +377,17 @@ struct ExpressionProgram: @unchecked Sendable {
         case let .exactSeries(f, x, w, scale):
             let buffer = scratch.acquire(n)
             let ints = scratch.acquire(n)
-            defer { scratch.release(); scratch.release() }
+            defer {
+                scratch.release()
+                scratch.release()
+            }
             let src = evaluate(x, range, into: buffer, scratch)
             ints.withMemoryRebound(to: Int64.self, capacity: n) { ints in
                 forEachTickerSegment(range) { segment, _ in
-                    SeriesKernels.runExact(f, window: w, scale: scale, src: src, dst: dst,
-                                           s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound,
-                                           ints: ints)
+                    SeriesKernels.runExact(
+                        f, window: w, scale: scale, src: src, dst: dst,
+                        s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound,
+                        ints: ints)
                 }
             }
         }
@@ -432,8 +447,10 @@ struct ExpressionProgram: @unchecked Sendable {
 
     // `dst` may be the same buffer as an operand (each element is read before it is written).
 
-    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>,
-                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
+    private static func combine(
+        _ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>,
+        _ dst: UnsafeMutablePointer<Double>, _ n: Int
+    ) {
         switch op {
         case .add: for i in 0 ..< n { dst[i] = a[i] + b[i] }
         case .subtract: for i in 0 ..< n { dst[i] = a[i] - b[i] }
@@ -442,8 +459,10 @@ struct ExpressionProgram: @unchecked Sendable {
         }
     }
 
-    private static func combine(_ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ c: Double,
-                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
+    private static func combine(
+        _ op: ValueExpression.Operator, _ a: UnsafePointer<Double>, _ c: Double,
+        _ dst: UnsafeMutablePointer<Double>, _ n: Int
+    ) {
         switch op {
         case .add: for i in 0 ..< n { dst[i] = a[i] + c }
         case .subtract: for i in 0 ..< n { dst[i] = a[i] - c }
@@ -453,8 +472,10 @@ struct ExpressionProgram: @unchecked Sendable {
         }
     }
 
-    private static func combine(_ op: ValueExpression.Operator, _ c: Double, _ b: UnsafePointer<Double>,
-                                _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
+    private static func combine(
+        _ op: ValueExpression.Operator, _ c: Double, _ b: UnsafePointer<Double>,
+        _ dst: UnsafeMutablePointer<Double>, _ n: Int
+    ) {
         switch op {
         case .add: for i in 0 ..< n { dst[i] = c + b[i] }
         case .subtract: for i in 0 ..< n { dst[i] = c - b[i] }

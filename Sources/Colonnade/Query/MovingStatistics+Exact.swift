@@ -20,8 +20,10 @@ extension MovingStatistics {
 
     /// Writes rows `[s, e)` of the buffers (one ticker's rows, or its lookback and rows).
     /// - Precondition: `hasExactKernel(window: n, scaleX, scaleY)`; `y` is `x` for `mvar`.
-    static func runExact(_ f: CrossTickerExpression.MovingStatistic, window n: Int, x: UnsafePointer<Double>, y: UnsafePointer<Double>,
-                         scaleX: DecimalScale, scaleY: DecimalScale, dst: UnsafeMutablePointer<Double>, s: Int, e: Int) {
+    static func runExact(
+        _ f: CrossTickerExpression.MovingStatistic, window n: Int, x: UnsafePointer<Double>, y: UnsafePointer<Double>,
+        scaleX: DecimalScale, scaleY: DecimalScale, dst: UnsafeMutablePointer<Double>, s: Int, e: Int
+    ) {
         guard n > 1, s + n - 1 < e else {
             for i in s ..< e { dst[i] = .nan }
             return
@@ -39,13 +41,19 @@ extension MovingStatistics {
         @inline(__always) func scaled(_ v: Double, _ p: Double) -> Int128 { v.isNaN ? 0 : Int128(Int64((v * p).rounded())) }
         for i in s ..< e {
             let mx = scaled(x[i], px)
-            sumX += mx; xx += mx * mx
+            sumX += mx
+            xx += mx * mx
             if pair {
                 let my = scaled(y[i], py)
-                sumY += my; yy += my * my; xy += mx * my
+                sumY += my
+                yy += my * my
+                xy += mx * my
             }
             nulls &+= x[i].isNaN || y[i].isNaN ? 1 : 0
-            guard i >= s + n - 1 else { dst[i] = .nan; continue }
+            guard i >= s + n - 1 else {
+                dst[i] = .nan
+                continue
+            }
             if nulls > 0 {
                 dst[i] = .nan
             } else {
@@ -57,7 +65,9 @@ extension MovingStatistics {
                     dst[i] = SeriesKernels.quotient(count * xy - sumX * sumY, denXY)
                 case .mcorr:
                     let nyy = count * yy - sumY * sumY, nxy = count * xy - sumX * sumY
-                    dst[i] = nxx == 0 || nyy == 0 ? .nan
+                    dst[i] =
+                        nxx == 0 || nyy == 0
+                        ? .nan
                         : Swift.max(-1, Swift.min(1, Double(nxy) / (Double(nxx).squareRoot() * Double(nyy).squareRoot())))
                 case .mbeta:
                     let nyy = count * yy - sumY * sumY, nxy = count * xy - sumX * sumY
@@ -66,10 +76,13 @@ extension MovingStatistics {
             }
             let o = i - n + 1
             let ox = scaled(x[o], px)
-            sumX -= ox; xx -= ox * ox
+            sumX -= ox
+            xx -= ox * ox
             if pair {
                 let oy = scaled(y[o], py)
-                sumY -= oy; yy -= oy * oy; xy -= ox * oy
+                sumY -= oy
+                yy -= oy * oy
+                xy -= ox * oy
             }
             nulls &-= x[o].isNaN || y[o].isNaN ? 1 : 0
         }

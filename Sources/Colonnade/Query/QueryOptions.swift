@@ -13,7 +13,10 @@ public struct QueryOptions: Sendable, Equatable {
     /// `zoneMapBlockRows` (chunks must cover whole blocks). Aggregate sums depend on it (see
     /// `Selection.aggregate`); selections never do.
     package var rowsPerChunk: Int = QueryOptions.chunkRows {
-        willSet { precondition(newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)") }
+        willSet {
+            precondition(
+                newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)")
+        }
     }
     /// Where the evaluator counts what it did (tests only; nil costs one branch per range leaf).
     package var counters: EvaluationCounters?

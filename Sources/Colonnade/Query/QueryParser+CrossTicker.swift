@@ -13,7 +13,8 @@ extension QueryParser.State {
             let argument = try value(try parseSum(), token, context)
             switch argument {
             case .date, .ticker:
-                throw error("\(lower)() applies to value columns and expressions, not to '\(argument.isTicker ? "ticker" : "date")'", at: token)
+                throw error(
+                    "\(lower)() applies to value columns and expressions, not to '\(argument.isTicker ? "ticker" : "date")'", at: token)
             default:
                 return try numeric(argument, token, context)
             }
@@ -47,9 +48,13 @@ extension QueryParser.State {
             }
             let nToken = next()
             guard case .number(let v) = nToken.kind, v >= 1, v <= 1_000_000, v == v.rounded(), nToken.length > 0,
-                  !String(decoding: bytes[nToken.offset ..< nToken.offset + nToken.length], as: UTF8.self).contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+                !String(decoding: bytes[nToken.offset ..< nToken.offset + nToken.length], as: UTF8.self).contains(where: {
+                    $0 == "." || $0 == "e" || $0 == "E"
+                })
             else {
-                throw error("the window of \(lower)() must be a positive whole number of rows (1 to 1000000), found \(nToken.describeText(bytes))", at: nToken)
+                throw error(
+                    "the window of \(lower)() must be a positive whole number of rows (1 to 1000000), found \(nToken.describeText(bytes))",
+                    at: nToken)
             }
             result = .crossTicker(.moving(f, x, y, window: Int(v)))
         } else {

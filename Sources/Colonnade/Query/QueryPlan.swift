@@ -57,7 +57,9 @@ extension QuoteTable {
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .compare(expression, bounds):
-            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth, cache: cache) }
+            if case .column(let name) = expression {
+                return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth, cache: cache)
+            }
             return try planExpression(ExpressionProgram(expression, table: self, cache: cache), bounds, negated: negated)
         case let .compareExpressions(l, r, bounds):
             guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {
@@ -77,7 +79,8 @@ extension QuoteTable {
             // Int64 values compare with the integers exactly; every other column's values are
             // Doubles (or convert to them exactly), compared with bounds that admit the same Doubles.
             let leaves = parts.map {
-                PlanNode.range(column: index, bounds: type == .int64 ? .int64($0) : QuoteTable.typed(IntegerLiteral.doubleBounds($0), for: type))
+                PlanNode.range(
+                    column: index, bounds: type == .int64 ? .int64($0) : QuoteTable.typed(IntegerLiteral.doubleBounds($0), for: type))
             }
             if parts.isEmpty { return .none }
             return leaves.count == 1 ? leaves[0] : .or(leaves)
@@ -91,7 +94,8 @@ extension QuoteTable {
         }
         guard let index = columnIndex(named: name) else {
             let candidates = schema.map(\.identifier) + ["date", "ticker"]
-            throw QueryError("unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
+            throw QueryError(
+                "unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
         }
         return index
     }
@@ -148,7 +152,8 @@ extension QuoteTable {
                     if i == I.max { return empty }
                     i += 1
                 }
-                r.lower = i; r.lowerInclusive = true
+                r.lower = i
+                r.lowerInclusive = true
             }
         }
         if let hi = b.upper {
@@ -162,7 +167,8 @@ extension QuoteTable {
                     if i == I.min { return empty }
                     i -= 1
                 }
-                r.upper = i; r.upperInclusive = true
+                r.upper = i
+                r.upperInclusive = true
             }
         }
         return r
@@ -172,15 +178,30 @@ extension QuoteTable {
         var r = RangeBounds<Float>()
         if let lo = b.lower {
             let f = Float(lo)
-            if lo.isNaN || Double(f) == lo { r.lower = f; r.lowerInclusive = b.lowerInclusive }
-            else if Double(f) < lo { r.lower = f; r.lowerInclusive = false }  // no Float lies in (f, lo]
-            else { r.lower = f; r.lowerInclusive = true }                     // no Float lies in [lo, f)
+            if lo.isNaN || Double(f) == lo {
+                r.lower = f
+                r.lowerInclusive = b.lowerInclusive
+            } else if Double(f) < lo {
+                r.lower = f
+                r.lowerInclusive = false
+            }  // no Float lies in (f, lo]
+            else {
+                r.lower = f
+                r.lowerInclusive = true
+            }  // no Float lies in [lo, f)
         }
         if let hi = b.upper {
             let f = Float(hi)
-            if hi.isNaN || Double(f) == hi { r.upper = f; r.upperInclusive = b.upperInclusive }
-            else if Double(f) > hi { r.upper = f; r.upperInclusive = false }
-            else { r.upper = f; r.upperInclusive = true }
+            if hi.isNaN || Double(f) == hi {
+                r.upper = f
+                r.upperInclusive = b.upperInclusive
+            } else if Double(f) > hi {
+                r.upper = f
+                r.upperInclusive = false
+            } else {
+                r.upper = f
+                r.upperInclusive = true
+            }
         }
         return r
     }

@@ -11,7 +11,10 @@ public enum StaleLimit: Sendable, Equatable, CustomStringConvertible {
 
     /// `none` or a whole number of days (0 … 100000); nil for anything else.
     public init?(_ text: String) {
-        if text.lowercased() == "none" { self = .none; return }
+        if text.lowercased() == "none" {
+            self = .none
+            return
+        }
         guard let n = Int(text), n >= 0, n <= 100_000 else { return nil }
         self = .days(n)
     }
@@ -50,7 +53,8 @@ public struct AsOfRows: Sendable, Equatable {
         if let newest = newestUsed, newest < day {
             parts.append("as of \(newest) (\(day) has no rows)")
         } else if rowsBeforeDay > 0 {
-            parts.append("as of \(day): \(rowsBeforeDay) \(rowsBeforeDay == 1 ? "ticker's row is" : "tickers' rows are") from an earlier day")
+            parts.append(
+                "as of \(day): \(rowsBeforeDay) \(rowsBeforeDay == 1 ? "ticker's row is" : "tickers' rows are") from an earlier day")
         }
         if staleTickers > 0, case .days(let n) = maxStale {
             let limit = day.adding(days: -n).map { "since before \($0)" } ?? "within \(n) days"
@@ -77,8 +81,9 @@ extension QuoteTable {
             }
             target = newest
         }
-        var result = AsOfRows(day: Day(daysSinceEpoch: target), rows: [], newestUsed: nil, rowsBeforeDay: 0,
-                              staleTickers: 0, maxStale: maxStale)
+        var result = AsOfRows(
+            day: Day(daysSinceEpoch: target), rows: [], newestUsed: nil, rowsBeforeDay: 0,
+            staleTickers: 0, maxStale: maxStale)
         var newest: Int32?
         dates.withUnsafeBufferPointer { d in
             for t in tickers where t.rowCount > 0 {

@@ -7,7 +7,10 @@ public enum ScreenDay: Sendable, Equatable {
 
     /// `latest` or a date written `YYYY-MM-DD`; nil for anything else.
     public init?(_ text: String) {
-        if text.lowercased() == "latest" { self = .latest; return }
+        if text.lowercased() == "latest" {
+            self = .latest
+            return
+        }
         guard let d = Day(text) else { return nil }
         self = .day(d)
     }
@@ -33,8 +36,10 @@ extension QuoteTable {
     ///
     /// A date term in the predicate narrows the answer, never the history a window sees.
     /// - Throws: `QueryError` for an unknown column.
-    public func select(_ predicate: RowPredicate, on day: ScreenDay, maxStale: StaleLimit = .default,
-                       options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+    public func select(
+        _ predicate: RowPredicate, on day: ScreenDay, maxStale: StaleLimit = .default,
+        options: QueryOptions = QueryOptions()
+    ) throws(QueryError) -> Selection {
         let plan = try plan(predicate, counters: options.counters)
         let candidates = rows(on: day, maxStale: maxStale)
         let scratch = ExpressionScratch()
@@ -48,8 +53,10 @@ extension QuoteTable {
     }
 
     /// Screening as of a day with the predicate written as text.
-    public func select(where expression: String, on day: ScreenDay, maxStale: StaleLimit = .default,
-                       options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
+    public func select(
+        where expression: String, on day: ScreenDay, maxStale: StaleLimit = .default,
+        options: QueryOptions = QueryOptions()
+    ) throws(QueryError) -> Selection {
         try select(QueryParser(table: self).parse(expression), on: day, maxStale: maxStale, options: options)
     }
 

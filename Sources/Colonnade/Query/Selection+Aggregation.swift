@@ -1,8 +1,10 @@
 extension Selection {
     /// Computes aggregates over the matching rows, overall or per ticker.
     /// The same as `aggregate(_:by:options:)` with `.ticker` or `.none`.
-    public func aggregate(_ aggregates: [Aggregate], byTicker: Bool = false,
-                          options: QueryOptions = QueryOptions()) throws(QueryError) -> AggregateResult {
+    public func aggregate(
+        _ aggregates: [Aggregate], byTicker: Bool = false,
+        options: QueryOptions = QueryOptions()
+    ) throws(QueryError) -> AggregateResult {
         try aggregate(aggregates, by: byTicker ? .ticker : .none, options: options)
     }
 
@@ -27,8 +29,10 @@ extension Selection {
     /// - Throws: `QueryError` for an unknown column or an expression that cannot be evaluated
     ///   (`ticker` or `date` in arithmetic, a window that is not positive).
     /// - Complexity: O(rows) at most; expressions cost one evaluation per row of a ticker with matches.
-    public func aggregate(_ aggregates: [Aggregate], by grouping: AggregateGrouping,
-                          options: QueryOptions = QueryOptions()) throws(QueryError) -> AggregateResult {
+    public func aggregate(
+        _ aggregates: [Aggregate], by grouping: AggregateGrouping,
+        options: QueryOptions = QueryOptions()
+    ) throws(QueryError) -> AggregateResult {
         let plan = try AggregationPlan(aggregates, table: table)
         if plan.programs.contains(where: { !$0.materialized.isEmpty }) {
             // Cross-ticker values for the matching rows only, unless most rows match.
@@ -36,8 +40,9 @@ extension Selection {
             for program in plan.programs { program.prepare(scope, threads: options.effectiveThreads) }
         }
         if grouping.isOverall {
-            return AggregateResult(aggregates: aggregates, grouping: grouping,
-                                   rows: [plan.row(count, overall(plan, options: options))])
+            return AggregateResult(
+                aggregates: aggregates, grouping: grouping,
+                rows: [plan.row(count, overall(plan, options: options))])
         }
         return AggregateResult(aggregates: aggregates, grouping: grouping, rows: grouped(plan, grouping, options: options))
     }
@@ -89,15 +94,19 @@ extension Selection {
                     // A day per row: only the matching rows make groups.
                     var runs = [(rows: Range<Int>, key: Int)]()
                     table.dates.withUnsafeBufferPointer { d in
-                        mask.forEachSetRow(in: rows) { row in runs.append((row ..< row + 1, Int(d[row]))); return true }
+                        mask.forEachSetRow(in: rows) { row in
+                            runs.append((row ..< row + 1, Int(d[row])))
+                            return true
+                        }
                     }
                     buckets = runs
                 } else {
                     buckets = grouping.bucket.map { table.calendarRuns(rows, $0) } ?? [(rows: rows, key: 0)]
                 }
                 let matched = buckets.map { mask.nonzeroBitCount(in: $0.rows) }
-                var accs = [[Accumulator]](repeating: [Accumulator](repeating: Accumulator(), count: plan.arguments.count),
-                                           count: buckets.count)
+                var accs = [[Accumulator]](
+                    repeating: [Accumulator](repeating: Accumulator(), count: plan.arguments.count),
+                    count: buckets.count)
                 // Pieces of at most a chunk: expressions are evaluated once per piece for all buckets.
                 var first = 0  // the first bucket not yet finished
                 var start = rows.lowerBound
@@ -130,7 +139,8 @@ extension Selection {
             }
             if grouping.tickerFirst || grouping.bucket == nil { return rows }
             // `week,ticker`: by bucket, then ticker (a stable sort keeps ticker order within a bucket).
-            return rows.enumerated().sorted { ($0.element.bucketKey ?? 0, $0.offset) < ($1.element.bucketKey ?? 0, $1.offset) }.map(\.element)
+            return rows.enumerated().sorted { ($0.element.bucketKey ?? 0, $0.offset) < ($1.element.bucketKey ?? 0, $1.offset) }.map(
+                \.element)
         }
         var merged = [Int: (matched: Int, accs: [Accumulator])]()
         for parts in perTicker {
@@ -150,8 +160,10 @@ extension Selection {
     /// Accumulates every argument of `plan` over the matching rows of `part` (a range inside
     /// `piece`). Expression arguments are evaluated over `piece` first, unless `evaluated` says the
     /// scratch already holds them for this piece.
-    private func accumulate(_ plan: AggregationPlan, piece: Range<Int>, part: Range<Int>,
-                            _ accs: inout [Accumulator], scratch: ExpressionScratch, evaluated: Bool = false) {
+    private func accumulate(
+        _ plan: AggregationPlan, piece: Range<Int>, part: Range<Int>,
+        _ accs: inout [Accumulator], scratch: ExpressionScratch, evaluated: Bool = false
+    ) {
         let buffers = plan.expressionBuffers(piece, scratch: scratch, reuse: evaluated)
         guard !part.isEmpty else { return }
         table.dates.withUnsafeBufferPointer { dates in
@@ -175,8 +187,10 @@ extension Selection {
         }
     }
 
-    private func accumulate(column index: Int, rows: Range<Int>, needs: Accumulator.Needs,
-                            dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+    private func accumulate(
+        column index: Int, rows: Range<Int>, needs: Accumulator.Needs,
+        dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator
+    ) {
         switch table.columns[index] {
         case .float64(let c): accumulate(c, rows, needs, dates, &acc)
         case .float32(let c): accumulate(c, rows, needs, dates, &acc)
@@ -185,8 +199,10 @@ extension Selection {
         }
     }
 
-    private func accumulate<T: ColumnElement>(_ column: Column<T>, _ range: Range<Int>, _ needs: Accumulator.Needs,
-                                              _ dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+    private func accumulate<T: ColumnElement>(
+        _ column: Column<T>, _ range: Range<Int>, _ needs: Accumulator.Needs,
+        _ dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator
+    ) {
         var a = acc
         defer { acc = a }
         column.withUnsafeBufferPointer { values in
@@ -220,8 +236,10 @@ extension Selection {
     }
 
     /// `values[0]` is row `rows.lowerBound`; NaN is null.
-    private func accumulate(values: UnsafePointer<Double>, rows: Range<Int>, needs: Accumulator.Needs,
-                            dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator) {
+    private func accumulate(
+        values: UnsafePointer<Double>, rows: Range<Int>, needs: Accumulator.Needs,
+        dates: UnsafeBufferPointer<Int32>, _ acc: inout Accumulator
+    ) {
         var a = acc
         defer { acc = a }
         let base = rows.lowerBound
@@ -237,8 +255,10 @@ extension Selection {
     }
 
     /// Pairs for `corr`: `x[0]` and `y[0]` are row `rows.lowerBound`; a row counts where both are known.
-    private func accumulatePairs(_ x: UnsafePointer<Double>, _ y: UnsafePointer<Double>, rows: Range<Int>,
-                                 _ acc: inout Accumulator) {
+    private func accumulatePairs(
+        _ x: UnsafePointer<Double>, _ y: UnsafePointer<Double>, rows: Range<Int>,
+        _ acc: inout Accumulator
+    ) {
         var a = acc
         defer { acc = a }
         let base = rows.lowerBound
@@ -289,15 +309,20 @@ struct AggregationPlan {
             return programs.count - 1
         }
         for a in aggregates {
-            guard let argument = a.argument else { argumentOf.append(nil); continue }
+            guard let argument = a.argument else {
+                argumentOf.append(nil)
+                continue
+            }
             var key: ArgumentKey
             for e in [argument] + (a.second.map { [$0] } ?? []) {
                 if case .column(let name) = e, table.columnIndex(named: name) == nil {
                     if ExpressionProgram.isKeyColumn(name, table: table) {
-                        throw QueryError("'\(name)' cannot be aggregated; only value columns and expressions over them can", kind: .typeMismatch)
+                        throw QueryError(
+                            "'\(name)' cannot be aggregated; only value columns and expressions over them can", kind: .typeMismatch)
                     }
-                    throw QueryError("unknown column '\(name)' in \(a)", kind: .unknownColumn,
-                                     suggestions: Suggestions.closest(to: name, among: table.schema.map(\.identifier)))
+                    throw QueryError(
+                        "unknown column '\(name)' in \(a)", kind: .unknownColumn,
+                        suggestions: Suggestions.closest(to: name, among: table.schema.map(\.identifier)))
                 }
             }
             if let second = a.second {
@@ -309,7 +334,9 @@ struct AggregationPlan {
                 key = ArgumentKey(source: .expression(try program(argument)))
             }
             let index: Int
-            if let i = argumentIndex[key] { index = i } else {
+            if let i = argumentIndex[key] {
+                index = i
+            } else {
                 arguments.append(Argument(source: key.source, pair: key.pair))
                 index = arguments.count - 1
                 argumentIndex[key] = index
@@ -326,10 +353,11 @@ struct AggregationPlan {
 
     /// One output row from the matching row count and the accumulators.
     func row(_ matched: Int, _ accs: [Accumulator]) -> AggregateResult.Row {
-        AggregateResult.Row(values: zip(aggregates, argumentOf).map { a, i in
-            guard let i else { return Double(matched) }
-            return accs[i].value(a.function, parameter: a.parameter)
-        })
+        AggregateResult.Row(
+            values: zip(aggregates, argumentOf).map { a, i in
+                guard let i else { return Double(matched) }
+                return accs[i].value(a.function, parameter: a.parameter)
+            })
     }
 
     /// Evaluates every expression over `piece` into the scratch's buffers (one per program, held

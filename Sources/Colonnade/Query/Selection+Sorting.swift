@@ -49,7 +49,12 @@ extension Selection {
             var c = i
             while c > 0 {
                 let p = (c - 1) / 2
-                if before(heap[p], heap[c]) { heap.swapAt(p, c); c = p } else { break }
+                if before(heap[p], heap[c]) {
+                    heap.swapAt(p, c)
+                    c = p
+                } else {
+                    break
+                }
             }
         }
         func siftDown(_ i: Int) {

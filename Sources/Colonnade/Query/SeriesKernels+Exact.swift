@@ -25,9 +25,11 @@ extension SeriesKernels {
 
     /// Runs the exact kernel for `f` over `[s, e)` of the buffers (`ints`: scratch for as many).
     /// - Precondition: `hasExactKernel(f, window: n, scale: scale)`.
-    static func runExact(_ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale,
-                         src: UnsafePointer<Double>, dst: UnsafeMutablePointer<Double>, s: Int, e: Int,
-                         ints: UnsafeMutablePointer<Int64>) {
+    static func runExact(
+        _ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale,
+        src: UnsafePointer<Double>, dst: UnsafeMutablePointer<Double>, s: Int, e: Int,
+        ints: UnsafeMutablePointer<Int64>
+    ) {
         let big = scale.maxScaled * Double(n)
         if s + n - 1 >= e {
             for i in s ..< e { dst[i] = .nan }
@@ -83,9 +85,14 @@ extension SeriesKernels {
         }
     }
 
-    private static func slideDeviation(_ n: Int, _ src: UnsafePointer<Double>, _ ints: UnsafePointer<Int64>,
-                                       _ dst: UnsafeMutablePointer<Double>, _ s: Int, _ e: Int, p: Double) {
-        if n == 1 { for i in s ..< e { dst[i] = .nan }; return }
+    private static func slideDeviation(
+        _ n: Int, _ src: UnsafePointer<Double>, _ ints: UnsafePointer<Int64>,
+        _ dst: UnsafeMutablePointer<Double>, _ s: Int, _ e: Int, p: Double
+    ) {
+        if n == 1 {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
         let count = Int128(n)
         let den = count * Int128(n - 1) * Int128(p) * Int128(p)
         let denDouble = Double(den)
@@ -139,7 +146,10 @@ extension SeriesKernels {
         while q < 1 << 55 {
             r <<= 1  // r < b < 2^126: no overflow
             q <<= 1
-            if r >= b { q |= 1; r -= b }
+            if r >= b {
+                q |= 1
+                r -= b
+            }
             exponent -= 1
         }
         if r != 0 { sticky = 1 }

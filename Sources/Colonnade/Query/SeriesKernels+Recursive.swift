@@ -11,8 +11,10 @@
 /// - `cumsum`, `cummax`, `cummin`: over the non-null values so far; null before the first one; a
 ///   null row carries the running value (SQL's `ROWS UNBOUNDED PRECEDING`).
 extension SeriesKernels {
-    static func runRecursive(_ f: ValueExpression.SeriesFunction, window n: Int, values v: UnsafeMutablePointer<Double>,
-                             count: Int, seedScale: DecimalScale?) {
+    static func runRecursive(
+        _ f: ValueExpression.SeriesFunction, window n: Int, values v: UnsafeMutablePointer<Double>,
+        count: Int, seedScale: DecimalScale?
+    ) {
         // Safe throughout: indices within 0 ..< count, the ticker's rows in the buffer.
         switch f {
         case .ema: smooth(n, alpha: 2 / Double(n + 1), wilder: false, v, count, seedScale)
@@ -23,7 +25,10 @@ extension SeriesKernels {
             var sum = 0.0, started = false
             for i in 0 ..< count {
                 let x = v[i]
-                if !x.isNaN { sum = started ? sum + x : x; started = true }
+                if !x.isNaN {
+                    sum = started ? sum + x : x
+                    started = true
+                }
                 v[i] = started ? sum : .nan
             }
         case .cummax, .cummin:
@@ -39,8 +44,10 @@ extension SeriesKernels {
         }
     }
 
-    private static func smooth(_ n: Int, alpha: Double, wilder: Bool, _ v: UnsafeMutablePointer<Double>, _ count: Int,
-                               _ scale: DecimalScale?) {
+    private static func smooth(
+        _ n: Int, alpha: Double, wilder: Bool, _ v: UnsafeMutablePointer<Double>, _ count: Int,
+        _ scale: DecimalScale?
+    ) {
         var seen = 0
         var sum = 0.0
         var exact: Int64 = 0  // the seed's exact scaled sum, when the column has a scale
@@ -77,13 +84,19 @@ extension SeriesKernels {
             let x = v[i]
             let change = x - previous  // NaN when either is null
             previous = x
-            if change.isNaN { v[i] = .nan; continue }
+            if change.isNaN {
+                v[i] = .nan
+                continue
+            }
             let up = change > 0 ? change : 0, down = change < 0 ? -change : 0
             if seen < n {
                 seen += 1
                 gain += up
                 loss += down
-                if seen < n { v[i] = .nan; continue }
+                if seen < n {
+                    v[i] = .nan
+                    continue
+                }
                 gain /= divisor
                 loss /= divisor
             } else {

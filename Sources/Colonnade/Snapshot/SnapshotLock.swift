@@ -34,8 +34,10 @@ package final class SnapshotLock {
     /// - Throws: `SnapshotError`: `locked` (with `wait: false`), `danglingSymlink`,
     ///   `isADirectory`, `notARegularFile`, `noSuchFile` (no such directory), `permissionDenied`,
     ///   `ioError`.
-    package init(snapshotAt path: String, wait: Bool = true,
-                whileWaiting: (_ holder: Int32?) -> Void = { _ in }) throws(SnapshotError) {
+    package init(
+        snapshotAt path: String, wait: Bool = true,
+        whileWaiting: (_ holder: Int32?) -> Void = { _ in }
+    ) throws(SnapshotError) {
         let target: FileTarget
         do { target = try FileTarget(forWriting: path) } catch { throw SnapshotError(error, file: path) }
         snapshotPath = path
@@ -54,7 +56,10 @@ package final class SnapshotLock {
                     close(fd)
                     throw .locked(file: path, lockFile: lockPath, holder: holder)
                 }
-                if !announced { whileWaiting(holder); announced = true }
+                if !announced {
+                    whileWaiting(holder)
+                    announced = true
+                }
                 if SystemCall.retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
                     let code = errno
                     close(fd)

@@ -77,9 +77,13 @@ extension CommandSpec {
         discussion: "Write them to exactly one destination: a snapshot, a directory of JSON "
             + "responses shaped like Nasdaq Data Link's, or one CSV file.",
         options: GenerateCommand.Options.all,
-        constraints: [.exactlyOne([GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
-                                   GenerateCommand.Options.csv.name]),
-                      .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name])],
+        constraints: [
+            .exactlyOne([
+                GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
+                GenerateCommand.Options.csv.name,
+            ]),
+            .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name]),
+        ],
         examples: [
             "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
             "generate --tickers 3 --days 20 --csv quotes.csv",
@@ -89,7 +93,8 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
+        abstract:
+            "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
             + "parquet writes one file, or with --partition-by year|month a directory PATH/year=YYYY[/month=MM]/part-00000.parquet; "
             + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed. "
@@ -115,17 +120,24 @@ extension CommandSpec {
     /// `colonnade import`: load quote files into a snapshot.
     static let importFiles = CommandSpec(
         name: "import",
-        abstract: "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
+        abstract:
+            "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
         discussion: "Arrow (.arrow, .arrows, .feather) and Parquet (.parquet) files from pyarrow, Polars, DuckDB or "
             + "'colonnade export' are read when uncompressed or Snappy-compressed; a directory is read as a "
             + "dataset (every .parquet/.arrow file under it, as 'export --partition-by year' writes). Columns map by "
             + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
-        positionals: [PositionalSpec("FILE", isRepeating: true,
-                                     abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input.")],
+        positionals: [
+            PositionalSpec(
+                "FILE", isRepeating: true,
+                abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input."
+            )
+        ],
         options: ImportCommand.Options.all,
-        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
-                   "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
-                   "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
+        examples: [
+            "import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
+            "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
+            "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot",
+        ]
     )
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
@@ -141,8 +153,11 @@ extension CommandSpec {
             + "512 MiB (counted as it arrives, decoded) is refused. A paged table stops at a page with no rows but "
             + "a next cursor, and after ceil(tickers x weekdays / 10000) + 2 pages (10,000 pages without --from, "
             + "--to and tickers); the whole fetch stops at --deadline.",
-        positionals: [PositionalSpec("TICKER", isRepeating: true, isRequired: false,
-                                     abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")],
+        positionals: [
+            PositionalSpec(
+                "TICKER", isRepeating: true, isRequired: false,
+                abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")
+        ],
         options: FetchCommand.Options.all,
         constraints: [
             .mutuallyExclusive([FetchCommand.Options.database.name, FetchCommand.Options.table.name]),
@@ -187,22 +202,27 @@ extension CommandSpec {
 enum SharedOptions {
     /// `--snapshot` of a command that reads. Without it: `SnapshotLocation.readOrder`.
     static func readSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
-            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
+        .string(
+            "snapshot", value: "PATH",
+            abstract: abstract
+                + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+                + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
     }
 
     /// `--snapshot` of a command that writes. Without it: `SnapshotLocation.writeOrder`.
     static func writeSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
-            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
+        .string(
+            "snapshot", value: "PATH",
+            abstract: abstract
+                + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+                + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
     }
 
     /// `--no-wait`, for commands that write a snapshot.
     static let noWait = OptionKey.flag(
         "no-wait",
-        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
+        abstract:
+            "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
     )
 
     /// `--where`, for commands that select rows.
@@ -298,15 +318,20 @@ extension FilterCommand {
         static let `repeat` = OptionKey.integer(
             "repeat", value: "N", minimum: 1, default: 1,
             abstract: "Run the query N times after one untimed warm-up run (for --timing).")
-        static let threads = OptionKey.integer("threads", value: "N", minimum: 1, abstract: "Use at most N threads (default: one per core).")
+        static let threads = OptionKey.integer(
+            "threads", value: "N", minimum: 1, abstract: "Use at most N threads (default: one per core).")
         static let noVerify = OptionKey.flag(
             "no-verify",
-            abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots.")
-        static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
+            abstract:
+                "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots.")
+        static let noZonemaps = OptionKey.flag(
+            "no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec, count.spec,
-            agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec,
+            output.spec, count.spec,
+            agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec,
+            noVerify.spec, noZonemaps.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one written as `export` does.
@@ -378,8 +403,9 @@ extension GenerateCommand {
     enum Options {
         static let tickers = OptionKey.requiredInteger("tickers", value: "N", minimum: 1, abstract: "Number of tickers.")
         static let days = OptionKey.requiredInteger("days", value: "D", minimum: 1, abstract: "Trading days per ticker.")
-        static let seed = OptionKey.integer("seed", value: "S", minimum: 0, default: 1,
-                                            abstract: "Random seed; the same seed gives the same quotes.")
+        static let seed = OptionKey.integer(
+            "seed", value: "S", minimum: 0, default: 1,
+            abstract: "Random seed; the same seed gives the same quotes.")
         static let start = OptionKey.date("start", default: Day(2000, 1, 3), abstract: "First trading day.")
         static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file (its directory must exist).")
         static let force = OptionKey.flag("force", abstract: "With --snapshot: replace a snapshot that exists (else refused).")
@@ -414,8 +440,9 @@ extension ExportCommand {
             abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet).")
         static let partitionBy = OptionKey<Partitioning?>.choice(
             "partition-by", abstract: "parquet, delta: one partition per year or month (Hive layout year=YYYY/month=MM).")
-        static let rowGroupRows = OptionKey.integer("row-group-rows", value: "N", minimum: 1, default: 1_048_576,
-                                                    abstract: "parquet, delta: rows per row group.")
+        static let rowGroupRows = OptionKey.integer(
+            "row-group-rows", value: "N", minimum: 1, default: 1_048_576,
+            abstract: "parquet, delta: rows per row group.")
         static let compression = OptionKey.string(
             "compression", value: "none|snappy|zstd[:LEVEL]|lz4",
             abstract: "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd.")
@@ -423,7 +450,8 @@ extension ExportCommand {
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec, output.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec,
+            output.spec,
             partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec,
         ]
 
@@ -467,14 +495,19 @@ extension ImportCommand {
         static let maxInflateSize = SharedOptions.maxInflateSize
         static let noWait = SharedOptions.noWait
         static let strict = OptionKey.flag(
-            "strict", abstract: "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note.")
+            "strict",
+            abstract:
+                "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note."
+        )
 
         static let deltaVersion = OptionKey.integer(
             "delta-version", value: "N", minimum: 0,
             abstract: "A Delta Lake table is read at version N (time travel) instead of its latest.")
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
-                                        deltaVersion.spec]
+        static let all: [OptionSpec] = [
+            ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
+            deltaVersion.spec,
+        ]
     }
 }
 
@@ -488,7 +521,8 @@ extension FetchCommand {
         static let snapshot = SharedOptions.writeSnapshot("Snapshot file to create or update.")
         static let format = OptionKey.choice("format", default: Format.json, abstract: "Response format to request.")
         static let update = OptionKey.flag("update", abstract: "Fetch only dates after the newest one already in the snapshot.")
-        static let keepGoing = OptionKey.flag("keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end.")
+        static let keepGoing = OptionKey.flag(
+            "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end.")
         static let columns = OptionKey.list(
             "columns", value: "C,…",
             abstract: "Table columns to ask for (qopts.columns), e.g. ticker,date,close; --table only.")

@@ -108,7 +108,8 @@ extension ChartCommand {
         static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
         static let from = OptionKey.date("from", abstract: "First day shown.")
         static let to = OptionKey.date("to", abstract: "Last day shown.")
-        static let `where` = OptionKey.string("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where).")
+        static let `where` = OptionKey.string(
+            "where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where).")
         static let overlay = OptionKey.list(
             "overlay", value: "EXPR",
             abstract: "Draw a column or series expression too, as a dashed line (may be repeated), e.g. adj_close or 'mavg(close,50)'.")
@@ -116,7 +117,8 @@ extension ChartCommand {
         static let volume = OptionKey.flag("volume", abstract: "Draw volume bars beneath (one ticker).")
         static let normalize = OptionKey.flag("normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0.")
         static let raw = OptionKey.flag(
-            "raw", abstract: "Draw the raw prices, and read --where, --overlay and --price with the raw columns (by default, "
+            "raw",
+            abstract: "Draw the raw prices, and read --where, --overlay and --price with the raw columns (by default, "
                 + "when the table has adjusted columns, everything is adjusted for splits and dividends).")
         static let log = OptionKey.flag("log", abstract: "Draw prices on a logarithmic scale (values at or below 0 leave gaps).")
         static let on = OptionKey.string(

@@ -48,9 +48,11 @@ extension ChartSeries {
     /// - Throws: `QueryError` when an overlay cannot be evaluated on `table`.
     ///   - candles: Whether to take open, high and low for candlesticks (a chart of another
     ///     column than `close` is a line: its candles would mix two sets of prices).
-    init?(table: QuoteTable, symbol: String, from first: Int32?, to last: Int32?, priceColumn: Int,
-          overlays overlayExpressions: [(label: String, expression: ValueExpression)], volumeColumn: Int?, marks: Bitmask?,
-          candles: Bool = true) throws(QueryError) {
+    init?(
+        table: QuoteTable, symbol: String, from first: Int32?, to last: Int32?, priceColumn: Int,
+        overlays overlayExpressions: [(label: String, expression: ValueExpression)], volumeColumn: Int?, marks: Bitmask?,
+        candles: Bool = true
+    ) throws(QueryError) {
         guard let ticker = table.ticker(symbol) else { return nil }
         let rows = Self.rows(of: ticker, in: table, from: first, to: last)
         self.symbol = ticker.symbol
@@ -61,7 +63,9 @@ extension ChartSeries {
             return rows.map { row in c.doubleValue(at: row).flatMap { $0.isFinite ? $0 : nil } }
         }
         close = values(priceColumn)
-        if candles, let o = table.columnIndex(named: "open"), let h = table.columnIndex(named: "high"), let l = table.columnIndex(named: "low") {
+        if candles, let o = table.columnIndex(named: "open"), let h = table.columnIndex(named: "high"),
+            let l = table.columnIndex(named: "low")
+        {
             ohlc = (values(o), values(h), values(l))
         } else {
             ohlc = nil

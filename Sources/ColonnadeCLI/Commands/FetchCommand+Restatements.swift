@@ -18,7 +18,8 @@ extension FetchCommand {
             causes.append(": the vendor's adj_close of \(day(r.lastStoredDay)) changed from \(changed.stored) to \(changed.vendor)")
         }
         let because = causes.joined(separator: ", ")
-        return "\(r.ticker)\(because.hasPrefix(":") ? "" : " ")\(because): adjusted history restated (\(day(r.firstStoredDay)) … \(day(r.lastStoredDay))), "
+        return
+            "\(r.ticker)\(because.hasPrefix(":") ? "" : " ")\(because): adjusted history restated (\(day(r.firstStoredDay)) … \(day(r.lastStoredDay))), "
             + "recomputed from the stored raw prices"
     }
 

@@ -4,7 +4,8 @@ import Colonnade
 /// `volume` read their adjusted columns (`QuoteTable.adjustedView()`, docs/ADJUSTMENTS.md).
 extension FilterCommand {
     /// The note every `--adjusted` answer gets on standard error.
-    static let adjustedNote = "--adjusted: open, high, low, close and volume are adj_open, adj_high, adj_low, adj_close and "
+    static let adjustedNote =
+        "--adjusted: open, high, low, close and volume are adj_open, adj_high, adj_low, adj_close and "
         + "adj_volume (adjusted for splits and dividends) in every expression and column"
 
     /// `table` with the raw price and volume names reading the adjusted columns.
@@ -14,9 +15,11 @@ extension FilterCommand {
             return try table.adjustedView()
         } catch {
             let other = table.schema.map(\.identifier).filter { $0.hasSuffix("adj") || $0.hasPrefix("adj") }
-            throw CommandFailure("\(option): \(error.description)",
-                                 hint: other.isEmpty ? "'colonnade adjust' creates them from the raw prices, ex_dividend and split_ratio"
-                                     : "'colonnade adjust' creates WIKI's adjusted columns (\(other.joined(separator: ", ")) follow another vendor's rule)")
+            throw CommandFailure(
+                "\(option): \(error.description)",
+                hint: other.isEmpty
+                    ? "'colonnade adjust' creates them from the raw prices, ex_dividend and split_ratio"
+                    : "'colonnade adjust' creates WIKI's adjusted columns (\(other.joined(separator: ", ")) follow another vendor's rule)")
         }
     }
 

@@ -27,9 +27,11 @@ struct FilterCommand: Command {
     ///   - announcesAdjusted: whether `--adjusted` writes its note (the shell says it once, at `.adjusted on`).
     ///   - isCancelled: checked between `--repeat` runs; when it turns true the query stops with
     ///     ``QueryCancelled``.
-    static func answer(_ parsed: ParsedArguments, table stored: QuoteTable, loadTime: Duration, source: SnapshotSource,
-                       rowCap: RowCap = .screen, context: CommandContext, announcesAdjusted: Bool = true,
-                       isCancelled: () -> Bool = { false }) throws -> Int32 {
+    static func answer(
+        _ parsed: ParsedArguments, table stored: QuoteTable, loadTime: Duration, source: SnapshotSource,
+        rowCap: RowCap = .screen, context: CommandContext, announcesAdjusted: Bool = true,
+        isCancelled: () -> Bool = { false }
+    ) throws -> Int32 {
         let destination = try destination(parsed, toTerminal: context.standardOutput.isTerminal)
         try refuseInapplicable(parsed, format: destination.format)
         // --adjusted: every expression, sort key, aggregate and column below reads the view.
@@ -43,8 +45,9 @@ struct FilterCommand: Command {
         noteAsOf(query.screenDay, maxStale: query.maxStale, table: table, context: context)
         noteWhyEmpty(matched: outcome.selection.count, query: query, table: table, context: context)
         if let columnar = destination.format.columnarFormat {
-            return try ExportCommand.writeColumnar(table.subtable(outcome.selection), format: columnar, output: destination.file,
-                                                   snapshot: source, command: CommandSpec.filter.name, context: context)
+            return try ExportCommand.writeColumnar(
+                table.subtable(outcome.selection), format: columnar, output: destination.file,
+                snapshot: source, command: CommandSpec.filter.name, context: context)
         }
         var output = context
         var file: FileDescriptorWriter?
@@ -97,14 +100,16 @@ struct FilterCommand: Command {
         var precision: Int?
 
         init(_ parsed: ParsedArguments, table: QuoteTable, format: OutputFormat, rowCap: RowCap, context: CommandContext) throws {
-            predicate = try FilterCommand.predicate(where: parsed[Options.where],
-                                                    tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
-                                                    from: parsed[Options.from], to: parsed[Options.to], table: table)
+            predicate = try FilterCommand.predicate(
+                where: parsed[Options.where],
+                tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
+                from: parsed[Options.from], to: parsed[Options.to], table: table)
             FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
             shown = try ColumnSelection(FilterCommand.columnNames(parsed, table: table, predicate: predicate), in: table)
             if parsed[Options.adjusted] && format == .table { shown = shown.markingAdjusted(in: table) }
-            options = QueryOptions(threads: parsed[Options.threads] ?? QueryOptions.availableCores,
-                                   useBlockSummaries: !parsed[Options.noZonemaps])
+            options = QueryOptions(
+                threads: parsed[Options.threads] ?? QueryOptions.availableCores,
+                useBlockSummaries: !parsed[Options.noZonemaps])
             aggregateText = parsed[Options.agg].joined(separator: ",")
             aggregates = try parsed.isGiven(Options.agg) ? FilterCommand.aggregates(parsed[Options.agg], table: table) : nil
             grouping = parsed[Options.by]?.aggregateGrouping ?? .none
@@ -112,14 +117,18 @@ struct FilterCommand: Command {
                 let reserved = ["ticker", "date"] + grouping.keyNames
                 for a in aggregates {
                     if let name = a.name, reserved.contains(name.lowercased()) {
-                        throw UsageError.invalidValue(option: "--agg", value: a.description,
-                                                      reason: "'\(name)' names a key column (ticker, date or a --by key); choose another name",
-                                                      suggestion: nil, command: CommandSpec.filter.name)
+                        throw UsageError.invalidValue(
+                            option: "--agg", value: a.description,
+                            reason: "'\(name)' names a key column (ticker, date or a --by key); choose another name",
+                            suggestion: nil, command: CommandSpec.filter.name)
                     }
                 }
-                let keys = FilterCommand.groupColumns(grouping).map { OutputNames.Column($0.name, holds: $0.name == "ticker" ? .ticker : .other) }
-                try OutputNames.check(keys + aggregates.map { OutputNames.Column($0.outputName) }, option: "--agg",
-                                      command: CommandSpec.filter.name, canRename: false)
+                let keys = FilterCommand.groupColumns(grouping).map {
+                    OutputNames.Column($0.name, holds: $0.name == "ticker" ? .ticker : .other)
+                }
+                try OutputNames.check(
+                    keys + aggregates.map { OutputNames.Column($0.outputName) }, option: "--agg",
+                    command: CommandSpec.filter.name, canRename: false)
             }
             self.format = format
             sortKeys = []
@@ -145,8 +154,9 @@ struct FilterCommand: Command {
             }
             if let text = parsed[Options.on] {
                 guard let day = ScreenDay(text) else {
-                    throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
-                                                  suggestion: nil, command: CommandSpec.filter.name)
+                    throw UsageError.invalidValue(
+                        option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                        suggestion: nil, command: CommandSpec.filter.name)
                 }
                 screenDay = day
                 maxStale = try FilterCommand.maxStale(parsed[Options.maxStale], command: CommandSpec.filter.name)
@@ -176,7 +186,9 @@ struct FilterCommand: Command {
             for run in 0 ..< warmups + repeats {
                 if isCancelled() { throw QueryCancelled() }
                 let start = ContinuousClock.now
-                let selection = try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, maxStale: maxStale, options: options) }
+                let selection =
+                    try screenDay.map { day throws(QueryError) in try table.select(predicate, on: day, maxStale: maxStale, options: options)
+                    }
                     ?? table.select(predicate, options: options)
                 var result: AggregateResult?
                 if let summary = aggregates ?? (grouping.isOverall ? nil : [FilterCommand.countAggregate]) {
@@ -206,13 +218,17 @@ struct FilterCommand: Command {
     }
 
     /// `--timing`: one JSON object on one line to standard error (docs/ARCHITECTURE.md, "The CLI contract").
-    private static func writeTiming(_ outcome: Query.Outcome, query: Query, table: QuoteTable, loadTime: Duration,
-                                    verified: Bool, context: CommandContext) throws {
-        func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15) }
+    private static func writeTiming(
+        _ outcome: Query.Outcome, query: Query, table: QuoteTable, loadTime: Duration,
+        verified: Bool, context: CommandContext
+    ) throws {
+        func ms(_ d: Duration) -> String {
+            String(format: "%.3f", Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15)
+        }
         try context.standardError.writeLine(
             "{\"load_ms\":\(ms(loadTime)),\"query_ms\":\(ms(outcome.median)),\"repeat\":\(query.repeats),\"warmup\":\(query.warmups),"
-            + "\"rows\":\(table.rowCount),\"matched\":\(outcome.selection.count),\"threads\":\(query.options.effectiveThreads),"
-            + "\"zonemaps\":\(query.options.useBlockSummaries),\"verified\":\(verified)}")
+                + "\"rows\":\(table.rowCount),\"matched\":\(outcome.selection.count),\"threads\":\(query.options.effectiveThreads),"
+                + "\"zonemaps\":\(query.options.useBlockSummaries),\"verified\":\(verified)}")
     }
 
     /// The formatter for `context`'s standard output: a table there is capped to `query.rowCap`
@@ -243,9 +259,11 @@ struct FilterCommand: Command {
     /// `--agg`: one row of aggregates (one per group with `--by`, keys first); in a table, with at
     /// most ``ResultColumn/computedDecimals`` decimals (a count is exact).
     private static func writeAggregates(_ result: AggregateResult, query: Query, context: CommandContext) throws {
-        let columns = groupColumns(query.grouping) + result.aggregates.map {
-            ResultColumn(name: $0.outputName, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
-        }
+        let columns =
+            groupColumns(query.grouping)
+            + result.aggregates.map {
+                ResultColumn(name: $0.outputName, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
+            }
         let rows = result.rows.map { row -> [Cell] in
             let values = zip(result.aggregates, row.values).map { a, v -> Cell in
                 guard let v else { return .null }
@@ -260,8 +278,10 @@ struct FilterCommand: Command {
     /// The matching rows: in table order (streamed from the mask) or sorted by `--sort`, at most
     /// `limit` of them. A table on a terminal is capped (``RowCap``) and followed on standard
     /// error by `10 of 456 matching rows shown in 3.1 ms`.
-    private static func writeRows(_ outcome: Query.Outcome, query: Query, table: QuoteTable, limit: Int?,
-                                  context: CommandContext) throws {
+    private static func writeRows(
+        _ outcome: Query.Outcome, query: Query, table: QuoteTable, limit: Int?,
+        context: CommandContext
+    ) throws {
         let output = context.standardOutput
         let matched = outcome.selection.count
         let count = min(matched, limit ?? .max)
@@ -293,8 +313,10 @@ struct FilterCommand: Command {
     /// - Parameters:
     ///   - tickers: the symbols of --tickers, `nil` when it was not given (all tickers).
     ///   - option: the option `text` came from, for error messages.
-    static func predicate(where text: String?, tickers: [String]? = nil, from: Day? = nil, to: Day? = nil,
-                          table: QuoteTable, option: String = "--where") throws -> RowPredicate {
+    static func predicate(
+        where text: String?, tickers: [String]? = nil, from: Day? = nil, to: Day? = nil,
+        table: QuoteTable, option: String = "--where"
+    ) throws -> RowPredicate {
         var parts = [RowPredicate]()
         if let text {
             do {
@@ -307,8 +329,11 @@ struct FilterCommand: Command {
             parts.append(.tickers(tickers))
         }
         if from != nil || to != nil {
-            parts.append(.dates(RangeBounds(lower: from?.daysSinceEpoch, lowerInclusive: true,
-                                            upper: to?.daysSinceEpoch, upperInclusive: true)))
+            parts.append(
+                .dates(
+                    RangeBounds(
+                        lower: from?.daysSinceEpoch, lowerInclusive: true,
+                        upper: to?.daysSinceEpoch, upperInclusive: true)))
         }
         switch parts.count {
         case 0: return .constant(true)
@@ -331,8 +356,9 @@ struct FilterCommand: Command {
         walk(predicate)
         for symbol in unknown {
             let close = Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol))
-            context.warn("no ticker '\(symbol)' in this snapshot; it matches no rows"
-                + (close.isEmpty ? "" : " (did you mean '\(close[0])'?)"))
+            context.warn(
+                "no ticker '\(symbol)' in this snapshot; it matches no rows"
+                    + (close.isEmpty ? "" : " (did you mean '\(close[0])'?)"))
         }
     }
 

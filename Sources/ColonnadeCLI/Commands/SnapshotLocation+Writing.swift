@@ -18,13 +18,18 @@ extension SnapshotLocation {
     /// ``lock(_:wait:context:)``), load or start empty, `body`, save (on at most `threads` threads),
     /// unlock. Imports and fetches go through ColonnadeIngest's `QuoteStore` instead.
     @discardableResult
-    static func update(_ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
-                       _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
+    static func update(
+        _ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
+        _ body: (inout QuoteTable) throws -> Void
+    ) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
         let hold = testHold(context)
-        return try QuoteTable.update(at: path, wait: wait, threads: threads, whileWaiting: { holder in
-            context.note(waitingNote(path: path, holder: holder))
-        }) { table in
+        return try QuoteTable.update(
+            at: path, wait: wait, threads: threads,
+            whileWaiting: { holder in
+                context.note(waitingNote(path: path, holder: holder))
+            }
+        ) { table in
             try hold?()
             try body(&table)
         }
@@ -36,8 +41,9 @@ extension SnapshotLocation {
         let directory = directory(of: path)
         guard access(directory, W_OK | X_OK) != 0, errno == EACCES || errno == EROFS else { return }
         let why = errno == EROFS ? "a read-only file system" : "permission denied"
-        throw CommandFailure("cannot write \(path): \(why) (no new files may be created in \(directory))",
-                             hint: "choose a directory you may write with --snapshot PATH or $\(environmentVariable)")
+        throw CommandFailure(
+            "cannot write \(path): \(why) (no new files may be created in \(directory))",
+            hint: "choose a directory you may write with --snapshot PATH or $\(environmentVariable)")
     }
 
     static func waitingNote(path: String, holder: Int32?) -> String {

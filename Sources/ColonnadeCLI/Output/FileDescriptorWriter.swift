@@ -52,8 +52,10 @@ final class FileDescriptorWriter: OutputWriter {
         self.init(fileDescriptor: fileDescriptor, destination: destination, bufferCapacity: bufferCapacity, owns: false)
     }
 
-    private init(fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool,
-                 replacement: ReplacementFile? = nil) {
+    private init(
+        fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool,
+        replacement: ReplacementFile? = nil
+    ) {
         self.fileDescriptor = fileDescriptor
         self.destination = destination
         self.capacity = bufferCapacity
@@ -74,8 +76,9 @@ final class FileDescriptorWriter: OutputWriter {
     convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw OutputError(error) }
-        self.init(fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
-                  replacement: file)
+        self.init(
+            fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
+            replacement: file)
     }
 
     /// Standard output, buffered in 64 KiB.

@@ -22,8 +22,9 @@ final class ImportProgressLine: Sendable {
         line = ProgressLine(enabled: enabled, writer: writer, delay: delay) { _, seconds in
             let (files, rows, bytes) = counters.current
             let rate = seconds > 0 ? Double(bytes) / seconds / 1e6 : 0
-            return String(format: "importing %d/%d files · %@ rows · %.0f MB · %.0f MB/s · %.1f s",
-                          files, total, rows.groupedText, Double(bytes) / 1e6, rate, seconds)
+            return String(
+                format: "importing %d/%d files · %@ rows · %.0f MB · %.0f MB/s · %.1f s",
+                files, total, rows.groupedText, Double(bytes) / 1e6, rate, seconds)
         }
     }
 

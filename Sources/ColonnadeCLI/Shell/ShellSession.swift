@@ -67,8 +67,9 @@ final class ShellSession {
 
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
-        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
-                                 announcesAdjusted: false, isCancelled: isCancelled)
+        try FilterCommand.answer(
+            parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
+            announcesAdjusted: false, isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands
@@ -113,17 +114,22 @@ final class ShellSession {
             guard let value else {
                 let symbols = table.tickers.map(\.symbol)
                 let setting = settings.tickers.isEmpty ? "all" : settings.tickers.joined(separator: ",")
-                return .message(wrap("\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
-                    + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
+                return .message(
+                    wrap(
+                        "\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
+                            + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
             }
             settings.tickers = value.lowercased() == "all" ? [] : splitList(value).filter { !$0.isEmpty }
             let unknown = settings.tickers.filter { table.code(of: $0) == nil }
-            return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
+            return .message(
+                unknown.isEmpty
+                    ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
         case ".from", ".to":
             if let value, case .failure(let problem) = DateArgument.parse(value) { throw invalid("\(problem)") }
             if name == ".from" { settings.from = value } else { settings.to = value }
             if let from = settings.from.flatMap({ Day($0) }), let to = settings.to.flatMap({ Day($0) }), from > to {
-                return .message(TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
+                return .message(
+                    TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
             }
             return .message("")
         case ".on":
@@ -148,12 +154,18 @@ final class ShellSession {
             settings.columns = value.map(splitList)?.filter { !$0.isEmpty } ?? []
             return .message("")
         case ".limit":
-            guard let value else { settings.limit = nil; return .message("") }
+            guard let value else {
+                settings.limit = nil
+                return .message("")
+            }
             guard let n = Int(value), n >= 1 else { throw invalid("expected a positive integer") }
             settings.limit = n
             return .message("")
         case ".maxrows":
-            guard let value else { settings.maxRows = .screen; return .message("") }
+            guard let value else {
+                settings.maxRows = .screen
+                return .message("")
+            }
             guard let n = Int(value), n >= 0 else { throw invalid("expected a number of rows (0: all)") }
             settings.maxRows = n == 0 ? .none : .rows(n)
             return .message("")
@@ -174,10 +186,14 @@ final class ShellSession {
             try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
-                         ".help", ".quit"]
+            let known = [
+                ".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing",
+                ".show", ".open", ".info",
+                ".help", ".quit",
+            ]
             let close = Suggestions.closest(to: name, among: known)
-            throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
+            throw CommandFailure(
+                "unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
         }
     }
 }

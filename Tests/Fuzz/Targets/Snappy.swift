@@ -10,7 +10,9 @@
 import Foundation
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     guard let dir = ProcessInfo.processInfo.environment["FUZZ_MAKE_SEEDS"] else { return 0 }
     let csv = Array("Date,Open,High,Low,Close,Volume\n2014-01-02,555.68,557.03,552.021,553.13,8.3981e+06\n".utf8)
     var doubles = [UInt8]()
@@ -22,7 +24,9 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     ]
     for (name, bytes) in seeds {
         let packed = bytes.withUnsafeBytes { Snappy.compress($0) }
-        guard FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(packed)) else { fatalError("cannot write \(dir)/\(name)") }
+        guard FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(packed)) else {
+            fatalError("cannot write \(dir)/\(name)")
+        }
     }
     exit(0)
 }

@@ -27,9 +27,11 @@ public enum LZ4 {
     /// - Throws: `CodecError` at the block's byte (`inputOffset` added) for a malformed block, or
     ///   `.tooLarge` when the output would pass `capacity`.
     /// - Complexity: O(input + output).
-    static func decodeBlock(_ input: UnsafeRawBufferPointer, inputOffset: Int = 0,
-                            into output: UnsafeMutablePointer<UInt8>, start: Int, capacity: Int,
-                            historyStart: Int) throws(CodecError) -> Int {
+    static func decodeBlock(
+        _ input: UnsafeRawBufferPointer, inputOffset: Int = 0,
+        into output: UnsafeMutablePointer<UInt8>, start: Int, capacity: Int,
+        historyStart: Int
+    ) throws(CodecError) -> Int {
         guard let src = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else {
             throw .truncated(codec: name, offset: inputOffset, needed: 1)
         }
@@ -50,7 +52,9 @@ public enum LZ4 {
                     i += 1
                     literals += Int(b)
                     // A length past the input cannot be real; stop before it grows without bound.
-                    if literals > end { throw .malformed(codec: name, offset: inputOffset + i - 1, detail: "a literal length past the block") }
+                    if literals > end {
+                        throw .malformed(codec: name, offset: inputOffset + i - 1, detail: "a literal length past the block")
+                    }
                     if b != 255 { break }
                 }
             }
@@ -67,8 +71,9 @@ public enum LZ4 {
             i += 2
             guard distance > 0 else { throw .malformed(codec: name, offset: inputOffset + i - 2, detail: "a match offset of 0") }
             guard distance <= o - historyStart else {
-                throw .malformed(codec: name, offset: inputOffset + i - 2,
-                                 detail: "a match offset of \(distance) reaches before the start of the data (\(o - historyStart) bytes back)")
+                throw .malformed(
+                    codec: name, offset: inputOffset + i - 2,
+                    detail: "a match offset of \(distance) reaches before the start of the data (\(o - historyStart) bytes back)")
             }
             var length = Int(token & 15)
             if length == 15 {
@@ -151,10 +156,15 @@ public enum LZ4 {
     ///   - maximumOutputSize: The most bytes the whole output may hold.
     ///   - expectedSize: When given, the output must be exactly this long (Arrow gives it).
     /// - Throws: `CodecError` naming the byte.
-    public static func decompressFrame(_ input: UnsafeRawBufferPointer, maximumOutputSize: Int,
-                                       expectedSize: Int? = nil) throws(CodecError) -> [UInt8] {
-        let capacity = Swift.max(0, Swift.min(expectedSize.map { Swift.min($0, maximumOutputSize) } ?? maximumOutputSize,
-                                              maximumExpansion(input.count)))
+    public static func decompressFrame(
+        _ input: UnsafeRawBufferPointer, maximumOutputSize: Int,
+        expectedSize: Int? = nil
+    ) throws(CodecError) -> [UInt8] {
+        let capacity = Swift.max(
+            0,
+            Swift.min(
+                expectedSize.map { Swift.min($0, maximumOutputSize) } ?? maximumOutputSize,
+                maximumExpansion(input.count)))
         let output = GrowingBytes(limit: capacity, initial: expectedSize ?? Swift.min(capacity, Swift.max(64 << 10, input.count * 4)))
         var p = 0
         var frames = 0
@@ -169,7 +179,8 @@ public enum LZ4 {
                 continue
             }
             guard magic == frameMagic else {
-                throw .malformed(codec: name, offset: p, detail: frames == 0 ? "not an LZ4 frame (no magic number)" : "bytes after the last frame")
+                throw .malformed(
+                    codec: name, offset: p, detail: frames == 0 ? "not an LZ4 frame (no magic number)" : "bytes after the last frame")
             }
             p = try decodeFrame(input, at: p + 4, into: output)
             frames += 1
@@ -186,21 +197,30 @@ public enum LZ4 {
         guard input.count - p >= 3 else { throw .truncated(codec: name, offset: p, needed: 3) }
         let flags = input[p], bd = input[p + 1]
         guard flags >> 6 == 1 else { throw .malformed(codec: name, offset: p, detail: "frame version \(flags >> 6), expected 1") }
-        guard flags & 0x02 == 0, bd & 0x8F == 0 else { throw .malformed(codec: name, offset: p, detail: "reserved bits of the frame descriptor are set") }
+        guard flags & 0x02 == 0, bd & 0x8F == 0 else {
+            throw .malformed(codec: name, offset: p, detail: "reserved bits of the frame descriptor are set")
+        }
         let independent = flags & 0x20 != 0, blockChecksums = flags & 0x10 != 0
         let hasContentSize = flags & 0x08 != 0, contentChecksum = flags & 0x04 != 0, hasDictionary = flags & 0x01 != 0
         let sizeCode = Int(bd >> 4)
-        guard sizeCode >= 4 else { throw .malformed(codec: name, offset: p + 1, detail: "block maximum size code \(sizeCode) (4…7 allowed)") }
+        guard sizeCode >= 4 else {
+            throw .malformed(codec: name, offset: p + 1, detail: "block maximum size code \(sizeCode) (4…7 allowed)")
+        }
         let blockMaximum = 1 << (8 + 2 * sizeCode)  // 64 KB, 256 KB, 1 MB, 4 MB
         let descriptorLength = 2 + (hasContentSize ? 8 : 0) + (hasDictionary ? 4 : 0)
         guard input.count - p >= descriptorLength + 1 else { throw .truncated(codec: name, offset: p, needed: descriptorLength + 1) }
         let descriptor = UnsafeRawBufferPointer(rebasing: input[p ..< p + descriptorLength])
         let headerChecksum = UInt8(truncatingIfNeeded: XXHash32.hash(descriptor) >> 8)
         if headerChecksum != input[p + descriptorLength] {
-            throw .checksumMismatch(codec: name, offset: p + descriptorLength, what: "frame header",
-                                    expected: UInt32(input[p + descriptorLength]), actual: UInt32(headerChecksum))
+            throw .checksumMismatch(
+                codec: name, offset: p + descriptorLength, what: "frame header",
+                expected: UInt32(input[p + descriptorLength]), actual: UInt32(headerChecksum))
         }
-        if hasDictionary { throw .malformed(codec: name, offset: p + 2 + (hasContentSize ? 8 : 0), detail: "the frame needs a dictionary, which Colonnade does not have") }
+        if hasDictionary {
+            throw .malformed(
+                codec: name, offset: p + 2 + (hasContentSize ? 8 : 0), detail: "the frame needs a dictionary, which Colonnade does not have"
+            )
+        }
         let contentSize: UInt64? = hasContentSize ? read64(input, p + 2) : nil
         p += descriptorLength + 1
         let frameStart = output.count
@@ -214,13 +234,17 @@ public enum LZ4 {
             if word == 0 { break }  // EndMark
             let stored = word & 0x8000_0000 != 0
             let size = Int(word & 0x7FFF_FFFF)
-            guard size <= blockMaximum else { throw .malformed(codec: name, offset: p - 4, detail: "a block of \(size) bytes, past the frame's \(blockMaximum)") }
+            guard size <= blockMaximum else {
+                throw .malformed(codec: name, offset: p - 4, detail: "a block of \(size) bytes, past the frame's \(blockMaximum)")
+            }
             guard size <= input.count - p else { throw .truncated(codec: name, offset: p, needed: size) }
             let block = UnsafeRawBufferPointer(rebasing: input[p ..< p + size])
             if blockChecksums {
                 guard input.count - p - size >= 4 else { throw .truncated(codec: name, offset: p + size, needed: 4) }
                 let expected = read32(input, p + size), actual = XXHash32.hash(block)
-                guard expected == actual else { throw .checksumMismatch(codec: name, offset: p + size, what: "block", expected: expected, actual: actual) }
+                guard expected == actual else {
+                    throw .checksumMismatch(codec: name, offset: p + size, what: "block", expected: expected, actual: actual)
+                }
             }
             let before = output.count
             if stored {
@@ -246,12 +270,15 @@ public enum LZ4 {
             p += size + (blockChecksums ? 4 : 0)
         }
         if let contentSize, UInt64(output.count - frameStart) != contentSize {
-            throw .malformed(codec: name, offset: start, detail: "the frame holds \(output.count - frameStart) bytes, its header says \(contentSize)")
+            throw .malformed(
+                codec: name, offset: start, detail: "the frame holds \(output.count - frameStart) bytes, its header says \(contentSize)")
         }
         if let content {
             guard input.count - p >= 4 else { throw .truncated(codec: name, offset: p, needed: 4) }
             let expected = read32(input, p), actual = content.finalize()
-            guard expected == actual else { throw .checksumMismatch(codec: name, offset: p, what: "content", expected: expected, actual: actual) }
+            guard expected == actual else {
+                throw .checksumMismatch(codec: name, offset: p, what: "content", expected: expected, actual: actual)
+            }
             p += 4
         }
         return p

@@ -42,7 +42,10 @@ public struct XXHash32: Sendable {
         total += bytes.count
         var i = 0
         if !pending.isEmpty {
-            while pending.count < 16 && i < bytes.count { pending.append(bytes[i]); i += 1 }
+            while pending.count < 16 && i < bytes.count {
+                pending.append(bytes[i])
+                i += 1
+            }
             if pending.count < 16 { return }
             pending.withUnsafeBytes { stripe($0.baseAddress!) }
             pending.removeAll(keepingCapacity: true)
@@ -52,7 +55,10 @@ public struct XXHash32: Sendable {
             stripe(base + i)
             i += 16
         }
-        while i < bytes.count { pending.append(bytes[i]); i += 1 }
+        while i < bytes.count {
+            pending.append(bytes[i])
+            i += 1
+        }
     }
 
     @inline(__always) private mutating func stripe(_ p: UnsafeRawPointer) {

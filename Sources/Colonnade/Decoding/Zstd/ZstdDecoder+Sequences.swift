@@ -25,7 +25,9 @@ extension ZstdDecoder {
             guard position == end else {
                 throw .malformed(offset: position, detail: "\(end - position) bytes after a sequences section with no sequences")
             }
-            guard literals.count <= room else { throw overflow(total: output.count + literals.count, limit: output.limit, blockStart: start) }
+            guard literals.count <= room else {
+                throw overflow(total: output.count + literals.count, limit: output.limit, blockStart: start)
+            }
             (output.base! + output.count).update(from: literals.start, count: literals.count)
             output.count += literals.count
             return
@@ -94,7 +96,8 @@ extension ZstdDecoder {
         count: Int, reader: inout ZstdBackwardBitReader, literals: Literals, output: ZstdOutputBuffer, room: Int, blockStart: Int
     ) throws(ZstdError) -> Int {
         guard let literalTable = literalLengths, let offsetTable = offsets, let matchTable = matchLengths,
-              let outputBase = output.base else { return 0 }
+            let outputBase = output.base
+        else { return 0 }
         var decoder = ZstdSequenceReader(
             bits: reader, literalLengths: literalTable, matchLengths: matchTable, offsets: offsetTable, repeatOffsets: repeatOffsets)
         let frameFirst = outputBase + frameStart
@@ -111,7 +114,8 @@ extension ZstdDecoder {
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
             guard literalLength <= literalEnd - literal else {
-                throw .malformed(offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
+                throw .malformed(
+                    offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
             }
             guard matchLength <= outEnd - out - literalLength else {
                 throw overflow(total: out - outputBase + literalLength + matchLength, limit: output.limit, blockStart: blockStart)
@@ -120,7 +124,11 @@ extension ZstdDecoder {
             literal += literalLength
             out += literalLength
             guard offset <= out - frameFirst, offset <= window else {
-                throw .malformed(offset: streamStart, detail: "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)")
+                throw .malformed(
+                    offset: streamStart,
+                    detail:
+                        "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)"
+                )
             }
             copyMatch(to: out, offset: offset, count: matchLength, writableEnd: writableEnd)
             out += matchLength
@@ -189,21 +197,28 @@ struct ZstdSequenceReader {
         var (rep1, rep2, rep3) = repeatOffsets
         if offset > 3 {
             offset -= 3
-            rep3 = rep2; rep2 = rep1; rep1 = offset
+            rep3 = rep2
+            rep2 = rep1
+            rep1 = offset
         } else {
             let choice = literalLength == 0 ? offset + 1 : offset
             if choice == 1 {
                 offset = rep1
             } else if choice == 2 {
                 offset = rep2
-                rep2 = rep1; rep1 = offset
+                rep2 = rep1
+                rep1 = offset
             } else if choice == 3 {
                 offset = rep3
-                rep3 = rep2; rep2 = rep1; rep1 = offset
+                rep3 = rep2
+                rep2 = rep1
+                rep1 = offset
             } else {
                 offset = rep1 - 1
                 guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
-                rep3 = rep2; rep2 = rep1; rep1 = offset
+                rep3 = rep2
+                rep2 = rep1
+                rep1 = offset
             }
         }
         repeatOffsets = (rep1, rep2, rep3)
