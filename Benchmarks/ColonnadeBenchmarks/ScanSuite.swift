@@ -113,7 +113,7 @@ struct ScanSuite {
         var quotes = [SeedQuote]()
         quotes.reserveCapacity(n)
         for r in 0 ..< n { quotes.append(cols.quote(r)) }
-        let codes = Set(Self.q3Tickers.compactMap { table.code(of: $0) })
+        let codes = Set(Self.q3Tickers.compactMap { table.tickerNumber(of: $0) })
         let from = Day(2005, 1, 1).daysSinceEpoch, to = Day(2014, 5, 10).daysSinceEpoch
         let cases: [(String, () -> Int)] = [
             ("Q1", { seedFilter(quotes, high: (80, 83)).count }),
@@ -151,7 +151,7 @@ struct ScanSuite {
                 format: "built %d seed structs (%.0f MB) in %.1f s (setup, not timed)", quotes.count,
                 Double(quotes.count * MemoryLayout<SeedQuote>.stride) / 1e6, Date().timeIntervalSince(start)))
         var wanted = [Bool](repeating: false, count: table.tickers.count)
-        for s in Self.q3Tickers { if let c = table.code(of: s) { wanted[Int(c)] = true } }
+        for s in Self.q3Tickers { if let c = table.tickerNumber(of: s) { wanted[Int(c)] = true } }
         let from = Day(2005, 1, 1).daysSinceEpoch, to = Day(2014, 5, 10).daysSinceEpoch
         let cases: [(String, ([SeedQuote]) -> Int)] = [
             (
@@ -293,7 +293,7 @@ struct SeedColumns {
     func quote(_ r: Int) -> SeedQuote {
         func v(_ i: Int) -> Double { c[i].doubleValue(at: r) ?? .nan }
         return SeedQuote(
-            ticker: table.tickerCode(ofRow: r), date: table.dates[r], open: v(0), high: v(1), low: v(2), close: v(3),
+            ticker: table.tickerNumber(ofRow: r), date: table.dates[r], open: v(0), high: v(1), low: v(2), close: v(3),
             volume: v(4), exDividend: v(5), splitRatio: v(6), adjOpen: v(7), adjHigh: v(8), adjLow: v(9),
             adjClose: v(10), adjVolume: v(11))
     }

@@ -112,7 +112,7 @@ struct SnapshotSuite {
         let quotes = (0 ..< n).map { r in
             let v = cols.map { $0.doubleValue(at: r) }
             return CodableQuote(
-                ticker: table.tickers[Int(table.tickerCode(ofRow: r))].symbol, date: table.dates[r],
+                ticker: table.tickers[Int(table.tickerNumber(ofRow: r))].symbol, date: table.dates[r],
                 open: v[0], high: v[1], low: v[2], close: v[3], volume: v[4], exDividend: v[5], splitRatio: v[6],
                 adjOpen: v[7], adjHigh: v[8], adjLow: v[9], adjClose: v[10], adjVolume: v[11])
         }

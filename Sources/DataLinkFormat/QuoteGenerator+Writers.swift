@@ -45,26 +45,26 @@ extension QuoteGenerator {
     /// The JSON response for one ticker of `table`, newest row first.
     /// - Complexity: O(rows of the ticker × columns).
     public static func datasetJSON(
-        _ table: QuoteTable, ticker code: Int, shape: JSONShape = .datasetData,
+        _ table: QuoteTable, ticker number: Int, shape: JSONShape = .datasetData,
         database: String = "WIKI"
     ) -> [UInt8] {
         var sink = ByteSink(target: .memory)
-        writeJSON(table, ticker: code, shape: shape, database: database, to: &sink)
+        writeJSON(table, ticker: number, shape: shape, database: database, to: &sink)
         return sink.finish()
     }
 
     /// Writes one JSON response per ticker into `directory` (created if needed), named
     /// `<database>-<code>.json` (`WIKI-BRK_A.json`).
-    /// - Returns: The paths, in ticker-code order.
+    /// - Returns: The paths, in ticker-number order.
     public static func writeDatasetJSON(
         _ table: QuoteTable, toDirectory directory: String, shape: JSONShape = .datasetData,
         database: String = "WIKI"
     ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
-        for code in table.tickers.indices {
-            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[code].symbol) + ".json"
-            try write(to: path) { sink in writeJSON(table, ticker: code, shape: shape, database: database, to: &sink) }
+        for number in table.tickers.indices {
+            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[number].symbol) + ".json"
+            try write(to: path) { sink in writeJSON(table, ticker: number, shape: shape, database: database, to: &sink) }
             paths.append(path)
         }
         return paths
@@ -85,24 +85,24 @@ extension QuoteGenerator {
     }
 
     /// The time-series CSV of one ticker (`Date,Open,…`), newest row first.
-    public static func timeSeriesCSV(_ table: QuoteTable, ticker code: Int) -> [UInt8] {
+    public static func timeSeriesCSV(_ table: QuoteTable, ticker number: Int) -> [UInt8] {
         var sink = ByteSink(target: .memory)
-        writeCSV(table, tickers: code ..< code + 1, tickerColumn: false, newestFirst: true, to: &sink)
+        writeCSV(table, tickers: number ..< number + 1, tickerColumn: false, newestFirst: true, to: &sink)
         return sink.finish()
     }
 
     /// Writes one time-series CSV per ticker into `directory`, named `<database>-<code>.csv`.
-    /// - Returns: The paths, in ticker-code order.
+    /// - Returns: The paths, in ticker-number order.
     public static func writeTimeSeriesCSV(
         _ table: QuoteTable, toDirectory directory: String,
         database: String = "WIKI"
     ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
-        for code in table.tickers.indices {
-            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[code].symbol) + ".csv"
+        for number in table.tickers.indices {
+            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[number].symbol) + ".csv"
             try write(to: path) { sink in
-                writeCSV(table, tickers: code ..< code + 1, tickerColumn: false, newestFirst: true, to: &sink)
+                writeCSV(table, tickers: number ..< number + 1, tickerColumn: false, newestFirst: true, to: &sink)
             }
             paths.append(path)
         }
@@ -112,10 +112,10 @@ extension QuoteGenerator {
     // MARK: Rows
 
     private static func writeJSON(
-        _ table: QuoteTable, ticker code: Int, shape: JSONShape, database: String,
+        _ table: QuoteTable, ticker number: Int, shape: JSONShape, database: String,
         to sink: inout ByteSink
     ) {
-        let entry = table.tickers[code]
+        let entry = table.tickers[number]
         let rows = entry.rows
         switch shape {
         case .datasetData:
@@ -181,8 +181,8 @@ extension QuoteGenerator {
         sink.append("\n")
         let columns = table.columns.map { $0.convertedToFloat64() }
         withValuePointers(columns) { values, validity in
-            for code in tickers {
-                let entry = table.tickers[code]
+            for number in tickers {
+                let entry = table.tickers[number]
                 let apiCode = Array(csvField(DataLinkSymbols.code(fromSymbol: entry.symbol)).utf8)
                 let rows = entry.rows
                 for i in 0 ..< rows.count {

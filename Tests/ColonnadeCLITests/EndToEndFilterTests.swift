@@ -177,7 +177,7 @@ import Testing
     func countByTickerMatchesTheEngine(format: String) throws {
         let fx = try EndToEndFixture.get()
         let expected = try Self.engineSelection(fx).countsByTicker().map {
-            [Value.text(fx.table.tickers[Int($0.code)].symbol), .number(Double($0.count))]
+            [Value.text(fx.table.tickers[Int($0.ticker)].symbol), .number(Double($0.count))]
         }
         let run = try fx.run("filter", "--where", Self.expression, "--count", "--by", "ticker", "--format", format)
         #expect(run.status == 0)

@@ -82,7 +82,7 @@ final class EndToEndFixture: Sendable {
         rows.map { r in
             columns.map { name in
                 switch name {
-                case "ticker": .text(table.tickers[Int(table.tickerCode(ofRow: r))].symbol)
+                case "ticker": .text(table.tickers[Int(table.tickerNumber(ofRow: r))].symbol)
                 case "date": .text(Day(daysSinceEpoch: table.dates[r]).description)
                 default: table.column(named: name)?.doubleValue(at: r).map { .number($0) } ?? .null
                 }

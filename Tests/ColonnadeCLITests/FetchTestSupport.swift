@@ -106,19 +106,19 @@ struct QuoteBodies: Sendable {
 
     /// `{"dataset_data":…}` for `symbol`, newest first.
     func datasetJSON(_ symbol: String) -> Data {
-        Data(QuoteGenerator.datasetJSON(table, ticker: code(symbol)))
+        Data(QuoteGenerator.datasetJSON(table, ticker: tickerNumber(symbol)))
     }
 
     /// The time-series CSV for `symbol`, newest first.
     func datasetCSV(_ symbol: String) -> Data {
-        Data(QuoteGenerator.timeSeriesCSV(table, ticker: code(symbol)))
+        Data(QuoteGenerator.timeSeriesCSV(table, ticker: tickerNumber(symbol)))
     }
 
-    func rowCount(_ symbol: String) -> Int { table.tickers[code(symbol)].rowCount }
+    func rowCount(_ symbol: String) -> Int { table.tickers[tickerNumber(symbol)].rowCount }
 
-    private func code(_ symbol: String) -> Int {
-        guard let code = table.code(of: symbol) else { preconditionFailure("no generated ticker \(symbol)") }
-        return Int(code)
+    private func tickerNumber(_ symbol: String) -> Int {
+        guard let number = table.tickerNumber(of: symbol) else { preconditionFailure("no generated ticker \(symbol)") }
+        return Int(number)
     }
 
     /// The symbol of the dataset path `/api/v3/datasets/WIKI/<CODE>/data.<ext>`, if generated.
@@ -126,7 +126,7 @@ struct QuoteBodies: Sendable {
         let parts = path.split(separator: "/")
         guard parts.count == 6, parts[0] == "api", parts[2] == "datasets" else { return nil }
         let symbol = DataLinkSymbols.symbol(fromCode: String(parts[4]))
-        return table.code(of: symbol) == nil ? nil : symbol
+        return table.tickerNumber(of: symbol) == nil ? nil : symbol
     }
 
     /// Serves every generated dataset as JSON or CSV (by the path's extension); 404 otherwise.

@@ -18,7 +18,7 @@ import Testing
     }
 
     static func labels(_ s: Selection) -> [String] {
-        s.rows().map { "\(s.table.tickers[Int(s.table.tickerCode(ofRow: $0))].symbol) \(Day(daysSinceEpoch: s.table.dates[$0]))" }
+        s.rows().map { "\(s.table.tickers[Int(s.table.tickerNumber(ofRow: $0))].symbol) \(Day(daysSinceEpoch: s.table.dates[$0]))" }
     }
 
     static func sumOfClose(_ s: Selection) throws -> Double {

@@ -38,7 +38,7 @@ public enum Reference {
         case .dates(let bounds):
             return bounds.matches(table.dates[row])
         case .tickers(let symbols):
-            return symbols.contains(table.tickers[Int(table.tickerCode(ofRow: row))].symbol)
+            return symbols.contains(table.tickers[Int(table.tickerNumber(ofRow: row))].symbol)
         case .not(let q):
             return evaluate(q, table: table, row: row).map { !$0 }
         case .and(let qs):

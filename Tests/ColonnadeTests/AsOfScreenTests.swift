@@ -18,7 +18,7 @@ import Testing
     /// The symbol and date of each row used.
     static func used(_ table: QuoteTable, _ day: ScreenDay, _ maxStale: StaleLimit = .default) -> [String] {
         table.rows(asOf: day, maxStale: maxStale).rows.map {
-            "\(table.tickers[Int(table.tickerCode(ofRow: $0))].symbol) \(Day(daysSinceEpoch: table.dates[$0]))"
+            "\(table.tickers[Int(table.tickerNumber(ofRow: $0))].symbol) \(Day(daysSinceEpoch: table.dates[$0]))"
         }
     }
 

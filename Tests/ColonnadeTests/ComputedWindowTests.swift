@@ -65,7 +65,7 @@ import ColonnadeTestSupport
     static func expressions(_ table: QuoteTable, _ d: Data) -> [Exact] {
         let rows = 0 ..< table.rowCount
         func prev(_ x: [Int64?], _ r: Int) -> Int64? {
-            let t = Int(table.tickerCode(ofRow: r))
+            let t = Int(table.tickerNumber(ofRow: r))
             return r - 1 >= table.tickers[t].firstRow ? x[r - 1] : nil
         }
         func map(_ f: (Int) -> Int64?) -> [Int64?] { rows.map(f) }
@@ -97,7 +97,7 @@ import ColonnadeTestSupport
 
     /// The exact sum of the `n` values ending at `row` within its ticker, or nil.
     static func windowSum(_ x: [Int64?], _ table: QuoteTable, row: Int, n: Int) -> Int64? {
-        let t = Int(table.tickerCode(ofRow: row))
+        let t = Int(table.tickerNumber(ofRow: row))
         guard row - n + 1 >= table.tickers[t].firstRow else { return nil }
         var sum: Int64 = 0
         for k in row - n + 1 ... row {

@@ -61,7 +61,7 @@ import ColonnadeTestSupport
     /// The exact sum of the `n` scaled values ending at `row`, or nil when the window is not full
     /// in its ticker or holds a null.
     static func windowSum(_ scaled: [Int64?], _ table: QuoteTable, row: Int, n: Int) -> Int64? {
-        let t = Int(table.tickerCode(ofRow: row))
+        let t = Int(table.tickerNumber(ofRow: row))
         guard row - n + 1 >= table.tickers[t].firstRow else { return nil }
         var sum: Int64 = 0
         for k in row - n + 1 ... row {

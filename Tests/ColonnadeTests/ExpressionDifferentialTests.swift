@@ -53,7 +53,7 @@ import ColonnadeTestSupport
                 if f == .mavg || f == .msum || f == .mmin || f == .mmax {
                     // Null unless all n exist: no row before a ticker's n-th has a value.
                     for r in expected {
-                        let t = Int(table.tickerCode(ofRow: r))
+                        let t = Int(table.tickerNumber(ofRow: r))
                         #expect(r - table.tickers[t].firstRow >= n - 1, "\(e) row \(r)")
                     }
                 }

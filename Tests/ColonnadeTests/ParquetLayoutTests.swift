@@ -100,7 +100,7 @@ import Testing
                 #expect(chunk[5]?.int == Int64(rows.count), "num_values")
             }
             // ticker: dictionary-encoded, min and max the first and last symbol by bytes.
-            let symbols = rows.map { table.tickers[Int(table.tickerCode(ofRow: $0))].symbol }
+            let symbols = rows.map { table.tickers[Int(table.tickerNumber(ofRow: $0))].symbol }
             #expect(chunks[0][11]?.int != nil, "a dictionary page")
             #expect(chunks[0][2]?.list?.compactMap(\.int).contains(8) == true, "RLE_DICTIONARY")
             let sortedSymbols = symbols.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }

@@ -38,7 +38,7 @@ import Testing
             buffers.values[0][row] = Double(row)
             buffers.values[1][row] = Double(row) / 2
             buffers.dates[row] = Int32(row)
-            buffers.tickerCodes![row] = 0
+            buffers.tickerNumbers![row] = 0
         }
         buffers.values[1][3] = 0
         try buffers.setNull(column: 1, row: 3)

@@ -30,7 +30,7 @@ import ColonnadeTestSupport
                     // Symbols as text: T10 sorts before T2.
                     let symbols = table.tickers.map(\.symbol).sorted()
                     return (0 ..< table.rowCount).map { r in
-                        Double(symbols.firstIndex(of: table.tickers[Int(table.tickerCode(ofRow: r))].symbol)!)
+                        Double(symbols.firstIndex(of: table.tickers[Int(table.tickerNumber(ofRow: r))].symbol)!)
                     }
                 }
             }

@@ -193,7 +193,7 @@ import ColonnadeTestSupport
         // Per ticker: its matching rows left to right (one "chunk" per ticker).
         let groups = selection.countsByTicker()
         let expected = groups.map { group in
-            let ticker = table.tickers[Int(group.code)]
+            let ticker = table.tickers[Int(group.ticker)]
             var only = Bitmask(count: table.rowCount)
             for i in ticker.rows where selection.mask[i] { only[i] = true }
             let one = Selection(table: table, mask: only)
@@ -203,9 +203,9 @@ import ColonnadeTestSupport
             }
         }
         for (t, r) in zip(Self.threadCounts, results) {
-            #expect(r.rows.map(\.ticker) == groups.map { table.tickers[Int($0.code)].symbol })
+            #expect(r.rows.map(\.ticker) == groups.map { table.tickers[Int($0.ticker)].symbol })
             for ((row, group), expected) in zip(zip(r.rows, groups), expected) {
-                let ticker = table.tickers[Int(group.code)]
+                let ticker = table.tickers[Int(group.ticker)]
                 for (a, (v, expected)) in zip(aggregates, zip(row.values, expected)) {
                     if !Self.sameBits(v, expected) {
                         Issue.record(

@@ -260,34 +260,34 @@ extension QuoteTable {
         let missing = zip(AdjustmentRule.adjustedIdentifiers, layout.adjusted).filter { $0.1 == nil }.map(\.0)
         if missing.count == AdjustmentRule.adjustedIdentifiers.count { throw .noAdjustedColumns }
         if !missing.isEmpty { throw .incompleteAdjustedColumns(missing: missing) }
-        let codes = try tickerCodes(tickers)
+        let numbers = try tickerNumbers(tickers)
         let indices = layout.raw + layout.adjusted.compactMap { $0 }
-        var found = [[AdjustmentProblem]](repeating: [], count: codes.count)
+        var found = [[AdjustmentProblem]](repeating: [], count: numbers.count)
         withValuePointers(indices) { p in
             found.withUnsafeMutableBufferPointer { out in
                 guard let base = out.baseAddress else { return }
                 let shared = SharedPointer(base: base)
-                forEachChunk(codes.count, threads: threads) { i, _ in
-                    shared.base[i] = Self.problems(p, rows: self.tickers[codes[i]].rows, tolerance: tolerance, limit: limit)
+                forEachChunk(numbers.count, threads: threads) { i, _ in
+                    shared.base[i] = Self.problems(p, rows: self.tickers[numbers[i]].rows, tolerance: tolerance, limit: limit)
                 }
             }
         }
-        return zip(codes, found).flatMap { code, problems in
+        return zip(numbers, found).flatMap { number, problems in
             problems.map { problem in
                 var problem = problem
-                problem.ticker = self.tickers[code].symbol
+                problem.ticker = self.tickers[number].symbol
                 problem.day = dates[problem.row]
                 return problem
             }
         }
     }
 
-    /// The codes of `symbols` (every ticker's when nil), or the error naming unknown ones.
-    func tickerCodes(_ symbols: [String]?) throws(AdjustmentError) -> [Int] {
+    /// The numbers of `symbols` (every ticker's when nil), or the error naming unknown ones.
+    func tickerNumbers(_ symbols: [String]?) throws(AdjustmentError) -> [Int] {
         guard let symbols else { return Array(tickers.indices) }
-        let unknown = symbols.filter { code(of: $0) == nil }
+        let unknown = symbols.filter { tickerNumber(of: $0) == nil }
         if !unknown.isEmpty { throw .unknownTickers(unknown) }
-        return Array(Set(symbols.compactMap { code(of: $0).map(Int.init) })).sorted()
+        return Array(Set(symbols.compactMap { tickerNumber(of: $0).map(Int.init) })).sorted()
     }
 
     /// The first `limit` failing days of one ticker's rows (one problem per day: the first
@@ -360,10 +360,10 @@ extension QuoteTable {
 
     // MARK: - Events
 
-    /// The splits and dividends of the ticker with code `code`, in date order: rows whose split
+    /// The splits and dividends of the ticker with number `number`, in date order: rows whose split
     /// ratio is not 1 or whose dividend is not 0 (nulls count as none).
     /// - Throws: `AdjustmentError.missingColumns` without `ex_dividend` and `split_ratio`.
-    public func corporateEvents(ofTicker code: Int) throws(AdjustmentError) -> [CorporateEvent] {
+    public func corporateEvents(ofTicker number: Int) throws(AdjustmentError) -> [CorporateEvent] {
         let found = columnIndicesByIdentifier(["close", "ex_dividend", "split_ratio"])
         guard let d = found[1], let s = found[2] else {
             throw .missingColumns(
@@ -372,7 +372,7 @@ extension QuoteTable {
         }
         let close = found[0].map { columns[$0] }, dividend = columns[d], split = columns[s]
         var out = [CorporateEvent]()
-        for r in tickers[code].rows {
+        for r in tickers[number].rows {
             let sv = split.doubleValue(at: r), dv = dividend.doubleValue(at: r)
             let isSplit = sv.map { $0 != 1 } ?? false, isDividend = dv.map { $0 != 0 } ?? false
             guard isSplit || isDividend else { continue }
@@ -409,8 +409,8 @@ extension QuoteTable {
         throws(AdjustmentError) -> [AdjustmentSummary]
     {
         let layout = try AdjustmentLayout(self)
-        let codes = try tickerCodes(symbols)
-        let everyTicker = codes.count == tickers.count
+        let numbers = try tickerNumbers(symbols)
+        let everyTicker = numbers.count == tickers.count
         let n = rowCount
         // The output columns: fresh buffers, filled with the old values of tickers not recomputed.
         var outputs = [Column<Double>]()
@@ -425,7 +425,7 @@ extension QuoteTable {
                 })
         }
         let anchorIndex = anchored ? layout.adjusted[3] : nil
-        var summaries = [AdjustmentSummary?](repeating: nil, count: codes.count)
+        var summaries = [AdjustmentSummary?](repeating: nil, count: numbers.count)
         if n > 0 {
             withValuePointers(layout.raw + (anchorIndex.map { [$0] } ?? [])) { p in
                 // Safe: the outputs are uniquely owned and not mutated again until every worker is done,
@@ -437,8 +437,8 @@ extension QuoteTable {
                 summaries.withUnsafeMutableBufferPointer { out in
                     guard let base = out.baseAddress else { return }
                     let shared = SharedPointer(base: base)
-                    forEachChunk(codes.count, threads: threads) { i, _ in
-                        let entry = self.tickers[codes[i]]
+                    forEachChunk(numbers.count, threads: threads) { i, _ in
+                        let entry = self.tickers[numbers[i]]
                         let (anchor, events) = Self.adjustRows(
                             p, anchorColumn: anchorIndex == nil ? nil : p[7], rows: entry.rows, into: targets)
                         shared.base[i] = AdjustmentSummary(ticker: entry.symbol, rows: entry.rowCount, anchor: anchor, events: events)
@@ -457,9 +457,9 @@ extension QuoteTable {
                 ? Bitmask(count: n, allSet: true)
                 : (oldAdjusted[k].map { $0.validity ?? Bitmask(count: n, allSet: true) } ?? Bitmask(count: n, allSet: false))
             if let source = rawSources[k] {
-                for code in codes { for r in tickers[code].rows { mask[r] = source[r] } }
+                for number in numbers { for r in tickers[number].rows { mask[r] = source[r] } }
             } else if !everyTicker {
-                for code in codes { for r in tickers[code].rows { mask[r] = true } }
+                for number in numbers { for r in tickers[number].rows { mask[r] = true } }
             }
             outputs[k].setValidity(mask)
         }

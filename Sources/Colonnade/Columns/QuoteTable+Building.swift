@@ -31,7 +31,7 @@ extension QuoteTable {
     ///
     /// - Parameters:
     ///   - tickers: the tickers, by code; their row ranges are computed here.
-    ///   - rowTickers: the ticker code of each row, or nil when every row belongs to ticker 0.
+    ///   - rowTickers: the ticker number of each row, or nil when every row belongs to ticker 0.
     ///   - dates: days since 1970-01-01 of each row.
     ///   - schema: the value columns' descriptors, one per column.
     ///   - columns: the value columns, each as long as `dates`.

@@ -44,7 +44,7 @@ extension QuoteTable {
         columns = newColumns
         dates = newDates
         tickers = plan.tickers
-        codeBySymbol = plan.codeBySymbol
+        numberBySymbol = plan.numberBySymbol
         for other in others { for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v } }
         shrinkToFit()
         computeSummaries()

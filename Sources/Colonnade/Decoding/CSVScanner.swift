@@ -200,8 +200,8 @@ package struct CSVScanner {
                             input.position(start, row: row + 1, column: names[i]),
                             expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
-                    let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(quotedText(start, stop, quoted: quoted)) }
-                    buffers.tickerCodes![row] = code
+                    let number = tickers.number(at: start, count: count, in: base) { tickerSymbol(quotedText(start, stop, quoted: quoted)) }
+                    buffers.tickerNumbers![row] = number
                 }
                 // The separator.
                 let atComma = p < end && base[p] == UInt8(ascii: ",")

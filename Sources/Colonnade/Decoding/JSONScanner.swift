@@ -20,7 +20,7 @@ package struct JSONScanner {
     /// Decodes a `data` array of rows into new buffers.
     ///
     /// `kinds[i]` says what row position `i` holds (see `RowSlot`): a value column index (≥ 0),
-    /// the date, the ticker (its code is appended; `symbols` collects the symbols in code order,
+    /// the date, the ticker (its number is appended; `symbols` collects the symbols in number order,
     /// `tickerSymbol` turns a ticker as written into a symbol) or a skipped value.
     ///
     /// The row loop is one long function on purpose: it is the hot path of every JSON decode, and
@@ -153,8 +153,8 @@ package struct JSONScanner {
                             input.position(range.lowerBound, row: row + 1, column: names[i]),
                             expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
-                    let code = tickers.code(at: range.lowerBound, count: count, in: base) { tickerSymbol(string(range)) }
-                    buffers.tickerCodes![row] = code
+                    let number = tickers.number(at: range.lowerBound, count: count, in: base) { tickerSymbol(string(range)) }
+                    buffers.tickerNumbers![row] = number
                 } else {
                     position = p
                     try skipValue()

@@ -1,6 +1,6 @@
 /// Handing decoded rows to a `ColumnAssembler` instead of building a table per input.
 extension RowBuffers {
-    /// The rows with the permutation that sorts them by (ticker code, date) and their ticker
+    /// The rows with the permutation that sorts them by (ticker number, date) and their ticker
     /// index, checked as `makeTable` checks them, but not copied anywhere.
     /// - Throws: `.duplicateDate` (1-based input rows), naming `source`.
     package func makeRows(
@@ -10,9 +10,9 @@ extension RowBuffers {
         let order = try Self.rowOrder(self, tickers: tickers, source: source)
         let n = count
         var entries = tickers
-        if let codes = tickerCodes {
+        if let numbers = tickerNumbers {
             var counts = [Int](repeating: 0, count: tickers.count)
-            for r in 0 ..< n { counts[Int(codes[r])] += 1 }
+            for r in 0 ..< n { counts[Int(numbers[r])] += 1 }
             var next = 0
             for i in entries.indices {
                 entries[i].firstRow = next

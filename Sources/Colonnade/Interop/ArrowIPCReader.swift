@@ -49,8 +49,8 @@ struct ArrowIPCDecoder {
     var tickerField: Int?
     var dateField = -1
     var dictionaries: [Int64: [String]] = [:]
-    /// Per dictionary id: the interned code of each entry (rebuilt when the dictionary changes).
-    var dictionaryCodes: [Int64: [Int32]] = [:]
+    /// Per dictionary id: the interned number of each entry (rebuilt when the dictionary changes).
+    var dictionaryNumbers: [Int64: [Int32]] = [:]
     var interner = InteropValues.SymbolInterner()
     var rowTickers: [Int32] = []
     var dates = Column<Int32>()
@@ -493,14 +493,14 @@ struct ArrowIPCDecoder {
             entries.append(b.map { String(decoding: $0, as: UTF8.self) } ?? "")
         }
         dictionaries[id] = entries
-        dictionaryCodes[id] = entries.map { interner.code($0) }
+        dictionaryNumbers[id] = entries.map { interner.number($0) }
     }
 
     mutating func readBatch(_ m: Message) throws(InteropError) {
         var cursor = try BatchCursor(self, m, m.header)
         let n = cursor.length
         let base = rows
-        var tickerCodes = [Int32](repeating: 0, count: n)
+        var tickerNumbers = [Int32](repeating: 0, count: n)
         var chunkDates = [Int32](repeating: 0, count: n)
         var sawTicker = false
         for (i, field) in fields.enumerated() {
@@ -516,7 +516,9 @@ struct ArrowIPCDecoder {
                             type: "a dictionary index of \(field.indexBitWidth) bits (1, 2, 4 or 8 bytes are read)")
                     }
                     let indices = try cursor.nextBuffer(minimum: width * n)
-                    guard let codes = dictionaryCodes[id] else { throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent") }
+                    guard let numbers = dictionaryNumbers[id] else {
+                        throw bad(m.bodyStart, "Arrow dictionary \(id) used before it was sent")
+                    }
                     for r in 0 ..< n {
                         if let v = validity, (v[r >> 3] >> UInt8(r & 7)) & 1 == 0 {
                             throw .nullKey(file: file, column: field.name, row: base + r)
@@ -532,17 +534,17 @@ struct ArrowIPCDecoder {
                             index = field.indexIsSigned ? Int64(Int32(bitPattern: u)) : Int64(u)
                         default: index = indices.loadUnaligned(fromByteOffset: 8 * r, as: Int64.self)
                         }
-                        guard index >= 0, index < Int64(codes.count) else {
+                        guard index >= 0, index < Int64(numbers.count) else {
                             throw bad(
-                                m.bodyStart, "Arrow dictionary index \(index) in row \(base + r), dictionary has \(codes.count) entries")
+                                m.bodyStart, "Arrow dictionary index \(index) in row \(base + r), dictionary has \(numbers.count) entries")
                         }
-                        tickerCodes[r] = codes[Int(index)]
+                        tickerNumbers[r] = numbers[Int(index)]
                     }
                 } else {
                     var interner = self.interner
                     try strings(field, &cursor, nulls: nulls) { r, b throws(InteropError) in
                         guard let b else { throw .nullKey(file: file, column: field.name, row: base + r) }
-                        tickerCodes[r] = interner.code(b)
+                        tickerNumbers[r] = interner.number(b)
                     }
                     self.interner = interner
                 }
@@ -596,10 +598,10 @@ struct ArrowIPCDecoder {
             }
         }
         if !sawTicker, let symbol = defaultTicker {
-            let c = interner.code(symbol)
-            for r in 0 ..< n { tickerCodes[r] = c }
+            let c = interner.number(symbol)
+            for r in 0 ..< n { tickerNumbers[r] = c }
         }
-        rowTickers.append(contentsOf: tickerCodes)
+        rowTickers.append(contentsOf: tickerNumbers)
         dates.append(contentsOf: Column(chunkDates), rows: 0 ..< n)
         rows += n
     }

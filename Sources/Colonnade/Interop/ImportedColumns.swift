@@ -95,9 +95,9 @@ struct ImportedColumns {
         var chunks = [[AnyColumn]](repeating: [], count: out.names.count)
         var dates: [Column<Int32>] = []
         for part in parts {
-            let codes = part.symbols.map { interner.code($0) }
+            let numbers = part.symbols.map { interner.number($0) }
             out.rowTickers.reserveCapacity(out.rowTickers.count + part.rowTickers.count)
-            for t in part.rowTickers { out.rowTickers.append(codes[Int(t)]) }
+            for t in part.rowTickers { out.rowTickers.append(numbers[Int(t)]) }
             dates.append(part.dates)
             var present = [AnyColumn?](repeating: nil, count: out.names.count)
             for (i, n) in part.names.enumerated() { present[columnIndex[ColumnDescriptor.identifier(for: n)] ?? 0] = part.values[i] }
@@ -145,7 +145,7 @@ struct ImportedColumns {
         let n = dates.count
 
         // Runs of one ticker; the fast path needs each ticker in one run with ascending dates.
-        var runs: [(code: Int32, rows: Range<Int>)] = []
+        var runs: [(ticker: Int32, rows: Range<Int>)] = []
         var grouped = true
         dates.withUnsafeBufferPointer { d in
             rowTickers.withUnsafeBufferPointer { t in
@@ -161,34 +161,34 @@ struct ImportedColumns {
                         }
                         end += 1
                     }
-                    let code = global[Int(local)]
-                    if seen[Int(code)] {
+                    let number = global[Int(local)]
+                    if seen[Int(number)] {
                         grouped = false
                         return
                     }
-                    seen[Int(code)] = true
-                    runs.append((code, start ..< end))
+                    seen[Int(number)] = true
+                    runs.append((number, start ..< end))
                     start = end
                 }
             }
         }
         do throws(TableError) {
             if !grouped {
-                var codes = [Int32](repeating: 0, count: n)
-                for r in 0 ..< n { codes[r] = global[Int(rowTickers[r])] }
+                var numbers = [Int32](repeating: 0, count: n)
+                for r in 0 ..< n { numbers[r] = global[Int(rowTickers[r])] }
                 return try QuoteTable(
-                    sortingRows: entries, rowTickers: codes, dates: dates, schema: schema, columns: values,
+                    sortingRows: entries, rowTickers: numbers, dates: dates, schema: schema, columns: values,
                     dateColumnName: dateColumnName, metadata: metadata)
             }
             var ranges = [Range<Int>?](repeating: nil, count: entries.count)
-            for run in runs { ranges[Int(run.code)] = run.rows }
+            for run in runs { ranges[Int(run.ticker)] = run.rows }
             var next = 0
             var inOrder = true
             var ordered: [Range<Int>] = []
-            for (code, range) in ranges.enumerated() {
+            for (number, range) in ranges.enumerated() {
                 let rows = range ?? next ..< next
-                entries[code].firstRow = next
-                entries[code].rowCount = rows.count
+                entries[number].firstRow = next
+                entries[number].rowCount = rows.count
                 if rows.lowerBound != next { inOrder = false }
                 if !rows.isEmpty { ordered.append(rows) }
                 next += rows.count

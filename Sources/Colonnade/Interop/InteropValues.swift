@@ -114,7 +114,7 @@ enum InteropValues {
         private var last: [UInt8] = []
         private var lastCode: Int32 = -1
 
-        mutating func code(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        mutating func number(_ bytes: UnsafeRawBufferPointer) -> Int32 {
             if lastCode >= 0 && bytes.count == last.count && bytes.elementsEqual(last) { return lastCode }
             let s = String(decoding: bytes, as: UTF8.self)
             let c: Int32
@@ -130,7 +130,7 @@ enum InteropValues {
             return c
         }
 
-        mutating func code(_ s: String) -> Int32 {
+        mutating func number(_ s: String) -> Int32 {
             if let existing = index[s] { return existing }
             let c = Int32(symbols.count)
             symbols.append(s)

@@ -188,7 +188,7 @@ struct ParquetDecoder {
         if at != totalRows { throw bad(footerStart, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
     }
 
-    /// The decoded dictionary of a chunk: raw PLAIN values, or codes of interned symbols.
+    /// The decoded dictionary of a chunk: raw PLAIN values, or numbers of interned symbols.
     enum Dictionary {
         case values([UInt8], count: Int)
         case symbols([Int32])
@@ -364,17 +364,17 @@ struct ParquetDecoder {
         _ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int
     ) throws(InteropError) -> Dictionary {
         if case .ticker = leaf.role {
-            var codes: [Int32] = []
-            codes.reserveCapacity(count)
+            var numbers: [Int32] = []
+            numbers.reserveCapacity(count)
             var p = 0
             for _ in 0 ..< count {
                 guard p + 4 <= d.count else { throw .truncated(file: file, offset: offset + p, needed: 4) }
                 let len = Int(UInt32(littleEndian: d.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
                 guard len <= d.count - p - 4 else { throw .truncated(file: file, offset: offset + p + 4, needed: len) }
-                codes.append(interner.code(UnsafeRawBufferPointer(rebasing: d[p + 4 ..< p + 4 + len])))
+                numbers.append(interner.number(UnsafeRawBufferPointer(rebasing: d[p + 4 ..< p + 4 + len])))
                 p += 4 + len
             }
-            return .symbols(codes)
+            return .symbols(numbers)
         }
         if leaf.conversion != nil {
             return .values(
@@ -547,15 +547,15 @@ struct ParquetDecoder {
             return
         case .ticker:
             if let indices {
-                guard case .symbols(let codes)? = dictionary else {
+                guard case .symbols(let numbers)? = dictionary else {
                     throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays")
                 }
                 for i in 0 ..< n {
                     let x = Int(indices[i])
-                    guard x < codes.count else {
-                        throw bad(fileOffset, "Parquet dictionary index \(x) of \(codes.count) in '\(leaf.name)'")
+                    guard x < numbers.count else {
+                        throw bad(fileOffset, "Parquet dictionary index \(x) of \(numbers.count) in '\(leaf.name)'")
                     }
-                    rowTickers[row + i] = codes[x]
+                    rowTickers[row + i] = numbers[x]
                 }
             } else {
                 var p = 0
@@ -563,7 +563,7 @@ struct ParquetDecoder {
                     guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
                     let len = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
                     guard len <= values.count - p - 4 else { throw .truncated(file: file, offset: fileOffset + p + 4, needed: len) }
-                    rowTickers[row + i] = interner.code(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
+                    rowTickers[row + i] = interner.number(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
                     p += 4 + len
                 }
             }

@@ -62,7 +62,7 @@ public struct ParquetWriter {
 
     /// A run of source rows of one ticker, in output order.
     struct Segment {
-        var code: Int
+        var ticker: Int
         var rows: Range<Int>
     }
 
@@ -217,7 +217,7 @@ public struct ParquetWriter {
         return found.sorted()
     }
 
-    /// Ticker codes in the order of their symbols' UTF-8 bytes.
+    /// Ticker numbers in the order of their symbols' UTF-8 bytes.
     func tickerOrder() -> [Int] {
         let keys = table.tickers.map { Array($0.symbol.utf8) }
         return keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
@@ -233,14 +233,14 @@ public struct ParquetWriter {
         var out: [Segment] = []
         out.reserveCapacity(order.count)
         table.dates.withUnsafeBufferPointer { d in
-            for code in order {
-                let t = table.tickers[code]
+            for number in order {
+                let t = table.tickers[number]
                 var a = t.firstRow, b = t.firstRow + t.rowCount
                 if let days {
                     a = Self.lowerBound(d, days.lowerBound, in: a ..< b)
                     b = Self.lowerBound(d, days.upperBound, in: a ..< b)
                 }
-                if a < b { out.append(Segment(code: code, rows: a ..< b)) }
+                if a < b { out.append(Segment(ticker: number, rows: a ..< b)) }
             }
         }
         return out
@@ -269,7 +269,7 @@ public struct ParquetWriter {
         while i < segments.count && starts[i] < range.upperBound {
             let s = segments[i]
             let a = max(range.lowerBound, starts[i]) - starts[i], b = min(range.upperBound, starts[i] + s.rows.count) - starts[i]
-            if a < b { out.append(Segment(code: s.code, rows: s.rows.lowerBound + a ..< s.rows.lowerBound + b)) }
+            if a < b { out.append(Segment(ticker: s.ticker, rows: s.rows.lowerBound + a ..< s.rows.lowerBound + b)) }
             i += 1
         }
         return out
@@ -323,7 +323,7 @@ public struct ParquetWriter {
             progress?(end - row, output.position - base - offset)
             row = end
         }
-        let footer = footerBytes(rowCount: total, groups: groups, tickerCodes: segments.map(\.code))
+        let footer = footerBytes(rowCount: total, groups: groups, tickerNumbers: segments.map(\.ticker))
         try output.write(footer)
         var trailer = FlatBufferByteArray()
         trailer.appendUInt32LE(UInt32(footer.count))
@@ -411,12 +411,12 @@ public struct ParquetWriter {
     func writeTickerChunk(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> ChunkInfo {
         // The dictionary: this row group's tickers, in output (sorted) order.
         var dictionary = [UInt8]()
-        var indexOfCode: [Int: Int] = [:]
+        var indexOfTicker: [Int: Int] = [:]
         var order: [Int] = []
-        for p in pieces where indexOfCode[p.code] == nil {
-            indexOfCode[p.code] = order.count
-            order.append(p.code)
-            let symbol = Array(table.tickers[p.code].symbol.utf8)
+        for p in pieces where indexOfTicker[p.ticker] == nil {
+            indexOfTicker[p.ticker] = order.count
+            order.append(p.ticker)
+            let symbol = Array(table.tickers[p.ticker].symbol.utf8)
             var n = UInt32(symbol.count)
             withUnsafeBytes(of: &n) { dictionary.append(contentsOf: $0) }
             dictionary.append(contentsOf: symbol)
@@ -448,7 +448,7 @@ public struct ParquetWriter {
             var at = 0
             for p in pieces {
                 let a = max(at, page), b = min(at + p.rows.count, end)
-                if a < b { encoder.appendRun(UInt32(indexOfCode[p.code] ?? 0), count: b - a) }
+                if a < b { encoder.appendRun(UInt32(indexOfTicker[p.ticker] ?? 0), count: b - a) }
                 at += p.rows.count
                 if at >= end { break }
             }
@@ -504,7 +504,9 @@ public struct ParquetWriter {
             var at = 0
             for p in pieces {
                 let a = max(at, page), b = min(at + p.rows.count, end)
-                if a < b { pagePieces.append(Segment(code: p.code, rows: p.rows.lowerBound + (a - at) ..< p.rows.lowerBound + (b - at))) }
+                if a < b {
+                    pagePieces.append(Segment(ticker: p.ticker, rows: p.rows.lowerBound + (a - at) ..< p.rows.lowerBound + (b - at)))
+                }
                 at += p.rows.count
                 if at >= end { break }
             }
@@ -554,7 +556,7 @@ public struct ParquetWriter {
 
     // MARK: Footer
 
-    func footerBytes(rowCount: Int, groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)], tickerCodes: [Int]) -> [UInt8] {
+    func footerBytes(rowCount: Int, groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)], tickerNumbers: [Int]) -> [UInt8] {
         var w = ThriftCompactWriter()
         w.structBegin(nil)
         w.i32(1, 2)

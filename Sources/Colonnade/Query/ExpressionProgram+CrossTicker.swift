@@ -59,13 +59,13 @@ extension ExpressionProgram {
             compilation.stores.append(store)
             return (.crossTicker(.materialized(store)), 0)
         case let .reference(x, symbol):
-            guard let code = table.code(of: symbol) else {
+            guard let number = table.tickerNumber(of: symbol) else {
                 throw QueryError(
                     "no ticker '\(symbol)' in this table for ref()", kind: .unknownColumn,
                     suggestions: Suggestions.closest(to: symbol, among: table.tickers.map(\.symbol)))
             }
             let argument = try ExpressionProgram(x, table: table)
-            let store = MaterializedValues(.reference(table.tickers[Int(code)].rows), argument: argument, table: table)
+            let store = MaterializedValues(.reference(table.tickers[Int(number)].rows), argument: argument, table: table)
             compilation.stores.append(store)
             return (.crossTicker(.materialized(store)), 0)
         case let .moving(f, x, y, w):

@@ -49,7 +49,7 @@ extension QuoteTable {
             let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1, cache: cache) }
             return negated ? QuoteTable.simplifyAnd(children) : QuoteTable.simplifyOr(children)
         case .tickers(let symbols):
-            let wanted = Set(symbols.compactMap { code(of: $0) })
+            let wanted = Set(symbols.compactMap { tickerNumber(of: $0) })
             let intervals = tickers.indices.filter { wanted.contains(Int32($0)) != negated }
                 .map { tickers[$0].rows }.filter { !$0.isEmpty }
             return .rows(QuoteTable.coalesce(intervals))

@@ -88,7 +88,7 @@ extension Selection {
             guard let base = p.baseAddress else { return }
             let shared = SharedPointer(base: base)
             forEachChunk(groups.count, threads: threads) { g, worker in
-                let rows = table.tickers[Int(groups[g].code)].rows
+                let rows = table.tickers[Int(groups[g].ticker)].rows
                 let buckets: [(rows: Range<Int>, key: Int)]
                 if grouping.bucket == .date {
                     // A day per row: only the matching rows make groups.
@@ -135,7 +135,7 @@ extension Selection {
         }
         if grouping.byTicker {
             let rows = zip(groups, perTicker).flatMap { group, parts in
-                parts.map { row(ticker: table.tickers[Int(group.code)].symbol, key: $0.key, $0.matched, $0.accs) }
+                parts.map { row(ticker: table.tickers[Int(group.ticker)].symbol, key: $0.key, $0.matched, $0.accs) }
             }
             if grouping.tickerFirst || grouping.bucket == nil { return rows }
             // `week,ticker`: by bucket, then ticker (a stable sort keeps ticker order within a bucket).

@@ -17,11 +17,11 @@ extension Selection {
             case .date:
                 columns.append(rows.map { Double(table.dates[$0]) })
             case .ticker:
-                // Symbols compared as text: rank the codes once.
+                // Symbols compared as text: rank the numbers once.
                 let order = table.tickers.indices.sorted { table.tickers[$0].symbol < table.tickers[$1].symbol }
                 var rank = [Double](repeating: 0, count: table.tickers.count)
-                for (r, code) in order.enumerated() { rank[code] = Double(r) }
-                columns.append(rows.map { rank[Int(table.tickerCode(ofRow: $0))] })
+                for (r, number) in order.enumerated() { rank[number] = Double(r) }
+                columns.append(rows.map { rank[Int(table.tickerNumber(ofRow: $0))] })
             }
         }
         let descending = keys.map(\.descending)

@@ -34,11 +34,11 @@ public struct Selection: Sendable {
         return out
     }
 
-    /// The matching rows of each ticker that has any: (ticker code, row count).
-    public func countsByTicker() -> [(code: Int32, count: Int)] {
-        table.tickers.enumerated().compactMap { code, t in
+    /// The matching rows of each ticker that has any: (ticker number, row count).
+    public func countsByTicker() -> [(ticker: Int32, count: Int)] {
+        table.tickers.enumerated().compactMap { number, t in
             let n = mask.nonzeroBitCount(in: t.rows)
-            return n > 0 ? (Int32(code), n) : nil
+            return n > 0 ? (Int32(number), n) : nil
         }
     }
 }

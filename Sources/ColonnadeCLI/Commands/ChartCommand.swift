@@ -115,7 +115,7 @@ struct ChartCommand: Command {
         let charted = table.subtable(try table.select(.tickers(known)))
         let asOf = charted.rows(asOf: day, maxStale: maxStale)
         var days = [String: Int32]()
-        for row in asOf.rows { days[charted.tickers[Int(charted.tickerCode(ofRow: row))].symbol] = charted.dates[row] }
+        for row in asOf.rows { days[charted.tickers[Int(charted.tickerNumber(ofRow: row))].symbol] = charted.dates[row] }
         if let note = asOf.note { context.note(note) }
         if days.isEmpty {
             throw CommandFailure(

@@ -347,7 +347,7 @@ struct FilterCommand: Command {
         var unknown = [String]()
         func walk(_ p: RowPredicate) {
             switch p {
-            case .tickers(let symbols): unknown += symbols.filter { table.code(of: $0) == nil && !unknown.contains($0) }
+            case .tickers(let symbols): unknown += symbols.filter { table.tickerNumber(of: $0) == nil && !unknown.contains($0) }
             case .and(let ps), .or(let ps): ps.forEach(walk)
             case .not(let q): walk(q)
             case .range, .integerRange, .compare, .compareExpressions, .dates, .constant: break

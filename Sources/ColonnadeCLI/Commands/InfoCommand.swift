@@ -65,8 +65,8 @@ struct InfoCommand: Command {
         }
         let tickers: [TickerLine] =
             table.map { t in
-                t.tickers.enumerated().map { code, e -> TickerLine in
-                    let events = try? t.corporateEvents(ofTicker: code)
+                t.tickers.enumerated().map { number, e -> TickerLine in
+                    let events = try? t.corporateEvents(ofTicker: number)
                     return TickerLine(
                         symbol: e.symbol, rows: e.rowCount, first: e.rowCount > 0 ? t.dates[e.firstRow] : nil,
                         last: e.rowCount > 0 ? t.dates[e.firstRow + e.rowCount - 1] : nil, name: e.metadata["name"],
@@ -75,10 +75,10 @@ struct InfoCommand: Command {
             } ?? []
         var report = Report(path: path, info: info, verification: verification, tickers: tickers)
         if let ticker, let table {
-            guard let code = table.code(of: ticker) else {
+            guard let number = table.tickerNumber(of: ticker) else {
                 throw CommandFailure("no ticker \(ticker) in \(path)", hint: "'colonnade info' lists the tickers")
             }
-            report.events = (ticker, try table.corporateEvents(ofTicker: Int(code)))
+            report.events = (ticker, try table.corporateEvents(ofTicker: Int(number)))
         }
         return report
     }

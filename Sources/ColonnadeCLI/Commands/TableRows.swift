@@ -151,7 +151,7 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
         row.removeAll(keepingCapacity: true)
         for source in sources {
             switch source {
-            case .ticker: row.append(.text(table.tickers[Int(table.tickerCode(ofRow: r))].symbol))
+            case .ticker: row.append(.text(table.tickers[Int(table.tickerNumber(ofRow: r))].symbol))
             case .date: row.append(.day(table.dates[r]))
             case .expression(let k): row.append(batchValues[k][position - 1].map(Cell.number) ?? .null)
             case .value(let i):

@@ -120,7 +120,7 @@ final class ShellSession {
                             + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
             }
             settings.tickers = value.lowercased() == "all" ? [] : splitList(value).filter { !$0.isEmpty }
-            let unknown = settings.tickers.filter { table.code(of: $0) == nil }
+            let unknown = settings.tickers.filter { table.tickerNumber(of: $0) == nil }
             return .message(
                 unknown.isEmpty
                     ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")

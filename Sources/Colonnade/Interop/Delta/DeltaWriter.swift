@@ -362,8 +362,8 @@ public struct DeltaWriter {
         let rows = segments.reduce(0) { $0 + $1.rows.count }
         var minimums: [(String, String)] = [], maximums: [(String, String)] = [], nulls: [(String, String)] = []
         if let first = segments.first, let last = segments.last {
-            minimums.append(("ticker", json(table.tickers[first.code].symbol)))
-            maximums.append(("ticker", json(table.tickers[last.code].symbol)))
+            minimums.append(("ticker", json(table.tickers[first.ticker].symbol)))
+            maximums.append(("ticker", json(table.tickers[last.ticker].symbol)))
             var lo = Int32.max, hi = Int32.min
             table.dates.withUnsafeBufferPointer { d in
                 for s in segments {
