@@ -84,7 +84,8 @@ let package = Package(
         .testTarget(name: "ColonnadeIngestTests", dependencies: ["ColonnadeIngest", "DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "ColonnadeTestSupport"]),
-        // A child process for the snapshot crash test: saves to one path in a loop until killed.
-        .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),
+        // A child process for tests that stop a writer at a chosen point (the shipped binary has no
+        // test-only switches): saves to one path in a loop until killed; imports holding the lock.
+        .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade", "ColonnadeIngest"], path: "Tests/SnapshotCrashWriter"),
     ]
 )

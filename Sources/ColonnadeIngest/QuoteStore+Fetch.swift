@@ -195,21 +195,16 @@ extension QuoteStore {
         _ work: @escaping @Sendable () async throws -> T
     ) throws -> T {
         let cancellation = CancellationRelay()
-        // The handler is in place before any work starts, so Ctrl-C always cancels, never kills.
-        var interrupt: (any DispatchSourceSignal)?
+        // The handler is in place before any work starts, so Ctrl-C always cancels, never kills;
+        // the catcher's own thread cancels at once, whichever thread the signal reached.
+        var interrupt: SignalCatcher?
         if options.cancelOnInterrupt {
-            signal(SIGINT, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            source.setEventHandler { cancellation.cancel() }
-            source.resume()
-            interrupt = source
-        }
-        defer {
-            if let interrupt {
-                interrupt.cancel()
-                signal(SIGINT, SIG_DFL)
+            guard let catcher = SignalCatcher(catching: [SIGINT], handler: { _ in cancellation.cancel() }) else {
+                throw IngestFailure("cannot catch Ctrl-C (no pipe could be made); nothing was fetched")
             }
+            interrupt = catcher
         }
+        defer { interrupt?.stop() }
         let task = Task { try await work() }
         cancellation.attach(task)
         // The whole fetch's deadline: a Dispatch timer (on time even when the pool is busy)

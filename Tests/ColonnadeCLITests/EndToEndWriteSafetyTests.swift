@@ -32,15 +32,16 @@ import Testing
         return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
     }
 
-    /// Starts `colonnade import FILE --ticker T --snapshot S`, holding the lock after its load
-    /// until `release(prefix)` (the hidden test hook), and waits until it holds it.
+    /// Starts a writer that imports FILE as ticker T into S through the library's import, as
+    /// `colonnade import` does, and holds the lock after its load until `release(prefix)`, and
+    /// waits until it holds it. (A child process of the tests, `SnapshotCrashWriter
+    /// import-holding-lock`: the shipped binary has no hidden switch to stop it there.)
     static func startHolder(_ directory: URL, snapshot: String, ticker: String, prefix: String) throws -> RunningExecutable {
         let file = try quoteFile(in: directory, "\(ticker).csv")
-        var environment = EndToEndFixture.cleanEnvironment
-        environment["COLONNADE_TEST_HOLD_LOCK"] = prefix
+        let helper = try BuiltExecutable.url().deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path
         let holder = try RunningExecutable(
-            ["import", file, "--ticker", ticker, "--snapshot", snapshot],
-            environment: environment, in: directory)
+            ["import-holding-lock", snapshot, file, ticker, prefix],
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: helper)
         let held = holder.wait(until: { FileManager.default.fileExists(atPath: prefix + ".held") })
         #expect(held, "the first import never held the lock: \(holder.standardError)")
         return holder
@@ -53,7 +54,7 @@ import Testing
     // MARK: Item 2: the write lock
 
     /// The race of issue 11 made certain: the first import loads the snapshot and stops (holding
-    /// the lock); the second starts meanwhile. Without the lock the second saves first and the
+    /// the lock); the second, the real `colonnade import`, starts meanwhile. Without the lock the second saves first and the
     /// first's save, from its older load, drops the second's ticker.
     @Test func aSecondImportWaitsForTheFirstAndNeitherTickerIsLost() throws {
         let directory = try EndToEndFixture.scratchDirectory("race")

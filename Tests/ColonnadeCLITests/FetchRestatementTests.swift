@@ -220,4 +220,66 @@ import Testing
         let worst = try Self.worstDifference(try QuoteTable.load(from: scratch.snapshot), try QuoteTable.load(from: reference.snapshot))
         #expect(worst <= 1e-9, "\(worst)")
     }
+
+    /// `fetch --table WIKI/PRICES --bulk --update` across the same split and dividend: the export
+    /// (a zip of the vendor's CSV as of its day, for the days from the overlapping one) restates
+    /// AAPL and KO, and the snapshot equals a fresh full fetch as of 2014-06-30.
+    @Test func aBulkUpdateAcrossASplitAndADividendEqualsAFreshFullFetch() async throws {
+        let vendor = Vendor()
+        let (updated, fresh) = (try Scratch(), try Scratch())
+        let symbols = ["AAPL", "KO", "MSFT"]
+        let base = Mutex<String>("")
+        let exportQuery = Mutex<(tickers: [String], from: Int32?)>(([], nil))
+        let serve: @Sendable (LoopbackHTTPRequest) -> LoopbackHTTPAction = { request in
+            if request.path == "/api/v3/datatables/WIKI/PRICES.json", request.query("qopts.export") == "true" {
+                let tickers = (request.query("ticker") ?? "").split(separator: ",").map(String.init)
+                exportQuery.withLock { $0 = (tickers, request.query("date.gte").flatMap { Day($0)?.daysSinceEpoch }) }
+                let link = base.withLock { $0 } + "/export/WIKI_PRICES.zip"
+                return .json(
+                    #"{"datatable_bulk_download":{"file":{"link":"\#(link)","status":"fresh","data_snapshot_time":null}}}"#)
+            }
+            if request.path == "/export/WIKI_PRICES.zip" {
+                let (tickers, from) = exportQuery.withLock { $0 }
+                var lines = [
+                    "ticker,date,open,high,low,close,volume,ex-dividend,split_ratio,adj_open,adj_high,adj_low,adj_close,adj_volume"
+                ]
+                for symbol in tickers.isEmpty ? symbols : tickers {
+                    for row in vendor.rows(symbol, from: from, to: nil) {
+                        lines.append("\(symbol),\(Day(daysSinceEpoch: row.day))," + row.values.map(Vendor.text).joined(separator: ","))
+                    }
+                }
+                let zip = ZipBuilder([.stored("WIKI_PRICES.csv", Array((lines.joined(separator: "\n") + "\n").utf8))]).bytes()
+                return .respond(status: 200, headers: ["Content-Type": "application/zip"], body: Data(zip))
+            }
+            return vendor.serve(request)
+        }
+        try await LoopbackHTTPServer.run(serve) { server in
+            base.withLock { $0 = server.baseURL.absoluteString }
+            vendor.asOf.withLock { $0 = Day("2014-06-06")?.daysSinceEpoch ?? 0 }
+            let full = await runOffPool(fetchArguments(server, updated, symbols + ["--table", "WIKI/PRICES"]), in: updated)
+            #expect(full.status == 0, "\(full.standardError)")
+            let stored = try QuoteTable.load(from: updated.snapshot)
+            #expect(stored.ticker("AAPL")?.rowCount == 112)
+
+            vendor.asOf.withLock { $0 = Day("2014-06-30")?.daysSinceEpoch ?? 0 }
+            let update = await runOffPool(
+                fetchArguments(server, updated, symbols + ["--table", "WIKI/PRICES", "--bulk", "--update"]), in: updated)
+            #expect(update.status == 0, "\(update.standardError)")
+            // The export was asked from the overlapping day, for the three tickers, not the whole history.
+            #expect(exportQuery.withLock { $0.from } == Day("2014-06-06")?.daysSinceEpoch)
+            #expect(exportQuery.withLock { $0.tickers } == symbols)
+            let notes = update.standardError.split(separator: "\n").filter { $0.hasPrefix("note: ") && $0.contains("restated") }
+            #expect(notes.count == 2, "\(update.standardError)")
+            #expect(notes.contains { $0.contains("AAPL split 7:1 on 2014-06-09") }, "\(update.standardError)")
+            #expect(notes.contains { $0.contains("KO dividend 0.305 on 2014-06-12") }, "\(update.standardError)")
+
+            let again = await runOffPool(fetchArguments(server, fresh, symbols + ["--table", "WIKI/PRICES"]), in: fresh)
+            #expect(again.status == 0, "\(again.standardError)")
+        }
+        let after = try QuoteTable.load(from: updated.snapshot), reference = try QuoteTable.load(from: fresh.snapshot)
+        #expect(after.ticker("AAPL")?.rowCount == 128)
+        let worst = try Self.worstDifference(after, reference)
+        #expect(worst <= 1e-9, "bulk update vs fresh full fetch: \(worst)")
+        #expect(try after.adjustmentProblems().isEmpty)
+    }
 }

@@ -1,11 +1,22 @@
-// A helper for SnapshotCrashTests: saves snapshots to one path over and over until it is killed.
+// A child process for tests that need a writer stopped at a point the shipped `colonnade` has no
+// switch for (it reads no test-only environment variable; issue 29). Two uses:
 //
 //     SnapshotCrashWriter TARGET SOURCE_A SOURCE_B
 //
-// Loads the two source snapshots (memory-mapped, so start-up is instant), prints "ready" on stdout,
-// then saves A, B, A, B, … to TARGET with durable saves, printing "saved N" after the N-th. The
-// test kills it with SIGKILL at random moments and checks that TARGET is always a whole snapshot, A or B.
+// (SnapshotCrashTests) Loads the two source snapshots (memory-mapped, so start-up is instant),
+// prints "ready" on stdout, then saves A, B, A, B, … to TARGET with durable saves, printing
+// "saved N" after the N-th. The test kills it with SIGKILL at random moments and checks that TARGET
+// is always a whole snapshot, A or B.
+//
+//     SnapshotCrashWriter import-holding-lock SNAPSHOT FILE TICKER PREFIX
+//
+// (EndToEndWriteSafetyTests) `colonnade import FILE --ticker TICKER --snapshot SNAPSHOT` through
+// the same library call (`QuoteStore.import`), except that once the snapshot is locked and loaded
+// it creates PREFIX.held and waits until PREFIX.release exists: the real `colonnade` processes the
+// test starts meanwhile meet a writer that holds the lock.
 import Colonnade
+import ColonnadeIngest
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,6 +28,22 @@ func say(_ text: String, to fd: Int32) {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 6, arguments[1] == "import-holding-lock" {
+    let prefix = arguments[5]
+    var options = ImportOptions()
+    options.ticker = arguments[4]
+    options.whileLocked = {
+        _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
+        while !FileManager.default.fileExists(atPath: prefix + ".release") { usleep(5_000) }
+    }
+    do {
+        _ = try QuoteStore(at: arguments[2]).import([arguments[3]], options: options)
+        exit(0)
+    } catch {
+        say("SnapshotCrashWriter: \(error)\n", to: 2)
+        exit(1)
+    }
+}
 guard arguments.count == 4 else {
     say("usage: SnapshotCrashWriter TARGET SOURCE_A SOURCE_B\n", to: 2)
     exit(2)

@@ -63,7 +63,7 @@ extension ExportCommand {
         // On a terminal, an export over a second shows its progress (rows and bytes written).
         let progress = ProgressLine(
             "exporting", total: table.rowCount, enabled: context.standardError.isTerminal,
-            writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+            writer: context.standardError, delay: context.progressDelay)
         let advance: @Sendable (Int, Int) -> Void = { rows, bytes in progress.advance(rows: rows, bytes: bytes) }
         var partitions: Int?
         do {

@@ -61,7 +61,7 @@ struct ExportCommand: Command {
         let progress = ProgressLine(
             "exporting", total: selection.count,
             enabled: context.standardError.isTerminal && (file != nil || !context.standardOutput.isTerminal),
-            writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+            writer: context.standardError, delay: context.progressDelay)
         defer { progress.finish() }
         let headerLines = format == .csv ? 1 : 0
         if let output = file {

@@ -37,7 +37,7 @@ struct GenerateCommand: Command {
             // On a terminal, work over a second shows its progress: rows made, then bytes saved.
             let progress = ProgressLine(
                 "generating", total: tickers * days, enabled: context.standardError.isTerminal,
-                writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+                writer: context.standardError, delay: context.progressDelay)
             let table = generator.makeTable { progress.advance(rows: $0) }
             do {
                 defer { progress.finish() }

@@ -15,7 +15,7 @@ struct ImportCommand: Command {
         try SnapshotLocation.requireWritableDirectory(of: path)
         let progress = ImportProgressLine(
             enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
-            delay: ImportProgressLine.delay(environment: context.environment))
+            delay: context.progressDelay)
         var options = ImportOptions()
         options.ticker = parsed[Options.ticker]
         options.threads = parsed[Options.threads] ?? QueryOptions.availableCores
@@ -26,7 +26,6 @@ struct ImportCommand: Command {
         options.progress = progress.counters
         options.waitingForLock = context.waitingNoter(path: path)
         options.ordinaryPathOnly = context.tuning.ordinaryImport
-        options.whileLocked = SnapshotLocation.testHold(context)
         let result: ImportResult
         do {
             defer { progress.finish() }

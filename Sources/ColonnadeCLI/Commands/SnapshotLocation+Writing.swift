@@ -23,14 +23,12 @@ extension SnapshotLocation {
         _ body: (inout QuoteTable) throws -> Void
     ) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
-        let hold = testHold(context)
         return try QuoteTable.update(
             at: path, wait: wait, threads: threads,
             whileWaiting: { holder in
                 context.note(waitingNote(path: path, holder: holder))
             }
         ) { table in
-            try hold?()
             try body(&table)
         }
     }
@@ -48,18 +46,5 @@ extension SnapshotLocation {
 
     static func waitingNote(path: String, holder: Int32?) -> String {
         "waiting for \(holder.map { "process \($0)" } ?? "another process"), which is writing \(path)"
-    }
-
-    /// Hidden, for tests of the lock (`COLONNADE_TEST_HOLD_LOCK=PREFIX`): once the snapshot is
-    /// locked and loaded, create `PREFIX.held` and wait until `PREFIX.release` exists, so a test
-    /// can start a second writer while this one holds the lock. nil when not asked for.
-    static func testHold(_ context: CommandContext) -> (@Sendable () throws -> Void)? {
-        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return nil }
-        return {
-            _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
-            while !FileManager.default.fileExists(atPath: prefix + ".release") {
-                usleep(5_000)
-            }
-        }
     }
 }

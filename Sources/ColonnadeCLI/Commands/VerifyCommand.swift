@@ -17,7 +17,7 @@ struct VerifyCommand: Command {
             let rows = info?.rowCount ?? 0, payload = max(1, info?.payloadBytes ?? 1)
             let progress = ProgressLine(
                 "verifying", total: info?.rowCount, enabled: context.standardError.isTerminal,
-                writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+                writer: context.standardError, delay: context.progressDelay)
             defer { progress.finish() }
             return QuoteTable.verifySnapshot(at: file) { bytes in
                 progress.advance(rows: Int(Double(rows) * Double(bytes) / Double(payload)), bytes: bytes)
