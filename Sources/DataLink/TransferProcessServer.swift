@@ -39,6 +39,7 @@ public enum TransferProcessServer {
             _ = setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit)
         }
         signal(SIGPIPE, SIG_IGN)
+        exitWhenTheReaderIsGone(output)
 
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 86_400
@@ -58,6 +59,25 @@ public enum TransferProcessServer {
         done.wait()
         session.finishTasksAndInvalidate()
         return 0
+    }
+
+    /// Ends this process as soon as nothing reads `output`. The parent holds the only read end
+    /// (close-on-exec, ``TransferProcess``); when it exits, is killed or closes it, the pipe's
+    /// write end reports an error to `poll`, so a transfer the parent no longer waits for ends at
+    /// once — not when a server that never answers, or the request's day-long timeout, lets it.
+    /// (A failed write ends the process too, but a transfer waiting on a silent server writes
+    /// nothing.)
+    static func exitWhenTheReaderIsGone(_ output: Int32) {
+        let watcher = Thread {
+            var descriptor = pollfd(fd: output, events: 0, revents: 0)
+            while true {
+                let ready = poll(&descriptor, 1, -1)
+                if ready > 0 && descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { _exit(3) }
+                if ready < 0 && errno != EINTR { return }
+            }
+        }
+        watcher.name = "DataLink.transfer-parent-watch"
+        watcher.start()
     }
 }
 
