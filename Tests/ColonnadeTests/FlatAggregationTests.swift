@@ -50,7 +50,8 @@ import ColonnadeTestSupport
                     #expect(g.ticker == e.ticker && g.bucketText == e.bucket, "\(g) vs \(e)")
                     for (k, a) in aggregates.enumerated()
                     where !AggregateDifferentialTests.close(g.values[k], e.values[k], a.function, scale: e.scales[k]) {
-                        Issue.record("\(grouping) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))")
+                        Issue.record(
+                            "\(grouping) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))")
                     }
                     checked += 1
                 }
