@@ -12,7 +12,23 @@ public struct AggregateResult: Sendable, Equatable {
         /// `AggregateGrouping.CalendarBucket`): a day number for date and week (the Monday).
         public var bucketKey: Int?
         /// The bucket as text: `2014`, `2014-03`, `2014-Q2`, `2014-03-07`; nil when not grouped by one.
-        public var bucketLabel: String?
+        /// Formatted when read (from `bucketKey`), not when the group is made: a query of a million
+        /// weekly bars formats only the labels it prints.
+        public var bucketLabel: String? {
+            get {
+                if let labelOverride { return labelOverride }
+                guard let bucketKind, let bucketKey else { return nil }
+                return AggregateGrouping.CalendarBucket.text(ofKey: bucketKey, bucketKind)
+            }
+            set {
+                labelOverride = newValue
+                if newValue == nil { bucketKind = nil }
+            }
+        }
+        /// The kind of `bucketKey`, from which `bucketLabel` is formatted.
+        private var bucketKind: AggregateGrouping.CalendarBucket?
+        /// A label set explicitly (nil: formatted from the key).
+        private var labelOverride: String?
         /// One value per aggregate; nil where it has no value (sum, min, max, mean, first, last of
         /// no values; stddev of fewer than two).
         public var values: [Double?]
@@ -36,7 +52,8 @@ public struct AggregateResult: Sendable, Equatable {
         /// Sets the bucket fields from a key of `bucket`.
         mutating func setBucket(_ key: Int, _ bucket: AggregateGrouping.CalendarBucket) {
             bucketKey = key
-            bucketLabel = AggregateGrouping.CalendarBucket.text(ofKey: key, bucket)
+            bucketKind = bucket
+            labelOverride = nil
             switch bucket {
             case .year: year = key
             case .month:

@@ -21,6 +21,9 @@ package final class EvaluationCounters: Sendable, Equatable {
     /// Rows run through recursive series (`ema`, `rma`, `rsi`, `cum*`): the table's rows once per
     /// distinct series a query computes (`SeriesCache`).
     package let seriesRows = Atomic<Int>(0)
+    /// Rows run through window kernels by screens over the table (`mavg`, `prev`, …): a window
+    /// named twice and shared (`SharedWindow`) counts once per chunk.
+    package let windowRows = Atomic<Int>(0)
 
     package init() {}
 
@@ -47,6 +50,10 @@ package final class EvaluationCounters: Sendable, Equatable {
 
     func addSeriesRows(_ n: Int) {
         if n != 0 { seriesRows.add(n, ordering: .relaxed) }
+    }
+
+    func addWindowRows(_ n: Int) {
+        if n != 0 { windowRows.add(n, ordering: .relaxed) }
     }
 
     func addRun(chunks: Int, threads: Int) {

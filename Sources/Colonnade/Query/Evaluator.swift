@@ -47,8 +47,10 @@ struct Evaluator {
             forEachChunk(chunks, threads: threads) { chunk, worker in
                 let start = chunk * chunkRows
                 let rows = start ..< min(start + chunkRows, rowCount)
+                scratchPerWorker[worker].expressions.span = rows  // shared windows are computed to its end
                 evaluate(plan, rows: rows, out: shared.base + (start >> 6), mode: .store, scratch: scratchPerWorker[worker], depth: 0)
             }
+            counters?.addWindowRows(scratchPerWorker.reduce(0) { $0 + $1.expressions.windowRows })
         }
         assert(mask.paddingIsClear, "a kernel set bits past the last row")
         InternalChecks.check(mask, "query result")

@@ -104,6 +104,7 @@ extension ExpressionProgram {
             case let .series(f, x, w): walk(x, above + ownLookback(f, w))
             case let .exactSeries(_, x, w, _): walk(x, above + w - 1)
             case .materialized: break  // its own program, over the whole table
+            case .shared(_, let x): walk(x, above)
             case .function(_, let xs): for x in xs { walk(x, above) }
             case .isNull(let x): walk(x, above)
             case let .conditional(branches, otherwise):

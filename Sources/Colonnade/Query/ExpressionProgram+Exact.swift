@@ -137,6 +137,8 @@ extension ExpressionProgram {
                 bs.append(b)
             }
             return either(bs)
+        case .shared(_, let x):
+            return bound(x)
         case .ordering, .exactSeries, .materialized, .isNull, .crossTicker:
             return nil
         }

@@ -27,7 +27,9 @@ final class MaterializedSeries: @unchecked Sendable {
         cache.counters?.addSeriesRows(table.rowCount)
         count = table.rowCount
         values = .allocate(capacity: max(count, 1))
-        values.initialize(repeating: .nan, count: max(count, 1))
+        // Not filled with NaN first: every row belongs to one ticker, and each group below writes
+        // all rows of its tickers (a fill was one more pass over a table-sized buffer).
+        values.initialize(to: .nan)
         // The exact seed: the argument's values are decimals with a known scale (a column with a
         // decimal scale, or an expression over such columns: `ExpressionProgram+Exact.swift`).
         let scale = argument.decimalScale
@@ -47,7 +49,7 @@ final class MaterializedSeries: @unchecked Sendable {
         if start < tickers.count { groups.append(start ..< tickers.count) }
         let out = SharedPointer(base: values)
         let seedScale = scale
-        forEachChunk(groups.count, threads: ProcessInfo.processInfo.activeProcessorCount) { g, _ in
+        forEachChunk(groups.count, threads: cache.threads) { g, _ in
             let group = groups[g]
             let nonEmpty = tickers[group].filter { $0.rowCount > 0 }
             guard let first = nonEmpty.first, let last = nonEmpty.last else { return }
@@ -78,8 +80,20 @@ final class SeriesCache {
     private var series: [Key: MaterializedSeries] = [:]
     /// Where to count the rows materialized (tests), or nil.
     let counters: EvaluationCounters?
+    /// Shareable windows (`SharedWindow.swift`) by how often the query names them.
+    var windowCounts: [ValueExpression: Int] = [:]
+    /// The shared windows handed out, by expression.
+    var sharedWindows: [ValueExpression: SharedWindow] = [:]
+    /// Whether windows named more than once are shared (tests turn it off to compare).
+    let shareWindows: Bool
+    /// Threads a series is computed on: the query's (`QueryOptions.threads`).
+    let threads: Int
 
-    init(counters: EvaluationCounters? = nil) { self.counters = counters }
+    init(counters: EvaluationCounters? = nil, shareWindows: Bool = true, threads: Int = QueryOptions.availableCores) {
+        self.counters = counters
+        self.shareWindows = shareWindows
+        self.threads = max(1, threads)
+    }
 
     /// `f(x, n)`, computed over `table` the first time it is asked for.
     /// - Throws: `QueryError` from resolving `x`.

@@ -39,6 +39,8 @@ struct ExpressionProgram: @unchecked Sendable {
         case conditional([(Condition, Node)], otherwise: Node?)
         /// 1 where the value is NaN (null), else 0.
         case isNull(Node)
+        /// A window the query names more than once, computed once per chunk (`SharedWindow.swift`).
+        case shared(SharedWindow, Node)
     }
 
     let root: Node
@@ -190,8 +192,10 @@ struct ExpressionProgram: @unchecked Sendable {
             case let .series(f, x, w):
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
                 let (n, l) = try compile(x, depth: depth + 1)
-                if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { return (exact, l + w - 1) }
-                return (.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
+                var (node, lookback) = (Node.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
+                if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { (node, lookback) = (exact, l + w - 1) }
+                if let window = cache.sharedWindow(e) { node = .shared(window, node) }
+                return (node, lookback)
             case .crossTicker(let c):
                 return try ExpressionProgram.compileCrossTicker(c, table: table, depth: depth, into: crossTicker) {
                     e, d throws(QueryError) in
@@ -217,6 +221,7 @@ struct ExpressionProgram: @unchecked Sendable {
         rowCount = table.rowCount
         materialized = crossTicker.stores
         ExpressionProgram.assignLookbackAbove(root, stores: materialized, programLookback: lookback)
+        ExpressionProgram.extendSharedReach(root, programLookback: lookback)
     }
 
     /// Whether `name` is the ticker or the date, which are keys, not values.
@@ -355,6 +360,7 @@ struct ExpressionProgram: @unchecked Sendable {
             let v = evaluate(b, range, into: tmp, scratch)
             for i in 0 ..< n { dst[i] = u[i] == v[i] ? 0 : u[i] - v[i] }
         case let .series(f, x, w):
+            scratch.windowRows += n
             let buffer = scratch.acquire(n)
             defer { scratch.release() }
             let src = evaluate(x, range, into: buffer, scratch)
@@ -374,7 +380,10 @@ struct ExpressionProgram: @unchecked Sendable {
             for i in 0 ..< n { dst[i] = v[i].isNaN ? 1 : 0 }
         case let .conditional(branches, otherwise):
             evaluateConditional(branches, otherwise, range, into: dst, scratch)
+        case let .shared(window, x):
+            return evaluateShared(window, x, range, into: dst, scratch)
         case let .exactSeries(f, x, w, scale):
+            scratch.windowRows += n
             let buffer = scratch.acquire(n)
             let ints = scratch.acquire(n)
             defer {
@@ -491,6 +500,33 @@ final class ExpressionScratch {
     private var depth = 0
     /// Rows evaluated through `ExpressionProgram.evaluate(rows:into:scratch:)`, lookback included.
     var rowsEvaluated = 0
+    /// Rows run through window kernels (`mavg`, `prev`, …; exact ones too), for tests that count
+    /// work (a shared window is counted once per chunk).
+    var windowRows = 0
+    /// The chunk of rows the evaluator is working through (nil outside a chunk): shared windows
+    /// are computed to its end (`SharedWindow.swift`).
+    var span: Range<Int>?
+    /// Shared windows' values by window id: the rows they cover and their buffer.
+    private var memos: [Int: (rows: Range<Int>, pointer: UnsafeMutablePointer<Double>, capacity: Int)] = [:]
+
+    /// The values of shared window `id` at `rows`, when they are held.
+    func memo(_ id: Int, covering rows: Range<Int>) -> UnsafePointer<Double>? {
+        guard let m = memos[id], m.rows.lowerBound <= rows.lowerBound, rows.upperBound <= m.rows.upperBound else { return nil }
+        return UnsafePointer(m.pointer) + (rows.lowerBound - m.rows.lowerBound)
+    }
+
+    /// A buffer for shared window `id` over `rows` (its previous values are dropped), kept until
+    /// the scratch is freed.
+    func memoBuffer(_ id: Int, rows: Range<Int>) -> UnsafeMutablePointer<Double> {
+        if let m = memos[id], m.capacity >= rows.count {
+            memos[id] = (rows, m.pointer, m.capacity)
+            return m.pointer
+        }
+        memos[id]?.pointer.deallocate()
+        let p = UnsafeMutablePointer<Double>.allocate(capacity: max(rows.count, 1))
+        memos[id] = (rows, p, max(rows.count, 1))
+        return p
+    }
     private var suffixes: UnsafeMutablePointer<Double>?
     private var suffixCapacity = 0
 
@@ -532,6 +568,7 @@ final class ExpressionScratch {
 
     deinit {
         for b in buffers { b.pointer.deallocate() }
+        for m in memos.values { m.pointer.deallocate() }
         suffixes?.deallocate()
     }
 }

@@ -18,6 +18,12 @@ public struct QueryOptions: Sendable, Equatable {
                 newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)")
         }
     }
+    /// Whether grouped aggregates of bare columns take the flat path (`Selection+FlatAggregation.swift`);
+    /// tests turn it off to hold that path to the general one.
+    package var flatAggregation = true
+    /// Whether a moving window named more than once in a screen is computed once per chunk
+    /// (`SharedWindow.swift`); tests turn it off to hold sharing to computing each time.
+    package var shareWindows = true
     /// Where the evaluator counts what it did (tests only; nil costs one branch per range leaf).
     package var counters: EvaluationCounters?
 

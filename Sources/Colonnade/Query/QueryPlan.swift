@@ -28,8 +28,9 @@ extension QuoteTable {
     /// recursion goes as deep as the tree (`and` and `or` lists are loops); a deep tree is planned
     /// on a deep stack (`DeepRecursion`).
     /// Recursive series named more than once are computed once (`SeriesCache`; `counters` counts them).
-    func plan(_ predicate: RowPredicate, counters: EvaluationCounters? = nil) throws(QueryError) -> PlanNode {
-        let cache = SeriesCache(counters: counters)
+    func plan(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> PlanNode {
+        let cache = SeriesCache(counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads)
+        cache.countWindows(in: predicate)
         return try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
             try plan(predicate, negated: false, depth: 0, cache: cache)
         }

@@ -40,7 +40,7 @@ extension QuoteTable {
         _ predicate: RowPredicate, on day: ScreenDay, maxStale: StaleLimit = .default,
         options: QueryOptions = QueryOptions()
     ) throws(QueryError) -> Selection {
-        let plan = try plan(predicate, counters: options.counters)
+        let plan = try plan(predicate, options: options)
         let candidates = rows(on: day, maxStale: maxStale)
         let scratch = ExpressionScratch()
         let keep = pointMatches(plan, rows: candidates, scratch: scratch)

@@ -76,6 +76,7 @@ extension Selection {
     /// Per ticker with matches (in parallel), each split into its calendar buckets; buckets over
     /// all tickers are then merged in ticker order.
     private func grouped(_ plan: AggregationPlan, _ grouping: AggregateGrouping, options: QueryOptions) -> [AggregateResult.Row] {
+        if options.flatAggregation, let rows = flatGrouped(plan, grouping, options: options) { return rows }
         let groups = countsByTicker()
         let threads = options.effectiveThreads
         options.counters?.addRun(chunks: groups.count, threads: threads)

@@ -56,7 +56,7 @@ extension QuoteTable {
 
     /// The rows matching a predicate built in Swift.
     public func select(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
-        let plan = try plan(predicate, counters: options.counters)
+        let plan = try plan(predicate, options: options)
         plan.prepareCrossTicker(threads: options.effectiveThreads)
         let evaluator = Evaluator(rowCount: rowCount, columns: columns, options: options)
         return Selection(table: self, mask: evaluator.mask(plan, threads: options.effectiveThreads))

@@ -37,14 +37,27 @@ extension SeriesKernels {
         }
         // Safe throughout: indices within [s, e), inside the buffers.
         let p = DecimalScale.powers[scale.digits]
-        for i in s ..< e {
-            let x = src[i]
-            ints[i] = Int64(((x.isNaN ? 0 : x) * p).rounded())
+        if scale.maxScaled < twoTo51 {
+            // x·10^d lies within a quarter of its whole number (the scale's promise), below 2^51:
+            // adding 1.5·2^52 rounds it to that whole number in the low bits, without a branch or
+            // a conversion, so the loop vectorizes. No value is halfway, so this is `.rounded()`.
+            for i in s ..< e {
+                let x = src[i]
+                let v = (x.isNaN ? 0 : x) * p
+                ints[i] = Int64(bitPattern: (v + magic).bitPattern) &- magicBits
+            }
+        } else {
+            for i in s ..< e {
+                let x = src[i]
+                ints[i] = Int64(((x.isNaN ? 0 : x) * p).rounded())
+            }
         }
         switch f {
         case .msum, .mavg:
             let divisor = f == .mavg ? Int128(n) * Int128(p) : Int128(p)
-            if big < 9.0e18 {
+            if big < twoTo51 && Double(divisor) < twoTo53 {
+                slideSmallSums(n, src, ints, dst, s, e, divisor: Double(divisor))
+            } else if big < 9.0e18 {
                 slideSums(n, src, ints, dst, s, e, as: Int64.self, divisor: divisor)
             } else {
                 slideSums(n, src, ints, dst, s, e, as: Int128.self, divisor: divisor)
@@ -126,6 +139,38 @@ extension SeriesKernels {
     }
 
     private static let twoTo53 = 9_007_199_254_740_992.0
+    private static let twoTo51 = 2_251_799_813_685_248.0
+    /// 1.5·2^52: a Double in (−2^51, 2^51) added to it is rounded to a whole number, which the low
+    /// bits of the sum's representation then hold (`magicBits` is the representation of `magic`).
+    private static let magic = 6_755_399_441_055_744.0
+    private static let magicBits = Int64(bitPattern: magic.bitPattern)
+
+    /// `slideSums` where every window sum is below 2^51 and the divisor below 2^53 (so each mean
+    /// is one correctly rounded division of two exact Doubles): the sums slide in one loop
+    /// (converted to Double by the `magic` bits, exactly), the divisions run in a second one, which
+    /// vectorizes. The same values as `slideSums`.
+    private static func slideSmallSums(
+        _ n: Int, _ src: UnsafePointer<Double>, _ ints: UnsafePointer<Int64>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, divisor: Double
+    ) {
+        var sum: Int64 = 0
+        var nulls = 0
+        for j in s ..< s + n - 1 {
+            sum &+= ints[j]
+            nulls &+= src[j].isNaN ? 1 : 0
+            dst[j] = .nan
+        }
+        for i in s + n - 1 ..< e {
+            sum &+= ints[i]
+            nulls &+= src[i].isNaN ? 1 : 0
+            let a = Double(bitPattern: UInt64(bitPattern: sum &+ magicBits)) - magic  // exact: |sum| < 2^51
+            dst[i] = nulls > 0 ? .nan : a
+            let out = i - n + 1
+            sum &-= ints[out]
+            nulls &-= src[out].isNaN ? 1 : 0
+        }
+        for i in s + n - 1 ..< e { dst[i] = dst[i] / divisor }
+    }
 
     /// `num / den` correctly rounded to Float64 (to nearest, ties to even).
     /// - Precondition: `den > 0` and `den < 2^126`.
