@@ -27,7 +27,7 @@ extension Selection {
             guard let base = p.baseAddress else { return }
             let shared = SharedPointer(base: base)
             forEachChunk(groups.count, threads: threads) { g, _ in
-                let rows = table.tickers[Int(groups[g].code)].rows
+                let rows = table.tickers[Int(groups[g].ticker)].rows
                 let runs = grouping.bucket.map { table.calendarRuns(rows, $0) } ?? [(rows: rows, key: 0)]
                 var buckets = [FlatBucket]()
                 buckets.reserveCapacity(runs.count)
@@ -56,7 +56,7 @@ extension Selection {
             guard let base = buffer.baseAddress else { return }
             let out = SharedPointer(base: base)
             forEachChunk(groups.count, threads: threads) { g, _ in
-                let symbol = table.tickers[Int(groups[g].code)].symbol
+                let symbol = table.tickers[Int(groups[g].ticker)].symbol
                 let (buckets, ends) = parts[g]
                 for (b, bucket) in buckets.enumerated() {
                     let values = [Double?](unsafeUninitializedCapacity: functions.count) { v, n in
