@@ -211,6 +211,75 @@ enum SystemTool {
         let run: [UInt8] = [0x15, 0x61, 1, 0, 0x10, 0x62]
         #expect(try run.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 11) } == Array("aaaaaaaaaab".utf8))
     }
+
+    /// Random well-formed blocks (every literal length 0…300, match length 4…300 and distance
+    /// 1…40 or far back, with 15/255 length extensions) decode exactly as a byte-at-a-time
+    /// reference decodes them: the word-wide fast loop, its hand-over to the exact loop near the
+    /// end, and every overlapping-pattern period agree with the obvious reading of the format,
+    /// into an exact-size array and into a larger caller's buffer.
+    @Test func blocksDecodeAsTheByteAtATimeReferenceDoes() throws {
+        var rng = SplitMix64(seed: 35)
+        func length(_ limit: Int) -> Int {
+            let r = Int(rng.next() % 100)
+            return r < 70 ? Int(rng.next() % 19) : r < 95 ? Int(rng.next() % 40) : Int(rng.next() % UInt64(limit))
+        }
+        func lengthBytes(_ extra: Int) -> [UInt8] {  // the bytes after a code of 15
+            var rest = extra, bytes: [UInt8] = []
+            while rest >= 255 {
+                bytes.append(255)
+                rest -= 255
+            }
+            return bytes + [UInt8(rest)]
+        }
+        for round in 0 ..< 300 {
+            var block: [UInt8] = [], expected: [UInt8] = []
+            let sequences = Int(rng.next() % 40)
+            for _ in 0 ..< sequences {
+                let literals = (0 ..< length(300)).map { _ in UInt8(truncatingIfNeeded: rng.next() % 7 &+ 97) }
+                let matchLength = 4 + length(300)
+                let total = expected.count + literals.count
+                guard total > 0 else { continue }
+                let distance =
+                    rng.next() % 3 == 0 ? 1 + Int(rng.next() % UInt64(min(total, 65_535))) : 1 + Int(rng.next() % UInt64(min(total, 40)))
+                let literalCode = min(literals.count, 15), matchCode = min(matchLength - 4, 15)
+                block.append(UInt8(literalCode << 4 | matchCode))
+                if literalCode == 15 { block += lengthBytes(literals.count - 15) }
+                block += literals
+                block += [UInt8(distance & 0xFF), UInt8(distance >> 8)]
+                if matchCode == 15 { block += lengthBytes(matchLength - 19) }
+                expected += literals
+                for _ in 0 ..< matchLength { expected.append(expected[expected.count - distance]) }
+            }
+            // The last sequence: literals only (at least one unless the block is that alone).
+            let last = (0 ..< 1 + length(40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            block.append(UInt8(min(last.count, 15) << 4))
+            if last.count >= 15 { block += lengthBytes(last.count - 15) }
+            block += last
+            expected += last
+            #expect(try block.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: expected.count) } == expected, "round \(round)")
+            // As a frame (one stored-size block, no checksums) into a caller's buffer with room to spare.
+            if block.count <= 4 << 20 && expected.count <= 4 << 20 {
+                let descriptor: [UInt8] = [0x60, 0x70]
+                let hc = UInt8(truncatingIfNeeded: descriptor.withUnsafeBytes { XXHash32.hash($0) } >> 8)
+                let size = UInt32(block.count)
+                let frame =
+                    [0x04, 0x22, 0x4D, 0x18] + descriptor + [hc]
+                    + [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)] + block + [0, 0, 0, 0]
+                var buffer = [UInt8](repeating: 0xEE, count: expected.count + 100)
+                let written = try frame.withUnsafeBytes { input in
+                    try buffer.withUnsafeMutableBytes { try LZ4.decompressFrame(input, into: $0) }
+                }
+                #expect(written == expected.count && Array(buffer[0 ..< written]) == expected, "round \(round) into a buffer")
+                // One byte short is an error, never a write past it.
+                if expected.count > 0 {
+                    var short = [UInt8](repeating: 0, count: expected.count - 1)
+                    #expect(throws: CodecError.self, "round \(round) one short") {
+                        try frame.withUnsafeBytes { input in try short.withUnsafeMutableBytes { try LZ4.decompressFrame(input, into: $0) } }
+                    }
+                }
+            }
+        }
+    }
 }
 
 @Suite struct GzipTests {

@@ -90,7 +90,7 @@ public enum ZstdCompressor {
             windowLog = level < 6 ? 21 : level < 12 ? 22 : 23
             let sizeLog = max(10, Int.bitWidth - max(1, size).leadingZeroBitCount)
             hashLog = min(level < 3 ? 16 : level < 9 ? 17 : 18, sizeLog + 1)
-            chainLog = level < 3 ? 0 : min(level < 9 ? 16 : 18, sizeLog)
+            chainLog = level < 3 ? 0 : min(level < 9 ? 16 : windowLog, sizeLog)
             depth = level < 3 ? 0 : level < 5 ? 4 : level < 8 ? 16 : level < 13 ? 48 : 128
             lazy = level >= 5
             hash = [Int32](repeating: -1, count: 1 << hashLog)
@@ -142,7 +142,12 @@ public enum ZstdCompressor {
         state.hash.withUnsafeMutableBufferPointer { hashTable in
             state.chain.withUnsafeMutableBufferPointer { chainTable in
                 @inline(__always) func hashOf(_ p: Int) -> Int { Int((load32(base + p) &* 2_654_435_761) >> UInt32(hashShift)) }
+                // Every position below this is in the tables: inserting one twice would link
+                // it to itself and cut its chain short.
+                var indexed = start
                 @inline(__always) func insert(_ p: Int) {
+                    guard p >= indexed else { return }
+                    indexed = p + 1
                     let h = hashOf(p)
                     if chained { chainTable[p & chainMask] = hashTable[h] }
                     hashTable[h] = Int32(p)
@@ -151,24 +156,36 @@ public enum ZstdCompressor {
                 @inline(__always) func search(_ p: Int) -> (Int, Int) {
                     let h = hashOf(p)
                     var candidate = Int(hashTable[h])
-                    if chained { chainTable[p & chainMask] = Int32(candidate) }
-                    hashTable[h] = Int32(p)
+                    if p >= indexed {
+                        if chained { chainTable[p & chainMask] = Int32(candidate) }
+                        hashTable[h] = Int32(p)
+                        indexed = p + 1
+                    } else if candidate == p {
+                        // Searched again (after a lazy look one ahead): start from its link.
+                        candidate = chained ? Int(chainTable[p & chainMask]) : -1
+                    }
                     var bestLength = 0, bestOffset = 0
                     let maxLength = end - p
-                    let lowest = max(0, p - window, chained ? p - chainMask : 0)
+                    // Any candidate in the window may match (the hash table's head reaches as
+                    // far back as the lowest level's does); only one newer than the chain
+                    // table's span has a link that is still its own to follow.
+                    let lowest = max(0, p - window)
+                    let linked = p - chainMask
                     var tries = max(depth, 1)
                     while candidate >= lowest && candidate < p && tries > 0 {
                         if base[candidate + bestLength] == base[p + bestLength] || bestLength == 0 {
                             let n = matchLength(base + p, base + candidate, limit: maxLength)
                             // Longer, unless the extra length costs more in offset bits than it saves.
-                            if n > bestLength && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset)) {
+                            if n > bestLength && (n >= 5 || p - candidate <= 1 << 16)
+                                && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset))
+                            {
                                 bestLength = n
                                 bestOffset = p - candidate
                                 if n == maxLength { break }
                             }
                         }
                         tries -= 1
-                        guard chained else { break }
+                        guard chained && candidate >= linked else { break }
                         let next = Int(chainTable[candidate & chainMask])
                         if next >= candidate { break }
                         candidate = next

@@ -232,29 +232,49 @@ struct ZstdSequenceReader {
     }
 }
 
-/// Copies `count` literal bytes; whole 16-byte words when both sides have room past the end.
+/// Copies `count` literal bytes in whole 16-byte vectors when both sides have room for the last
+/// one's overshoot (literals come from the scratch buffer or the input, never the output, so
+/// the two do not overlap); by `memmove` otherwise.
 @inline(__always)
 private func copyLiterals(
     from source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>,
     readable: UnsafePointer<UInt8>, writableEnd: UnsafeMutablePointer<UInt8>
 ) {
-    if count <= 16 && readable - source >= 16 && writableEnd - destination >= 16 {
-        // Safe: 16 bytes may be read from `source` and written at `destination`.
-        let raw = UnsafeRawPointer(source), target = UnsafeMutableRawPointer(destination)
-        target.storeBytes(of: raw.loadUnaligned(as: UInt64.self), as: UInt64.self)
-        (target + 8).storeBytes(of: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self), as: UInt64.self)
+    let rounded = (count &+ 15) & ~15
+    if readable - source >= rounded && writableEnd - destination >= rounded {
+        // Safe: `rounded` bytes may be read from `source` and written at `destination`.
+        var s = UnsafeRawPointer(source), d = UnsafeMutableRawPointer(destination)
+        let end = d + count
+        while d < end {
+            d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            s += 16
+            d += 16
+        }
     } else {
         destination.update(from: source, count: count)
     }
 }
 
-/// Copies `count` bytes from `offset` bytes back, overlapping when `offset < count`.
+/// Copies `count` bytes from `offset` bytes back, overlapping when `offset < count`: 16-byte
+/// vectors from 16 back or more (each read wholly behind where it is written), 8-byte words from
+/// 8 back, and below 8 the pattern first repeated byte by byte to a period of at least 8. Up to
+/// 15 bytes past the end may be written where the output has that room; byte by byte where not.
 /// - Precondition: `1 <= offset`, the source lies in the output, `destination + count` is writable.
 @inline(__always)
 private func copyMatch(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int, writableEnd: UnsafeMutablePointer<UInt8>) {
     var out = destination
     let end = destination + count
     var distance = offset
+    if distance >= 16 && writableEnd - destination >= (count &+ 15) & ~15 {
+        // Safe: every vector is read at least 16 bytes behind where it is written, and the
+        // rounded-up length is writable.
+        while out < end {
+            UnsafeMutableRawPointer(out).storeBytes(
+                of: UnsafeRawPointer(out - distance).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            out += 16
+        }
+        return
+    }
     if distance < 8 {
         // Copy bytes until the pattern, repeated, is at least 8 long: a period of `offset` is also
         // a period of any multiple of it, once that many bytes exist.
