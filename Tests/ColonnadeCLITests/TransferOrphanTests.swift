@@ -52,7 +52,7 @@ import Glibc
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
             guard let stat = statFields(pid), stat.count > 1, Int32(stat[1]) == parent,
-                let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+                let command = procFile("/proc/\(pid)/cmdline")
             else { return false }
             return command.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == "_transfer" }
         }
@@ -66,9 +66,28 @@ import Glibc
 
     /// The fields of /proc/PID/stat after the command name: state, parent, ….
     static func statFields(_ pid: Int32) -> [String]? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        guard let data = procFile("/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         guard let close = text.lastIndex(of: ")") else { return nil }
         return text[text.index(after: close)...].split(separator: " ").map(String.init)
+    }
+
+    /// A /proc file read to its end (they report a size of 0, so it is read, not sized).
+    static func procFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes += buffer[0 ..< n]
+            } else if n == 0 {
+                return bytes
+            } else if errno != EINTR {
+                return nil
+            }
+        }
     }
 }
