@@ -252,6 +252,10 @@ final class ChildTransfer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         // A trap's report ("Fatal error: …") is the child's business, not the user's terminal's.
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else: a descriptor this process inherited without close-on-exec (a caller's
+        // pipe, the socket by which Foundation's `Process` sees its child end) would otherwise
+        // stay open in the child, and whoever waits for it to close would wait for the child too.
+        _ = Self.addCloseFrom?(&actions, 3)
         let argv = [process.executable] + process.arguments
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for p in cArguments { free(p) } }
@@ -266,6 +270,15 @@ final class ChildTransfer: Sendable {
         }
         return .success(ChildTransfer(pid: pid, input: toChild[1], output: fromChild[0]))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time: the Glibc module does not import it (it is a GNU extension). Nil on an older C
+    /// library, where the child then inherits whatever this process holds without close-on-exec.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    }()
 
     private static func spawnFailure(_ code: Int32) -> TransferFailure {
         .urlError(code: NSURLErrorCannotConnectToHost, reason: "cannot start the transfer process: \(String(cString: strerror(code)))")
