@@ -50,27 +50,29 @@ struct CrossTickerSuite {
             var breadth = try table.select(x3, options: options).aggregate([.count], by: .date, options: options)
             r = try measure(runs: runs) {
                 breadth = try table.select(x3, options: options).aggregate([.count], by: .date, options: options)
-                sink(breadth.rows.count)
+                sink(breadth.count)
             }
-            let peak = breadth.rows.map { $0.values[0] ?? 0 }.max() ?? 0
+            let peak = (0 ..< breadth.count).map { breadth.value(row: $0, aggregate: 0) ?? 0 }.max() ?? 0
             recorder.record(
                 Measurement(
                     suite: "crossticker", name: "X3 breadth by date \(label) t=\(t)",
                     seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 8,
-                    note: "dates \(breadth.rows.count), sum \(Int(breadth.rows.reduce(0) { $0 + ($1.values[0] ?? 0) })), max \(Int(peak))"))
+                    note:
+                        "dates \(breadth.count), sum \(Int((0 ..< breadth.count).reduce(0) { $0 + (breadth.value(row: $1, aggregate: 0) ?? 0) })), max \(Int(peak))"
+                ))
             // X4: weekly bars.
             let all = table.selectAll()
             var result = try all.aggregate(bars, by: weekly, options: options)
             r = try measure(runs: runs) {
                 result = try all.aggregate(bars, by: weekly, options: options)
-                sink(result.rows.count)
+                sink(result.count)
             }
-            let closes = result.rows.reduce(0.0) { $0 + ($1.values[3] ?? 0) }
+            let closes = (0 ..< result.count).reduce(0.0) { $0 + (result.value(row: $1, aggregate: 3) ?? 0) }
             recorder.record(
                 Measurement(
                     suite: "crossticker", name: "X4 weekly bars \(label) t=\(t)",
                     seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows", bytes: rows * 40,
-                    note: "bars \(result.rows.count), sum(last(close)) \(String(format: "%.6g", closes))"))
+                    note: "bars \(result.count), sum(last(close)) \(String(format: "%.6g", closes))"))
         }
     }
 }

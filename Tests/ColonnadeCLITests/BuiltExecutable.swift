@@ -58,14 +58,16 @@ enum BuiltExecutable {
     /// cannot fill one pipe while the test blocks reading the other.
     ///
     /// - Parameters:
+    ///   - executable: Another program to run the same way (a test helper built beside it);
+    ///     `nil` runs `colonnade`.
     ///   - environment: The child's whole environment; `nil` inherits the test process's.
     ///   - currentDirectory: The child's working directory; `nil` inherits the test process's.
     static func run(
-        _ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
+        executable: String? = nil, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
         standardInput: URL? = nil
     ) throws -> Result {
         let (process, output, errorFile) = try launch(
-            arguments, environment: environment, currentDirectory: currentDirectory,
+            arguments, executable: executable, environment: environment, currentDirectory: currentDirectory,
             standardInput: standardInput)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -117,11 +119,11 @@ enum BuiltExecutable {
     /// Starts the executable: standard input empty, standard output a pipe, standard error a
     /// temporary file.
     private static func launch(
-        _ arguments: [String], environment: [String: String]? = nil,
+        _ arguments: [String], executable: String? = nil, environment: [String: String]? = nil,
         currentDirectory: URL? = nil, standardInput: URL? = nil
     ) throws -> (Process, Pipe, TemporaryFile) {
         let process = Process()
-        process.executableURL = try url()
+        process.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? url()
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }

@@ -282,4 +282,80 @@ import Testing
         #expect(worst <= 1e-9, "bulk update vs fresh full fetch: \(worst)")
         #expect(try after.adjustmentProblems().isEmpty)
     }
+
+    /// A restating update is a write like any other: killed (SIGKILL, the real binary) at moments
+    /// spread over its run — while it asks, decodes, recomputes or saves — it leaves the snapshot
+    /// whole and verified, holding either the history before the update or the one after it,
+    /// never a mix, and no stray file beside it. (Where each kill lands is up to the machine; the
+    /// assertion holds wherever it lands.)
+    @Test func aRestatingUpdateKilledAtAnyMomentLeavesTheOldOrTheNewHistory() async throws {
+        let vendor = Vendor()
+        let (scratch, reference) = (try Scratch(), try Scratch())
+        let symbols = ["AAPL", "KO", "MSFT"]
+        try await LoopbackHTTPServer.run(vendor.serve) { server in
+            vendor.asOf.withLock { $0 = Day("2014-06-06")?.daysSinceEpoch ?? 0 }
+            let full = await runOffPool(fetchArguments(server, reference, symbols + ["--format", "csv"]), in: reference)
+            #expect(full.status == 0, "\(full.standardError)")
+            let beforeBytes = try #require(reference.bytes("quotes.snapshot"))
+            let before = try QuoteTable.load(from: reference.snapshot)
+
+            vendor.asOf.withLock { $0 = Day("2014-06-30")?.daysSinceEpoch ?? 0 }
+            let updateArguments = fetchArguments(server, reference, symbols + ["--format", "csv", "--update"])
+            let clock = ContinuousClock()
+            let started = clock.now
+            let update = try BuiltExecutable.run(updateArguments, environment: reference.environment())
+            let duration = clock.now - started
+            #expect(update.status == 0, "\(update.standardError)")
+            let after = try QuoteTable.load(from: reference.snapshot)
+            #expect(after.ticker("AAPL")?.rowCount == 128)
+            #expect(!Self.sameTable(before, after))
+
+            var outcomes = (before: 0, after: 0)
+            for attempt in 0 ..< 12 {
+                try beforeBytes.write(to: URL(fileURLWithPath: scratch.snapshot))
+                let killed = try RunningExecutable(
+                    fetchArguments(server, scratch, symbols + ["--format", "csv", "--update"]),
+                    environment: scratch.environment(), in: URL(fileURLWithPath: scratch.path))
+                // From at once to past the end of an unkilled run (measured above).
+                try await Task.sleep(for: duration * (Double(attempt) / 10))
+                kill(killed.pid, SIGKILL)
+                _ = try killed.finish(timeout: .seconds(120))
+                let left = try QuoteTable.load(from: scratch.snapshot, verify: true)
+                if Self.sameTable(left, before) {
+                    outcomes.before += 1
+                } else if Self.sameTable(left, after) {
+                    outcomes.after += 1
+                } else {
+                    Issue.record("attempt \(attempt): the snapshot holds neither the old nor the new history")
+                }
+                // Beside the snapshot and its lock only what Foundation keeps in $HOME (this
+                // directory) and, from a save killed half-way, its hidden temporary.
+                let stray = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+                    !["quotes.snapshot", "quotes.snapshot.lock", ".cache", ".local"].contains($0) && !$0.hasPrefix(".quotes.snapshot.tmp-")
+                }
+                #expect(stray.isEmpty, "attempt \(attempt): \(stray)")
+            }
+            #expect(outcomes.before + outcomes.after == 12)
+            // The next write completes the update and removes any temporary a killed save left.
+            let finished = try BuiltExecutable.run(
+                fetchArguments(server, scratch, symbols + ["--format", "csv", "--update"]), environment: scratch.environment())
+            #expect(finished.status == 0, "\(finished.standardError)")
+            #expect(Self.sameTable(try QuoteTable.load(from: scratch.snapshot), after))
+            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".quotes.snapshot.tmp-") }
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
+    /// Whether `a` and `b` hold the same tickers, dates and columns, value for value (bit for bit).
+    static func sameTable(_ a: QuoteTable, _ b: QuoteTable) -> Bool {
+        guard a.tickers.map(\.symbol) == b.tickers.map(\.symbol), a.rowCount == b.rowCount,
+            a.schema.map(\.identifier) == b.schema.map(\.identifier),
+            (0 ..< a.rowCount).allSatisfy({ a.dates[$0] == b.dates[$0] })
+        else { return false }
+        for d in a.schema {
+            guard let x = a.column(named: d.identifier), let y = b.column(named: d.identifier) else { return false }
+            for r in 0 ..< a.rowCount where x.doubleValue(at: r)?.bitPattern != y.doubleValue(at: r)?.bitPattern { return false }
+        }
+        return true
+    }
 }

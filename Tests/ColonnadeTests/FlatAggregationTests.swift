@@ -10,14 +10,17 @@ import ColonnadeTestSupport
 @Suite struct FlatAggregationTests {
     static let functions: [Aggregate.Function] = [.count, .sum, .min, .max, .mean, .first, .last]
 
-    @Test(arguments: [1, 2, 3])
-    func flatGroupsEqualTheGeneralPathAndTheOracle(seed: UInt64) throws {
+    /// With nulls (a bucket's rows are visited one by one) and without (a bucket where every row
+    /// matches takes one loop per field asked for).
+    @Test(arguments: [1, 2, 3], [0.06, 0])
+    func flatGroupsEqualTheGeneralPathAndTheOracle(seed: UInt64, nullRate: Double) throws {
         var rng = SplitMix64(seed: 900 + seed)
         let lengths = (0 ..< 24).map { _ in rng.chance(6) ? rng.below(3) : rng.inRange(0 ... 300) }
-        let table = SeriesTables.random(tickerLengths: lengths, seed: 40 + seed, nullRate: 0.06, specialRate: 0.05)
+        let table = SeriesTables.random(tickerLengths: lengths, seed: 40 + seed, nullRate: nullRate, specialRate: 0.05)
         var oracle = AggregateOracle(table: table)
         var generator = ExpressionGenerator(seed: 950 + seed, maxWindow: 20)
-        let groupings = AggregateDifferentialTests.groupings.filter { $0.1 }
+        // Grouped by ticker (`flatGrouped`) or by date alone (`flatByDate`).
+        let groupings = AggregateDifferentialTests.groupings.filter { $0.1 || $0.2 == "date" }
         var checked = 0, flat = 0
         for round in 0 ..< 6 {
             var aggregates: [Aggregate] = [.count]
@@ -75,6 +78,12 @@ import ColonnadeTestSupport
         #expect(!AggregationPlan.flatEligible(spread, weekly))
         let expression = try AggregationPlan(Aggregate.parseList("max(high - low)", table: table), table: table)
         #expect(!AggregationPlan.flatEligible(expression, weekly))
+        // By date alone: the dense per-day path; by week alone (several rows of a ticker in a
+        // group, summed per ticker first) the general one.
+        let plan = try AggregationPlan(bars, table: table)
+        #expect(all.flatByDate(plan, .date, aggregates: bars, options: QueryOptions()) != nil)
+        #expect(all.flatByDate(plan, .week, aggregates: bars, options: QueryOptions()) == nil)
+        #expect(all.flatByDate(spread, .date, aggregates: bars, options: QueryOptions()) == nil)
         // Labels are formatted from the key when read.
         let result = try all.aggregate(bars, by: weekly)
         #expect(result.rows.allSatisfy { $0.bucketLabel == $0.bucketKey.map { Day(daysSinceEpoch: Int32($0)).description } })

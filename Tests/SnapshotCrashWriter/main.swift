@@ -14,6 +14,13 @@
 // the same library call (`QuoteStore.import`), except that once the snapshot is locked and loaded
 // it creates PREFIX.held and waits until PREFIX.release exists: the real `colonnade` processes the
 // test starts meanwhile meet a writer that holds the lock.
+//
+//     SnapshotCrashWriter delta-append-killed-at STEP SNAPSHOT WHERE TABLE [year|month]
+//
+// (LakehouseCommandTests, Benchmarks/peers/lakehouse.py) `colonnade export --snapshot SNAPSHOT
+// --where WHERE --format delta --mode append -o TABLE [--partition-by …]` through the same
+// writer (`DeltaWriter`), which kills itself (SIGKILL) when its commit reaches STEP (`data`,
+// `temporary`, `linked`, `synced`): a crash at a known point of the commit.
 import Colonnade
 import ColonnadeIngest
 import Foundation
@@ -39,6 +46,27 @@ if arguments.count == 6, arguments[1] == "import-holding-lock" {
     do {
         _ = try QuoteStore(at: arguments[2]).import([arguments[3]], options: options)
         exit(0)
+    } catch {
+        say("SnapshotCrashWriter: \(error)\n", to: 2)
+        exit(1)
+    }
+}
+if arguments.count >= 6, arguments[1] == "delta-append-killed-at" {
+    let step = arguments[2]
+    do {
+        let table = try QuoteTable.load(from: arguments[3])
+        var writer = DeltaWriter(table: try table.subtable(table.select(where: arguments[4])))
+        if arguments.count > 6 {
+            guard let partitioning = ParquetWriter.Partitioning(rawValue: arguments[6]) else {
+                say("SnapshotCrashWriter: no partitioning '\(arguments[6])'\n", to: 2)
+                exit(2)
+            }
+            writer.partitioning = partitioning
+        }
+        writer.step = { if $0 == step { kill(getpid(), SIGKILL) } }
+        _ = try writer.write(to: arguments[5], mode: .append)
+        say("SnapshotCrashWriter: the commit ended without reaching step '\(step)'\n", to: 2)
+        exit(1)
     } catch {
         say("SnapshotCrashWriter: \(error)\n", to: 2)
         exit(1)

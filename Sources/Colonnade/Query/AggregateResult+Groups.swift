@@ -60,10 +60,11 @@ extension AggregateResult {
     /// Nulls sort last in either direction.
     public func sorted(by keys: [GroupSortKey]) -> AggregateResult {
         guard !keys.isEmpty else { return self }
-        func compare(_ a: Row, _ b: Row, _ key: GroupSortKey) -> Int {
+        func compare(_ a: Int, _ b: Int, _ key: GroupSortKey) -> Int {
             switch key.target {
             case .aggregate(let i):
-                let x = a.values[i].flatMap { $0.isNaN ? nil : $0 }, y = b.values[i].flatMap { $0.isNaN ? nil : $0 }
+                let x = value(row: a, aggregate: i).flatMap { $0.isNaN ? nil : $0 }
+                let y = value(row: b, aggregate: i).flatMap { $0.isNaN ? nil : $0 }
                 switch (x, y) {
                 case (nil, nil): return 0
                 case (nil, _): return 1  // nulls last, whatever the direction
@@ -71,22 +72,21 @@ extension AggregateResult {
                 case let (x?, y?): return x == y ? 0 : (x < y) != key.descending ? -1 : 1
                 }
             case .ticker:
-                let x = a.ticker ?? "", y = b.ticker ?? ""
+                let x = ticker(row: a) ?? "", y = ticker(row: b) ?? ""
                 return x == y ? 0 : (x < y) != key.descending ? -1 : 1
             case .bucket:
-                let x = a.bucketKey ?? 0, y = b.bucketKey ?? 0
+                let x = bucketKey(row: a) ?? 0, y = bucketKey(row: b) ?? 0
                 return x == y ? 0 : (x < y) != key.descending ? -1 : 1
             }
         }
-        var result = self
-        result.rows = rows.enumerated().sorted { l, r in
+        let order = (0 ..< count).sorted { l, r in
             for key in keys {
-                let c = compare(l.element, r.element, key)
+                let c = compare(l, r, key)
                 if c != 0 { return c < 0 }
             }
-            return l.offset < r.offset
-        }.map(\.element)
-        return result
+            return l < r
+        }
+        return gathered(order)
     }
 
     /// The groups ordered by the keys written as text (see `GroupSortKey.parse`).
@@ -98,9 +98,7 @@ extension AggregateResult {
 
     /// The first `n` groups.
     public func prefix(_ n: Int) -> AggregateResult {
-        var result = self
-        result.rows = Array(rows.prefix(Swift.max(0, n)))
-        return result
+        n >= count ? self : gathered(0 ..< Swift.max(0, n))
     }
 
     /// The groups for which `expression` holds. It reads each aggregate as a column named by its
@@ -111,22 +109,22 @@ extension AggregateResult {
     public func having(_ expression: String) throws(QueryError) -> AggregateResult {
         // The groups as a small table, ordered by ticker then bucket (the table's invariant).
         var tickerIndex = [String: Int]()
-        for r in rows where tickerIndex[r.ticker ?? ""] == nil { tickerIndex[r.ticker ?? ""] = tickerIndex.count }
-        let order = rows.indices.sorted {
-            (tickerIndex[rows[$0].ticker ?? ""] ?? 0, rows[$0].bucketKey ?? 0, $0) < (
-                tickerIndex[rows[$1].ticker ?? ""] ?? 0, rows[$1].bucketKey ?? 0, $1
+        for r in 0 ..< count where tickerIndex[ticker(row: r) ?? ""] == nil { tickerIndex[ticker(row: r) ?? ""] = tickerIndex.count }
+        let order = (0 ..< count).sorted {
+            (tickerIndex[ticker(row: $0) ?? ""] ?? 0, bucketKey(row: $0) ?? 0, $0) < (
+                tickerIndex[ticker(row: $1) ?? ""] ?? 0, bucketKey(row: $1) ?? 0, $1
             )
         }
         let schema = aggregates.map { ColumnDescriptor(name: $0.outputName, type: .float64) }
         let columns = aggregates.indices.map { i in
-            AnyColumn(Column<Double>(order.map { rows[$0].values[i] }))
+            AnyColumn(Column<Double>(order.map { value(row: $0, aggregate: i) }))
         }
-        let dates = Column<Int32>(order.map { rows[$0].bucketKey.map { AggregateResult.firstDay(ofKey: $0, grouping.bucket) } ?? 0 })
+        let dates = Column<Int32>(order.map { bucketKey(row: $0).map { AggregateResult.firstDay(ofKey: $0, grouping.bucket) } ?? 0 })
         var tickers = [TickerEntry]()
         var start = 0
         for (k, i) in order.enumerated() {
-            let symbol = rows[i].ticker ?? ""
-            if k + 1 == order.count || (rows[order[k + 1]].ticker ?? "") != symbol {
+            let symbol = ticker(row: i) ?? ""
+            if k + 1 == order.count || (ticker(row: order[k + 1]) ?? "") != symbol {
                 tickers.append(TickerEntry(symbol: symbol, firstRow: start, rowCount: k + 1 - start))
                 start = k + 1
             }
@@ -138,11 +136,9 @@ extension AggregateResult {
             throw QueryError("the aggregates cannot be filtered by name: \(error); rename them with 'as'")
         }
         let kept = try table.select(where: expression).rows()
-        var keep = [Bool](repeating: false, count: rows.count)
+        var keep = [Bool](repeating: false, count: count)
         for r in kept { keep[order[r]] = true }
-        var result = self
-        result.rows = rows.indices.filter { keep[$0] }.map { rows[$0] }
-        return result
+        return gathered((0 ..< count).filter { keep[$0] })
     }
 
     /// The first day of a bucket key (the day of a date or week key).

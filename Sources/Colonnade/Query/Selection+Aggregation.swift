@@ -44,6 +44,12 @@ extension Selection {
                 aggregates: aggregates, grouping: grouping,
                 rows: [plan.row(count, overall(plan, options: options))])
         }
+        if options.flatAggregation,
+            let result = flatGrouped(plan, grouping, aggregates: aggregates, options: options)
+                ?? flatByDate(plan, grouping, aggregates: aggregates, options: options)
+        {
+            return result
+        }
         return AggregateResult(aggregates: aggregates, grouping: grouping, rows: grouped(plan, grouping, options: options))
     }
 
@@ -76,7 +82,6 @@ extension Selection {
     /// Per ticker with matches (in parallel), each split into its calendar buckets; buckets over
     /// all tickers are then merged in ticker order.
     private func grouped(_ plan: AggregationPlan, _ grouping: AggregateGrouping, options: QueryOptions) -> [AggregateResult.Row] {
-        if options.flatAggregation, let rows = flatGrouped(plan, grouping, options: options) { return rows }
         let groups = countsByTicker()
         let threads = options.effectiveThreads
         options.counters?.addRun(chunks: groups.count, threads: threads)

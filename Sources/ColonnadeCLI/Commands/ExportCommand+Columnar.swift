@@ -91,10 +91,6 @@ extension ExportCommand {
                 writer.rowGroupRows = parquet.rowGroupRows
                 writer.partitioning = parquet.partitioning
                 if let c = parquet.compression { writer.compression = c.parquet }
-                if let step = context.environment["COLONNADE_TEST_DELTA_KILL_AT"] {
-                    // Tests stop the writer at one step of its commit, as a crash would.
-                    writer.step = { if $0 == step { kill(getpid(), SIGKILL) } }
-                }
                 let outcome = try writer.write(to: output, mode: parquet.mode.map { $0 == .append ? .append : .overwrite })
                 progress.finish()
                 context.note(

@@ -245,8 +245,7 @@ struct FilterCommand: Command {
         let grouping = query.grouping
         if !grouping.isOverall {
             let counts = try outcome.aggregates ?? selection.aggregate([countAggregate], by: grouping, options: query.options)
-            let rows = counts.rows.map { groupCells($0, grouping) + [Cell.integer(Int64($0.values[0] ?? 0))] }
-            var source = MaterializedRows(columns: groupColumns(grouping) + [ResultColumn(name: "count")], rows: rows)
+            var source = AggregateRows(columns: groupColumns(grouping) + [ResultColumn(name: "count")], result: counts)
             try formatter(query, context: context).write(&source, to: context.standardOutput)
         } else if format == .table {
             try context.standardOutput.writeLine(String(selection.count))
@@ -264,14 +263,7 @@ struct FilterCommand: Command {
             + result.aggregates.map {
                 ResultColumn(name: $0.outputName, maximumDecimals: $0.function == .count ? nil : ResultColumn.computedDecimals)
             }
-        let rows = result.rows.map { row -> [Cell] in
-            let values = zip(result.aggregates, row.values).map { a, v -> Cell in
-                guard let v else { return .null }
-                return a.function == .count ? .integer(Int64(v)) : .number(v)
-            }
-            return groupCells(row, query.grouping) + values
-        }
-        var source = MaterializedRows(columns: columns, rows: rows)
+        var source = AggregateRows(columns: columns, result: result)
         try formatter(query, context: context).write(&source, to: context.standardOutput)
     }
 
@@ -370,13 +362,18 @@ struct FilterCommand: Command {
         grouping.keyNames.map { ResultColumn(name: $0) }
     }
 
-    /// The key cells of one grouped row: the ticker and the bucket (`2014`, `2014-03`, `2014-Q2`,
-    /// a day), in --by's order.
-    static func groupCells(_ row: AggregateResult.Row, _ grouping: AggregateGrouping) -> [Cell] {
-        grouping.keyNames.map { key -> Cell in
-            if key == "ticker" { return .text(row.ticker ?? "") }
-            if grouping.bucket == .year, let year = row.year { return .integer(Int64(year)) }
-            return .text(row.bucketText ?? "")
+    /// Appends the key cells of row `row` of `result`: the ticker and the bucket (`2014`,
+    /// `2014-03`, `2014-Q2`, a day), in --by's order.
+    static func appendGroupCells(_ result: AggregateResult, row: Int, into cells: inout [Cell]) {
+        let grouping = result.grouping
+        for key in grouping.keyNames {
+            if key == "ticker" {
+                cells.append(.text(result.ticker(row: row) ?? ""))
+            } else if grouping.bucket == .year, let year = result.bucketKey(row: row) {
+                cells.append(.integer(Int64(year)))
+            } else {
+                cells.append(.text(result.bucketText(row: row) ?? ""))
+            }
         }
     }
 
@@ -400,5 +397,38 @@ struct FilterCommand: Command {
         }
         let mentioned = predicate.mentionedColumns.compactMap { table.columnIndex(named: $0).map { table.schema[$0].identifier } }
         return mentioned.isEmpty ? all : ["ticker", "date"] + mentioned
+    }
+}
+
+/// The rows of an aggregate answer, made one at a time as they are written: the group keys,
+/// then each aggregate (a count as an integer, no value as null).
+struct AggregateRows: RowSource {
+    let columns: [ResultColumn]
+    let result: AggregateResult
+    private var position = 0
+
+    init(columns: [ResultColumn], result: AggregateResult) {
+        precondition(columns.count == result.grouping.keyNames.count + result.aggregates.count, "one column per key and aggregate")
+        self.columns = columns
+        self.result = result
+    }
+
+    mutating func nextRow(into row: inout [Cell]) -> Bool {
+        guard position < result.count else { return false }
+        row.removeAll(keepingCapacity: true)
+        FilterCommand.appendGroupCells(result, row: position, into: &row)
+        for (k, aggregate) in result.aggregates.enumerated() {
+            guard let v = result.value(row: position, aggregate: k) else {
+                row.append(.null)
+                continue
+            }
+            row.append(aggregate.function == .count ? .integer(Int64(v)) : .number(v))
+        }
+        position += 1
+        return true
+    }
+
+    mutating func skipRows(_ count: Int) {
+        position = min(result.count, position + max(0, count))
     }
 }

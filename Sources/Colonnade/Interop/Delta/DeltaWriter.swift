@@ -402,44 +402,27 @@ public struct DeltaWriter {
         var lo = T.nullPlaceholder, hi = T.nullPlaceholder
         var any = false, unrepresentable = false
         var nulls = 0
+        /// One non-null value: NaN and ±infinity cannot be JSON numbers, so they drop min and max.
+        func observe(_ x: T) {
+            if !x.doubleValue.isFinite {
+                unrepresentable = true
+            } else if !any {
+                lo = x
+                hi = x
+                any = true
+            } else {
+                lo = x < lo ? x : lo
+                hi = x > hi ? x : hi
+            }
+        }
         column.withUnsafeBufferPointer { v in
             for s in segments {
-                if let validity = column.validity {
-                    let valid = validity.nonzeroBitCount(in: s.rows)
-                    nulls += s.rows.count - valid
-                    if valid < s.rows.count {
-                        for r in s.rows where !column.isNull(r) {
-                            let x = v[r]
-                            if !x.doubleValue.isFinite {
-                                unrepresentable = true
-                                continue
-                            }
-                            if !any {
-                                lo = x
-                                hi = x
-                                any = true
-                            } else {
-                                lo = x < lo ? x : lo
-                                hi = x > hi ? x : hi
-                            }
-                        }
-                        continue
-                    }
-                }
-                for r in s.rows {
-                    let x = v[r]
-                    if !x.doubleValue.isFinite {
-                        unrepresentable = true
-                        continue
-                    }
-                    if !any {
-                        lo = x
-                        hi = x
-                        any = true
-                    } else {
-                        lo = x < lo ? x : lo
-                        hi = x > hi ? x : hi
-                    }
+                let valid = column.validity?.nonzeroBitCount(in: s.rows) ?? s.rows.count
+                nulls += s.rows.count - valid
+                if valid < s.rows.count {
+                    for r in s.rows where !column.isNull(r) { observe(v[r]) }
+                } else {
+                    for r in s.rows { observe(v[r]) }
                 }
             }
         }
