@@ -372,7 +372,7 @@ struct ExpressionProgram: @unchecked Sendable {
         case .crossTicker(let c):
             evaluateCrossTicker(c, range, into: dst, scratch)
         case .materialized(let series):
-            return UnsafePointer(series.values) + range.lowerBound
+            return series.read(range, into: dst, scratch)
         case let .function(f, xs):
             evaluateFunction(f, xs, range, into: dst, scratch)
         case .isNull(let x):
@@ -529,6 +529,26 @@ final class ExpressionScratch {
     }
     private var suffixes: UnsafeMutablePointer<Double>?
     private var suffixCapacity = 0
+    /// In an as-of screen, the rows of the ticker being screened from its first to its as-of row:
+    /// per-ticker recursive series are computed over them (`MaterializedSeries.read`).
+    var tickerPrefix: Range<Int>?
+    /// Per-ticker recursive series' values by series id: the rows they cover and their buffer.
+    private var prefixes: [Int: (rows: Range<Int>, pointer: UnsafeMutablePointer<Double>, capacity: Int)] = [:]
+
+    /// The buffer of series `id` over `rows`, filled by `fill` unless it already holds them.
+    func seriesPrefix(_ id: Int, rows: Range<Int>, fill: (UnsafeMutablePointer<Double>) -> Void) -> UnsafeMutablePointer<Double> {
+        if let p = prefixes[id], p.rows == rows { return p.pointer }
+        var entry =
+            prefixes[id] ?? (rows, UnsafeMutablePointer<Double>.allocate(capacity: Swift.max(rows.count, 1)), Swift.max(rows.count, 1))
+        if entry.capacity < rows.count {
+            entry.pointer.deallocate()
+            entry = (rows, .allocate(capacity: rows.count), rows.count)
+        }
+        prefixes[id] = (0 ..< 0, entry.pointer, entry.capacity)  // not valid until filled
+        fill(entry.pointer)
+        prefixes[id] = (rows, entry.pointer, entry.capacity)
+        return entry.pointer
+    }
 
     /// A buffer of at least `count` values, valid until the matching `release()`.
     func acquire(_ count: Int) -> UnsafeMutablePointer<Double> {
@@ -569,6 +589,7 @@ final class ExpressionScratch {
     deinit {
         for b in buffers { b.pointer.deallocate() }
         for m in memos.values { m.pointer.deallocate() }
+        for p in prefixes.values { p.pointer.deallocate() }
         suffixes?.deallocate()
     }
 }
