@@ -28,6 +28,11 @@ final class MaterializedSeries: @unchecked Sendable {
     /// Which series of its cache this is (0, 1, …): the key of its per-ticker buffer.
     let id: Int
     let counters: EvaluationCounters?
+    /// Rows before a row that the programs reading this series read through it (their lookback),
+    /// so per ticker only the last `reach + 1` values are kept (set while the query compiles).
+    var reach = 0
+    /// Whether another series' argument reads it: then per ticker every row up to the as-of row.
+    var keepAll = false
 
     /// Evaluates `f(x, n)` over the whole table, or, with `perTicker`, prepares it to be computed
     /// per ticker up to an as-of row; recursive series inside `x` come from (and go into) `cache`.
@@ -37,6 +42,9 @@ final class MaterializedSeries: @unchecked Sendable {
         cache: SeriesCache, perTicker: Bool = false
     ) throws(QueryError) {
         let argument = try ExpressionProgram(x, table: table, cache: cache)
+        // The series the argument reads (and, over-approximating, any other so far) are read over
+        // the whole prefix.
+        cache.keepAllSoFar()
         self.argument = argument
         self.function = f
         self.window = n
@@ -98,6 +106,11 @@ final class MaterializedSeries: @unchecked Sendable {
             dst.update(repeating: .nan, count: range.count)
             return UnsafePointer(dst)
         }
+        if !keepAll && [.ema, .rma, .rsi].contains(function), let group = scratch.asOfGroup,
+            let values = readTail(range, into: dst, prefix: prefix, group: group, scratch)
+        {
+            return values
+        }
         let buffer = scratch.seriesPrefix(id, rows: prefix) { buffer in
             argument.evaluate(rows: prefix, into: buffer, scratch: scratch)
             SeriesKernels.runRecursive(function, window: window, values: buffer, count: prefix.count, seedScale: seedScale)
@@ -112,6 +125,46 @@ final class MaterializedSeries: @unchecked Sendable {
             (dst + (inside.lowerBound - range.lowerBound)).update(
                 from: buffer + (inside.lowerBound - prefix.lowerBound), count: inside.count)
         }
+        return UnsafePointer(dst)
+    }
+
+    /// `read` from the last `reach + 1` values of the ticker, computed for the whole group of
+    /// tickers the worker is screening at once (`SeriesKernels.smoothingTails`: four in lockstep);
+    /// nil when `range` reaches before them (then the whole prefix is computed).
+    private func readTail(
+        _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>, prefix: Range<Int>,
+        group: ExpressionScratch.AsOfGroup, _ scratch: ExpressionScratch
+    ) -> UnsafePointer<Double>? {
+        let keep = reach + 1
+        let tailStart = prefix.upperBound - keep  // the table row of the tail's first value
+        guard range.lowerBound >= tailStart || range.upperBound <= prefix.lowerBound else { return nil }
+        let buffer = scratch.seriesTails(id, group: group.number, count: group.prefixes.count * keep) { buffer in
+            var lanes = [SeriesKernels.SmoothingLane]()
+            lanes.reserveCapacity(group.prefixes.count)
+            let direct = argument.directValues
+            for (k, p) in group.prefixes.enumerated() {
+                let src: UnsafePointer<Double>
+                if let direct {
+                    src = direct + p.lowerBound
+                } else {
+                    // The argument over the lane's prefix (its own series read that ticker's rows).
+                    let b = scratch.laneBuffer(k, count: p.count)
+                    let saved = scratch.tickerPrefix
+                    scratch.tickerPrefix = p
+                    scratch.asOfGroup?.slot = k
+                    argument.evaluate(rows: p, into: b, scratch: scratch)
+                    scratch.tickerPrefix = saved
+                    scratch.asOfGroup?.slot = group.slot
+                    src = UnsafePointer(b)
+                }
+                lanes.append(SeriesKernels.SmoothingLane(src: src, count: p.count, out: buffer + k * keep, keep: keep))
+            }
+            SeriesKernels.smoothingTails(function, window: window, seedScale: seedScale, lanes: &lanes)
+            counters?.addSeriesRows(group.prefixes.reduce(0) { $0 + $1.count })
+        }
+        let values = buffer + group.slot * keep
+        if range.lowerBound >= tailStart { return UnsafePointer(values) + (range.lowerBound - tailStart) }
+        dst.update(repeating: .nan, count: range.count)  // rows of an earlier ticker only
         return UnsafePointer(dst)
     }
 
@@ -137,6 +190,16 @@ final class SeriesCache {
     /// Whether any recursive series was asked for.
     var isEmpty: Bool { series.isEmpty }
     private var ids = 0
+
+    /// Marks every series so far as read over whole prefixes (`MaterializedSeries.keepAll`).
+    func keepAllSoFar() {
+        for s in series.values where s.values == nil { s.keepAll = true }
+    }
+
+    /// Raises every series' reach to a program's lookback (`MaterializedSeries.reach`).
+    func noteReach(_ lookback: Int) {
+        for s in series.values { s.reach = Swift.max(s.reach, lookback) }
+    }
 
     /// A number no other series of this cache has.
     func takeID() -> Int {

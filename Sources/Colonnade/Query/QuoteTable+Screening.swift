@@ -100,19 +100,27 @@ extension QuoteTable {
         let out = SharedPointer(base: result)
         forEachChunk(groups, threads: workers) { g, worker in
             let scratch = scratches[worker]
-            for i in g * groupSize ..< Swift.min(rows.count, (g + 1) * groupSize) {
+            let members = g * groupSize ..< Swift.min(rows.count, (g + 1) * groupSize)
+            // Each row's ticker prefix: from the last first row at or before it.
+            let prefixes = members.map { i in
                 let row = rows[i]
-                // The first row of the ticker holding `row`: the last first row at or before it.
                 var lo = 0, hi = firstRows.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1
                     if firstRows[mid] <= row { lo = mid + 1 } else { hi = mid }
                 }
-                scratch.tickerPrefix = firstRows[Swift.max(0, lo - 1)] ..< row + 1
+                return firstRows[Swift.max(0, lo - 1)] ..< row + 1
+            }
+            // The group's smoothing series are computed for all its tickers together.
+            scratch.asOfGroup = ExpressionScratch.AsOfGroup(number: g, prefixes: prefixes, slot: 0)
+            for (slot, i) in members.enumerated() {
+                scratch.tickerPrefix = prefixes[slot]
+                scratch.asOfGroup?.slot = slot
                 // Safe: each row's answer is written once, by the worker that claimed its group.
-                (out.base + i).initialize(to: body(row, scratch))
+                (out.base + i).initialize(to: body(rows[i], scratch))
             }
             scratch.tickerPrefix = nil
+            scratch.asOfGroup = nil
         }
         counters?.addExpressionRows(scratches.reduce(0) { $0 + $1.rowsEvaluated })
         let answers = Array(UnsafeBufferPointer(start: result, count: rows.count))
