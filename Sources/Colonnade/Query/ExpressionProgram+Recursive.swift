@@ -41,10 +41,10 @@ final class MaterializedSeries: @unchecked Sendable {
         _ f: ValueExpression.SeriesFunction, _ x: ValueExpression, window n: Int, table: QuoteTable,
         cache: SeriesCache, perTicker: Bool = false
     ) throws(QueryError) {
+        let before = cache.handedOut.count
         let argument = try ExpressionProgram(x, table: table, cache: cache)
-        // The series the argument reads (and, over-approximating, any other so far) are read over
-        // the whole prefix.
-        cache.keepAllSoFar()
+        // The series the argument reads are read over the whole prefix.
+        for s in cache.handedOut[before...] { s.keepAll = true }
         self.argument = argument
         self.function = f
         self.window = n
@@ -106,7 +106,7 @@ final class MaterializedSeries: @unchecked Sendable {
             dst.update(repeating: .nan, count: range.count)
             return UnsafePointer(dst)
         }
-        if !keepAll && [.ema, .rma, .rsi].contains(function), let group = scratch.asOfGroup,
+        if !keepAll, let group = scratch.asOfGroup,
             let values = readTail(range, into: dst, prefix: prefix, group: group, scratch)
         {
             return values
@@ -191,10 +191,8 @@ final class SeriesCache {
     var isEmpty: Bool { series.isEmpty }
     private var ids = 0
 
-    /// Marks every series so far as read over whole prefixes (`MaterializedSeries.keepAll`).
-    func keepAllSoFar() {
-        for s in series.values where s.values == nil { s.keepAll = true }
-    }
+    /// Every series handed out, in order (one that is asked for twice, twice).
+    private(set) var handedOut = [MaterializedSeries]()
 
     /// Raises every series' reach to a program's lookback (`MaterializedSeries.reach`).
     func noteReach(_ lookback: Int) {
@@ -234,9 +232,13 @@ final class SeriesCache {
         table: QuoteTable
     ) throws(QueryError) -> MaterializedSeries {
         let key = Key(function: f, argument: x, window: n)
-        if let known = series[key] { return known }
+        if let known = series[key] {
+            handedOut.append(known)
+            return known
+        }
         let computed = try MaterializedSeries(f, x, window: n, table: table, cache: self, perTicker: perTicker)
         series[key] = computed
+        handedOut.append(computed)
         return computed
     }
 }

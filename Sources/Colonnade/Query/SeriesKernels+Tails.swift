@@ -1,5 +1,6 @@
-/// The smoothing series (`ema`, `rma`, `rsi`) of several tickers at once, keeping only each one's
-/// last values: what an as-of screen needs (`MaterializedSeries.read`). The recursion of one
+/// The recursive series of several tickers at once, keeping only each one's last values: what an
+/// as-of screen needs (`MaterializedSeries.read`). `cumsum`, `cummax` and `cummin` run a ticker at
+/// a time (an add or a compare a row). The recursion of one
 /// ticker is a chain of dependent operations (RSI's is a multiply, an add and a division per row,
 /// bound by the division's latency); four tickers run in lockstep (`SIMD4`), so four chains are in
 /// flight and the divider is kept busy. Every lane performs, row by row, exactly the operations of
@@ -43,6 +44,11 @@ extension SeriesKernels {
     static func smoothingTails(
         _ f: ValueExpression.SeriesFunction, window n: Int, seedScale: DecimalScale?, lanes: inout [SmoothingLane]
     ) {
+        if f == .cumsum || f == .cummax || f == .cummin {
+            // One add or compare a row: nothing to interleave.
+            for k in lanes.indices { running(f, &lanes[k]) }
+            return
+        }
         for k in lanes.indices { seed(f, n, seedScale, &lanes[k]) }
         // Lanes with about as many rows left go together, four at a time.
         let order = lanes.indices.sorted { lanes[$0].count - lanes[$0].i < lanes[$1].count - lanes[$1].i }
@@ -59,6 +65,31 @@ extension SeriesKernels {
             q += 4
         }
         for k in lanes.indices { steady(f, n, &lanes[k]) }
+    }
+
+    /// `cumsum`, `cummax`, `cummin` over the lane, as `runRecursive` runs them.
+    private static func running(_ f: ValueExpression.SeriesFunction, _ l: inout SmoothingLane) {
+        if f == .cumsum {
+            // `started`, not a NaN sentinel: ∞ + (−∞) makes the sum NaN, and it must stay NaN.
+            var sum = 0.0, started = false
+            for i in 0 ..< l.count {
+                let x = l.src[i]
+                if !x.isNaN {
+                    sum = started ? sum + x : x
+                    started = true
+                }
+                if i >= l.outFrom { l.out[i - l.outFrom] = started ? sum : .nan }
+            }
+        } else {
+            var best = Double.nan
+            let isMax = f == .cummax
+            for i in 0 ..< l.count {
+                let x = l.src[i]
+                if !x.isNaN && (best.isNaN || (isMax ? x > best : x < best)) { best = x }
+                if i >= l.outFrom { l.out[i - l.outFrom] = best }
+            }
+        }
+        l.i = l.count
     }
 
     /// The rows up to and including the one that completes the seed (or the lane's end).
