@@ -45,14 +45,15 @@ import ColonnadeTestSupport
                 #expect(try table.select(predicate, options: options).rows() == expected, "\(text)")
                 #expect(counters.seriesRows.load(ordering: .relaxed) == distinct * table.rowCount, "\(text)")
             }
-            // As of the latest day: the same series, computed once each, over the whole history.
+            // As of the latest day: each series computed at most once per ticker, over its whole
+            // history (a term already false leaves the later terms' series uncomputed).
             let counters = EvaluationCounters()
             var options = QueryOptions(threads: 1)
             options.counters = counters
             let latest = table.rows(on: .latest, maxStale: .none)
             let onLatest = try table.select(predicate, on: .latest, maxStale: .none, options: options).rows()
             #expect(onLatest == expected.filter { Set(latest).contains($0) }, "\(text) --on latest")
-            #expect(counters.seriesRows.load(ordering: .relaxed) == distinct * table.rowCount, "\(text) --on latest")
+            #expect(counters.seriesRows.load(ordering: .relaxed) <= distinct * table.rowCount, "\(text) --on latest")
         }
     }
 

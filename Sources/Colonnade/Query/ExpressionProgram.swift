@@ -222,6 +222,13 @@ struct ExpressionProgram: @unchecked Sendable {
         materialized = crossTicker.stores
         ExpressionProgram.assignLookbackAbove(root, stores: materialized, programLookback: lookback)
         ExpressionProgram.extendSharedReach(root, programLookback: lookback)
+        cache.noteReach(lookback)
+    }
+
+    /// The values of the column the program is, when it is one that can be read in place.
+    var directValues: UnsafePointer<Double>? {
+        if case .column(let i) = root { return direct[i] }
+        return nil
     }
 
     /// Whether `name` is the ticker or the date, which are keys, not values.
@@ -372,7 +379,7 @@ struct ExpressionProgram: @unchecked Sendable {
         case .crossTicker(let c):
             evaluateCrossTicker(c, range, into: dst, scratch)
         case .materialized(let series):
-            return UnsafePointer(series.values) + range.lowerBound
+            return series.read(range, into: dst, scratch)
         case let .function(f, xs):
             evaluateFunction(f, xs, range, into: dst, scratch)
         case .isNull(let x):
@@ -529,6 +536,67 @@ final class ExpressionScratch {
     }
     private var suffixes: UnsafeMutablePointer<Double>?
     private var suffixCapacity = 0
+    /// In an as-of screen, the rows of the ticker being screened from its first to its as-of row:
+    /// per-ticker recursive series are computed over them (`MaterializedSeries.read`).
+    var tickerPrefix: Range<Int>?
+    /// The rows an as-of screen's worker is screening together: its number, each one's ticker
+    /// prefix (`tickerPrefix`), and which of them is being screened.
+    struct AsOfGroup {
+        var number: Int
+        var prefixes: [Range<Int>]
+        var slot: Int
+    }
+
+    var asOfGroup: AsOfGroup?
+    /// Per-ticker series' last values for a group, by series id (`MaterializedSeries.readTail`).
+    private var tails: [Int: (group: Int, pointer: UnsafeMutablePointer<Double>, capacity: Int)] = [:]
+    private var lanes: [(pointer: UnsafeMutablePointer<Double>, capacity: Int)] = []
+
+    /// The tail buffer of series `id` for group `group` (`count` values), filled by `fill` unless
+    /// it already holds them.
+    func seriesTails(_ id: Int, group: Int, count: Int, fill: (UnsafeMutablePointer<Double>) -> Void) -> UnsafeMutablePointer<Double> {
+        if let t = tails[id], t.group == group { return t.pointer }
+        var entry = tails[id] ?? (group, UnsafeMutablePointer<Double>.allocate(capacity: Swift.max(count, 1)), Swift.max(count, 1))
+        if entry.capacity < count {
+            entry.pointer.deallocate()
+            entry = (group, .allocate(capacity: count), count)
+        }
+        tails[id] = (-1, entry.pointer, entry.capacity)  // not valid until filled
+        fill(entry.pointer)
+        tails[id] = (group, entry.pointer, entry.capacity)
+        return entry.pointer
+    }
+
+    /// A buffer of at least `count` values for lane `k` of a group's argument.
+    func laneBuffer(_ k: Int, count: Int) -> UnsafeMutablePointer<Double> {
+        while lanes.count <= k { lanes.append((.allocate(capacity: 1), 1)) }
+        if lanes[k].capacity < count {
+            lanes[k].pointer.deallocate()
+            lanes[k] = (.allocate(capacity: count), count)
+        }
+        return lanes[k].pointer
+    }
+
+    /// Per-ticker recursive series' values by series id: the rows they cover and their buffer.
+    private var prefixes: [Int: (rows: Range<Int>, pointer: UnsafeMutablePointer<Double>, capacity: Int)] = [:]
+
+    /// The buffer of series `id` over `rows`, filled by `fill` unless it already holds them.
+    /// One is kept per series and row of the group being screened, so a series read both through
+    /// another's argument (for the whole group) and directly (for each row) is computed once.
+    func seriesPrefix(_ series: Int, rows: Range<Int>, fill: (UnsafeMutablePointer<Double>) -> Void) -> UnsafeMutablePointer<Double> {
+        let id = series * 64 + (asOfGroup?.slot ?? 0) % 64
+        if let p = prefixes[id], p.rows == rows { return p.pointer }
+        var entry =
+            prefixes[id] ?? (rows, UnsafeMutablePointer<Double>.allocate(capacity: Swift.max(rows.count, 1)), Swift.max(rows.count, 1))
+        if entry.capacity < rows.count {
+            entry.pointer.deallocate()
+            entry = (rows, .allocate(capacity: rows.count), rows.count)
+        }
+        prefixes[id] = (0 ..< 0, entry.pointer, entry.capacity)  // not valid until filled
+        fill(entry.pointer)
+        prefixes[id] = (rows, entry.pointer, entry.capacity)
+        return entry.pointer
+    }
 
     /// A buffer of at least `count` values, valid until the matching `release()`.
     func acquire(_ count: Int) -> UnsafeMutablePointer<Double> {
@@ -569,6 +637,9 @@ final class ExpressionScratch {
     deinit {
         for b in buffers { b.pointer.deallocate() }
         for m in memos.values { m.pointer.deallocate() }
+        for p in prefixes.values { p.pointer.deallocate() }
+        for t in tails.values { t.pointer.deallocate() }
+        for l in lanes { l.pointer.deallocate() }
         suffixes?.deallocate()
     }
 }

@@ -29,7 +29,13 @@ extension QuoteTable {
     /// on a deep stack (`DeepRecursion`).
     /// Recursive series named more than once are computed once (`SeriesCache`; `counters` counts them).
     func plan(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> PlanNode {
-        let cache = SeriesCache(counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads)
+        try plan(
+            predicate,
+            cache: SeriesCache(counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads))
+    }
+
+    /// `plan(_:options:)` with the recursive series of `cache` (per ticker, for an as-of screen).
+    func plan(_ predicate: RowPredicate, cache: SeriesCache) throws(QueryError) -> PlanNode {
         cache.countWindows(in: predicate)
         return try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
             try plan(predicate, negated: false, depth: 0, cache: cache)
