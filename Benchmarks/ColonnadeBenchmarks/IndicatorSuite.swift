@@ -43,7 +43,8 @@ struct IndicatorSuite {
                         bytes: rows * 8 * Double(columns),
                         note: "matched \(selection.count), sum(close) \(String(format: "%.6g", sum))"))
             }
-            // As of the latest day: a recursive series still runs over every ticker's whole history.
+            // As of the latest day: each ticker's recursive series runs from its first row to its as-of row
+            // (its value depends on all of them), keeping only the tail the screen reads.
             for t in Set([1, threads]).sorted() {
                 let options = QueryOptions(threads: t)
                 var latest = try table.select(predicate, on: .latest, options: options)
