@@ -23,9 +23,8 @@ extension Selection {
         let groups = countsByTicker()
         let threads = options.effectiveThreads
         options.counters?.addRun(chunks: groups.count, threads: threads)
-        // Per ticker (in parallel): its buckets with matches and, per argument and bucket, the
-        // flat accumulators.
-        var parts = [(buckets: [FlatBucket], ends: [FlatEnds])](repeating: ([], []), count: groups.count)
+        // Per ticker (in parallel): its buckets with matches.
+        var parts = [[FlatBucket]](repeating: [], count: groups.count)
         parts.withUnsafeMutableBufferPointer { p in
             guard let base = p.baseAddress else { return }
             let shared = SharedPointer(base: base)
@@ -38,21 +37,14 @@ extension Selection {
                     let matched = mask.nonzeroBitCount(in: run.rows)
                     if matched > 0 { buckets.append(FlatBucket(rows: run.rows, key: run.key, matched: matched)) }
                 }
-                var ends = [FlatEnds](repeating: FlatEnds(), count: buckets.count * columns.count)
-                ends.withUnsafeMutableBufferPointer { e in
-                    guard let base = e.baseAddress else { return }
-                    for (a, c) in columns.enumerated() {
-                        // Safe: a * buckets.count + buckets.count <= e.count.
-                        accumulateFlat(column: c, buckets, needs: needs[a], into: base + a * buckets.count)
-                    }
-                }
-                shared.base[g] = (buckets, ends)
+                shared.base[g] = buckets
             }
         }
-        // The columns of the answer, written in place in their final order (ticker, then
-        // bucket), in parallel.
+        // Then per ticker (in parallel) each argument column once, bucket after bucket, its
+        // accumulators turned into the answer's values at once, in place, in their final order
+        // (ticker, then bucket).
         var offsets = [Int](repeating: 0, count: groups.count + 1)
-        for g in groups.indices { offsets[g + 1] = offsets[g] + parts[g].buckets.count }
+        for g in groups.indices { offsets[g + 1] = offsets[g] + parts[g].count }
         let total = offsets[groups.count]
         let functions = plan.aggregates.map(\.function)
         let argumentOf = plan.argumentOf
@@ -62,22 +54,28 @@ extension Selection {
             let out = SharedColumns(tickerNumbers: tickerNumbers, keys: keys, values: values, isNull: isNull)
             forEachChunk(groups.count, threads: threads) { g, _ in
                 let number = Int32(groups[g].ticker)
-                let (buckets, ends) = parts[g]
+                let buckets = parts[g]
+                let first = offsets[g]
                 // Safe: each ticker writes only its own rows, offsets[g] ..< offsets[g + 1], of
                 // each column.
                 for (b, bucket) in buckets.enumerated() {
-                    let row = offsets[g] + b
-                    out.tickerNumbers?[row] = number
-                    out.keys?[row] = bucket.key
-                    for k in functions.indices {
-                        let value: Double?
-                        if let a = argumentOf[k] {
-                            value = ends[a * buckets.count + b].value(functions[k])
-                        } else {
-                            value = Double(bucket.matched)
+                    out.tickerNumbers?[first + b] = number
+                    out.keys?[first + b] = bucket.key
+                }
+                for k in functions.indices where argumentOf[k] == nil {
+                    for (b, bucket) in buckets.enumerated() {
+                        out.values[k * total + first + b] = Double(bucket.matched)
+                        out.isNull[k * total + first + b] = false
+                    }
+                }
+                for (a, c) in columns.enumerated() {
+                    let reading = functions.indices.filter { argumentOf[$0] == a }
+                    accumulateFlat(column: c, buckets, needs: needs[a]) { b, ends in
+                        for k in reading {
+                            let value = ends.value(functions[k])
+                            out.values[k * total + first + b] = value ?? 0
+                            out.isNull[k * total + first + b] = value == nil
                         }
-                        out.values[k * total + row] = value ?? 0
-                        out.isNull[k * total + row] = value == nil
                     }
                 }
             }
@@ -188,19 +186,20 @@ extension Selection {
         }
     }
 
+    /// Each bucket's accumulators of column `index`, handed to `body` with the bucket's index.
     private func accumulateFlat(
-        column index: Int, _ buckets: [FlatBucket], needs: FlatNeeds, into out: UnsafeMutablePointer<FlatEnds>
+        column index: Int, _ buckets: [FlatBucket], needs: FlatNeeds, _ body: (Int, FlatEnds) -> Void
     ) {
         switch table.columns[index] {
-        case .float64(let c): accumulateFlat(c, buckets, needs: needs, into: out)
-        case .float32(let c): accumulateFlat(c, buckets, needs: needs, into: out)
-        case .int64(let c): accumulateFlat(c, buckets, needs: needs, into: out)
-        case .int32(let c): accumulateFlat(c, buckets, needs: needs, into: out)
+        case .float64(let c): accumulateFlat(c, buckets, needs: needs, body)
+        case .float32(let c): accumulateFlat(c, buckets, needs: needs, body)
+        case .int64(let c): accumulateFlat(c, buckets, needs: needs, body)
+        case .int32(let c): accumulateFlat(c, buckets, needs: needs, body)
         }
     }
 
     private func accumulateFlat<T: ColumnElement>(
-        _ column: Column<T>, _ buckets: [FlatBucket], needs: FlatNeeds, into out: UnsafeMutablePointer<FlatEnds>
+        _ column: Column<T>, _ buckets: [FlatBucket], needs: FlatNeeds, _ body: (Int, FlatEnds) -> Void
     ) {
         column.withUnsafeBufferPointer { values in
             let validity = column.validity
@@ -246,7 +245,7 @@ extension Selection {
                         return true
                     }
                 }
-                out[b] = e
+                body(b, e)
             }
         }
     }
