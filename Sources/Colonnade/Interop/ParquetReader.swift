@@ -59,6 +59,8 @@ struct ParquetDecoder {
     var skipped: [InteropSkippedColumn] = []
     /// The note for a date column holding times of day other than midnight (its first such row).
     var timeOfDay: InteropSkippedColumn?
+    /// Where ZSTD data pages are decompressed, reused from page to page.
+    let pageBuffer = ParquetPageBuffer()
 
     init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?, strict: Bool = false) throws(InteropError) {
         self.bytes = bytes
@@ -250,8 +252,7 @@ struct ParquetDecoder {
                         throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
                     }
                     let n = Int(n64)
-                    let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
-                    try withInteropBytes(data) { d throws(InteropError) in
+                    try withPage(body, codec: codec, length: Int(uncompressed), at: bodyStart) { d throws(InteropError) in
                         var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
                         var valuesStart = 0
                         if leaf.optional {
@@ -277,11 +278,10 @@ struct ParquetDecoder {
                     let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
                     let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
                     let isCompressed = h[7]?.bool ?? true
-                    let data =
-                        isCompressed
-                        ? try decompress(rest, codec: codec, length: Int(uncompressed) - Int(defLength), at: bodyStart + Int(defLength))
-                        : Array(rest)
-                    try withInteropBytes(data) { d throws(InteropError) in
+                    try withPage(
+                        rest, codec: isCompressed ? codec : 0, length: isCompressed ? Int(uncompressed) - Int(defLength) : rest.count,
+                        at: bodyStart + Int(defLength)
+                    ) { d throws(InteropError) in
                         try decodeValues(
                             levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
                             encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
@@ -345,6 +345,27 @@ struct ParquetDecoder {
                 throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: error.description)
             }
         }
+    }
+
+    /// Calls `use` with the decompressed page: a ZSTD page decompressed into `pageBuffer` (the
+    /// memory of the page before it, so a file's pages do not each allocate, fault in and free
+    /// fresh memory), any other by `decompress`.
+    func withPage<R>(
+        _ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int,
+        _ use: (UnsafeRawBufferPointer) throws(InteropError) -> R
+    ) throws(InteropError) -> R {
+        guard codec == 6 else { return try withInteropBytes(try decompress(body, codec: codec, length: length, at: offset), use) }
+        guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+            throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
+        }
+        let out = pageBuffer.reserve(length)
+        do throws(ZstdError) {
+            let n = try Zstd.decompress(body, into: out)
+            guard n == length else { throw .sizeMismatch(expected: length, actual: n) }
+        } catch {
+            throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+        }
+        return try use(UnsafeRawBufferPointer(out))
     }
 
     /// A ZSTD page or buffer of `length` bytes: the length is checked against the most the
@@ -741,4 +762,21 @@ struct ParquetDecoder {
         out.info = info
         return out
     }
+}
+
+/// Memory for one decompressed page at a time, grown to the largest page seen (16-byte aligned,
+/// as an array's storage is).
+final class ParquetPageBuffer {
+    private var memory = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    /// `size` bytes, valid until the next call; their content is undefined.
+    func reserve(_ size: Int) -> UnsafeMutableRawBufferPointer {
+        if memory.count < size {
+            memory.deallocate()
+            memory = .allocate(byteCount: size, alignment: 16)
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: memory[0 ..< size])
+    }
+
+    deinit { memory.deallocate() }
 }

@@ -109,10 +109,29 @@ extension ZstdDecoder {
         let literalEnd = literals.start + literals.count
         let window = windowSize
         let streamStart = reader.start
+        // The fast path's limits, checked once per sequence: literals read and output written
+        // wholly before them leave room for whole 16-byte vectors past their ends (32 bytes of
+        // margin: a copy ends at most 15 bytes past its length).
+        let literalFastEnd = min(literalEnd, literals.readable - 32)
+        let outFastEnd = min(outEnd, writableEnd - 32)
         for index in 0 ..< count {
             let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
+            if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out - literalLength
+                && offset <= min(out + literalLength - frameFirst, window) && offset >= 16
+            {
+                // Safe: the literals lie before `literalFastEnd` and the output before
+                // `outFastEnd`, each with 32 bytes readable or writable past it; the match starts
+                // in the frame's output, 16 or more bytes back, so every vector is read wholly
+                // behind where it is written.
+                copyLiteralVectors(from: literal, count: literalLength, to: out)
+                literal += literalLength
+                out += literalLength
+                copyFarMatchVectors(to: out, offset: offset, count: matchLength)
+                out += matchLength
+                continue
+            }
             guard literalLength <= literalEnd - literal else {
                 throw .malformed(
                     offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
@@ -179,21 +198,26 @@ struct ZstdSequenceReader {
         offsetState = Int(self.bits.read(offsets.accuracyLog))
         matchLengthState = Int(self.bits.read(matchLengths.accuracyLog))
         self.repeatOffsets = repeatOffsets
+        self.bits.reload()
     }
 
     /// The next sequence; the states are not updated after the last one.
+    ///
+    /// One reload per sequence, at its end (as the reference decoder does): after a reload at
+    /// least 57 bits are in the container (or the stream's first bit is near), and a sequence
+    /// reads at most 31 + 16 + 16 extra bits and 9 + 9 + 8 state bits; when its extra bits
+    /// exceed 31, a second reload comes before the literal length's.
     @inline(__always)
     mutating func next(isLast: Bool, index: Int, streamStart: Int) throws(ZstdError) -> ZstdSequence {
-        bits.reload()
         // Safe: states come from `accuracyLog`-bit reads or `nextBase + bits`, both below the
         // table's size.
         let llEntry = literalLengths[literalLengthState], mlEntry = matchLengths[matchLengthState]
         let ofEntry = offsets[offsetState]
-        let ofBits = Int(ofEntry.extraBits)
+        let ofBits = Int(ofEntry.extraBits), mlBits = Int(mlEntry.extraBits), llBits = Int(llEntry.extraBits)
         var offset = Int(ofEntry.baseValue) + Int(bits.read(ofBits))
-        if ofBits > 24 { bits.reload() }
-        let matchLength = Int(mlEntry.baseValue) + Int(bits.read(Int(mlEntry.extraBits)))
-        let literalLength = Int(llEntry.baseValue) + Int(bits.read(Int(llEntry.extraBits)))
+        let matchLength = Int(mlEntry.baseValue) + Int(bits.read(mlBits))
+        if ofBits + mlBits + llBits > 31 { bits.reload() }
+        let literalLength = Int(llEntry.baseValue) + Int(bits.read(llBits))
         var (rep1, rep2, rep3) = repeatOffsets
         if offset > 3 {
             offset -= 3
@@ -223,13 +247,48 @@ struct ZstdSequenceReader {
         }
         repeatOffsets = (rep1, rep2, rep3)
         if !isLast {
-            bits.reload()
             literalLengthState = Int(llEntry.nextBase) + Int(bits.read(Int(llEntry.bitCount)))
             matchLengthState = Int(mlEntry.nextBase) + Int(bits.read(Int(mlEntry.bitCount)))
             offsetState = Int(ofEntry.nextBase) + Int(bits.read(Int(ofEntry.bitCount)))
+            bits.reload()
         }
         return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
     }
+}
+
+/// Copies `count` literal bytes as whole 16-byte vectors: one, then more only for a longer run.
+/// - Precondition: `count` rounded up to 16 bytes may be read at `source` and written at
+///   `destination`, and the two do not overlap.
+@inline(__always)
+private func copyLiteralVectors(from source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
+    var s = UnsafeRawPointer(source), d = UnsafeMutableRawPointer(destination)
+    d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+    guard count > 16 else { return }
+    let end = d + count
+    s += 16
+    d += 16
+    repeat {
+        d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        s += 16
+        d += 16
+    } while d < end
+}
+
+/// Copies a match of `count` bytes from `offset` (16 or more) bytes back as whole 16-byte
+/// vectors: one, then more only for a longer match.
+/// - Precondition: `offset >= 16`, the source lies in the output, and `count` rounded up to 16
+///   bytes is writable at `destination`.
+@inline(__always)
+private func copyFarMatchVectors(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int) {
+    var d = UnsafeMutableRawPointer(destination)
+    d.storeBytes(of: UnsafeRawPointer(d - offset).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+    guard count > 16 else { return }
+    let end = d + count
+    d += 16
+    repeat {
+        d.storeBytes(of: UnsafeRawPointer(d - offset).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        d += 16
+    } while d < end
 }
 
 /// Copies `count` literal bytes in whole 16-byte vectors when both sides have room for the last
