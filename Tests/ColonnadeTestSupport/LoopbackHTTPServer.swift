@@ -148,6 +148,10 @@ public final class LoopbackHTTPServer: Sendable {
         return false
     }
 
+    /// Whether no connection is open and no request is being answered now (see
+    /// ``waitUntilIdle(timeout:)``), for tests that poll from a thread of their own.
+    public var isIdle: Bool { state.withLock { $0.connections.isEmpty && $0.inFlight == 0 } }
+
     /// True once `stop()` ran.
     public var isStopped: Bool { state.withLock { $0.stopped } }
 
