@@ -274,11 +274,11 @@ final class ChildTransfer: Sendable {
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
     /// time: the Glibc module does not import it (it is a GNU extension). Nil on an older C
     /// library, where the child then inherits whatever this process holds without close-on-exec.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+    private static let addCloseFrom: AddCloseFrom? = {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
     }()
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
 
     private static func spawnFailure(_ code: Int32) -> TransferFailure {
         .urlError(code: NSURLErrorCannotConnectToHost, reason: "cannot start the transfer process: \(String(cString: strerror(code)))")

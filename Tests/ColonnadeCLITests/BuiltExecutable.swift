@@ -43,6 +43,11 @@ enum BuiltExecutable {
         throw NotFound(searched: searched)
     }
 
+    /// The path of a test helper executable built beside `colonnade` (`SnapshotCrashWriter`).
+    static func sibling(_ name: String) throws -> String {
+        try url().deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
     /// What one run of the executable produced.
     struct Result {
         var status: Int32

@@ -38,7 +38,7 @@ import Testing
     /// import-holding-lock`: the shipped binary has no hidden switch to stop it there.)
     static func startHolder(_ directory: URL, snapshot: String, ticker: String, prefix: String) throws -> RunningExecutable {
         let file = try quoteFile(in: directory, "\(ticker).csv")
-        let helper = try BuiltExecutable.url().deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path
+        let helper = try BuiltExecutable.sibling("SnapshotCrashWriter")
         let holder = try RunningExecutable(
             ["import-holding-lock", snapshot, file, ticker, prefix],
             environment: EndToEndFixture.cleanEnvironment, in: directory, executable: helper)

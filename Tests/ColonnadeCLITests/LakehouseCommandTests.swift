@@ -109,7 +109,7 @@ import Testing
         )
         // The shipped binary has no switch to stop a commit half-way: a test helper makes the
         // same DeltaWriter call and kills itself at the step.
-        let helper = try BuiltExecutable.url().deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path
+        let helper = try BuiltExecutable.sibling("SnapshotCrashWriter")
         var committed = 0
         for step in ["data", "temporary", "linked", "synced"] {
             let result = try BuiltExecutable.run(

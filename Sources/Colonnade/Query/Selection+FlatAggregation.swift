@@ -48,6 +48,9 @@ extension Selection {
         let total = offsets[groups.count]
         let functions = plan.aggregates.map(\.function)
         let argumentOf = plan.argumentOf
+        // The aggregates of `count(*)`, and those reading each argument.
+        let counts = functions.indices.filter { argumentOf[$0] == nil }
+        let readers = columns.indices.map { a in functions.indices.filter { argumentOf[$0] == a } }
         let result = AggregateResult(
             aggregates: aggregates, grouping: grouping, symbols: table.tickers.map(\.symbol), count: total
         ) { tickerNumbers, keys, values, isNull in
@@ -62,16 +65,15 @@ extension Selection {
                     out.tickerNumbers?[first + b] = number
                     out.keys?[first + b] = bucket.key
                 }
-                for k in functions.indices where argumentOf[k] == nil {
+                for k in counts {
                     for (b, bucket) in buckets.enumerated() {
                         out.values[k * total + first + b] = Double(bucket.matched)
                         out.isNull[k * total + first + b] = false
                     }
                 }
                 for (a, c) in columns.enumerated() {
-                    let reading = functions.indices.filter { argumentOf[$0] == a }
                     accumulateFlat(column: c, buckets, needs: needs[a]) { b, ends in
-                        for k in reading {
+                        for k in readers[a] {
                             let value = ends.value(functions[k])
                             out.values[k * total + first + b] = value ?? 0
                             out.isNull[k * total + first + b] = value == nil
