@@ -188,7 +188,7 @@ extension QuoteImporter {
     }
 
     /// The input, header layout and survey (piece starts, plain line count) of a datatable CSV;
-    /// nil for anything else.
+    /// nil for anything else, or a control byte in its lines (`CSVChunker.survey`).
     static func pieceLayout(
         _ bytes: UnsafeRawBufferPointer, source: String, threads: Int,
         chunkSize: Int
@@ -198,7 +198,9 @@ extension QuoteImporter {
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)
         guard let layout = try? header.readLayout(), layout.isDatatable else { return nil }
-        let survey = CSVChunker.survey(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        guard
+            let survey = CSVChunker.survey(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        else { return nil }
         return (input, layout, survey)
     }
 

@@ -190,7 +190,10 @@ package enum QuoteImporter {
         if Int(info.st_size) >= mappedReadSize, let mapping = GuardedFileMapping(fileDescriptor: fd, count: Int(info.st_size)) {
             let result: Result<R, ResponseError>
             do throws(ResponseError) { result = .success(try body(mapping.bytes)) } catch { result = .failure(error) }
-            if mapping.lostPages {
+            // A decoder that stopped at the zeros standing for the lost tail (a control byte) may
+            // not have reached a lost page: the file's size now tells too.
+            var now = stat()
+            if mapping.lostPages || (fstat(fd, &now) == 0 && Int(now.st_size) < Int(info.st_size)) {
                 throw .decoding(.unreadable(path: path, reason: "the file shrank while it was being read"))
             }
             return try result.get()

@@ -168,6 +168,14 @@ package struct CSVScanner {
                     while stop < end {
                         let c = base[stop]
                         if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+                        // A control byte other than TAB ends the decoding where it stands: never
+                        // in a quote file written as text, and garbage (a sparse file's zeros) is
+                        // not passed over to its end as one field.
+                        if c < 0x20 && c != 0x09 {
+                            throw .malformed(
+                                input.position(stop, row: row + 1, column: names[i]), expected: "text, not a control byte",
+                                found: input.found(at: stop))
+                        }
                         stop += 1
                     }
                     p = stop
