@@ -9,7 +9,8 @@ import Foundation
 ///   beside load and save;
 /// - the work of `fetch --update` after its downloads, with one split among every ticker beside
 ///   none: upsert one overlapping and one new day per ticker, look for restatements, recompute the
-///   restated ticker, save (fsync). The HTTP requests are not part of it (they are the same in both).
+///   restated ticker, save (fsync). The HTTP requests are not part of it; Benchmarks/peers/update_e2e.py
+///   times the whole `fetch --update` process, HTTP included (Benchmarks/suites/70-adjustments.sh).
 struct AdjustmentSuite {
     let table: QuoteTable
     let recorder: Recorder

@@ -19,9 +19,12 @@ def section(data):
     checks = [
         ("`verify --adjustments` vs `verify` (both warm)", find("verify --adjustments"), verify[0] if len(verify) == 1 else None, 2.0),
         ("`adjust` vs a plain save of the same table (load + save, fsync)", find("adjust "), find("load + save"), 1.5),
-        ("update with one split among every ticker vs none (recomputing path)",
+        ("update with one split among every ticker vs none (recomputing path), in process after the downloads",
          [r for n, r in rows.items() if n.startswith("update") and "split" in n][0],
          [r for n, r in rows.items() if n.startswith("update") and "no event" in n][0], 1.5),
+        ("`fetch --update` with one split vs none, end to end (process start to saved, HTTP on 127.0.0.1 included)",
+         [r for n, r in rows.items() if n.startswith("fetch --update") and "split" in n][0],
+         [r for n, r in rows.items() if n.startswith("fetch --update") and "no event" in n][0], 1.5),
     ]
     load = "load average %s at the start, %s at the end" % (
         "%.2f" % m["loadAverageStart"] if m.get("loadAverageStart") is not None else "?",
@@ -33,10 +36,15 @@ def section(data):
         out.append("**Loaded**: the load average exceeded the %d threads, so the spreads are wide; compare the rows with "
                    "each other (same run, same load), not with an idle machine. A ratio within the spreads of its two rows "
                    "says the two cost about the same." % m["threads"])
-    out += ["In process, warm (the file in the page cache); the update rows are the work of `fetch --update` after its "
-            "downloads (the HTTP requests are the same with or without a split). The peers' and colonnade-bench's Q2 "
-            "(adj_close) figures elsewhere on this page still come from the old generator (CRSP-form dividends) until "
-            "the next full `Benchmarks/reproduce.sh` run.", "",
+    out += ["In process, warm (the file in the page cache), except the `fetch --update … end to end` rows: "
+            "`colonnade fetch --table WIKI/PRICES TICKER… --update` as a whole process against a loopback vendor "
+            "(Benchmarks/peers/update_e2e.py: Python's HTTP server on 127.0.0.1 playing the Tables API with each "
+            "ticker's overlapping day and one new day; the split ticker's adjusted values restated), on the generated "
+            "table of the same size, each run on a fresh copy of the snapshot; the first run of each kind is checked "
+            "(one new row per ticker, `verify --adjustments` clean, the restatement noted). The other update rows are "
+            "the same work in process after the downloads. The peers' and colonnade-bench's Q2 (adj_close) figures "
+            "elsewhere on this page still come from the old generator (CRSP-form dividends) until the next full "
+            "`Benchmarks/reproduce.sh` run.", "",
            "| | ours | yardstick | ratio | target | |", "|---|---:|---:|---:|---:|---|"]
     for label, ours, base, target in checks:
         if base is None:
