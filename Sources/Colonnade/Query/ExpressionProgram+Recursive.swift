@@ -273,10 +273,14 @@ final class SeriesCache {
     /// Threads a series is computed on: the query's (`QueryOptions.threads`).
     let threads: Int
 
+    /// Whether windows over decimal columns are exact (`QueryOptions.exactWindows`).
+    let exactWindows: Bool
+
     init(
         counters: EvaluationCounters? = nil, shareWindows: Bool = true, threads: Int = QueryOptions.availableCores,
-        perTicker: Bool = false
+        perTicker: Bool = false, exactWindows: Bool = true
     ) {
+        self.exactWindows = exactWindows
         self.counters = counters
         self.perTicker = perTicker
         self.shareWindows = shareWindows

@@ -193,7 +193,9 @@ struct ExpressionProgram: @unchecked Sendable {
                 guard w > 0 else { throw QueryError("the window of \(f.rawValue) must be a positive number of rows, not \(w)") }
                 let (n, l) = try compile(x, depth: depth + 1)
                 var (node, lookback) = (Node.series(f, n, window: w), l + ExpressionProgram.ownLookback(f, w))
-                if let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) { (node, lookback) = (exact, l + w - 1) }
+                if cache.exactWindows, let exact = ExpressionProgram.exactSeries(f, n, window: w, table: table) {
+                    (node, lookback) = (exact, l + w - 1)
+                }
                 if let window = cache.sharedWindow(e) { node = .shared(window, node) }
                 return (node, lookback)
             case .crossTicker(let c):
