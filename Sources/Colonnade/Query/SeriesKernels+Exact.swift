@@ -37,25 +37,6 @@ extension SeriesKernels {
         }
         // Safe throughout: indices within [s, e), inside the buffers.
         let p = DecimalScale.powers[scale.digits]
-        let sumDivisor = f == .mavg ? Int128(n) * Int128(p) : Int128(p)
-        if f != .mdev && scale.maxScaled < twoTo51 && big < twoTo51 && Double(sumDivisor) < twoTo53 {
-            // The common case in one pass: each value scaled and rounded (as below) straight into
-            // a running prefix sum, the nulls counted; without a null the windows are differences
-            // of the prefixes (`windowsFromPrefixes`), else the path below starts again.
-            var sum: Int64 = 0
-            var nans: UInt64 = 0
-            for i in s ..< e {
-                let x = src[i]
-                let v = (x.isNaN ? 0 : x) * p
-                sum &+= Int64(bitPattern: (v + magic).bitPattern) &- magicBits
-                ints[i] = sum
-                nans &+= (infinityBits &- (x.bitPattern & magnitudeMask)) >> 63
-            }
-            if nans == 0 {
-                windowsFromPrefixes(n, ints, dst, s, e, divisor: Double(sumDivisor))
-                return
-            }
-        }
         var nulls = 0
         if scale.maxScaled < twoTo51 {
             // x·10^d lies within a quarter of its whole number (the scale's promise), below 2^51:
@@ -220,15 +201,6 @@ extension SeriesKernels {
             sum &+= ints[i]
             ints[i] = sum
         }
-        windowsFromPrefixes(n, ints, dst, s, e, divisor: divisor)
-    }
-
-    /// The means (or sums, `divisor` 10^d) of the windows ending in `[s + n - 1, e)` from the
-    /// wrapping prefix sums of the scaled integers in `ints` (`ints[i]`: rows `s ... i`).
-    private static func windowsFromPrefixes(
-        _ n: Int, _ ints: UnsafeMutablePointer<Int64>, _ dst: UnsafeMutablePointer<Double>,
-        _ s: Int, _ e: Int, divisor: Double
-    ) {
         for j in s ..< s + n - 1 { dst[j] = .nan }
         let first = s + n - 1  // the first full window's row: its sum is the prefix itself
         dst[first] = (Double(bitPattern: UInt64(bitPattern: ints[first] &+ magicBits)) - magic) / divisor
