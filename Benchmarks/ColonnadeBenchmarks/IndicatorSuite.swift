@@ -24,6 +24,7 @@ struct IndicatorSuite {
     ]
 
     func run() throws {
+        try exactWindowCost()
         let rows = Double(table.rowCount)
         let runs = table.rowCount > 5_000_000 ? 7 : 11
         for (name, text, columns) in Self.screens {
@@ -60,6 +61,64 @@ struct IndicatorSuite {
                         unit: "tickers", bytes: 0,
                         note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum))"))
             }
+        }
+    }
+
+    /// What exact windows cost (issue 30: "S3 exact and within 5 % of its speed today"): S3 with
+    /// exact windows against the same screen on the floating-point sliding sums it ran on before
+    /// (`QueryOptions.exactWindows` off: not a user's option), in one process, interleaved run by
+    /// run (which goes first alternates), medians of each. The float path answers some ties wrong;
+    /// its matched count is in the note.
+    func exactWindowCost() throws {
+        let text = "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)"
+        let predicate = try QueryParser(table: table).parse(text)
+        let pairs = table.rowCount > 5_000_000 ? 15 : 25
+        for t in Set([1, threads]).sorted() {
+            let exact = QueryOptions(threads: t)
+            var float = exact
+            float.exactWindows = false
+            func timed(_ o: QueryOptions) throws -> (seconds: Double, matched: Int) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let s = try table.select(predicate, options: o)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                sink(s.count)
+                return (seconds, s.count)
+            }
+            _ = try timed(exact)  // warm-up, both
+            _ = try timed(float)
+            var a = [Double](), b = [Double]()
+            var matched = (0, 0)
+            for i in 0 ..< pairs {
+                let first = try timed(i % 2 == 0 ? exact : float)
+                let second = try timed(i % 2 == 0 ? float : exact)
+                let (x, y) = i % 2 == 0 ? (first, second) : (second, first)
+                a.append(x.seconds)
+                b.append(y.seconds)
+                matched = (x.matched, y.matched)
+            }
+            func stats(_ v: [Double]) -> (median: Double, spread: Double) {
+                let s = v.sorted()
+                let m = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+                return (m, m > 0 ? ((s.last ?? m) - (s.first ?? m)) / m : 0)
+            }
+            let (ea, fb) = (stats(a), stats(b))
+            let rows = Double(table.rowCount)
+            let ratio = ea.median / fb.median
+            recorder.record(
+                Measurement(
+                    suite: "indicators", name: "S3 exact windows, A/B \(label) t=\(t)", seconds: ea.median, spread: ea.spread,
+                    runs: pairs, items: rows, unit: "rows", bytes: rows * 8,
+                    note: String(
+                        format: "matched %d; %.3f× the floating-point path's median (interleaved, %d pairs)", matched.0, ratio, pairs)))
+            recorder.record(
+                Measurement(
+                    suite: "indicators", name: "S3 floating-point windows, A/B \(label) t=\(t)", seconds: fb.median,
+                    spread: fb.spread, runs: pairs, items: rows, unit: "rows", bytes: rows * 8,
+                    note: "matched \(matched.1) (ties as the sums fall; the exact answer is the other row's)"))
+            print(
+                String(
+                    format: "S3 t=%d: exact %.2f ms (spread %.0f%%), floating-point %.2f ms (spread %.0f%%): exact/float %.3f, %d pairs",
+                    t, ea.median * 1e3, ea.spread * 100, fb.median * 1e3, fb.spread * 100, ratio, pairs))
         }
     }
 }

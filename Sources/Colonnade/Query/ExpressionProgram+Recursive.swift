@@ -7,6 +7,12 @@ import Foundation
 /// once in date order, in place. Groups of whole tickers (about 64 K rows each) run on all cores;
 /// each ticker is one sequential pass, so the values are the same for any thread count.
 ///
+/// A running series (`cumsum`, `cummax`, `cummin`) over the whole table is not materialized: its
+/// state after any row is a fold of the ticker's rows so far, so it is *streamed* — computed
+/// where it is read, a piece at a time, from the state carried by the worker reading it
+/// (`readRunning`). Nothing table-sized is written (for I3's `cummax(close)` that table-sized
+/// buffer and its page faults were a third of the query's time).
+///
 /// An as-of screen (`--on`) needs each ticker's series only up to its as-of row: there the series
 /// is *per ticker* (`values` is nil). A worker sets `ExpressionScratch.tickerPrefix` to the rows
 /// from the ticker's first to its as-of row, and the first read of the series computes it over
@@ -33,6 +39,9 @@ final class MaterializedSeries: @unchecked Sendable {
     var reach = 0
     /// Whether another series' argument reads it: then per ticker every row up to the as-of row.
     var keepAll = false
+    /// Whether it is streamed (a running series over the whole table): `values` is nil and
+    /// `readRunning` computes it where it is read.
+    let streamed: Bool
 
     /// Evaluates `f(x, n)` over the whole table, or, with `perTicker`, prepares it to be computed
     /// per ticker up to an as-of row; recursive series inside `x` come from (and go into) `cache`.
@@ -56,11 +65,18 @@ final class MaterializedSeries: @unchecked Sendable {
         // decimal scale, or an expression over such columns: `ExpressionProgram+Exact.swift`).
         let scale = argument.decimalScale
         seedScale = scale
+        streamed = !perTicker && (f == .cumsum || f == .cummax || f == .cummin)
         if perTicker {
             values = nil
             return
         }
+        // A streamed series is counted once, the table's rows: its fold runs through every row
+        // once per worker that reads it (more only where a worker skips ahead: `carry`).
         cache.counters?.addSeriesRows(table.rowCount)
+        if streamed {
+            values = nil
+            return
+        }
         let values = UnsafeMutablePointer<Double>.allocate(capacity: max(count, 1))
         self.values = values
         // Not filled with NaN first: every row belongs to one ticker, and each group below writes
@@ -101,6 +117,7 @@ final class MaterializedSeries: @unchecked Sendable {
     /// the ticker's first row) are null.
     func read(_ range: Range<Int>, into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch) -> UnsafePointer<Double> {
         if let values { return UnsafePointer(values) + range.lowerBound }
+        if streamed { return readRunning(range, into: dst, scratch) }
         guard let prefix = scratch.tickerPrefix else {
             assertionFailure("a per-ticker series read outside an as-of screen")
             dst.update(repeating: .nan, count: range.count)
@@ -126,6 +143,47 @@ final class MaterializedSeries: @unchecked Sendable {
                 from: buffer + (inside.lowerBound - prefix.lowerBound), count: inside.count)
         }
         return UnsafePointer(dst)
+    }
+
+    /// A streamed running series over `range`, into `dst`: the argument over `range`, then each
+    /// ticker's part folded from the state of the ticker's rows before it (`carry`). The worker's
+    /// cursor then remembers the states at the part's start and end, so the next read — the next
+    /// piece, or the same rows for another program — starts where this one did or ended.
+    private func readRunning(
+        _ range: Range<Int>, into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch
+    ) -> UnsafePointer<Double> {
+        guard !range.isEmpty else { return UnsafePointer(dst) }
+        let buffer = scratch.acquire(range.count + argument.lookback)
+        defer { scratch.release() }
+        let src = argument.evaluate(rows: range, buffer: buffer, scratch: scratch)
+        argument.forEachTickerSegment(range) { segment, tickerStart in
+            let start = carry(to: segment.lowerBound, tickerStart: tickerStart, scratch)
+            var state = start
+            let o = segment.lowerBound - range.lowerBound
+            SeriesKernels.running(function, src: src + o, dst: dst + o, count: segment.count, state: &state)
+            scratch.noteRunning(id, tickerStart: tickerStart, row: segment.lowerBound, state: start)
+            scratch.noteRunning(id, tickerStart: tickerStart, row: segment.upperBound, state: state)
+        }
+        return UnsafePointer(dst)
+    }
+
+    /// The state of the fold over the ticker's rows `[tickerStart, row)`: from the worker's latest
+    /// checkpoint at or before `row` in the same ticker, else from the ticker's first row, folding
+    /// the argument over the rows between (a piece at a time, nothing written).
+    private func carry(to row: Int, tickerStart: Int, _ scratch: ExpressionScratch) -> SeriesKernels.RunningState {
+        var (from, state) =
+            scratch.runningCheckpoint(id, tickerStart: tickerStart, atOrBefore: row)
+            ?? (tickerStart, SeriesKernels.RunningState(function))
+        let piece = Evaluator.expressionPieceRows
+        while from < row {
+            let to = Swift.min(row, from + piece)
+            let buffer = scratch.acquire(to - from + argument.lookback)
+            let src = argument.evaluate(rows: from ..< to, buffer: buffer, scratch: scratch)
+            SeriesKernels.running(function, src: src, dst: nil, count: to - from, state: &state)
+            scratch.release()
+            from = to
+        }
+        return state
     }
 
     /// `read` from the last `reach + 1` values of the ticker, computed for the whole group of
@@ -215,10 +273,14 @@ final class SeriesCache {
     /// Threads a series is computed on: the query's (`QueryOptions.threads`).
     let threads: Int
 
+    /// Whether windows over decimal columns are exact (`QueryOptions.exactWindows`).
+    let exactWindows: Bool
+
     init(
         counters: EvaluationCounters? = nil, shareWindows: Bool = true, threads: Int = QueryOptions.availableCores,
-        perTicker: Bool = false
+        perTicker: Bool = false, exactWindows: Bool = true
     ) {
+        self.exactWindows = exactWindows
         self.counters = counters
         self.perTicker = perTicker
         self.shareWindows = shareWindows

@@ -24,6 +24,10 @@ public struct QueryOptions: Sendable, Equatable {
     /// Whether a moving window named more than once in a screen is computed once per chunk
     /// (`SharedWindow.swift`); tests turn it off to hold sharing to computing each time.
     package var shareWindows = true
+    /// Whether windows over decimal columns are summed exactly (`SeriesKernels+Exact.swift`); the
+    /// benchmarks turn it off to measure what exactness costs against the floating-point sliding
+    /// sums (issue 30: "within 5 %"). Off, ties are answered as the floating-point sums fall.
+    package var exactWindows = true
     /// Where the evaluator counts what it did (tests only; nil costs one branch per range leaf).
     package var counters: EvaluationCounters?
 

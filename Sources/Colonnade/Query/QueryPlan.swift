@@ -31,7 +31,9 @@ extension QuoteTable {
     func plan(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> PlanNode {
         try plan(
             predicate,
-            cache: SeriesCache(counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads))
+            cache: SeriesCache(
+                counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads,
+                exactWindows: options.exactWindows))
     }
 
     /// `plan(_:options:)` with the recursive series of `cache` (per ticker, for an as-of screen).

@@ -43,7 +43,7 @@ extension QuoteTable {
         // Recursive series per ticker, up to its as-of row only (`MaterializedSeries.read`).
         let cache = SeriesCache(
             counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads,
-            perTicker: true)
+            perTicker: true, exactWindows: options.exactWindows)
         let plan = try plan(predicate, cache: cache)
         let candidates = rows(on: day, maxStale: maxStale)
         let keep: [Bool]
