@@ -346,20 +346,36 @@ struct ArrowIPCDecoder {
             if declared == -1 {
                 out = frame
             } else if codec == 1 {
-                out = decompressed.keep(
-                    try ParquetDecoder.zstd(
-                        frame, length: declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max,
-                        file: decoder.file, offset: start + 8))
+                let length = declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max
+                // The most a ZSTD frame can expand (a 3-byte RLE block header per 128 KiB), checked
+                // before the buffer is allocated.
+                guard length <= frame.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+                    throw .malformed(
+                        file: decoder.file, offset: start + 8,
+                        detail: "ZSTD: \(frame.count) bytes cannot hold the \(length) the page header says")
+                }
+                let buffer = decompressed.make(length)
+                do throws(ZstdError) {
+                    let n = try Zstd.decompress(frame, into: buffer)
+                    guard n == length else { throw .sizeMismatch(expected: length, actual: n) }
+                } catch {
+                    throw .malformed(file: decoder.file, offset: start + 8 + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+                }
+                out = UnsafeRawBufferPointer(buffer)
             } else {
                 guard declared >= 0, declared <= Int64(LZ4.maximumExpansion(frame.count)) else {
                     throw decoder.bad(start, "Arrow buffer of \(frame.count) LZ4 bytes says it holds \(declared)")
                 }
+                let length = Int(declared)
+                let buffer = decompressed.make(length)
                 do throws(CodecError) {
-                    let bytes = try LZ4.decompressFrame(frame, maximumOutputSize: Int(declared), expectedSize: Int(declared))
-                    out = decompressed.keep(bytes)
+                    // Straight into the batch's buffer, which bounds the output.
+                    let n = try LZ4.decompressFrame(frame, into: buffer)
+                    guard n == length else { throw .sizeMismatch(codec: LZ4.name, expected: length, actual: n) }
                 } catch {
                     throw .malformed(file: decoder.file, offset: start + 8 + (error.offset ?? 0), detail: error.description)
                 }
+                out = UnsafeRawBufferPointer(buffer)
             }
             guard out.count >= minimum else {
                 throw decoder.bad(start, "Arrow buffer of \(out.count) bytes after decompression, needs \(minimum)")
@@ -408,6 +424,13 @@ struct ArrowIPCDecoder {
             bytes.withUnsafeBytes { if $0.count > 0 { b.copyMemory(from: $0) } }
             kept.append(b)
             return UnsafeRawBufferPointer(rebasing: b[0 ..< bytes.count])
+        }
+
+        /// `count` bytes of memory, uninitialized, alive until this object goes.
+        func make(_ count: Int) -> UnsafeMutableRawBufferPointer {
+            let b = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, count), alignment: 64)
+            kept.append(b)
+            return UnsafeMutableRawBufferPointer(rebasing: b[0 ..< count])
         }
 
         deinit { for b in kept { b.deallocate() } }
