@@ -3,8 +3,9 @@ import ColonnadeTestSupport
 import Foundation
 import Testing
 
-/// A Parquet file decoded on 1, 2 or 3 threads (`threads:`, column chunks decoded at once, see
-/// ARCHITECTURE.md, Arrow and Parquet inputs) gives the same table, bit for bit, across row group
+/// A Parquet file decoded on 1, 2 or 3 threads (`threads:`, column chunks decoded at once; an
+/// Arrow file's record batches likewise; see ARCHITECTURE.md, Arrow and Parquet inputs) gives the
+/// same table, bit for bit, across row group
 /// and page boundaries that are not multiples of 64 rows, with nulls and every codec; a damaged
 /// file gives the same error naming the file, column, row group and page, the first in file
 /// order whichever thread finds it. Counted, not timed: more than one thread really ran.
@@ -53,10 +54,12 @@ import Testing
         #expect(regions == 0, "one thread stays on the caller's thread")
     }
 
-    @Test("Every interop fixture reads the same at 1 and 3 threads (or fails the same way)")
+    @Test("Every interop fixture (Parquet and Arrow) reads the same at 1 and 3 threads (or fails the same way)")
     func fixturesAtEveryThreadCount() throws {
         let dir = Fixtures.directory.appendingPathComponent("interop")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".parquet") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+            $0.hasSuffix(".parquet") || $0.hasSuffix(".arrow") || $0.hasSuffix(".arrows") || $0.hasSuffix(".feather")
+        }.sorted()
         #expect(names.count >= 20)
         for name in names {
             let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
@@ -120,6 +123,44 @@ import Testing
             }
             for threads in [2, 3] { #expect(Self.error(twice, threads: threads) == first, "\(compression), \(threads) threads") }
         }
+    }
+
+    @Test("Arrow files: the same table at 1, 2 and 3 threads (record batches decoded at once), and the same first error")
+    func arrowBatchesAtEveryThreadCount() throws {
+        let table = TestTables.random(rows: 1_001, tickers: 9, seed: 93, nullRate: 0.1, specialRate: 0.05)
+        let out = MemoryInteropOutput()
+        try ArrowIPCWriter(table: table, format: .file, batchRows: 100).write(to: out)
+        let bytes = out.bytes
+        func read(_ b: [UInt8], _ threads: Int) -> Result<QuoteTable, InteropError> {
+            do throws(InteropError) {
+                return .success(
+                    try withInteropBytes(b) { p throws(InteropError) in try InteropReader.read(p, file: "a.arrow", threads: threads) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        #expect(try read(bytes, 1).get() == table)
+        for threads in [2, 3] {
+            let (result, regions) = ParallelRegions.counted { read(bytes, threads) }
+            #expect(try result.get() == table, "\(threads) threads")
+            #expect(regions >= 1)
+        }
+        // Damage anywhere (a byte changed every 61 bytes, one at a time): the same table or the
+        // same error (the first failing batch in file order) at 1 and 3 threads.
+        var failures = 0
+        for position in stride(from: 8, to: bytes.count - 10, by: 61) {
+            var damaged = bytes
+            damaged[position] ^= 0x5A
+            let one = read(damaged, 1), three = read(damaged, 3)
+            switch (one, three) {
+            case (.success(let a), .success(let b)): #expect(a == b, "byte \(position)")
+            case (.failure(let a), .failure(let b)):
+                #expect(a == b, "byte \(position)")
+                failures += 1
+            default: Issue.record("byte \(position): \(one) at 1 thread, \(three) at 3")
+            }
+        }
+        #expect(failures > 0)
     }
 
     /// The bytes the Snappy format says `input` decodes to, one element and one byte at a time.

@@ -86,7 +86,8 @@ public enum InteropReader {
         _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool, threads: Int = 1
     ) throws(InteropError) -> ImportedColumns {
         switch format(of: bytes) {
-        case .arrowFile, .arrowStream: return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case .arrowFile, .arrowStream:
+            return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         case nil:
             if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
