@@ -51,8 +51,8 @@ def section(data):
                     "not with an idle machine"),
            "",
            "Each file is the bench table (%s rows) as its writer makes it by default. *Decode* is in process, "
-           "file to table, no save: Colonnade's `InteropReader.read(path:threads:)` (a Parquet file's column chunks "
-           "decoded on `threads` threads; an Arrow file on one) beside Polars `read_parquet`/`read_ipc` and DuckDB "
+           "file to table, no save: Colonnade's `InteropReader.read(path:threads:)` (a Parquet file's column chunks, an Arrow file's record batches, "
+           "decoded on `threads` threads) beside Polars `read_parquet`/`read_ipc` and DuckDB "
            "`CREATE TABLE t AS SELECT * FROM read_parquet(…)`, timed with `time.perf_counter()` around the "
            "read alone after the imports, at %s (`POLARS_MAX_THREADS`, DuckDB `SET threads`), in the same run "
            "on the same bytes; median of the runs shown, after one untimed warm-up. Peer ÷ Colonnade above 1 means "
