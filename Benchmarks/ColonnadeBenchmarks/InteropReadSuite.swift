@@ -11,10 +11,13 @@ import Glibc
 /// (Benchmarks/peers/interop_read.py writes the files and times the peers); and the end-to-end
 /// `colonnade import` of each, which includes the durable save (fsync) of the snapshot.
 ///
-/// Colonnade decodes one file on one thread, so the like-for-like rows are at one thread
-/// (`POLARS_MAX_THREADS=1`, DuckDB `SET threads=1`); the peers' figures at the machine's thread
-/// count are printed beside them. Skipped when the peers' Python (`$COLONNADE_PEERS_PYTHON`, else
+/// Every reader runs at one thread and at the machine's thread count (`POLARS_MAX_THREADS`,
+/// DuckDB `SET threads`, Colonnade's `threads:`), and each Colonnade row is compared with the
+/// peers at its own thread count. Skipped when the peers' Python (`$COLONNADE_PEERS_PYTHON`, else
 /// Benchmarks/peers/.venv/bin/python) is not there.
+///
+/// `COLONNADE_INTEROP_READ_FILES=a.parquet:b.feather` times only Colonnade's decode of those
+/// files at each thread count (no peers, nothing recorded): for profiling the readers.
 struct InteropReadSuite {
     let table: QuoteTable
     let recorder: Recorder
@@ -41,6 +44,15 @@ struct InteropReadSuite {
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment
+        if let files = env["COLONNADE_INTEROP_READ_FILES"] {
+            for path in files.split(separator: ":").map(String.init) {
+                for threads in Set([1, QueryOptions.availableCores]).sorted() {
+                    let ours = try measure(runs: 5) { sink(try InteropReader.read(path: path, threads: threads).rowCount) }
+                    print(String(format: "%@ t=%d: median %.3f s, spread %.0f %%", path, threads, ours.median, ours.spread * 100))
+                }
+            }
+            return
+        }
         let python = env["COLONNADE_PEERS_PYTHON"] ?? FileManager.default.currentDirectoryPath + "/Benchmarks/peers/.venv/bin/python"
         let script = FileManager.default.currentDirectoryPath + "/Benchmarks/peers/interop_read.py"
         guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script) else {
@@ -71,15 +83,17 @@ struct InteropReadSuite {
         for (file, bytes) in one.files.sorted(by: { $0.key > $1.key }) {
             let path = dir + "/" + file
             let b = Double(bytes)
-            let ours = try measure(runs: runs) {
-                let t = try InteropReader.read(path: path)
-                guard t.rowCount == one.rows else {
-                    throw BenchError("interop-read: Colonnade read \(t.rowCount) rows of \(file), the source has \(one.rows)")
-                }
-                sink(t.rowCount)
-            }
-            var notes: [String] = []
             for (threads, report) in reports.sorted(by: { $0.key < $1.key }) {
+                let start = currentLoadAverage()
+                let ours = try measure(runs: runs) {
+                    let t = try InteropReader.read(path: path, threads: threads)
+                    guard t.rowCount == one.rows else {
+                        throw BenchError("interop-read: Colonnade read \(t.rowCount) rows of \(file), the source has \(one.rows)")
+                    }
+                    sink(t.rowCount)
+                }
+                let end = currentLoadAverage()
+                var notes: [String] = []
                 for p in report.peers where p.file == file {
                     let name = "\(p.reader) \(file) \(label) t=\(threads)"
                     recorder.record(
@@ -91,12 +105,13 @@ struct InteropReadSuite {
                                 report.loadavg_start.first ?? .nan, report.loadavg.first ?? .nan)))
                     notes.append(String(format: "%@ t=%d %.2f×", p.reader, threads, p.seconds / ours.median))
                 }
+                recorder.record(
+                    Measurement(
+                        suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=\(threads)", seconds: ours.median,
+                        spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
+                        note: String(format: "in process, no save; load average %.2f → %.2f; peer time / ours: ", start, end)
+                            + notes.joined(separator: ", ")))
             }
-            recorder.record(
-                Measurement(
-                    suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=1", seconds: ours.median,
-                    spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
-                    note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
             if FileManager.default.isExecutableFile(atPath: colonnade) {
                 let snapshot = dir + "/q.snapshot"
                 var failure: Error?
@@ -115,4 +130,12 @@ struct InteropReadSuite {
             }
         }
     }
+}
+
+/// The 1-minute load average now (`/proc/loadavg`), NaN where there is none.
+func currentLoadAverage() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8), let first = text.split(separator: " ").first else {
+        return .nan
+    }
+    return Double(first) ?? .nan
 }

@@ -145,7 +145,7 @@ extension QuoteStore {
                 // A Delta Lake table: its files come from its log, never from a listing.
                 parts.append(try DeltaTable.read(at: file, version: deltaVersion, ticker: ticker, strict: strict, skipped: &skipped))
             } else if InteropReader.handles(path: file) {
-                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
+                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped, threads: threads))
             } else {
                 parts.append(try QuoteImporter.importFiles([file], ticker: ticker, archiveOptions: archiveOptions))
             }

@@ -15,6 +15,25 @@ import ColonnadeTestSupport
     /// A 5-byte Snappy block claiming 2³¹−1 bytes allocated (and zero-filled) 2 GiB before finding
     /// out it had no data. The declared length is now checked against what the rest of the input
     /// could expand to (at most 64/3 times) first.
+    /// Parquet fuzz finding, 2026-11-29: an INT96 date whose time of day (read as written) is
+    /// negative made the time-of-day note ask for a negative count of padding zeros (a trap). The
+    /// file now reads (or fails with an error) the same at 1 and 3 threads, never stops.
+    @Test func int96NegativeTimeOfDayIsNoteNotATrap() throws {
+        #expect(!InteropValues.timeOfDay(-1_500_000_001, unitsPerDay: 86_400_000_000_000).isEmpty)
+        let bytes = try Self.fixture("parquet-finding-int96-negative-time-of-day.parquet")
+        func read(_ threads: Int) -> String {
+            do throws(InteropError) {
+                let t = try withInteropBytes(bytes) { b throws(InteropError) in
+                    try InteropReader.read(b, file: "f.parquet", threads: threads)
+                }
+                return "\(t.rowCount) rows"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(read(1) == read(3))
+    }
+
     @Test func snappyLengthThatTheInputCannotHoldIsRefusedBeforeAllocating() {
         for block: [UInt8] in [[0xFF, 0xFF, 0xFF, 0xFF, 0x07], [0x80, 0x80, 0x80, 0x40, 0x00, 0x01, 0x02]] {
             do {

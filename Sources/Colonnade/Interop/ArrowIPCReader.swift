@@ -20,22 +20,26 @@ public enum ArrowIPCReader {
     ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
-        try columns(bytes, file: file, ticker: ticker).assemble()
+    ///   - threads: how many threads decode a file's record batches, and join the columns, at
+    ///     once (the table is the same for any count; a stream is read on one).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
+        try columns(bytes, file: file, ticker: ticker, threads: threads).assemble()
     }
 
     /// Decodes `bytes` into columns (before they become a table).
     static func columns(
-        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false, threads: Int = 1
     ) throws(InteropError) -> ImportedColumns {
         var decoder = ArrowIPCDecoder(bytes: bytes, file: file, defaultTicker: ticker)
         decoder.strict = strict
         if bytes.count >= 6 && bytes.prefix(6).elementsEqual(ArrowIPCFormat.magic) {
-            try decoder.readFile()
+            try decoder.readFile(threads: threads)
         } else {
             try decoder.readStream()
         }
-        return try decoder.finish()
+        return try decoder.finish(threads: threads)
     }
 }
 
@@ -135,7 +139,7 @@ struct ArrowIPCDecoder {
         if !hasSchema { throw .unrecognizedFormat(file: file) }
     }
 
-    mutating func readFile() throws(InteropError) {
+    mutating func readFile(threads: Int = 1) throws(InteropError) {
         let n = bytes.count
         guard n >= 8 + 4 + 6, bytes.suffix(6).elementsEqual(ArrowIPCFormat.magic) else {
             throw .truncated(file: file, offset: n, needed: 6)
@@ -150,25 +154,110 @@ struct ArrowIPCDecoder {
         let footer = try reader.root()
         guard let schema = try footer.table(ArrowIPCFormat.Footer.schema) else { throw bad(footerStart, "Arrow footer without a schema") }
         try readSchema(schema)
+        var batches: [Message] = []
+        // An error in a block after the first batches: thrown after them, as reading them one by
+        // one would (unless one of them fails first).
+        var blockFailure: InteropError?
         for slot in [ArrowIPCFormat.Footer.dictionaries, ArrowIPCFormat.Footer.recordBatches] {
             guard let (start, count) = try footer.vector(slot, elementSize: 24) else { continue }
-            for i in 0 ..< count {
-                let b = start + 24 * i
-                let offset = Int(Int64(bitPattern: try reader.uint64(at: b)))
-                guard offset >= 8, offset < footerStart else {
-                    throw bad(footerStart + b, "Arrow block offset \(offset) outside the file's messages")
+            for i in 0 ..< count where blockFailure == nil {
+                do throws(InteropError) {
+                    let b = start + 24 * i
+                    let offset = Int(Int64(bitPattern: try reader.uint64(at: b)))
+                    guard offset >= 8, offset < footerStart else {
+                        throw bad(footerStart + b, "Arrow block offset \(offset) outside the file's messages")
+                    }
+                    guard let m = try message(at: offset) else { throw bad(offset, "Arrow block at \(offset) is an end-of-stream marker") }
+                    let expected: UInt8 =
+                        slot == ArrowIPCFormat.Footer.dictionaries
+                        ? ArrowIPCFormat.Header.dictionaryBatch.rawValue
+                        : ArrowIPCFormat.Header.recordBatch.rawValue
+                    guard m.headerType == expected else {
+                        throw bad(offset, "Arrow block at \(offset) holds message type \(m.headerType), expected \(expected)")
+                    }
+                    guard m.end <= footerStart else { throw .truncated(file: file, offset: m.bodyStart, needed: m.bodyLength) }
+                    if slot == ArrowIPCFormat.Footer.recordBatches {
+                        _ = try BatchCursor(self, m, m.header)  // its length, checked
+                        batches.append(m)
+                    } else {
+                        try handle(m)
+                    }
+                } catch {
+                    if slot == ArrowIPCFormat.Footer.dictionaries || batches.isEmpty { throw error }
+                    blockFailure = error
                 }
-                guard let m = try message(at: offset) else { throw bad(offset, "Arrow block at \(offset) is an end-of-stream marker") }
-                let expected: UInt8 =
-                    slot == ArrowIPCFormat.Footer.dictionaries
-                    ? ArrowIPCFormat.Header.dictionaryBatch.rawValue
-                    : ArrowIPCFormat.Header.recordBatch.rawValue
-                guard m.headerType == expected else {
-                    throw bad(offset, "Arrow block at \(offset) holds message type \(m.headerType), expected \(expected)")
-                }
-                guard m.end <= footerStart else { throw .truncated(file: file, offset: m.bodyStart, needed: m.bodyLength) }
-                try handle(m)
             }
+        }
+        try readBatches(batches, threads: threads)
+        if let blockFailure { throw blockFailure }
+    }
+
+    /// What one record batch decoded on its own adds to the columns.
+    struct BatchPart {
+        var rowTickers: [Int32] = []
+        var dates = Column<Int32>()
+        var valueChunks: [Int: [AnyColumn]] = [:]
+        /// Symbols the batch met that the interner did not hold (numbered from its count on).
+        var newSymbols: [String] = []
+        var timeOfDay: InteropSkippedColumn?
+        var failure: InteropError?
+    }
+
+    /// Decodes record batches on up to `threads` threads, each from a copy of this decoder's
+    /// state (schema, dictionaries, symbols so far), then joins them in order: the symbols a batch
+    /// added interned in its order, its rows appended. The same result, and the same first error,
+    /// for any thread count.
+    mutating func readBatches(_ messages: [Message], threads: Int) throws(InteropError) {
+        guard !messages.isEmpty else { return }
+        var starts: [Int] = []
+        var at = rows
+        for m in messages {
+            starts.append(at)
+            at += try BatchCursor(self, m, m.header).length
+        }
+        let known = interner.symbols.count
+        let parts = UnsafeMutablePointer<BatchPart>.allocate(capacity: messages.count)
+        parts.initialize(repeating: BatchPart(), count: messages.count)
+        defer {
+            parts.deinitialize(count: messages.count)
+            parts.deallocate()
+        }
+        let shared = SharedPointer(base: parts)
+        let firstFailure = ChunkFailure()
+        var template = self
+        template.rowTickers = []
+        template.dates = Column()
+        template.valueChunks = [:]
+        template.timeOfDay = nil
+        let start = template
+        forEachChunk(messages.count, threads: Swift.max(1, threads)) { n, _ in
+            if n > firstFailure.index.load(ordering: .relaxed) { return }
+            var local = start
+            local.rows = starts[n]
+            var part = BatchPart()
+            do throws(InteropError) {
+                try local.readBatch(messages[n])
+                part.rowTickers = local.rowTickers
+                part.dates = local.dates
+                part.valueChunks = local.valueChunks
+                part.newSymbols = Array(local.interner.symbols[known...])
+                part.timeOfDay = local.timeOfDay
+            } catch {
+                part.failure = error
+                firstFailure.index.min(n, ordering: .relaxed)
+            }
+            shared.base[n] = part
+        }
+        for n in 0 ..< messages.count {
+            let part = parts[n]
+            if let failure = part.failure { throw failure }
+            let numbers = (0 ..< known).map { Int32($0) } + part.newSymbols.map { interner.number($0) }
+            rowTickers.reserveCapacity(rowTickers.count + part.rowTickers.count)
+            for t in part.rowTickers { rowTickers.append(numbers[Int(t)]) }
+            dates.append(contentsOf: part.dates, rows: 0 ..< part.dates.count)
+            for (field, chunks) in part.valueChunks { valueChunks[field, default: []] += chunks }
+            if timeOfDay == nil { timeOfDay = part.timeOfDay }
+            rows += part.dates.count
         }
     }
 
@@ -346,20 +435,36 @@ struct ArrowIPCDecoder {
             if declared == -1 {
                 out = frame
             } else if codec == 1 {
-                out = decompressed.keep(
-                    try ParquetDecoder.zstd(
-                        frame, length: declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max,
-                        file: decoder.file, offset: start + 8))
+                let length = declared >= 0 && declared <= Int64(Int.max >> 1) ? Int(declared) : Int.max
+                // The most a ZSTD frame can expand (a 3-byte RLE block header per 128 KiB), checked
+                // before the buffer is allocated.
+                guard length <= frame.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+                    throw .malformed(
+                        file: decoder.file, offset: start + 8,
+                        detail: "ZSTD: \(frame.count) bytes cannot hold the \(length) the page header says")
+                }
+                let buffer = decompressed.make(length)
+                do throws(ZstdError) {
+                    let n = try Zstd.decompress(frame, into: buffer)
+                    guard n == length else { throw .sizeMismatch(expected: length, actual: n) }
+                } catch {
+                    throw .malformed(file: decoder.file, offset: start + 8 + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+                }
+                out = UnsafeRawBufferPointer(buffer)
             } else {
                 guard declared >= 0, declared <= Int64(LZ4.maximumExpansion(frame.count)) else {
                     throw decoder.bad(start, "Arrow buffer of \(frame.count) LZ4 bytes says it holds \(declared)")
                 }
+                let length = Int(declared)
+                let buffer = decompressed.make(length)
                 do throws(CodecError) {
-                    let bytes = try LZ4.decompressFrame(frame, maximumOutputSize: Int(declared), expectedSize: Int(declared))
-                    out = decompressed.keep(bytes)
+                    // Straight into the batch's buffer, which bounds the output.
+                    let n = try LZ4.decompressFrame(frame, into: buffer)
+                    guard n == length else { throw .sizeMismatch(codec: LZ4.name, expected: length, actual: n) }
                 } catch {
                     throw .malformed(file: decoder.file, offset: start + 8 + (error.offset ?? 0), detail: error.description)
                 }
+                out = UnsafeRawBufferPointer(buffer)
             }
             guard out.count >= minimum else {
                 throw decoder.bad(start, "Arrow buffer of \(out.count) bytes after decompression, needs \(minimum)")
@@ -408,6 +513,13 @@ struct ArrowIPCDecoder {
             bytes.withUnsafeBytes { if $0.count > 0 { b.copyMemory(from: $0) } }
             kept.append(b)
             return UnsafeRawBufferPointer(rebasing: b[0 ..< bytes.count])
+        }
+
+        /// `count` bytes of memory, uninitialized, alive until this object goes.
+        func make(_ count: Int) -> UnsafeMutableRawBufferPointer {
+            let b = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, count), alignment: 64)
+            kept.append(b)
+            return UnsafeMutableRawBufferPointer(rebasing: b[0 ..< count])
         }
 
         deinit { for b in kept { b.deallocate() } }
@@ -718,17 +830,29 @@ struct ArrowIPCDecoder {
         for child in field.children { try skip(child, &cursor, nested: true) }
     }
 
-    func finish() throws(InteropError) -> ImportedColumns {
+    func finish(threads: Int = 1) throws(InteropError) -> ImportedColumns {
         var out = ImportedColumns(file: file)
         out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
         out.rowTickers = rowTickers
         out.dates = dates
         out.dateName = fields[dateField].name
-        for (i, f) in fields.enumerated() {
-            guard let chunks = valueChunks[i] else { continue }
-            out.names.append(f.name)
-            out.values.append(InteropValues.concatenate(chunks, as: f.elementType))
+        let joined = fields.indices.filter { valueChunks[$0] != nil }
+        // The value columns joined on up to `threads` threads, one column each.
+        let columns = UnsafeMutablePointer<AnyColumn?>.allocate(capacity: joined.count)
+        columns.initialize(repeating: nil, count: joined.count)
+        defer {
+            columns.deinitialize(count: joined.count)
+            columns.deallocate()
+        }
+        let shared = SharedPointer(base: columns)
+        forEachChunk(joined.count, threads: Swift.max(1, threads)) { n, _ in
+            let i = joined[n]
+            shared.base[n] = InteropValues.concatenate(valueChunks[i] ?? [], as: fields[i].elementType)
+        }
+        for (n, i) in joined.enumerated() {
+            out.names.append(fields[i].name)
+            if let column = columns[n] { out.values.append(column) }
         }
         out.metadata = metadata
         out.info = info

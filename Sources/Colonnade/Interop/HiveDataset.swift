@@ -153,7 +153,7 @@ enum HiveDataset {
 
     /// Reads the parts' bytes (`contents(part, body)` calls `body` with them) into one table.
     static func read(
-        _ parts: [Part], name: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn],
+        _ parts: [Part], name: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn], threads: Int = 1,
         contents: (Part, (UnsafeRawBufferPointer) throws(InteropError) -> ImportedColumns) throws(InteropError) -> ImportedColumns
     )
         throws(InteropError) -> QuoteTable
@@ -169,7 +169,7 @@ enum HiveDataset {
             }
             let symbol = partTicker?.value ?? ticker
             var columns = try contents(part) { bytes throws(InteropError) in
-                try InteropReader.columns(bytes, file: part.label, ticker: symbol, strict: strict)
+                try InteropReader.columns(bytes, file: part.label, ticker: symbol, strict: strict, threads: threads)
             }
             try check(&columns, part: part, strict: strict)
             for (key, _) in part.keys where role(of: key) == .other && notedKeys.insert(key).inserted {

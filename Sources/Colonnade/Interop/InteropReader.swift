@@ -60,9 +60,13 @@ public enum InteropReader {
     ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+    ///   - threads: how many threads decode a Parquet file's column chunks at once (the table is
+    ///     the same for any count).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
         var skipped: [InteropSkippedColumn] = []
-        return try read(bytes, file: file, ticker: ticker, strict: false, skipped: &skipped)
+        return try read(bytes, file: file, ticker: ticker, strict: false, skipped: &skipped, threads: threads)
     }
 
     /// `read(_:file:ticker:)`, saying which columns that are not quotes (strings other than the
@@ -70,20 +74,21 @@ public enum InteropReader {
     /// the first of them.
     public static func read(
         _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, strict: Bool,
-        skipped: inout [InteropSkippedColumn]
+        skipped: inout [InteropSkippedColumn], threads: Int = 1
     ) throws(InteropError) -> QuoteTable {
-        let columns = try self.columns(bytes, file: file, ticker: ticker, strict: strict)
+        let columns = try self.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         skipped += columns.skipped
         return try columns.assemble()
     }
 
     /// The columns of one input held in memory, by its magic bytes.
     static func columns(
-        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool, threads: Int = 1
     ) throws(InteropError) -> ImportedColumns {
         switch format(of: bytes) {
-        case .arrowFile, .arrowStream: return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
-        case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case .arrowFile, .arrowStream:
+            return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
+        case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         case nil:
             if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
             throw .unrecognizedFormat(file: file)
@@ -92,16 +97,18 @@ public enum InteropReader {
 
     /// Reads a file, a dataset directory, or a zip of Parquet and Arrow files (see `HiveDataset`:
     /// non-data files ignored, Hive partition keys applied) into one table.
-    public static func read(path: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+    /// `threads`: how many threads decode a Parquet file's column chunks at once (the table is
+    /// the same for any count).
+    public static func read(path: String, ticker: String? = nil, threads: Int = 1) throws(InteropError) -> QuoteTable {
         var skipped: [InteropSkippedColumn] = []
-        return try read(path: path, ticker: ticker, strict: false, skipped: &skipped)
+        return try read(path: path, ticker: ticker, strict: false, skipped: &skipped, threads: threads)
     }
 
     /// `read(path:ticker:)`, saying which columns that are not quotes were left out (see
     /// `read(_:file:ticker:strict:skipped:)`).
     public static func read(
         path: String, ticker: String? = nil, strict: Bool,
-        skipped: inout [InteropSkippedColumn]
+        skipped: inout [InteropSkippedColumn], threads: Int = 1
     ) throws(InteropError) -> QuoteTable {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .io(file: path, operation: "open", errno: errno) }
@@ -110,14 +117,14 @@ public enum InteropReader {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             try HiveDataset.refuseDeltaTable(at: path)
             let parts = try HiveDataset.parts(under: path)
-            return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &found) {
+            return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &found, threads: threads) {
                 part, body throws(InteropError) in
                 try withContents(of: part.path, body)
             }
         }
         if path.lowercased().hasSuffix(".zip") { return try readZip(path: path, ticker: ticker, strict: strict, skipped: &found) }
         return try withContents(of: path) { b throws(InteropError) in
-            try read(b, file: path, ticker: ticker, strict: strict, skipped: &found)
+            try read(b, file: path, ticker: ticker, strict: strict, skipped: &found, threads: threads)
         }
     }
 

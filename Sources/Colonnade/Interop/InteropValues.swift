@@ -31,7 +31,9 @@ enum InteropValues {
         var text = "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
         if fraction != 0 {
             var digits = String(fraction)
-            digits = String(repeating: "0", count: String(perSecond - 1).count - digits.count) + digits
+            // Never a negative count: an INT96 time of day is read as written, so a hostile one
+            // may be negative or longer than a day (Parquet fuzz finding, 2026-11-29).
+            digits = String(repeating: "0", count: Swift.max(0, String(perSecond - 1).count - digits.count)) + digits
             while digits.hasSuffix("0") { digits.removeLast() }
             text += "." + digits
         }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,15 +25,19 @@ public enum ParquetReader {
     ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the file has no ticker column.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
-        try columns(bytes, file: file, ticker: ticker).assemble()
+    ///   - threads: how many threads decode column chunks at once (the table is the same for
+    ///     any count).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
+        try columns(bytes, file: file, ticker: ticker, threads: threads).assemble()
     }
 
     static func columns(
-        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false, threads: Int = 1
     ) throws(InteropError) -> ImportedColumns {
         var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker, strict: strict)
-        try decoder.decodeRowGroups()
+        try decoder.decodeRowGroups(threads: threads)
         return try decoder.finish()
     }
 }
@@ -48,7 +53,8 @@ struct ParquetDecoder {
     var leaves: [ParquetLeaf] = []
     let totalRows: Int
     var interner = InteropValues.SymbolInterner()
-    var rowTickers: [Int32]
+    /// The ticker number (into `interner`'s symbols) of each row.
+    var rowTickers: ColumnStorage
     var dates: ColumnStorage
     var storages: [ColumnStorage?]
     var validity: [Bitmask?]
@@ -59,8 +65,6 @@ struct ParquetDecoder {
     var skipped: [InteropSkippedColumn] = []
     /// The note for a date column holding times of day other than midnight (its first such row).
     var timeOfDay: InteropSkippedColumn?
-    /// Where ZSTD data pages are decompressed, reused from page to page.
-    let pageBuffer = ParquetPageBuffer()
 
     init(bytes: UnsafeRawBufferPointer, file: String, defaultTicker: String?, strict: Bool = false) throws(InteropError) {
         self.bytes = bytes
@@ -157,8 +161,7 @@ struct ParquetDecoder {
             if case .value = leaf.role { storages.append(try storage(totalRows * leaf.width)) } else { storages.append(nil) }
         }
         self.storages = storages
-        // After the columns, which are at least as large: an array cannot report a failure.
-        rowTickers = [Int32](repeating: 0, count: totalRows)
+        rowTickers = try storage(totalRows * 4)
         validity = leaves.map { _ in nil }
     }
 
@@ -166,8 +169,39 @@ struct ParquetDecoder {
 
     // MARK: Row groups and pages
 
-    mutating func decodeRowGroups() throws(InteropError) {
+    /// One column chunk to decode: rows `at ..< at + rows` of leaf `leaf`, from row group `group`.
+    struct ChunkTask {
+        var group: Int
+        var leaf: Int
+        var meta: [Int16: ThriftValue]
+        var metaOffset: Int
+        var rows: Int
+        var at: Int
+    }
+
+    /// What decoding one column chunk changes besides the rows it writes (chunks write disjoint
+    /// rows, so any number decode at once, each with its own state).
+    struct ChunkState {
+        /// Ticker chunks only (decoded in order on one thread): the file's symbols.
+        var interner = InteropValues.SymbolInterner()
+        /// The chunk's rows that hold a value (bit i: row `firstRow + i`); nil while all do.
+        var validity: Bitmask?
+        let firstRow: Int
+        let rows: Int
+        /// The first time of day other than midnight in a date chunk.
+        var timeOfDay: InteropSkippedColumn?
+        /// Where compressed pages are decompressed, reused from page to page.
+        let pageBuffer: ParquetPageBuffer
+        var failure: InteropError?
+    }
+
+    /// Decodes every row group: the ticker chunks first, in order, on this thread (they share the
+    /// symbol table), then the other chunks on up to `threads` threads, each with its own page
+    /// buffer. Whatever the thread count, the columns are the same and an error is the one the
+    /// first failing chunk (in row group, then column order) gives.
+    mutating func decodeRowGroups(threads: Int = 1) throws(InteropError) {
         var at = 0
+        var tasks: [ChunkTask] = []
         for (g, group) in (metadata[4]?.list ?? []).enumerated() {
             let groupOffset = group.offset ?? footerStart
             guard let gf = group.fields, let columns = gf[1]?.list, let rows = gf[3]?.int, rows >= 0 else {
@@ -183,11 +217,60 @@ struct ParquetDecoder {
                 guard let metaValue = chunk.fields?[3], let meta = metaValue.fields else {
                     throw bad(chunk.offset ?? groupOffset, "Parquet column chunk \(c) of row group \(g) without metadata")
                 }
-                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at, metaOffset: metaValue.offset ?? groupOffset, group: g)
+                if leaves[c].isSkipped { continue }
+                tasks.append(
+                    ChunkTask(group: g, leaf: c, meta: meta, metaOffset: metaValue.offset ?? groupOffset, rows: Int(rows), at: at))
             }
             at += Int(rows)
         }
         if at != totalRows { throw bad(footerStart, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
+        let isTicker = tasks.map {
+            if case .ticker = leaves[$0.leaf].role { return true }
+            return false
+        }
+        let buffer = ParquetPageBuffer()
+        var tickerState = ChunkState(firstRow: 0, rows: totalRows, pageBuffer: buffer)
+        tickerState.interner = interner
+        for (i, task) in tasks.enumerated() where isTicker[i] { try decodeChunk(task, state: &tickerState) }
+        interner = tickerState.interner
+        let rest = tasks.indices.filter { !isTicker[$0] }
+        let workers = Swift.max(1, Swift.min(threads, rest.count))
+        let buffers = [buffer] + (1 ..< workers).map { _ in ParquetPageBuffer() }
+        let results = UnsafeMutablePointer<ChunkState?>.allocate(capacity: rest.count)
+        results.initialize(repeating: nil, count: rest.count)
+        defer {
+            results.deinitialize(count: rest.count)
+            results.deallocate()
+        }
+        let shared = SharedPointer(base: results)
+        let firstFailure = ChunkFailure()
+        let decoder = self
+        forEachChunk(rest.count, threads: workers) { n, worker in
+            // A chunk after one that failed is not needed: the first failure is the error.
+            if n > firstFailure.index.load(ordering: .relaxed) { return }
+            let task = tasks[rest[n]]
+            var state = ChunkState(firstRow: task.at, rows: task.rows, pageBuffer: buffers[worker])
+            do throws(InteropError) {
+                try decoder.decodeChunk(task, state: &state)
+            } catch {
+                state.failure = error
+                firstFailure.index.min(n, ordering: .relaxed)
+            }
+            shared.base[n] = state
+        }
+        for n in 0 ..< rest.count {
+            guard let state = results[n] else { continue }
+            if let failure = state.failure { throw failure }
+            let c = tasks[rest[n]].leaf
+            if let local = state.validity {
+                // Taken out of the array while it changes, so the bits are not copied.
+                var mask = validity[c] ?? Bitmask(count: totalRows, allSet: true)
+                validity[c] = nil
+                for i in 0 ..< state.rows where !local[i] { mask[state.firstRow + i] = false }
+                validity[c] = mask
+            }
+            if timeOfDay == nil, let note = state.timeOfDay { timeOfDay = note }
+        }
     }
 
     /// The decoded dictionary of a chunk: raw PLAIN values, or numbers of interned symbols.
@@ -196,9 +279,8 @@ struct ParquetDecoder {
         case symbols([Int32])
     }
 
-    mutating func decodeChunk(
-        _ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int, group: Int = 0
-    ) throws(InteropError) {
+    func decodeChunk(_ task: ChunkTask, state: inout ChunkState) throws(InteropError) {
+        let meta = task.meta, c = task.leaf, rows = task.rows, at = task.at, metaOffset = task.metaOffset, group = task.group
         let leaf = leaves[c]
         if leaf.isSkipped { return }
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
@@ -244,7 +326,7 @@ struct ParquetDecoder {
                     }
                     let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
                     dictionary = try withInteropBytes(data) { d throws(InteropError) in
-                        try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
+                        try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart, interner: &state.interner)
                     }
                 case ParquetFormat.PageType.dataPage.rawValue:
                     guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done)
@@ -252,7 +334,8 @@ struct ParquetDecoder {
                         throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
                     }
                     let n = Int(n64)
-                    try withPage(body, codec: codec, length: Int(uncompressed), at: bodyStart) { d throws(InteropError) in
+                    try withPage(body, codec: codec, length: Int(uncompressed), at: bodyStart, buffer: state.pageBuffer) {
+                        d throws(InteropError) in
                         var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
                         var valuesStart = 0
                         if leaf.optional {
@@ -264,7 +347,7 @@ struct ParquetDecoder {
                         }
                         try decodeValues(
                             levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
-                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, state: &state)
                     }
                     done += n
                 case ParquetFormat.PageType.dataPageV2.rawValue:
@@ -280,11 +363,12 @@ struct ParquetDecoder {
                     let isCompressed = h[7]?.bool ?? true
                     try withPage(
                         rest, codec: isCompressed ? codec : 0, length: isCompressed ? Int(uncompressed) - Int(defLength) : rest.count,
-                        at: bodyStart + Int(defLength)
+                        at: bodyStart + Int(defLength), buffer: state.pageBuffer
                     ) { d throws(InteropError) in
                         try decodeValues(
                             levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
-                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true,
+                            state: &state)
                     }
                     done += n
                 default:
@@ -351,10 +435,20 @@ struct ParquetDecoder {
     /// memory of the page before it, so a file's pages do not each allocate, fault in and free
     /// fresh memory), any other by `decompress`.
     func withPage<R>(
-        _ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int,
+        _ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int, buffer pageBuffer: ParquetPageBuffer,
         _ use: (UnsafeRawBufferPointer) throws(InteropError) -> R
     ) throws(InteropError) -> R {
-        guard codec == 6 else { return try withInteropBytes(try decompress(body, codec: codec, length: length, at: offset), use) }
+        switch codec {
+        case 0:
+            guard body.count == length else { throw bad(offset, "uncompressed Parquet page of \(body.count) bytes, header says \(length)") }
+            return try use(body)
+        case 1:
+            let out = pageBuffer.reserve(length)
+            try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length, into: out, slack: ParquetPageBuffer.slack)
+            return try use(UnsafeRawBufferPointer(out))
+        case 6: break
+        default: return try withInteropBytes(try decompress(body, codec: codec, length: length, at: offset), use)
+        }
         guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
             throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
         }
@@ -381,8 +475,9 @@ struct ParquetDecoder {
         }
     }
 
-    mutating func decodeDictionary(
-        _ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int
+    func decodeDictionary(
+        _ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int,
+        interner: inout InteropValues.SymbolInterner
     ) throws(InteropError) -> Dictionary {
         if case .ticker = leaf.role {
             var numbers: [Int32] = []
@@ -476,9 +571,9 @@ struct ParquetDecoder {
     }
 
     /// Decodes one page's `count` rows into rows `row ..< row + count` of leaf `c`.
-    mutating func decodeValues(
+    func decodeValues(
         levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
-        dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false
+        dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false, state: inout ChunkState
     ) throws(InteropError) {
         let leaf = leaves[c]
         // Definition levels: nil when every row holds a value.
@@ -506,10 +601,10 @@ struct ParquetDecoder {
                 throw .nullKey(file: file, column: leaf.name, row: row + r)
             case .value:
                 // Taken out of the array while it changes, so the bits are not copied.
-                var mask = validity[c] ?? Bitmask(count: totalRows, allSet: true)
-                validity[c] = nil
-                for (i, v) in defined.enumerated() where v == 0 { mask[row + i] = false }
-                validity[c] = mask
+                var mask = state.validity ?? Bitmask(count: state.rows, allSet: true)
+                state.validity = nil
+                for (i, v) in defined.enumerated() where v == 0 { mask[row - state.firstRow + i] = false }
+                state.validity = mask
             }
         }
         // The k present values, as indices into the dictionary or as PLAIN bytes (the delta and
@@ -567,6 +662,8 @@ struct ParquetDecoder {
         case .skipped:
             return
         case .ticker:
+            // Safe: rows row ..< row + n lie within the storage (row groups checked against totalRows).
+            let tickers = rowTickers.base.assumingMemoryBound(to: Int32.self)
             if let indices {
                 guard case .symbols(let numbers)? = dictionary else {
                     throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays")
@@ -576,7 +673,7 @@ struct ParquetDecoder {
                     guard x < numbers.count else {
                         throw bad(fileOffset, "Parquet dictionary index \(x) of \(numbers.count) in '\(leaf.name)'")
                     }
-                    rowTickers[row + i] = numbers[x]
+                    tickers[row + i] = numbers[x]
                 }
             } else {
                 var p = 0
@@ -584,7 +681,7 @@ struct ParquetDecoder {
                     guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
                     let len = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
                     guard len <= values.count - p - 4 else { throw .truncated(file: file, offset: fileOffset + p + 4, needed: len) }
-                    rowTickers[row + i] = interner.number(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
+                    tickers[row + i] = state.interner.number(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
                     p += 4 + len
                 }
             }
@@ -624,10 +721,10 @@ struct ParquetDecoder {
                 _ = try InteropValues.storableDay(
                     outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
             }
-            if let time, timeOfDay == nil {
+            if let time, state.timeOfDay == nil {
                 // Rows of this page are the file's rows row ..< row + n (a date is never null).
                 let perDayUnits = perDay == 0 ? 86_400_000_000_000 : perDay
-                timeOfDay = InteropSkippedColumn(
+                state.timeOfDay = InteropSkippedColumn(
                     timeOfDayIn: file, column: leaf.name, row: row + time.row,
                     text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
             }
@@ -709,7 +806,7 @@ struct ParquetDecoder {
         var out = ImportedColumns(file: file)
         out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
-        out.rowTickers = rowTickers
+        out.rowTickers = [Int32](UnsafeBufferPointer(start: rowTickers.base.assumingMemoryBound(to: Int32.self), count: totalRows))
         if !leaves.contains(where: {
             if case .ticker = $0.role { return true }
             return false
@@ -764,16 +861,25 @@ struct ParquetDecoder {
     }
 }
 
+/// The index of the first column chunk that failed (`Int.max` while none has).
+final class ChunkFailure: Sendable {
+    let index = Atomic<Int>(Int.max)
+}
+
 /// Memory for one decompressed page at a time, grown to the largest page seen (16-byte aligned,
 /// as an array's storage is).
 final class ParquetPageBuffer {
+    /// Bytes past the reserved size that may be written (never read as content), so decoders may
+    /// copy whole vectors.
+    static let slack = 64
     private var memory = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
-    /// `size` bytes, valid until the next call; their content is undefined.
+    /// `size` bytes (and `slack` writable past them), valid until the next call; their content
+    /// is undefined.
     func reserve(_ size: Int) -> UnsafeMutableRawBufferPointer {
-        if memory.count < size {
+        if memory.count < size + Self.slack {
             memory.deallocate()
-            memory = .allocate(byteCount: size, alignment: 16)
+            memory = .allocate(byteCount: size + Self.slack, alignment: 16)
         }
         return UnsafeMutableRawBufferPointer(rebasing: memory[0 ..< size])
     }

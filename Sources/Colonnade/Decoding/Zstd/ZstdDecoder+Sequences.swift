@@ -118,7 +118,7 @@ extension ZstdDecoder {
             let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
-            if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out - literalLength
+            if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out &- literalLength
                 && offset <= min(out + literalLength - frameFirst, window) && offset >= 16
             {
                 // Safe: the literals lie before `literalFastEnd` and the output before
@@ -214,18 +214,20 @@ struct ZstdSequenceReader {
         let llEntry = literalLengths[literalLengthState], mlEntry = matchLengths[matchLengthState]
         let ofEntry = offsets[offsetState]
         let ofBits = Int(ofEntry.extraBits), mlBits = Int(mlEntry.extraBits), llBits = Int(llEntry.extraBits)
-        var offset = Int(ofEntry.baseValue) + Int(bits.read(ofBits))
-        let matchLength = Int(mlEntry.baseValue) + Int(bits.read(mlBits))
-        if ofBits + mlBits + llBits > 31 { bits.reload() }
-        let literalLength = Int(llEntry.baseValue) + Int(bits.read(llBits))
+        // Wrapping arithmetic: the values are at most 2^32 + 2^31 (a base below 2^32 plus at most
+        // 31 bits), far from overflow.
+        var offset = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
+        let matchLength = Int(mlEntry.baseValue) &+ Int(bits.read(mlBits))
+        if ofBits &+ mlBits &+ llBits > 31 { bits.reload() }
+        let literalLength = Int(llEntry.baseValue) &+ Int(bits.read(llBits))
         var (rep1, rep2, rep3) = repeatOffsets
         if offset > 3 {
-            offset -= 3
+            offset &-= 3
             rep3 = rep2
             rep2 = rep1
             rep1 = offset
         } else {
-            let choice = literalLength == 0 ? offset + 1 : offset
+            let choice = literalLength == 0 ? offset &+ 1 : offset
             if choice == 1 {
                 offset = rep1
             } else if choice == 2 {
@@ -238,7 +240,7 @@ struct ZstdSequenceReader {
                 rep2 = rep1
                 rep1 = offset
             } else {
-                offset = rep1 - 1
+                offset = rep1 &- 1
                 guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
                 rep3 = rep2
                 rep2 = rep1
@@ -247,9 +249,9 @@ struct ZstdSequenceReader {
         }
         repeatOffsets = (rep1, rep2, rep3)
         if !isLast {
-            literalLengthState = Int(llEntry.nextBase) + Int(bits.read(Int(llEntry.bitCount)))
-            matchLengthState = Int(mlEntry.nextBase) + Int(bits.read(Int(mlEntry.bitCount)))
-            offsetState = Int(ofEntry.nextBase) + Int(bits.read(Int(ofEntry.bitCount)))
+            literalLengthState = Int(llEntry.nextBase) &+ Int(bits.read(Int(llEntry.bitCount)))
+            matchLengthState = Int(mlEntry.nextBase) &+ Int(bits.read(Int(mlEntry.bitCount)))
+            offsetState = Int(ofEntry.nextBase) &+ Int(bits.read(Int(ofEntry.bitCount)))
             bits.reload()
         }
         return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
