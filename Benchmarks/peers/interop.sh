@@ -46,15 +46,8 @@ bin="$root/.build/release/colonnade"
 . "$here/generated-data.sh"
 refresh_generated_data
 data="$here/.data"
-mkdir -p "$data"
+generated_snapshot "$bin"
 snapshot="$data/$size-seed42.snapshot"
-if [ ! -f "$snapshot" ]; then
-    rm -f "$data/$size-seed42.tmp.snapshot"
-    "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --snapshot "$data/$size-seed42.tmp.snapshot" >&2 \
-        || die "colonnade generate failed"
-    mv "$data/$size-seed42.tmp.snapshot" "$snapshot"
-    rm -f "$data/$size-seed42.tmp.snapshot.lock"  # the lock file of the temporary name
-fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared; compare runs from one machine and time)"
 if [ "$check" = 0 ]; then

@@ -13,14 +13,9 @@ die() { echo "70-adjustments.sh: $*" >&2; exit 2; }
 . "$here/generated-data.sh"
 peers_dimensions "$BENCH_SIZE"
 refresh_generated_data
-base="$here/.data/$BENCH_SIZE-seed42"
-if [ ! -f "$base.snapshot" ]; then
-    rm -f "$base.tmp.snapshot"
-    "$BENCH_BIN/colonnade" generate --tickers "$tickers" --days "$days" --seed 42 --snapshot "$base.tmp.snapshot" >&2 \
-        || die "colonnade generate --snapshot failed"
-    mv "$base.tmp.snapshot" "$base.snapshot"
-    rm -f "$base.tmp.snapshot.lock"
-fi
+size="$BENCH_SIZE"
+generated_snapshot "$BENCH_BIN/colonnade"
+base="$here/.data/$size-seed42"
 label="$(python3 -c "import sys; n = int(sys.argv[1]) * int(sys.argv[2]); print('%dM' % (n // 1000000) if n >= 1000000 else '%dk' % (n // 1000))" "$tickers" "$days")"
 python3 "$here/update_e2e.py" --bin "$BENCH_BIN/colonnade" --base "$base.snapshot" \
     --runs "$([ "$BENCH_SIZE" = large ] && echo 3 || echo 5)" --label "$label" --json "$BENCH_JSON"

@@ -165,13 +165,15 @@ package struct CSVScanner {
                     (start, stop, p) = try field(at: p)
                     quoted = true
                 } else {
+                    // One test per ordinary byte: LF and CR are control bytes too.
                     while stop < end {
                         let c = base[stop]
-                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
-                        // A control byte other than TAB ends the decoding where it stands: never
-                        // in a quote file written as text, and garbage (a sparse file's zeros) is
-                        // not passed over to its end as one field.
+                        if c == UInt8(ascii: ",") { break }
                         if c < 0x20 && c != 0x09 {
+                            if c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+                            // Any other control byte ends the decoding where it stands: never in a
+                            // quote file written as text, and garbage (a sparse file's zeros) is
+                            // not passed over to its end as one field.
                             throw .malformed(
                                 input.position(stop, row: row + 1, column: names[i]), expected: "text, not a control byte",
                                 found: input.found(at: stop))
