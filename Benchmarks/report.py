@@ -721,14 +721,32 @@ def run_section(run):
                 "each JSON file was made by its own command at its own time, with the size, commit and load "
                 "average it records, shown with each section.")
     lines = ["`Benchmarks/reproduce.sh --size %s` at commit %s, %s → %s, %s cores (%s)." % (
-        run["size"], run["commit"], run["started"], run["ended"], run["cores"], run.get("cpu", "?")), "",
-        "| suite | attempts | load average (1 min) at start / end | seconds | |",
-        "|---|---:|---|---:|---|"]
+        run["size"], run["commit"], run["started"], run["ended"], run["cores"], run.get("cpu", "?")), ""]
+    judged = all("other_cores" in r for r in run["suites"])
+    if judged:
+        lines += ["A suite counts as loaded when the load average at its start exceeded its threads, or other "
+                  "processes used more than a quarter of a core on average while it ran (busy CPU time from "
+                  "`/proc/stat` less the suite's own processes' CPU time, over its wall time). The load average "
+                  "at its end is shown, not judged: it counts the suite's own threads.", "",
+                  "| suite | attempts | load average (1 min) at start / end | other processes (cores) | seconds | |",
+                  "|---|---:|---|---:|---:|---|"]
+    else:
+        lines += ["This run judged a suite loaded when the load average at its start or its end exceeded its "
+                  "threads; the end counts the suite's own threads, so a suite that keeps every core busy can "
+                  "be marked loaded on an otherwise idle machine (reproduce.sh now measures other processes' "
+                  "CPU time instead).", "",
+                  "| suite | attempts | load average (1 min) at start / end | seconds | |",
+                  "|---|---:|---|---:|---|"]
     for r in run["suites"]:
-        lines.append("| %s | %d | %.2f / %.2f | %.0f | %s |" % (
-            r["name"], r["attempts"], r["load_start"], r["load_end"], r["seconds"],
-            "**loaded**: the load exceeded the %d threads in every attempt; compare its rows with each other, not with an idle machine" % r["threads"]
-            if r["loaded"] else "quiet enough (load ≤ threads)"))
+        verdict = ("**loaded**: %s in every attempt; compare its rows with each other, not with an idle machine" % (
+            "the machine was busy with other work" if judged else "the load exceeded the %d threads" % r["threads"])
+            if r["loaded"] else ("quiet" if judged else "quiet enough (load ≤ threads)"))
+        if judged:
+            lines.append("| %s | %d | %.2f / %.2f | %.2f | %.0f | %s |" % (
+                r["name"], r["attempts"], r["load_start"], r["load_end"], r["other_cores"], r["seconds"], verdict))
+        else:
+            lines.append("| %s | %d | %.2f / %.2f | %.0f | %s |" % (
+                r["name"], r["attempts"], r["load_start"], r["load_end"], r["seconds"], verdict))
     return "\n".join(lines)
 
 
