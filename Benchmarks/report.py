@@ -174,7 +174,15 @@ def interop_command(interop):
         meta.get("size") or "?", meta.get("repeat", "?"))
 
 
-INGEST_COMMAND = "Benchmarks/peers/ingest.sh --size medium --repeat 3 --threads 1,2 --json docs/bench/ingest.json"
+def ingest_command(ingest):
+    """The command that made ingest.json: its size from the rows it expected (SIZES), not typed."""
+    size, repeat = "medium", 3
+    if ingest is not None:
+        repeat = ingest.get("repeat", repeat)
+        for name, (tickers, days) in SIZES.items():
+            if tickers * days == ingest.get("expected_rows"):
+                size = name
+    return "Benchmarks/peers/ingest.sh --size %s --repeat %d --threads 1,2 --json docs/bench/ingest.json" % (size, repeat)
 
 
 def ingest_section(ingest):
@@ -184,7 +192,7 @@ def ingest_section(ingest):
     net of it are shown and the ratios judged on them. Without it, the ratios include Python's
     start-up on the peers' side only: shown, not judged."""
     if ingest is None:
-        return "Not measured in the committed figures: docs/bench/ingest.json is missing. Make it with\n`%s`." % INGEST_COMMAND
+        return "Not measured in the committed figures: docs/bench/ingest.json is missing. Make it with\n`%s`." % ingest_command(None)
     rows = ingest["rows"]
     like = all("startup" in r for r in rows)
     out = []
@@ -199,7 +207,7 @@ def ingest_section(ingest):
         out.append("**Not like for like:** this ingest.json has no start-up figures, so each peer's time includes "
                    "starting Python and importing its library (not measured in that run) while Colonnade's includes its own start-up "
                    "only. The ratios are shown as measured and not judged against the targets; "
-                   "`%s` measures both start-ups." % INGEST_COMMAND)
+                   "`%s` measures both start-ups." % ingest_command(ingest))
         out.append("")
         out.append("| input | engine | threads | median s (whole process) | MB/s | vs colonnade |")
         out.append("|---|---|---:|---:|---:|---:|")
@@ -611,7 +619,7 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
                  bench_table=lambda: bench_table(bench, skip=("zip",)),
                  interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND,
                  interop_command=lambda: interop_command(interop),
-                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=INGEST_COMMAND)
+                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=ingest_command(ingest))
     return names
 
 
