@@ -619,7 +619,8 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
                  bench_table=lambda: bench_table(bench, skip=("zip",)),
                  interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND,
                  interop_command=lambda: interop_command(interop),
-                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=ingest_command(ingest))
+                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=ingest_command(ingest),
+                 peer_budget=lambda: peers.repeat_budget_text(peer["meta"]))
     return names
 
 
