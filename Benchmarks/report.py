@@ -750,12 +750,9 @@ def run_section(run):
         verdict = ("**loaded**: %s in every attempt; compare its rows with each other, not with an idle machine" % (
             "the machine was busy with other work" if judged else "the load exceeded the %d threads" % r["threads"])
             if r["loaded"] else ("quiet" if judged else "quiet enough (load ≤ threads)"))
-        if judged:
-            lines.append("| %s | %d | %.2f / %.2f | %.2f | %.0f | %s |" % (
-                r["name"], r["attempts"], r["load_start"], r["load_end"], r["other_cores"], r["seconds"], verdict))
-        else:
-            lines.append("| %s | %d | %.2f / %.2f | %.0f | %s |" % (
-                r["name"], r["attempts"], r["load_start"], r["load_end"], r["seconds"], verdict))
+        others = ["%.2f" % r["other_cores"]] if judged else []
+        lines.append("| " + " | ".join([r["name"], "%d" % r["attempts"], "%.2f / %.2f" % (r["load_start"], r["load_end"])]
+                                       + others + ["%.0f" % r["seconds"], verdict]) + " |")
     return "\n".join(lines)
 
 

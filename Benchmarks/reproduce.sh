@@ -103,15 +103,20 @@ sys.exit(code)' "$own" "${hooks[$i]}"; then
         b1="$(busy)"
         t1="$(date +%s.%N)"
         # Cores other processes used on average while the suite ran (never below 0: the two
-        # counts are sampled at slightly different moments).
-        others="$(python3 -c "import sys; b0, b1, own, t0, t1 = map(float, sys.argv[1:]); print('%.2f' % max(0.0, (b1 - b0 - own) / max(t1 - t0, 1e-3)))" "$b0" "$b1" "$(cat "$own")" "$t0" "$t1")"
-        loaded="$(python3 -c "import sys; print('true' if float(sys.argv[1]) > int(sys.argv[3]) or float(sys.argv[2]) > 0.25 else 'false')" "$l0" "$others" "$threads")"
+        # counts are sampled at slightly different moments), whether that or the start's load
+        # makes the suite loaded, and its seconds.
+        read -r others loaded seconds < <(python3 -c "
+import sys
+b0, b1, own, t0, t1, l0, threads = map(float, sys.argv[1:])
+others = max(0.0, (b1 - b0 - own) / max(t1 - t0, 1e-3))
+print('%.2f %s %.0f' % (others, 'true' if l0 > threads or others > 0.25 else 'false', t1 - t0))" \
+            "$b0" "$b1" "$(cat "$own")" "$t0" "$t1" "$l0" "$threads")
         if [ "$loaded" = false ] || [ "$attempt" -ge "$attempts" ]; then break; fi
         echo "reproduce.sh: suite $name ran at load average $l0 (start), other processes using $others cores on average: running it again" >&2
     done
     mv "$out/$name.json.tmp" "$out/$name.json"
-    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "other_cores": %s, "seconds": %.0f, "threads": %d, "loaded": %s}\n' \
-        "$name" "$attempt" "$l0" "$l1" "$others" "$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$t1")" "$threads" "$loaded" >> "$records"
+    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "other_cores": %s, "seconds": %s, "threads": %d, "loaded": %s}\n' \
+        "$name" "$attempt" "$l0" "$l1" "$others" "$seconds" "$threads" "$loaded" >> "$records"
 done
 python3 - "$records" "$out/run.json" "$size" "$commit" "$started" "$threads" <<'EOF'
 import json, sys
