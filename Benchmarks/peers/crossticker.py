@@ -25,6 +25,12 @@ import sys
 import time
 
 
+# The peers suite's repeat budget (peers.py): a query stops repeating after at least MIN_RUNS
+# timed runs once they have taken REPEAT_BUDGET_S seconds.
+REPEAT_BUDGET_S = 20.0
+MIN_RUNS = 3
+
+
 def timed(fn, repeat):
     fn()  # warm-up
     times, result = [], None
@@ -32,6 +38,8 @@ def timed(fn, repeat):
         t = time.perf_counter()
         result = fn()
         times.append((time.perf_counter() - t) * 1e3)
+        if len(times) >= MIN_RUNS and sum(times) > REPEAT_BUDGET_S * 1e3:
+            break
     return statistics.median(times), result
 
 
@@ -197,7 +205,8 @@ def main():
         if a.bench_json and os.path.exists(a.bench_json):
             with open(a.bench_json) as f:
                 bench = json.load(f)
-        out = dict(size=a.size, threads=a.threads, repeat=a.repeat, first_ticker=first, commit=os.environ.get("COLONNADE_COMMIT", ""),
+        out = dict(size=a.size, threads=a.threads, repeat=a.repeat, repeat_budget_s=REPEAT_BUDGET_S, min_runs=MIN_RUNS,
+                   first_ticker=first, commit=os.environ.get("COLONNADE_COMMIT", ""),
                    load_start=load_start, load_end=load_end, target_ratio=TARGET_RATIO, x1_target_ms=X1_TARGET_MS,
                    questions=questions, mismatches=bad,
                    results={k: {q: list(v) for q, v in r.items()} for k, r in results.items()},

@@ -7,10 +7,12 @@ NAMES = {"X1": "X1 momentum decile `xpct(pct_change(close, 250)) > 0.9 --on late
 
 
 def section(data):
-    out = ["Size %s, %d threads, %d timed runs each (median), commit %s; load average (1, 5, 15 min) %s at the start, %s at the end "
+    budget = (" (a peer's query stops after %d or more runs once they have taken %.0f s)" % (data["min_runs"], data["repeat_budget_s"])
+              if "repeat_budget_s" in data else "")
+    out = ["Size %s, %d threads, %d timed runs each (median)%s, commit %s; load average (1, 5, 15 min) %s at the start, %s at the end "
            "(a shared machine: compare the engines with each other, same run). Colonnade is `filter --timing`'s `query_ms` on the "
            "snapshot (in process, the query alone); Polars and DuckDB are timed in process on the same rows read from CSV." % (
-               data.get("size") or "?", data["threads"], data["repeat"], data.get("commit") or "?",
+               data.get("size") or "?", data["threads"], data["repeat"], budget, data.get("commit") or "?",
                " / ".join("%.2f" % x for x in data["load_start"]), " / ".join("%.2f" % x for x in data["load_end"])), "",
            "| question | Colonnade | Polars | DuckDB | Polars / Colonnade | target ≥ %.0f× | answers agree |" % data["target_ratio"],
            "|---|---:|---:|---:|---:|---|---|"]
