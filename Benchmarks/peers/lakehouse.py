@@ -406,6 +406,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--json")
+    ap.add_argument("--bench-json", help="colonnade-bench --suite lakehouse --json FILE (Colonnade in process), embedded in --json")
     args = ap.parse_args()
     try:
         import deltalake  # noqa: F401
@@ -429,6 +430,9 @@ def main():
     if not args.check_only:
         print("Export with zstd, %d thread(s):" % args.threads)
         report["bench"] = bench(args.colonnade, args.snapshot, args.workdir, args.repeat, args.threads)
+    if args.bench_json and os.path.exists(args.bench_json):
+        with open(args.bench_json) as fh:
+            report["colonnade_bench"] = json.load(fh)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=1)

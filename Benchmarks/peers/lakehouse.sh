@@ -46,8 +46,10 @@ fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared)"
 if [ "$check" = 0 ]; then
     # Colonnade in process (to the page cache and with fsync; one-day append), same table.
+    # Its JSON (named from --json's, whatever that ends in) is embedded in lakehouse.py's report.
+    bench_json="${json:+$json.colonnade-bench.json}"
     COLONNADE_BENCH_DIR="$data" "$root/.build/release/colonnade-bench" --suite lakehouse --size "$size" \
-        ${json:+--json "${json%.json}-colonnade-bench.json"} || die "colonnade-bench failed"
+        ${bench_json:+--json "$bench_json"} || die "colonnade-bench failed"
 fi
 work="$data/lakehouse"
 rm -rf "$work"
@@ -55,7 +57,9 @@ args=(--colonnade "$bin" --snapshot "$snapshot" --workdir "$work" --repeat "$rep
 [ "$check" = 1 ] && args+=(--check-only)
 [ "$size" = large ] && [ "$check" = 0 ] && args+=(--bench-only)  # the checks run on small and medium tables
 [ -n "$json" ] && args+=(--json "$json")
+[ -n "${bench_json:-}" ] && args+=(--bench-json "$bench_json")
 status=0
 "$venv/bin/python" "$here/lakehouse.py" "${args[@]}" || status=$?
 rm -rf "$work"
+[ -n "${bench_json:-}" ] && rm -f "$bench_json"
 exit "$status"
