@@ -35,7 +35,7 @@ func usage(_ message: String) -> Never {
         Data(
             """
             error: \(message)
-            usage: colonnade-bench [--suite scan,screens,indicators,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+            usage: colonnade-bench [--suite scan,screens,indicators,exact-windows,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
                    colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
             """.utf8))
@@ -58,12 +58,12 @@ while !args.isEmpty {
             switch item {
             case "all":
                 s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "indicators", "crossticker", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli",
-                "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments":
+            case "scan", "screens", "indicators", "exact-windows", "crossticker", "decode", "snapshot", "interop", "zip", "import",
+                "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments":
                 s.insert(item)
             default:
                 usage(
-                    "unknown suite '\(item)' (scan, screens, indicators, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)"
+                    "unknown suite '\(item)' (scan, screens, indicators, exact-windows, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)"
                 )
             }
         }
@@ -156,6 +156,11 @@ suite("indicators") {
     try IndicatorSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["indicators"] = peakResidentBytes()
     print("peak memory (indicators): \(Format.bytes(recorder.peaks["indicators"]!))")
+}
+
+suite("exact-windows") {
+    // Only the indicators suite's first part: S3 with exact windows against the floating-point path.
+    try IndicatorSuite(table: benchTable(), threads: options.threads, recorder: recorder, label: label).exactWindowCost()
 }
 
 if options.suites.contains("crossticker") {

@@ -144,3 +144,25 @@ extension ExpressionProgram {
         }
     }
 }
+
+extension ExpressionProgram {
+    /// Prefix sums of column `column`'s scaled values (`SeriesKernels.scaledPrefixSums`) from row
+    /// `range.lowerBound` on, shared by the exact `msum`/`mavg` windows over the column: held in
+    /// the worker's scratch, so a window whose rows lie within those of an earlier request reads
+    /// them (S3's `mavg(close, 200)` in each piece reads the sums that the chunk's shared
+    /// `mavg(close, 50)` made: `close` is scaled and summed once); else computed over `range`.
+    /// Nil when a row of `range` is null: the windows then run per segment
+    /// (`SeriesKernels.runExact`), which counts nulls. A window's sum is a difference of prefixes
+    /// wherever they start, so the values are the same to the bit.
+    /// - Precondition: `scale` is the column's (`decimalScale(of:columns:)`) and below 2^51.
+    func scaledPrefix(
+        _ column: Int, scale: DecimalScale, covering range: Range<Int>, _ scratch: ExpressionScratch
+    ) -> UnsafePointer<Int64>? {
+        scratch.scaledPrefix(column, covering: range) { q in
+            let buffer = scratch.acquire(range.count)
+            defer { scratch.release() }
+            let src = evaluate(.column(column), range, into: buffer, scratch)
+            return SeriesKernels.scaledPrefixSums(src, count: range.count, scale: scale, into: q) == 0
+        }
+    }
+}

@@ -393,6 +393,17 @@ struct ExpressionProgram: @unchecked Sendable {
             return evaluateShared(window, x, range, into: dst, scratch)
         case let .exactSeries(f, x, w, scale):
             scratch.windowRows += n
+            if case .column(let column) = x, SeriesKernels.hasPrefixKernel(f, window: w, scale: scale),
+                let prefix = scaledPrefix(column, scale: scale, covering: range, scratch)
+            {
+                // The column's scaled prefix sums, shared by its windows in the chunk.
+                forEachTickerSegment(range) { segment, _ in
+                    SeriesKernels.windowsFromPrefix(
+                        f, window: w, scale: scale, prefix: prefix, dst: dst,
+                        s: segment.lowerBound - range.lowerBound, e: segment.upperBound - range.lowerBound)
+                }
+                return UnsafePointer(dst)
+            }
             let buffer = scratch.acquire(n)
             let ints = scratch.acquire(n)
             defer {
@@ -569,6 +580,42 @@ final class ExpressionScratch {
         memos[id] = (rows, p, max(rows.count, 1))
         return p
     }
+    /// Scaled prefix sums by column (`ExpressionProgram.scaledPrefix`; a query's windows read a
+    /// few columns, so a list): the rows they cover (`pointer[k]` is the sum before row
+    /// `rows.lowerBound + k`) and whether none of those rows is null.
+    private var scaledPrefixes: [(column: Int, rows: Range<Int>, clean: Bool, pointer: UnsafeMutablePointer<Int64>, capacity: Int)] = []
+    /// Rows whose scaled prefix sums were computed (`scaledPrefix`), for tests that count work.
+    var scaledPrefixRows = 0
+
+    /// The scaled prefix sums of column `column` from row `rows.lowerBound` (nil when a row they
+    /// cover is null): those held when they cover `rows`, else computed over `rows` by `fill`,
+    /// which writes `rows.count + 1` sums and says whether no row was null; kept until the
+    /// scratch is freed or the column's next ones are computed.
+    func scaledPrefix(
+        _ column: Int, covering rows: Range<Int>, fill: (UnsafeMutablePointer<Int64>) -> Bool
+    ) -> UnsafePointer<Int64>? {
+        guard let k = scaledPrefixes.firstIndex(where: { $0.column == column }) else {
+            scaledPrefixes.append((column, 0 ..< 0, false, UnsafeMutablePointer<Int64>.allocate(capacity: rows.count + 1), rows.count + 1))
+            return scaledPrefix(column, covering: rows, fill: fill)
+        }
+        let m = scaledPrefixes[k]
+        if m.rows.lowerBound <= rows.lowerBound && rows.upperBound <= m.rows.upperBound && !m.rows.isEmpty {
+            return m.clean ? UnsafePointer(m.pointer) + (rows.lowerBound - m.rows.lowerBound) : nil
+        }
+        if m.capacity < rows.count + 1 {
+            m.pointer.deallocate()
+            scaledPrefixes[k].pointer = .allocate(capacity: rows.count + 1)
+            scaledPrefixes[k].capacity = rows.count + 1
+        }
+        scaledPrefixes[k].rows = 0 ..< 0  // not valid until filled
+        scaledPrefixRows += rows.count
+        let pointer = scaledPrefixes[k].pointer
+        let clean = fill(pointer)
+        scaledPrefixes[k].rows = rows
+        scaledPrefixes[k].clean = clean
+        return clean ? UnsafePointer(pointer) : nil
+    }
+
     private var suffixes: UnsafeMutablePointer<Double>?
     private var suffixCapacity = 0
     /// In an as-of screen, the rows of the ticker being screened from its first to its as-of row:
@@ -706,6 +753,7 @@ final class ExpressionScratch {
         for p in prefixes.values { p.pointer.deallocate() }
         for t in tails.values { t.pointer.deallocate() }
         for l in lanes { l.pointer.deallocate() }
+        for p in scaledPrefixes { p.pointer.deallocate() }
         suffixes?.deallocate()
     }
 }

@@ -70,7 +70,8 @@ extension QuoteTable {
     /// days before it — like kdb+'s `aj` and DuckDB's `ASOF JOIN`. A weekend or a holiday so
     /// answers with the previous session; a ticker that stopped trading is left out; a ticker
     /// whose first row is after the day has no row to use.
-    /// - Complexity: one binary search per ticker.
+    /// - Complexity: one read per ticker whose last row is on or before the day (every ticker for
+    ///   `latest`), else one binary search.
     public func rows(asOf day: ScreenDay, maxStale: StaleLimit = .default) -> AsOfRows {
         let target: Int32
         switch day {
@@ -88,10 +89,14 @@ extension QuoteTable {
         dates.withUnsafeBufferPointer { d in
             for t in tickers where t.rowCount > 0 {
                 // The last row of the ticker dated on or before the target: rows are in date order.
-                var lo = t.firstRow, hi = t.firstRow + t.rowCount
-                while lo < hi {
-                    let mid = (lo + hi) >> 1
-                    if d[mid] <= target { lo = mid + 1 } else { hi = mid }
+                // Its last row when that is (`latest`, and any day after the table's end): one read.
+                var lo = t.firstRow + t.rowCount, hi = lo
+                if d[lo - 1] > target {
+                    lo = t.firstRow
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        if d[mid] <= target { lo = mid + 1 } else { hi = mid }
+                    }
                 }
                 guard lo > t.firstRow else { continue }  // the ticker starts after the day
                 let row = lo - 1

@@ -61,20 +61,91 @@ extension SeriesKernels {
         }
         switch f {
         case .msum, .mavg:
-            let divisor = f == .mavg ? Int128(n) * Int128(p) : Int128(p)
-            if big < twoTo51 && Double(divisor) < twoTo53 {
+            // n·10^d, exact in Double below 2^53 (so compared with 2^53 as the integer would be);
+            // the Int128 conversions only where the sums need them.
+            let small = f == .mavg ? Double(n) * p : p
+            if big < twoTo51 && small < twoTo53 {
                 if nulls == 0 {
-                    slideSmallSumsWithoutNulls(n, ints, dst, s, e, divisor: Double(divisor))
+                    slideSmallSumsWithoutNulls(n, ints, dst, s, e, divisor: small)
                 } else {
-                    slideSmallSums(n, src, ints, dst, s, e, divisor: Double(divisor))
+                    slideSmallSums(n, src, ints, dst, s, e, divisor: small)
                 }
-            } else if big < 9.0e18 {
+                return
+            }
+            let divisor = f == .mavg ? Int128(n) * Int128(p) : Int128(p)
+            if big < 9.0e18 {
                 slideSums(n, src, ints, dst, s, e, as: Int64.self, divisor: divisor)
             } else {
                 slideSums(n, src, ints, dst, s, e, as: Int128.self, divisor: divisor)
             }
         default:
             slideDeviation(n, src, ints, dst, s, e, p: p)
+        }
+    }
+
+    /// Whether `f` over `n` rows of a column with `scale` can be read from the scaled prefix sums
+    /// of its values (`scaledPrefixSums`, `windowsFromPrefix`): `msum` and `mavg` whose window
+    /// sums stay below 2^51 and whose divisor is below 2^53 — the cases `runExact` slides in Int64
+    /// (`slideSmallSumsWithoutNulls` when a segment has no null), with the same values.
+    static func hasPrefixKernel(_ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale) -> Bool {
+        guard f == .msum || f == .mavg else { return false }
+        let p = DecimalScale.powers[scale.digits]
+        // Exact products below 2^53, so the same decision as `runExact`'s Int128 divisor.
+        let divisor = f == .mavg ? Double(n) * p : p
+        return scale.maxScaled * Double(n) < twoTo51 && divisor < twoTo53
+    }
+
+    /// Prefix sums of the scaled values of `src[0 ..< count]`: `q[0] = 0` and `q[k + 1] = q[k] +
+    /// x_k·10^d` (`count + 1` values), wrapping — a window's sum is the difference of two
+    /// prefixes, exact modulo 2^64, so exact where it is below 2^51 in magnitude
+    /// (`hasPrefixKernel`). A NaN (null) counts as 0 there; returns how many there were.
+    /// - Precondition: `scale.maxScaled < 2^51`.
+    static func scaledPrefixSums(
+        _ src: UnsafePointer<Double>, count: Int, scale: DecimalScale, into q: UnsafeMutablePointer<Int64>
+    ) -> Int {
+        let p = DecimalScale.powers[scale.digits]
+        let out = q + 1
+        var nans: UInt64 = 0
+        // Safe throughout: indices below `count`; `q` holds `count + 1` values.
+        // Scaled as `runExact` scales (a loop that vectorizes), then summed in place.
+        for i in 0 ..< count {
+            let x = src[i]
+            let v = (x.isNaN ? 0 : x) * p
+            out[i] = Int64(bitPattern: (v + magic).bitPattern) &- magicBits
+            nans &+= (infinityBits &- (x.bitPattern & magnitudeMask)) >> 63
+        }
+        q[0] = 0
+        var sum: Int64 = 0
+        for i in 0 ..< count {
+            sum &+= out[i]
+            out[i] = sum
+        }
+        return Int(nans)
+    }
+
+    /// `msum` or `mavg` over rows `[s, e)` of a buffer (rows of one ticker, none of them null),
+    /// from prefix sums of their scaled values: `q[k]` is the sum of the values before buffer row
+    /// `k` (`scaledPrefixSums`, from any start at or before `s`). The values `runExact` writes.
+    /// - Precondition: `hasPrefixKernel(f, window: n, scale: scale)`.
+    static func windowsFromPrefix(
+        _ f: ValueExpression.SeriesFunction, window n: Int, scale: DecimalScale, prefix q: UnsafePointer<Int64>,
+        dst: UnsafeMutablePointer<Double>, s: Int, e: Int
+    ) {
+        let first = s + n - 1  // the first row whose window lies inside the segment
+        if first >= e {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
+        for i in s ..< first { dst[i] = .nan }
+        let p = DecimalScale.powers[scale.digits]
+        let divisor = f == .mavg ? Double(n) * p : p
+        // Row `first + k`'s window is rows `s + k ... first + k`: q[first + 1 + k] - q[s + k].
+        // From pointers, so the loop has no index arithmetic to check, and vectorizes.
+        let lead = q + (first + 1), lag = q + s
+        let out = dst + first
+        for k in 0 ..< e - first {
+            let w = lead[k] &- lag[k]  // exact: |window sum| < 2^51
+            out[k] = (Double(bitPattern: UInt64(bitPattern: w &+ magicBits)) - magic) / divisor
         }
     }
 
