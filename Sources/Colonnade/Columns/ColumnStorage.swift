@@ -103,7 +103,7 @@ public final class ColumnStorage: @unchecked Sendable {
     /// anonymous mapping of small pages and no `memset`, so only the pages written are ever given
     /// memory and reading the rest maps the shared zero page. A fresh page costs far more than its
     /// size suggests on a machine that hands memory back to its host (the first memset of fresh
-    /// memory ran at 1.1 GB/s here, see ARCHITECTURE.md, Columns): zeroing a 20 M-row mask took
+    /// memory ran at 1.1 GB/s here, see ARCHITECTURE.md, Bitmasks): zeroing a 20 M-row mask took
     /// about 2.3 ms of a 3 ms `--on latest` query.
     package convenience init(sparselyWrittenByteCount byteCount: Int) {
         let capacity = ColumnStorage.paddedByteCount(byteCount)

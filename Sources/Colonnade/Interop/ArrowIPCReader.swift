@@ -220,7 +220,7 @@ struct ArrowIPCDecoder {
     /// to their rows here; that column is freed right away, so the allocator hands the next batch
     /// the same (already mapped) memory. Joining the batches' columns at the end instead kept
     /// every batch's column alive until then: twice the file's values on fresh pages, which cost
-    /// more than the decoding on this machine (ARCHITECTURE.md, Columns: fresh memory).
+    /// more than the decoding on this machine (ARCHITECTURE.md, Arrow and Parquet inputs).
     final class Destination: @unchecked Sendable {
         let storage: ColumnStorage
         let type: ElementType
