@@ -54,7 +54,10 @@ import ColonnadeTestSupport
             let rows = [0, count / 3, count - 1]
             for r in rows { mask[r] = true }
             var seen: [Int] = []
-            mask.forEachSetRow { seen.append($0); return true }
+            mask.forEachSetRow {
+                seen.append($0)
+                return true
+            }
             #expect(seen == rows.sorted(), "\(count) bits")
             let words = mask.withUnsafeMutableWords { Array($0) }
             #expect(words.count == Bitmask.wordCount(forBits: count))
