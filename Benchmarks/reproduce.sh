@@ -9,7 +9,9 @@
 #    --attempts times in all (default 2), when the machine was not quiet for it: the 1-minute load
 #    average at its start exceeded its thread count (the usable cores), or other processes used
 #    more than a quarter of a core on average while it ran (the CPU time /proc/stat counts as busy,
-#    less the suite's own processes' CPU time, over its wall time). The load average at its end is
+#    less the suite's own processes' CPU time, over its wall time). Before each suite the script
+#    waits (at most 3 minutes) for the load average to fall to the thread count less half a core,
+#    so the suite before's own threads are not counted against it. The load average at its end is
 #    recorded but not judged: it counts the suite's own threads. A suite still loaded is marked
 #    "loaded" on the page.
 #    A suite that fails stops the run (exit status 1) with its error: no figure of a failed run.
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
         --attempts) attempts="${2:?--attempts needs a value}"; shift 2 ;;
         --suite) only="${2:?--suite needs a list}"; shift 2 ;;
         --out) out="${2:?--out needs a directory}"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1'" ;;
     esac
 done
@@ -64,6 +66,16 @@ threads="$(nproc)"
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 # CPU seconds the kernel counts as busy (user, nice, system, irq, softirq; not idle, iowait, steal).
 busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / hz; exit }' /proc/stat; }
+# Waits, at most 3 minutes, for the 1-minute load average to fall to the thread count less half a
+# core: the suite before leaves its own threads in it for a minute or so (the large run of
+# 2026-11-29 started interop at 2.15 right after ingest's two threads, on an otherwise idle machine).
+settle() {
+    local waited=0
+    while [ "$waited" -lt 180 ] && awk -v l="$(loadavg)" -v t="$threads" 'BEGIN { exit !(l > t - 0.5) }'; do
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
 echo "reproduce.sh: size $size, $threads threads, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 swift build -c release --product colonnade >&2
 swift build -c release --product colonnade-bench >&2
@@ -82,6 +94,7 @@ for i in "${!hooks[@]}"; do
     attempt=0
     while :; do
         attempt=$((attempt + 1))
+        settle
         l0="$(loadavg)"
         t0="$(date +%s.%N)"
         b0="$(busy)"

@@ -44,6 +44,26 @@ import ColonnadeTestSupport
         #expect(all.nonzeroBitCount == n)
     }
 
+    @Test("A sparsely written mask (as-of screens) starts clear, on mapped pages past 1 MB and on the allocator below")
+    func sparselyWrittenMaskStartsClear() {
+        // 10 M bits = 1.25 MB of words: an anonymous mapping; 1,000 bits: the allocator.
+        for count in [10_000_000, 1_000, 65] {
+            var mask = Bitmask(sparselyWrittenCount: count)
+            #expect(mask.count == count)
+            #expect(mask.nonzeroBitCount == 0)
+            let rows = [0, count / 3, count - 1]
+            for r in rows { mask[r] = true }
+            var seen: [Int] = []
+            mask.forEachSetRow {
+                seen.append($0)
+                return true
+            }
+            #expect(seen == rows.sorted(), "\(count) bits")
+            let words = mask.withUnsafeMutableWords { Array($0) }
+            #expect(words.count == Bitmask.wordCount(forBits: count))
+        }
+    }
+
     @Test func rangeInsertAndRemoveMatchReference() {
         var rng = SplitMix64(seed: 7)
         for n in Self.sizes where n > 0 {

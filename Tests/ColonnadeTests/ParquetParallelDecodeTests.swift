@@ -163,6 +163,41 @@ import Testing
         #expect(failures > 0)
     }
 
+    @Test(
+        "Arrow files read whole: each field's values land at their rows whatever the batches' sizes, nulls only where a batch had them",
+        arguments: [1, 63, 64, 100, 1_000])
+    func arrowBatchesIntoOneColumnPerField(batchRows: Int) throws {
+        // Nulls in a few batches only (rows 130-134 and the last row of i32), none in i64, and
+        // every type the reader converts to (Int32, Int64, Float, Double).
+        let rows = 1_000
+        var i32 = Column<Int32>(), i64 = Column<Int64>(), f32 = Column<Float>(), f64 = Column<Double>()
+        var rng = SplitMix64(seed: 97)
+        for r in 0 ..< rows {
+            if (130 ..< 135).contains(r) || r == rows - 1 { i32.appendNull() } else { i32.append(Int32(r)) }
+            i64.append(Int64(r) * 1_000_000_007)
+            if r == 7 { f32.appendNull() } else { f32.append(Float(r) / 4) }
+            f64.append(Double(rng.next() % 100_000) / 100)
+        }
+        let table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "A"), TickerEntry(symbol: "B")],
+            rowTickers: (0 ..< rows).map { Int32($0 * 2 / rows) }, dates: Column((0 ..< rows).map { Int32(10_000 + $0 % 500) }),
+            schema: [
+                ColumnDescriptor(name: "i32", type: .int32), ColumnDescriptor(name: "i64", type: .int64),
+                ColumnDescriptor(name: "f32", type: .float32), ColumnDescriptor(name: "f64", type: .float64),
+            ],
+            columns: [AnyColumn(i32), AnyColumn(i64), AnyColumn(f32), AnyColumn(f64)])
+        let out = MemoryInteropOutput()
+        try ArrowIPCWriter(table: table, format: .file, batchRows: batchRows).write(to: out)
+        for threads in [1, 2] {
+            let read = try withInteropBytes(out.bytes) { p throws(InteropError) in
+                try InteropReader.read(p, file: "a.arrow", threads: threads)
+            }
+            #expect(read == table, "\(batchRows)-row batches, \(threads) threads")
+            #expect(read.columns[1].validity == nil, "no nulls in i64: no validity")
+            #expect(read.columns[0].validity?.nonzeroBitCount == rows - 6)
+        }
+    }
+
     /// The bytes the Snappy format says `input` decodes to, one element and one byte at a time.
     static func referenceSnappy(_ input: [UInt8]) -> [UInt8]? {
         var i = 0, length = 0, shift = 0

@@ -185,6 +185,62 @@ import Testing
         }
     }
 
+    /// Little-endian doubles as a Parquet page of quotes holds them (prices of two decimals on a
+    /// random walk, whole volumes, runs of 0.0 and 1.0): matches 8, 16, 24 … bytes back and
+    /// Huffman literals; and runs repeating a pattern of every period 1–15 (matches of every
+    /// short offset), between random bytes.
+    static func columnLikeInputs(size: Int) -> [String: [UInt8]] {
+        var state: UInt64 = 0x853C_49E6_748F_EA9B
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        var doubles = [UInt8]()
+        doubles.reserveCapacity(size + 8)
+        var cents: Int64 = 19_547
+        while doubles.count < size {
+            cents = max(1, cents + Int64(next() % 41) - 20)
+            let value: Double =
+                switch next() % 4 {
+                case 0: Double(cents) / 100
+                case 1: Double(next() % 400_000)
+                case 2: 0
+                default: next() % 8 == 0 ? Double(cents) / 100 : 1
+                }
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { doubles += $0 }
+        }
+        var periods = [UInt8]()
+        periods.reserveCapacity(size + 200)
+        while periods.count < size {
+            let period = Int(next() % 15) + 1
+            let pattern = (0 ..< period).map { _ in UInt8(truncatingIfNeeded: next()) }
+            let length = Int(next() % 120) + 3
+            for i in 0 ..< length { periods.append(pattern[i % period]) }
+            for _ in 0 ..< Int(next() % 9) { periods.append(UInt8(truncatingIfNeeded: next())) }
+        }
+        return ["doubles": Array(doubles.prefix(size)), "periods": Array(periods.prefix(size))]
+    }
+
+    @Test(.enabled(if: zstdTool != nil, "the zstd tool is not installed"))
+    func columnsOfDoublesAndShortPeriodsRoundTripThroughTheZstdTool() throws {
+        for size in [1000, 128 * 1024 + 3, 1_500_000] {
+            for (kind, data) in Self.columnLikeInputs(size: size).sorted(by: { $0.key < $1.key }) {
+                for arguments in [["-1"], ["-3"], ["-19"], ["--fast=5"]] {
+                    let frame = try Self.compress(data, arguments)
+                    let same = try Self.decode(frame, expected: size) == data
+                    #expect(same, "\(kind) \(size) bytes, zstd \(arguments)")
+                    // Into a buffer of exactly the content's size (no slack past it).
+                    var buffer = [UInt8](repeating: 0xAA, count: size)
+                    let written = try frame.withUnsafeBytes { input in
+                        try buffer.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) }
+                    }
+                    let exact = written == size && buffer == data
+                    #expect(exact, "\(kind) \(size) bytes into a buffer of its size, zstd \(arguments)")
+                }
+            }
+        }
+    }
+
     // MARK: Hand-made frames
 
     @Test func aRawBlockAndAnRLEBlockDecode() throws {

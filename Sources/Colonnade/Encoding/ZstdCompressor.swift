@@ -6,12 +6,14 @@ import Glibc
 /// (and the reference `zstd -d`) read what it writes. ARCHITECTURE.md, Encoding.
 ///
 /// One frame: the content size, a single segment when the input fits the level's window, blocks
-/// of at most 128 KiB, and the XXH64 content checksum. Each block is LZ77-matched (a hash table of
-/// 4-byte prefixes, chained at levels 3 and up, searched deeper as the level rises, with the
-/// last offset tried first); literals are Huffman-coded (one or four streams, weights written
-/// directly or FSE-compressed) and sequences FSE-coded, each of the three fields with the
-/// predefined table, one symbol (RLE) or a table fitted to the block, whichever is smallest. A
-/// block that does not shrink is stored raw, one of a single repeated byte as RLE.
+/// of at most 128 KiB, and the XXH64 content checksum. Each block is LZ77-matched: at level 1 a
+/// hash table of 4-byte prefixes; at levels 2 to 4 zstd's "double fast" search (a table of 8-byte
+/// and one of 5-byte prefixes, no chains); from level 5 a chained hash table searched deeper as
+/// the level rises, with lazy matching; the last offset is tried first. Literals are
+/// Huffman-coded (one or four streams, weights written directly or FSE-compressed) and sequences
+/// FSE-coded, each of the three fields with the predefined table, one symbol (RLE) or a table
+/// fitted to the block, whichever is smallest. A block that does not shrink is stored raw, one of
+/// a single repeated byte as RLE.
 ///
 /// ```swift
 /// let frame = bytes.withUnsafeBytes { ZstdCompressor.compress($0, level: 3) }
@@ -79,18 +81,24 @@ public enum ZstdCompressor {
         let chainLog: Int
         let depth: Int
         let lazy: Bool
+        /// Levels 2 to 4: zstd's "double fast" strategy (`findSequencesDoubleFast`): `hash` holds
+        /// 8-byte prefixes, `chain` 5-byte ones, one position each, no chains followed.
+        let doubleFast: Bool
         var hash: [Int32]
         var chain: [Int32]
         /// The decoder's three repeat offsets, after the blocks written so far.
         var repeats: (UInt32, UInt32, UInt32) = (1, 4, 8)
         /// The last match's offset (tried first at the next position).
         var lastOffset = 1
+        /// The offset before it (double fast tries it right after a match).
+        var secondOffset = 4
 
         init(level: Int, size: Int) {
             windowLog = level < 6 ? 21 : level < 12 ? 22 : 23
             let sizeLog = max(10, Int.bitWidth - max(1, size).leadingZeroBitCount)
-            hashLog = min(level < 3 ? 16 : level < 9 ? 17 : 18, sizeLog + 1)
-            chainLog = level < 3 ? 0 : min(level < 9 ? 16 : windowLog, sizeLog)
+            doubleFast = level >= 2 && level <= 4
+            hashLog = min(level < 2 ? 16 : level < 9 ? 17 : 18, sizeLog + 1)
+            chainLog = level < 2 ? 0 : min(level < 9 ? 16 : windowLog, sizeLog)
             depth = level < 3 ? 0 : level < 5 ? 4 : level < 8 ? 16 : level < 13 ? 48 : 128
             lazy = level >= 5
             hash = [Int32](repeating: -1, count: 1 << hashLog)
@@ -128,6 +136,9 @@ public enum ZstdCompressor {
         _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
         sequences: inout [Sequence], literals: inout [UInt8]
     ) {
+        if state.doubleFast {
+            return findSequencesDoubleFast(base, start: start, end: end, state: &state, sequences: &sequences, literals: &literals)
+        }
         let minimum = 4
         var anchor = start
         var ip = start
@@ -243,6 +254,149 @@ public enum ZstdCompressor {
         literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: end - anchor))
     }
 
+    /// `findSequences` for levels 2 to 4, as the reference compressor's "double fast" strategy
+    /// (`ZSTD_compressBlock_doubleFast`): at each position, the last offset one byte ahead, then the
+    /// last position with the same 8 bytes (`state.hash`), then the last with the same 5 bytes
+    /// (`state.chain`, compared on 4), preferring an 8-byte match one position on; a match found is
+    /// extended backward over the literals before it. Positions without a match are skipped faster
+    /// the longer the run without one (one more byte per step every 128), and after a match only
+    /// four positions are indexed, then the offset before the last is tried again at once: one
+    /// read of each table per position, no chains followed.
+    static func findSequencesDoubleFast(
+        _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+        sequences: inout [Sequence], literals: inout [UInt8]
+    ) {
+        var anchor = start
+        var ip = start
+        // The last position an 8-byte hash may be read at without reading past the block.
+        let limit = end - 8
+        let window = 1 << state.windowLog
+        let longShift = UInt64(64 - state.hashLog), shortShift = UInt64(64 - state.chainLog)
+        var rep1 = state.lastOffset, rep2 = state.secondOffset
+        state.hash.withUnsafeMutableBufferPointer { longTable in
+            state.chain.withUnsafeMutableBufferPointer { shortTable in
+                // Safe: the tables hold 1 << hashLog and 1 << chainLog entries, and the hashes
+                // are the top hashLog and chainLog bits of a 64-bit product.
+                guard let long = longTable.baseAddress, let short = shortTable.baseAddress else { return }
+                @inline(__always) func hashLong(_ p: Int) -> Int {
+                    Int(truncatingIfNeeded: (load64(base + p) &* 0xCF1B_BCDC_B7A5_6463) &>> longShift)
+                }
+                @inline(__always) func hashShort(_ p: Int) -> Int {
+                    Int(truncatingIfNeeded: ((load64(base + p) &<< 24) &* 889_523_592_379) &>> shortShift)
+                }
+                /// Whether a table's position may be matched from `p`: set, before it, in the window.
+                @inline(__always) func usable(_ candidate: Int, _ p: Int) -> Bool {
+                    candidate >= 0 && candidate < p && p - candidate <= window
+                }
+                @inline(__always) func store(_ p: Int, _ length: Int, _ offset: Int) {
+                    literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: p - anchor))
+                    sequences.append(Sequence(literals: UInt32(p - anchor), length: UInt32(length), offset: UInt32(offset)))
+                }
+                /// A match of `length` at `p` from `candidate`, moved back over equal bytes before
+                /// both (not before the literals' start, nor the input's): its start and length.
+                @inline(__always) func extendBack(_ p: Int, _ candidate: Int, _ length: Int) -> (Int, Int) {
+                    var p = p, m = candidate, n = length
+                    while p > anchor && m > 0 && base[p - 1] == base[m - 1] {
+                        p -= 1
+                        m -= 1
+                        n += 1
+                    }
+                    return (p, n)
+                }
+                while true {
+                    var step = 1
+                    var nextStep = ip + 128
+                    var ip1 = ip + 1
+                    if ip1 > limit { break }
+                    var hl0 = hashLong(ip)
+                    var idxl0 = Int(long[hl0])
+                    var hl1 = 0
+                    var searchStart = ip
+                    var found = false, repeated = false
+                    var length = 0, offset = 0
+                    while ip1 <= limit {
+                        let hs0 = hashShort(ip)
+                        let idxs0 = Int(short[hs0])
+                        searchStart = ip
+                        long[hl0] = Int32(truncatingIfNeeded: ip)
+                        short[hs0] = Int32(truncatingIfNeeded: ip)
+                        // The last offset one byte on (the byte here becomes a literal).
+                        if rep1 <= ip + 1 && load32(base + ip + 1 - rep1) == load32(base + ip + 1) {
+                            length = matchLength(base + ip + 5, base + ip + 5 - rep1, limit: end - ip - 5) + 4
+                            ip += 1
+                            offset = rep1
+                            found = true
+                            repeated = true
+                            break
+                        }
+                        hl1 = hashLong(ip1)
+                        if usable(idxl0, ip) && load64(base + idxl0) == load64(base + ip) {
+                            let n = matchLength(base + ip + 8, base + idxl0 + 8, limit: end - ip - 8) + 8
+                            offset = ip - idxl0
+                            (ip, length) = extendBack(ip, idxl0, n)
+                            found = true
+                            break
+                        }
+                        let idxl1 = Int(long[hl1])
+                        if usable(idxs0, ip) && load32(base + idxs0) == load32(base + ip) {
+                            // Four bytes match here; eight at the next position are worth the
+                            // literal more.
+                            if usable(idxl1, ip1) && load64(base + idxl1) == load64(base + ip1) {
+                                let n = matchLength(base + ip1 + 8, base + idxl1 + 8, limit: end - ip1 - 8) + 8
+                                offset = ip1 - idxl1
+                                (ip, length) = extendBack(ip1, idxl1, n)
+                            } else {
+                                let n = matchLength(base + ip + 4, base + idxs0 + 4, limit: end - ip - 4) + 4
+                                offset = ip - idxs0
+                                (ip, length) = extendBack(ip, idxs0, n)
+                            }
+                            found = true
+                            break
+                        }
+                        if ip1 >= nextStep {
+                            step += 1
+                            nextStep += 128
+                        }
+                        ip = ip1
+                        ip1 += step
+                        hl0 = hl1
+                        idxl0 = idxl1
+                    }
+                    if !found { break }
+                    if !repeated {
+                        (rep1, rep2) = (offset, rep1)
+                        // The next position, searched but not indexed; it lies inside the match
+                        // while the step is below 4 (a match is at least 4 long).
+                        if step < 4 { long[hl1] = Int32(truncatingIfNeeded: ip1) }
+                    }
+                    store(ip, length, offset)
+                    ip += length
+                    anchor = ip
+                    guard ip <= limit else { continue }
+                    // Two positions inside the match and two at its end.
+                    let inside = searchStart + 2
+                    long[hashLong(inside)] = Int32(truncatingIfNeeded: inside)
+                    long[hashLong(ip - 2)] = Int32(truncatingIfNeeded: ip - 2)
+                    short[hashShort(inside)] = Int32(truncatingIfNeeded: inside)
+                    short[hashShort(ip - 1)] = Int32(truncatingIfNeeded: ip - 1)
+                    // The offset before the last, at once (no literals between).
+                    while ip <= limit && rep2 <= ip && load32(base + ip) == load32(base + ip - rep2) {
+                        let n = matchLength(base + ip + 4, base + ip + 4 - rep2, limit: end - ip - 4) + 4
+                        (rep1, rep2) = (rep2, rep1)
+                        short[hashShort(ip)] = Int32(truncatingIfNeeded: ip)
+                        long[hashLong(ip)] = Int32(truncatingIfNeeded: ip)
+                        store(ip, n, rep1)
+                        ip += n
+                        anchor = ip
+                    }
+                }
+            }
+        }
+        state.lastOffset = rep1
+        state.secondOffset = rep2
+        literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: end - anchor))
+    }
+
     // MARK: Blocks
 
     /// Encodes blocks; keeps its buffers between blocks.
@@ -351,21 +505,41 @@ public enum ZstdCompressor {
     }
 
     /// One Huffman-coded stream of `literals[range]`: the last byte first, so the decoder, reading
-    /// backward, meets the first byte first.
+    /// backward, meets the first byte first. The bits as `ZstdBitWriter` lays them out (the first
+    /// in the lowest bit, little-endian bytes, a final 1-bit, zero padding to a byte), written
+    /// from a register: after each code (at most 11 bits) its eight bytes are stored and the whole
+    /// bytes among them passed over.
     static func huffmanStream(_ literals: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ huffman: ZstdHuffmanEncoder) -> [UInt8] {
-        var writer = ZstdBitWriter(capacity: range.count + 8)
-        huffman.codes.withUnsafeBufferPointer { codes in
-            huffman.lengths.withUnsafeBufferPointer { lengths in
-                var i = range.upperBound
-                while i > range.lowerBound {
-                    i -= 1
-                    let s = Int(literals[i])
-                    writer.add(UInt64(codes[s]), Int(lengths[s]))
+        // At most 11 bits a byte, the closing bit, and the last 8-byte store's overshoot.
+        let capacity = range.count * ZstdHuffmanEncoder.maximumBits / 8 + 16
+        return [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+            initialized = 0
+            guard let base = out.baseAddress else { return }
+            let o = UnsafeMutableRawPointer(base)
+            var accumulator: UInt64 = 0, bits = 0, position = 0
+            huffman.codes.withUnsafeBufferPointer { codes in
+                huffman.lengths.withUnsafeBufferPointer { lengths in
+                    var i = range.upperBound
+                    while i > range.lowerBound {
+                        i -= 1
+                        let s = Int(literals[i])
+                        let n = Int(lengths[s])
+                        accumulator |= (UInt64(codes[s]) & ((1 &<< UInt64(n)) &- 1)) &<< UInt64(bits)
+                        bits += n
+                        // Safe: position + 8 <= capacity, as each byte passed over holds 8 bits
+                        // of codes of at most 11 bits a literal.
+                        o.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
+                        position += bits &>> 3
+                        accumulator = accumulator &>> UInt64(bits & ~7)
+                        bits &= 7
+                    }
                 }
             }
+            accumulator |= 1 &<< UInt64(bits)
+            bits += 1
+            o.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
+            initialized = position + (bits + 7) / 8
         }
-        writer.close()
-        return writer.bytes
     }
 
     // MARK: Sequences

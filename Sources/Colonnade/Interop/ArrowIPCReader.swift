@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads Arrow IPC files and streams (as pyarrow, Polars and Colonnade write them) into a table.
 ///
 ///     let table = try ArrowIPCReader.read(bytes, file: "quotes.arrow")
@@ -60,6 +64,13 @@ struct ArrowIPCDecoder {
     var dates = Column<Int32>()
     /// Per value field: its columns, one per record batch, joined once at the end.
     var valueChunks: [Int: [AnyColumn]] = [:]
+    /// Per value field, when a file's record batches are read together: the whole file's column,
+    /// which each batch's values are copied into at their rows (`readBatches`).
+    var destinations: [Int: Destination] = [:]
+    /// The row `destinations` start at.
+    var destinationOrigin = 0
+    /// Validity of rows copied into `destinations`, for the batches that had nulls.
+    var destinationNulls: [(field: Int, row: Int, validity: Bitmask)] = []
     /// Refuse columns that are not quotes instead of skipping them.
     var strict = false
     /// Fields that are not quotes, skipped: their nodes and buffers are passed over.
@@ -200,7 +211,57 @@ struct ArrowIPCDecoder {
         /// Symbols the batch met that the interner did not hold (numbered from its count on).
         var newSymbols: [String] = []
         var timeOfDay: InteropSkippedColumn?
+        var destinationNulls: [(field: Int, row: Int, validity: Bitmask)] = []
         var failure: InteropError?
+    }
+
+    /// A value field's column for all the rows of a file, filled by its record batches at once.
+    /// Each batch's values are decoded into a column of their own, as when read alone, then copied
+    /// to their rows here; that column is freed right away, so the allocator hands the next batch
+    /// the same (already mapped) memory. Joining the batches' columns at the end instead kept
+    /// every batch's column alive until then: twice the file's values on fresh pages, which cost
+    /// more than the decoding on this machine (ARCHITECTURE.md, Arrow and Parquet inputs).
+    final class Destination: @unchecked Sendable {
+        let storage: ColumnStorage
+        let type: ElementType
+        let count: Int
+
+        init?(type: ElementType, count: Int) {
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: type.byteWidth)
+            guard !overflow, let storage = ColumnStorage(allocatingByteCount: bytes) else { return nil }
+            self.storage = storage
+            self.type = type
+            self.count = count
+        }
+
+        /// Copies `chunk`'s values to rows `row ..< row + chunk.count`; false if it is of another type.
+        /// Safe to call from several threads for disjoint rows.
+        func copy(_ chunk: AnyColumn, toRow row: Int) -> Bool {
+            guard chunk.elementType == type, row >= 0, row + chunk.count <= count else { return false }
+            let width = type.byteWidth
+            let target = storage.base + row * width
+            switch chunk {
+            case .int32(let c):
+                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
+            case .int64(let c):
+                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
+            case .float32(let c):
+                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
+            case .float64(let c):
+                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
+            }
+            return true
+        }
+
+        /// The filled column, with `validity` (nil: no nulls).
+        func column(validity: Bitmask?) -> AnyColumn {
+            switch type {
+            case .int32: .int32(Column(viewing: storage, count: count, validity: validity, summaries: nil))
+            case .int64: .int64(Column(viewing: storage, count: count, validity: validity, summaries: nil))
+            case .float32: .float32(Column(viewing: storage, count: count, validity: validity, summaries: nil))
+            case .float64: .float64(Column(viewing: storage, count: count, validity: validity, summaries: nil))
+            }
+        }
     }
 
     /// Decodes record batches on up to `threads` threads, each from a copy of this decoder's
@@ -216,6 +277,17 @@ struct ArrowIPCDecoder {
             at += try BatchCursor(self, m, m.header).length
         }
         let known = interner.symbols.count
+        // A file read whole: each value field's column is made once for all its rows.
+        let total = at - rows
+        var destinations: [Int: Destination] = [:]
+        if rows == 0 && valueChunks.values.allSatisfy(\.isEmpty) && messages.count > 1 {
+            for i in valueChunks.keys {
+                guard let d = Destination(type: fields[i].elementType, count: total) else {
+                    throw .io(file: file, operation: "allocate", errno: ENOMEM)
+                }
+                destinations[i] = d
+            }
+        }
         let parts = UnsafeMutablePointer<BatchPart>.allocate(capacity: messages.count)
         parts.initialize(repeating: BatchPart(), count: messages.count)
         defer {
@@ -229,6 +301,9 @@ struct ArrowIPCDecoder {
         template.dates = Column()
         template.valueChunks = [:]
         template.timeOfDay = nil
+        template.destinations = destinations
+        template.destinationOrigin = rows
+        template.destinationNulls = []
         let start = template
         forEachChunk(messages.count, threads: Swift.max(1, threads)) { n, _ in
             if n > firstFailure.index.load(ordering: .relaxed) { return }
@@ -242,22 +317,35 @@ struct ArrowIPCDecoder {
                 part.valueChunks = local.valueChunks
                 part.newSymbols = Array(local.interner.symbols[known...])
                 part.timeOfDay = local.timeOfDay
+                part.destinationNulls = local.destinationNulls
             } catch {
                 part.failure = error
                 firstFailure.index.min(n, ordering: .relaxed)
             }
             shared.base[n] = part
         }
+        // Reserved once for every batch: reserving each batch's rows in turn would reallocate
+        // exactly that much each time and copy the rows so far again (quadratic: 305 batches of a
+        // 20 M-row file copied 12 GB).
+        rowTickers.reserveCapacity(rowTickers.count + (at - rows))
+        dates.reserveCapacity(dates.count + (at - rows))
         for n in 0 ..< messages.count {
             let part = parts[n]
             if let failure = part.failure { throw failure }
             let numbers = (0 ..< known).map { Int32($0) } + part.newSymbols.map { interner.number($0) }
-            rowTickers.reserveCapacity(rowTickers.count + part.rowTickers.count)
             for t in part.rowTickers { rowTickers.append(numbers[Int(t)]) }
             dates.append(contentsOf: part.dates, rows: 0 ..< part.dates.count)
             for (field, chunks) in part.valueChunks { valueChunks[field, default: []] += chunks }
             if timeOfDay == nil { timeOfDay = part.timeOfDay }
             rows += part.dates.count
+        }
+        for (i, destination) in destinations {
+            var validity: Bitmask?
+            for piece in (0 ..< messages.count).flatMap({ parts[$0].destinationNulls }) where piece.field == i {
+                if validity == nil { validity = Bitmask(count: total, allSet: true) }
+                for r in 0 ..< piece.validity.count where !piece.validity[r] { validity?[piece.row + r] = false }
+            }
+            valueChunks[i] = [destination.column(validity: validity)]
         }
     }
 
@@ -706,7 +794,15 @@ struct ArrowIPCDecoder {
                 let width = field.bitWidth / 8
                 let data = try cursor.nextBuffer(minimum: width * n)
                 let chunk = try ArrowIPCDecoder.numeric(field, data, validity: validity, count: n, file: file)
-                valueChunks[i, default: []].append(chunk)
+                if let destination = destinations[i] {
+                    guard destination.copy(chunk, toRow: base - destinationOrigin) else {
+                        throw bad(
+                            m.bodyStart, "Arrow record batch rows \(base) ..< \(base + n) outside the file's \(destination.count) rows")
+                    }
+                    if let v = chunk.validity { destinationNulls.append((i, base - destinationOrigin, v)) }
+                } else {
+                    valueChunks[i, default: []].append(chunk)
+                }
             }
         }
         if !sawTicker, let symbol = defaultTicker {

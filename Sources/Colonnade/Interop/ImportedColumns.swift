@@ -94,9 +94,10 @@ struct ImportedColumns {
         }
         var chunks = [[AnyColumn]](repeating: [], count: out.names.count)
         var dates: [Column<Int32>] = []
+        // Reserved once: per part it would reallocate exactly and copy the rows so far each time.
+        out.rowTickers.reserveCapacity(out.rowTickers.count + parts.reduce(0) { $0 + $1.rowTickers.count })
         for part in parts {
             let numbers = part.symbols.map { interner.number($0) }
-            out.rowTickers.reserveCapacity(out.rowTickers.count + part.rowTickers.count)
             for t in part.rowTickers { out.rowTickers.append(numbers[Int(t)]) }
             dates.append(part.dates)
             var present = [AnyColumn?](repeating: nil, count: out.names.count)

@@ -193,6 +193,10 @@ struct ParquetDecoder {
         /// Where compressed pages are decompressed, reused from page to page.
         let pageBuffer: ParquetPageBuffer
         var failure: InteropError?
+        /// The first row of a value column whose bytes this decode may borrow for a moment
+        /// (`decodePlainPageInPlace`): the chunk's own rows when other threads decode other chunks
+        /// of the column, any row when one thread decodes them all.
+        var borrowableFrom = Int.max
     }
 
     /// Decodes every row group: the ticker chunks first, in order, on this thread (they share the
@@ -250,6 +254,7 @@ struct ParquetDecoder {
             if n > firstFailure.index.load(ordering: .relaxed) { return }
             let task = tasks[rest[n]]
             var state = ChunkState(firstRow: task.at, rows: task.rows, pageBuffer: buffers[worker])
+            state.borrowableFrom = workers == 1 ? 0 : task.at
             do throws(InteropError) {
                 try decoder.decodeChunk(task, state: &state)
             } catch {
@@ -334,6 +339,14 @@ struct ParquetDecoder {
                         throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
                     }
                     let n = Int(n64)
+                    if codec == ParquetFormat.Codec.zstd.rawValue && encoding == ParquetFormat.Encoding.plain.rawValue,
+                        try decodePlainPageInPlace(
+                            body, length: Int(uncompressed), count: n, leaf: c, row: at + done, at: bodyStart,
+                            borrowableFrom: state.borrowableFrom)
+                    {
+                        done += n
+                        continue
+                    }
                     try withPage(body, codec: codec, length: Int(uncompressed), at: bodyStart, buffer: state.pageBuffer) {
                         d throws(InteropError) in
                         var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
@@ -460,6 +473,55 @@ struct ParquetDecoder {
             throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
         }
         return try use(UnsafeRawBufferPointer(out))
+    }
+
+    /// Decodes a v1 data page of PLAIN values without nulls, ZSTD-compressed, by decompressing it
+    /// straight into its rows of the value column (no page buffer, no copy): the page's level
+    /// bytes (at most 64) land just before the page's first row, over earlier rows of the column
+    /// (at or after `borrowableFrom`), which are kept and put back whatever happens.
+    /// - Returns: false, having changed nothing, when the page is not such a page (a ticker, date
+    ///   or converted column, levels longer than 64 bytes or not one run of present values, no
+    ///   room before the row): the caller decodes it the ordinary way.
+    /// - Throws: the page's ZSTD error, as `withPage` gives it.
+    func decodePlainPageInPlace(
+        _ body: UnsafeRawBufferPointer, length: Int, count n: Int, leaf c: Int, row: Int, at offset: Int, borrowableFrom: Int
+    ) throws(InteropError) -> Bool {
+        let leaf = leaves[c]
+        guard case .value = leaf.role, leaf.conversion == nil, let storage = storages[c] else { return false }
+        let width = leaf.width
+        let (valueBytes, overflow) = n.multipliedReportingOverflow(by: width)
+        guard !overflow, valueBytes <= length else { return false }
+        let prefix = length - valueBytes
+        guard leaf.optional ? (prefix >= 6 && prefix <= 64) : prefix == 0 else { return false }
+        guard row >= borrowableFrom, (row - borrowableFrom) * width >= prefix else { return false }
+        guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+            throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
+        }
+        // Safe: rows row ..< row + n lie within the storage (row groups checked against totalRows),
+        // and the prefix bytes before them are rows at or after `borrowableFrom`.
+        let destination = storage.base + row * width - prefix
+        var kept: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &kept) { $0.baseAddress!.copyMemory(from: destination, byteCount: prefix) }
+        defer { withUnsafeBytes(of: kept) { destination.copyMemory(from: $0.baseAddress!, byteCount: prefix) } }
+        do throws(ZstdError) {
+            let written = try Zstd.decompress(body, into: UnsafeMutableRawBufferPointer(start: destination, count: length))
+            guard written == length else { throw .sizeMismatch(expected: length, actual: written) }
+        } catch {
+            throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+        }
+        if prefix > 0 {
+            // The levels: their 4-byte length, then one run of `n` present values.
+            let levelsLength = Int(UInt32(littleEndian: destination.loadUnaligned(as: UInt32.self)))
+            let levels = UnsafeRawBufferPointer(start: destination + 4, count: prefix - 4)
+            guard levelsLength == prefix - 4,
+                RLEHybridDecoder(levels, bitWidth: 1, file: file, fileOffset: offset).startsWithRun(of: 1, count: n)
+            else {
+                // Not for this path after all: the rows are zero again, as the ordinary path expects.
+                (storage.base + row * width).initializeMemory(as: UInt8.self, repeating: 0, count: valueBytes)
+                return false
+            }
+        }
+        return true
     }
 
     /// A ZSTD page or buffer of `length` bytes: the length is checked against the most the
@@ -630,12 +692,21 @@ struct ParquetDecoder {
                 throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page")
             }
             guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
-            var out = [UInt32](repeating: 0, count: k)
-            if k > 0 {
+            var failure: InteropError?
+            // Not zero-filled first: every index is written by the decoder, or the page fails.
+            let out = [UInt32](unsafeUninitializedCapacity: k) { p, initialized in
+                initialized = 0
+                guard k > 0, let base = p.baseAddress else { return }
                 var decoder = RLEHybridDecoder(
                     UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
-                try out.withUnsafeMutableBufferPointer { p throws(InteropError) in try decoder.decode(count: k, into: p.baseAddress!) }
+                do throws(InteropError) {
+                    try decoder.decode(count: k, into: base)
+                    initialized = k
+                } catch {
+                    failure = error
+                }
             }
+            if let failure { throw failure }
             indices = out
         default:
             let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
@@ -739,6 +810,19 @@ struct ParquetDecoder {
                 out.copyMemory(from: values.baseAddress!, byteCount: n * width)
                 return
             }
+            if let indices, defined == nil, case .values(let entries, let entryCount)? = dictionary, width == 8 || width == 4 {
+                // Dictionary pages without nulls (Polars' integer and date columns): one typed
+                // load and store per row.
+                let failed = entries.withUnsafeBytes { d in
+                    width == 8
+                        ? Self.lookUp(UInt64.self, indices: indices, entryCount: entryCount, dictionary: d, into: out)
+                        : Self.lookUp(UInt32.self, indices: indices, entryCount: entryCount, dictionary: d, into: out)
+                }
+                if let failed {
+                    throw bad(fileOffset, "Parquet dictionary index \(indices[failed]) of \(entryCount) in '\(leaf.name)'")
+                }
+                return
+            }
             var slots: [Int] = []
             if let defined {
                 slots.reserveCapacity(k)
@@ -750,6 +834,27 @@ struct ParquetDecoder {
                 (out + r * width).copyMemory(from: p, byteCount: width)
                 return true
             }
+        }
+    }
+
+    /// Writes entry `indices[i]` of `dictionary` (values of `T`, `entryCount` of them) as the
+    /// `i`-th value at `out`, for every index up to the first one not below `entryCount`.
+    /// - Returns: the position of that index, or nil when every index is in the dictionary.
+    /// - Precondition: `dictionary` holds `entryCount` values and `out` has room for
+    ///   `indices.count`.
+    @inline(__always)
+    static func lookUp<T: FixedWidthInteger & BitwiseCopyable>(
+        _: T.Type, indices: [UInt32], entryCount: Int, dictionary: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer
+    ) -> Int? {
+        indices.withUnsafeBufferPointer { x in
+            let size = MemoryLayout<T>.size
+            for i in 0 ..< x.count {
+                let index = Int(x[i])
+                guard index < entryCount else { return i }
+                // Safe: index < entryCount values in the dictionary; row i is one of the page's rows.
+                (out + i &* size).storeBytes(of: dictionary.loadUnaligned(fromByteOffset: index &* size, as: T.self), as: T.self)
+            }
+            return nil
         }
     }
 

@@ -37,14 +37,17 @@ public struct QueryOptions: Sendable, Equatable {
         self.useBlockSummaries = useBlockSummaries
     }
 
-    /// The number of online cores.
-    public static var availableCores: Int {
+    /// The number of online cores, as first asked (every query without `threads` asks; glibc's
+    /// `sysconf` answers by reading a file of /sys each time).
+    public static var availableCores: Int { onlineCores }
+
+    private static let onlineCores: Int = {
         #if canImport(Glibc)
         return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else
         return 1
         #endif
-    }
+    }()
 
     /// The thread count that will actually be used.
     public var effectiveThreads: Int { max(1, threads ?? QueryOptions.availableCores) }

@@ -54,11 +54,16 @@ extension QuoteTable {
         } else {
             keep = perTickerMatches(plan, rows: candidates, threads: options.effectiveThreads, counters: options.counters)
         }
-        var mask = Bitmask(count: rowCount)
+        // At most one bit a ticker: only the mask's pages that get a bit are given memory.
+        var mask = Bitmask(sparselyWrittenCount: rowCount)
+        var count = 0
         mask.withUnsafeMutableWords { w in
-            for (row, k) in zip(candidates, keep) where k { w[row >> 6] |= 1 << UInt64(row & 63) }
+            for (row, k) in zip(candidates, keep) where k {
+                w[row >> 6] |= 1 << UInt64(row & 63)
+                count += 1
+            }
         }
-        return Selection(table: self, mask: mask)
+        return Selection(table: self, mask: mask, count: count)
     }
 
     /// Screening as of a day with the predicate written as text.

@@ -215,18 +215,9 @@ extension Selection {
             let validity = column.validity
             let plain = needs == Accumulator.Needs()
             if plain {
-                // The common case (count, sum, min, max, mean): the loops of before first/last/stddev.
-                if let validity {
-                    mask.forEachSetRow(in: range) { row in
-                        if validity[row] { a.add(values[row].doubleValue) }
-                        return true
-                    }
-                } else {
-                    mask.forEachSetRow(in: range) { row in
-                        a.add(values[row].doubleValue)
-                        return true
-                    }
-                }
+                // The common case (count, sum, min, max, mean).
+                guard let base = values.baseAddress, !range.isEmpty else { return }
+                Selection.accumulatePlain(base, mask: mask, validity: validity, range, &a)
                 return
             }
             mask.forEachSetRow(in: range) { row in
@@ -239,6 +230,81 @@ extension Selection {
                 return true
             }
         }
+    }
+
+    /// `Accumulator.add` of `values[row]` for every row of `range` set in `mask` (and in
+    /// `validity`, when there is one), in ascending row order, with the accumulator's count, NaN
+    /// count, sum, minimum and maximum kept in registers: the same values to the bit (the sum adds
+    /// left to right, min and max skip NaN as `add` does). A word of the mask whose 64 rows all
+    /// count is one plain loop; any other, its set bits one by one. (Through `forEachSetRow`'s
+    /// closure and `add`, Q4's count and sum(close) over its 5.5 M of 20 M rows took about twice
+    /// the scan itself: 47 against 16 ms in the 20 M-row peers run of 2026-11-29.)
+    /// - Precondition: `range` is not empty and lies within the column and the mask.
+    static func accumulatePlain<T: ColumnElement>(
+        _ values: UnsafePointer<T>, mask: Bitmask, validity: Bitmask?, _ range: Range<Int>, _ a: inout Accumulator
+    ) {
+        var sums = PlainSums(count: a.count, nans: a.nans, sum: a.sum, min: a.min, max: a.max)
+        mask.withUnsafeWords { m in
+            if let validity {
+                validity.withUnsafeWords { k in sums = plainLoop(values, m, k, range, sums) }
+            } else {
+                sums = plainLoop(values, m, nil, range, sums)
+            }
+        }
+        a.count = sums.count
+        a.nans = sums.nans
+        a.sum = sums.sum
+        a.min = sums.min
+        a.max = sums.max
+    }
+
+    /// The plain part of an `Accumulator`, in and out of `plainLoop`.
+    struct PlainSums {
+        var count: Int, nans: Int, sum: Double, min: Double, max: Double
+    }
+
+    /// `accumulatePlain`'s loop, its state in locals: `known` is the validity's words, or nil.
+    @inline(__always)
+    private static func plainLoop<T: ColumnElement>(
+        _ values: UnsafePointer<T>, _ m: UnsafeBufferPointer<UInt64>, _ known: UnsafeBufferPointer<UInt64>?,
+        _ range: Range<Int>, _ start: PlainSums
+    ) -> PlainSums {
+        var count = start.count, nans = start.nans, sum = start.sum, lo = start.min, hi = start.max
+        let firstWord = range.lowerBound >> 6, lastWord = (range.upperBound - 1) >> 6
+        for wi in firstWord ... lastWord {
+            var word = m[wi]
+            if let known { word &= known[wi] }
+            if wi == firstWord { word &= ~UInt64(0) << UInt64(range.lowerBound & 63) }
+            if wi == lastWord { word &= ~UInt64(0) >> UInt64(63 - ((range.upperBound - 1) & 63)) }
+            let row0 = wi << 6
+            if word == ~UInt64(0) {
+                for i in 0 ..< 64 {
+                    let x = values[row0 + i].doubleValue
+                    sum += x
+                    if x.isNaN {
+                        nans += 1
+                    } else {
+                        lo = x >= lo ? lo : x  // also x while lo is NaN (no value yet), as `add`
+                        hi = x <= hi ? hi : x
+                    }
+                }
+                count += 64
+                continue
+            }
+            count += word.nonzeroBitCount
+            while word != 0 {
+                let x = values[row0 | word.trailingZeroBitCount].doubleValue
+                sum += x
+                if x.isNaN {
+                    nans += 1
+                } else {
+                    lo = x >= lo ? lo : x
+                    hi = x <= hi ? hi : x
+                }
+                word &= word &- 1
+            }
+        }
+        return PlainSums(count: count, nans: nans, sum: sum, min: lo, max: hi)
     }
 
     /// `values[0]` is row `rows.lowerBound`; NaN is null.

@@ -21,6 +21,17 @@ public struct Selection: Sendable {
         self.count = mask.nonzeroBitCount
     }
 
+    /// A selection of the rows set in `mask`, whose number the caller knows (no pass over the
+    /// mask to count them).
+    /// - Precondition: the mask covers every row of the table and has `count` bits set.
+    package init(table: QuoteTable, mask: Bitmask, count: Int) {
+        precondition(mask.count == table.rowCount, "mask does not cover the table")
+        assert(mask.nonzeroBitCount == count, "count does not match the mask")
+        self.table = table
+        self.mask = mask
+        self.count = count
+    }
+
     /// The matching row numbers in table order (ticker by ticker, dates ascending), at most `limit`.
     public func rows(limit: Int? = nil) -> [Int] {
         var out = [Int]()

@@ -179,6 +179,42 @@ extension ZstdDecoder {
                 r2.reload()
                 r3.reload()
                 r4.reload()
+                if r1.consumed <= 7 && r2.consumed <= 7 && r3.consumed <= 7 && r4.consumed <= 7 {
+                    // The reference decoder's fast 4X2 loop: each stream's unread bits at the top
+                    // of a word whose lowest set bit counts the bits used, so a lookup is one
+                    // shift; five lookups per stream (at most 55 bits, 10 bytes) between refills,
+                    // for as many rounds as every stream has input (7 bytes a round, never before
+                    // its own first byte) and room in its segment (10 bytes a round) for.
+                    let shift = UInt64(64 - bits)
+                    var b1 = (r1.container | 1) &<< UInt64(r1.consumed), b2 = (r2.container | 1) &<< UInt64(r2.consumed)
+                    var b3 = (r3.container | 1) &<< UInt64(r3.consumed), b4 = (r4.container | 1) &<< UInt64(r4.consumed)
+                    var i1 = r1.position, i2 = r2.position, i3 = r3.position, i4 = r4.position
+                    while true {
+                        let input = Swift.min(Swift.min(i1 - start1, i2 - start2), Swift.min(i3 - start3, i4 - start4)) / 7
+                        let room = Swift.min(Swift.min(o2 - p1, o3 - p2), Swift.min(o4 - p3, oEnd - p4)) / 10
+                        let rounds = Swift.min(input, room)
+                        if rounds <= 0 { break }
+                        for _ in 0 ..< rounds {
+                            for _ in 0 ..< 5 {
+                                // Safe: each pointer has two bytes of room in its segment (10 a
+                                // round), and a lookup of the top `bits` bits indexes the table.
+                                huffmanPairStep(&b1, &p1, pairs, shift)
+                                huffmanPairStep(&b2, &p2, pairs, shift)
+                                huffmanPairStep(&b3, &p3, pairs, shift)
+                                huffmanPairStep(&b4, &p4, pairs, shift)
+                            }
+                            // Safe: each stream moves back at most 7 bytes a round, and had 7 per round.
+                            huffmanRefill(&b1, &i1, base)
+                            huffmanRefill(&b2, &i2, base)
+                            huffmanRefill(&b3, &i3, base)
+                            huffmanRefill(&b4, &i4, base)
+                        }
+                    }
+                    r1.resume(at: i1, consumed: b1.trailingZeroBitCount)
+                    r2.resume(at: i2, consumed: b2.trailingZeroBitCount)
+                    r3.resume(at: i3, consumed: b3.trailingZeroBitCount)
+                    r4.resume(at: i4, consumed: b4.trailingZeroBitCount)
+                }
                 // One or two symbols per lookup; each stream moves at its own pace, so each keeps
                 // eight bytes of room in its own segment (four lookups write at most eight).
                 while o2 - p1 >= 8 && o3 - p2 >= 8 && o4 - p3 >= 8 && oEnd - p4 >= 8
@@ -221,4 +257,28 @@ extension ZstdDecoder {
             throw .malformed(offset: starts[i], detail: "Huffman literals stream \(i + 1) of 4 not used up exactly by its literals")
         }
     }
+}
+
+/// One lookup of the fast 4X2 loop: the top `64 - shift` bits of `bits` index `pairs`; the one or
+/// two symbols are stored (two bytes are written), and their bits shifted out.
+@inline(__always)
+private func huffmanPairStep(
+    _ bits: inout UInt64, _ out: inout UnsafeMutablePointer<UInt8>, _ pairs: UnsafePointer<UInt32>, _ shift: UInt64
+) {
+    let entry = pairs[Int(truncatingIfNeeded: bits &>> shift)]
+    UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: entry), as: UInt16.self)
+    bits &<<= UInt64((entry &>> 16) & 0xFF)
+    out += Int(entry &>> 24)
+}
+
+/// Refills a fast-loop word: the bits used (its trailing zeros, at most 63) move the stream back
+/// by whole bytes, and the eight bytes there are loaded with the marker bit set at the bottom,
+/// then shifted past the bits of their top byte already used.
+/// - Precondition: the new position is at or after the stream's first byte.
+@inline(__always)
+private func huffmanRefill(_ bits: inout UInt64, _ position: inout Int, _ base: UnsafeRawPointer) {
+    let used = bits.trailingZeroBitCount
+    position &-= used &>> 3
+    let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+    bits = (word | 1) &<< UInt64(used & 7)
 }

@@ -119,16 +119,21 @@ extension ZstdDecoder {
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
             if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out &- literalLength
-                && offset <= min(out + literalLength - frameFirst, window) && offset >= 16
+                && offset <= min(out + literalLength - frameFirst, window)
             {
                 // Safe: the literals lie before `literalFastEnd` and the output before
                 // `outFastEnd`, each with 32 bytes readable or writable past it; the match starts
-                // in the frame's output, 16 or more bytes back, so every vector is read wholly
-                // behind where it is written.
+                // in the frame's output (offsets are at least 1), and each copy reads only bytes
+                // already written (16-byte vectors from 16 back or more, else 8-byte words once
+                // the source is 8 or more bytes behind).
                 copyLiteralVectors(from: literal, count: literalLength, to: out)
                 literal += literalLength
                 out += literalLength
-                copyFarMatchVectors(to: out, offset: offset, count: matchLength)
+                if offset >= 16 {
+                    copyFarMatchVectors(to: out, offset: offset, count: matchLength)
+                } else {
+                    copyNearMatchWords(to: out, offset: offset, count: matchLength)
+                }
                 out += matchLength
                 continue
             }
@@ -291,6 +296,45 @@ private func copyFarMatchVectors(to destination: UnsafeMutablePointer<UInt8>, of
         d.storeBytes(of: UnsafeRawPointer(d - offset).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
         d += 16
     } while d < end
+}
+
+/// Copies a match of `count` bytes from `offset` (1...15) bytes back, overlapping, in 8-byte
+/// words (as the reference decoder's `ZSTD_overlapCopy8` and short-offset wild copy do): the first
+/// eight bytes so that the source then lies 8 or more bytes behind, at a multiple of `offset`
+/// (a period of the repeated pattern), then whole words. Writes at most 8 bytes, or `count`
+/// rounded up to 8, past `destination`.
+/// - Precondition: `1 <= offset <= 15`, the source lies in the output, and `max(8, count)`
+///   rounded up to 8 bytes is writable at `destination`.
+@inline(__always)
+private func copyNearMatchWords(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int) {
+    var d = UnsafeMutableRawPointer(destination)
+    var s = UnsafeRawPointer(destination - offset)
+    if offset < 8 {
+        // Four bytes one by one (each reads a byte already written), then four from a source
+        // moved on by a multiple of the period; the source then moves back so that it lies a
+        // multiple of `offset`, and at least 8, behind. Tables of the reference decoder:
+        // {0, 1, 2, 1, 4, 4, 4, 4} added and {8, 8, 8, 7, 8, 9, 10, 11} subtracted, as nibbles.
+        let added = (0x4444_1210 &>> (4 &* offset)) & 15
+        let subtracted = (0xBA98_7888 &>> (4 &* offset)) & 15
+        d.storeBytes(of: s.load(as: UInt8.self), as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 1, as: UInt8.self), toByteOffset: 1, as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 2, as: UInt8.self), toByteOffset: 2, as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
+        d.storeBytes(of: s.loadUnaligned(fromByteOffset: added, as: UInt32.self), toByteOffset: 4, as: UInt32.self)
+        // The source now lies 8, 8, 9, 8, 10, 12 or 14 bytes behind for offsets 1 to 7 (never
+        // before `destination - offset`).
+        s += added &- subtracted &+ 8
+    } else {
+        d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        s += 8
+    }
+    d += 8
+    let end = UnsafeMutableRawPointer(destination) + count
+    while d < end {
+        d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        s += 8
+        d += 8
+    }
 }
 
 /// Copies `count` literal bytes in whole 16-byte vectors when both sides have room for the last
