@@ -46,6 +46,3 @@ with open(dst, "w") as f:
     f.write("\n")
 EOF
 rm -f "$BENCH_JSON.bench"
-# Pacing for the run of 2026-11-29 (reproduce.sh judges the next suite by the load at its start):
-# wait, at most 3 minutes, for this suite's own threads to leave the 1-minute load average.
-for _ in $(seq 36); do awk '{ exit !($1 > 1.5) }' /proc/loadavg || break; sleep 5; done

@@ -19,6 +19,3 @@ base="$here/.data/$size-seed42"
 label="$(python3 -c "import sys; n = int(sys.argv[1]) * int(sys.argv[2]); print('%dM' % (n // 1000000) if n >= 1000000 else '%dk' % (n // 1000))" "$tickers" "$days")"
 python3 "$here/update_e2e.py" --bin "$BENCH_BIN/colonnade" --base "$base.snapshot" \
     --runs "$([ "$BENCH_SIZE" = large ] && echo 3 || echo 5)" --label "$label" --json "$BENCH_JSON"
-# Pacing for the run of 2026-11-29 (reproduce.sh judges the next suite by the load at its start):
-# wait, at most 3 minutes, for this suite's own threads to leave the 1-minute load average.
-for _ in $(seq 36); do awk '{ exit !($1 > 1.5) }' /proc/loadavg || break; sleep 5; done
