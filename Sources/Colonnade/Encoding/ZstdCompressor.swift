@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,10 +32,26 @@ public enum ZstdCompressor {
     /// The largest block's content.
     static let blockSize = 1 << 17
 
+    /// Block encoders (with their match tables) of finished frames, kept for the next frames on
+    /// any thread: a Parquet export makes a frame a page, and a frame's buffers allocated afresh
+    /// were pages faulted in and zeroed again for every page.
+    static let spareEncoders = Mutex<[BlockEncoder]>([])
+    /// At most this many are kept (about 1.5 MB each, more with tables).
+    static let sparesKept = 16
+
     /// The frame of `input` at `level` (clamped to `levels`).
     /// - Complexity: O(input × search depth of the level).
     public static func compress(_ input: UnsafeRawBufferPointer, level: Int = defaultLevel) -> [UInt8] {
-        var state = MatchState(level: min(max(level, levels.lowerBound), levels.upperBound), size: input.count)
+        let blockEncoder = spareEncoders.withLock { $0.popLast() } ?? BlockEncoder()
+        var state = MatchState(
+            level: min(max(level, levels.lowerBound), levels.upperBound), size: input.count,
+            hashStorage: &blockEncoder.hashStorage, chainStorage: &blockEncoder.chainStorage)
+        defer {
+            blockEncoder.keep(&state)
+            spareEncoders.withLock { spares in
+                if spares.count < sparesKept { spares.append(blockEncoder) }
+            }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(input.count / 2 + 64)
         // Frame header (RFC 8878 §3.1.1.1).
@@ -51,7 +69,6 @@ public enum ZstdCompressor {
         }
         if let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), size > 0 {
             var start = 0
-            let blockEncoder = BlockEncoder()
             while start < size {
                 let end = min(size, start + blockSize)
                 blockEncoder.encode(base, start: start, end: end, inputEnd: base + size, last: end == size, state: &state, into: &out)
@@ -102,7 +119,9 @@ public enum ZstdCompressor {
         /// The offset before it (double fast tries it right after a match).
         var secondOffset = 4
 
-        init(level: Int, size: Int) {
+        /// The tables of `level` for `size` bytes, emptied, in the buffers taken from `hashStorage`
+        /// and `chainStorage` (left empty).
+        init(level: Int, size: Int, hashStorage: inout [Int32], chainStorage: inout [Int32]) {
             windowLog = level < 6 ? 21 : level < 12 ? 22 : 23
             let sizeLog = max(10, Int.bitWidth - max(1, size).leadingZeroBitCount)
             fast = level == 1
@@ -113,8 +132,22 @@ public enum ZstdCompressor {
             depth = level < 3 ? 0 : level < 5 ? 4 : level < 8 ? 16 : level < 13 ? 48 : 128
             lazy = level >= 5
             // The fast strategy's empty entry lies more than a window before any position.
-            hash = [Int32](repeating: fast ? Int32.min : -1, count: 1 << hashLog)
-            chain = chainLog > 0 ? [Int32](repeating: -1, count: 1 << chainLog) : []
+            hash = []
+            chain = []
+            swap(&hash, &hashStorage)
+            swap(&chain, &chainStorage)
+            Self.fill(&hash, with: fast ? Int32.min : -1, count: 1 << hashLog)
+            Self.fill(&chain, with: -1, count: chainLog > 0 ? 1 << chainLog : 0)
+        }
+
+        /// Makes `table` `count` times `value`, in its buffer when that is large enough.
+        static func fill(_ table: inout [Int32], with value: Int32, count: Int) {
+            if table.count == count {
+                table.withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+            } else {
+                table.removeAll(keepingCapacity: true)
+                table.append(contentsOf: repeatElement(value, count: count))
+            }
         }
     }
 
@@ -463,7 +496,7 @@ public enum ZstdCompressor {
                     current = ip0
                     put(hash0, ip0)
                     // The last offset at ip2, one byte before it too when that byte matches.
-                    if rep1 <= ip2 && rep1 <= window && load32(base + ip2) == load32(base + ip2 - rep1) {
+                    if rep1 <= ip2 && rep1 <= window && load32(base + ip2) == load32(base + (ip2 &- rep1)) {
                         matchStart = ip2
                         matchFrom = ip2 - rep1
                         length = 4
@@ -509,11 +542,11 @@ public enum ZstdCompressor {
                     hash1 = hashOf(ip2)
                     ip0 = ip1
                     ip1 = ip2
-                    ip2 = ip0 + step
-                    ip3 = ip1 + step
+                    ip2 = ip0 &+ step
+                    ip3 = ip1 &+ step
                     if ip2 >= nextStep {
-                        step += 1
-                        nextStep += 128
+                        step &+= 1
+                        nextStep &+= 128
                     }
                 } while ip3 <= limit
                 guard found else { break }
@@ -584,7 +617,9 @@ public enum ZstdCompressor {
     }
 
     /// Encodes blocks; owns the buffers of one block's sequences, literals, codes and bitstream.
-    final class BlockEncoder {
+    ///
+    /// Safe to send: a frame takes one from `spareEncoders` and uses it alone until it gives it back.
+    final class BlockEncoder: @unchecked Sendable {
         /// A match is at least 4 bytes long, so a block has fewer sequences than this.
         static let maximumSequences = ZstdCompressor.blockSize / 4 + 8
         let sequences = UnsafeMutablePointer<Sequence>.allocate(capacity: maximumSequences)
@@ -595,6 +630,17 @@ public enum ZstdCompressor {
         /// the final states, and an 8-byte store's overshoot.
         static let bitCapacity = maximumSequences * 12 + 64
         let bits = UnsafeMutableRawPointer.allocate(byteCount: bitCapacity, alignment: 8)
+
+        /// A finished frame's match tables, kept for the next frame's (`MatchState` takes them).
+        var hashStorage: [Int32] = []
+        var chainStorage: [Int32] = []
+
+        /// Takes `state`'s tables for the next frame, unless they are the deep levels' large ones.
+        func keep(_ state: inout MatchState) {
+            let largest = 1 << 18
+            if state.hash.count <= largest { swap(&hashStorage, &state.hash) }
+            if state.chain.count <= largest { swap(&chainStorage, &state.chain) }
+        }
 
         deinit {
             sequences.deallocate()

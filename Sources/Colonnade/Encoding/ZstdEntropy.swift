@@ -60,16 +60,16 @@ struct ZstdRegisterBitWriter {
     /// Adds the low `bits` bits of `value` (`bits` ≤ 32).
     @inline(__always)
     mutating func add(_ value: UInt64, _ bits: Int) {
-        accumulator |= (value & ((1 &<< UInt64(bits)) &- 1)) &<< UInt64(count)
-        count += bits
+        accumulator |= (value & ((1 &<< UInt64(truncatingIfNeeded: bits)) &- 1)) &<< UInt64(truncatingIfNeeded: count)
+        count &+= bits
     }
 
     /// Stores the register; keeps the bits of a partial byte.
     @inline(__always)
     mutating func flush() {
         start.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
-        position += count &>> 3
-        accumulator = accumulator &>> UInt64(count & ~7)
+        position &+= count &>> 3
+        accumulator = accumulator &>> UInt64(truncatingIfNeeded: count & ~7)
         count &= 7
     }
 
@@ -173,9 +173,9 @@ struct ZstdFSEEncoder {
         @inline(__always)
         func encode(_ symbol: Int, state: Int, into writer: inout ZstdRegisterBitWriter) -> Int {
             let t = transforms[symbol]
-            let bits = (state + Int(t.deltaNbBits)) >> 16
+            let bits = (state &+ Int(t.deltaNbBits)) &>> 16
             writer.add(UInt64(truncatingIfNeeded: state), bits)
-            return Int(states[(state >> bits) + Int(t.deltaFindState)])
+            return Int(states[(state &>> bits) &+ Int(t.deltaFindState)])
         }
     }
 
