@@ -18,15 +18,15 @@ struct LakehouseSuite {
                 "Parquet zstd", false,
                 { p, d in
                     var w = ParquetWriter(table: table)
-                    w.compression = .zstd(level: 3)
+                    w.compression = .zstd(level: ZstdCompressor.fileDefaultLevel)
                     try w.write(toFile: p, durable: d)
                 }
             ),
             (
-                "Parquet zstd:1", false,
+                "Parquet zstd:3", false,
                 { p, d in
                     var w = ParquetWriter(table: table)
-                    w.compression = .zstd(level: 1)
+                    w.compression = .zstd(level: 3)
                     try w.write(toFile: p, durable: d)
                 }
             ),
@@ -34,7 +34,7 @@ struct LakehouseSuite {
                 "Parquet zstd fsync", true,
                 { p, d in
                     var w = ParquetWriter(table: table)
-                    w.compression = .zstd(level: 3)
+                    w.compression = .zstd(level: ZstdCompressor.fileDefaultLevel)
                     try w.write(toFile: p, durable: d)
                 }
             ),

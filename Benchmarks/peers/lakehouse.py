@@ -350,7 +350,7 @@ def bench(binary, snapshot, workdir, repeat, threads):
         return w
     writers = [
         ("colonnade export parquet zstd (CLI, fsync)", colonnade(["--format", "parquet", "--compression", "zstd"]), True, "file"),
-        ("colonnade export parquet zstd:1 (CLI, fsync)", colonnade(["--format", "parquet", "--compression", "zstd:1"]), True, "file"),
+        ("colonnade export parquet zstd:3 (CLI, fsync)", colonnade(["--format", "parquet", "--compression", "zstd:3"]), True, "file"),
         ("colonnade export delta (CLI, fsync)", colonnade(["--format", "delta"]), True, "dir"),
         ("colonnade export delta --partition-by year (CLI, fsync)", colonnade(["--format", "delta", "--partition-by", "year"]), True, "dir"),
         ("Polars write_parquet (zstd default)", lambda p: df.write_parquet(p), False, "file"),

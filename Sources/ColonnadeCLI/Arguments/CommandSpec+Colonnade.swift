@@ -101,7 +101,7 @@ extension CommandSpec {
             + "delta writes (or commits a new version to) a Delta Lake table in the directory --output: zstd Parquet data files "
             + "and a _delta_log/ commit; into an existing table, --mode append adds the rows and --mode overwrite replaces "
             + "the partitions they fall in (the whole table when it has no partitions), atomically. "
-            + "--compression: none, snappy, zstd or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
+            + "--compression: none, snappy, zstd (level 1) or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
         options: ExportCommand.Options.all,
         constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
@@ -445,7 +445,9 @@ extension ExportCommand {
             abstract: "parquet, delta: rows per row group.")
         static let compression = OptionKey.string(
             "compression", value: "none|snappy|zstd[:LEVEL]|lz4",
-            abstract: "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd.")
+            abstract:
+                "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd; zstd alone is level 1."
+        )
         static let mode = OptionKey<Mode?>.choice(
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 

@@ -112,7 +112,7 @@ struct ExportCommand: Command {
         case "none", "uncompressed": return CompressionChoice.none
         case "snappy": return .snappy
         case "lz4", "lz4_raw", "lz4raw": return .lz4
-        case "zstd": return .zstd(ZstdCompressor.defaultLevel)
+        case "zstd": return .zstd(ZstdCompressor.fileDefaultLevel)
         default:
             if lower.hasPrefix("zstd:"), let level = Int(lower.dropFirst(5)), ZstdCompressor.levels.contains(level) {
                 return .zstd(level)

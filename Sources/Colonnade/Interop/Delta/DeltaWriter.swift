@@ -47,7 +47,7 @@ public struct DeltaWriter {
     /// Hive partitions (`year=2014/`, `year=2014/month=5/`); nil: none.
     public var partitioning: ParquetWriter.Partitioning?
     /// The data files' page compression.
-    public var compression: ParquetWriter.Compression = .zstd(level: ZstdCompressor.defaultLevel)
+    public var compression: ParquetWriter.Compression = .zstd(level: ZstdCompressor.fileDefaultLevel)
     public var rowGroupRows = 1 << 20
     /// Data files written at once (nil: one per core).
     public var threads: Int?
