@@ -186,13 +186,9 @@ struct ZstdFSEEncoder {
         }
     }
 
-    /// The state that starts encoding (from the end) with `symbol`.
-    @inline(__always)
+    /// The state that starts encoding (from the end) with `symbol` (`Tables.initialState`).
     func initialState(_ symbol: Int) -> Int {
-        let t = transforms[symbol]
-        let bits = (Int(t.deltaNbBits) + (1 << 15)) >> 16
-        let value = (bits << 16) - Int(t.deltaNbBits)
-        return Int(states[(value >> bits) + Int(t.deltaFindState)])
+        withTables { $0.initialState(symbol) }
     }
 
     /// Encodes `symbol` from `state`: writes the bits that lead back to it, returns the new state.

@@ -238,19 +238,18 @@ struct ArrowIPCDecoder {
         /// Safe to call from several threads for disjoint rows.
         func copy(_ chunk: AnyColumn, toRow row: Int) -> Bool {
             guard chunk.elementType == type, row >= 0, row + chunk.count <= count else { return false }
-            let width = type.byteWidth
-            let target = storage.base + row * width
-            switch chunk {
-            case .int32(let c):
-                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
-            case .int64(let c):
-                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
-            case .float32(let c):
-                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
-            case .float64(let c):
-                c.withUnsafeBufferPointer { if let b = $0.baseAddress { target.copyMemory(from: b, byteCount: $0.count * width) } }
-            }
+            chunk.visit(ValueCopy(target: storage.base + row * type.byteWidth))
             return true
+        }
+
+        /// A column's values copied to `target`.
+        struct ValueCopy: ColumnVisitor {
+            let target: UnsafeMutableRawPointer
+            func visit<T: ColumnElement>(_ column: Column<T>) {
+                column.withUnsafeBufferPointer { values in
+                    if let b = values.baseAddress { target.copyMemory(from: b, byteCount: values.count * MemoryLayout<T>.stride) }
+                }
+            }
         }
 
         /// The filled column, with `validity` (nil: no nulls).
@@ -339,9 +338,10 @@ struct ArrowIPCDecoder {
             if timeOfDay == nil { timeOfDay = part.timeOfDay }
             rows += part.dates.count
         }
+        let nullPieces = (0 ..< messages.count).flatMap { parts[$0].destinationNulls }
         for (i, destination) in destinations {
             var validity: Bitmask?
-            for piece in (0 ..< messages.count).flatMap({ parts[$0].destinationNulls }) where piece.field == i {
+            for piece in nullPieces where piece.field == i {
                 if validity == nil { validity = Bitmask(count: total, allSet: true) }
                 for r in 0 ..< piece.validity.count where !piece.validity[r] { validity?[piece.row + r] = false }
             }
