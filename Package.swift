@@ -25,7 +25,7 @@ let native = flag("COLONNADE_PORTABLE") == true ? false : (flag("COLONNADE_NATIV
 let releaseFlags = ["-enforce-exclusivity=unchecked"] + (native ? ["-target-cpu", "native"] : [])
 
 let engineSettings: [SwiftSetting] = [
-    .unsafeFlags(releaseFlags, .when(configuration: .release)),
+    .unsafeFlags(releaseFlags, .when(configuration: .release))
     // Expensive invariant checks (query-mask padding bits, sortedness and index tiling after every
     // upsert; see InternalChecks.swift). Turn on with `swift test -Xswiftc -DCOLONNADE_INTERNAL_CHECKS`;
     // colonnade-bench refuses to report numbers from such a build.
@@ -77,13 +77,15 @@ let package = Package(
         .target(name: "ColonnadeTestSupport", dependencies: ["Colonnade"], path: "Tests/ColonnadeTestSupport"),
         .testTarget(name: "ColonnadeTests", dependencies: ["Colonnade", "ColonnadeTestSupport"]),
         // Reference readers and decoding helpers shared by the format's and the ingest layer's tests.
-        .target(name: "DecodingTestSupport", dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeTestSupport"],
-                path: "Tests/DecodingTestSupport"),
+        .target(
+            name: "DecodingTestSupport", dependencies: ["Colonnade", "DataLinkFormat", "ColonnadeTestSupport"],
+            path: "Tests/DecodingTestSupport"),
         .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "ColonnadeIngestTests", dependencies: ["ColonnadeIngest", "DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
         .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "ColonnadeTestSupport"]),
-        // A child process for the snapshot crash test: saves to one path in a loop until killed.
-        .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade"], path: "Tests/SnapshotCrashWriter"),
+        // A child process for tests that stop a writer at a chosen point (the shipped binary has no
+        // test-only switches): saves to one path in a loop until killed; imports holding the lock.
+        .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade", "ColonnadeIngest"], path: "Tests/SnapshotCrashWriter"),
     ]
 )

@@ -174,7 +174,15 @@ def interop_command(interop):
         meta.get("size") or "?", meta.get("repeat", "?"))
 
 
-INGEST_COMMAND = "Benchmarks/peers/ingest.sh --size medium --repeat 3 --threads 1,2 --json docs/bench/ingest.json"
+def ingest_command(ingest):
+    """The command that made ingest.json: its size from the rows it expected (SIZES), not typed."""
+    size, repeat = "medium", 3
+    if ingest is not None:
+        repeat = ingest.get("repeat", repeat)
+        for name, (tickers, days) in SIZES.items():
+            if tickers * days == ingest.get("expected_rows"):
+                size = name
+    return "Benchmarks/peers/ingest.sh --size %s --repeat %d --threads 1,2 --json docs/bench/ingest.json" % (size, repeat)
 
 
 def ingest_section(ingest):
@@ -184,7 +192,7 @@ def ingest_section(ingest):
     net of it are shown and the ratios judged on them. Without it, the ratios include Python's
     start-up on the peers' side only: shown, not judged."""
     if ingest is None:
-        return "Not measured in the committed figures: docs/bench/ingest.json is missing. Make it with\n`%s`." % INGEST_COMMAND
+        return "Not measured in the committed figures: docs/bench/ingest.json is missing. Make it with\n`%s`." % ingest_command(None)
     rows = ingest["rows"]
     like = all("startup" in r for r in rows)
     out = []
@@ -199,7 +207,7 @@ def ingest_section(ingest):
         out.append("**Not like for like:** this ingest.json has no start-up figures, so each peer's time includes "
                    "starting Python and importing its library (not measured in that run) while Colonnade's includes its own start-up "
                    "only. The ratios are shown as measured and not judged against the targets; "
-                   "`%s` measures both start-ups." % INGEST_COMMAND)
+                   "`%s` measures both start-ups." % ingest_command(ingest))
         out.append("")
         out.append("| input | engine | threads | median s (whole process) | MB/s | vs colonnade |")
         out.append("|---|---|---:|---:|---:|---:|")
@@ -611,7 +619,8 @@ def context(bench, peer, zipbench=None, interop=None, ingest=None):
                  bench_table=lambda: bench_table(bench, skip=("zip",)),
                  interop=interop, interop_section=lambda: interop_section(interop), INTEROP_COMMAND=INTEROP_COMMAND,
                  interop_command=lambda: interop_command(interop),
-                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=INGEST_COMMAND)
+                 ingest_section=lambda: ingest_section(ingest), INGEST_COMMAND=ingest_command(ingest),
+                 peer_budget=lambda: peers.repeat_budget_text(peer["meta"]))
     return names
 
 
@@ -721,14 +730,29 @@ def run_section(run):
                 "each JSON file was made by its own command at its own time, with the size, commit and load "
                 "average it records, shown with each section.")
     lines = ["`Benchmarks/reproduce.sh --size %s` at commit %s, %s → %s, %s cores (%s)." % (
-        run["size"], run["commit"], run["started"], run["ended"], run["cores"], run.get("cpu", "?")), "",
-        "| suite | attempts | load average (1 min) at start / end | seconds | |",
-        "|---|---:|---|---:|---|"]
+        run["size"], run["commit"], run["started"], run["ended"], run["cores"], run.get("cpu", "?")), ""]
+    judged = all("other_cores" in r for r in run["suites"])
+    if judged:
+        lines += ["A suite counts as loaded when the load average at its start exceeded its threads, or other "
+                  "processes used more than a quarter of a core on average while it ran (busy CPU time from "
+                  "`/proc/stat` less the suite's own processes' CPU time, over its wall time). The load average "
+                  "at its end is shown, not judged: it counts the suite's own threads.", "",
+                  "| suite | attempts | load average (1 min) at start / end | other processes (cores) | seconds | |",
+                  "|---|---:|---|---:|---:|---|"]
+    else:
+        lines += ["This run judged a suite loaded when the load average at its start or its end exceeded its "
+                  "threads; the end counts the suite's own threads, so a suite that keeps every core busy can "
+                  "be marked loaded on an otherwise idle machine (reproduce.sh now measures other processes' "
+                  "CPU time instead).", "",
+                  "| suite | attempts | load average (1 min) at start / end | seconds | |",
+                  "|---|---:|---|---:|---|"]
     for r in run["suites"]:
-        lines.append("| %s | %d | %.2f / %.2f | %.0f | %s |" % (
-            r["name"], r["attempts"], r["load_start"], r["load_end"], r["seconds"],
-            "**loaded**: the load exceeded the %d threads in every attempt; compare its rows with each other, not with an idle machine" % r["threads"]
-            if r["loaded"] else "quiet enough (load ≤ threads)"))
+        verdict = ("**loaded**: %s in every attempt; compare its rows with each other, not with an idle machine" % (
+            "the machine was busy with other work" if judged else "the load exceeded the %d threads" % r["threads"])
+            if r["loaded"] else ("quiet" if judged else "quiet enough (load ≤ threads)"))
+        others = ["%.2f" % r["other_cores"]] if judged else []
+        lines.append("| " + " | ".join([r["name"], "%d" % r["attempts"], "%.2f / %.2f" % (r["load_start"], r["load_end"])]
+                                       + others + ["%.0f" % r["seconds"], verdict]) + " |")
     return "\n".join(lines)
 
 

@@ -5,9 +5,15 @@
 #
 # 1. Builds colonnade and colonnade-bench (release).
 # 2. Runs every suite hook Benchmarks/suites/NN-NAME.sh in order (colonnade-bench, peers, ingest,
-#    interop, and any other engineer's suite); each writes NAME.json. A suite whose 1-minute load
-#    average at its start or end exceeds its thread count (the usable cores) is run again, up to
-#    --attempts times in all (default 2); if it stays loaded it is marked "loaded" on the page.
+#    interop, and any other engineer's suite); each writes NAME.json. A suite is run again, up to
+#    --attempts times in all (default 2), when the machine was not quiet for it: the 1-minute load
+#    average at its start exceeded its thread count (the usable cores), or other processes used
+#    more than a quarter of a core on average while it ran (the CPU time /proc/stat counts as busy,
+#    less the suite's own processes' CPU time, over its wall time). Before each suite the script
+#    waits (at most 3 minutes) for the load average to fall to the thread count less half a core,
+#    so the suite before's own threads are not counted against it. The load average at its end is
+#    recorded but not judged: it counts the suite's own threads. A suite still loaded is marked
+#    "loaded" on the page.
 #    A suite that fails stops the run (exit status 1) with its error: no figure of a failed run.
 # 3. A full run (no --suite) writes into docs/bench/: the JSON, run.json (what ran, with the load
 #    averages), the charts redrawn from that JSON (report.py --draw-charts), and docs/BENCHMARKS.md.
@@ -27,7 +33,7 @@ while [ $# -gt 0 ]; do
         --attempts) attempts="${2:?--attempts needs a value}"; shift 2 ;;
         --suite) only="${2:?--suite needs a list}"; shift 2 ;;
         --out) out="${2:?--out needs a directory}"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1'" ;;
     esac
 done
@@ -58,6 +64,18 @@ mkdir -p "$out"
 cd "$root"
 threads="$(nproc)"
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
+# CPU seconds the kernel counts as busy (user, nice, system, irq, softirq; not idle, iowait, steal).
+busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / hz; exit }' /proc/stat; }
+# Waits, at most 3 minutes, for the 1-minute load average to fall to the thread count less half a
+# core: the suite before leaves its own threads in it for a minute or so (the large run of
+# 2026-11-29 started interop at 2.15 right after ingest's two threads, on an otherwise idle machine).
+settle() {
+    local waited=0
+    while [ "$waited" -lt 180 ] && awk -v l="$(loadavg)" -v t="$threads" 'BEGIN { exit !(l > t - 0.5) }'; do
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
 echo "reproduce.sh: size $size, $threads threads, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 swift build -c release --product colonnade >&2
 swift build -c release --product colonnade-bench >&2
@@ -68,31 +86,50 @@ started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 # Each hook's environment: what to run and where its JSON goes.
 export BENCH_SIZE="$size" BENCH_REPEAT="$repeat" BENCH_BIN="$bin" BENCH_ROOT="$root" COLONNADE_COMMIT="$commit"
 records="$(mktemp)"
-trap 'rm -f "$records"' EXIT
+own="$(mktemp)"
+trap 'rm -f "$records" "$own"' EXIT
 for i in "${!hooks[@]}"; do
     name="${names[$i]}"
     if [ -n "$only" ] && ! printf '%s\n' "${wanted[@]}" | grep -qx "$name"; then continue; fi
     attempt=0
     while :; do
         attempt=$((attempt + 1))
+        settle
         l0="$(loadavg)"
-        t0="$(date +%s)"
+        t0="$(date +%s.%N)"
+        b0="$(busy)"
         echo "reproduce.sh: suite $name, attempt $attempt, load average $l0" >&2
-        if ! BENCH_JSON="$out/$name.json.tmp" "${hooks[$i]}"; then
+        # The hook runs under a Python parent that writes the CPU seconds of the hook and every
+        # process it waited for (RUSAGE_CHILDREN) to $own.
+        if ! BENCH_JSON="$out/$name.json.tmp" python3 -c '
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[2:]).returncode
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.2f" % (u.ru_utime + u.ru_stime))
+sys.exit(code)' "$own" "${hooks[$i]}"; then
             rm -f "$out/$name.json.tmp"
             echo "reproduce.sh: suite $name failed (see its error above): no figures written" >&2
             exit 1
         fi
         [ -s "$out/$name.json.tmp" ] || { echo "reproduce.sh: suite $name wrote no $name.json" >&2; exit 1; }
         l1="$(loadavg)"
-        t1="$(date +%s)"
-        loaded="$(python3 -c "import sys; print('true' if max(float(sys.argv[1]), float(sys.argv[2])) > int(sys.argv[3]) else 'false')" "$l0" "$l1" "$threads")"
+        b1="$(busy)"
+        t1="$(date +%s.%N)"
+        # Cores other processes used on average while the suite ran (never below 0: the two
+        # counts are sampled at slightly different moments), whether that or the start's load
+        # makes the suite loaded, and its seconds.
+        read -r others loaded seconds < <(python3 -c "
+import sys
+b0, b1, own, t0, t1, l0, threads = map(float, sys.argv[1:])
+others = max(0.0, (b1 - b0 - own) / max(t1 - t0, 1e-3))
+print('%.2f %s %.0f' % (others, 'true' if l0 > threads or others > 0.25 else 'false', t1 - t0))" \
+            "$b0" "$b1" "$(cat "$own")" "$t0" "$t1" "$l0" "$threads")
         if [ "$loaded" = false ] || [ "$attempt" -ge "$attempts" ]; then break; fi
-        echo "reproduce.sh: suite $name ran at load average $l0 → $l1, above its $threads threads: running it again" >&2
+        echo "reproduce.sh: suite $name ran at load average $l0 (start), other processes using $others cores on average: running it again" >&2
     done
     mv "$out/$name.json.tmp" "$out/$name.json"
-    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "seconds": %d, "threads": %d, "loaded": %s}\n' \
-        "$name" "$attempt" "$l0" "$l1" "$((t1 - t0))" "$threads" "$loaded" >> "$records"
+    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "other_cores": %s, "seconds": %s, "threads": %d, "loaded": %s}\n' \
+        "$name" "$attempt" "$l0" "$l1" "$others" "$seconds" "$threads" "$loaded" >> "$records"
 done
 python3 - "$records" "$out/run.json" "$size" "$commit" "$started" "$threads" <<'EOF'
 import json, sys

@@ -33,7 +33,8 @@ struct BarChartSVG {
         var lower = 0.0, upper = 1.0
         if logScale {
             let a = floor(log10(max(low, 1e-300))), b = ceil(log10(max(high, 1e-300)))
-            lower = a; upper = max(b, a + 1)
+            lower = a
+            upper = max(b, a + 1)
             ticks = stride(from: lower, through: upper, by: 1).map { pow(10, $0) }
         } else {
             let rough = max(high, 1e-12) / 5
@@ -48,7 +49,8 @@ struct BarChartSVG {
         }
         func n(_ v: Double) -> String { String(format: "%.1f", v.isFinite ? v : 0) }
         func esc(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+                of: ">", with: "&gt;")
         }
         var svg = """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -67,18 +69,23 @@ struct BarChartSVG {
         for tick in ticks {
             let tx = x(tick)
             svg += "<path d=\"M\(n(tx)) \(n(top - 4))V\(n(top + plotHeight))\" stroke=\"#e9ecef\" stroke-width=\"1\"/>"
-            svg += "<text x=\"\(n(tx))\" y=\"\(n(top + plotHeight + 14))\" text-anchor=\"middle\" fill=\"#495057\">\(Self.label(tick))</text>\n"
+            svg +=
+                "<text x=\"\(n(tx))\" y=\"\(n(top + plotHeight + 14))\" text-anchor=\"middle\" fill=\"#495057\">\(Self.label(tick))</text>\n"
         }
-        svg += "<text x=\"\(n(left + plotWidth / 2))\" y=\"\(n(top + plotHeight + 30))\" text-anchor=\"middle\" fill=\"#495057\">\(esc(unit))\(logScale ? " (log scale)" : "")</text>\n"
+        svg +=
+            "<text x=\"\(n(left + plotWidth / 2))\" y=\"\(n(top + plotHeight + 30))\" text-anchor=\"middle\" fill=\"#495057\">\(esc(unit))\(logScale ? " (log scale)" : "")</text>\n"
         for (g, group) in groups.enumerated() {
             let y0 = top + Double(g) * groupHeight
-            svg += "<text x=\"\(n(left - 8))\" y=\"\(n(y0 + Double(series.count) * barHeight / 2 + 4))\" text-anchor=\"end\" fill=\"#212529\">\(esc(group.label))</text>\n"
+            svg +=
+                "<text x=\"\(n(left - 8))\" y=\"\(n(y0 + Double(series.count) * barHeight / 2 + 4))\" text-anchor=\"end\" fill=\"#212529\">\(esc(group.label))</text>\n"
             for (s, value) in group.values.enumerated() {
                 guard let value, value.isFinite, !logScale || value > 0 else { continue }
                 let y = y0 + Double(s) * barHeight
                 let x0 = logScale ? left : x(0), x1 = x(value)
-                svg += "<rect x=\"\(n(x0))\" y=\"\(n(y + 1))\" width=\"\(n(max(x1 - x0, 1)))\" height=\"\(n(barHeight - 2))\" fill=\"\(Self.palette[s % Self.palette.count])\"/>"
-                svg += "<text x=\"\(n(x1 + 4))\" y=\"\(n(y + barHeight - 3))\" fill=\"#495057\" font-size=\"10\">\(Self.label(value))</text>\n"
+                svg +=
+                    "<rect x=\"\(n(x0))\" y=\"\(n(y + 1))\" width=\"\(n(max(x1 - x0, 1)))\" height=\"\(n(barHeight - 2))\" fill=\"\(Self.palette[s % Self.palette.count])\"/>"
+                svg +=
+                    "<text x=\"\(n(x1 + 4))\" y=\"\(n(y + barHeight - 3))\" fill=\"#495057\" font-size=\"10\">\(Self.label(value))</text>\n"
             }
         }
         svg += "<path d=\"M\(n(left)) \(n(top - 4))V\(n(top + plotHeight))\" stroke=\"#868e96\" stroke-width=\"1\"/>\n</svg>\n"

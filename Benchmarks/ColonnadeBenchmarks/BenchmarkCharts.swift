@@ -12,7 +12,9 @@ enum BenchmarkCharts {
         let m = report.machine
         let subtitle = "\(m.cpuModel), \(m.cores) cores, size \(m.size), commit \(m.commit), \(String(m.date.prefix(10))); medians"
         func find(_ suite: String, _ prefix: String, _ suffix: String = "") -> Measurement? {
-            results.first { $0.suite == suite && $0.name.hasPrefix(prefix) && $0.name.hasSuffix(suffix) && $0.seconds.isFinite && $0.seconds > 0 }
+            results.first {
+                $0.suite == suite && $0.name.hasPrefix(prefix) && $0.name.hasSuffix(suffix) && $0.seconds.isFinite && $0.seconds > 0
+            }
         }
         var charts: [(String, String)] = []
 
@@ -26,10 +28,13 @@ enum BenchmarkCharts {
             return values.contains { $0 != nil } ? BarChartSVG.Group(label: q, values: values) : nil
         }
         if !queryGroups.isEmpty {
-            let chart = BarChartSVG(title: "Queries, in-memory kernels: rows scanned per second", subtitle: subtitle, unit: "M rows/s",
-                                    series: ["1 thread", "1 thread, zone maps", "\(m.threads) threads", "\(m.threads) threads, zone maps",
-                                             "plain loop over structs", "seed-style (structs + [Bool])"],
-                                    groups: queryGroups, logScale: true)
+            let chart = BarChartSVG(
+                title: "Queries, in-memory kernels: rows scanned per second", subtitle: subtitle, unit: "M rows/s",
+                series: [
+                    "1 thread", "1 thread, zone maps", "\(m.threads) threads", "\(m.threads) threads, zone maps",
+                    "plain loop over structs", "seed-style (structs + [Bool])",
+                ],
+                groups: queryGroups, logScale: true)
             charts.append(("queries.svg", try checked(chart, "queries.svg").render()))
         }
 
@@ -46,8 +51,9 @@ enum BenchmarkCharts {
             if let roof = find("scan", "memory roof", "t=1") {
                 groups.append(BarChartSVG.Group(label: "memory roof (plain read)", values: [roof.perSecond / 1e9, nil]))
             }
-            let chart = BarChartSVG(title: "Selectivity sweep: lo < x < hi on one Float64 column, 1 thread", subtitle: subtitle,
-                                    unit: "G rows/s", series: ["zone maps off", "zone maps on"], groups: groups)
+            let chart = BarChartSVG(
+                title: "Selectivity sweep: lo < x < hi on one Float64 column, 1 thread", subtitle: subtitle,
+                unit: "G rows/s", series: ["zone maps off", "zone maps on"], groups: groups)
             charts.append(("selectivity.svg", try checked(chart, "selectivity.svg").render()))
         }
 
@@ -67,8 +73,9 @@ enum BenchmarkCharts {
             measurement.flatMap { $0.bytes > 0 ? BarChartSVG.Group(label: label, values: [$0.bytes / $0.seconds / 1e6]) : nil }
         }
         if !loadGroups.isEmpty {
-            let chart = BarChartSVG(title: "Loading: MB per second", subtitle: subtitle, unit: "MB/s", series: ["MB/s"],
-                                    groups: loadGroups, logScale: true)
+            let chart = BarChartSVG(
+                title: "Loading: MB per second", subtitle: subtitle, unit: "MB/s", series: ["MB/s"],
+                groups: loadGroups, logScale: true)
             charts.append(("loading.svg", try checked(chart, "loading.svg").render()))
         }
         return charts

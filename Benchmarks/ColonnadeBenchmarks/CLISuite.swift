@@ -42,34 +42,47 @@ struct CLISuite {
         let rows = Double(table.rowCount)
         // What every process pays before it reads the snapshot: the same binary doing nothing.
         let start = try measure(runs: runs) { try Shell.run("'\(colonnade)' --version > /dev/null") }
-        recorder.record(Measurement(suite: "cli", name: "start-up: colonnade --version", seconds: start.median, spread: start.spread,
-                                    runs: runs, items: 0, unit: "rows", bytes: 0, note: "the fixed cost of any colonnade process"))
+        recorder.record(
+            Measurement(
+                suite: "cli", name: "start-up: colonnade --version", seconds: start.median, spread: start.spread,
+                runs: runs, items: 0, unit: "rows", bytes: 0, note: "the fixed cost of any colonnade process"))
         for (name, text, latest) in Self.queries {
-            let expected = try latest ? table.select(QueryParser(table: table).parse(text), on: .latest).count
-                                      : table.select(QueryParser(table: table).parse(text)).count
+            let expected =
+                try latest
+                ? table.select(QueryParser(table: table).parse(text), on: .latest).count
+                : table.select(QueryParser(table: table).parse(text)).count
             for t in Set([1, threads]).sorted() {
-                let command = "'\(colonnade)' filter --snapshot '\(snapshot)' --where '\(text)' --count --threads \(t)"
+                let command =
+                    "'\(colonnade)' filter --snapshot '\(snapshot)' --where '\(text)' --count --threads \(t)"
                     + (latest ? " --on latest" : "")
                 // The whole process, fresh each run (the page cache holds the snapshot: warm).
                 var counted = ""
                 let process = try measure(runs: runs) { counted = try Shell.run(command) }
-                guard Int(counted.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: "")) == expected else {
-                    throw BenchError("\(command) answered \(counted.trimmingCharacters(in: .whitespacesAndNewlines)), the engine \(expected)")
+                guard Int(counted.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: "")) == expected
+                else {
+                    throw BenchError(
+                        "\(command) answered \(counted.trimmingCharacters(in: .whitespacesAndNewlines)), the engine \(expected)")
                 }
                 // The query alone, as the CLI times it.
                 let timingFile = dir + "/timing.json"
                 try Shell.run(command + " --timing --repeat \(repeats) 2> '\(timingFile)' > /dev/null")
                 let timing = try Self.timing(timingFile)
-                guard timing.matched == expected else { throw BenchError("\(command) --timing matched \(timing.matched), the engine \(expected)") }
+                guard timing.matched == expected else {
+                    throw BenchError("\(command) --timing matched \(timing.matched), the engine \(expected)")
+                }
                 let what = latest ? "--on latest" : "whole table"
                 // As of the latest day the work is per ticker (its last rows), not per row of the table.
                 let items = latest ? Double(table.tickers.count) : rows, unit = latest ? "tickers" : "rows"
-                recorder.record(Measurement(suite: "cli", name: "\(name) \(label) t=\(t) process start to answer (\(what))",
-                                            seconds: process.median, spread: process.spread, runs: runs, items: items, unit: unit,
-                                            bytes: 0, note: "count \(expected); a fresh process per run"))
-                recorder.record(Measurement(suite: "cli", name: "\(name) \(label) t=\(t) query_ms (\(what))",
-                                            seconds: timing.queryMs / 1e3, spread: 0, runs: repeats, items: items, unit: unit,
-                                            bytes: 0, note: String(format: "--timing's median of %d; load_ms %.3f", repeats, timing.loadMs)))
+                recorder.record(
+                    Measurement(
+                        suite: "cli", name: "\(name) \(label) t=\(t) process start to answer (\(what))",
+                        seconds: process.median, spread: process.spread, runs: runs, items: items, unit: unit,
+                        bytes: 0, note: "count \(expected); a fresh process per run"))
+                recorder.record(
+                    Measurement(
+                        suite: "cli", name: "\(name) \(label) t=\(t) query_ms (\(what))",
+                        seconds: timing.queryMs / 1e3, spread: 0, runs: repeats, items: items, unit: unit,
+                        bytes: 0, note: String(format: "--timing's median of %d; load_ms %.3f", repeats, timing.loadMs)))
             }
         }
     }
@@ -78,9 +91,10 @@ struct CLISuite {
     static func timing(_ path: String) throws -> (queryMs: Double, loadMs: Double, matched: Int) {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
-              let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let query = object["query_ms"] as? Double, let load = object["load_ms"] as? Double,
-              let matched = object["matched"] as? Int else {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let query = object["query_ms"] as? Double, let load = object["load_ms"] as? Double,
+            let matched = object["matched"] as? Int
+        else {
             throw BenchError("no --timing line in: \(text)")
         }
         return (query, load, matched)

@@ -37,17 +37,21 @@ struct FirstTouchSuite {
             sink(Int(b.load(fromByteOffset: Self.bytes - 1, as: UInt8.self)))
             munmap(b, Self.bytes)
         }
-        for (key, what) in [("memset first", "first memset of 500 MiB fresh anonymous memory"),
-                            ("memset second", "second memset of the same 500 MiB"),
-                            ("memcpy first", "first memcpy of 500 MiB into fresh memory"),
-                            ("memcpy second", "second memcpy into the same 500 MiB")] {
+        for (key, what) in [
+            ("memset first", "first memset of 500 MiB fresh anonymous memory"),
+            ("memset second", "second memset of the same 500 MiB"),
+            ("memcpy first", "first memcpy of 500 MiB into fresh memory"),
+            ("memcpy second", "second memcpy into the same 500 MiB"),
+        ] {
             let sorted = (times[key] ?? []).sorted()
             guard !sorted.isEmpty else { continue }
             let median = sorted[sorted.count / 2]
-            recorder.record(Measurement(suite: "firsttouch", name: what, seconds: median,
-                                        spread: median > 0 ? (sorted.last! - sorted.first!) / median : 0, runs: runs,
-                                        items: Double(Self.bytes), unit: "B", bytes: Double(Self.bytes),
-                                        note: key.hasSuffix("first") ? "page faults on every page" : "pages already mapped"))
+            recorder.record(
+                Measurement(
+                    suite: "firsttouch", name: what, seconds: median,
+                    spread: median > 0 ? (sorted.last! - sorted.first!) / median : 0, runs: runs,
+                    items: Double(Self.bytes), unit: "B", bytes: Double(Self.bytes),
+                    note: key.hasSuffix("first") ? "page faults on every page" : "pages already mapped"))
         }
     }
 

@@ -38,8 +38,12 @@ func measure(runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows -> 
 }
 
 /// `measure`, with `prepare` run untimed before every run (the warm-up too).
-func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double) {
-    for _ in 0 ..< warmup { try prepare(); try body() }
+func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void, _ body: () throws -> Void) rethrows -> (median: Double, spread: Double)
+{
+    for _ in 0 ..< warmup {
+        try prepare()
+        try body()
+    }
     var times = [Double]()
     for _ in 0 ..< runs {
         try prepare()
@@ -54,8 +58,11 @@ func measure(runs: Int, warmup: Int = 1, prepare: () throws -> Void, _ body: () 
 
 /// Times `body` from a cold page cache: before each run (not timed) `evict` drops the file's pages
 /// and returns the fraction still resident; no warm-up run. Returns the largest such fraction too.
-func measureCold(runs: Int, evict: () throws -> Double, _ body: () throws -> Void) rethrows
-    -> (median: Double, spread: Double, resident: Double) {
+func measureCold(
+    runs: Int, evict: () throws -> Double, _ body: () throws -> Void
+) rethrows
+    -> (median: Double, spread: Double, resident: Double)
+{
     var resident = 0.0
     var times = [Double]()
     for _ in 0 ..< runs {
@@ -134,7 +141,8 @@ enum Shell {
         try? errorHandle.close()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+            let how =
+                process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
             throw BenchError("a benchmark command failed (\(how)): \(command)\n\(stderr.suffix(4000))")
         }
         return String(decoding: data, as: UTF8.self)
@@ -160,8 +168,9 @@ enum Shell {
 /// A figure that could not be measured (a missing tool): recorded with an infinite time and the
 /// reason as its note, so that the report says "not measured", never a time or a verdict.
 func notMeasured(_ suite: String, _ name: String, _ reason: String) -> Measurement {
-    Measurement(suite: suite, name: name, seconds: .infinity, spread: 0, runs: 0, items: 0, unit: "B", bytes: 0,
-                note: "not measured: " + reason)
+    Measurement(
+        suite: suite, name: name, seconds: .infinity, spread: 0, runs: 0, items: 0, unit: "B", bytes: 0,
+        note: "not measured: " + reason)
 }
 
 /// Peak resident memory of this process so far (VmHWM), in bytes.
@@ -186,7 +195,6 @@ func resetPeakResident() {
         try? h.close()
     }
 }
-
 
 /// Facts about the machine and build, stored with the results.
 struct MachineInfo: Codable {
@@ -216,20 +224,23 @@ struct MachineInfo: Codable {
     /// The 1-minute load average now, if the system reports it.
     static func loadAverage() -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-              let first = text.split(separator: " ").first else { return nil }
+            let first = text.split(separator: " ").first
+        else { return nil }
         return Double(first)
     }
 
     static func current(size: String, threads: Int) -> MachineInfo {
         var model = "unknown"
         if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-           let colon = line.firstIndex(of: ":") {
+            let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        {
             model = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return MachineInfo(cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
-                           date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
-                           size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil, l3CacheBytes: l3Cache())
+        return MachineInfo(
+            cpuModel: model, cores: QueryOptions.availableCores, commit: gitCommit(),
+            date: ISO8601DateFormatter().string(from: Date()), swiftVersion: swiftVersion(),
+            size: size, threads: threads, loadAverageStart: loadAverage(), loadAverageEnd: nil, l3CacheBytes: l3Cache())
     }
 
     private static func gitCommit() -> String {
@@ -301,16 +312,18 @@ final class Recorder {
     func record(_ m: Measurement) {
         results.append(m)
         if !printedHeader {
-            print(Format.pad("suite", 9) + Format.pad("benchmark", 58) + Format.pad("median", 11, right: true)
-                  + Format.pad("spread", 8, right: true) + Format.pad("throughput", 17, right: true)
-                  + Format.pad("GB/s", 7, right: true) + "  note")
+            print(
+                Format.pad("suite", 9) + Format.pad("benchmark", 58) + Format.pad("median", 11, right: true)
+                    + Format.pad("spread", 8, right: true) + Format.pad("throughput", 17, right: true)
+                    + Format.pad("GB/s", 7, right: true) + "  note")
             printedHeader = true
         }
-        print(Format.pad(m.suite, 9) + Format.pad(m.name, 58) + Format.pad(Format.time(m.seconds), 11, right: true)
-              + Format.pad(String(format: "%.0f%%", m.spread * 100), 8, right: true)
-              + Format.pad(m.items > 0 ? Format.rate(m.perSecond, m.unit) : "—", 17, right: true)
-              + Format.pad(m.bytes > 0 ? String(format: "%.1f", m.gigabytesPerSecond) : "", 7, right: true)
-              + "  " + m.note)
+        print(
+            Format.pad(m.suite, 9) + Format.pad(m.name, 58) + Format.pad(Format.time(m.seconds), 11, right: true)
+                + Format.pad(String(format: "%.0f%%", m.spread * 100), 8, right: true)
+                + Format.pad(m.items > 0 ? Format.rate(m.perSecond, m.unit) : "—", 17, right: true)
+                + Format.pad(m.bytes > 0 ? String(format: "%.1f", m.gigabytesPerSecond) : "", 7, right: true)
+                + "  " + m.note)
         fflush(nil)
     }
 }

@@ -33,8 +33,10 @@ struct ImportSuite {
         let csvBytes = Double(try Self.size(of: dir + "/PRICES.csv"))
         // Every value column is Float64 once imported, dates Int32.
         let columnBytes = Double(table.rowCount * (4 + 8 * table.schema.count))
-        print(String(format: "import input: %d JSON files %.0f MB, CSV %.0f MB, columns %.0f MB (written in %.1f s, not timed)",
-                     jsonFiles.count, jsonBytes / 1e6, csvBytes / 1e6, columnBytes / 1e6, Date().timeIntervalSince(start)))
+        print(
+            String(
+                format: "import input: %d JSON files %.0f MB, CSV %.0f MB, columns %.0f MB (written in %.1f s, not timed)",
+                jsonFiles.count, jsonBytes / 1e6, csvBytes / 1e6, columnBytes / 1e6, Date().timeIntervalSince(start)))
 
         let snapshot = dir + "/q.snapshot"
         // Five runs: the disk's fsync'd write rate moves between runs (420-670 MB/s measured
@@ -64,8 +66,9 @@ struct ImportSuite {
                         sink(try QuoteStore(at: snapshot).import(paths, options: options).imported.rowCount)
                     }
                     unlink(snapshot)
-                    record("colonnade import \(kind) → snapshot \(label) t=\(threads) (in process)", result, runs: runs, bytes: bytes,
-                           note: "QuoteStore.import, ordinary path; no peak RSS (measured inside the benchmark's process)")
+                    record(
+                        "colonnade import \(kind) → snapshot \(label) t=\(threads) (in process)", result, runs: runs, bytes: bytes,
+                        note: "QuoteStore.import, ordinary path; no peak RSS (measured inside the benchmark's process)")
                     continue
                 }
                 let command = "'\(colonnade)' import \(files) --threads \(threads) --snapshot '\(snapshot)' > /dev/null"
@@ -76,13 +79,15 @@ struct ImportSuite {
                 let memory: String
                 if let baseline, let peak = try Self.peakResident(command, dir: dir) {
                     let budget = baseline + bytes + 1.2 * columnBytes
-                    memory = String(format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
-                                    Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER")
+                    memory = String(
+                        format: "peak RSS %@ (budget: process %@ + input + 1.2 × columns = %@, %@)", Format.bytes(peak),
+                        Format.bytes(Int(baseline)), Format.bytes(Int(budget)), Double(peak) <= budget ? "within" : "OVER")
                 } else {
                     memory = "peak RSS not measured: /usr/bin/time (GNU time) is not installed"
                 }
-                record("colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, runs: runs, bytes: bytes,
-                       note: memory)
+                record(
+                    "colonnade import \(kind) → snapshot \(label) t=\(threads) (end to end)", result, runs: runs, bytes: bytes,
+                    note: memory)
             }
         }
 
@@ -103,9 +108,10 @@ struct ImportSuite {
         let dir = directory + "/colonnade-import-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var imported = try QuoteTable(schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
-                                      columns: table.columns.map { .float64($0.convertedToFloat64()) }, dates: table.dates,
-                                      tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata)
+        var imported = try QuoteTable(
+            schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
+            columns: table.columns.map { .float64($0.convertedToFloat64()) }, dates: table.dates,
+            tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata)
         imported.computeSummaries()
         try runUpdate(imported, colonnade: colonnade, dir: dir)
     }
@@ -117,7 +123,8 @@ struct ImportSuite {
         let base = dir + "/base.snapshot"
         let plain = try measure(runs: runs) { try imported.save(to: base) }
         let fileBytes = Double(try Self.size(of: base))
-        record("plain save of the \(label) snapshot (in process, fsync)", plain, runs: runs, bytes: fileBytes, note: "the update's yardstick")
+        record(
+            "plain save of the \(label) snapshot (in process, fsync)", plain, runs: runs, bytes: fileBytes, note: "the update's yardstick")
         try QuoteGenerator.writeDatatableCSV(Self.nextDay(of: imported), to: dir + "/ONEDAY.csv")
         let work = dir + "/work.snapshot"
         var times: [Double] = []
@@ -134,8 +141,11 @@ struct ImportSuite {
         }
         times = Array(times.dropFirst()).sorted()
         let median = times[times.count / 2]
-        record("colonnade import one day × \(imported.tickers.count) tickers into the \(label) snapshot t=2", (median, (times.last! - times.first!) / median),
-               runs: runs, bytes: fileBytes, note: String(format: "%.2f× the plain save (target ≤ 1.5×); load + upsert + save + fsync", median / plain.median))
+        record(
+            "colonnade import one day × \(imported.tickers.count) tickers into the \(label) snapshot t=2",
+            (median, (times.last! - times.first!) / median),
+            runs: runs, bytes: fileBytes,
+            note: String(format: "%.2f× the plain save (target ≤ 1.5×); load + upsert + save + fsync", median / plain.median))
     }
 
     /// One row per ticker, the day after its last, with its last row's values.
@@ -149,9 +159,10 @@ struct ImportSuite {
             dates.append(table.dates[last] + 1)
             for c in table.columns.indices { values[c].append(table.columns[c].doubleValue(at: last)) }
         }
-        return try QuoteTable(schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
-                              columns: values.map { .float64(Column($0)) }, dates: Column(dates), tickers: entries,
-                              dateColumnName: table.dateColumnName)
+        return try QuoteTable(
+            schema: table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) },
+            columns: values.map { .float64(Column($0)) }, dates: Column(dates), tickers: entries,
+            dateColumnName: table.dateColumnName)
     }
 
     /// The peak resident memory of one run of `command` (GNU time's %M, in bytes); nil when
@@ -179,7 +190,9 @@ struct ImportSuite {
     }
 
     private func record(_ name: String, _ result: (median: Double, spread: Double), runs: Int, bytes: Double, note: String) {
-        recorder.record(Measurement(suite: "import", name: name, seconds: result.median, spread: result.spread, runs: runs,
-                                    items: bytes, unit: "B", bytes: bytes, note: note))
+        recorder.record(
+            Measurement(
+                suite: "import", name: name, seconds: result.median, spread: result.spread, runs: runs,
+                items: bytes, unit: "B", bytes: bytes, note: note))
     }
 }

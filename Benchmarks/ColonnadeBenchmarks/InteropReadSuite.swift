@@ -11,10 +11,13 @@ import Glibc
 /// (Benchmarks/peers/interop_read.py writes the files and times the peers); and the end-to-end
 /// `colonnade import` of each, which includes the durable save (fsync) of the snapshot.
 ///
-/// Colonnade decodes one file on one thread, so the like-for-like rows are at one thread
-/// (`POLARS_MAX_THREADS=1`, DuckDB `SET threads=1`); the peers' figures at the machine's thread
-/// count are printed beside them. Skipped when the peers' Python (`$COLONNADE_PEERS_PYTHON`, else
+/// Every reader runs at one thread and at the machine's thread count (`POLARS_MAX_THREADS`,
+/// DuckDB `SET threads`, Colonnade's `threads:`), and each Colonnade row is compared with the
+/// peers at its own thread count. Skipped when the peers' Python (`$COLONNADE_PEERS_PYTHON`, else
 /// Benchmarks/peers/.venv/bin/python) is not there.
+///
+/// `COLONNADE_INTEROP_READ_FILES=a.parquet:b.feather` times only Colonnade's decode of those
+/// files at each thread count (no peers, nothing recorded): for profiling the readers.
 struct InteropReadSuite {
     let table: QuoteTable
     let recorder: Recorder
@@ -33,6 +36,7 @@ struct InteropReadSuite {
         var rows: Int
         var threads: Int
         var peers: [Peer]
+        var loadavg_start: [Double]
         var loadavg: [Double]
         var versions: [String: String]
         var feather_writer: String
@@ -40,6 +44,15 @@ struct InteropReadSuite {
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment
+        if let files = env["COLONNADE_INTEROP_READ_FILES"] {
+            for path in files.split(separator: ":").map(String.init) {
+                for threads in Set([1, QueryOptions.availableCores]).sorted() {
+                    let ours = try measure(runs: 5) { sink(try InteropReader.read(path: path, threads: threads).rowCount) }
+                    print(String(format: "%@ t=%d: median %.3f s, spread %.0f %%", path, threads, ours.median, ours.spread * 100))
+                }
+            }
+            return
+        }
         let python = env["COLONNADE_PEERS_PYTHON"] ?? FileManager.default.currentDirectoryPath + "/Benchmarks/peers/.venv/bin/python"
         let script = FileManager.default.currentDirectoryPath + "/Benchmarks/peers/interop_read.py"
         guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script) else {
@@ -53,47 +66,76 @@ struct InteropReadSuite {
         try ParquetWriter(table: table).write(toFile: source, durable: false)
         let runs = table.rowCount > 5_000_000 ? 3 : 5
         var reports: [Int: PeerReport] = [:]
-        for threads in Set([1, QueryOptions.availableCores]).sorted() {
+        for (index, threads) in Set([1, QueryOptions.availableCores]).sorted().enumerated() {
             let json = dir + "/peers-t\(threads).json"
-            try Shell.run("'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs) --json '\(json)' > /dev/null")
+            // The first run writes the three files; the next ones time those same bytes.
+            try Shell.run(
+                "'\(python)' '\(script)' --source '\(source)' --workdir '\(dir)' --threads \(threads) --repeat \(runs)"
+                    + (index > 0 ? " --reuse" : "") + " --json '\(json)' > /dev/null"
+            )
             reports[threads] = try JSONDecoder().decode(PeerReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         }
         guard let one = reports[1] else { return }
-        print("interop-read: files written by Polars \(one.versions["polars"] ?? "?"), \(one.feather_writer), DuckDB \(one.versions["duckdb"] ?? "?")")
+        print(
+            "interop-read: files written by Polars \(one.versions["polars"] ?? "?"), \(one.feather_writer), DuckDB \(one.versions["duckdb"] ?? "?")"
+        )
         let colonnade = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("colonnade").path
         for (file, bytes) in one.files.sorted(by: { $0.key > $1.key }) {
             let path = dir + "/" + file
             let b = Double(bytes)
-            let ours = try measure(runs: runs) {
-                let t = try InteropReader.read(path: path)
-                precondition(t.rowCount == one.rows, "read \(t.rowCount) rows of \(one.rows)")
-                sink(t.rowCount)
-            }
-            var notes: [String] = []
             for (threads, report) in reports.sorted(by: { $0.key < $1.key }) {
+                let start = currentLoadAverage()
+                let ours = try measure(runs: runs) {
+                    let t = try InteropReader.read(path: path, threads: threads)
+                    guard t.rowCount == one.rows else {
+                        throw BenchError("interop-read: Colonnade read \(t.rowCount) rows of \(file), the source has \(one.rows)")
+                    }
+                    sink(t.rowCount)
+                }
+                let end = currentLoadAverage()
+                var notes: [String] = []
                 for p in report.peers where p.file == file {
                     let name = "\(p.reader) \(file) \(label) t=\(threads)"
-                    recorder.record(Measurement(suite: "interop-read", name: name, seconds: p.seconds, spread: p.spread, runs: p.runs,
-                                                items: b, unit: "B", bytes: b,
-                                                note: String(format: "peer, same files, same run (load %.1f)", report.loadavg.first ?? .nan)))
+                    recorder.record(
+                        Measurement(
+                            suite: "interop-read", name: name, seconds: p.seconds, spread: p.spread, runs: p.runs,
+                            items: b, unit: "B", bytes: b,
+                            note: String(
+                                format: "peer, in process (perf_counter around the read), same files, same run; load average %.2f → %.2f",
+                                report.loadavg_start.first ?? .nan, report.loadavg.first ?? .nan)))
                     notes.append(String(format: "%@ t=%d %.2f×", p.reader, threads, p.seconds / ours.median))
                 }
+                recorder.record(
+                    Measurement(
+                        suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=\(threads)", seconds: ours.median,
+                        spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
+                        note: String(format: "in process, no save; load average %.2f → %.2f; peer time / ours: ", start, end)
+                            + notes.joined(separator: ", ")))
             }
-            recorder.record(Measurement(suite: "interop-read", name: "Colonnade decode \(file) → table \(label) t=1", seconds: ours.median,
-                                        spread: ours.spread, runs: runs, items: b, unit: "B", bytes: b,
-                                        note: "in process, no save; peer time / ours: " + notes.joined(separator: ", ")))
             if FileManager.default.isExecutableFile(atPath: colonnade) {
                 let snapshot = dir + "/q.snapshot"
                 var failure: Error?
                 let e2e = measure(runs: runs, prepare: { unlink(snapshot) }) {
-                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch { failure = error }
+                    do { sink(try Shell.run("'\(colonnade)' import '\(path)' --snapshot '\(snapshot)' > /dev/null").count) } catch {
+                        failure = error
+                    }
                 }
                 unlink(snapshot)
                 if let failure { throw failure }
-                recorder.record(Measurement(suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
-                                            seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
-                                            note: "includes process start and the durable save (fsync)"))
+                recorder.record(
+                    Measurement(
+                        suite: "interop-read", name: "colonnade import \(file) → snapshot \(label) (end to end)",
+                        seconds: e2e.median, spread: e2e.spread, runs: runs, items: b, unit: "B", bytes: b,
+                        note: "includes process start and the durable save (fsync)"))
             }
         }
     }
+}
+
+/// The 1-minute load average now (`/proc/loadavg`), NaN where there is none.
+func currentLoadAverage() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8), let first = text.split(separator: " ").first else {
+        return .nan
+    }
+    return Double(first) ?? .nan
 }

@@ -21,28 +21,35 @@ struct InteropSuite {
             ("Arrow IPC file", "bench.arrow", { try ArrowIPCWriter(table: table, format: .file).write(toFile: $0, durable: false) }),
             ("Arrow IPC stream", "bench.arrows", { try ArrowIPCWriter(table: table, format: .stream).write(toFile: $0, durable: false) }),
             ("Parquet uncompressed", "bench.parquet", { try ParquetWriter(table: table).write(toFile: $0, durable: false) }),
-            ("Parquet Snappy", "bench-snappy.parquet", {
-                var w = ParquetWriter(table: table)
-                w.compression = .snappy
-                try w.write(toFile: $0, durable: false)
-            }),
+            (
+                "Parquet Snappy", "bench-snappy.parquet",
+                {
+                    var w = ParquetWriter(table: table)
+                    w.compression = .snappy
+                    try w.write(toFile: $0, durable: false)
+                }
+            ),
         ]
         for c in cases {
             let path = directory + "/" + c.file
             defer { try? FileManager.default.removeItem(atPath: path) }
             let export = try measure(runs: runs, prepare: { settle(path) }) { try c.write(path) }
             let bytes = Double(fileSize(path))
-            recorder.record(Measurement(suite: "interop", name: "export \(c.name) \(label)", seconds: export.median,
-                                        spread: export.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
-                                        note: String(format: "%.0f MB file, no fsync", bytes / 1e6)))
+            recorder.record(
+                Measurement(
+                    suite: "interop", name: "export \(c.name) \(label)", seconds: export.median,
+                    spread: export.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
+                    note: String(format: "%.0f MB file, no fsync", bytes / 1e6)))
             let read = try measure(runs: runs) {
                 let t = try InteropReader.read(path: path)
                 precondition(t.rowCount == rows, "read \(t.rowCount) rows of \(rows)")
                 sink(t.rowCount)
             }
-            recorder.record(Measurement(suite: "interop", name: "import \(c.name) \(label)", seconds: read.median,
-                                        spread: read.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
-                                        note: "our own file, memory-mapped, into a table"))
+            recorder.record(
+                Measurement(
+                    suite: "interop", name: "import \(c.name) \(label)", seconds: read.median,
+                    spread: read.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
+                    note: "our own file, memory-mapped, into a table"))
         }
         // The Hive layout: one file per year.
         let dir = directory + "/bench-parts"
@@ -52,13 +59,17 @@ struct InteropSuite {
             files = try ParquetWriter(table: table).writePartitionedByYear(toDirectory: dir, durable: false)
         }
         let bytes = Double(files.reduce(0) { $0 + fileSize($1) })
-        recorder.record(Measurement(suite: "interop", name: "export Parquet --partition-by year \(label)", seconds: export.median,
-                                    spread: export.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
-                                    note: String(format: "%d files, %.0f MB, no fsync", files.count, bytes / 1e6)))
+        recorder.record(
+            Measurement(
+                suite: "interop", name: "export Parquet --partition-by year \(label)", seconds: export.median,
+                spread: export.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
+                note: String(format: "%d files, %.0f MB, no fsync", files.count, bytes / 1e6)))
         let read = try measure(runs: runs) { sink(try InteropReader.read(path: dir).rowCount) }
-        recorder.record(Measurement(suite: "interop", name: "import Parquet year=… directory \(label)", seconds: read.median,
-                                    spread: read.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
-                                    note: "\(files.count) files merged into one table"))
+        recorder.record(
+            Measurement(
+                suite: "interop", name: "import Parquet year=… directory \(label)", seconds: read.median,
+                spread: read.spread, runs: runs, items: bytes, unit: "B", bytes: bytes,
+                note: "\(files.count) files merged into one table"))
     }
 
     /// Untimed, before an export: the last output removed, dirty pages written back.

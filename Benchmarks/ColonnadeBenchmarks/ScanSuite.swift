@@ -13,9 +13,11 @@ struct SeedQuote {
 /// per row and reduced with `&&`. It allocates per row and copies every matching struct, so it
 /// measures the allocator more than the scan: see `plainLoop` for the fair row-oriented baseline.
 @inline(never)
-func seedFilter(_ quotes: [SeedQuote], high: (Double, Double)? = nil, low: (Double, Double)? = nil,
-                adjHigh: (Double, Double)? = nil, adjLow: (Double, Double)? = nil, close: (Double, Double)? = nil,
-                volume: (Double, Double)? = nil, dates: (Int32, Int32)? = nil, tickers: Set<Int32>? = nil) -> [SeedQuote] {
+func seedFilter(
+    _ quotes: [SeedQuote], high: (Double, Double)? = nil, low: (Double, Double)? = nil,
+    adjHigh: (Double, Double)? = nil, adjLow: (Double, Double)? = nil, close: (Double, Double)? = nil,
+    volume: (Double, Double)? = nil, dates: (Int32, Int32)? = nil, tickers: Set<Int32>? = nil
+) -> [SeedQuote] {
     quotes.filter { q in
         var conditions = [Bool]()
         if let (mn, mx) = high { conditions.append(q.high > mn && q.high < mx) }
@@ -40,7 +42,11 @@ struct ScanSuite {
     static let queries: [(String, String, Int)] = [
         ("Q1", "80 < high < 83", 1),
         ("Q2", "80 < high < 83 and 78 < low < 82 and 75 < adj_high < 85 and 70 < adj_low < 75", 4),
-        ("Q3", "ticker in (\(q3Tickers.joined(separator: ", "))) and 2005-01-01 <= date <= 2014-05-10 and volume > 1000000 and 20 < close < 200", 2),
+        (
+            "Q3",
+            "ticker in (\(q3Tickers.joined(separator: ", "))) and 2005-01-01 <= date <= 2014-05-10 and volume > 1000000 and 20 < close < 200",
+            2
+        ),
         ("Q4", "(close < 20 or close > 500) and not volume < 500000", 2),
     ]
 
@@ -52,9 +58,11 @@ struct ScanSuite {
         guard case .float64(let high) = table.column(named: "high")! else { return }
         for t in Set([1, threads]).sorted() {
             let r = measure(runs: runs) { sink(Self.readAll(high, threads: t)) }
-            recorder.record(Measurement(suite: "scan", name: "memory roof: read 1 Float64 column \(label) t=\(t)",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                        bytes: rows * 8, note: "plain sum of the column's words"))
+            recorder.record(
+                Measurement(
+                    suite: "scan", name: "memory roof: read 1 Float64 column \(label) t=\(t)",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                    bytes: rows * 8, note: "plain sum of the column's words"))
         }
 
         // The kernel alone, no planning or blocks: what the query adds on top of it.
@@ -66,9 +74,11 @@ struct ScanSuite {
                 }
                 sink(Int(words[words.count / 2]))
             }
-            recorder.record(Measurement(suite: "scan", name: "kernel only: 80 < Double < 83 \(label) t=1",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                        bytes: rows * 8, note: "RangeKernels.evaluate over the whole column"))
+            recorder.record(
+                Measurement(
+                    suite: "scan", name: "kernel only: 80 < Double < 83 \(label) t=1",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                    bytes: rows * 8, note: "RangeKernels.evaluate over the whole column"))
         }
 
         for (name, text, columns) in Self.queries {
@@ -82,9 +92,11 @@ struct ScanSuite {
                         matched = s.count
                         sink(s.count)
                     }
-                    recorder.record(Measurement(suite: "scan", name: "\(name) \(label) t=\(t) zonemaps=\(summaries ? "on" : "off")",
-                                                seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                                bytes: rows * 8 * Double(columns), note: "matched \(matched)"))
+                    recorder.record(
+                        Measurement(
+                            suite: "scan", name: "\(name) \(label) t=\(t) zonemaps=\(summaries ? "on" : "off")",
+                            seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                            bytes: rows * 8 * Double(columns), note: "matched \(matched)"))
                 }
             }
         }
@@ -101,7 +113,7 @@ struct ScanSuite {
         var quotes = [SeedQuote]()
         quotes.reserveCapacity(n)
         for r in 0 ..< n { quotes.append(cols.quote(r)) }
-        let codes = Set(Self.q3Tickers.compactMap { table.code(of: $0) })
+        let codes = Set(Self.q3Tickers.compactMap { table.tickerNumber(of: $0) })
         let from = Day(2005, 1, 1).daysSinceEpoch, to = Day(2014, 5, 10).daysSinceEpoch
         let cases: [(String, () -> Int)] = [
             ("Q1", { seedFilter(quotes, high: (80, 83)).count }),
@@ -110,13 +122,20 @@ struct ScanSuite {
         ]
         for (name, body) in cases {
             var matched = 0
-            let r = measure(runs: runs) { matched = body(); sink(matched) }
-            recorder.record(Measurement(suite: "scan", name: "\(name) seed-style: structs + [Bool] per row, allocator-bound \(n / 1000)k rows t=1",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: Double(n), unit: "rows",
-                                        bytes: 0, note: "matched \(matched) of the first \(n) rows"))
+            let r = measure(runs: runs) {
+                matched = body()
+                sink(matched)
+            }
+            recorder.record(
+                Measurement(
+                    suite: "scan", name: "\(name) seed-style: structs + [Bool] per row, allocator-bound \(n / 1000)k rows t=1",
+                    seconds: r.median, spread: r.spread, runs: runs, items: Double(n), unit: "rows",
+                    bytes: 0, note: "matched \(matched) of the first \(n) rows"))
         }
-        recorder.record(Measurement(suite: "scan", name: "Q4 seed-style: structs + [Bool] per row, allocator-bound", seconds: .infinity,
-                                    spread: 0, runs: 0, items: 0, unit: "rows", bytes: 0, note: "not expressible: the seed filter has no or/not"))
+        recorder.record(
+            Measurement(
+                suite: "scan", name: "Q4 seed-style: structs + [Bool] per row, allocator-bound", seconds: .infinity,
+                spread: 0, runs: 0, items: 0, unit: "rows", bytes: 0, note: "not expressible: the seed filter has no or/not"))
     }
 
     /// The fair row-oriented baseline: the loop a competent engineer writes over an array of the
@@ -127,38 +146,69 @@ struct ScanSuite {
         let cols = SeedColumns(table)
         let start = Date()
         let quotes = (0 ..< table.rowCount).map { cols.quote($0) }
-        print(String(format: "built %d seed structs (%.0f MB) in %.1f s (setup, not timed)", quotes.count,
-                     Double(quotes.count * MemoryLayout<SeedQuote>.stride) / 1e6, Date().timeIntervalSince(start)))
+        print(
+            String(
+                format: "built %d seed structs (%.0f MB) in %.1f s (setup, not timed)", quotes.count,
+                Double(quotes.count * MemoryLayout<SeedQuote>.stride) / 1e6, Date().timeIntervalSince(start)))
         var wanted = [Bool](repeating: false, count: table.tickers.count)
-        for s in Self.q3Tickers { if let c = table.code(of: s) { wanted[Int(c)] = true } }
+        for s in Self.q3Tickers { if let c = table.tickerNumber(of: s) { wanted[Int(c)] = true } }
         let from = Day(2005, 1, 1).daysSinceEpoch, to = Day(2014, 5, 10).daysSinceEpoch
         let cases: [(String, ([SeedQuote]) -> Int)] = [
-            ("Q1", { quotes in var n = 0; for q in quotes where q.high > 80 && q.high < 83 { n += 1 }; return n }),
-            ("Q2", { quotes in
-                var n = 0
-                for q in quotes where q.high > 80 && q.high < 83 && q.low > 78 && q.low < 82
-                    && q.adjHigh > 75 && q.adjHigh < 85 && q.adjLow > 70 && q.adjLow < 75 { n += 1 }
-                return n
-            }),
-            ("Q3", { quotes in
-                var n = 0
-                for q in quotes where q.date >= from && q.date <= to && q.volume > 1_000_000 && q.close > 20 && q.close < 200
-                    && wanted[Int(q.ticker)] { n += 1 }
-                return n
-            }),
-            ("Q4", { quotes in var n = 0; for q in quotes where (q.close < 20 || q.close > 500) && q.volume >= 500_000 { n += 1 }; return n }),
+            (
+                "Q1",
+                { quotes in
+                    var n = 0
+                    for q in quotes where q.high > 80 && q.high < 83 { n += 1 }
+                    return n
+                }
+            ),
+            (
+                "Q2",
+                { quotes in
+                    var n = 0
+                    for q in quotes
+                    where q.high > 80 && q.high < 83 && q.low > 78 && q.low < 82
+                        && q.adjHigh > 75 && q.adjHigh < 85 && q.adjLow > 70 && q.adjLow < 75
+                    { n += 1 }
+                    return n
+                }
+            ),
+            (
+                "Q3",
+                { quotes in
+                    var n = 0
+                    for q in quotes
+                    where q.date >= from && q.date <= to && q.volume > 1_000_000 && q.close > 20 && q.close < 200
+                        && wanted[Int(q.ticker)]
+                    { n += 1 }
+                    return n
+                }
+            ),
+            (
+                "Q4",
+                { quotes in
+                    var n = 0
+                    for q in quotes where (q.close < 20 || q.close > 500) && q.volume >= 500_000 { n += 1 }
+                    return n
+                }
+            ),
         ]
         let rows = Double(table.rowCount)
         for (name, body) in cases {
             guard let text = Self.queries.first(where: { $0.0 == name })?.1 else { continue }
             let engine = try table.select(QueryParser(table: table).parse(text), options: QueryOptions(threads: 1)).count
             var matched = 0
-            let r = measure(runs: runs) { matched = body(quotes); sink(matched) }
+            let r = measure(runs: runs) {
+                matched = body(quotes)
+                sink(matched)
+            }
             precondition(matched == engine, "the plain loop found \(matched) rows for \(name), the engine \(engine)")
-            recorder.record(Measurement(suite: "scan", name: "\(name) plain loop over structs \(label) t=1",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                        bytes: rows * Double(MemoryLayout<SeedQuote>.stride),
-                                        note: "matched \(matched) (as the engine); reads \(MemoryLayout<SeedQuote>.stride)-byte structs"))
+            recorder.record(
+                Measurement(
+                    suite: "scan", name: "\(name) plain loop over structs \(label) t=1",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                    bytes: rows * Double(MemoryLayout<SeedQuote>.stride),
+                    note: "matched \(matched) (as the engine); reads \(MemoryLayout<SeedQuote>.stride)-byte structs"))
         }
     }
 
@@ -181,9 +231,11 @@ struct ScanSuite {
                     matched = s.count
                     sink(matched)
                 }
-                recorder.record(Measurement(suite: "scan", name: "range Double \(self.label) (kept \(label)) t=1 zonemaps=\(summaries ? "on" : "off")",
-                                            seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                            bytes: rows * 8, note: String(format: "matched %.4f%%", Double(matched) / rows * 100)))
+                recorder.record(
+                    Measurement(
+                        suite: "scan", name: "range Double \(self.label) (kept \(label)) t=1 zonemaps=\(summaries ? "on" : "off")",
+                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                        bytes: rows * 8, note: String(format: "matched %.4f%%", Double(matched) / rows * 100)))
             }
         }
     }
@@ -202,8 +254,17 @@ struct ScanSuite {
                 let lo = n * part / parts, hi = n * (part + 1) / parts
                 var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, d: UInt64 = 0
                 var i = lo
-                while i + 4 <= hi { a &+= w[i]; b &+= w[i + 1]; c &+= w[i + 2]; d &+= w[i + 3]; i += 4 }
-                while i < hi { a &+= w[i]; i += 1 }
+                while i + 4 <= hi {
+                    a &+= w[i]
+                    b &+= w[i + 1]
+                    c &+= w[i + 2]
+                    d &+= w[i + 3]
+                    i += 4
+                }
+                while i < hi {
+                    a &+= w[i]
+                    i += 1
+                }
                 out[part * 8] = a &+ b &+ c &+ d
             }
             var total: UInt64 = 0
@@ -224,13 +285,16 @@ struct SeedColumns {
     let c: [AnyColumn]
     init(_ table: QuoteTable) {
         self.table = table
-        c = ["open", "high", "low", "close", "volume", "ex_dividend", "split_ratio", "adj_open", "adj_high", "adj_low",
-             "adj_close", "adj_volume"].map { table.column(named: $0)! }
+        c = [
+            "open", "high", "low", "close", "volume", "ex_dividend", "split_ratio", "adj_open", "adj_high", "adj_low",
+            "adj_close", "adj_volume",
+        ].map { table.column(named: $0)! }
     }
     func quote(_ r: Int) -> SeedQuote {
         func v(_ i: Int) -> Double { c[i].doubleValue(at: r) ?? .nan }
-        return SeedQuote(ticker: table.tickerCode(ofRow: r), date: table.dates[r], open: v(0), high: v(1), low: v(2), close: v(3),
-                         volume: v(4), exDividend: v(5), splitRatio: v(6), adjOpen: v(7), adjHigh: v(8), adjLow: v(9),
-                         adjClose: v(10), adjVolume: v(11))
+        return SeedQuote(
+            ticker: table.tickerNumber(ofRow: r), date: table.dates[r], open: v(0), high: v(1), low: v(2), close: v(3),
+            volume: v(4), exDividend: v(5), splitRatio: v(6), adjOpen: v(7), adjHigh: v(8), adjLow: v(9),
+            adjClose: v(10), adjVolume: v(11))
     }
 }

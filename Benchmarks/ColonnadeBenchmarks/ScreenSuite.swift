@@ -30,10 +30,12 @@ struct ScreenSuite {
                     sink(selection.count)
                 }
                 let sum = try selection.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-                recorder.record(Measurement(suite: "screens", name: "\(name) \(label) t=\(t)",
-                                            seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                            bytes: rows * 8 * Double(columns),
-                                            note: "matched \(selection.count), sum(close) \(String(format: "%.6g", sum))"))
+                recorder.record(
+                    Measurement(
+                        suite: "screens", name: "\(name) \(label) t=\(t)",
+                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                        bytes: rows * 8 * Double(columns),
+                        note: "matched \(selection.count), sum(close) \(String(format: "%.6g", sum))"))
             }
             // As of the latest day: one row per ticker, windows over its last rows only.
             var latest = try table.select(predicate, on: .latest)
@@ -42,10 +44,12 @@ struct ScreenSuite {
                 sink(latest.count)
             }
             let sum = try latest.aggregate([.sum("close")]).rows[0].values[0] ?? 0
-            recorder.record(Measurement(suite: "screens", name: "\(name) --on latest \(label) t=1",
-                                        seconds: r.median, spread: r.spread, runs: runs * 3, items: Double(table.tickers.count),
-                                        unit: "tickers", bytes: 0,
-                                        note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum))"))
+            recorder.record(
+                Measurement(
+                    suite: "screens", name: "\(name) --on latest \(label) t=1",
+                    seconds: r.median, spread: r.spread, runs: runs * 3, items: Double(table.tickers.count),
+                    unit: "tickers", bytes: 0,
+                    note: "matched \(latest.count), sum(close) \(String(format: "%.6g", sum))"))
         }
     }
 }

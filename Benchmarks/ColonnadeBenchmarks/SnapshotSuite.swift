@@ -25,9 +25,11 @@ struct SnapshotSuite {
 
         for durable in [false, true] {
             let r = try measure(runs: runs) { try table.save(to: path, durable: durable) }
-            recorder.record(Measurement(suite: "snapshot", name: "save \(label) \(durable ? "with fsync (file + dir)" : "before fsync")",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: fileBytes, unit: "B",
-                                        bytes: fileBytes, note: String(format: "%.0f MB file", fileBytes / 1e6)))
+            recorder.record(
+                Measurement(
+                    suite: "snapshot", name: "save \(label) \(durable ? "with fsync (file + dir)" : "before fsync")",
+                    seconds: r.median, spread: r.spread, runs: runs, items: fileBytes, unit: "B",
+                    bytes: fileBytes, note: String(format: "%.0f MB file", fileBytes / 1e6)))
         }
         // Warm: the file's pages are in the page cache (it was just written, and every run after
         // the warm-up finds them there). An unverified load reads only the structure and footer,
@@ -39,21 +41,28 @@ struct SnapshotSuite {
                 sink(t.rowCount)
             }
             let resident = try PageCache.residentFraction(path)
-            recorder.record(Measurement(suite: "snapshot", name: "load \(label) warm, \(verify ? "with verification" : "without verification (mmap)")",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: verify ? fileBytes : 0, unit: "B",
-                                        bytes: verify ? fileBytes : 0,
-                                        note: String(format: "%@; page cache warm (%.0f%% of the file resident)",
-                                                     verify ? "every payload checksum, from memory" : "structure, footer and validity padding only; column payloads not read",
-                                                     resident * 100)))
+            recorder.record(
+                Measurement(
+                    suite: "snapshot", name: "load \(label) warm, \(verify ? "with verification" : "without verification (mmap)")",
+                    seconds: r.median, spread: r.spread, runs: runs, items: verify ? fileBytes : 0, unit: "B",
+                    bytes: verify ? fileBytes : 0,
+                    note: String(
+                        format: "%@; page cache warm (%.0f%% of the file resident)",
+                        verify
+                            ? "every payload checksum, from memory"
+                            : "structure, footer and validity padding only; column payloads not read",
+                        resident * 100)))
         }
         for verify in [false, true] {
             let r = try measure(runs: runs) {
                 let t = try QuoteTable.load(from: path, verify: verify)
                 sink(try t.select(q1, options: QueryOptions(threads: 1)).count)
             }
-            recorder.record(Measurement(suite: "snapshot", name: "load + first Q1 \(label) t=1 warm, \(verify ? "verified" : "unverified")",
-                                        seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
-                                        bytes: 0, note: "time to the first answer from a file in the page cache"))
+            recorder.record(
+                Measurement(
+                    suite: "snapshot", name: "load + first Q1 \(label) t=1 warm, \(verify ? "verified" : "unverified")",
+                    seconds: r.median, spread: r.spread, runs: runs, items: rows, unit: "rows",
+                    bytes: 0, note: "time to the first answer from a file in the page cache"))
         }
 
         // Cold: before each run the file is written back and dropped from the page cache
@@ -65,21 +74,29 @@ struct SnapshotSuite {
                 let t = try QuoteTable.load(from: path, verify: verify)
                 sink(t.rowCount)
             }
-            recorder.record(Measurement(suite: "snapshot", name: "load \(label) cold, \(verify ? "with verification" : "without verification (mmap)")",
-                                        seconds: r.median, spread: r.spread, runs: coldRuns, items: verify ? fileBytes : 0, unit: "B",
-                                        bytes: verify ? fileBytes : 0,
-                                        note: String(format: "%@; evicted before each run (at most %.1f%% resident)",
-                                                     verify ? "every payload byte read from disk" : "structure, footer and validity padding only; column payloads not read",
-                                                     r.resident * 100)))
+            recorder.record(
+                Measurement(
+                    suite: "snapshot", name: "load \(label) cold, \(verify ? "with verification" : "without verification (mmap)")",
+                    seconds: r.median, spread: r.spread, runs: coldRuns, items: verify ? fileBytes : 0, unit: "B",
+                    bytes: verify ? fileBytes : 0,
+                    note: String(
+                        format: "%@; evicted before each run (at most %.1f%% resident)",
+                        verify
+                            ? "every payload byte read from disk" : "structure, footer and validity padding only; column payloads not read",
+                        r.resident * 100)))
         }
         for verify in [false, true] {
             let r = try measureCold(runs: coldRuns, evict: evict) {
                 let t = try QuoteTable.load(from: path, verify: verify)
                 sink(try t.select(q1, options: QueryOptions(threads: 1)).count)
             }
-            recorder.record(Measurement(suite: "snapshot", name: "load + first Q1 \(label) t=1 cold, \(verify ? "verified" : "unverified")",
-                                        seconds: r.median, spread: r.spread, runs: coldRuns, items: rows, unit: "rows",
-                                        bytes: 0, note: String(format: "time to the first answer, file evicted before each run (at most %.1f%% resident)", r.resident * 100)))
+            recorder.record(
+                Measurement(
+                    suite: "snapshot", name: "load + first Q1 \(label) t=1 cold, \(verify ? "verified" : "unverified")",
+                    seconds: r.median, spread: r.spread, runs: coldRuns, items: rows, unit: "rows",
+                    bytes: 0,
+                    note: String(
+                        format: "time to the first answer, file evicted before each run (at most %.1f%% resident)", r.resident * 100)))
         }
         try foundationBaseline()
     }
@@ -87,14 +104,17 @@ struct SnapshotSuite {
     /// The seed-like way: rows as Codable structs through PropertyListEncoder (binary), on a slice.
     func foundationBaseline() throws {
         let n = min(table.rowCount, 200_000)
-        let names = ["open", "high", "low", "close", "volume", "ex_dividend", "split_ratio", "adj_open", "adj_high", "adj_low",
-                     "adj_close", "adj_volume"]
+        let names = [
+            "open", "high", "low", "close", "volume", "ex_dividend", "split_ratio", "adj_open", "adj_high", "adj_low",
+            "adj_close", "adj_volume",
+        ]
         let cols = names.map { table.column(named: $0)! }
         let quotes = (0 ..< n).map { r in
             let v = cols.map { $0.doubleValue(at: r) }
-            return CodableQuote(ticker: table.tickers[Int(table.tickerCode(ofRow: r))].symbol, date: table.dates[r],
-                                open: v[0], high: v[1], low: v[2], close: v[3], volume: v[4], exDividend: v[5], splitRatio: v[6],
-                                adjOpen: v[7], adjHigh: v[8], adjLow: v[9], adjClose: v[10], adjVolume: v[11])
+            return CodableQuote(
+                ticker: table.tickers[Int(table.tickerNumber(ofRow: r))].symbol, date: table.dates[r],
+                open: v[0], high: v[1], low: v[2], close: v[3], volume: v[4], exDividend: v[5], splitRatio: v[6],
+                adjOpen: v[7], adjHigh: v[8], adjLow: v[9], adjClose: v[10], adjVolume: v[11])
         }
         let url = URL(fileURLWithPath: directory + "/bench.plist")
         defer { try? FileManager.default.removeItem(at: url) }
@@ -106,15 +126,19 @@ struct SnapshotSuite {
             bytes = Double(data.count)
             try data.write(to: url, options: .atomic)
         }
-        recorder.record(Measurement(suite: "snapshot", name: "baseline: PropertyListEncoder save \(n / 1000)k rows",
-                                    seconds: save.median, spread: save.spread, runs: 3, items: Double(n), unit: "rows",
-                                    bytes: bytes, note: String(format: "%.1f MB; seed-like (Codable rows)", bytes / 1e6)))
+        recorder.record(
+            Measurement(
+                suite: "snapshot", name: "baseline: PropertyListEncoder save \(n / 1000)k rows",
+                seconds: save.median, spread: save.spread, runs: 3, items: Double(n), unit: "rows",
+                bytes: bytes, note: String(format: "%.1f MB; seed-like (Codable rows)", bytes / 1e6)))
         let load = try measure(runs: 3) {
             let data = try Data(contentsOf: url)
             sink(try PropertyListDecoder().decode([CodableQuote].self, from: data).count)
         }
-        recorder.record(Measurement(suite: "snapshot", name: "baseline: PropertyListDecoder load \(n / 1000)k rows",
-                                    seconds: load.median, spread: load.spread, runs: 3, items: Double(n), unit: "rows",
-                                    bytes: bytes, note: "compare rows/s with the snapshot load above"))
+        recorder.record(
+            Measurement(
+                suite: "snapshot", name: "baseline: PropertyListDecoder load \(n / 1000)k rows",
+                seconds: load.median, spread: load.spread, runs: 3, items: Double(n), unit: "rows",
+                bytes: bytes, note: "compare rows/s with the snapshot load above"))
     }
 }

@@ -30,9 +30,12 @@ struct ZipSuite {
         guard let member = archive.members.first else { throw BenchError("zip -6 wrote no member into \(zipPath)") }
         try Self.writeGzip(of: member, archive: zipPath, to: gzPath)
         let csvBytes = Double(member.uncompressedSize)
-        print(String(format: "zip input: %.0f MB CSV, %.0f MB zip (zip -6, ratio %.1f), gzip of the same DEFLATE stream (made in %.1f s, not timed)",
-                     csvBytes / 1e6, Double(member.compressedSize) / 1e6, csvBytes / Double(member.compressedSize),
-                     Date().timeIntervalSince(start)))
+        print(
+            String(
+                format:
+                    "zip input: %.0f MB CSV, %.0f MB zip (zip -6, ratio %.1f), gzip of the same DEFLATE stream (made in %.1f s, not timed)",
+                csvBytes / 1e6, Double(member.compressedSize) / 1e6, csvBytes / Double(member.compressedSize),
+                Date().timeIntervalSince(start)))
         try FileManager.default.removeItem(atPath: csvPath)
         let runs = 3
 
@@ -47,8 +50,10 @@ struct ZipSuite {
             sink(total)
         }
         record("inflate (ZipArchive.stream, CRC checked) t=1", inflate, bytes: csvBytes, note: "output bytes")
-        for (name, tool, command) in [("unzip -p > /dev/null", "unzip", "unzip -p '\(zipPath)'"),
-                                      ("gzip -dc > /dev/null (same DEFLATE bytes)", "gzip", "gzip -dc '\(gzPath)'")] {
+        for (name, tool, command) in [
+            ("unzip -p > /dev/null", "unzip", "unzip -p '\(zipPath)'"),
+            ("gzip -dc > /dev/null (same DEFLATE bytes)", "gzip", "gzip -dc '\(gzPath)'"),
+        ] {
             guard Shell.has(tool) else {
                 recorder.record(notMeasured("zip", name, "'\(tool)' is not installed"))
                 continue
@@ -79,18 +84,24 @@ struct ZipSuite {
                 try Shell.run("unzip -p '\(zipPath)' | '\(colonnade)' import - --snapshot '\(snapshot)' > /dev/null")
             }
             try checkRows(snapshot)
-            record("unzip -p big.zip | colonnade import -", piped, bytes: csvBytes,
-                   note: String(format: "import big.zip is %.2f× faster", piped.median / direct.median))
+            record(
+                "unzip -p big.zip | colonnade import -", piped, bytes: csvBytes,
+                note: String(format: "import big.zip is %.2f× faster", piped.median / direct.median))
         } else {
             recorder.record(notMeasured("zip", "unzip -p big.zip | colonnade import -", "'unzip' is not installed"))
         }
 
         let environment = ProcessInfo.processInfo.environment
-        let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("peers/.venv/bin/python").path
+        let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "peers/.venv/bin/python"
+        ).path
         let python = environment["COLONNADE_BENCH_PYTHON"] ?? peers
         let polarsName = "unzip -p > file, then Polars read_csv"
         guard FileManager.default.isExecutableFile(atPath: python), (try? Shell.run("'\(python)' -c 'import polars'")) != nil else {
-            recorder.record(notMeasured("zip", "start-up: python -c 'import polars'", "no Python with Polars at \(python) (Benchmarks/peers/run.sh creates one)"))
+            recorder.record(
+                notMeasured(
+                    "zip", "start-up: python -c 'import polars'", "no Python with Polars at \(python) (Benchmarks/peers/run.sh creates one)"
+                ))
             recorder.record(notMeasured("zip", polarsName, "no Python with Polars at \(python) (Benchmarks/peers/run.sh creates one)"))
             return
         }
@@ -100,22 +111,27 @@ struct ZipSuite {
         }
         let pythonStart = try measure(runs: runs) { try Shell.run("'\(python)' -c 'import polars' > /dev/null") }
         record("start-up: python -c 'import polars'", pythonStart, bytes: 0, note: "the fixed cost in the Polars row below")
-        let read = "unzip -p '\(zipPath)' > '\(dir)/u.csv' && '\(python)' -c \"import polars as pl; print(pl.read_csv('\(dir)/u.csv').height)\""
+        let read =
+            "unzip -p '\(zipPath)' > '\(dir)/u.csv' && '\(python)' -c \"import polars as pl; print(pl.read_csv('\(dir)/u.csv').height)\""
         let height = try Shell.run(read).trimmingCharacters(in: .whitespacesAndNewlines)
         guard Int(height) == table.rowCount else { throw BenchError("Polars read \(height) rows, not \(table.rowCount)") }
         let polars = try measure(runs: runs) { try Shell.run(read + " > /dev/null") }
         // Whole processes on both sides: the ratio of the times net of each side's start-up is shown beside the gross one.
         let net = (polars.median - pythonStart.median) / (direct.median - colonnadeStart.median)
-        record(polarsName, polars, bytes: csvBytes,
-               note: String(format: "import big.zip is %.2f× faster whole process, %.2f× net of each side's start-up (Polars: all threads)",
-                            polars.median / direct.median, net))
+        record(
+            polarsName, polars, bytes: csvBytes,
+            note: String(
+                format: "import big.zip is %.2f× faster whole process, %.2f× net of each side's start-up (Polars: all threads)",
+                polars.median / direct.median, net))
     }
 
     /// Every row name this suite records, for "not measured" when it cannot run at all.
-    static let rowNames = ["inflate (ZipArchive.stream, CRC checked) t=1", "unzip -p > /dev/null", "gzip -dc > /dev/null (same DEFLATE bytes)",
-                           "start-up: colonnade --version", "colonnade import big.zip (end to end, saved)",
-                           "unzip -p big.zip | colonnade import -", "start-up: python -c 'import polars'",
-                           "unzip -p > file, then Polars read_csv"]
+    static let rowNames = [
+        "inflate (ZipArchive.stream, CRC checked) t=1", "unzip -p > /dev/null", "gzip -dc > /dev/null (same DEFLATE bytes)",
+        "start-up: colonnade --version", "colonnade import big.zip (end to end, saved)",
+        "unzip -p big.zip | colonnade import -", "start-up: python -c 'import polars'",
+        "unzip -p > file, then Polars read_csv",
+    ]
 
     /// Throws unless the snapshot at `path` holds the table's rows.
     private func checkRows(_ path: String) throws {
@@ -124,8 +140,10 @@ struct ZipSuite {
     }
 
     private func record(_ name: String, _ result: (median: Double, spread: Double), bytes: Double, note: String) {
-        recorder.record(Measurement(suite: "zip", name: name, seconds: result.median, spread: result.spread, runs: 3,
-                                    items: bytes, unit: "B", bytes: bytes, note: note))
+        recorder.record(
+            Measurement(
+                suite: "zip", name: name, seconds: result.median, spread: result.spread, runs: 3,
+                items: bytes, unit: "B", bytes: bytes, note: note))
     }
 
     /// A gzip file (RFC 1952) wrapping the member's raw DEFLATE stream: the same bytes for gzip -dc.

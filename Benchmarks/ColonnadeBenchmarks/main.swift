@@ -1,7 +1,7 @@
 import Foundation
 import Colonnade
 
-// colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+// colonnade-bench [--suite scan,screens,indicators,decode,snapshot,interop,zip,import,cli,firsttouch,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
 // colonnade-bench --from-json FILE[,FILE…] --svg DIR    (charts from saved reports, nothing measured)
 
 /// Why these numbers would not be honest, or nil.
@@ -31,12 +31,14 @@ struct Options {
 }
 
 func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("""
-    error: \(message)
-    usage: colonnade-bench [--suite scan,screens,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
-           colonnade-bench --from-json FILE[,FILE...] --svg DIR
+    FileHandle.standardError.write(
+        Data(
+            """
+            error: \(message)
+            usage: colonnade-bench [--suite scan,screens,indicators,exact-windows,crossticker,decode,snapshot,interop,zip,import,import-update,cli,firsttouch,interop-read,codecs,lakehouse,adjustments,all] [--size small|medium|large] [--threads N] [--json FILE] [--compare FILE] [--svg DIR]
+                   colonnade-bench --from-json FILE[,FILE...] --svg DIR
 
-    """.utf8))
+            """.utf8))
     exit(2)
 }
 
@@ -54,9 +56,15 @@ while !args.isEmpty {
         var s = Set<String>()
         for item in list {
             switch item {
-            case "all": s.formUnion(["scan", "screens", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
-            case "scan", "screens", "decode", "snapshot", "interop", "zip", "import", "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse": s.insert(item)
-            default: usage("unknown suite '\(item)' (scan, screens, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, all)")
+            case "all":
+                s.formUnion(["scan", "screens", "crossticker", "decode", "snapshot", "interop", "zip", "import", "cli", "firsttouch"])
+            case "scan", "screens", "indicators", "exact-windows", "crossticker", "decode", "snapshot", "interop", "zip", "import",
+                "import-update", "cli", "firsttouch", "interop-read", "codecs", "lakehouse", "adjustments":
+                s.insert(item)
+            default:
+                usage(
+                    "unknown suite '\(item)' (scan, screens, indicators, exact-windows, crossticker, decode, snapshot, interop, zip, import, import-update, cli, firsttouch, interop-read, codecs, lakehouse, adjustments, all)"
+                )
             }
         }
         options.suites = s
@@ -109,7 +117,9 @@ let (tickerCount, dayCount) = sizes[options.size]!
 let label = "\(tickerCount * dayCount / 1_000_000 > 0 ? "\(tickerCount * dayCount / 1_000_000)M" : "\(tickerCount * dayCount / 1000)k")"
 let recorder = Recorder()
 var machine = MachineInfo.current(size: options.size, threads: options.threads)
-print("colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)")
+print(
+    "colonnade-bench \(Colonnade.version) — \(machine.cpuModel), \(machine.cores) cores, commit \(machine.commit), size \(options.size) (\(tickerCount) tickers × \(dayCount) days), threads \(options.threads)"
+)
 
 /// Runs one suite; a failure (a benchmark command that failed, a wrong answer) ends the run with
 /// its error and exit status 1, so no figure of a failed run is reported.
@@ -137,6 +147,28 @@ suite("screens") {
     try ScreenSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
     recorder.peaks["screens"] = peakResidentBytes()
     print("peak memory (screens): \(Format.bytes(recorder.peaks["screens"]!))")
+}
+
+suite("indicators") {
+    // Issue 30: I1–I4 and S3 with exact windows (Benchmarks/peers/indicators.py times the peers).
+    resetPeakResident()
+    let table = benchTable()
+    try IndicatorSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["indicators"] = peakResidentBytes()
+    print("peak memory (indicators): \(Format.bytes(recorder.peaks["indicators"]!))")
+}
+
+suite("exact-windows") {
+    // Only the indicators suite's first part: S3 with exact windows against the floating-point path.
+    try IndicatorSuite(table: benchTable(), threads: options.threads, recorder: recorder, label: label).exactWindowCost()
+}
+
+if options.suites.contains("crossticker") {
+    resetPeakResident()
+    let table = benchTable()
+    try CrossTickerSuite(table: table, threads: options.threads, recorder: recorder, label: label).run()
+    recorder.peaks["crossticker"] = peakResidentBytes()
+    print("peak memory (crossticker): \(Format.bytes(recorder.peaks["crossticker"]!))")
 }
 
 /// The table for the snapshot (and decode) suites, generated once.
@@ -191,9 +223,9 @@ suite("import") {
 // Only the import suite's update row (one day for every ticker into the saved snapshot, beside a
 // plain save): no JSON or CSV inputs written, so it runs at large size in a few minutes.
 if !options.suites.contains("import") {
-  suite("import-update") {
-    try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
-  }
+    suite("import-update") {
+        try ImportSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).runUpdateOnly()
+    }
 }
 
 suite("cli") {
@@ -211,6 +243,11 @@ suite("lakehouse") {
     try LakehouseSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
 }
 
+suite("adjustments") {
+    // Issue 33: verify --adjustments, adjust and an update's restatement (Benchmarks/suites/70-adjustments.sh).
+    try AdjustmentSuite(table: benchTable(), recorder: recorder, label: label, directory: workDirectory).run()
+}
+
 suite("codecs") {
     try CodecSuite(recorder: recorder, directory: workDirectory).run()
 }
@@ -219,7 +256,6 @@ suite("codecs") {
 suite("firsttouch") {
     try FirstTouchSuite(recorder: recorder).run()
 }
-
 
 machine.loadAverageEnd = MachineInfo.loadAverage()
 print(String(format: "load average (1 min) at start / end: %.1f / %.1f", machine.loadAverageStart ?? .nan, machine.loadAverageEnd ?? .nan))

@@ -25,3 +25,16 @@ refresh_generated_data() {
         echo "$key" > "$data/GENERATOR.tmp" && mv "$data/GENERATOR.tmp" "$data/GENERATOR"
     fi
 }
+
+# Makes .data/$size-seed42.snapshot with the colonnade binary $1 unless it is there (written
+# under a temporary name, then renamed); needs `tickers`, `days`, `size` and `die` set.
+generated_snapshot() {
+    local base="$here/.data/$size-seed42"
+    mkdir -p "$here/.data"
+    [ -f "$base.snapshot" ] && return 0
+    rm -f "$base.tmp.snapshot"
+    "$1" generate --tickers "$tickers" --days "$days" --seed 42 --snapshot "$base.tmp.snapshot" >&2 \
+        || die "colonnade generate --snapshot failed"
+    mv "$base.tmp.snapshot" "$base.snapshot"
+    rm -f "$base.tmp.snapshot.lock"  # the lock file of the temporary name
+}

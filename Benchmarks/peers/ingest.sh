@@ -26,15 +26,10 @@ while [ $# -gt 0 ]; do
         *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
+. "$here/common.sh"
+peers_dimensions "$size"
 
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
+peers_venv
 "$venv/bin/python" -c "import duckdb, polars, pyarrow" 2>/dev/null \
     || die "the venv at $venv cannot import duckdb, polars and pyarrow"
 if [ "$build" = 1 ]; then

@@ -30,21 +30,15 @@ while [ $# -gt 0 ]; do
         *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
+. "$here/common.sh"
+peers_dimensions "$size"
 
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
+peers_venv
 "$venv/bin/python" -c "import duckdb, polars, pyarrow" 2>/dev/null \
     || die "the venv at $venv cannot import duckdb, polars and pyarrow (pip install pyarrow into it)"
 
 if [ "$build" = 1 ]; then
-    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-bench >&2) \
-        || die "swift build failed"
+    peers_build
 fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"
@@ -52,15 +46,8 @@ bin="$root/.build/release/colonnade"
 . "$here/generated-data.sh"
 refresh_generated_data
 data="$here/.data"
-mkdir -p "$data"
+generated_snapshot "$bin"
 snapshot="$data/$size-seed42.snapshot"
-if [ ! -f "$snapshot" ]; then
-    rm -f "$data/$size-seed42.tmp.snapshot"
-    "$bin" generate --tickers "$tickers" --days "$days" --seed 42 --snapshot "$data/$size-seed42.tmp.snapshot" >&2 \
-        || die "colonnade generate failed"
-    mv "$data/$size-seed42.tmp.snapshot" "$snapshot"
-    rm -f "$data/$size-seed42.tmp.snapshot.lock"  # the lock file of the temporary name
-fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared; compare runs from one machine and time)"
 if [ "$check" = 0 ]; then

@@ -3,9 +3,10 @@
 and Polars' and DuckDB's readers timed on those files (colonnade-bench --suite interop-read runs
 this, then times Colonnade's in-process decode of the same files in the same run).
 
-    interop_read.py --source FILE.parquet --workdir DIR --threads T [--repeat R] [--json OUT]
+    interop_read.py --source FILE.parquet --workdir DIR --threads T [--repeat R] [--reuse] [--json OUT]
 
-1. Untimed: reads --source (Colonnade's export of the bench table) and writes
+1. Untimed (skipped with --reuse when the three files are there, so that every thread count
+   times the same bytes): reads --source (Colonnade's export of the bench table) and writes
    polars-zstd.parquet (`DataFrame.write_parquet`, Polars' default: zstd),
    pandas-lz4.feather (`DataFrame.to_feather`, pandas' default: LZ4 frames; pyarrow's
    `feather.write_feather`, which pandas calls, when pandas is not installed), and
@@ -15,8 +16,12 @@ this, then times Colonnade's in-process decode of the same files in the same run
    the Parquet files, each at --threads threads (POLARS_MAX_THREADS is set before Polars is
    imported; DuckDB `SET threads`). Every reader's row count must equal the source's.
 
+Timing is in process: `time.perf_counter()` around the read alone, after the imports and the
+untimed writes. A reader that fails raises (exit status 1, its traceback on stderr); a row
+count that differs exits 1 naming it.
+
 Writes JSON: {"files": {name: bytes}, "rows": N, "peers": [{"reader", "file", "seconds", "spread",
-"runs"}], "loadavg": [...], "versions": {...}}.
+"runs", "times"}], "loadavg_start": [1, 5, 15 min], "loadavg": [at the end], "versions": {...}}.
 """
 import argparse
 import json
@@ -32,8 +37,10 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--reuse", action="store_true", help="keep the files a previous run wrote")
     ap.add_argument("--json")
     args = ap.parse_args()
+    load_start = list(os.getloadavg())
     os.environ["POLARS_MAX_THREADS"] = str(args.threads)
     import duckdb
     import polars as pl
@@ -48,18 +55,23 @@ def main():
     }
     df = pl.read_parquet(args.source)
     rows = df.height
-    df.write_parquet(files["polars-zstd.parquet"])
-    table = df.to_arrow()
+    con = duckdb.connect()
+    con.execute(f"SET threads={args.threads}")
     writer = "pyarrow.feather.write_feather (pandas not installed)"
     try:
         import pandas  # noqa: F401
-        table.to_pandas().to_feather(files["pandas-lz4.feather"])
         writer = "pandas.DataFrame.to_feather"
     except ImportError:
-        feather.write_feather(table, files["pandas-lz4.feather"])
-    con = duckdb.connect()
-    con.execute(f"SET threads={args.threads}")
-    con.execute(f"COPY (SELECT * FROM read_parquet('{args.source}')) TO '{files['duckdb-snappy.parquet']}' (FORMAT parquet)")
+        pandas = None
+    if not (args.reuse and all(os.path.exists(p) for p in files.values())):
+        df.write_parquet(files["polars-zstd.parquet"])
+        table = df.to_arrow()
+        if pandas is not None:
+            table.to_pandas().to_feather(files["pandas-lz4.feather"])
+        else:
+            feather.write_feather(table, files["pandas-lz4.feather"])
+        con.execute(f"COPY (SELECT * FROM read_parquet('{args.source}')) TO '{files['duckdb-snappy.parquet']}' (FORMAT parquet)")
+    del df
 
     def timed(fn):
         times = []
@@ -70,7 +82,7 @@ def main():
             if n != rows:
                 sys.exit(f"interop_read: {n} rows read, the source has {rows}")
         med = statistics.median(times)
-        return med, (max(times) - min(times)) / med if med > 0 else 0.0
+        return med, (max(times) - min(times)) / med if med > 0 else 0.0, times
 
     def duck(path):
         con.execute(f"CREATE OR REPLACE TEMP TABLE t AS SELECT * FROM read_parquet('{path}')")
@@ -84,8 +96,10 @@ def main():
         else:
             cases = [("Polars read_ipc", lambda p=path: pl.read_ipc(p).height)]
         for reader, fn in cases:
-            seconds, spread = timed(fn)
-            peers.append({"reader": reader, "file": name, "seconds": seconds, "spread": spread, "runs": args.repeat})
+            fn()  # warm-up, untimed (as Colonnade's side has)
+            seconds, spread, times = timed(fn)
+            peers.append({"reader": reader, "file": name, "seconds": seconds, "spread": spread, "runs": args.repeat,
+                          "times": times})
     out = {
         "files": {n: os.path.getsize(p) for n, p in files.items()},
         "rows": rows,
@@ -93,6 +107,7 @@ def main():
         "polars_threads": pl.thread_pool_size(),
         "peers": peers,
         "feather_writer": writer,
+        "loadavg_start": load_start,
         "loadavg": list(os.getloadavg()),
         "versions": {"polars": pl.__version__, "duckdb": duckdb.__version__, "pyarrow": pa.__version__},
     }

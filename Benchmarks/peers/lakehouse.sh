@@ -23,19 +23,13 @@ while [ $# -gt 0 ]; do
         *) die "unknown option '$1'" ;;
     esac
 done
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
-venv="$here/.venv"
-[ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
+. "$here/common.sh"
+peers_dimensions "$size"
+peers_venv
 "$venv/bin/python" -c "import deltalake" 2>/dev/null || "$venv/bin/pip" install -q deltalake || die "cannot install deltalake"
 "$venv/bin/python" -c "import duckdb, polars, pyarrow, deltalake" 2>/dev/null || die "the venv cannot import duckdb, polars, pyarrow, deltalake"
 if [ "$build" = 1 ]; then
-    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-bench >&2) \
-        || die "swift build failed"
+    peers_build
 fi
 bin="$root/.build/release/colonnade"
 [ -x "$bin" ] || die "no colonnade binary at $bin"
@@ -52,8 +46,10 @@ fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared)"
 if [ "$check" = 0 ]; then
     # Colonnade in process (to the page cache and with fsync; one-day append), same table.
+    # Its JSON (named from --json's, whatever that ends in) is embedded in lakehouse.py's report.
+    bench_json="${json:+$json.colonnade-bench.json}"
     COLONNADE_BENCH_DIR="$data" "$root/.build/release/colonnade-bench" --suite lakehouse --size "$size" \
-        ${json:+--json "${json%.json}-colonnade-bench.json"} || die "colonnade-bench failed"
+        ${bench_json:+--json "$bench_json"} || die "colonnade-bench failed"
 fi
 work="$data/lakehouse"
 rm -rf "$work"
@@ -61,7 +57,9 @@ args=(--colonnade "$bin" --snapshot "$snapshot" --workdir "$work" --repeat "$rep
 [ "$check" = 1 ] && args+=(--check-only)
 [ "$size" = large ] && [ "$check" = 0 ] && args+=(--bench-only)  # the checks run on small and medium tables
 [ -n "$json" ] && args+=(--json "$json")
+[ -n "${bench_json:-}" ] && args+=(--bench-json "$bench_json")
 status=0
 "$venv/bin/python" "$here/lakehouse.py" "${args[@]}" || status=$?
 rm -rf "$work"
+[ -n "${bench_json:-}" ] && rm -f "$bench_json"
 exit "$status"

@@ -33,12 +33,8 @@ while [ $# -gt 0 ]; do
 done
 
 # The sizes of colonnade-bench (Benchmarks/ColonnadeBenchmarks), and its seed (42).
-case "$size" in
-    small) tickers=100 days=2520 ;;
-    medium) tickers=1000 days=5000 ;;
-    large) tickers=2000 days=10000 ;;
-    *) die "unknown size '$size' (small, medium, large)" ;;
-esac
+. "$here/common.sh"
+peers_dimensions "$size"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat needs a positive integer"
 if [ -z "$threads" ]; then threads="$(nproc)"; fi
 [[ "$threads" =~ ^[1-9][0-9]*$ ]] || die "--threads needs a positive integer"

@@ -48,9 +48,12 @@ extension CommandLineTool {
         CommandLineTool(
             version: Colonnade.version,
             abstract: "an in-memory columnar analytics engine for daily stock quotes",
-            commands: [FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
-                       ImportCommand(), FetchCommand(), AdjustCommand(), LogCommand(), RestoreCommand(), CompactCommand(), GCCommand(), ChartCommand(), ShellCommand(), CompletionsCommand(),
-                       HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand()]
+            commands: [
+                FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
+                ImportCommand(), FetchCommand(), AdjustCommand(), LogCommand(), RestoreCommand(), CompactCommand(), GCCommand(),
+                ChartCommand(), ShellCommand(), CompletionsCommand(),
+                HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand(),
+            ]
         )
     }
 }

@@ -38,8 +38,10 @@ package enum ArchiveImporter {
         package var statistics: PipelineStatistics?
 
         /// Options; see the properties.
-        package init(limits: ZipLimits = .standard, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    chunkSize: Int = 4 << 20, ticker: String? = nil) {
+        package init(
+            limits: ZipLimits = .standard, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+            chunkSize: Int = 4 << 20, ticker: String? = nil
+        ) {
             self.limits = limits
             self.threads = Swift.max(1, threads)
             self.chunkSize = Swift.max(Inflater.minimumSpace, chunkSize)
@@ -77,10 +79,13 @@ package enum ArchiveImporter {
     }
 
     /// Decodes one member: pipelined when it is a datatable CSV, else whole.
-    package static func importMember(_ member: ZipMember, of archive: ZipArchive, options: Options = Options()) throws(ResponseError) -> QuoteTable {
+    package static func importMember(
+        _ member: ZipMember, of archive: ZipArchive, options: Options = Options()
+    ) throws(ResponseError) -> QuoteTable {
         if member.isSymbolicLink {
-            throw .notADataLinkResponse(source: sourceName(member, of: archive),
-                                        detail: "the member is a symbolic link, not a file of quotes")
+            throw .notADataLinkResponse(
+                source: sourceName(member, of: archive),
+                detail: "the member is a symbolic link, not a file of quotes")
         }
         if let table = try pipelined(member, of: archive, options: options) { return table }
         return try decodeWhole(member, of: archive, options: options)
@@ -96,8 +101,10 @@ package enum ArchiveImporter {
         }
         try refuseNestedFormats(bytes, member: member, of: archive)
         let name = QuoteImporter.fileName(of: member.name)
-        var table = try QuoteDecoder.decode(bytes, ticker: options.ticker, fallbackTicker: QuoteImporter.tickerSymbol(fromFileName: name),
-                                            source: sourceName(member, of: archive)).table
+        var table = try QuoteDecoder.decode(
+            bytes, ticker: options.ticker, fallbackTicker: QuoteImporter.tickerSymbol(fromFileName: name),
+            source: sourceName(member, of: archive)
+        ).table
         table.computeSummaries()
         return table
     }
@@ -128,8 +135,9 @@ package enum ArchiveImporter {
     /// chunk is computed by the worker that decodes it and joined in order, then checked here
     /// before the table is returned. A failed piece stops the inflation at the next chunk.
     static func pipelined(_ member: ZipMember, of archive: ZipArchive, options: Options) throws(ResponseError) -> QuoteTable? {
-        let decoder = CSVStreamDecoder(source: sourceName(member, of: archive), totalBytes: member.uncompressedSize,
-                                       threads: options.threads, checksums: true)
+        let decoder = CSVStreamDecoder(
+            source: sourceName(member, of: archive), totalBytes: member.uncompressedSize,
+            threads: options.threads, checksums: true)
         options.statistics?.started()
         var completed = false
         do {

@@ -25,8 +25,10 @@ package struct BulkFetch {
     package let keepZip: String?
     package let snapshotPath: String
 
-    package init(table: String, tickers: [String], from: Int32?, to: Int32?, columns: [String]?, polling: ExportPolling,
-                 archiveOptions: ArchiveImporter.Options, keepZip: String?, snapshotPath: String) {
+    package init(
+        table: String, tickers: [String], from: Int32?, to: Int32?, columns: [String]?, polling: ExportPolling,
+        archiveOptions: ArchiveImporter.Options, keepZip: String?, snapshotPath: String
+    ) {
         self.table = table
         self.tickers = tickers
         self.from = from
@@ -39,8 +41,10 @@ package struct BulkFetch {
     }
 
     /// Downloads, imports and returns the rows; nothing is saved here.
-    package func run(client: DataLinkClient, events: @escaping @Sendable (ExportEvent) -> Void,
-                     downloaded: () -> Void = {}) async throws -> QuoteTable {
+    package func run(
+        client: DataLinkClient, events: @escaping @Sendable (ExportEvent) -> Void,
+        downloaded: () -> Void = {}
+    ) async throws -> QuoteTable {
         let beside = keepZip ?? snapshotPath
         Self.removeStaleTemporaries(beside: snapshotPath)
         if let keepZip { Self.removeStaleTemporaries(beside: keepZip) }
@@ -91,10 +95,10 @@ package struct BulkFetch {
         var lastError: Int32 = EEXIST
         for _ in 0 ..< 8 {
             let candidate = directory + "/" + temporaryPrefix(beside: path) + "\(getpid())-\(UInt32.random(in: 0 ... .max)).zip"
-            let fd = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let fd = SystemCall.retryingOnInterrupt { open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
             if fd < 0 {
                 lastError = errno
-                if errno == EEXIST || errno == EINTR { continue }
+                if errno == EEXIST { continue }
                 break
             }
             // Between open and flock another run's cleanup may have taken the lock and removed

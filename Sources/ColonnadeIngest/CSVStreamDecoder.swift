@@ -102,8 +102,10 @@ final class CSVStreamDecoder {
     /// of which `newBytes` (a suffix of `data`) are new; `owner` keeps both alive until decoded.
     /// - Returns: How many trailing bytes of `data` were not used (a partial line) and must start
     ///   the next call's `data`; nil to stop.
-    func feed(_ data: UnsafeRawBufferPointer, newBytes: UnsafeRawBufferPointer, isLast: Bool,
-              owner: AnyObject & Sendable) -> Int? {
+    func feed(
+        _ data: UnsafeRawBufferPointer, newBytes: UnsafeRawBufferPointer, isLast: Bool,
+        owner: AnyObject & Sendable
+    ) -> Int? {
         if pipeline.failed || notDatatable { return nil }
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             submitEmpty(newBytes, owner: owner)
@@ -138,8 +140,9 @@ final class CSVStreamDecoder {
             }
             layout = read
             start = decoder.position
-            totals.assembler = ColumnAssembler(streamingValueNames: read.valueNames, dateColumnName: read.names[read.dateIndex],
-                                               totalBytes: totalBytes)
+            totals.assembler = ColumnAssembler(
+                streamingValueNames: read.valueNames, dateColumnName: read.names[read.dateIndex],
+                totalBytes: totalBytes)
         }
         guard let layout else { return nil }
         let source = self.source, checksums = self.checksums
@@ -152,8 +155,10 @@ final class CSVStreamDecoder {
                 var rows: DecodedRows?
                 if lineCount > 0, let first = box.first {
                     // Safe: `owner` keeps the bytes alive and unchanged until this job ends.
-                    var decoder = CSVScanner(input: ByteInput(base: first.assumingMemoryBound(to: UInt8.self), count: lineCount,
-                                                              source: source), position: 0)
+                    var decoder = CSVScanner(
+                        input: ByteInput(
+                            base: first.assumingMemoryBound(to: UInt8.self), count: lineCount,
+                            source: source), position: 0)
                     guard let decoded = try? decoder.decodeDatatableRowsInPlace(layout) else { return nil }
                     rows = decoded
                 }

@@ -20,9 +20,11 @@ package struct FetchPlan: Sendable {
     /// Told as each response's decode starts and ends, numbered in request order (tests).
     package var decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil
 
-    package init(symbols: [String], database: String, table: String?, from: Int32?, to: Int32?, update: Bool,
-                 format: ResponseFormat, existing: QuoteTable, columns: [String]? = nil,
-                 decodeDepth: Int = QueryOptions.availableCores, decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil) {
+    package init(
+        symbols: [String], database: String, table: String?, from: Int32?, to: Int32?, update: Bool,
+        format: ResponseFormat, existing: QuoteTable, columns: [String]? = nil,
+        decodeDepth: Int = QueryOptions.availableCores, decodeEvents: (@Sendable (DecodeAhead.Event) -> Void)? = nil
+    ) {
         self.decodeDepth = decodeDepth
         self.decodeEvents = decodeEvents
         self.symbols = symbols
@@ -53,21 +55,23 @@ package struct FetchPlan: Sendable {
         return existing.dates[entry.firstRow + entry.rowCount - 1]
     }
 
-    /// The first day to ask for: with --update, the day after the newest stored one.
+    /// The first day to ask for: with --update, the newest stored day itself. That one day is
+    /// fetched again so the vendor's adjusted values for it can be compared with the stored ones:
+    /// a vendor that restated the history after a split or dividend answers differently there
+    /// (docs/ADJUSTMENTS.md, "Updates"; `QuoteStore.restatements`).
     package func start(for symbol: String) -> Int32? {
         guard let newest = newestStored(symbol) else { return from }
-        // The last storable day (9999-12-31) has no day after it that a table could hold
-        // (needsRequest then says there is nothing to ask for).
-        let last = Day.storableDayNumbers.upperBound
-        let next = newest >= last ? newest : newest + 1
-        return max(next, from ?? next)
+        return max(newest, from ?? newest)
     }
 
-    /// Whether there is anything to ask for: not when --update already reaches past `--to`
-    /// (the request would be refused as "end date before start date"), nor when the newest stored
-    /// day is the last one a table can hold.
+    /// Whether there is anything to ask for: not when the newest stored day already reaches
+    /// `--to`, nor when it is the last day a table can hold (no day after it could be new).
     package func needsRequest(for symbol: String) -> Bool {
-        if let newest = newestStored(symbol), newest >= Day.storableDayNumbers.upperBound { return false }
+        if let newest = newestStored(symbol) {
+            if newest >= Day.storableDayNumbers.upperBound { return false }
+            if let to, newest + 1 > to { return false }
+            return true
+        }
         guard let start = start(for: symbol), let to else { return true }
         return start <= to
     }
@@ -88,8 +92,9 @@ package struct FetchPlan: Sendable {
                 progress(FetchProgress(rows: 0, bytes: 0, tickers: 1))
                 return DecodeAhead.Pending(.success(nil))
             }
-            let response = try await client.datasetData(database: database, ticker: symbol, from: Self.date(start(for: symbol)),
-                                                        to: Self.date(to), format: format)
+            let response = try await client.datasetData(
+                database: database, ticker: symbol, from: Self.date(start(for: symbol)),
+                to: Self.date(to), format: format)
             let stored = Self.storedSymbol(symbol), source = "\(database)/\(symbol)"
             return await ahead.decode {
                 let rows = try response.body.withUnsafeBytes { bytes in
@@ -125,7 +130,9 @@ package struct FetchPlan: Sendable {
     /// for at once, and the page decodes on another thread meanwhile. The result and the errors
     /// are those of decoding page after page: the first page (in request order) that failed to
     /// decode wins over anything later, a download error included.
-    private func runTable(_ table: String, client: DataLinkClient, progress: @escaping @Sendable (FetchProgress) -> Void) async throws -> Outcome {
+    private func runTable(
+        _ table: String, client: DataLinkClient, progress: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws -> Outcome {
         let pending = symbols.filter(needsRequest(for:))
         guard !pending.isEmpty else {
             progress(FetchProgress(rows: 0, bytes: 0, tickers: symbols.count))
@@ -179,10 +186,10 @@ package struct FetchPlan: Sendable {
         for symbol in pending {
             let stored = Self.storedSymbol(symbol)
             guard !returned.contains(stored), !(update && existing.ticker(stored) != nil) else { continue }
-            outcome.failures.append((symbol, IngestFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
+            outcome.failures.append(
+                (symbol, IngestFailure("\(table) returned no rows for \(symbol) (unknown ticker, or no data in the range)")))
         }
         progress(FetchProgress(rows: 0, bytes: 0, tickers: symbols.count))
         return outcome
     }
 }
-

@@ -34,25 +34,29 @@ extension QuoteImporter {
     /// - Throws: `ResponseError`: the first failing input's (in `paths` order), exactly as
     ///   `importFiles` throws it; `SnapshotError` from writing. Nothing is at `snapshot` then,
     ///   and no temporary is left.
-    package static func importDirect(_ paths: [String], ticker: String?, threads: Int, progress: ImportProgress?,
-                                     snapshot: String, durable: Bool = true, chunkSize: Int = defaultChunkSize,
-                                     largeFileSize: Int = defaultLargeFileSize,
-                                     dateColumnName: String? = nil,
-                                     writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
+    package static func importDirect(
+        _ paths: [String], ticker: String?, threads: Int, progress: ImportProgress?,
+        snapshot: String, durable: Bool = true, chunkSize: Int = defaultChunkSize,
+        largeFileSize: Int = defaultLargeFileSize,
+        dateColumnName: String? = nil,
+        writebackStride: Int = SnapshotDraft.defaultWritebackStride
+    ) throws -> (table: QuoteTable, inPlace: Bool)? {
         let threads = Swift.max(1, threads)
         // One large datatable CSV: its pieces, counted exactly (QuoteImporter+DirectCSV.swift).
         if paths.count == 1, kind(of: paths[0], largeFileSize: largeFileSize) == .large {
-            return try importDirectCSV(paths[0], threads: threads, chunkSize: chunkSize, progress: progress,
-                                       snapshot: snapshot, durable: durable, dateColumnName: dateColumnName,
-                                       writebackStride: writebackStride)
+            return try importDirectCSV(
+                paths[0], threads: threads, chunkSize: chunkSize, progress: progress,
+                snapshot: snapshot, durable: durable, dateColumnName: dateColumnName,
+                writebackStride: writebackStride)
         }
         guard !paths.isEmpty, let counts = countDataRows(paths, threads: threads, largeCSV: largeFileSize) else { return nil }
         let total = counts.reduce(0, +)
         guard total > 0 else { return nil }
         let counted = ImportProgress()
-        let (outcome, draft) = placeInDraft(paths.count, rowCount: total, threads: threads, snapshot: snapshot,
-                                            writeback: durable ? writebackStride : 0,
-                                            decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
+        let (outcome, draft) = placeInDraft(
+            paths.count, rowCount: total, threads: threads, snapshot: snapshot,
+            writeback: durable ? writebackStride : 0,
+            decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
         switch outcome {
         case .placed(let table):
             return try commit(table, draft, snapshot: snapshot, durable: durable, threads: threads, dateColumnName: dateColumnName)
@@ -71,16 +75,23 @@ extension QuoteImporter {
     /// `rowCount` rows at `snapshot` (made once input 0 is decoded: its columns fix the layout;
     /// a draft that cannot be made abandons the placing). The draft is nil when it was not made.
     /// `writeback`: the draft's writeback stride, 0 for none (a save without `fsync`).
-    static func placeInDraft(_ count: Int, rowCount: Int, threads: Int, snapshot: String, writeback: Int,
-                             decode: (Int) throws(ResponseError) -> DecodedRows) -> (PlacingOutcome, SnapshotDraft?) {
+    static func placeInDraft(
+        _ count: Int, rowCount: Int, threads: Int, snapshot: String, writeback: Int,
+        decode: (Int) throws(ResponseError) -> DecodedRows
+    ) -> (PlacingOutcome, SnapshotDraft?) {
         let made = DraftSlot()
-        let outcome = placeInOrder(count, threads: threads, inputBytes: 0, makeAssembler: { rows, _ in
-            guard let draft = try? SnapshotDraft(replacing: snapshot, rowCount: rowCount,
-                                                 valueWidths: Array(repeating: 8, count: rows.valueNames.count),
-                                                 writebackStride: writeback) else { return nil }
-            made.draft = draft
-            return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
-        }, decode: decode)
+        let outcome = placeInOrder(
+            count, threads: threads, inputBytes: 0,
+            makeAssembler: { rows, _ in
+                guard
+                    let draft = try? SnapshotDraft(
+                        replacing: snapshot, rowCount: rowCount,
+                        valueWidths: Array(repeating: 8, count: rows.valueNames.count),
+                        writebackStride: writeback)
+                else { return nil }
+                made.draft = draft
+                return ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, draft: draft)
+            }, decode: decode)
         // Safe: written by input 0's worker, which has returned (placeInOrder joins its workers).
         return (outcome, made.draft)
     }
@@ -88,8 +99,10 @@ extension QuoteImporter {
     /// Commits the placed `table` in `draft`, or saves it the ordinary way when its layout is not
     /// the draft's (a miscount); its date column named `dateColumnName` if given
     /// (the names follow the payloads in the file: the layout does not move).
-    static func commit(_ table: QuoteTable, _ draft: SnapshotDraft?, snapshot: String, durable: Bool,
-                       threads: Int, dateColumnName: String?) throws -> (table: QuoteTable, inPlace: Bool) {
+    static func commit(
+        _ table: QuoteTable, _ draft: SnapshotDraft?, snapshot: String, durable: Bool,
+        threads: Int, dateColumnName: String?
+    ) throws -> (table: QuoteTable, inPlace: Bool) {
         guard let draft else { preconditionFailure("placed without columns") }
         var table = table
         if let dateColumnName { table.dateColumnName = dateColumnName }
@@ -108,8 +121,10 @@ extension QuoteImporter {
     /// Each file is read with `pread` into one buffer per worker, reused from file to file (so it
     /// stays in cache), not mapped: a file truncated meanwhile must not end the process with
     /// SIGBUS. A file changed between this count and its decoding is caught as any miscount is.
-    static func countDataRows(_ paths: [String], threads: Int, largestFile: Int = largestCountedFile,
-                               largeCSV: Int = defaultLargeFileSize) -> [Int]? {
+    static func countDataRows(
+        _ paths: [String], threads: Int, largestFile: Int = largestCountedFile,
+        largeCSV: Int = defaultLargeFileSize
+    ) -> [Int]? {
         var counts = [Int](repeating: -1, count: paths.count)
         let failed = Atomic<Bool>(false)
         let workers = Swift.max(1, Swift.min(threads, paths.count))
@@ -220,15 +235,18 @@ private final class CountBuffer {
 
     deinit { free(base) }
 
-    func countDataRows(atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile,
-                       largeCSV: Int = QuoteImporter.defaultLargeFileSize) -> Int? {
+    func countDataRows(
+        atPath path: String, largestFile: Int = QuoteImporter.largestCountedFile,
+        largeCSV: Int = QuoteImporter.defaultLargeFileSize
+    ) -> Int? {
         // O_NONBLOCK: a FIFO must not make this wait for a writer.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-              info.st_size <= largestFile else { return nil }
+            info.st_size <= largestFile
+        else { return nil }
         let size = Int(info.st_size)
         if size >= QuoteImporter.mappedReadSize, let mapping = GuardedFileMapping(fileDescriptor: fd, count: size) {
             let rows = QuoteImporter.countDataRows(mapping.bytes, largeCSV: largeCSV)
@@ -246,13 +264,8 @@ private final class CountBuffer {
             capacity = Swift.max(size, 1 << 20)
         }
         guard let base else { return nil }
-        var done = 0
-        while done < size {
-            let n = pread(fd, base + done, size - done, off_t(done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }  // an error, or the file shrank: the ordinary path reports it
-            done += n
-        }
+        // An error, or the file shrank: the ordinary path reports it.
+        guard SystemCall.readFully(fd, base, size, at: 0) == size else { return nil }
         return QuoteImporter.countDataRows(UnsafeRawBufferPointer(start: base, count: size), largeCSV: largeCSV)
     }
 }

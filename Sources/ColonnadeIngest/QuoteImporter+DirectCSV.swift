@@ -1,5 +1,6 @@
 import Colonnade
 import DataLinkFormat
+import Synchronization
 
 /// A fresh import of one large datatable CSV decoded straight into the snapshot file
 /// (ARCHITECTURE.md, *Importing many files*): the file is read and cut as by `decodeLargeFile`
@@ -14,20 +15,26 @@ extension QuoteImporter {
     /// piece or a ticker holding a `"` (the ordinary path then decodes the file whole, for its
     /// exact error), a draft that cannot be made. A count too high saves the placed table the
     /// ordinary way (`commit`); nulls are written in place.
-    static func importDirectCSV(_ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
-                                snapshot: String, durable: Bool, dateColumnName: String?,
-                                writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
+    static func importDirectCSV(
+        _ path: String, threads: Int, chunkSize: Int, progress: ImportProgress?,
+        snapshot: String, durable: Bool, dateColumnName: String?,
+        writebackStride: Int = SnapshotDraft.defaultWritebackStride
+    ) throws -> (table: QuoteTable, inPlace: Bool)? {
         let name = fileName(of: path)
         let counted = ImportProgress()
         // The draft is committed after the input is freed: the table's columns are the file's pages.
-        let placing = try? withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> (PlacingOutcome, SnapshotDraft?)? in
+        let placing = try? withContents(ofFile: path, threads: threads) {
+            bytes throws(ResponseError) -> (PlacingOutcome, SnapshotDraft?)? in
             guard let (input, layout, survey) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize) else { return nil }
             let cuts = survey.cuts
             // Plain lines (no quote, no blank line) are rows as they are: no second pass.
-            let total = survey.plainLines ?? countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads)
-            guard total > 0 else { return nil }
-            return placeInDraft(cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
-                                writeback: durable ? writebackStride : 0) { k throws(ResponseError) in
+            guard let total = survey.plainLines ?? countCSVRows(input.base, cuts: cuts, end: input.count, threads: threads),
+                total > 0
+            else { return nil }
+            return placeInDraft(
+                cuts.count, rowCount: total, threads: threads, snapshot: snapshot,
+                writeback: durable ? writebackStride : 0
+            ) { k throws(ResponseError) in
                 let from = cuts[k], to = k + 1 < cuts.count ? cuts[k + 1] : input.count
                 var scanner = CSVScanner(input: ByteInput(base: input.base + from, count: to - from, source: input.source), position: 0)
                 let rows = try scanner.decodeDatatableRowsInPlace(layout)
@@ -52,12 +59,13 @@ extension QuoteImporter {
     }
 
     /// The data rows of a CSV response (time-series or datatable) of fewer than `largeCSV` bytes:
-    /// `countCSVRows` from the line after its header. nil for anything else (a zip too), or a
-    /// header that does not scan (the decoder reports it).
+    /// `countCSVRows` from the line after its header. nil for anything else (a zip too), a
+    /// header that does not scan or a control byte in the lines (the decoder reports either).
     static func countCSVDataRows(_ bytes: UnsafeRawBufferPointer, largeCSV: Int) -> Int? {
         // A zip is imported member by member on the ordinary path.
         guard bytes.count < largeCSV, !ZipArchive.looksLikeZip(bytes),
-              let (input, start) = try? QuoteDecoder.start(of: bytes, source: "") else { return nil }
+            let (input, start) = try? QuoteDecoder.start(of: bytes, source: "")
+        else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)
@@ -71,30 +79,41 @@ extension QuoteImporter {
     /// those) is one row, and a line ends at an LF outside quotes (quote parity from the piece's
     /// start, as `CSVChunker` cuts). A line that is not blank and not a row fails the decoding,
     /// so any miscount belongs to an import that takes the ordinary path anyway; `importDirect`
-    /// also checks the decoded rows against it.
-    static func countCSVRows(_ base: UnsafePointer<UInt8>, cuts: [Int], end: Int, threads: Int) -> Int {
+    /// also checks the decoded rows against it. nil when a piece holds a control byte (see
+    /// `countCSVRows(_:from:to:)`).
+    static func countCSVRows(_ base: UnsafePointer<UInt8>, cuts: [Int], end: Int, threads: Int) -> Int? {
         var counts = [Int](repeating: 0, count: cuts.count)
+        let control = Atomic<Bool>(false)
         counts.withUnsafeMutableBufferPointer { out in
             let slots = SharedPointer(base: out.baseAddress!)
             forEachChunk(cuts.count, threads: threads) { k, _ in
-                // Safe: each piece is claimed by one worker only.
-                slots.base[k] = countCSVRows(base, from: cuts[k], to: k + 1 < cuts.count ? cuts[k + 1] : end)
+                guard !control.load(ordering: .relaxed) else { return }
+                if let rows = countCSVRows(base, from: cuts[k], to: k + 1 < cuts.count ? cuts[k + 1] : end) {
+                    // Safe: each piece is claimed by one worker only.
+                    slots.base[k] = rows
+                } else {
+                    control.store(true, ordering: .relaxed)
+                }
             }
         }
-        return counts.reduce(0, +)
+        return control.load(ordering: .relaxed) ? nil : counts.reduce(0, +)
     }
 
     /// The rows of the data lines in `from ..< to` (`from` a line start outside quotes, `to` the
     /// end of the bytes the decoder sees), by the state machine below; blocks of 4,096 bytes
     /// without quotes, blank lines or a line starting with CR are counted by a vectorized pass.
-    static func countCSVRows(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+    /// nil at the first block holding a byte below 0x20 other than TAB, LF and CR (never in a
+    /// quote file written as text; the decoder then refuses it where it stands, or takes it
+    /// inside a quoted ticker), so garbage is not passed over to its end before it is decoded.
+    static func countCSVRows(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
         let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), quote = UInt8(ascii: "\"")
         var rows = 0
         var inside = false, lineStart = true
         var a = from
         while a < to {
             let b = Swift.min(a + 4096, to)
-            let (lineEnds, quotes, blank) = CSVChunker.lineEndsAndQuotes(base, a, b)
+            let (lineEnds, quotes, blank, control) = CSVChunker.lineEndsAndQuotes(base, a, b)
+            if control { return nil }
             let first = base[a]
             if !inside && quotes == 0 && !blank && !(lineStart && (first == lf || first == cr)) {
                 // A row starts here (at a line start), and after every LF but a last one, which

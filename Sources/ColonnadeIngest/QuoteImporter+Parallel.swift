@@ -42,14 +42,17 @@ extension QuoteImporter {
     ///   - largeFileSize: The size from which a CSV is decoded in pieces (tests make it small).
     ///   - progress: Counters the caller may show while this runs.
     /// - Throws: The error of the first file (in `paths` order) that fails; nothing is returned then.
-    package static func importFiles(_ paths: [String], ticker: String?, archiveOptions: ArchiveImporter.Options,
-                                    threads: Int, chunkSize: Int, largeFileSize: Int = defaultLargeFileSize,
-                                    progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
+    package static func importFiles(
+        _ paths: [String], ticker: String?, archiveOptions: ArchiveImporter.Options,
+        threads: Int, chunkSize: Int, largeFileSize: Int = defaultLargeFileSize,
+        progress: ImportProgress?
+    ) throws(ResponseError) -> QuoteTable {
         let threads = Swift.max(1, threads)
         let kinds = paths.map { kind(of: $0, largeFileSize: largeFileSize) }
         // Plain files only (the usual case): decoded straight into the final columns.
         if kinds.allSatisfy({ $0 == .plain }),
-           let table = try importPlacing(paths, ticker: ticker, threads: threads, progress: progress) {
+            let table = try importPlacing(paths, ticker: ticker, threads: threads, progress: progress)
+        {
             return table
         }
         var slots = [Result<QuoteTable, ResponseError>?](repeating: nil, count: paths.count)
@@ -77,8 +80,10 @@ extension QuoteImporter {
                     result = .success(try ArchiveImporter.importArchive(atPath: paths[i], options: options))
                     progress?.add(files: 1, rows: result.rowCount)
                 } else {
-                    result = .success(try decodeLargeFile(paths[i], ticker: ticker, threads: threads,
-                                                          chunkSize: chunkSize, progress: progress))
+                    result = .success(
+                        try decodeLargeFile(
+                            paths[i], ticker: ticker, threads: threads,
+                            chunkSize: chunkSize, progress: progress))
                 }
             } catch {
                 result = .failure(error)
@@ -105,8 +110,10 @@ extension QuoteImporter {
         do throws(ResponseError) {
             let name = fileName(of: path)
             let table = try withContents(ofFile: path) { bytes throws(ResponseError) in
-                let table = try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
-                                                    source: name).table
+                let table = try QuoteDecoder.decode(
+                    bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
+                    source: name
+                ).table
                 progress?.add(files: 1, rows: table.rowCount, bytes: bytes.count)
                 return table
             }
@@ -129,7 +136,7 @@ extension QuoteImporter {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) >= largeFileSize else { return .plain }
         var head = [UInt8](repeating: 0, count: 64)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 64, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 64, at: 0) }
         guard n > 0 else { return .plain }
         let first = head[0 ..< n].first { !ByteInput.isBlank($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "<") { return .plain }
@@ -138,22 +145,27 @@ extension QuoteImporter {
 
     /// Decodes a large file: a datatable CSV in pieces on `threads` threads, anything else (or
     /// a CSV whose pieces fail) whole.
-    private static func decodeLargeFile(_ path: String, ticker: String?, threads: Int, chunkSize: Int,
-                                        progress: ImportProgress?) throws(ResponseError) -> QuoteTable {
+    private static func decodeLargeFile(
+        _ path: String, ticker: String?, threads: Int, chunkSize: Int,
+        progress: ImportProgress?
+    ) throws(ResponseError) -> QuoteTable {
         let name = fileName(of: path)
         // The pieces are merged after the input is freed: the peak is the input and the decoded
         // pieces, or the pieces and the result, never all three.
         var pieces = try withContents(ofFile: path, threads: threads) { bytes throws(ResponseError) -> [QuoteTable] in
             // Straight into the final columns when the pieces concatenate (a CSV sorted by ticker).
             if let (input, layout, survey) = pieceLayout(bytes, source: name, threads: threads, chunkSize: chunkSize),
-               let table = placedPieces(input, layout: layout, cuts: survey.cuts, threads: threads, progress: progress) {
+                let table = placedPieces(input, layout: layout, cuts: survey.cuts, threads: threads, progress: progress)
+            {
                 return [table]
             }
             if let pieces = decodedPieces(bytes, source: name, threads: threads, chunkSize: chunkSize, progress: progress) {
                 return pieces
             }
-            let table = try QuoteDecoder.decode(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
-                                                source: name).table
+            let table = try QuoteDecoder.decode(
+                bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name),
+                source: name
+            ).table
             progress?.add(rows: table.rowCount, bytes: bytes.count)
             return [table]
         }
@@ -165,28 +177,38 @@ extension QuoteImporter {
     /// when `bytes` is not a datatable CSV, has no rows, or any piece fails, two pieces hold the
     /// same ticker and date, or a ticker holds a `"` (a stray quote could have misplaced a cut):
     /// the caller then decodes it whole, which gives the exact error. Equal to decoding it whole.
-    package static func decodeInPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
-                                       progress: ImportProgress? = nil) -> QuoteTable? {
-        guard var pieces = decodedPieces(bytes, source: source, threads: threads, chunkSize: chunkSize, progress: progress) else { return nil }
+    package static func decodeInPieces(
+        _ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
+        progress: ImportProgress? = nil
+    ) -> QuoteTable? {
+        guard var pieces = decodedPieces(bytes, source: source, threads: threads, chunkSize: chunkSize, progress: progress) else {
+            return nil
+        }
         return QuoteTable.merging(&pieces, threads: threads)
     }
 
     /// The input, header layout and survey (piece starts, plain line count) of a datatable CSV;
-    /// nil for anything else.
-    static func pieceLayout(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int,
-                            chunkSize: Int) -> (ByteInput, CSVScanner.Layout, CSVChunker.Survey)? {
+    /// nil for anything else, or a control byte in its lines (`CSVChunker.survey`).
+    static func pieceLayout(
+        _ bytes: UnsafeRawBufferPointer, source: String, threads: Int,
+        chunkSize: Int
+    ) -> (ByteInput, CSVScanner.Layout, CSVChunker.Survey)? {
         guard let (input, start) = try? QuoteDecoder.start(of: bytes, source: source) else { return nil }
         let b = input.base[start]
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<") { return nil }
         var header = CSVScanner(input: input, position: start)
         guard let layout = try? header.readLayout(), layout.isDatatable else { return nil }
-        let survey = CSVChunker.survey(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        guard
+            let survey = CSVChunker.survey(input.base, start: header.position, end: input.count, chunkSize: chunkSize, threads: threads)
+        else { return nil }
         return (input, layout, survey)
     }
 
     /// The tables of the pieces of `decodeInPieces`, in order, not yet merged.
-    static func decodedPieces(_ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
-                              progress: ImportProgress?) -> [QuoteTable]? {
+    static func decodedPieces(
+        _ bytes: UnsafeRawBufferPointer, source: String, threads: Int, chunkSize: Int,
+        progress: ImportProgress?
+    ) -> [QuoteTable]? {
         guard let (input, layout, survey) = pieceLayout(bytes, source: source, threads: threads, chunkSize: chunkSize) else { return nil }
         let cuts = survey.cuts
         var pieces = [QuoteTable?](repeating: nil, count: cuts.count)

@@ -25,8 +25,10 @@ extension QuoteImporter {
     /// one concatenation (different columns or date names, a ticker in two files other than
     /// continuing with later dates): the caller merges decoded tables then, which gives the same
     /// table. Throws the first failing file's error (in `paths` order), as the merging path does.
-    static func importPlacing(_ paths: [String], ticker: String?, threads: Int,
-                              progress: ImportProgress?) throws(ResponseError) -> QuoteTable? {
+    static func importPlacing(
+        _ paths: [String], ticker: String?, threads: Int,
+        progress: ImportProgress?
+    ) throws(ResponseError) -> QuoteTable? {
         guard !paths.isEmpty else { return nil }
         var totalBytes = 0
         for path in paths {
@@ -35,8 +37,9 @@ extension QuoteImporter {
             totalBytes += Int(info.st_size)
         }
         let counted = ImportProgress()
-        let outcome = placeInOrder(paths.count, threads: threads, inputBytes: totalBytes,
-                                   decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
+        let outcome = placeInOrder(
+            paths.count, threads: threads, inputBytes: totalBytes,
+            decode: fileRows(paths, ticker: ticker, progress: progress, counted: counted))
         switch outcome {
         case .placed(let table): return table
         case .failed(let error): throw error
@@ -49,12 +52,15 @@ extension QuoteImporter {
 
     /// Decodes file `i` of `paths` into row buffers, counting it in `progress` and in `counted`
     /// (what to take back if the caller gives up).
-    static func fileRows(_ paths: [String], ticker: String?, progress: ImportProgress?,
-                         counted: ImportProgress) -> (Int) throws(ResponseError) -> DecodedRows {
+    static func fileRows(
+        _ paths: [String], ticker: String?, progress: ImportProgress?,
+        counted: ImportProgress
+    ) -> (Int) throws(ResponseError) -> DecodedRows {
         { i throws(ResponseError) in
             let name = fileName(of: paths[i])
             return try withContents(ofFile: paths[i]) { bytes throws(ResponseError) in
-                let rows = try QuoteDecoder.decodeRows(bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
+                let rows = try QuoteDecoder.decodeRows(
+                    bytes, ticker: ticker, fallbackTicker: tickerSymbol(fromFileName: name), source: name)
                 progress?.add(files: 1, rows: rows.rowCount, bytes: bytes.count)
                 counted.add(files: 1, rows: rows.rowCount, bytes: bytes.count)
                 return rows
@@ -67,8 +73,10 @@ extension QuoteImporter {
     /// `"` (a cut may have landed inside a quoted field) or the pieces do not concatenate (a ticker
     /// in two pieces other than continuing with later dates): the caller then merges decoded
     /// pieces, or decodes the file whole for its exact error.
-    static func placedPieces(_ input: ByteInput, layout: CSVScanner.Layout, cuts: [Int], threads: Int,
-                             progress: ImportProgress?) -> QuoteTable? {
+    static func placedPieces(
+        _ input: ByteInput, layout: CSVScanner.Layout, cuts: [Int], threads: Int,
+        progress: ImportProgress?
+    ) -> QuoteTable? {
         let outcome = placeInOrder(cuts.count, threads: threads, inputBytes: input.count - (cuts.first ?? 0)) { k throws(ResponseError) in
             let from = cuts[k], to = k + 1 < cuts.count ? cuts[k + 1] : input.count
             var scanner = CSVScanner(input: ByteInput(base: input.base + from, count: to - from, source: input.source), position: 0)
@@ -98,9 +106,11 @@ extension QuoteImporter {
     ///
     /// `makeAssembler` makes the columns once input 0 is decoded (from its rows, for an upper
     /// bound of the rows); nil abandons the placing. By default they are anonymous memory.
-    static func placeInOrder(_ count: Int, threads: Int, inputBytes: Int,
-                             makeAssembler: ((DecodedRows, Int) -> ColumnAssembler?)? = nil,
-                             decode: (Int) throws(ResponseError) -> DecodedRows) -> PlacingOutcome {
+    static func placeInOrder(
+        _ count: Int, threads: Int, inputBytes: Int,
+        makeAssembler: ((DecodedRows, Int) -> ColumnAssembler?)? = nil,
+        decode: (Int) throws(ResponseError) -> DecodedRows
+    ) -> PlacingOutcome {
         guard count > 0 else { return .abandoned }
         let state = PlacingState()
         var slots = [Result<Placed, ResponseError>?](repeating: nil, count: count)
@@ -121,7 +131,8 @@ extension QuoteImporter {
                 guard let offset = state.waitForTurn(i) else { return }
                 if i == 0 {
                     let capacity = inputBytes / minimumRowBytes(valueCount: rows.valueNames.count) + 1
-                    state.assembler = makeAssembler.map { $0(rows, capacity) }
+                    state.assembler =
+                        makeAssembler.map { $0(rows, capacity) }
                         ?? ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName, rowCapacity: capacity)
                 }
                 guard let assembler = state.assembler, assembler.accepts(rows, at: offset) else {
@@ -146,7 +157,8 @@ extension QuoteImporter {
             }
         }
         guard let assembler = state.assembler,
-              let tickers = QuoteTable.concatenatedIndex(parts, date: { part, row in assembler.date(at: offsets[part] + row) }) else {
+            let tickers = QuoteTable.concatenatedIndex(parts, date: { part, row in assembler.date(at: offsets[part] + row) })
+        else {
             return .abandoned
         }
         do {

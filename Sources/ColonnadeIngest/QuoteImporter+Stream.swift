@@ -20,9 +20,11 @@ extension QuoteImporter {
     ///   - source: the input's name for messages ("standard input").
     ///   - chunkSize: bytes read per chunk (tests make it small).
     /// - Throws: `ResponseError`: `.decoding(.unreadable)` when reading fails, else the decoder's.
-    package static func importStream(_ fd: Int32, source: String, ticker: String? = nil,
-                                    archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                    threads: Int = 1, chunkSize: Int = 4 << 20) throws(ResponseError) -> QuoteTable {
+    package static func importStream(
+        _ fd: Int32, source: String, ticker: String? = nil,
+        archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+        threads: Int = 1, chunkSize: Int = 4 << 20
+    ) throws(ResponseError) -> QuoteTable {
         var chunks: [ReadChunk] = []
         let first = try ReadChunk(capacity: Swift.max(chunkSize, 4096), source: source)
         var ended = try fill(first, from: fd, source: source)
@@ -83,11 +85,8 @@ extension QuoteImporter {
     /// Reads into `chunk` until it is full or the stream ends; whether it ended.
     private static func fill(_ chunk: ReadChunk, from fd: Int32, source: String) throws(ResponseError) -> Bool {
         while chunk.count < chunk.capacity {
-            let n = read(fd, chunk.base + chunk.count, chunk.capacity - chunk.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { read(fd, chunk.base + chunk.count, chunk.capacity - chunk.count) }
+            if n < 0 { throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno)))) }
             if n == 0 { return true }
             chunk.count += n
         }
@@ -120,7 +119,8 @@ private final class WholeBody {
             grown = realloc(base, target)
         }
         guard let grown else {
-            throw .decoding(.unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(target)) to hold the input"))
+            throw .decoding(
+                .unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(target)) to hold the input"))
         }
         base = grown
         capacity = target
@@ -139,11 +139,8 @@ private final class WholeBody {
         while true {
             if count == capacity { try reserve(count + (1 << 20)) }
             // Safe: count < capacity.
-            let n = read(fd, base! + count, capacity - count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { read(fd, base! + count, capacity - count) }
+            if n < 0 { throw .decoding(.unreadable(path: source, reason: String(cString: strerror(errno)))) }
             if n == 0 { return }
             count += n
         }
@@ -152,7 +149,11 @@ private final class WholeBody {
     /// Hands the buffer (to be freed with `free`) and its byte count over; the body is empty after.
     func take() -> (UnsafeMutableRawPointer, Int)? {
         guard let taken = base else { return nil }
-        defer { base = nil; count = 0; capacity = 0 }
+        defer {
+            base = nil
+            count = 0
+            capacity = 0
+        }
         return (taken, count)
     }
 }

@@ -37,18 +37,23 @@ package enum QuoteImporter {
     ///   decoded it); nothing is returned then.
     /// - Complexity: O(total bytes) when the files hold distinct tickers with the same columns
     ///   (their rows are concatenated), else one upsert of all of them.
-    package static func importFiles(_ paths: [String], ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                   threads: Int = 1, progress: ImportProgress? = nil) throws(ResponseError) -> QuoteTable {
-        try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads,
-                        chunkSize: defaultChunkSize, progress: progress)
+    package static func importFiles(
+        _ paths: [String], ticker: String? = nil,
+        archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+        threads: Int = 1, progress: ImportProgress? = nil
+    ) throws(ResponseError) -> QuoteTable {
+        try importFiles(
+            paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads,
+            chunkSize: defaultChunkSize, progress: progress)
     }
 
     /// Decodes one response body, or a zip archive of them, held in memory (for example read from
     /// standard input).
     /// - Parameter source: The input's name for messages.
-    package static func importBytes(_ bytes: [UInt8], source: String, ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()) throws(ResponseError) -> QuoteTable {
+    package static func importBytes(
+        _ bytes: [UInt8], source: String, ticker: String? = nil,
+        archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options()
+    ) throws(ResponseError) -> QuoteTable {
         do {
             return try bytes.withUnsafeBytes { raw in
                 try importBody(raw, source: source, ticker: ticker, archiveOptions: archiveOptions) { () throws(ZipError) in
@@ -64,9 +69,11 @@ package enum QuoteImporter {
 
     /// `importBytes` on bytes held anywhere: a zip archive (made by `archive`, which may take
     /// the bytes over) is imported member by member, anything else decoded as one response.
-    static func importBody(_ bytes: UnsafeRawBufferPointer, source: String, ticker: String?,
-                           archiveOptions: ArchiveImporter.Options,
-                           archive: () throws(ZipError) -> ZipArchive) throws(ResponseError) -> QuoteTable {
+    static func importBody(
+        _ bytes: UnsafeRawBufferPointer, source: String, ticker: String?,
+        archiveOptions: ArchiveImporter.Options,
+        archive: () throws(ZipError) -> ZipArchive
+    ) throws(ResponseError) -> QuoteTable {
         if ZipArchive.looksLikeZip(bytes) {
             var options = archiveOptions
             if let ticker { options.ticker = ticker }
@@ -89,16 +96,18 @@ package enum QuoteImporter {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: 4)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 4, at: 0) }
         guard n == 4 else { return false }
         return head.withUnsafeBytes { ZipArchive.looksLikeZip($0) }
     }
 
     /// Decodes every file and upserts them into `table` — only when all of them decode.
     /// - Throws: The first file's `ResponseError`; `table` is unchanged then.
-    package static func importFiles(_ paths: [String], ticker: String? = nil,
-                                   archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                   threads: Int = 1, into table: inout QuoteTable) throws(ResponseError) {
+    package static func importFiles(
+        _ paths: [String], ticker: String? = nil,
+        archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+        threads: Int = 1, into table: inout QuoteTable
+    ) throws(ResponseError) {
         let imported = try importFiles(paths, ticker: ticker, archiveOptions: archiveOptions, threads: threads)
         if table.rowCount == 0 && table.tickers.isEmpty && table.schema.isEmpty {
             let metadata = table.metadata
@@ -152,8 +161,10 @@ package enum QuoteImporter {
     /// read"), whatever `body` returned or threw: the pages past its new end read as zeros.
     /// A file that cannot be mapped is read. With `threads` above 1, a file read of
     /// `parallelReadSize` bytes or more is read in 8 MiB pieces on that many threads (`pread`).
-    package static func withContents<R>(ofFile path: String, threads: Int = 1,
-                                       _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
+    package static func withContents<R>(
+        ofFile path: String, threads: Int = 1,
+        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R
+    ) throws(ResponseError) -> R {
         try withContents(ofFile: path, threads: threads, mappedReadSize: mappedReadSize, body)
     }
 
@@ -163,8 +174,10 @@ package enum QuoteImporter {
     package static let mappedReadSize = 8 << 20
 
     /// `withContents(ofFile:threads:_:)` with the mapping threshold given (tests make it small).
-    package static func withContents<R>(ofFile path: String, threads: Int = 1, mappedReadSize: Int,
-                                        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R) throws(ResponseError) -> R {
+    package static func withContents<R>(
+        ofFile path: String, threads: Int = 1, mappedReadSize: Int,
+        _ body: (UnsafeRawBufferPointer) throws(ResponseError) -> R
+    ) throws(ResponseError) -> R {
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
@@ -177,7 +190,10 @@ package enum QuoteImporter {
         if Int(info.st_size) >= mappedReadSize, let mapping = GuardedFileMapping(fileDescriptor: fd, count: Int(info.st_size)) {
             let result: Result<R, ResponseError>
             do throws(ResponseError) { result = .success(try body(mapping.bytes)) } catch { result = .failure(error) }
-            if mapping.lostPages {
+            // A decoder that stopped at the zeros standing for the lost tail (a control byte) may
+            // not have reached a lost page: the file's size now tells too.
+            var now = stat()
+            if mapping.lostPages || (fstat(fd, &now) == 0 && Int(now.st_size) < Int(info.st_size)) {
                 throw .decoding(.unreadable(path: path, reason: "the file shrank while it was being read"))
             }
             return try result.get()
@@ -200,11 +216,8 @@ package enum QuoteImporter {
                 buffer = bigger
                 capacity *= 2
             }
-            let n = pread(fd, buffer + count, capacity - count, off_t(count))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno))))
-            }
+            let n = SystemCall.retryingOnInterrupt { pread(fd, buffer + count, capacity - count, off_t(count)) }
+            if n < 0 { throw .decoding(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
             if n == 0 { break }
             count += n
         }
@@ -216,7 +229,8 @@ package enum QuoteImporter {
     private static func fileBuffer(_ byteCount: Int, path: String) throws(ResponseError) -> UnsafeMutableRawPointer {
         var raw: UnsafeMutableRawPointer?
         guard posix_memalign(&raw, 64, byteCount) == 0, let raw else {
-            throw .decoding(.unreadable(path: path, reason: "out of memory: cannot allocate \(DecodeError.sizeText(byteCount)) to hold the file"))
+            throw .decoding(
+                .unreadable(path: path, reason: "out of memory: cannot allocate \(DecodeError.sizeText(byteCount)) to hold the file"))
         }
         return raw
     }
@@ -228,8 +242,10 @@ package enum QuoteImporter {
     /// Returns how many bytes from the start were read without a gap (fewer than `size` when the
     /// file shrank meanwhile; the caller reads on from there), and the first failing piece's
     /// `errno` (0 when none failed).
-    package static func readInPieces(_ fd: Int32, into buffer: UnsafeMutableRawPointer, size: Int, threads: Int,
-                                     piece: Int = 8 << 20) -> (count: Int, errno: Int32) {
+    package static func readInPieces(
+        _ fd: Int32, into buffer: UnsafeMutableRawPointer, size: Int, threads: Int,
+        piece: Int = 8 << 20
+    ) -> (count: Int, errno: Int32) {
         precondition(piece > 0, "empty pieces")
         let pieces = (size + piece - 1) / piece
         var got = [Int](repeating: 0, count: pieces)
@@ -240,19 +256,11 @@ package enum QuoteImporter {
                 let failureSlots = SharedPointer(base: failureBuffer.baseAddress!)
                 forEachChunk(pieces, threads: threads) { k, _ in
                     let start = k * piece, length = Swift.min(piece, size - start)
-                    var done = 0
-                    while done < length {
-                        let n = pread(fd, buffer + start + done, length - done, off_t(start + done))
-                        if n < 0 {
-                            if errno == EINTR { continue }
-                            // Safe: each piece index is claimed by one worker only.
-                            failureSlots.base[k] = errno
-                            break
-                        }
-                        if n == 0 { break }  // the file shrank
-                        done += n
-                    }
-                    gotSlots.base[k] = done
+                    // Fewer than `length` bytes: the file shrank.
+                    let done = SystemCall.readFully(fd, buffer + start, length, at: start)
+                    // Safe: each piece index is claimed by one worker only.
+                    if done < 0 { failureSlots.base[k] = Int32(-done) }
+                    gotSlots.base[k] = Swift.max(done, 0)
                 }
             }
         }

@@ -97,6 +97,10 @@ public struct FetchResult: Sendable {
     /// Whether the snapshot was written: rows arrived, and either nothing failed or
     /// ``FetchOptions/keepGoing`` was set.
     public var saved: Bool
+    /// With ``FetchOptions/update``: the tickers whose adjusted history the vendor had restated
+    /// (a split or dividend after the newest stored day, or changed adjusted values on it), whose
+    /// adjusted columns were recomputed from the stored raw rows by WIKI's rule.
+    public var restatements: [Restatement] = []
 }
 
 /// The whole fetch did not finish within its deadline; nothing was saved.
@@ -112,8 +116,11 @@ extension QuoteStore {
     /// (with ``FetchOptions/keepGoing``, the tickers that succeeded are saved and the failures
     /// returned).
     ///
-    /// - Parameter tickers: The tickers (`BRK.B` and `brk_b` are the same); with a bulk export,
-    ///   none means the whole table.
+    /// - Parameters:
+    ///   - tickers: The tickers (`BRK.B` and `brk_b` are the same); with a bulk export, none means
+    ///     the whole table.
+    ///   - options: Where and what to fetch: the client (key, retries), database or table, dates,
+    ///     `--update`, format, columns, bulk export and progress events.
     public func fetch(_ tickers: [String], options: FetchOptions) throws -> FetchResult {
         let events = options.events
         // The write lock is held from the load, through the whole download, to the rename: a
@@ -125,9 +132,10 @@ extension QuoteStore {
         if options.bulk, let table = options.table {
             return try fetchBulk(table, tickers: tickers, options: options, client: client, existing: existing)
         }
-        var plan = FetchPlan(symbols: tickers, database: options.database, table: options.table,
-                             from: options.from?.daysSinceEpoch, to: options.to?.daysSinceEpoch, update: options.update,
-                             format: options.format, existing: existing, columns: options.columns)
+        var plan = FetchPlan(
+            symbols: tickers, database: options.database, table: options.table,
+            from: options.from?.daysSinceEpoch, to: options.to?.daysSinceEpoch, update: options.update,
+            format: options.format, existing: existing, columns: options.columns)
         plan.decodeDepth = options.decodeDepth
         let outcome = try Self.runCancellably(options) { [plan] in
             try await plan.run(client: client) { events?(.progress($0)) }
@@ -145,61 +153,84 @@ extension QuoteStore {
         // leave an empty snapshot behind. The new rows are appended as a version of their own
         // (a segment: ARCHITECTURE.md, *Versions and appends*), which reads as the stored table
         // upserted with them; a new snapshot is the incoming table itself.
-        if incoming.rowCount > 0 {
-            var table = existing
-            if existing.rowCount == 0 && existing.tickers.isEmpty { table.upsert(contentsOf: [incoming]) } else { table = incoming }
-            _ = try SnapshotStore(at: path).appendLocked(table, command: options.command, durable: true, threads: QueryOptions.availableCores)
-        }
-        return FetchResult(fetched: incoming, failures: outcome.failures, saved: incoming.rowCount > 0)
+        let restated = try commitFetched(incoming, existing: existing, options: options)
+        return FetchResult(fetched: incoming, failures: outcome.failures, saved: incoming.rowCount > 0, restatements: restated)
     }
 
     /// A bulk fetch: one export zip, imported and saved like any fetch.
-    private func fetchBulk(_ table: String, tickers: [String], options: FetchOptions, client: DataLinkClient,
-                           existing: QuoteTable) throws -> FetchResult {
-        let plan = FetchPlan(symbols: tickers, database: "", table: table, from: options.from?.daysSinceEpoch,
-                             to: options.to?.daysSinceEpoch, update: options.update, format: .json, existing: existing, columns: nil)
+    private func fetchBulk(
+        _ table: String, tickers: [String], options: FetchOptions, client: DataLinkClient,
+        existing: QuoteTable
+    ) throws -> FetchResult {
+        let plan = FetchPlan(
+            symbols: tickers, database: "", table: table, from: options.from?.daysSinceEpoch,
+            to: options.to?.daysSinceEpoch, update: options.update, format: .json, existing: existing, columns: nil)
         let pending = tickers.filter(plan.needsRequest(for:))
         if !tickers.isEmpty && pending.isEmpty {
             return FetchResult(fetched: QuoteTable(), failures: [], saved: false)
         }
         let earliest = pending.map { plan.start(for: $0) }
-        let from = earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? options.from?.daysSinceEpoch : earliest.compactMap { $0 }.min()
-        let bulk = BulkFetch(table: table, tickers: pending, from: from, to: options.to?.daysSinceEpoch, columns: options.columns,
-                             polling: options.exportPolling, archiveOptions: ArchiveImporter.Options(limits: options.archiveLimits),
-                             keepZip: options.keepZip, snapshotPath: path)
+        let from =
+            earliest.isEmpty || earliest.contains(where: { $0 == nil }) ? options.from?.daysSinceEpoch : earliest.compactMap { $0 }.min()
+        let bulk = BulkFetch(
+            table: table, tickers: pending, from: from, to: options.to?.daysSinceEpoch, columns: options.columns,
+            polling: options.exportPolling, archiveOptions: ArchiveImporter.Options(limits: options.archiveLimits),
+            keepZip: options.keepZip, snapshotPath: path)
         let events = options.events
         let incoming = try Self.runCancellably(options) {
             try await bulk.run(client: client, events: { events?(.export($0)) }, downloaded: { events?(.exportDownloaded) })
         }
-        if incoming.rowCount > 0 {
-            var table = existing
-            if existing.rowCount == 0 && existing.tickers.isEmpty { table.upsert(incoming) } else { table = incoming }
-            _ = try SnapshotStore(at: path).appendLocked(table, command: options.command, durable: true, threads: QueryOptions.availableCores)
+        let restated = try commitFetched(incoming, existing: existing, options: options)
+        return FetchResult(fetched: incoming, failures: [], saved: incoming.rowCount > 0, restatements: restated)
+    }
+
+    /// Commits a fetch's rows (the caller holds the write lock) as a new version, when there are
+    /// any: an append of `incoming` alone (a segment: ARCHITECTURE.md, *Versions and appends*),
+    /// which reads as the stored table upserted with them; a new snapshot is the incoming table
+    /// itself. With ``FetchOptions/update`` and restated tickers (docs/ADJUSTMENTS.md, "Updates"),
+    /// their whole adjusted history changes, so the version is a full write of the stored table
+    /// upserted with `incoming` and restated.
+    /// - Returns: the restatements (empty without `--update`).
+    private func commitFetched(_ incoming: QuoteTable, existing: QuoteTable, options: FetchOptions) throws -> [Restatement] {
+        let threads = QueryOptions.availableCores
+        let restated = options.update ? Self.restatements(existing: existing, incoming: incoming) : []
+        guard incoming.rowCount > 0 else { return restated }
+        let store = SnapshotStore(at: path)
+        if !restated.isEmpty {
+            var merged = existing
+            merged.upsert(contentsOf: [incoming], threads: threads)
+            _ = try Self.restate(&merged, existing: existing, incoming: incoming)
+            _ = try store.writeLocked(merged, command: options.command, durable: true, threads: threads)
+            return restated
         }
-        return FetchResult(fetched: incoming, failures: [], saved: incoming.rowCount > 0)
+        var table = existing
+        if existing.rowCount == 0 && existing.tickers.isEmpty {
+            table.upsert(contentsOf: [incoming], threads: threads)
+        } else {
+            table = incoming
+        }
+        _ = try store.appendLocked(table, command: options.command, durable: true, threads: threads)
+        return restated
     }
 
     /// Runs `work` on the concurrency runtime and waits for it; SIGINT cancels it when the
     /// options ask, and so does the deadline passing, which is then reported as
     /// ``FetchDeadlineExceeded``.
-    private static func runCancellably<T: Sendable>(_ options: FetchOptions,
-                                                    _ work: @escaping @Sendable () async throws -> T) throws -> T {
+    private static func runCancellably<T: Sendable>(
+        _ options: FetchOptions,
+        _ work: @escaping @Sendable () async throws -> T
+    ) throws -> T {
         let cancellation = CancellationRelay()
-        // The handler is in place before any work starts, so Ctrl-C always cancels, never kills.
-        var interrupt: (any DispatchSourceSignal)?
+        // The handler is in place before any work starts, so Ctrl-C always cancels, never kills;
+        // the catcher's own thread cancels at once, whichever thread the signal reached.
+        var interrupt: SignalCatcher?
         if options.cancelOnInterrupt {
-            signal(SIGINT, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            source.setEventHandler { cancellation.cancel() }
-            source.resume()
-            interrupt = source
-        }
-        defer {
-            if let interrupt {
-                interrupt.cancel()
-                signal(SIGINT, SIG_DFL)
+            guard let catcher = SignalCatcher(catching: [SIGINT], handler: { _ in cancellation.cancel() }) else {
+                throw IngestFailure("cannot catch Ctrl-C (no pipe could be made); nothing was fetched")
             }
+            interrupt = catcher
         }
+        defer { interrupt?.stop() }
         let task = Task { try await work() }
         cancellation.attach(task)
         // The whole fetch's deadline: a Dispatch timer (on time even when the pool is busy)

@@ -82,9 +82,10 @@ extension QuoteStore {
             return ImportResult(imported: imported, skippedColumns: [], saved: true)
         }
         var skipped: [InteropSkippedColumn] = []
-        let incoming = try Self.decodeAll(files, ticker: options.ticker, archiveOptions: options.archiveOptions,
-                                          threads: options.threads, progress: options.progress, strict: options.strict,
-                                          deltaVersion: options.deltaVersion, skipped: &skipped)
+        let incoming = try Self.decodeAll(
+            files, ticker: options.ticker, archiveOptions: options.archiveOptions,
+            threads: options.threads, progress: options.progress, strict: options.strict,
+            deltaVersion: options.deltaVersion, skipped: &skipped)
         // Nothing to import (header-only files, an update's empty response): no ticker is added and
         // the snapshot is not rewritten.
         if incoming.rowCount == 0 {
@@ -113,8 +114,9 @@ extension QuoteStore {
         let commit = try store.appendLocked(table, command: options.command, durable: true, threads: options.threads)
         var compaction: SnapshotCommit?
         if options.autoCompact, commit.version.kind == .append, SnapshotStore.needsCompaction(try store.log()) {
-            compaction = try store.compactLocked(command: "compact (automatic, after version \(commit.version.number))",
-                                                 durable: true, threads: options.threads)
+            compaction = try store.compactLocked(
+                command: "compact (automatic, after version \(commit.version.number))",
+                durable: true, threads: options.threads)
         }
         return (commit, compaction)
     }
@@ -127,7 +129,8 @@ extension QuoteStore {
     func importDirect(_ files: [String], options: ImportOptions) throws -> QuoteTable? {
         func absent() -> Bool { (try? FileTarget(forWriting: path))?.exists == false }
         guard !options.ordinaryPathOnly,
-              !files.isEmpty, !files.contains(where: { $0 == "-" || InteropReader.handles(path: $0) }), absent() else { return nil }
+            !files.isEmpty, !files.contains(where: { $0 == "-" || InteropReader.handles(path: $0) }), absent()
+        else { return nil }
         let lock: SnapshotLock
         do {
             lock = try self.lock(wait: options.waitForLock, waiting: options.waitingForLock)
@@ -138,36 +141,42 @@ extension QuoteStore {
         guard absent() else { return nil }
         try options.whileLocked?()
         // Named as the ordinary path's upsert into an empty table names it.
-        let imported = try QuoteImporter.importDirect(files, ticker: options.ticker, threads: options.threads,
-                                                      progress: options.progress, snapshot: path,
-                                                      dateColumnName: QuoteTable().dateColumnName)
+        let imported = try QuoteImporter.importDirect(
+            files, ticker: options.ticker, threads: options.threads,
+            progress: options.progress, snapshot: path,
+            dateColumnName: QuoteTable().dateColumnName)
         return imported?.table
     }
 
     /// Decodes every input: Arrow IPC and Parquet files and directories through `InteropReader`,
     /// Data Link responses and zips of them through `QuoteImporter`, `-` as one body (or zip) read
     /// from standard input; later inputs win on equal (ticker, date). Nothing is saved.
-    package static func decodeAll(_ files: [String], ticker: String?,
-                                  archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
-                                  threads: Int = 1, progress: ImportProgress? = nil,
-                                  strict: Bool = false, deltaVersion: Int? = nil,
-                                  skipped: inout [InteropSkippedColumn]) throws -> QuoteTable {
+    package static func decodeAll(
+        _ files: [String], ticker: String?,
+        archiveOptions: ArchiveImporter.Options = ArchiveImporter.Options(),
+        threads: Int = 1, progress: ImportProgress? = nil,
+        strict: Bool = false, deltaVersion: Int? = nil,
+        skipped: inout [InteropSkippedColumn]
+    ) throws -> QuoteTable {
         let special = files.filter { $0 == "-" || InteropReader.handles(path: $0) }
         if special.isEmpty {
-            return try QuoteImporter.importFiles(files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
+            return try QuoteImporter.importFiles(
+                files, ticker: ticker, archiveOptions: archiveOptions, threads: threads, progress: progress)
         }
         var parts: [QuoteTable] = []
         for file in files {
             if file == "-" {
                 // A datatable CSV decodes while it is read; anything else is read whole first.
                 try StandardInput.checkReadable()
-                parts.append(try QuoteImporter.importStream(STDIN_FILENO, source: "standard input", ticker: ticker,
-                                                            archiveOptions: archiveOptions, threads: threads))
+                parts.append(
+                    try QuoteImporter.importStream(
+                        STDIN_FILENO, source: "standard input", ticker: ticker,
+                        archiveOptions: archiveOptions, threads: threads))
             } else if DeltaTable.isTable(file) {
                 // A Delta Lake table: its files come from its log, never from a listing.
                 parts.append(try DeltaTable.read(at: file, version: deltaVersion, ticker: ticker, strict: strict, skipped: &skipped))
             } else if InteropReader.handles(path: file) {
-                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped))
+                parts.append(try InteropReader.read(path: file, ticker: ticker, strict: strict, skipped: &skipped, threads: threads))
             } else {
                 parts.append(try QuoteImporter.importFiles([file], ticker: ticker, archiveOptions: archiveOptions))
             }

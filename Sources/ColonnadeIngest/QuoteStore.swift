@@ -56,7 +56,9 @@ public struct QuoteStore: Sendable {
     /// compacts afterwards when `SnapshotStore.needsCompaction` says so (`options.autoCompact`).
     /// - Returns: the version committed, and the compaction's, if one followed.
     @discardableResult
-    public func append(_ rows: QuoteTable, options: ImportOptions = ImportOptions()) throws -> (commit: SnapshotCommit, compaction: SnapshotCommit?) {
+    public func append(
+        _ rows: QuoteTable, options: ImportOptions = ImportOptions()
+    ) throws -> (commit: SnapshotCommit, compaction: SnapshotCommit?) {
         try commitAppend(rows, options: options)
     }
 

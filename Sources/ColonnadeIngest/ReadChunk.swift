@@ -23,7 +23,8 @@ final class ReadChunk: @unchecked Sendable {
     init(capacity: Int, source: String) throws(ResponseError) {
         var raw: UnsafeMutableRawPointer?
         guard posix_memalign(&raw, 64, Swift.max(capacity, 1)) == 0, let raw else {
-            throw .decoding(.unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(capacity)) to read into"))
+            throw .decoding(
+                .unreadable(path: source, reason: "out of memory: cannot allocate \(DecodeError.sizeText(capacity)) to read into"))
         }
         self.capacity = capacity
         base = raw

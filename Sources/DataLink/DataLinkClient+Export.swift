@@ -35,12 +35,14 @@ extension DataLinkClient {
         polling: ExportPolling = ExportPolling(),
         events: @Sendable (ExportEvent) -> Void = { _ in }
     ) async throws(DataLinkError) -> ExportDownload {
-        let request = try tableRequest(table, codes: tickers.map { DataLinkSymbols.code(fromSymbol: $0) }, from: from, to: to,
-                                       columns: columns, perPage: nil, cursorID: nil, export: true)
+        let request = try tableRequest(
+            table, codes: tickers.map { DataLinkSymbols.code(fromSymbol: $0) }, from: from, to: to,
+            columns: columns, perPage: nil, cursorID: nil, export: true)
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw .exportDownloadFailed(request.target, host: "-", status: nil,
-                                        reason: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw .exportDownloadFailed(
+                request.target, host: "-", status: nil,
+                reason: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
 
@@ -49,7 +51,9 @@ extension DataLinkClient {
         var links = 1, refusals = 0, stalled = 0, resumes = 0
         while true {
             // Safe: waitForFreshExport returns only fresh statuses, which have a link.
-            guard let link = status.link else { throw .exportNotReady(request.target, status: status.status, waited: .zero, requests: statusRequests) }
+            guard let link = status.link else {
+                throw .exportNotReady(request.target, status: status.status, waited: .zero, requests: statusRequests)
+            }
             let host = Self.hostLabel(link)
             let redactor = self.redactor.hiding(link)
             if Task.isCancelled { throw .cancelled(request.target) }
@@ -57,15 +61,17 @@ extension DataLinkClient {
             if offset > 0 { resumes += 1 }
             events(.downloading(host: host, offset: offset))
             log("DataLink: downloading the export of \(request.target) from \(host)\(offset > 0 ? ", resuming at byte \(offset)" : "")")
-            let outcome = await HTTPDownload.get(link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"],
-                                                 into: fd, offset: offset, timeout: configuration.requestTimeout,
-                                                 process: configuration.transferProcess)
+            let outcome = await HTTPDownload.get(
+                link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"],
+                into: fd, offset: offset, timeout: configuration.requestTimeout,
+                process: configuration.transferProcess)
             let result: DownloadResult
             switch outcome {
             case .failure(.cancelled):
                 throw .cancelled(request.target)
             case .failure(.malformed(let reason)):
-                throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "malformed response: \(redactor.oneLine(reason, limit: 200))")
+                throw .exportDownloadFailed(
+                    request.target, host: host, status: nil, reason: "malformed response: \(redactor.oneLine(reason, limit: 200))")
             case .failure(.tooLarge), .failure(.deadline):
                 // Not produced by HTTPDownload (no size limit, no whole-request deadline: the file streams to disk).
                 throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "stopped")
@@ -75,8 +81,9 @@ extension DataLinkClient {
                 }
                 stalled = Self.fileSize(fd) > offset ? 0 : stalled + 1
                 guard stalled < polling.maximumStalledAttempts else {
-                    throw .exportDownloadFailed(request.target, host: host, status: nil,
-                                                reason: "connection failed \(stalled) times in a row: \(redactor.oneLine(reason, limit: 200))")
+                    throw .exportDownloadFailed(
+                        request.target, host: host, status: nil,
+                        reason: "connection failed \(stalled) times in a row: \(redactor.oneLine(reason, limit: 200))")
                 }
                 log("DataLink: the export download from \(host) failed (\(redactor.oneLine(reason, limit: 200))); resuming")
                 try await pause(stalled, target: request.target)
@@ -88,13 +95,15 @@ extension DataLinkClient {
             case 200, 206:
                 if result.complete {
                     try Self.checkZip(fd, result: result, target: request.target, host: host, redactor: redactor)
-                    return ExportDownload(bytes: Self.fileSize(fd), statusRequests: statusRequests, links: links,
-                                          resumes: resumes, dataSnapshotTime: status.dataSnapshotTime)
+                    return ExportDownload(
+                        bytes: Self.fileSize(fd), statusRequests: statusRequests, links: links,
+                        resumes: resumes, dataSnapshotTime: status.dataSnapshotTime)
                 }
                 stalled = result.fileSize > offset ? 0 : stalled + 1
                 guard stalled < polling.maximumStalledAttempts else {
-                    throw .exportDownloadFailed(request.target, host: host, status: result.status,
-                                                reason: "the body was cut off \(stalled) times in a row without progress")
+                    throw .exportDownloadFailed(
+                        request.target, host: host, status: result.status,
+                        reason: "the body was cut off \(stalled) times in a row without progress")
                 }
                 log("DataLink: the export download from \(host) stopped at byte \(result.fileSize); resuming")
             case 416:
@@ -108,8 +117,9 @@ extension DataLinkClient {
                 refusals += 1
                 let body = redactor.bodyPrefix(result.errorBody, limit: 160)
                 guard refusals <= polling.maximumLinkRefusals else {
-                    throw .exportDownloadFailed(request.target, host: host, status: result.status,
-                                                reason: "the link was refused \(refusals) times, each time with a fresh link (\(body))")
+                    throw .exportDownloadFailed(
+                        request.target, host: host, status: result.status,
+                        reason: "the link was refused \(refusals) times, each time with a fresh link (\(body))")
                 }
                 events(.linkRefused(status: result.status))
                 log("DataLink: the export link was refused (HTTP \(result.status)); asking for a fresh link")
@@ -119,20 +129,24 @@ extension DataLinkClient {
             case 429, 500 ..< 600:
                 stalled += 1
                 guard stalled < polling.maximumStalledAttempts else {
-                    throw .exportDownloadFailed(request.target, host: host, status: result.status,
-                                                reason: redactor.bodyPrefix(result.errorBody, limit: 160))
+                    throw .exportDownloadFailed(
+                        request.target, host: host, status: result.status,
+                        reason: redactor.bodyPrefix(result.errorBody, limit: 160))
                 }
                 try await pause(stalled, target: request.target)
             default:
-                throw .exportDownloadFailed(request.target, host: host, status: result.status,
-                                            reason: "unexpected answer: \(redactor.bodyPrefix(result.errorBody, limit: 160))")
+                throw .exportDownloadFailed(
+                    request.target, host: host, status: result.status,
+                    reason: "unexpected answer: \(redactor.bodyPrefix(result.errorBody, limit: 160))")
             }
         }
     }
 
     /// Asks for the export until it is fresh, waiting between requests.
-    func waitForFreshExport(_ request: PreparedRequest, polling: ExportPolling, requests: inout Int,
-                            events: @Sendable (ExportEvent) -> Void) async throws(DataLinkError) -> ExportStatus {
+    func waitForFreshExport(
+        _ request: PreparedRequest, polling: ExportPolling, requests: inout Int,
+        events: @Sendable (ExportEvent) -> Void
+    ) async throws(DataLinkError) -> ExportStatus {
         let clock = ContinuousClock()
         let start = clock.now
         var interval = polling.firstInterval
@@ -141,20 +155,23 @@ extension DataLinkClient {
             let response = try await perform(request)
             requests += 1
             guard let status = ExportStatus.parse(response.body) else {
-                throw .unexpectedResponse(request.target, status: response.status, contentType: response.contentType,
-                                          bodyPrefix: "not an export status: \(redactor.hidingURLs(in: response.body).bodyPrefix(response.body))")
+                throw .unexpectedResponse(
+                    request.target, status: response.status, contentType: response.contentType,
+                    bodyPrefix: "not an export status: \(redactor.hidingURLs(in: response.body).bodyPrefix(response.body))")
             }
             if status.isFresh { return status }
             // Fresh, but with no link we may download (missing, or not an absolute http(s) URL:
             // `file://`, `ftp://`, a relative path): asking again would only wait out the timeout.
             if status.status == "fresh" {
-                throw .unexpectedResponse(request.target, status: response.status, contentType: response.contentType,
-                                          bodyPrefix: "the export is fresh, but its file.link is missing or not an absolute http(s) URL")
+                throw .unexpectedResponse(
+                    request.target, status: response.status, contentType: response.contentType,
+                    bodyPrefix: "the export is fresh, but its file.link is missing or not an absolute http(s) URL")
             }
             let elapsed = clock.now - start
             let left = polling.timeout - elapsed
             if left <= .zero {
-                throw .exportNotReady(request.target, status: redactor.oneLine(status.status, limit: 40), waited: elapsed, requests: requests)
+                throw .exportNotReady(
+                    request.target, status: redactor.oneLine(status.status, limit: 40), waited: elapsed, requests: requests)
             }
             var wait = RetryAfter.parse(response.header("retry-after")) ?? interval
             if wait > left { wait = left }
@@ -179,16 +196,20 @@ extension DataLinkClient {
     }
 
     /// Refuses a download that is not a zip (an HTML page, an XML error document).
-    private static func checkZip(_ fd: Int32, result: DownloadResult, target: DataLinkTarget, host: String, redactor: Redactor) throws(DataLinkError) {
+    private static func checkZip(
+        _ fd: Int32, result: DownloadResult, target: DataLinkTarget, host: String, redactor: Redactor
+    ) throws(DataLinkError) {
         var head = [UInt8](repeating: 0, count: 256)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, $0.count, at: 0) }
         let bytes = Array(head.prefix(Swift.max(n, 0)))
-        let isZip = bytes.count >= 4 && bytes[0] == 0x50 && bytes[1] == 0x4B
+        let isZip =
+            bytes.count >= 4 && bytes[0] == 0x50 && bytes[1] == 0x4B
             && ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6))
         if isZip { return }
         let type = result.headers["content-type"].map { redactor.oneLine($0, limit: 80) } ?? "none"
-        throw .exportDownloadFailed(target, host: host, status: result.status,
-                                    reason: "not a zip file (content type \(type)): \(redactor.bodyPrefix(Data(bytes), limit: 160))")
+        throw .exportDownloadFailed(
+            target, host: host, status: result.status,
+            reason: "not a zip file (content type \(type)): \(redactor.bodyPrefix(Data(bytes), limit: 160))")
     }
 
     /// `host` or `host:port`: what errors and logs may show of a link.

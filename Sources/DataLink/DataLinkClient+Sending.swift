@@ -28,13 +28,17 @@ extension DataLinkClient {
             case .failure(let failure): error = failure
             }
             guard error.isRetryable, attempt < policy.maxAttempts else { throw error }
-            let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0..<1))
+            let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0 ..< 1))
             guard clock.now + delay < deadline else {
-                log("DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would pass the \(DataLinkError.format(configuration.requestDeadline)) request deadline")
+                log(
+                    "DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would pass the \(DataLinkError.format(configuration.requestDeadline)) request deadline"
+                )
                 throw error
             }
             guard clock.now - start + delay <= policy.totalBudget else {
-                log("DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would exceed the \(DataLinkError.format(policy.totalBudget)) budget")
+                log(
+                    "DataLink: giving up on \(request.target) after \(attempt) attempts: waiting \(DataLinkError.format(delay)) would exceed the \(DataLinkError.format(policy.totalBudget)) budget"
+                )
                 throw error
             }
             log("DataLink: attempt \(attempt) for \(request.target) failed (\(error)); retrying in \(DataLinkError.format(delay))")
@@ -71,8 +75,10 @@ extension DataLinkClient {
 
     /// One exchange: the judged outcome, and the server's `Retry-After` (honoured for any
     /// retryable answer, 503 included, not only 429 and 202).
-    private func attemptOnce(_ prepared: PreparedRequest, attempt: Int,
-                             deadline: ContinuousClock.Instant) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
+    private func attemptOnce(
+        _ prepared: PreparedRequest, attempt: Int,
+        deadline: ContinuousClock.Instant
+    ) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
         let target = prepared.target
         var request = URLRequest(url: prepared.url)
         request.httpMethod = "GET"
@@ -97,7 +103,8 @@ extension DataLinkClient {
             case .malformed(let reason):
                 error = .malformedResponse(target, reason: redactor.oneLine(reason, limit: 300))
             case .urlError(let code, let reason):
-                error = code == NSURLErrorTimedOut
+                error =
+                    code == NSURLErrorTimedOut
                     ? .timedOut(target, after: configuration.requestTimeout)
                     : .transport(target, reason: redactor.oneLine("\(reason) (URLError \(code))", limit: 300))
             }
@@ -119,8 +126,10 @@ extension DataLinkClient {
     /// malformed response; a body past the limit is too large, whatever the status), then the
     /// status, then the `QE…` code of the error body; a 2xx must also have the expected content
     /// type and shape.
-    func judge(_ result: TransferResult, request: PreparedRequest, attempt: Int,
-               redactor: Redactor? = nil) -> Result<DataLinkResponse, DataLinkError> {
+    func judge(
+        _ result: TransferResult, request: PreparedRequest, attempt: Int,
+        redactor: Redactor? = nil
+    ) -> Result<DataLinkResponse, DataLinkError> {
         let redactor = redactor ?? self.redactor
         let target = request.target
         let status = result.status
@@ -129,25 +138,29 @@ extension DataLinkClient {
             return .failure(.malformedResponse(target, reason: redactor.oneLine(problem.reason, limit: 200)))
         case .success(let declared):
             if !ContentLength.matches(result.body.count, declared: declared, headers: result.headers, status: status) {
-                return .failure(.malformedResponse(target, reason: "the body has \(result.body.count) bytes, Content-Length declares \(declared ?? 0)"))
+                return .failure(
+                    .malformedResponse(target, reason: "the body has \(result.body.count) bytes, Content-Length declares \(declared ?? 0)"))
             }
         }
         if result.body.count > configuration.maximumResponseSize {
-            return .failure(.responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: nil, received: result.body.count))
+            return .failure(
+                .responseTooLarge(target, limit: configuration.maximumResponseSize, declaredLength: nil, received: result.body.count))
         }
         let contentType = result.headers["content-type"]
         let keySent = configuration.apiKey != nil
-        if (200..<300).contains(status), status != 202 {
+        if (200 ..< 300).contains(status), status != 202 {
             if let problem = shapeProblem(result.body, contentType: contentType, format: request.format) {
-                return .failure(.unexpectedResponse(
-                    target, status: status, contentType: contentType.map { redactor.oneLine($0, limit: 100) },
-                    bodyPrefix: "\(problem): \(redactor.bodyPrefix(result.body))"))
+                return .failure(
+                    .unexpectedResponse(
+                        target, status: status, contentType: contentType.map { redactor.oneLine($0, limit: 100) },
+                        bodyPrefix: "\(problem): \(redactor.bodyPrefix(result.body))"))
             }
             // A 2xx body may echo the key too, and then fail to decode: the caller gets it with
             // the key overwritten, so no decoder error or excerpt built from it can hold any of it.
-            return .success(DataLinkResponse(
-                target: target, status: status, headers: result.headers, body: redactor.scrub(result.body),
-                url: Redactor.keptURL(result.url ?? request.url), attempts: attempt))
+            return .success(
+                DataLinkResponse(
+                    target: target, status: status, headers: result.headers, body: redactor.scrub(result.body),
+                    url: Redactor.keptURL(result.url ?? request.url), attempts: attempt))
         }
         let body = DataLinkErrorBody.parse(result.body, redactor: redactor)
         let code = body?.code ?? ""
@@ -160,10 +173,10 @@ extension DataLinkClient {
         case 404: error = .notFound(target, body)
         case 410: error = .gone(target, body)
         case 429: error = .rateLimited(target, retryAfter: retryAfter, body)
-        case 400..<500 where code.hasPrefix("QEA"): error = .unauthorized(target, status: status, body, keySent: keySent)
-        case 400..<500 where code.hasPrefix("QEP"): error = .forbidden(target, status: status, body, keySent: keySent)
-        case 400..<500: error = .clientError(target, status: status, body)
-        case 500..<600: error = .serverError(target, status: status, body)
+        case 400 ..< 500 where code.hasPrefix("QEA"): error = .unauthorized(target, status: status, body, keySent: keySent)
+        case 400 ..< 500 where code.hasPrefix("QEP"): error = .forbidden(target, status: status, body, keySent: keySent)
+        case 400 ..< 500: error = .clientError(target, status: status, body)
+        case 500 ..< 600: error = .serverError(target, status: status, body)
         default:
             error = .unexpectedResponse(
                 target, status: status, contentType: contentType.map { redactor.oneLine($0, limit: 100) },

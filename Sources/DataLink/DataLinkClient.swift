@@ -103,8 +103,10 @@ public struct DataLinkClient: Sendable {
         perPage: Int? = nil,
         cursorID: String? = nil
     ) async throws(DataLinkError) -> DataLinkResponse {
-        try await perform(tableRequest(table, codes: tickers.map(DataLinkSymbols.code(fromSymbol:)), from: from, to: to,
-                                       columns: columns, perPage: perPage, cursorID: cursorID))
+        try await perform(
+            tableRequest(
+                table, codes: tickers.map(DataLinkSymbols.code(fromSymbol:)), from: from, to: to,
+                columns: columns, perPage: perPage, cursorID: cursorID))
     }
 
     /// Every page of a table query, for any number of tickers.
@@ -136,9 +138,12 @@ public struct DataLinkClient: Sendable {
     ) async throws {
         let codes = tickers.map(DataLinkSymbols.code(fromSymbol:))
         // The fixed part of the URL, measured once with no tickers and a long cursor id.
-        let fixed = try tableRequest(table, codes: [], from: from, to: to, columns: columns, perPage: perPage,
-                                     cursorID: String(repeating: "x", count: 64)).url.absoluteString.utf8.count
-        let batches: [[String]] = codes.isEmpty
+        let fixed = try tableRequest(
+            table, codes: [], from: from, to: to, columns: columns, perPage: perPage,
+            cursorID: String(repeating: "x", count: 64)
+        ).url.absoluteString.utf8.count
+        let batches: [[String]] =
+            codes.isEmpty
             ? [[]]
             : Self.tickerBatches(codes, maxEncodedLength: max(maxURLLength - fixed - 8, 64))
         for batch in batches {
@@ -147,8 +152,9 @@ public struct DataLinkClient: Sendable {
             let limit = Self.pageLimit(tickers: batch.count, from: from, to: to, perPage: perPage)
             var pages = 0
             repeat {
-                let request = try tableRequest(table, codes: batch, from: from, to: to, columns: columns,
-                                               perPage: perPage, cursorID: cursor)
+                let request = try tableRequest(
+                    table, codes: batch, from: from, to: to, columns: columns,
+                    perPage: perPage, cursorID: cursor)
                 guard pages < limit else { throw DataLinkError.tooManyPages(request.target, limit: limit) }
                 pages += 1
                 let page = try await perform(request)

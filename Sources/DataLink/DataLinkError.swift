@@ -79,12 +79,12 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidRequest: nil
         case let .transport(target, _), let .timedOut(target, _), let .deadlineExceeded(target, _),
-             let .insecureTransport(target, _), let .notFound(target, _), let .gone(target, _),
-             let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
-             let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
-             let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _, _),
-             let .malformedResponse(target, _), let .tooManyPages(target, _), let .emptyPageWithCursor(target, _),
-             let .exportNotReady(target, _, _, _), let .exportDownloadFailed(target, _, _, _):
+            let .insecureTransport(target, _), let .notFound(target, _), let .gone(target, _),
+            let .unauthorized(target, _, _, _), let .forbidden(target, _, _, _), let .rateLimited(target, _, _),
+            let .notReady(target, _, _), let .clientError(target, _, _), let .serverError(target, _, _),
+            let .unexpectedResponse(target, _, _, _), let .responseTooLarge(target, _, _, _),
+            let .malformedResponse(target, _), let .tooManyPages(target, _), let .emptyPageWithCursor(target, _),
+            let .exportNotReady(target, _, _, _), let .exportDownloadFailed(target, _, _, _):
             target
         case let .cancelled(target): target
         }

@@ -27,7 +27,9 @@ public struct DatasetOptions: Sendable, Hashable {
     public var limit: Int?
 
     /// Options; every one optional.
-    public init(order: Order = .ascending, columnIndex: Int? = nil, collapse: Collapse? = nil, transform: Transform? = nil, limit: Int? = nil) {
+    public init(
+        order: Order = .ascending, columnIndex: Int? = nil, collapse: Collapse? = nil, transform: Transform? = nil, limit: Int? = nil
+    ) {
         self.order = order
         self.columnIndex = columnIndex
         self.collapse = collapse

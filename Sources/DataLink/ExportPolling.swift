@@ -20,8 +20,10 @@ public struct ExportPolling: Sendable {
     public var maximumStalledAttempts: Int
 
     /// Settings; see the properties.
-    public init(firstInterval: Duration = .seconds(2), maximumInterval: Duration = .seconds(30), growth: Double = 1.5,
-                timeout: Duration = .seconds(30 * 60), maximumLinkRefusals: Int = 3, maximumStalledAttempts: Int = 5) {
+    public init(
+        firstInterval: Duration = .seconds(2), maximumInterval: Duration = .seconds(30), growth: Double = 1.5,
+        timeout: Duration = .seconds(30 * 60), maximumLinkRefusals: Int = 3, maximumStalledAttempts: Int = 5
+    ) {
         self.firstInterval = firstInterval
         self.maximumInterval = maximumInterval
         self.growth = Swift.max(1, growth)

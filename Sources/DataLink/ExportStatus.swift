@@ -33,12 +33,13 @@ public struct ExportStatus: Sendable, Hashable {
         let first = body.first { !Redactor.isASCIIWhitespace($0) }
         if first == UInt8(ascii: "{") {
             guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-                  let bulk = object["datatable_bulk_download"] as? [String: Any],
-                  let file = bulk["file"] as? [String: Any],
-                  let status = file["status"] as? String
+                let bulk = object["datatable_bulk_download"] as? [String: Any],
+                let file = bulk["file"] as? [String: Any],
+                let status = file["status"] as? String
             else { return nil }
-            return ExportStatus(status: status, link: (file["link"] as? String).flatMap(Self.link),
-                                dataSnapshotTime: file["data_snapshot_time"] as? String)
+            return ExportStatus(
+                status: status, link: (file["link"] as? String).flatMap(Self.link),
+                dataSnapshotTime: file["data_snapshot_time"] as? String)
         }
         let lines = String(decoding: body, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
         guard lines.count >= 2 else { return nil }
@@ -46,15 +47,16 @@ public struct ExportStatus: Sendable, Hashable {
         guard let statusIndex = names.firstIndex(of: "file.status"), statusIndex < values.count else { return nil }
         let linkIndex = names.firstIndex(of: "file.link")
         let timeIndex = names.firstIndex(of: "file.data_snapshot_time")
-        return ExportStatus(status: values[statusIndex],
-                            link: linkIndex.flatMap { $0 < values.count ? Self.link(values[$0]) : nil },
-                            dataSnapshotTime: timeIndex.flatMap { $0 < values.count && !values[$0].isEmpty ? values[$0] : nil })
+        return ExportStatus(
+            status: values[statusIndex],
+            link: linkIndex.flatMap { $0 < values.count ? Self.link(values[$0]) : nil },
+            dataSnapshotTime: timeIndex.flatMap { $0 < values.count && !values[$0].isEmpty ? values[$0] : nil })
     }
 
     /// An absolute http(s) URL, or nil.
     static func link(_ text: String) -> URL? {
         guard let url = URL(string: text.trimmingASCIIWhitespace()), let scheme = url.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", url.host != nil
+            scheme == "https" || scheme == "http", url.host != nil
         else { return nil }
         return url
     }
@@ -67,7 +69,12 @@ public struct ExportStatus: Sendable, Hashable {
         var previousWasQuote = false
         for c in line {
             if quoted {
-                if c == "\"" { quoted = false; previousWasQuote = true } else { current.append(c) }
+                if c == "\"" {
+                    quoted = false
+                    previousWasQuote = true
+                } else {
+                    current.append(c)
+                }
             } else if c == "\"" {
                 if previousWasQuote { current.append("\"") }
                 quoted = true

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -37,8 +38,10 @@ struct DownloadResult: Sendable {
 /// the body to this process to write: a header that traps FoundationNetworking ends the child,
 /// not the caller.
 enum HTTPDownload {
-    static func get(_ url: URL, headers: [String: String], into fd: Int32, offset: Int,
-                    timeout: Duration, process: TransferProcess? = nil) async -> Result<DownloadResult, TransferFailure> {
+    static func get(
+        _ url: URL, headers: [String: String], into fd: Int32, offset: Int,
+        timeout: Duration, process: TransferProcess? = nil
+    ) async -> Result<DownloadResult, TransferFailure> {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 86_400
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -132,30 +135,20 @@ struct DownloadWriter {
     /// when the file cannot be written (see ``failure``).
     mutating func write(_ data: Data) -> Bool {
         guard writeError == nil else { return false }
-        guard var position else {
+        guard let position else {
             if errorBody.count < 64 * 1024 { errorBody.append(data.prefix(64 * 1024 - errorBody.count)) }
             return true
         }
         let fd = self.fd
         let failed = data.withUnsafeBytes { raw -> String? in
-            var done = 0
-            while done < raw.count {
-                // Safe: `done < raw.count`, so the base address exists and the range is inside.
-                let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(position))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                done += n
-                position += n
-            }
-            return nil
+            let code = SystemCall.writeAll(fd, raw.baseAddress, raw.count, at: position)
+            return code == 0 ? nil : String(cString: strerror(code))
         }
-        self.position = position
         if let failed {
             writeError = failed
             return false
         }
+        self.position = position + data.count
         return true
     }
 
@@ -232,8 +225,10 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
         task?.cancel()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] {
@@ -263,7 +258,8 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?, Result<DownloadResult, TransferFailure>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<Result<DownloadResult, TransferFailure>, Never>?, Result<DownloadResult, TransferFailure>) in
             let continuation = state.continuation
             state.continuation = nil
             state.task = nil

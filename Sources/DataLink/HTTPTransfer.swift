@@ -64,8 +64,10 @@ enum HTTPTransfer {
     ///   - timeout: fail when no byte arrives for this long (idle timeout).
     ///   - deadline: fail when the transfer has not completed by then, however busy it is.
     ///   - process: run the exchange in a child process (see ``TransferProcess``); nil: here.
-    static func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
-                    keyHeader: String?, process: TransferProcess? = nil) async -> Result<TransferResult, TransferFailure> {
+    static func get(
+        _ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
+        keyHeader: String?, process: TransferProcess? = nil
+    ) async -> Result<TransferResult, TransferFailure> {
         if let process {
             return await process.get(request, timeout: timeout, deadline: deadline, limit: limit, keyHeader: keyHeader)
         }
@@ -243,14 +245,16 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         var request = request
         if let keyHeader, let url = request.url,
-           url.scheme != origin?.scheme || url.host != origin?.host || url.port != origin?.port {
+            url.scheme != origin?.scheme || url.host != origin?.host || url.port != origin?.port
+        {
             request.setValue(nil, forHTTPHeaderField: keyHeader)
         }
         completionHandler(request)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<TransferResult, TransferFailure>, Never>?, Result<TransferResult, TransferFailure>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<Result<TransferResult, TransferFailure>, Never>?, Result<TransferResult, TransferFailure>) in
             let continuation = state.continuation
             state.continuation = nil
             state.task = nil
@@ -276,9 +280,13 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
             // whether or not the transport reported it (compressed bodies are not comparable;
             // `judge` refuses any other mismatch).
             if let declared = state.declaredLength, headers["content-encoding"] == nil, state.body.count < declared {
-                return (continuation, .failure(.urlError(
-                    code: NSURLErrorNetworkConnectionLost,
-                    reason: "body cut off after \(state.body.count) of \(declared) bytes")))
+                return (
+                    continuation,
+                    .failure(
+                        .urlError(
+                            code: NSURLErrorNetworkConnectionLost,
+                            reason: "body cut off after \(state.body.count) of \(declared) bytes"))
+                )
             }
             let body = state.body
             state.body = Data()

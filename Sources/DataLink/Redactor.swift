@@ -181,7 +181,8 @@ struct Redactor: Sendable {
     static func displayURL(_ url: URL) -> String {
         let hasUser = url.user != nil || url.password != nil
         guard hasUser || hasCredentialParameter(url),
-              var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url.absoluteString }
         parts.user = nil
         parts.password = nil
         // `<` and `>` may not stand in a URL: a marker of unreserved characters, replaced after.
@@ -201,7 +202,8 @@ struct Redactor: Sendable {
     /// without credential parameters (`api_key=…`); the rest as is.
     static func keptURL(_ url: URL) -> URL {
         guard url.user != nil || url.password != nil || hasCredentialParameter(url),
-              var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
         parts.user = nil
         parts.password = nil
         if let items = parts.percentEncodedQueryItems {
@@ -238,20 +240,8 @@ struct Redactor: Sendable {
     /// `CredentialRedaction`), control characters (C0, DEL, C1, line separators, bidirectional
     /// controls) shown as escapes, so a server message stays one line and cannot drive a terminal.
     func oneLine(_ text: String, limit: Int = 500) -> String {
-        var result = ""
-        for scalar in CredentialRedaction.redacting(self(text)).unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                || scalar == "\u{2028}" || scalar == "\u{2029}" || Self.isBidiControl(scalar):
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        if result.count > limit { result = String(result.prefix(limit)) + "…" }
-        return result
+        let result = TerminalText.escaped(CredentialRedaction.redacting(self(text)))
+        return result.count > limit ? String(result.prefix(limit)) + "…" : result
     }
 
     /// The first `limit` bytes of a body as one printable, redacted line.
@@ -267,15 +257,6 @@ struct Redactor: Sendable {
         let cut = String(decoding: Array(text.utf8.prefix(limit)), as: UTF8.self)
         let suffix = body.count > limit ? "… (\(body.count) bytes)" : ""
         return oneLine(cut, limit: limit) + suffix
-    }
-
-    /// The bidirectional controls that make a line display in another order than it reads
-    /// (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069).
-    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x202A ... 0x202E, 0x2066 ... 0x2069: true
-        default: false
-        }
     }
 
     static func isASCIIWhitespace(_ byte: UInt8) -> Bool {

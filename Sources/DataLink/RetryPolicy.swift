@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable, Equatable {
         jitter: Double = 0.5
     ) {
         precondition(maxAttempts >= 1, "maxAttempts must be at least 1")
-        precondition((0...1).contains(jitter), "jitter must be in 0...1")
+        precondition((0 ... 1).contains(jitter), "jitter must be in 0...1")
         precondition(baseDelay >= .zero && maxDelay >= .zero && totalBudget >= .zero, "delays must not be negative")
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay

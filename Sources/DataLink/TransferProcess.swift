@@ -1,3 +1,4 @@
+import Colonnade
 import Dispatch
 import Foundation
 import Synchronization
@@ -68,8 +69,10 @@ public struct TransferProcess: Sendable {
     }
 
     /// One exchange in a child process; the same contract as ``HTTPTransfer/get(_:timeout:deadline:limit:keyHeader:process:)``.
-    func get(_ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
-             keyHeader: String?) async -> Result<TransferResult, TransferFailure> {
+    func get(
+        _ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
+        keyHeader: String?
+    ) async -> Result<TransferResult, TransferFailure> {
         await run(request, keyHeader: keyHeader, timeout: timeout, deadline: deadline, sink: MemorySink(limit: limit))
     }
 
@@ -79,11 +82,14 @@ public struct TransferProcess: Sendable {
         // No whole-request deadline for a download (a large export takes as long as it takes):
         // the idle timeout alone, as in process.
         let far = ContinuousClock.now + .seconds(100 * 365 * 86_400)
-        return await run(request, keyHeader: nil, timeout: timeout, deadline: far, sink: DownloadSink(writer: DownloadWriter(fd: fd, offset: offset)))
+        return await run(
+            request, keyHeader: nil, timeout: timeout, deadline: far, sink: DownloadSink(writer: DownloadWriter(fd: fd, offset: offset)))
     }
 
-    private func run<Sink: ChildTransferSink>(_ request: URLRequest, keyHeader: String?, timeout: Duration,
-                                              deadline: ContinuousClock.Instant, sink: Sink) async -> Result<Sink.Output, TransferFailure> {
+    private func run<Sink: ChildTransferSink>(
+        _ request: URLRequest, keyHeader: String?, timeout: Duration,
+        deadline: ContinuousClock.Instant, sink: Sink
+    ) async -> Result<Sink.Output, TransferFailure> {
         var description: [String: Any] = ["url": request.url?.absoluteString ?? "", "memoryLimit": memoryLimit]
         description["headers"] = request.allHTTPHeaderFields ?? [:]
         if let keyHeader { description["keyHeader"] = keyHeader }
@@ -172,7 +178,8 @@ final class MemorySink: ChildTransferSink, @unchecked Sendable {
         }
         guard sawHead else { return .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")) }
         if let declared, headers["content-encoding"] == nil, body.count < declared {
-            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "body cut off after \(body.count) of \(declared) bytes"))
+            return .failure(
+                .urlError(code: NSURLErrorNetworkConnectionLost, reason: "body cut off after \(body.count) of \(declared) bytes"))
         }
         return .success(TransferResult(status: status, headers: headers, body: body, url: url))
     }
@@ -229,7 +236,8 @@ final class ChildTransfer: Sendable {
         guard pipe(&toChild) == 0 else { return .failure(spawnFailure(errno)) }
         guard pipe(&fromChild) == 0 else {
             let code = errno
-            close(toChild[0]); close(toChild[1])
+            close(toChild[0])
+            close(toChild[1])
             return .failure(spawnFailure(code))
         }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -244,6 +252,10 @@ final class ChildTransfer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         // A trap's report ("Fatal error: …") is the child's business, not the user's terminal's.
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else: a descriptor this process inherited without close-on-exec (a caller's
+        // pipe, the socket by which Foundation's `Process` sees its child end) would otherwise
+        // stay open in the child, and whoever waits for it to close would wait for the child too.
+        _ = Self.addCloseFrom?(&actions, 3)
         let argv = [process.executable] + process.arguments
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for p in cArguments { free(p) } }
@@ -252,11 +264,21 @@ final class ChildTransfer: Sendable {
         close(toChild[0])
         close(fromChild[1])
         guard result == 0 else {
-            close(toChild[1]); close(fromChild[0])
+            close(toChild[1])
+            close(fromChild[0])
             return .failure(spawnFailure(result))
         }
         return .success(ChildTransfer(pid: pid, input: toChild[1], output: fromChild[0]))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time: the Glibc module does not import it (it is a GNU extension). Nil on an older C
+    /// library, where the child then inherits whatever this process holds without close-on-exec.
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
 
     private static func spawnFailure(_ code: Int32) -> TransferFailure {
         .urlError(code: NSURLErrorCannotConnectToHost, reason: "cannot start the transfer process: \(String(cString: strerror(code)))")
@@ -282,7 +304,7 @@ final class ChildTransfer: Sendable {
         if let status = reaped.withLock({ $0 }) { return status }
         close(output)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = SystemCall.retryingOnInterrupt { waitpid(pid, &status, 0) }
         reaped.withLock { $0 = status }
         return status
     }
@@ -326,17 +348,13 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         // (the URL and headers), well under a pipe's buffer. Its length first, so the child
         // reads exactly that much and never waits for an end of file.
         let n = request.count
-        let prefixed = Data([UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
-                             UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]) + request
-        prefixed.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                // Safe: `done < raw.count`, so the base address exists and the range is inside.
-                let n = write(child.input, raw.baseAddress! + done, raw.count - done)
-                if n < 0 { if errno == EINTR { continue }; break }
-                done += n
-            }
-        }
+        let prefixed =
+            Data([
+                UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n),
+            ]) + request
+        // A failed write shows as the child's own failure to read the request.
+        _ = prefixed.withUnsafeBytes { SystemCall.writeAll(child.input, $0.baseAddress, $0.count) }
         close(child.input)
         let thread = Thread { [self] in finish(read()) }
         thread.name = "DataLink.transfer-process"
@@ -385,8 +403,9 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
                 let object = (try? JSONSerialization.jsonObject(with: payload) as? [String: Any]) ?? [:]
                 var headers: [String: String] = [:]
                 for (name, value) in object["headers"] as? [String: String] ?? [:] { headers[name.lowercased()] = value }
-                refusal = sink.head(status: object["status"] as? Int ?? 0, headers: headers,
-                                    url: (object["url"] as? String).flatMap(URL.init(string:)))
+                refusal = sink.head(
+                    status: object["status"] as? Int ?? 0, headers: headers,
+                    url: (object["url"] as? String).flatMap(URL.init(string:)))
             case .body:
                 refusal = sink.body(payload)
             case .end:
@@ -411,14 +430,21 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
             // it, while the body streamed: its memory cap (pieces queued inside
             // FoundationNetworking faster than they were sent on), a transport failure to retry.
             guard sawHead else {
-                return .failure(.malformed("the process running the transfer ended by signal \(signal)\(name) while reading the "
-                    + "response's header (FoundationNetworking traps on some headers, such as a Content-Length near 2^63)"))
+                return .failure(
+                    .malformed(
+                        "the process running the transfer ended by signal \(signal)\(name) while reading the "
+                            + "response's header (FoundationNetworking traps on some headers, such as a Content-Length near 2^63)"))
             }
-            return .failure(.urlError(code: NSURLErrorNetworkConnectionLost, reason: "the process running the transfer ended by signal "
-                + "\(signal)\(name) while the body arrived (past its memory cap of \(memoryLimit >> 20) MiB?)"))
+            return .failure(
+                .urlError(
+                    code: NSURLErrorNetworkConnectionLost,
+                    reason: "the process running the transfer ended by signal "
+                        + "\(signal)\(name) while the body arrived (past its memory cap of \(memoryLimit >> 20) MiB?)"))
         }
-        return .failure(.urlError(code: NSURLErrorCannotConnectToHost,
-                                  reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
+        return .failure(
+            .urlError(
+                code: NSURLErrorCannotConnectToHost,
+                reason: "the transfer process exited with status \((wait >> 8) & 0xFF) without an answer"))
     }
 
     /// One frame, or nil at the pipe's end (or on a frame no child of ours writes).
@@ -439,18 +465,17 @@ final class ChildTransferRun<Sink: ChildTransferSink>: Sendable {
         var done = 0
         while done < count {
             var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&ready, 1, 250)
-            if polled < 0 { if errno == EINTR { continue }; return false }
+            let polled = SystemCall.retryingOnInterrupt { poll(&ready, 1, 250) }
+            if polled < 0 { return false }
             if polled == 0 {
                 if child.hasEnded() { return false }
                 continue
             }
             let n = buffer.withUnsafeMutableBytes { raw in
                 // Safe: `done < count <= raw.count`.
-                Glibc.read(child.output, raw.baseAddress! + done, count - done)
+                SystemCall.retryingOnInterrupt { Glibc.read(child.output, raw.baseAddress! + done, count - done) }
             }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            if n == 0 { return false }
+            if n <= 0 { return false }
             done += n
         }
         return true

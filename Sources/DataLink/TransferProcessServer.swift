@@ -1,3 +1,4 @@
+import Colonnade
 import Dispatch
 import Foundation
 import Synchronization
@@ -22,25 +23,23 @@ public enum TransferProcessServer {
         // The request: a 4-byte big-endian length, then that much JSON.
         func read(_ count: Int) -> [UInt8]? {
             var bytes = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                // Safe: `done < count == bytes.count`.
-                let n = bytes.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress! + done, count - done) }
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return nil }
-                done += n
-            }
-            return bytes
+            guard count > 0 else { return bytes }
+            // Safe: `count == bytes.count > 0`, so the base address exists.
+            let got = bytes.withUnsafeMutableBytes { SystemCall.readFully(input, $0.baseAddress!, count) }
+            return got == count ? bytes : nil
         }
         guard let length = read(4).map({ Int($0[0]) << 24 | Int($0[1]) << 16 | Int($0[2]) << 8 | Int($0[3]) }),
-              length <= 1 << 20, let bytes = read(length) else { return 2 }
+            length <= 1 << 20, let bytes = read(length)
+        else { return 2 }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let text = object["url"] as? String, let url = URL(string: text) else { return 2 }
+            let text = object["url"] as? String, let url = URL(string: text)
+        else { return 2 }
         if let memoryLimit = object["memoryLimit"] as? Int, memoryLimit > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
             _ = setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit)
         }
         signal(SIGPIPE, SIG_IGN)
+        exitWhenTheReaderIsGone(output)
 
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 86_400
@@ -60,6 +59,25 @@ public enum TransferProcessServer {
         done.wait()
         session.finishTasksAndInvalidate()
         return 0
+    }
+
+    /// Ends this process as soon as nothing reads `output`. The parent holds the only read end
+    /// (close-on-exec, ``TransferProcess``); when it exits, is killed or closes it, the pipe's
+    /// write end reports an error to `poll`, so a transfer the parent no longer waits for ends at
+    /// once — not when a server that never answers, or the request's day-long timeout, lets it.
+    /// (A failed write ends the process too, but a transfer waiting on a silent server writes
+    /// nothing.)
+    static func exitWhenTheReaderIsGone(_ output: Int32) {
+        let watcher = Thread {
+            var descriptor = pollfd(fd: output, events: 0, revents: 0)
+            while true {
+                let ready = poll(&descriptor, 1, -1)
+                if ready > 0 && descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { _exit(3) }
+                if ready < 0 && errno != EINTR { return }
+            }
+        }
+        watcher.name = "DataLink.transfer-parent-watch"
+        watcher.start()
     }
 }
 
@@ -81,8 +99,10 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private func send(_ kind: TransferProcess.Frame, _ payload: UnsafeRawBufferPointer) {
         lock.withLock { _ in
             let n = payload.count
-            let header: [UInt8] = [kind.rawValue, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
-                                   UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
+            let header: [UInt8] = [
+                kind.rawValue, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n),
+            ]
             let ok = header.withUnsafeBytes { writeAll($0) } && writeAll(payload)
             if !ok { _exit(3) }
         }
@@ -94,18 +114,13 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < raw.count {
-            // Safe: `done < raw.count`, so the base address exists and the range is inside.
-            let n = write(output, raw.baseAddress! + done, raw.count - done)
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
+        SystemCall.writeAll(output, raw.baseAddress, raw.count) == 0
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] {
@@ -128,11 +143,14 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Follows redirects, dropping the key header when the redirect leaves the original scheme,
     /// host or port (as `TransferDelegate` does in-process).
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         var request = request
         if let keyHeader, let url = request.url,
-           url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port {
+            url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port
+        {
             request.setValue(nil, forHTTPHeaderField: keyHeader)
         }
         completionHandler(request)

@@ -16,7 +16,9 @@ extension CSVScanner {
 
     /// Decodes the response at `position` (its header line). With `keepRows`, the rows stay in the
     /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
-    package mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
+    package mutating func decodeResponse(
+        ticker: String?, fallbackTicker: String?, keepRows: Bool = false
+    ) throws(ResponseError) -> DecodedResponse {
         let layout = try readLayout()
         if !layout.isDatatable { try checkTimeSeriesDateColumn(layout) }
         var symbols: [String] = []
@@ -35,14 +37,16 @@ extension CSVScanner {
         let format: QuoteFormat = layout.isDatatable ? .datatableCSV : .timeSeriesCSV
         if keepRows {
             let rows = try ResponseError.wrapping { () throws(DecodeError) in
-                try buffers.makeRows(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
-                                     source: input.source)
+                try buffers.makeRows(
+                    valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
+                    source: input.source)
             }
             return DecodedResponse(rows: rows, format: format)
         }
         let table = try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeTable(valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
-                                  source: input.source)
+            try buffers.makeTable(
+                valueNames: layout.valueNames, tickers: tickers, dateColumnName: layout.names[layout.dateIndex],
+                source: input.source)
         }
         return DecodedResponse(table: table, format: format)
     }
@@ -57,9 +61,12 @@ extension CSVScanner {
         let base = input.base, end = input.count
         while p < end && (base[p] == UInt8(ascii: "\n") || base[p] == UInt8(ascii: "\r")) { p += 1 }
         if p < end, let (start, stop, _) = try? field(at: p), Day.parseDay(base + start, count: stop - start) != nil { return }
-        throw .decoding(.missing(source: input.source,
-                                 what: "a date column: a time-series CSV's first column holds dates (YYYY-MM-DD); this one's is "
-                                     + "'\(layout.names[layout.dateIndex].prefix(40))'\(p < end ? ", and its first value is not a date" : " and there are no rows")"))
+        throw .decoding(
+            .missing(
+                source: input.source,
+                what: "a date column: a time-series CSV's first column holds dates (YYYY-MM-DD); this one's is "
+                    + "'\(layout.names[layout.dateIndex].prefix(40))'\(p < end ? ", and its first value is not a date" : " and there are no rows")"
+            ))
     }
 
     /// Whether a column name reads as a date column's: its identifier has `date`, `day` or `time`
@@ -109,8 +116,9 @@ extension CSVScanner {
     /// The data lines from `position` on, per `layout`.
     private mutating func decodeRows(_ layout: Layout, symbols: inout [String]) throws(ResponseError) -> RowBuffers {
         try ResponseError.wrapping { () throws(DecodeError) in
-            try decodeRows(names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols,
-                           tickerSymbol: DataLinkSymbols.symbol(fromCode:))
+            try decodeRows(
+                names: layout.names, kinds: layout.kinds, valueCount: layout.valueNames.count, symbols: &symbols,
+                tickerSymbol: DataLinkSymbols.symbol(fromCode:))
         }
     }
 
@@ -122,8 +130,9 @@ extension CSVScanner {
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)
         return try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeTable(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
-                                  dateColumnName: layout.names[layout.dateIndex], source: input.source)
+            try buffers.makeTable(
+                valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                dateColumnName: layout.names[layout.dateIndex], source: input.source)
         }
     }
 
@@ -133,8 +142,9 @@ extension CSVScanner {
         var symbols: [String] = []
         let buffers = try decodeRows(layout, symbols: &symbols)
         return try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeRows(valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
-                                 dateColumnName: layout.names[layout.dateIndex], source: input.source)
+            try buffers.makeRows(
+                valueNames: layout.valueNames, tickers: symbols.map { TickerEntry(symbol: $0) },
+                dateColumnName: layout.names[layout.dateIndex], source: input.source)
         }
     }
 
@@ -162,7 +172,10 @@ extension String {
         var out = ""
         var previousWasQuote = false
         for c in self {
-            if c == "\"" && previousWasQuote { previousWasQuote = false; continue }
+            if c == "\"" && previousWasQuote {
+                previousWasQuote = false
+                continue
+            }
             previousWasQuote = c == "\""
             out.append(c)
         }

@@ -6,27 +6,34 @@ extension JSONScanner {
 
     /// Decodes the response object at `position` (its `{`). With `keepRows`, the rows stay in the
     /// decoder's buffers (`DecodedResponse.rows`) and `table` is empty.
-    mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse {
+    mutating func decodeResponse(ticker: String?, fallbackTicker: String?, keepRows: Bool = false) throws(ResponseError) -> DecodedResponse
+    {
         var top = TopLevel()
         try ResponseError.wrapping { () throws(DecodeError) in try scanTopLevel(&top) }
         if let (code, message) = top.errorBody {
             // The message may echo the key ("We could not recognize your API key: '…'").
-            throw .apiError(source: input.source, code: CredentialRedaction.redacting(code), message: CredentialRedaction.redacting(message))
+            throw .apiError(
+                source: input.source, code: CredentialRedaction.redacting(code), message: CredentialRedaction.redacting(message))
         }
         if var table = top.datatable {
-            return try ResponseError.wrapping { () throws(DecodeError) in try finishDatatable(&table, nextCursor: top.nextCursor, keepRows: keepRows) }
+            return try ResponseError.wrapping { () throws(DecodeError) in
+                try finishDatatable(&table, nextCursor: top.nextCursor, keepRows: keepRows)
+            }
         }
         if let wrapper = top.wrapper {
-            return try finishSeries(&top.wrapped, format: wrapper, key: wrapper == .datasetJSON ? "dataset" : "dataset_data",
-                                    ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
+            return try finishSeries(
+                &top.wrapped, format: wrapper, key: wrapper == .datasetJSON ? "dataset" : "dataset_data",
+                ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         }
         if top.flat.sawSeriesKey {
-            return try finishSeries(&top.flat, format: .legacyJSON, key: "the top-level object", ticker: ticker, fallbackTicker: fallbackTicker,
-                                keepRows: keepRows)
+            return try finishSeries(
+                &top.flat, format: .legacyJSON, key: "the top-level object", ticker: ticker, fallbackTicker: fallbackTicker,
+                keepRows: keepRows)
         }
         let keys = top.keys.isEmpty ? "no keys" : "top-level keys " + top.keys.map { "'\($0)'" }.joined(separator: ", ")
-        throw .notADataLinkResponse(source: input.source,
-                                    detail: "\(keys); expected 'dataset_data', 'dataset', 'datatable' or 'quandl_error'")
+        throw .notADataLinkResponse(
+            source: input.source,
+            detail: "\(keys); expected 'dataset_data', 'dataset', 'datatable' or 'quandl_error'")
     }
 
     /// Reads the top-level object's keys into `top`; stops at an error body (`quandl_error`).
@@ -61,7 +68,8 @@ extension JSONScanner {
         }
         skipBlanks()
         if position < input.count {
-            throw .malformed(input.position(position), expected: "end of input after the top-level object", found: input.found(at: position))
+            throw .malformed(
+                input.position(position), expected: "end of input after the top-level object", found: input.found(at: position))
         }
     }
 
@@ -105,8 +113,10 @@ extension JSONScanner {
         return true
     }
 
-    private func finishSeries(_ series: inout Series, format: QuoteFormat, key: String, ticker: String?,
-                              fallbackTicker: String?, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
+    private func finishSeries(
+        _ series: inout Series, format: QuoteFormat, key: String, ticker: String?,
+        fallbackTicker: String?, keepRows: Bool
+    ) throws(ResponseError) -> DecodedResponse {
         guard let names = series.columnNames else { throw .decoding(.missing(source: input.source, what: "'column_names' in \(key)")) }
         guard let buffers = series.buffers else { throw .decoding(.missing(source: input.source, what: "'data' in \(key)")) }
         let symbol = ticker ?? series.code.map(DataLinkSymbols.symbol(fromCode:)) ?? fallbackTicker
@@ -117,14 +127,16 @@ extension JSONScanner {
         let tickers = buffers.count == 0 ? [] : [TickerEntry(symbol: symbol!, metadata: metadata)]
         if keepRows {
             let rows = try ResponseError.wrapping { () throws(DecodeError) in
-                try buffers.makeRows(valueNames: Array(names.dropFirst()), tickers: tickers,
-                                     dateColumnName: names[0], source: input.source)
+                try buffers.makeRows(
+                    valueNames: Array(names.dropFirst()), tickers: tickers,
+                    dateColumnName: names[0], source: input.source)
             }
             return DecodedResponse(rows: rows, format: format)
         }
         let table = try ResponseError.wrapping { () throws(DecodeError) in
-            try buffers.makeTable(valueNames: Array(names.dropFirst()), tickers: tickers,
-                                  dateColumnName: names[0], source: input.source)
+            try buffers.makeTable(
+                valueNames: Array(names.dropFirst()), tickers: tickers,
+                dateColumnName: names[0], source: input.source)
         }
         return DecodedResponse(table: table, format: format)
     }
@@ -174,8 +186,9 @@ extension JSONScanner {
                 }
             }
             guard let name, let type else {
-                throw .malformed(d.input.position(offset), expected: "a column description with 'name' and 'type'",
-                                 found: d.input.found(offset, d.position))
+                throw .malformed(
+                    d.input.position(offset), expected: "a column description with 'name' and 'type'",
+                    found: d.input.found(offset, d.position))
             }
             out.append((name, type, offset))
         }
@@ -188,7 +201,8 @@ extension JSONScanner {
         var valueNames = [String]()
         // The date column: the `Date` column named `date`, else the only `Date` column.
         let dateColumns = columns.indices.filter { columns[$0].type.lowercased() == "date" }
-        let dateIndex = dateColumns.first { ColumnDescriptor.identifier(for: columns[$0].name) == "date" }
+        let dateIndex =
+            dateColumns.first { ColumnDescriptor.identifier(for: columns[$0].name) == "date" }
             ?? (dateColumns.count == 1 ? dateColumns[0] : nil)
         guard let dateIndex else { throw .missing(source: input.source, what: "a 'date' column of type Date in 'columns'") }
         var tickerIndex: Int?
@@ -215,8 +229,9 @@ extension JSONScanner {
         guard tickerIndex != nil else { throw .missing(source: input.source, what: "a 'ticker' column of type String in 'columns'") }
         try RowBuffers.checkColumnNames(valueNames, dateColumnName: columns[dateIndex].name, source: input.source)
         var symbols: [String] = []
-        table.buffers = try decodeRows(names: columns.map(\.name), kinds: kinds, symbols: &symbols, valueCount: valueNames.count,
-                                       tickerSymbol: DataLinkSymbols.symbol(fromCode:))
+        table.buffers = try decodeRows(
+            names: columns.map(\.name), kinds: kinds, symbols: &symbols, valueCount: valueNames.count,
+            tickerSymbol: DataLinkSymbols.symbol(fromCode:))
         table.symbols = symbols
         table.valueNames = valueNames
         table.dateName = columns[dateIndex].name
@@ -231,12 +246,14 @@ extension JSONScanner {
         guard table.columns != nil else { throw .missing(source: input.source, what: "'columns' in datatable") }
         guard let buffers = table.buffers else { throw .missing(source: input.source, what: "'data' in datatable") }
         if keepRows {
-            let rows = try buffers.makeRows(valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
-                                            dateColumnName: table.dateName, source: input.source)
+            let rows = try buffers.makeRows(
+                valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
+                dateColumnName: table.dateName, source: input.source)
             return DecodedResponse(rows: rows, format: .datatableJSON, nextCursorID: nextCursor)
         }
-        let result = try buffers.makeTable(valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
-                                           dateColumnName: table.dateName, source: input.source)
+        let result = try buffers.makeTable(
+            valueNames: table.valueNames, tickers: table.symbols.map { TickerEntry(symbol: $0) },
+            dateColumnName: table.dateName, source: input.source)
         return DecodedResponse(table: result, format: .datatableJSON, nextCursorID: nextCursor)
     }
 
@@ -248,7 +265,9 @@ extension JSONScanner {
         try forEachKey { (d: inout JSONScanner, key: Range<Int>) throws(DecodeError) in
             if d.input.matches(key.lowerBound, key.upperBound, "next_cursor_id") {
                 d.skipBlanks()
-                if d.position < d.input.count && d.input.base[d.position] != UInt8(ascii: "\"") && d.input.base[d.position] != UInt8(ascii: "n") {
+                if d.position < d.input.count && d.input.base[d.position] != UInt8(ascii: "\"")
+                    && d.input.base[d.position] != UInt8(ascii: "n")
+                {
                     // A number or other scalar: keep its text.
                     let start = d.position
                     try d.skipValue()
@@ -295,7 +314,8 @@ extension JSONScanner {
         }
         skipBlanks()
         if position < input.count {
-            throw .malformed(input.position(position), expected: "end of input after the top-level object", found: input.found(at: position))
+            throw .malformed(
+                input.position(position), expected: "end of input after the top-level object", found: input.found(at: position))
         }
         return cursor
     }

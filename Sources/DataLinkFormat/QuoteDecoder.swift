@@ -52,15 +52,19 @@ public enum QuoteDecoder {
     /// - Throws: `ResponseError`: `.decoding` for bad bytes (with a position); an API error body is `.apiError`.
     /// - Complexity: O(bytes) for rows in ascending or descending order, plus O(n log n) for
     ///   unordered rows. Peak memory: the input, the column buffers and one more column.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
-                              fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, format: QuoteFormat? = nil, ticker: String? = nil,
+        fallbackTicker: String? = nil, source: String
+    ) throws(ResponseError) -> DecodedResponse {
         try decode(bytes, format: format, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: false)
     }
 
     /// `decode`, with the rows left in the decoder's buffers (`DecodedResponse.rows`, checked and
     /// with their sort order) for a `ColumnAssembler`; the same errors.
-    package static func decodeRows(_ bytes: UnsafeRawBufferPointer, ticker: String? = nil, fallbackTicker: String? = nil,
-                                   source: String) throws(ResponseError) -> DecodedRows {
+    package static func decodeRows(
+        _ bytes: UnsafeRawBufferPointer, ticker: String? = nil, fallbackTicker: String? = nil,
+        source: String
+    ) throws(ResponseError) -> DecodedRows {
         let response = try decode(bytes, format: nil, ticker: ticker, fallbackTicker: fallbackTicker, source: source, keepRows: true)
         guard let rows = response.rows else { preconditionFailure("decoded without keeping the rows") }
         return rows
@@ -72,8 +76,26 @@ public enum QuoteDecoder {
         try decode(bytes, format: nil, ticker: nil, fallbackTicker: nil, source: source, keepRows: true)
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
-                               fallbackTicker: String?, source: String, keepRows: Bool) throws(ResponseError) -> DecodedResponse {
+    /// The code and message of an API error body — JSON `{"quandl_error":{"code":…,"message":…}}`
+    /// or CSV `code,message` and one line — with credentials redacted (`CredentialRedaction`);
+    /// nil for anything else. The package's one parse of error bodies: a decode of such a body
+    /// throws `ResponseError.apiError` with the same two strings, and the HTTP client reads a
+    /// failed response's body here.
+    package static func errorBody(_ bytes: UnsafeRawBufferPointer) -> (code: String, message: String)? {
+        do {
+            _ = try decode(bytes, format: nil, ticker: nil, fallbackTicker: nil, source: "error body", keepRows: false)
+            return nil
+        } catch .apiError(_, let code, let message) {
+            return (code, message)
+        } catch {
+            return nil
+        }
+    }
+
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, format: QuoteFormat?, ticker: String?,
+        fallbackTicker: String?, source: String, keepRows: Bool
+    ) throws(ResponseError) -> DecodedResponse {
         let (input, start) = try start(of: bytes, source: source)
 
         let response: DecodedResponse
@@ -82,7 +104,8 @@ public enum QuoteDecoder {
             var scanner = JSONScanner(input: input, position: start)
             response = try scanner.decodeResponse(ticker: ticker, fallbackTicker: fallbackTicker, keepRows: keepRows)
         case UInt8(ascii: "["):
-            throw .notADataLinkResponse(source: source, detail: "a JSON array, expected an object with 'dataset_data', 'dataset' or 'datatable'")
+            throw .notADataLinkResponse(
+                source: source, detail: "a JSON array, expected an object with 'dataset_data', 'dataset' or 'datatable'")
         case UInt8(ascii: "<"):
             throw .notADataLinkResponse(source: source, detail: "an HTML or XML document")
         default:
@@ -109,8 +132,10 @@ public enum QuoteDecoder {
 
     /// Decodes one response held in an array.
     /// - SeeAlso: `decode(_:format:ticker:fallbackTicker:source:)`.
-    public static func decode(_ bytes: [UInt8], format: QuoteFormat? = nil, ticker: String? = nil,
-                              fallbackTicker: String? = nil, source: String) throws(ResponseError) -> DecodedResponse {
+    public static func decode(
+        _ bytes: [UInt8], format: QuoteFormat? = nil, ticker: String? = nil,
+        fallbackTicker: String? = nil, source: String
+    ) throws(ResponseError) -> DecodedResponse {
         do {
             return try bytes.withUnsafeBytes { raw in
                 try decode(raw, format: format, ticker: ticker, fallbackTicker: fallbackTicker, source: source)

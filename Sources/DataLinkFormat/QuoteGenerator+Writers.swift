@@ -44,23 +44,27 @@ extension QuoteGenerator {
 
     /// The JSON response for one ticker of `table`, newest row first.
     /// - Complexity: O(rows of the ticker × columns).
-    public static func datasetJSON(_ table: QuoteTable, ticker code: Int, shape: JSONShape = .datasetData,
-                                   database: String = "WIKI") -> [UInt8] {
+    public static func datasetJSON(
+        _ table: QuoteTable, ticker number: Int, shape: JSONShape = .datasetData,
+        database: String = "WIKI"
+    ) -> [UInt8] {
         var sink = ByteSink(target: .memory)
-        writeJSON(table, ticker: code, shape: shape, database: database, to: &sink)
+        writeJSON(table, ticker: number, shape: shape, database: database, to: &sink)
         return sink.finish()
     }
 
     /// Writes one JSON response per ticker into `directory` (created if needed), named
     /// `<database>-<code>.json` (`WIKI-BRK_A.json`).
-    /// - Returns: The paths, in ticker-code order.
-    public static func writeDatasetJSON(_ table: QuoteTable, toDirectory directory: String, shape: JSONShape = .datasetData,
-                                        database: String = "WIKI") throws(WriteError) -> [String] {
+    /// - Returns: The paths, in ticker-number order.
+    public static func writeDatasetJSON(
+        _ table: QuoteTable, toDirectory directory: String, shape: JSONShape = .datasetData,
+        database: String = "WIKI"
+    ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
-        for code in table.tickers.indices {
-            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[code].symbol) + ".json"
-            try write(to: path) { sink in writeJSON(table, ticker: code, shape: shape, database: database, to: &sink) }
+        for number in table.tickers.indices {
+            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[number].symbol) + ".json"
+            try write(to: path) { sink in writeJSON(table, ticker: number, shape: shape, database: database, to: &sink) }
             paths.append(path)
         }
         return paths
@@ -81,22 +85,24 @@ extension QuoteGenerator {
     }
 
     /// The time-series CSV of one ticker (`Date,Open,…`), newest row first.
-    public static func timeSeriesCSV(_ table: QuoteTable, ticker code: Int) -> [UInt8] {
+    public static func timeSeriesCSV(_ table: QuoteTable, ticker number: Int) -> [UInt8] {
         var sink = ByteSink(target: .memory)
-        writeCSV(table, tickers: code ..< code + 1, tickerColumn: false, newestFirst: true, to: &sink)
+        writeCSV(table, tickers: number ..< number + 1, tickerColumn: false, newestFirst: true, to: &sink)
         return sink.finish()
     }
 
     /// Writes one time-series CSV per ticker into `directory`, named `<database>-<code>.csv`.
-    /// - Returns: The paths, in ticker-code order.
-    public static func writeTimeSeriesCSV(_ table: QuoteTable, toDirectory directory: String,
-                                          database: String = "WIKI") throws(WriteError) -> [String] {
+    /// - Returns: The paths, in ticker-number order.
+    public static func writeTimeSeriesCSV(
+        _ table: QuoteTable, toDirectory directory: String,
+        database: String = "WIKI"
+    ) throws(WriteError) -> [String] {
         try makeDirectory(directory)
         var paths: [String] = []
-        for code in table.tickers.indices {
-            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[code].symbol) + ".csv"
+        for number in table.tickers.indices {
+            let path = directory + "/" + database + "-" + DataLinkSymbols.code(fromSymbol: table.tickers[number].symbol) + ".csv"
             try write(to: path) { sink in
-                writeCSV(table, tickers: code ..< code + 1, tickerColumn: false, newestFirst: true, to: &sink)
+                writeCSV(table, tickers: number ..< number + 1, tickerColumn: false, newestFirst: true, to: &sink)
             }
             paths.append(path)
         }
@@ -105,9 +111,11 @@ extension QuoteGenerator {
 
     // MARK: Rows
 
-    private static func writeJSON(_ table: QuoteTable, ticker code: Int, shape: JSONShape, database: String,
-                                  to sink: inout ByteSink) {
-        let entry = table.tickers[code]
+    private static func writeJSON(
+        _ table: QuoteTable, ticker number: Int, shape: JSONShape, database: String,
+        to sink: inout ByteSink
+    ) {
+        let entry = table.tickers[number]
         let rows = entry.rows
         switch shape {
         case .datasetData:
@@ -128,7 +136,9 @@ extension QuoteGenerator {
             sink.appendJSONString(d.name)
         }
         sink.append("],\"start_date\":")
-        if rows.isEmpty { sink.append("null,\"end_date\":null") } else {
+        if rows.isEmpty {
+            sink.append("null,\"end_date\":null")
+        } else {
             sink.appendQuotedDay(table.dates[rows.lowerBound])
             sink.append(",\"end_date\":")
             sink.appendQuotedDay(table.dates[rows.upperBound - 1])
@@ -158,8 +168,10 @@ extension QuoteGenerator {
         sink.append("],\"collapse\":null,\"order\":\"desc\"}}")
     }
 
-    private static func writeCSV(_ table: QuoteTable, tickers: Range<Int>, tickerColumn: Bool, newestFirst: Bool,
-                                 to sink: inout ByteSink) {
+    private static func writeCSV(
+        _ table: QuoteTable, tickers: Range<Int>, tickerColumn: Bool, newestFirst: Bool,
+        to sink: inout ByteSink
+    ) {
         if tickerColumn { sink.append("ticker,") }
         sink.append(csvField(table.dateColumnName))
         for d in table.schema {
@@ -169,8 +181,8 @@ extension QuoteGenerator {
         sink.append("\n")
         let columns = table.columns.map { $0.convertedToFloat64() }
         withValuePointers(columns) { values, validity in
-            for code in tickers {
-                let entry = table.tickers[code]
+            for number in tickers {
+                let entry = table.tickers[number]
                 let apiCode = Array(csvField(DataLinkSymbols.code(fromSymbol: entry.symbol)).utf8)
                 let rows = entry.rows
                 for i in 0 ..< rows.count {
@@ -201,11 +213,16 @@ extension QuoteGenerator {
     }
 
     /// Calls `body` with each column's values and validity.
-    private static func withValuePointers(_ columns: [Column<Double>],
-                                          _ body: ([UnsafeBufferPointer<Double>], [Bitmask?]) -> Void) {
+    private static func withValuePointers(
+        _ columns: [Column<Double>],
+        _ body: ([UnsafeBufferPointer<Double>], [Bitmask?]) -> Void
+    ) {
         var pointers: [UnsafeBufferPointer<Double>] = []
         func next(_ i: Int) {
-            if i == columns.count { body(pointers, columns.map(\.validity)); return }
+            if i == columns.count {
+                body(pointers, columns.map(\.validity))
+                return
+            }
             columns[i].withUnsafeBufferPointer { p in
                 pointers.append(p)
                 next(i + 1)
@@ -244,11 +261,6 @@ extension ReplacementFileError {
         let text = description
         return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
     }
-}
-
-@inline(__always)
-private func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, bytes, count)
 }
 
 /// A 1 MiB output buffer flushed to a file descriptor or collected in memory. Numbers are
@@ -347,14 +359,9 @@ struct ByteSink: TextOutputStream {
         case .memory:
             collected.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
         case .file(let fd):
-            var done = 0
-            while done < count && failure == nil {
-                let n = posixWrite(fd, base + done, count - done)
-                if n < 0 {
-                    if errno != EINTR { failure = errno }
-                } else {
-                    done += n
-                }
+            if failure == nil {
+                let code = SystemCall.writeAll(fd, base, count)
+                if code != 0 { failure = code }
             }
         }
         count = 0

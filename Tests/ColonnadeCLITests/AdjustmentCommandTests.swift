@@ -10,7 +10,8 @@ import Testing
     static func imported(_ fixture: String, ticker: String?, label: String) throws -> String {
         let directory = try EndToEndFixture.scratchDirectory(label)
         let snapshot = directory.appendingPathComponent("q.snapshot").path
-        let run = try runBuiltColonnade(["import", Fixtures.quandlPath(fixture), "--snapshot", snapshot] + (ticker.map { ["--ticker", $0] } ?? []))
+        let run = try runBuiltColonnade(
+            ["import", Fixtures.quandlPath(fixture), "--snapshot", snapshot] + (ticker.map { ["--ticker", $0] } ?? []))
         #expect(run.status == 0, "\(run.standardError)")
         return snapshot
     }
@@ -18,7 +19,9 @@ import Testing
     /// A WIKI time-series CSV without its five adjusted columns, written beside the test's files.
     static func withoutAdjustedColumns(_ fixture: String) throws -> String {
         let text = try String(contentsOfFile: Fixtures.quandlPath(fixture), encoding: .utf8)
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(8).joined(separator: ",") }
+        let lines = text.split(whereSeparator: \.isNewline).map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).prefix(8).joined(separator: ",")
+        }
         let url = try EndToEndFixture.scratchDirectory("raw").appendingPathComponent(fixture)
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         return url.path
@@ -35,7 +38,9 @@ import Testing
         let snapshot = try Self.imported("WIKI-AAPL.asc.csv", ticker: "AAPL", label: "stale")
         let run = try runBuiltColonnade(["verify", "--adjustments", "--snapshot", snapshot])
         #expect(run.status == 3)
-        #expect(run.standardError.contains("error: [ticker AAPL, 2016-08-02, row 8986] stale adjusted history: adj_close ratio"), "\(run.standardError)")
+        #expect(
+            run.standardError.contains("error: [ticker AAPL, 2016-08-02, row 8986] stale adjusted history: adj_close ratio"),
+            "\(run.standardError)")
         #expect(run.standardError.contains("1 ticker with stale adjusted history"))
         #expect(run.standardError.contains("hint: 'colonnade adjust --tickers AAPL'"))
         // Plain verify: the file is whole.
@@ -44,8 +49,9 @@ import Testing
         // adjust repairs it (anchored at the vintage's newest day), and the check then passes.
         let adjust = try runBuiltColonnade(["adjust", "--snapshot", snapshot])
         #expect(adjust.status == 0, "\(adjust.standardError)")
-        #expect(adjust.standardError.contains("note: recomputed the adjusted columns of 1 ticker (8,993 rows, 49 split and dividend days)"),
-                "\(adjust.standardError)")
+        #expect(
+            adjust.standardError.contains("note: recomputed the adjusted columns of 1 ticker (8,993 rows, 49 split and dividend days)"),
+            "\(adjust.standardError)")
         #expect(try runBuiltColonnade(["verify", "--adjustments", "--snapshot", snapshot]).status == 0)
     }
 
@@ -74,8 +80,10 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("note: created the adjusted columns of 1 ticker (9,306 rows"), "\(run.standardError)")
         let table = try QuoteTable.load(from: snapshot)
-        let vendor = try runBuiltColonnade(["import", Fixtures.quandlPath("WIKI-AAPL.desc.csv"), "--ticker", "AAPL",
-                                            "--snapshot", directory.appendingPathComponent("v.snapshot").path])
+        let vendor = try runBuiltColonnade([
+            "import", Fixtures.quandlPath("WIKI-AAPL.desc.csv"), "--ticker", "AAPL",
+            "--snapshot", directory.appendingPathComponent("v.snapshot").path,
+        ])
         #expect(vendor.status == 0)
         let reference = try QuoteTable.load(from: directory.appendingPathComponent("v.snapshot").path)
         var worst = 0.0
@@ -92,14 +100,17 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: snapshot))
         let run = try runBuiltColonnade(["adjust", "--snapshot", snapshot])
         #expect(run.status == 1)
-        #expect(run.standardError.contains("error: the table has no open, high, low, close, volume, ex_dividend, split_ratio columns"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.contains("error: the table has no open, high, low, close, volume, ex_dividend, split_ratio columns"),
+            "\(run.standardError)")
         #expect(run.standardError.contains("hint: "))
         #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == before)
         let missing = try runBuiltColonnade(["adjust", "--snapshot", snapshot + ".none"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("no snapshot at"))
-        let unknown = try runBuiltColonnade(["adjust", "--tickers", "NOPE", "--snapshot", try Self.imported("WIKI-KO.asc.csv", ticker: "KO", label: "ko")])
+        let unknown = try runBuiltColonnade([
+            "adjust", "--tickers", "NOPE", "--snapshot", try Self.imported("WIKI-KO.asc.csv", ticker: "KO", label: "ko"),
+        ])
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("no such ticker in the table: NOPE"))
     }
@@ -110,8 +121,9 @@ import Testing
         #expect(info.status == 0)
         #expect(info.standardOutput.contains("splits"))
         let line = info.standardOutput.split(separator: "\n").first { $0.hasPrefix("AAPL ") }
-        #expect(line.map { $0.split(separator: " ").prefix(6) == ["AAPL", "9306", "1980-12-12", "2017-11-07", "4", "54"] } == true,
-                "\(line ?? "")")
+        #expect(
+            line.map { $0.split(separator: " ").prefix(6) == ["AAPL", "9306", "1980-12-12", "2017-11-07", "4", "54"] } == true,
+            "\(line ?? "")")
         let one = try runBuiltColonnade(["info", "--snapshot", snapshot, "--ticker", "AAPL"])
         #expect(one.status == 0)
         #expect(one.standardOutput.contains("events of AAPL: 58"))

@@ -4,12 +4,13 @@ import Testing
 
 @Suite struct ArgumentParserTests {
     @Test func filterParsesEveryOptionWithTypedAccessors() throws {
-        let parsed = try ArgumentParser.parse([
-            "--snapshot", "data/q.snapshot", "--where", "80 < high < 83", "--tickers", "AAPL,MSFT",
-            "--tickers", "FDX", "--from", "2005-01-01", "--to=2014-12-31", "--columns", "date, close",
-            "--format", "csv", "--agg", "count(*),avg(close),corr(open, close)", "--by", "ticker",
-            "--sort", "-date", "--limit", "5", "--timing", "--repeat", "3", "--threads=2",
-        ], for: .filter)
+        let parsed = try ArgumentParser.parse(
+            [
+                "--snapshot", "data/q.snapshot", "--where", "80 < high < 83", "--tickers", "AAPL,MSFT",
+                "--tickers", "FDX", "--from", "2005-01-01", "--to=2014-12-31", "--columns", "date, close",
+                "--format", "csv", "--agg", "count(*),avg(close),corr(open, close)", "--by", "ticker",
+                "--sort", "-date", "--limit", "5", "--timing", "--repeat", "3", "--threads=2",
+            ], for: .filter)
         #expect(parsed[FilterCommand.Options.snapshot] == "data/q.snapshot")
         #expect(parsed[FilterCommand.Options.where] == "80 < high < 83")
         #expect(parsed[FilterCommand.Options.tickers] == ["AAPL", "MSFT", "FDX"])
@@ -84,10 +85,12 @@ import Testing
     @Test func valueMayBeginWithADashUnlessItLooksLikeAnOption() throws {
         #expect(try ArgumentParser.parse(["--sort", "-date"], for: .filter)[FilterCommand.Options.sort] == ["-date"])
         #expect(try ArgumentParser.parse(["--where", "-close < -3"], for: .filter)[FilterCommand.Options.where] == "-close < -3")
-        #expect(usageError(["--where", "--limit", "5"], for: .filter)
-            == .missingValue(option: "--where", valueName: "EXPR", command: "filter"))
-        #expect(usageError(["--format", "csv", "--output", "-o", "x"], for: .export)
-            == .missingValue(option: "--output", valueName: "FILE", command: "export"))
+        #expect(
+            usageError(["--where", "--limit", "5"], for: .filter)
+                == .missingValue(option: "--where", valueName: "EXPR", command: "filter"))
+        #expect(
+            usageError(["--format", "csv", "--output", "-o", "x"], for: .export)
+                == .missingValue(option: "--output", valueName: "FILE", command: "export"))
     }
 
     @Test func doubleDashEndsOptions() throws {
@@ -112,14 +115,18 @@ import Testing
     }
 
     @Test func unknownOptionSuggestsTheNearestOption() {
-        #expect(usageError(["--lmit", "5"], for: .filter)
-            == .unknownOption("--lmit", command: "filter", suggestions: ["--limit"]))
-        #expect(usageError(["--lmit=5"], for: .filter)
-            == .unknownOption("--lmit", command: "filter", suggestions: ["--limit"]))
-        #expect(usageError(["-limit"], for: .filter)
-            == .unknownOption("-limit", command: "filter", suggestions: ["--limit"]))
-        #expect(usageError(["--zzzzzzzz"], for: .verify)
-            == .unknownOption("--zzzzzzzz", command: "verify", suggestions: []))
+        #expect(
+            usageError(["--lmit", "5"], for: .filter)
+                == .unknownOption("--lmit", command: "filter", suggestions: ["--limit"]))
+        #expect(
+            usageError(["--lmit=5"], for: .filter)
+                == .unknownOption("--lmit", command: "filter", suggestions: ["--limit"]))
+        #expect(
+            usageError(["-limit"], for: .filter)
+                == .unknownOption("-limit", command: "filter", suggestions: ["--limit"]))
+        #expect(
+            usageError(["--zzzzzzzz"], for: .verify)
+                == .unknownOption("--zzzzzzzz", command: "verify", suggestions: []))
     }
 
     @Test(arguments: [
@@ -135,7 +142,10 @@ import Testing
         ("--to", "2014-1-31", "expected a date YYYY-MM-DD"),
         ("--to", "31/01/2014", "expected a date YYYY-MM-DD"),
         ("--format", "xml", "expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
-        ("--by", "date", "expected one of ticker, year, month, ticker,year, ticker,month"),
+        (
+            "--by", "decade",
+            "expected one of ticker, date, week, month, quarter, year, ticker,date, ticker,week, ticker,month, ticker,quarter, ticker,year, date,ticker, week,ticker, month,ticker, quarter,ticker, year,ticker"
+        ),
     ])
     func badValuesAreUsageErrorsNamingOptionAndValue(option: String, value: String, reason: String) {
         guard case .invalidValue(let named, let got, let why, _, let command)? = usageError([option, value], for: .filter) else {
@@ -184,8 +194,9 @@ import Testing
 
     @Test func requiredOptionsAndArguments() {
         #expect(usageError([], for: .generate) == .missingOption(option: "--tickers N", command: "generate"))
-        #expect(usageError(["--tickers", "3", "--csv", "q.csv"], for: .generate)
-            == .missingOption(option: "--days D", command: "generate"))
+        #expect(
+            usageError(["--tickers", "3", "--csv", "q.csv"], for: .generate)
+                == .missingOption(option: "--days D", command: "generate"))
         #expect(usageError(["--snapshot", "s"], for: .importFiles) == .missingArgument(name: "FILE...", command: "import"))
         // TICKER is optional for the parser (fetch --table T --bulk takes the whole table); the
         // command itself requires it without --bulk (FetchBulkTests.tickersAreRequiredWithoutBulk).
@@ -196,32 +207,39 @@ import Testing
 
     @Test func generateNeedsExactlyOneDestination() {
         let base = ["--tickers", "3", "--days", "10"]
-        #expect(usageError(base, for: .generate)
-            == .missingOneOf(["--snapshot PATH", "--json-dir DIR", "--csv FILE"], command: "generate"))
-        #expect(usageError(base + ["--csv", "a.csv", "--json-dir", "d"], for: .generate)
-            == .conflictingOptions(["--json-dir", "--csv"], command: "generate"))
+        #expect(
+            usageError(base, for: .generate)
+                == .missingOneOf(["--snapshot PATH", "--json-dir DIR", "--csv FILE"], command: "generate"))
+        #expect(
+            usageError(base + ["--csv", "a.csv", "--json-dir", "d"], for: .generate)
+                == .conflictingOptions(["--json-dir", "--csv"], command: "generate"))
         #expect(usageError(base + ["--json-dir", "d"], for: .generate) == nil)
     }
 
     @Test func mutuallyExclusiveOptionsConflictOnlyWhenTyped() {
-        #expect(usageError(["AAPL", "--table", "WIKI/PRICES"], for: .fetch) == nil) // --database has a default
-        #expect(usageError(["AAPL", "--database", "WIKI", "--table", "WIKI/PRICES"], for: .fetch)
-            == .conflictingOptions(["--database", "--table"], command: "fetch"))
-        #expect(usageError(["AAPL", "--debug", "--quiet"], for: .fetch)
-            == .conflictingOptions(["--debug", "--quiet"], command: "fetch"))
-        #expect(usageError(["--count", "--agg", "avg(close)"], for: .filter)
-            == .conflictingOptions(["--count", "--agg"], command: "filter"))
+        #expect(usageError(["AAPL", "--table", "WIKI/PRICES"], for: .fetch) == nil)  // --database has a default
+        #expect(
+            usageError(["AAPL", "--database", "WIKI", "--table", "WIKI/PRICES"], for: .fetch)
+                == .conflictingOptions(["--database", "--table"], command: "fetch"))
+        #expect(
+            usageError(["AAPL", "--debug", "--quiet"], for: .fetch)
+                == .conflictingOptions(["--debug", "--quiet"], command: "fetch"))
+        #expect(
+            usageError(["--count", "--agg", "avg(close)"], for: .filter)
+                == .conflictingOptions(["--count", "--agg"], command: "filter"))
     }
 
     @Test func byNeedsAnAggregate() {
-        #expect(usageError(["--by", "ticker"], for: .filter)
-            == .missingCompanion(option: "--by", anyOf: ["--count", "--agg"], command: "filter"))
+        #expect(
+            usageError(["--by", "ticker"], for: .filter)
+                == .missingCompanion(option: "--by", anyOf: ["--count", "--agg"], command: "filter"))
         #expect(usageError(["--by", "ticker", "--count"], for: .filter) == nil)
     }
 
     @Test func fromAfterToIsRejected() {
-        #expect(usageError(["--from", "2014-01-01", "--to", "2005-01-01"], for: .filter)
-            == .reversedRange(first: "--from", firstValue: "2014-01-01", second: "--to", secondValue: "2005-01-01", command: "filter"))
+        #expect(
+            usageError(["--from", "2014-01-01", "--to", "2005-01-01"], for: .filter)
+                == .reversedRange(first: "--from", firstValue: "2014-01-01", second: "--to", secondValue: "2005-01-01", command: "filter"))
         #expect(usageError(["--from", "2014-01-01", "--to", "2014-01-01"], for: .filter) == nil)
     }
 

@@ -28,18 +28,24 @@ enum BuiltExecutable {
         var searched: [String] = []
         for start in starts.compactMap({ $0?.standardizedFileURL }) {
             var directory = start
-            for _ in 0..<5 {
+            for _ in 0 ..< 5 {
                 let candidate = directory.appendingPathComponent("colonnade")
                 if !searched.contains(candidate.path) { searched.append(candidate.path) }
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 directory.deleteLastPathComponent()
             }
         }
         throw NotFound(searched: searched)
+    }
+
+    /// The path of a test helper executable built beside `colonnade` (`SnapshotCrashWriter`).
+    static func sibling(_ name: String) throws -> String {
+        try url().deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     /// What one run of the executable produced.
@@ -57,24 +63,32 @@ enum BuiltExecutable {
     /// cannot fill one pipe while the test blocks reading the other.
     ///
     /// - Parameters:
+    ///   - executable: Another program to run the same way (a test helper built beside it);
+    ///     `nil` runs `colonnade`.
     ///   - environment: The child's whole environment; `nil` inherits the test process's.
     ///   - currentDirectory: The child's working directory; `nil` inherits the test process's.
-    static func run(_ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
-                    standardInput: URL? = nil) throws -> Result {
-        let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: currentDirectory,
-                                                      standardInput: standardInput)
+    static func run(
+        executable: String? = nil, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil,
+        standardInput: URL? = nil
+    ) throws -> Result {
+        let (process, output, errorFile) = try launch(
+            arguments, executable: executable, environment: environment, currentDirectory: currentDirectory,
+            standardInput: standardInput)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                      standardOutput: String(decoding: data, as: UTF8.self),
-                      standardError: try errorFile.contents())
+        return Result(
+            status: process.terminationStatus,
+            terminatedBySignal: process.terminationReason == .uncaughtSignal,
+            standardOutput: String(decoding: data, as: UTF8.self),
+            standardError: try errorFile.contents())
     }
 
     /// Runs `colonnade arguments`, reads standard output up to the first line feed, closes the
     /// pipe's read end as `head -1` would, and waits (at most `timeout`) for the process to end.
-    static func runReadingOneLine(_ arguments: [String], environment: [String: String]? = nil,
-                                  timeout: Duration = .seconds(20)) throws -> (firstLine: String, result: Result) {
+    static func runReadingOneLine(
+        _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Duration = .seconds(20)
+    ) throws -> (firstLine: String, result: Result) {
         let (process, output, errorFile) = try launch(arguments, environment: environment, currentDirectory: nil)
         // The parent's copy of the write end would otherwise keep the pipe open.
         try? output.fileHandleForWriting.close()
@@ -98,17 +112,23 @@ enum BuiltExecutable {
         }
         process.waitUntilExit()
         let firstLine = String(decoding: received.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        return (firstLine, Result(status: process.terminationStatus,
-                                  terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                                  standardOutput: "", standardError: try errorFile.contents()))
+        return (
+            firstLine,
+            Result(
+                status: process.terminationStatus,
+                terminatedBySignal: process.terminationReason == .uncaughtSignal,
+                standardOutput: "", standardError: try errorFile.contents())
+        )
     }
 
     /// Starts the executable: standard input empty, standard output a pipe, standard error a
     /// temporary file.
-    private static func launch(_ arguments: [String], environment: [String: String]? = nil,
-                               currentDirectory: URL? = nil, standardInput: URL? = nil) throws -> (Process, Pipe, TemporaryFile) {
+    private static func launch(
+        _ arguments: [String], executable: String? = nil, environment: [String: String]? = nil,
+        currentDirectory: URL? = nil, standardInput: URL? = nil
+    ) throws -> (Process, Pipe, TemporaryFile) {
         let process = Process()
-        process.executableURL = try url()
+        process.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? url()
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }

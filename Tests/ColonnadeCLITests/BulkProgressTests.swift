@@ -15,12 +15,13 @@ import Testing
         progress.report(.downloading(host: "bucket.example", offset: 1_234_567))
         progress.finish()
         let erase = "\r\u{1B}[K"
-        #expect(writer.text == erase + "waiting for the export: creating, 0:45"
-            + erase + "waiting for the export: regenerating, 12:34"
-            + erase + "the download link was refused (HTTP 403); asking for a fresh one"
-            + erase + "downloading the export from bucket.example"
-            + erase + "downloading the export from bucket.example, resuming at byte 1,234,567"
-            + erase)
+        #expect(
+            writer.text == erase + "waiting for the export: creating, 0:45"
+                + erase + "waiting for the export: regenerating, 12:34"
+                + erase + "the download link was refused (HTTP 403); asking for a fresh one"
+                + erase + "downloading the export from bucket.example"
+                + erase + "downloading the export from bucket.example, resuming at byte 1,234,567"
+                + erase)
     }
 
     @Test func offMeansNothingIsWritten() {

@@ -49,15 +49,15 @@ import Testing
 
     @Test(arguments: [
         ("2014-03-05", "2014-03-07", CalendarTicks.Unit.days(1)),  // 3 days
-        ("2014-03-03", "2014-03-14", .days(2)),                      // 2 weeks
-        ("2014-01-01", "2014-03-01", .weeks),                        // 2 months
-        ("2014-01-02", "2014-06-30", .months(1)),                    // half a year
-        ("2014-01-02", "2014-12-31", .months(3)),                    // a year: quarters
-        ("2010-01-04", "2014-12-31", .months(6)),                    // 5 years: half-years
-        ("2005-01-03", "2014-12-31", .years(1)),                     // 10 years
-        ("2003-01-02", "2016-08-10", .years(2)),                     // 14 years
-        ("1976-01-02", "2016-08-10", .years(5)),                     // 40 years
-        ("1900-01-01", "2020-12-31", .years(20)),                    // 120 years
+        ("2014-03-03", "2014-03-14", .days(2)),  // 2 weeks
+        ("2014-01-01", "2014-03-01", .weeks),  // 2 months
+        ("2014-01-02", "2014-06-30", .months(1)),  // half a year
+        ("2014-01-02", "2014-12-31", .months(3)),  // a year: quarters
+        ("2010-01-04", "2014-12-31", .months(6)),  // 5 years: half-years
+        ("2005-01-03", "2014-12-31", .years(1)),  // 10 years
+        ("2003-01-02", "2016-08-10", .years(2)),  // 14 years
+        ("1976-01-02", "2016-08-10", .years(5)),  // 40 years
+        ("1900-01-01", "2020-12-31", .years(20)),  // 120 years
     ])
     func dateTicksSitOnCalendarBoundaries(first: String, last: String, unit: CalendarTicks.Unit) {
         let (a, b) = (Self.day(first), Self.day(last))
@@ -134,12 +134,15 @@ import Testing
     }
 
     @Test func everyGoldenChartIsCompared() throws {
-        #expect(Set(try Self.goldenCases().keys) == ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+        #expect(
+            Set(try Self.goldenCases().keys) == [
+                "ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages", "aapl-2014-raw-log",
+            ])
     }
 
     /// Fixture charts compared with the committed golden files. The test never writes them: after
     /// a deliberate change, `Tests/Fixtures/charts/regenerate.sh` does (look at them before committing).
-    @Test(arguments: ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages"])
+    @Test(arguments: ["ko-history", "aapl-2014-h1-candles", "aapl-ko-growth", "ko-averages", "aapl-2014-raw-log"])
     func fixtureChartsMatchTheirGoldenFiles(name: String) throws {
         let arguments = try #require(try Self.goldenCases()[name], "\(name) is not in goldens.tsv")
         let text = try Self.chart(arguments)
@@ -147,7 +150,8 @@ import Testing
         #expect(try Self.chart(arguments) == text, "the same input gives the same bytes")
         let golden = Fixtures.directory.appendingPathComponent("charts/\(name).svg")
         let expected = try String(contentsOf: golden, encoding: .utf8)
-        #expect(text == expected, "\(name) differs from Tests/Fixtures/charts/\(name).svg (Tests/Fixtures/charts/regenerate.sh rewrites it)")
+        #expect(
+            text == expected, "\(name) differs from Tests/Fixtures/charts/\(name).svg (Tests/Fixtures/charts/regenerate.sh rewrites it)")
     }
 
     @Test func aTenYearDailyChartIsUnder300KB() throws {
@@ -170,14 +174,16 @@ import Testing
     /// A series built directly: `close` values, one day apart from 2014-01-01.
     static func series(_ close: [Double?], marked: [Bool]? = nil, symbol: String = "T") -> ChartSeries {
         let first = day("2014-01-01")
-        return ChartSeries(symbol: symbol, name: nil, days: close.indices.map { first + Int32($0) }, close: close, ohlc: nil,
-                           volume: nil, overlays: [], marked: marked ?? close.map { _ in false })
+        return ChartSeries(
+            symbol: symbol, name: nil, days: close.indices.map { first + Int32($0) }, close: close, ohlc: nil,
+            volume: nil, overlays: [], marked: marked ?? close.map { _ in false })
     }
 
     /// The price line's subpaths.
     static func priceLine(_ text: String) throws -> [[(Double, Double)]] {
         let document = try checkDocument(text, "series")
-        let line = try #require(document.all("path").first { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
+        let line = try #require(
+            document.all("path").first { $0.attributes["stroke"] == SVGChart.palette[0] && $0.attributes["stroke-width"] == "1.5" })
         return try #require(SVGDocument.subpaths(line.attributes["d"] ?? ""))
     }
 
@@ -208,9 +214,11 @@ import Testing
     }
 
     @Test func oneRowIsAChartToo() throws {
-        for chart in [SVGChart(series: [Self.series([42])]),
-                      SVGChart(series: [Self.series([42])], normalize: true),
-                      SVGChart(series: [Self.series([nil], marked: [true])], whereText: "close > 1")] {
+        for chart in [
+            SVGChart(series: [Self.series([42])]),
+            SVGChart(series: [Self.series([42])], normalize: true),
+            SVGChart(series: [Self.series([nil], marked: [true])], whereText: "close > 1"),
+        ] {
             let text = chart.render()
             let document = try Self.checkDocument(text, "one row")
             #expect(document.all("text").count >= 3)
@@ -276,13 +284,17 @@ import Testing
         #expect(lines[0].count == 1, "one run: no gap once the window is full")
         #expect(early.all("text").contains { $0.text == "mavg(close,50)" }, "the legend names it as typed")
 
-        let later = try Self.checkDocument(try Self.chart(["AAPL", "--from", "1981-03-02", "--to", "1981-06-30",
-                                                           "--overlay", "mavg(close,50)", "--overlay", "adj_close"]), "mid-history")
+        let later = try Self.checkDocument(
+            try Self.chart([
+                "AAPL", "--from", "1981-03-02", "--to", "1981-06-30",
+                "--overlay", "mavg(close,50)", "--overlay", "adj_close",
+            ]), "mid-history")
         let laterCount = try Self.tradingDays(later)
         let both = try Self.overlayLines(later)
         #expect(both.count == 2)
         for line in both {
-            #expect(line.first?.first?.0 == Self.slotX(0, of: laterCount), "from the first day shown: \(String(describing: line.first?.first))")
+            #expect(
+                line.first?.first?.0 == Self.slotX(0, of: laterCount), "from the first day shown: \(String(describing: line.first?.first))")
         }
         // The average lags the price: its line differs from the adj_close line.
         #expect(both[0].joined().map(\.1) != both[1].joined().map(\.1))
@@ -292,8 +304,11 @@ import Testing
     /// no line — not an empty path, not zeros — and keeps its legend entry; the next overlay keeps
     /// its own colour.
     @Test func anOverlayWithoutValuesDrawsNothingButIsNamed() throws {
-        let document = try Self.checkDocument(try Self.chart(["AAPL", "--to", "1981-06-30", "--overlay", "mavg(close,5000)",
-                                                              "--overlay", "mavg(close,5)"]), "no values")
+        let document = try Self.checkDocument(
+            try Self.chart([
+                "AAPL", "--to", "1981-06-30", "--overlay", "mavg(close,5000)",
+                "--overlay", "mavg(close,5)",
+            ]), "no values")
         let lines = document.all("path").filter { $0.attributes["stroke-width"] == "1.2" }
         #expect(lines.count == 1 && lines.allSatisfy { !($0.attributes["d"] ?? "").isEmpty })
         #expect(lines.first?.attributes["stroke"] == SVGChart.palette[2], "the second overlay's colour")
@@ -307,8 +322,10 @@ import Testing
         let close = try #require(table.columnIndex(named: "close"))
         let average = try QueryParser(table: table).parseValue("mavg(close, 20)")
         func series(from: String?) throws -> ChartSeries {
-            try #require(try ChartSeries(table: table, symbol: "AAPL", from: from.map(Self.day), to: Self.day("1981-06-30"),
-                                         priceColumn: close, overlays: [("avg", average)], volumeColumn: nil, marks: nil))
+            try #require(
+                try ChartSeries(
+                    table: table, symbol: "AAPL", from: from.map(Self.day), to: Self.day("1981-06-30"),
+                    priceColumn: close, overlays: [("avg", average)], volumeColumn: nil, marks: nil))
         }
         let whole = try series(from: nil), part = try series(from: "1981-02-02")
         let values = try #require(whole.overlays.first?.values), partValues = try #require(part.overlays.first?.values)
@@ -330,14 +347,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ko.svg"], "no temporary left")
 
         let unknown = colonnade(["chart", "KOO", "--snapshot", snapshot])
-        #expect(unknown.status == 1 && unknown.standardError.contains("no ticker 'KOO'") && unknown.standardError.contains("did you mean 'KO'"))
+        #expect(
+            unknown.status == 1 && unknown.standardError.contains("no ticker 'KOO'") && unknown.standardError.contains("did you mean 'KO'"))
         let column = colonnade(["chart", "KO", "--overlay", "adj_clse", "--snapshot", snapshot])
-        #expect(column.status == ExitStatus.usage && column.standardError.contains("--overlay: unknown column 'adj_clse'"), "\(column.standardError)")
+        #expect(
+            column.status == ExitStatus.usage && column.standardError.contains("--overlay: unknown column 'adj_clse'"),
+            "\(column.standardError)")
         #expect(column.standardError.contains("adj_close"), "suggests the column: \(column.standardError)")
         let window = colonnade(["chart", "KO", "--overlay", "mavg(close, 0)", "--snapshot", snapshot])
-        #expect(window.status == ExitStatus.usage && window.standardError.contains("--overlay") && window.standardError.contains("positive"), "\(window.standardError)")
+        #expect(
+            window.status == ExitStatus.usage && window.standardError.contains("--overlay") && window.standardError.contains("positive"),
+            "\(window.standardError)")
         let syntax = colonnade(["chart", "KO", "--overlay", "mavg(close 50)", "--snapshot", snapshot])
-        #expect(syntax.status == ExitStatus.usage && syntax.standardError.contains("^"), "a caret under the mistake: \(syntax.standardError)")
+        #expect(
+            syntax.status == ExitStatus.usage && syntax.standardError.contains("^"), "a caret under the mistake: \(syntax.standardError)")
         let empty = colonnade(["chart", "KO", "--from", "2030-01-01", "--snapshot", snapshot])
         #expect(empty.status == 1 && empty.standardError.contains("KO has no rows from 2030-01-01"), "\(empty.standardError)")
         let volume = colonnade(["chart", "KO,AAPL", "--volume", "--snapshot", snapshot])
@@ -346,7 +369,8 @@ import Testing
         #expect(badWhere.status == ExitStatus.usage && badWhere.standardError.contains("--where"), "\(badWhere.standardError)")
         let notSVG = colonnade(["chart", "KO", "--snapshot", snapshot, "-o", snapshot])
         #expect(notSVG.status == 2, "a chart goes only to FILE.svg or -: \(notSVG.standardError)")
-        #expect(notSVG.standardError.contains("invalid value '\(snapshot)' for '--output' in 'colonnade chart': a chart is one SVG document"))
+        #expect(
+            notSVG.standardError.contains("invalid value '\(snapshot)' for '--output' in 'colonnade chart': a chart is one SVG document"))
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("chart-onto-\(getpid()).SVG").path
         try? FileManager.default.removeItem(atPath: link)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: snapshot)

@@ -43,8 +43,10 @@ import Testing
         let before = scratch.bytes("quotes.snapshot")
         let second = await runOffPool(["import", scratch.file("two.csv"), "--snapshot", scratch.snapshot], in: scratch)
         #expect(second.status == 1)
-        #expect(second.errorLines.first?.contains("not saved: 2100 value columns; a table holds at most 2000; the snapshot there is unchanged") == true,
-                "\(second.standardError)")
+        #expect(
+            second.errorLines.first?.contains("not saved: 2100 value columns; a table holds at most 2000; the snapshot there is unchanged")
+                == true,
+            "\(second.standardError)")
         #expect(!second.standardError.contains("damaged") && !second.standardError.contains("Restore"), "\(second.standardError)")
         #expect(scratch.bytes("quotes.snapshot") == before)
     }
@@ -59,15 +61,17 @@ import Testing
         #expect(imported.status == 0, "\(imported.standardError)")
         // Every column, in reverse order: each one must resolve to its own values.
         let wanted = (0 ..< n).reversed().map { "c\($0)" }
-        let filtered = await runOffPool(["filter", "--columns", wanted.joined(separator: ","), "--format", "csv", "--snapshot", scratch.snapshot],
-                                        in: scratch)
+        let filtered = await runOffPool(
+            ["filter", "--columns", wanted.joined(separator: ","), "--format", "csv", "--snapshot", scratch.snapshot],
+            in: scratch)
         #expect(filtered.status == 0, "\(filtered.standardError.prefix(300))")
         let lines = filtered.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == wanted.joined(separator: ","))
         #expect(lines.dropFirst().first == (0 ..< n).reversed().map { "\(Double($0))" }.joined(separator: ","))
         let exported = await runOffPool(["export", "--format", "csv", "--snapshot", scratch.snapshot], in: scratch)
         #expect(exported.status == 0, "\(exported.standardError.prefix(300))")
-        #expect(exported.standardOutput == "ticker,date," + (0 ..< n).map { "c\($0)" }.joined(separator: ",") + "\n"
-            + "W,2014-01-02," + (0 ..< n).map { "\(Double($0))" }.joined(separator: ",") + "\n")
+        #expect(
+            exported.standardOutput == "ticker,date," + (0 ..< n).map { "c\($0)" }.joined(separator: ",") + "\n"
+                + "W,2014-01-02," + (0 ..< n).map { "\(Double($0))" }.joined(separator: ",") + "\n")
     }
 }

@@ -19,7 +19,12 @@ import Colonnade
             let line = lines.first { $0.hasPrefix("  \(spec.name) ") }
             #expect(line != nil, "\(spec.name) is listed")
         }
-        #expect(CommandSpec.colonnadeCommands.map(\.name) == ["filter", "info", "verify", "generate", "export", "import", "fetch", "adjust", "log", "restore", "compact", "gc", "chart", "shell", "completions", "help", "version"])
+        #expect(
+            CommandSpec.colonnadeCommands.map(\.name) == [
+                "filter", "info", "verify", "generate", "export", "import", "fetch", "adjust", "log", "restore", "compact", "gc", "chart",
+                "shell",
+                "completions", "help", "version",
+            ])
         #expect(!run.standardOutput.contains("(coming)"))
         #expect(!run.standardOutput.contains("_selftest") && !run.standardOutput.contains("_complete"))
         #expect(colonnade("--help").standardOutput == run.standardOutput)
@@ -72,12 +77,13 @@ import Colonnade
         let run = colonnade("filtr", "--limit", "3")
         #expect(run.status == 2)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError == """
-            error: unknown command 'filtr'
-            hint: did you mean 'filter'?
-            usage: colonnade <command> [options]; see 'colonnade help'
+        #expect(
+            run.standardError == """
+                error: unknown command 'filtr'
+                hint: did you mean 'filter'?
+                usage: colonnade <command> [options]; see 'colonnade help'
 
-            """)
+                """)
     }
 
     @Test func unknownOptionNamesTheCommandAndSuggests() {
@@ -85,11 +91,12 @@ import Colonnade
         #expect(run.status == 2)
         #expect(run.standardOutput.isEmpty)
         let lines = run.standardError.split(separator: "\n")
-        #expect(lines == [
-            "error: unknown option '--lmit' for 'colonnade filter'",
-            "hint: did you mean '--limit'?",
-            "usage: colonnade filter [options]; see 'colonnade help filter'",
-        ])
+        #expect(
+            lines == [
+                "error: unknown option '--lmit' for 'colonnade filter'",
+                "hint: did you mean '--limit'?",
+                "usage: colonnade filter [options]; see 'colonnade help filter'",
+            ])
     }
 
     @Test func unknownHelpTopicIsAnUnknownCommand() {
@@ -140,10 +147,11 @@ import Colonnade
     @Test func usageErrorsEndWithTheCommandsUsage() {
         let run = colonnade("generate", "--tickers", "3", "--days", "5")
         #expect(run.status == 2)
-        #expect(run.standardError.split(separator: "\n") == [
-            "error: 'colonnade generate' needs one of '--snapshot PATH', '--json-dir DIR' or '--csv FILE'",
-            "usage: colonnade generate --tickers N --days D (--snapshot PATH | --json-dir DIR | --csv FILE) [options]; see 'colonnade help generate'",
-        ])
+        #expect(
+            run.standardError.split(separator: "\n") == [
+                "error: 'colonnade generate' needs one of '--snapshot PATH', '--json-dir DIR' or '--csv FILE'",
+                "usage: colonnade generate --tickers N --days D (--snapshot PATH | --json-dir DIR | --csv FILE) [options]; see 'colonnade help generate'",
+            ])
     }
 
     @Test(arguments: ["filter", "info", "verify", "export --format csv"])
@@ -200,16 +208,20 @@ import Colonnade
         let tool = CommandLineTool(version: "0", abstract: "test", commands: [Failing()])
         let output = MemoryOutputWriter()
         let errors = MemoryOutputWriter()
-        let status = tool.run(["fail"], context: CommandContext(standardOutput: output, standardError: errors,
-                                                                environment: [:], currentDirectory: "/"))
+        let status = tool.run(
+            ["fail"],
+            context: CommandContext(
+                standardOutput: output, standardError: errors,
+                environment: [:], currentDirectory: "/"))
         #expect(status == 1)
         #expect(output.text == "partial\n")
         #expect(errors.text == "error: cannot read 'x': no such file\n")
     }
 
     @Test func contextResolvesRelativePaths() {
-        let context = CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
-                                     environment: [:], currentDirectory: "/work/data")
+        let context = CommandContext(
+            standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+            environment: [:], currentDirectory: "/work/data")
         #expect(context.resolve("q.snapshot") == "/work/data/q.snapshot")
         #expect(context.resolve("/abs/q.snapshot") == "/abs/q.snapshot")
         #expect(context.resolve("-") == "-")

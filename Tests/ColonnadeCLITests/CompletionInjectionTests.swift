@@ -22,9 +22,10 @@ import Testing
     static func snapshot(_ symbols: [String], named name: String, in directory: String) throws -> String {
         let path = directory + "/" + name
         let entries = symbols.enumerated().map { TickerEntry(symbol: $1, firstRow: $0, rowCount: 1) }
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "Close $(touch${IFS}INJECTED)", type: .float64)],
-                                   columns: [.float64(Column<Double>(symbols.map { _ in 1 }))],
-                                   dates: Column<Int32>(symbols.map { _ in 0 }), tickers: entries)
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close $(touch${IFS}INJECTED)", type: .float64)],
+            columns: [.float64(Column<Double>(symbols.map { _ in 1 }))],
+            dates: Column<Int32>(symbols.map { _ in 0 }), tickers: entries)
         table.computeSummaries()
         try table.save(to: path, durable: false)
         return path
@@ -46,8 +47,9 @@ import Testing
         #expect(quoted.standardOutput == (Self.hostile + ["AAPL"]).map { shellWord($0) + "\n" }.joined())
         #expect(quoted.standardOutput.contains("'$(touch${IFS}INJECTED)'\n"))
         // The last comma item is matched literally (`*` is not a pattern), the typed prefix kept.
-        #expect(colonnade("_complete", "tickers", "--snapshot", path, "--word=AAPL,$").standardOutput
-            == "AAPL,'$(touch${IFS}INJECTED)'\nAAPL,'$HOME'\n")
+        #expect(
+            colonnade("_complete", "tickers", "--snapshot", path, "--word=AAPL,$").standardOutput
+                == "AAPL,'$(touch${IFS}INJECTED)'\nAAPL,'$HOME'\n")
         #expect(colonnade("_complete", "tickers", "--snapshot", path, "--word=*").standardOutput == "'*'\n")
         #expect(colonnade("_complete", "tickers", "--snapshot", path, "--word=ZZZ").standardOutput.isEmpty)
         // Column identifiers are normalized, so a hostile source name arrives as a plain word.
@@ -85,15 +87,19 @@ import Testing
         // Completes each word after --tickers (and a TICKER argument), prints each candidate, then
         // the argument a command line holding that candidate would get: eval, as the shell will.
         var program = "source \(shellWord(scriptPath))\ncd \(shellWord(scratch.path))\n"
-        let words = [["filter", "--snapshot", path, "--tickers", ""], ["filter", "--snapshot", path, "--tickers", "AAPL,"],
-                     ["chart", "--snapshot", path, "$"], ["filter", "--snapshot", path, "--tickers", "=", ""]]
+        let words = [
+            ["filter", "--snapshot", path, "--tickers", ""], ["filter", "--snapshot", path, "--tickers", "AAPL,"],
+            ["chart", "--snapshot", path, "$"], ["filter", "--snapshot", path, "--tickers", "=", ""],
+        ]
         for line in words {
             let all = ["colonnade"] + line
             program += "COMP_WORDS=(\(all.map { $0.isEmpty ? "''" : shellWord($0) }.joined(separator: " "))); COMP_CWORD=\(all.count - 1); "
-            program += "COMPREPLY=(); _colonnade; for c in \"${COMPREPLY[@]}\"; do eval \"set -- $c\"; printf '%s\\n' \"$1\"; done; echo ---\n"
+            program +=
+                "COMPREPLY=(); _colonnade; for c in \"${COMPREPLY[@]}\"; do eval \"set -- $c\"; printf '%s\\n' \"$1\"; done; echo ---\n"
         }
-        let result = try CompletionScriptTests.run("/usr/bin/env", ["bash", "--norc", "--noprofile", "-c", program],
-                                                   environment: try CompletionScriptTests.environmentWithColonnade())
+        let result = try CompletionScriptTests.run(
+            "/usr/bin/env", ["bash", "--norc", "--noprofile", "-c", program],
+            environment: try CompletionScriptTests.environmentWithColonnade())
         #expect(Self.noInjection(in: scratch.path), "a ticker ran: \(result.output)")
         let parts = result.output.components(separatedBy: "---\n")
         #expect(parts.count == 5, "\(result.output)")
@@ -110,7 +116,8 @@ import Testing
         let scratch = try Scratch()
         for name in ["a b.snapshot", "a*.snapshot"] { try Data().write(to: URL(fileURLWithPath: scratch.path + "/" + name)) }
         let scriptPath = try CompletionScriptTests.file(CompletionScriptTests.script(.bash), named: "colonnade.bash")
-        let program = "source \(shellWord(scriptPath))\ncd \(shellWord(scratch.path))\n"
+        let program =
+            "source \(shellWord(scriptPath))\ncd \(shellWord(scratch.path))\n"
             + "COMP_WORDS=(colonnade info --snapshot a); COMP_CWORD=3; COMPREPLY=(); _colonnade; printf '<%s>\\n' \"${COMPREPLY[@]}\"\n"
         let result = try CompletionScriptTests.run("/usr/bin/env", ["bash", "--norc", "--noprofile", "-c", program])
         #expect(Set(result.output.split(separator: "\n").map(String.init)) == ["<a b.snapshot>", "<a*.snapshot>"], "\(result.output)")
@@ -120,8 +127,10 @@ import Testing
 
     /// Types `colonnade filter --snapshot S --tickers PREFIX`, Tab (one ticker: it is inserted),
     /// then Ctrl-X, bound to append the line's last word (unquoted as the shell will) to `dump`.
-    static func completeInteractively(shell: String, arguments: [String], environment: [String: String], lines: [String],
-                                      dump: String, in directory: URL) throws -> [String] {
+    static func completeInteractively(
+        shell: String, arguments: [String], environment: [String: String], lines: [String],
+        dump: String, in directory: URL
+    ) throws -> [String] {
         let session = try PseudoTerminalSession(arguments, executable: URL(fileURLWithPath: shell), environment: environment, in: directory)
         try session.waitFor("READY> ")
         func dumped() -> [String] {
@@ -173,15 +182,18 @@ import Testing
         environment["ZDOTDIR"] = scratch.path
         environment["TERM"] = "xterm"
         let lines = try Self.oneTickerSnapshots(in: scratch.path) + Self.oneTickerSnapshots(in: scratch.path, prefix: "AAPL,")
-        let got = try Self.completeInteractively(shell: zsh, arguments: ["-i"], environment: environment, lines: lines,
-                                                 dump: dump, in: URL(fileURLWithPath: scratch.path))
+        let got = try Self.completeInteractively(
+            shell: zsh, arguments: ["-i"], environment: environment, lines: lines,
+            dump: dump, in: URL(fileURLWithPath: scratch.path))
         #expect(Self.noInjection(in: scratch.path))
         // compadd -S , leaves the separator after a completed item, ready for the next one.
         #expect(got == Self.hostile.map { $0 + "," } + Self.hostile.map { "AAPL," + $0 + "," })
     }
 
-    @Test(.enabled(if: CompletionScriptTests.installed("fish") != nil && CompletionScriptTests.installed("setsid") != nil,
-                    "fish or setsid is not installed"))
+    @Test(
+        .enabled(
+            if: CompletionScriptTests.installed("fish") != nil && CompletionScriptTests.installed("setsid") != nil,
+            "fish or setsid is not installed"))
     func fishNeverExpandsATickerAndInsertsItQuoted() throws {
         let scratch = try Scratch()
         let fish = try #require(CompletionScriptTests.installed("fish"))
@@ -207,8 +219,9 @@ import Testing
         let lines = try Self.oneTickerSnapshots(in: scratch.path) + Self.oneTickerSnapshots(in: scratch.path, prefix: "AAPL,")
         // fish wants the terminal as its controlling one (job control): setsid -c makes it so.
         let setsid = try #require(CompletionScriptTests.installed("setsid"))
-        let got = try Self.completeInteractively(shell: setsid, arguments: ["-c", fish, "--no-config", "-i", "-C", "source " + shellWord(setupPath)],
-                                                 environment: environment, lines: lines, dump: dump, in: URL(fileURLWithPath: scratch.path))
+        let got = try Self.completeInteractively(
+            shell: setsid, arguments: ["-c", fish, "--no-config", "-i", "-C", "source " + shellWord(setupPath)],
+            environment: environment, lines: lines, dump: dump, in: URL(fileURLWithPath: scratch.path))
         #expect(Self.noInjection(in: scratch.path))
         #expect(got == Self.hostile + Self.hostile.map { "AAPL," + $0 })
     }

@@ -18,7 +18,9 @@ import Testing
     }
 
     /// Runs `executable arguments` and returns its exit status and standard output + error.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -73,8 +75,9 @@ import Testing
     }
 
     @Test func aCommandAddedToTheSpecsAppearsWithoutTouchingTheGenerator() {
-        let extra = CommandSpec(name: "frobnicate", abstract: "Frobnicate it.",
-                                options: [OptionSpec("level", value: "low|high", kind: .choice(["low", "high"]), abstract: "How much.")])
+        let extra = CommandSpec(
+            name: "frobnicate", abstract: "Frobnicate it.",
+            options: [OptionSpec("level", value: "low|high", kind: .choice(["low", "high"]), abstract: "How much.")])
         for shell in CompletionScript.Shell.allCases {
             let text = CompletionScript(commands: [extra]).text(for: shell)
             #expect(text.contains("frobnicate") && text.contains("level") && text.contains("low") && text.contains("high"), "\(shell)")
@@ -143,20 +146,21 @@ import Testing
         let directory = URL(fileURLWithPath: fx.snapshot).deletingLastPathComponent()
         let symbols = fx.table.tickers.map(\.symbol)
         let columns = ["all", "ticker", "date"] + fx.table.schema.map(\.identifier)
-        let out = try Self.bashComplete([
-            ["colonnade", "fi"],
-            ["colonnade", "filter", "--fo"],
-            ["colonnade", "filter", "--format", ""],
-            ["colonnade", "filter", "--format", "=", "nd"],
-            ["colonnade", "filter", "--snapshot", fx.snapshot, "--columns", ""],
-            ["colonnade", "filter", "--snapshot", fx.snapshot, "--columns", "date,"],
-            ["colonnade", "chart", "--snapshot", fx.snapshot, ""],
-            ["colonnade", "info", "--snapshot", "quo"],
-            ["colonnade", "help", "comp"],
-            ["colonnade", "completions", ""],
-            ["colonnade", "filter", "--where", ""],
-            ["colonnade", "chart", "--snapshot", fx.snapshot, "--overlay", "close,"],
-        ], in: directory)
+        let out = try Self.bashComplete(
+            [
+                ["colonnade", "fi"],
+                ["colonnade", "filter", "--fo"],
+                ["colonnade", "filter", "--format", ""],
+                ["colonnade", "filter", "--format", "=", "nd"],
+                ["colonnade", "filter", "--snapshot", fx.snapshot, "--columns", ""],
+                ["colonnade", "filter", "--snapshot", fx.snapshot, "--columns", "date,"],
+                ["colonnade", "chart", "--snapshot", fx.snapshot, ""],
+                ["colonnade", "info", "--snapshot", "quo"],
+                ["colonnade", "help", "comp"],
+                ["colonnade", "completions", ""],
+                ["colonnade", "filter", "--where", ""],
+                ["colonnade", "chart", "--snapshot", fx.snapshot, "--overlay", "close,"],
+            ], in: directory)
         #expect(out.count == 12, "\(out)")
         guard out.count == 12 else { return }
         #expect(out[0] == "filter")
@@ -186,7 +190,9 @@ import Testing
             complete -C 'colonnade filter --snapshot \(fx.snapshot) --columns date,'
             """
         let result = try Self.run(Self.installed("fish") ?? "fish", ["-c", program], environment: try Self.environmentWithColonnade())
-        let parts = result.output.components(separatedBy: "---\n").map { $0.split(separator: "\n").map { String($0.split(separator: "\t")[0]) } }
+        let parts = result.output.components(separatedBy: "---\n").map {
+            $0.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        }
         #expect(parts.count == 3, "\(result.output)")
         guard parts.count == 3 else { return }
         #expect(parts[0] == ["--format"])

@@ -11,8 +11,9 @@ import Testing
     static func snapshot() throws -> Scratch {
         let scratch = try Scratch()
         let closes = (1 ... 40).map(Double.init)
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(Column<Double>(closes))],
-                                   dates: Column<Int32>((0 ..< 40).map(Int32.init)), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 40)])
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(Column<Double>(closes))],
+            dates: Column<Int32>((0 ..< 40).map(Int32.init)), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 40)])
         table.computeSummaries()
         try table.save(to: scratch.snapshot, durable: false)
         return scratch
@@ -29,9 +30,11 @@ import Testing
 
     @Test func filterRefusesDeepNestingWithItsPosition() throws {
         let scratch = try Self.snapshot()
-        for (text, column) in [(String(repeating: "(", count: 5_000) + "close > 1" + String(repeating: ")", count: 5_000), 1_001),
-                               (String(repeating: "not ", count: 20_000) + "close > 1", 4_001),
-                               (String(repeating: "prev(", count: 8_000) + "close" + String(repeating: ")", count: 8_000) + " > 1", 5_001)] {
+        for (text, column) in [
+            (String(repeating: "(", count: 5_000) + "close > 1" + String(repeating: ")", count: 5_000), 1_001),
+            (String(repeating: "not ", count: 20_000) + "close > 1", 4_001),
+            (String(repeating: "prev(", count: 8_000) + "close" + String(repeating: ")", count: 8_000) + " > 1", 5_001),
+        ] {
             let run = colonnade(["filter", "--snapshot", scratch.snapshot, "--where", text, "--count"])
             #expect(run.status != 0 && run.status != 139)
             #expect(run.standardError.contains("nested more than 1000 levels deep"), "\(run.standardError.prefix(300))")
@@ -42,7 +45,8 @@ import Testing
 
     @Test func shellReportsDeepNestingAndGoesOn() throws {
         let expected = try ShellTests.filter(["--where", "close > 100", "--format", "csv"])
-        let run = try ShellTests.shellThroughAPipe("""
+        let run = try ShellTests.shellThroughAPipe(
+            """
             .format csv
             \(String(repeating: "not ", count: 20_000))close > 1
             close > 100

@@ -17,10 +17,16 @@ import Testing
                 let c = alphabet[Int(random.next() % UInt64(alphabet.count))]
                 let drawable = !c.unicodeScalars.contains { TerminalText.needsEscape($0) }
                 #expect(buffer.insert(c) == drawable)
-                if drawable { reference.insert(c, at: cursor); cursor += 1 }
+                if drawable {
+                    reference.insert(c, at: cursor)
+                    cursor += 1
+                }
             case 3:
                 #expect(buffer.deleteBackward() == (cursor > 0))
-                if cursor > 0 { reference.remove(at: cursor - 1); cursor -= 1 }
+                if cursor > 0 {
+                    reference.remove(at: cursor - 1)
+                    cursor -= 1
+                }
             case 4:
                 #expect(buffer.deleteForward() == (cursor < reference.count))
                 if cursor < reference.count { reference.remove(at: cursor) }
@@ -30,12 +36,21 @@ import Testing
                 #expect(buffer.moveCursor(by: offset) == (target != cursor))
                 cursor = target
             case 6:
-                if random.next() % 2 == 0 { buffer.moveToStart(); cursor = 0 } else { buffer.moveToEnd(); cursor = reference.count }
+                if random.next() % 2 == 0 {
+                    buffer.moveToStart()
+                    cursor = 0
+                } else {
+                    buffer.moveToEnd()
+                    cursor = reference.count
+                }
             case 7:
                 if random.next() % 2 == 0 {
-                    buffer.eraseToEnd(); reference.removeSubrange(cursor...)
+                    buffer.eraseToEnd()
+                    reference.removeSubrange(cursor...)
                 } else {
-                    buffer.eraseToStart(); reference.removeSubrange(..<cursor); cursor = 0
+                    buffer.eraseToStart()
+                    reference.removeSubrange(..<cursor)
+                    cursor = 0
                 }
             default:
                 buffer.replace(with: "x\u{1B}]0;t\u{07}y\u{2066}z")

@@ -30,8 +30,9 @@ import Testing
         let note = "note: no rows match: the dates asked for lie outside this table's, \(Self.range)\n"
         if arguments.first == "--on" {
             // As of a day after the table's end, every ticker is stale: that note comes first.
-            #expect(run.standardError.hasPrefix("note: ") && run.standardError.hasSuffix("left out (--max-stale 7)\n" + note),
-                    "\(run.standardError)")
+            #expect(
+                run.standardError.hasPrefix("note: ") && run.standardError.hasSuffix("left out (--max-stale 7)\n" + note),
+                "\(run.standardError)")
         } else {
             #expect(run.standardError == note)
         }

@@ -18,7 +18,9 @@ import Testing
         #expect(info["path"] as? String == fx.snapshot)
         #expect((info["rows"] as? NSNumber)?.intValue == table.rowCount)
         #expect((info["ticker_count"] as? NSNumber)?.intValue == EndToEndFixture.tickers)
-        #expect((info["file_bytes"] as? NSNumber)?.intValue == (try FileManager.default.attributesOfItem(atPath: fx.snapshot)[.size] as? NSNumber)?.intValue)
+        #expect(
+            (info["file_bytes"] as? NSNumber)?.intValue
+                == (try FileManager.default.attributesOfItem(atPath: fx.snapshot)[.size] as? NSNumber)?.intValue)
         #expect(info["format_version"] as? String == "1.0")
         #expect(info["checksums"] as? String == "verified")
         #expect((info["block_summaries"] as? NSNumber)?.boolValue == true)
@@ -86,8 +88,10 @@ import Testing
             let run = try fx.run(["export", "--snapshot", fx.snapshot, "--format", format] + (expression.map { ["--where", $0] } ?? []))
             #expect(run.status == 0)
             #expect(run.standardError.isEmpty)
-            let parsed = format == "csv" ? try OutputParser.csv(run.standardOutput)
-                                         : try OutputParser.ndjson(run.standardOutput, columns: fx.allColumns)
+            let parsed =
+                format == "csv"
+                ? try OutputParser.csv(run.standardOutput)
+                : try OutputParser.ndjson(run.standardOutput, columns: fx.allColumns)
             #expect(parsed.columns == fx.allColumns)
             #expect(parsed.rows.count == selection.count)
             #expect(parsed.rows == fx.expectedRows(selection.rows(), columns: fx.allColumns))
@@ -105,11 +109,17 @@ import Testing
         #expect(viaDash.standardOutput == toStdout.standardOutput)
 
         // A relative -o is relative to the working directory.
-        let relative = try runBuiltColonnade(["export", "--snapshot", fx.snapshot, "--format", format, "--where", expression,
-                                              "-o", "out.\(format)"], in: directory)
+        let relative = try runBuiltColonnade(
+            [
+                "export", "--snapshot", fx.snapshot, "--format", format, "--where", expression,
+                "-o", "out.\(format)",
+            ], in: directory)
         #expect(relative.status == 0)
         #expect(relative.standardOutput.isEmpty)
-        #expect(relative.standardError == "note: wrote \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) of 3,600 rows to out.\(format)\n")
+        #expect(
+            relative.standardError
+                == "note: wrote \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) of 3,600 rows to out.\(format)\n"
+        )
         let written = try String(contentsOf: directory.appendingPathComponent("out.\(format)"), encoding: .utf8)
         #expect(written == toStdout.standardOutput)
 
@@ -162,7 +172,8 @@ import Testing
         #expect(try Data(contentsOf: directory.appendingPathComponent("c.snapshot")) != a)
 
         // And --start moves the calendar.
-        let moved = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "3", "--start", "2010-06-05", "--snapshot", "d.snapshot"], in: directory)
+        let moved = try runBuiltColonnade(
+            ["generate", "--tickers", "2", "--days", "3", "--start", "2010-06-05", "--snapshot", "d.snapshot"], in: directory)
         #expect(moved.status == 0)
         let d = try QuoteTable.load(from: directory.appendingPathComponent("d.snapshot").path)
         #expect((0 ..< 3).map { Day(daysSinceEpoch: d.dates[$0]).description } == ["2010-06-07", "2010-06-08", "2010-06-09"])

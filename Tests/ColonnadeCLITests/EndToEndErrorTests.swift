@@ -15,27 +15,45 @@ import Testing
     }
 
     static let mistakes: [Mistake] = [
-        Mistake(arguments: ["filter", "--formt", "csv"], error: "unknown option '--formt' for 'colonnade filter'", hint: "did you mean '--format'?"),
-        Mistake(arguments: ["filter", "--from", "2014-13-01"],
-                error: "invalid value '2014-13-01' for '--from' in 'colonnade filter': there is no month 13"),
-        Mistake(arguments: ["filter", "--limit", "ten"], error: "invalid value 'ten' for '--limit' in 'colonnade filter': expected an integer"),
+        Mistake(
+            arguments: ["filter", "--formt", "csv"], error: "unknown option '--formt' for 'colonnade filter'",
+            hint: "did you mean '--format'?"),
+        Mistake(
+            arguments: ["filter", "--from", "2014-13-01"],
+            error: "invalid value '2014-13-01' for '--from' in 'colonnade filter': there is no month 13"),
+        Mistake(
+            arguments: ["filter", "--limit", "ten"], error: "invalid value 'ten' for '--limit' in 'colonnade filter': expected an integer"),
         Mistake(arguments: ["filter", "--limit", "0"], error: "invalid value '0' for '--limit' in 'colonnade filter': must be at least 1"),
-        Mistake(arguments: ["filter", "--threads", "two"], error: "invalid value 'two' for '--threads' in 'colonnade filter': expected an integer"),
-        Mistake(arguments: ["filter", "--count", "--agg", "count"], error: "conflicting options '--count' and '--agg' for 'colonnade filter'",
-                hint: "give only one of '--count' or '--agg'"),
-        Mistake(arguments: ["filter", "--columns", "date,clsoe"], error: "invalid value 'clsoe' for '--columns' in 'colonnade filter': no such column",
-                hint: "did you mean 'close'?"),
-        Mistake(arguments: ["filter", "--format", "xml"],
-                error: "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson, arrow, arrows, parquet"),
+        Mistake(
+            arguments: ["filter", "--threads", "two"],
+            error: "invalid value 'two' for '--threads' in 'colonnade filter': expected an integer"),
+        Mistake(
+            arguments: ["filter", "--count", "--agg", "count"], error: "conflicting options '--count' and '--agg' for 'colonnade filter'",
+            hint: "give only one of '--count' or '--agg'"),
+        Mistake(
+            arguments: ["filter", "--columns", "date,clsoe"],
+            error: "invalid value 'clsoe' for '--columns' in 'colonnade filter': no such column",
+            hint: "did you mean 'close'?"),
+        Mistake(
+            arguments: ["filter", "--format", "xml"],
+            error:
+                "invalid value 'xml' for '--format' in 'colonnade filter': expected one of table, csv, json, ndjson, arrow, arrows, parquet"
+        ),
         Mistake(arguments: ["filter", "--by", "ticker"], error: "'--by' in 'colonnade filter' needs '--count' or '--agg'"),
-        Mistake(arguments: ["filter", "--from", "2001-01-01", "--to", "2000-01-01"],
-                error: "'--from 2001-01-01' is after '--to 2000-01-01' in 'colonnade filter'"),
+        Mistake(
+            arguments: ["filter", "--from", "2001-01-01", "--to", "2000-01-01"],
+            error: "'--from 2001-01-01' is after '--to 2000-01-01' in 'colonnade filter'"),
         Mistake(arguments: ["filter", "--limit"], error: "missing value for '--limit N' in 'colonnade filter'"),
         Mistake(arguments: ["filter", "close > 3"], error: "unexpected argument 'close > 3' for 'colonnade filter'"),
-        Mistake(arguments: ["info", "--format", "csv"], error: "invalid value 'csv' for '--format' in 'colonnade info': expected one of table, json"),
-        Mistake(arguments: ["export"], error: "missing required option '--format csv|ndjson|arrow|arrows|parquet|delta' for 'colonnade export'"),
-        Mistake(arguments: ["export", "--format", "json"],
-                error: "invalid value 'json' for '--format' in 'colonnade export': expected one of csv, ndjson, arrow, arrows, parquet, delta", hint: "did you mean 'ndjson'?"),
+        Mistake(
+            arguments: ["info", "--format", "csv"],
+            error: "invalid value 'csv' for '--format' in 'colonnade info': expected one of table, json"),
+        Mistake(
+            arguments: ["export"], error: "missing required option '--format csv|ndjson|arrow|arrows|parquet|delta' for 'colonnade export'"),
+        Mistake(
+            arguments: ["export", "--format", "json"],
+            error: "invalid value 'json' for '--format' in 'colonnade export': expected one of csv, ndjson, arrow, arrows, parquet, delta",
+            hint: "did you mean 'ndjson'?"),
         Mistake(arguments: ["verify", "--where", "close > 1"], error: "unknown option '--where' for 'colonnade verify'"),
     ]
 
@@ -65,14 +83,19 @@ import Testing
     }
 
     static let badExpressions: [BadExpression] = [
-        BadExpression(option: "--where", text: "close > 100 and hihg < 5", error: "--where: unknown column 'hihg' at 1:17, did you mean 'high'?",
-                      before: "close > 100 and ", hint: "'colonnade info' lists the columns; quote source names like \"Adj. Close\""),
-        BadExpression(option: "--where", text: "(close > 1", error: "--where: expected ')' to close the '(' at 1:1, found end of expression at 1:11",
-                      before: "(close > 1"),
-        BadExpression(option: "--where", text: "date >= 2014-13-01 and close > 1", error: "--where: invalid date '2014-13-01' (expected YYYY-MM-DD) at 1:9",
-                      before: "date >= "),
-        BadExpression(option: "--agg", text: "count,sun(close)", error: "--agg: unknown aggregate 'sun' at 1:7, did you mean 'sum'?",
-                      before: "count,"),
+        BadExpression(
+            option: "--where", text: "close > 100 and hihg < 5", error: "--where: unknown column 'hihg' at 1:17, did you mean 'high'?",
+            before: "close > 100 and ", hint: "'colonnade info' lists the columns; quote source names like \"Adj. Close\""),
+        BadExpression(
+            option: "--where", text: "(close > 1", error: "--where: expected ')' to close the '(' at 1:1, found end of expression at 1:11",
+            before: "(close > 1"),
+        BadExpression(
+            option: "--where", text: "date >= 2014-13-01 and close > 1",
+            error: "--where: invalid date '2014-13-01' (expected YYYY-MM-DD) at 1:9",
+            before: "date >= "),
+        BadExpression(
+            option: "--agg", text: "count,sun(close)", error: "--agg: unknown aggregate 'sun' at 1:7, did you mean 'sum'?",
+            before: "count,"),
     ]
 
     @Test(arguments: badExpressions)
@@ -149,8 +172,9 @@ import Testing
         #expect(relative.count == "20\n")
         // --snapshot wins over both.
         let fx = try EndToEndFixture.get()
-        let given = try runBuiltColonnade(["filter", "--count", "--snapshot", fx.snapshot],
-                                          environment: Self.environment(snapshot: other), in: directory)
+        let given = try runBuiltColonnade(
+            ["filter", "--count", "--snapshot", fx.snapshot],
+            environment: Self.environment(snapshot: other), in: directory)
         #expect(given.standardOutput == "3600\n")
     }
 
@@ -182,10 +206,11 @@ import Testing
         let run = try runBuiltColonnade(arguments + ["--snapshot", "nope.snapshot"], in: directory)
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(try OutputParser.lines(run.standardError) == [
-            "error: \(directory.appendingPathComponent("nope.snapshot").path): no such file or directory",
-            "hint: create one with 'colonnade generate', 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH",
-        ])
+        #expect(
+            try OutputParser.lines(run.standardError) == [
+                "error: \(directory.appendingPathComponent("nope.snapshot").path): no such file or directory",
+                "hint: create one with 'colonnade generate', 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH",
+            ])
     }
 
     /// A copy of the fixture with one byte of the `close` column's values flipped.
@@ -212,8 +237,12 @@ import Testing
             #expect(run.standardOutput.isEmpty, "\(arguments)")
             let lines = try OutputParser.lines(run.standardError)
             #expect(lines.count == 2, "\(run.standardError)")
-            #expect(lines.first?.hasPrefix("error: \(path): checksum mismatch in payload (column close): stored 0x") == true, "\(run.standardError)")
-            #expect(lines.last == "hint: the file is damaged; 'colonnade verify --snapshot \(path)' lists every problem. Restore it or re-create it")
+            #expect(
+                lines.first?.hasPrefix("error: \(path): checksum mismatch in payload (column close): stored 0x") == true,
+                "\(run.standardError)")
+            #expect(
+                lines.last
+                    == "hint: the file is damaged; 'colonnade verify --snapshot \(path)' lists every problem. Restore it or re-create it")
         }
 
         let verify = try runBuiltColonnade(["verify", "--snapshot", path])
@@ -239,8 +268,12 @@ import Testing
         let timing = try OutputParser.jsonObject(try OutputParser.lines(run.standardError).first ?? "")
         #expect((timing["verified"] as? NSNumber)?.boolValue == false)
         // Columns other than the damaged one read back exactly.
-        let rows = try runBuiltColonnade(["filter", "--snapshot", path, "--no-verify", "--columns", "ticker,date,open,volume", "--format", "csv"])
-        #expect(try OutputParser.csv(rows.standardOutput).rows == fx.expectedRows(0 ..< fx.table.rowCount, columns: ["ticker", "date", "open", "volume"]))
+        let rows = try runBuiltColonnade([
+            "filter", "--snapshot", path, "--no-verify", "--columns", "ticker,date,open,volume", "--format", "csv",
+        ])
+        #expect(
+            try OutputParser.csv(rows.standardOutput).rows
+                == fx.expectedRows(0 ..< fx.table.rowCount, columns: ["ticker", "date", "open", "volume"]))
     }
 
     @Test func aTruncatedSnapshotIsReportedAsTruncatedEvenWithoutVerifying() throws {
@@ -252,22 +285,25 @@ import Testing
             let run = try runBuiltColonnade(arguments + ["--snapshot", path])
             #expect(run.status == 1, "\(arguments)")
             #expect(run.standardOutput.isEmpty, "\(arguments)")
-            #expect(run.standardError.contains("\(path): truncated snapshot: \(bytes.count - 1000) bytes, expected \(bytes.count)"),
-                    "\(arguments): \(run.standardError)")
+            #expect(
+                run.standardError.contains("\(path): truncated snapshot: \(bytes.count - 1000) bytes, expected \(bytes.count)"),
+                "\(arguments): \(run.standardError)")
         }
     }
 
     @Test func aFileThatIsNotASnapshotPointsToImport() throws {
         let directory = try EndToEndFixture.scratchDirectory("not-a-snapshot")
         let path = directory.appendingPathComponent("quotes.csv").path
-        try Data(String(repeating: "Date,Open,High,Low,Close\n2014-01-02,1,2,0.5,1.5\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        try Data(String(repeating: "Date,Open,High,Low,Close\n2014-01-02,1,2,0.5,1.5\n", count: 100).utf8).write(
+            to: URL(fileURLWithPath: path))
         let run = try runBuiltColonnade(["filter", "--snapshot", path])
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(try OutputParser.lines(run.standardError) == [
-            "error: \(path): not a Colonnade snapshot (no COLNSNAP magic)",
-            "hint: to read Nasdaq Data Link JSON or CSV responses, use 'colonnade import FILE'",
-        ])
+        #expect(
+            try OutputParser.lines(run.standardError) == [
+                "error: \(path): not a Colonnade snapshot (no COLNSNAP magic)",
+                "hint: to read Nasdaq Data Link JSON or CSV responses, use 'colonnade import FILE'",
+            ])
     }
 
     // MARK: A reader that goes away
@@ -280,8 +316,9 @@ import Testing
     func aReaderClosingThePipeAfterOneLineEndsTheCommandQuietly(arguments: [String]) throws {
         // The bundled sample: 100,800 rows, megabytes of output, far more than a pipe buffers.
         let sample = EndToEndFixture.bundledSample
-        let (firstLine, result) = try BuiltExecutable.runReadingOneLine(arguments + ["--snapshot", sample],
-                                                                         environment: EndToEndFixture.cleanEnvironment)
+        let (firstLine, result) = try BuiltExecutable.runReadingOneLine(
+            arguments + ["--snapshot", sample],
+            environment: EndToEndFixture.cleanEnvironment)
         #expect(!firstLine.isEmpty)
         #expect(arguments.contains("ndjson") ? firstLine.hasPrefix("{\"ticker\":") : firstLine.hasPrefix("ticker,date,open,high,low,close"))
         #expect(!result.terminatedBySignal)

@@ -43,11 +43,12 @@ import Testing
         let fx = try EndToEndFixture.get()
         let run = try fx.run("filter", "--columns", "all", "--format", format)
         #expect(run.status == 0)
-        let parsed = switch format {
-        case "csv": try OutputParser.csv(run.standardOutput)
-        case "json": try OutputParser.jsonArray(run.standardOutput, columns: fx.allColumns)
-        default: try OutputParser.ndjson(run.standardOutput, columns: fx.allColumns)
-        }
+        let parsed =
+            switch format {
+            case "csv": try OutputParser.csv(run.standardOutput)
+            case "json": try OutputParser.jsonArray(run.standardOutput, columns: fx.allColumns)
+            default: try OutputParser.ndjson(run.standardOutput, columns: fx.allColumns)
+            }
         #expect(parsed.columns == fx.allColumns)
         #expect(parsed.rows.count == fx.table.rowCount)
         #expect(parsed.rows == fx.expectedRows(0 ..< fx.table.rowCount, columns: fx.allColumns))
@@ -68,7 +69,9 @@ import Testing
         let fx = try EndToEndFixture.get()
         let selection = try Self.engineSelection(fx)
         let csv = try fx.run("filter", "--where", Self.expression, "--limit", "7", "--format", "csv")
-        #expect(try OutputParser.csv(csv.standardOutput).rows == fx.expectedRows(selection.rows(limit: 7), columns: ["ticker", "date", "close", "volume"]))
+        #expect(
+            try OutputParser.csv(csv.standardOutput).rows
+                == fx.expectedRows(selection.rows(limit: 7), columns: ["ticker", "date", "close", "volume"]))
 
         let table = try fx.run("filter", "--where", Self.expression, "--limit", "7")
         #expect(table.status == 0)
@@ -85,8 +88,9 @@ import Testing
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("pty-table")
         // A 40-line terminal: 35 rows, the first 18 and the last 17, with the gap between.
-        let term = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close"],
-                                             environment: EndToEndFixture.cleanEnvironment, in: directory)
+        let term = try PseudoTerminalSession(
+            ["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close"],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         #expect(try term.finish() == 0)
         let lines = term.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 2 + 35 + 1 + 1, "\(term.output)")
@@ -98,12 +102,14 @@ import Testing
         #expect(lines[2].hasPrefix(firstDate) && lines[37].hasPrefix(lastDate))
 
         // --all lifts the cap; an empty answer says 0 of 0.
-        let all = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close", "--all"],
-                                            environment: EndToEndFixture.cleanEnvironment, in: directory)
+        let all = try PseudoTerminalSession(
+            ["filter", "--snapshot", fx.snapshot, "--tickers", "KO", "--columns", "date,close", "--all"],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         #expect(try all.finish() == 0)
         #expect(all.output.split(separator: "\n").count == 2 + 300 + 1)
-        let none = try PseudoTerminalSession(["filter", "--snapshot", fx.snapshot, "--where", "close < 0"],
-                                             environment: EndToEndFixture.cleanEnvironment, in: directory)
+        let none = try PseudoTerminalSession(
+            ["filter", "--snapshot", fx.snapshot, "--where", "close < 0"],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         #expect(try none.finish() == 0)
         #expect(none.output.split(separator: "\n").last?.hasPrefix("0 of 0 matching rows shown in ") == true, "\(none.output)")
     }
@@ -136,8 +142,9 @@ import Testing
         let selection = try fx.table.select(where: "ticker in (KO, AAPL) and date >= 2000-03-01 and date <= 2000-06-30")
         #expect(selection.count > 0)
         for arguments in [["--tickers", "KO,AAPL"], ["--tickers", "KO", "--tickers", "AAPL"]] {
-            let run = try fx.run(["filter", "--snapshot", fx.snapshot] + arguments
-                + ["--from", "2000-03-01", "--to", "2000-06-30", "--columns", "all", "--format", "csv"])
+            let run = try fx.run(
+                ["filter", "--snapshot", fx.snapshot] + arguments
+                    + ["--from", "2000-03-01", "--to", "2000-06-30", "--columns", "all", "--format", "csv"])
             #expect(run.status == 0)
             let parsed = try OutputParser.csv(run.standardOutput)
             #expect(parsed.rows == fx.expectedRows(selection.rows(), columns: fx.allColumns))
@@ -147,7 +154,8 @@ import Testing
         }
         // With --where too, everything is and-ed.
         let both = try fx.table.select(where: "ticker in (KO, AAPL) and date >= 2000-03-01 and date <= 2000-06-30 and close > 30")
-        let run = try fx.run("filter", "--tickers", "KO,AAPL", "--from", "2000-03-01", "--to", "2000-06-30", "--where", "close > 30", "--count")
+        let run = try fx.run(
+            "filter", "--tickers", "KO,AAPL", "--from", "2000-03-01", "--to", "2000-06-30", "--where", "close > 30", "--count")
         #expect(run.standardOutput == "\(both.count)\n")
     }
 
@@ -168,21 +176,24 @@ import Testing
     @Test(arguments: ["table", "csv", "json"])
     func countByTickerMatchesTheEngine(format: String) throws {
         let fx = try EndToEndFixture.get()
-        let expected = try Self.engineSelection(fx).countsByTicker().map { [Value.text(fx.table.tickers[Int($0.code)].symbol), .number(Double($0.count))] }
+        let expected = try Self.engineSelection(fx).countsByTicker().map {
+            [Value.text(fx.table.tickers[Int($0.ticker)].symbol), .number(Double($0.count))]
+        }
         let run = try fx.run("filter", "--where", Self.expression, "--count", "--by", "ticker", "--format", format)
         #expect(run.status == 0)
-        let parsed = switch format {
-        case "csv": try OutputParser.csv(run.standardOutput)
-        case "json": try OutputParser.jsonArray(run.standardOutput, columns: ["ticker", "count"])
-        default: try OutputParser.table(run.standardOutput, hasFooter: false).result
-        }
+        let parsed =
+            switch format {
+            case "csv": try OutputParser.csv(run.standardOutput)
+            case "json": try OutputParser.jsonArray(run.standardOutput, columns: ["ticker", "count"])
+            default: try OutputParser.table(run.standardOutput, hasFooter: false).result
+            }
         #expect(parsed.columns == ["ticker", "count"])
         #expect(parsed.rows == expected)
         #expect(expected.count > 1)
     }
 
     static let aggregates = "count,sum(close),min(low),max(high),avg(volume)"
-    static let aggregateColumns = ["count(*)", "sum(close)", "min(low)", "max(high)", "mean(volume)"]
+    static let aggregateColumns = ["count(*)", "sum(close)", "min(low)", "max(high)", "avg(volume)"]
 
     /// The engine's aggregate rows as values (ticker first when grouped).
     static func expectedAggregates(_ fx: EndToEndFixture, byTicker: Bool) throws -> [[Value]] {
@@ -196,15 +207,17 @@ import Testing
     func aggregatesMatchTheEngine(format: String, byTicker: Bool) throws {
         let fx = try EndToEndFixture.get()
         let columns = (byTicker ? ["ticker"] : []) + Self.aggregateColumns
-        let run = try fx.run(["filter", "--snapshot", fx.snapshot, "--where", Self.expression, "--agg", Self.aggregates, "--format", format]
-            + (byTicker ? ["--by", "ticker"] : []))
+        let run = try fx.run(
+            ["filter", "--snapshot", fx.snapshot, "--where", Self.expression, "--agg", Self.aggregates, "--format", format]
+                + (byTicker ? ["--by", "ticker"] : []))
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
-        let parsed = switch format {
-        case "csv": try OutputParser.csv(run.standardOutput)
-        case "json": try OutputParser.jsonArray(run.standardOutput, columns: columns)
-        default: try OutputParser.ndjson(run.standardOutput, columns: columns)
-        }
+        let parsed =
+            switch format {
+            case "csv": try OutputParser.csv(run.standardOutput)
+            case "json": try OutputParser.jsonArray(run.standardOutput, columns: columns)
+            default: try OutputParser.ndjson(run.standardOutput, columns: columns)
+            }
         #expect(parsed.columns == columns)
         let expected = try Self.expectedAggregates(fx, byTicker: byTicker)
         #expect(parsed.rows == expected)
@@ -287,17 +300,20 @@ import Testing
     @Test func integerLiteralsPast2To53CompareExactlyWithAnInt64Column() throws {
         let scratch = try Scratch()
         let values: [Int64] = [(1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 53) + 2, .max - 1, .max]
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
-                                   dates: Column<Int32>((0 ..< Int32(values.count)).map { $0 }),
-                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
+            dates: Column<Int32>((0 ..< Int32(values.count)).map { $0 }),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
         table.computeSummaries()
         try table.save(to: scratch.snapshot, durable: false)
-        for (expression, count) in [("volume > 9007199254740993", 3), ("volume >= 9007199254740993", 4),
-                                    ("volume = 9007199254740993", 1), ("volume <> 9007199254740993", 5),
-                                    ("volume < 9007199254740993", 2), ("not volume <= 9007199254740993", 3),
-                                    ("volume between 9007199254740993 and 9223372036854775806", 3),
-                                    ("volume > 9223372036854775806", 1), ("volume = 9223372036854775807", 1),
-                                    ("volume * 1 > 9007199254740993", 3)] {  // in Double: 2^53 + 2 and the two near 2^63
+        for (expression, count) in [
+            ("volume > 9007199254740993", 3), ("volume >= 9007199254740993", 4),
+            ("volume = 9007199254740993", 1), ("volume <> 9007199254740993", 5),
+            ("volume < 9007199254740993", 2), ("not volume <= 9007199254740993", 3),
+            ("volume between 9007199254740993 and 9223372036854775806", 3),
+            ("volume > 9223372036854775806", 1), ("volume = 9223372036854775807", 1),
+            ("volume * 1 > 9007199254740993", 3),
+        ] {  // in Double: 2^53 + 2 and the two near 2^63
             let run = colonnade(["filter", "--snapshot", scratch.snapshot, "--where", expression, "--count"])
             #expect(run.status == 0, "\(expression): \(run.standardError)")
             #expect(run.standardOutput == "\(count)\n", "\(expression): \(run.standardOutput)")

@@ -12,11 +12,13 @@ import Testing
     func computedColumnsPrintTheEnginesValues(format: String) throws {
         let fx = try EndToEndFixture.get()
         let table = fx.table
-        let run = try fx.run("filter", "--where", Self.screen, "--columns", "ticker,date,close,pct_change(close) as ret,mavg(close,50)",
-                             "--format", format, "--limit", "3000")
+        let run = try fx.run(
+            "filter", "--where", Self.screen, "--columns", "ticker,date,close,pct_change(close) as ret,mavg(close,50)",
+            "--format", format, "--limit", "3000")
         #expect(run.status == 0, "\(run.standardError)")
         let columns = ["ticker", "date", "close", "ret", "mavg(close,50)"]
-        let parsed = format == "csv" ? try OutputParser.csv(run.standardOutput) : try OutputParser.ndjson(run.standardOutput, columns: columns)
+        let parsed =
+            format == "csv" ? try OutputParser.csv(run.standardOutput) : try OutputParser.ndjson(run.standardOutput, columns: columns)
         #expect(parsed.columns == columns)
         let rows = try table.select(where: Self.screen).rows(limit: 3000)
         let ret = try table.values(of: Field("close").pctChange(), atRows: rows)
@@ -31,8 +33,9 @@ import Testing
     @Test func computedColumnsFollowSortAndOn() throws {
         let fx = try EndToEndFixture.get()
         let table = fx.table
-        let run = try fx.run("filter", "--on", "latest", "--sort", "-pct_change(close, 5)", "--limit", "5",
-                             "--columns", "ticker,pct_change(close, 5) as r5", "--format", "csv")
+        let run = try fx.run(
+            "filter", "--on", "latest", "--sort", "-pct_change(close, 5)", "--limit", "5",
+            "--columns", "ticker,pct_change(close, 5) as r5", "--format", "csv")
         #expect(run.status == 0, "\(run.standardError)")
         let latest = try table.select(.constant(true), on: .latest)
         let rows = try latest.rows(sortedBy: [SortKey(Field("close").pctChange(5), descending: true)], limit: 5)
@@ -63,9 +66,12 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let parsed = try OutputParser.csv(run.standardOutput)
         let grouping = try AggregateGrouping(parsing: by)
-        let keys = (grouping.byTicker ? ["ticker"] : []) + (grouping.bucket.map { [$0.rawValue] } ?? [])
-        #expect(parsed.columns == keys + ["count(*)", "mean(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
-                                          "stddev(close)"])
+        let keys = grouping.keyNames
+        #expect(
+            parsed.columns == keys + [
+                "count(*)", "avg(high - low)", "max(pct_change(close))", "first(close)", "last(close)",
+                "stddev(close)",
+            ])
         let result = try table.select(where: "volume > 0").aggregate(try Aggregate.parseList(agg, table: table), by: grouping)
         #expect(result.rows.count > 1)
         let expected = result.rows.map { row -> [Value] in
@@ -73,7 +79,7 @@ import Testing
             if grouping.byTicker { keyValues.append(.text(row.ticker ?? "")) }
             switch grouping.bucket {
             case .year?: keyValues.append(.number(Double(row.year ?? 0)))
-            case .month?: keyValues.append(.text(row.bucketText ?? ""))
+            case .month?, .date?, .week?, .quarter?: keyValues.append(.text(row.bucketText ?? ""))
             case nil: break
             }
             return keyValues + row.values.map { $0.map(Value.number) ?? .null }
@@ -87,7 +93,7 @@ import Testing
 
     @Test func aBadGroupingOrAggregateIsAUsageError() throws {
         let fx = try EndToEndFixture.get()
-        let by = try fx.run("filter", "--count", "--by", "week")
+        let by = try fx.run("filter", "--count", "--by", "fortnight")
         #expect(by.status == 2 && by.standardError.contains("'--by'"), "\(by.standardError)")
         let agg = try fx.run("filter", "--agg", "count,max(pct_change(clse))")
         #expect(agg.status == 2)

@@ -16,8 +16,10 @@ import Testing
         return stat(path, &st) == 0 ? st.st_mode & 0o7777 : 0
     }
 
-    @Test(arguments: [["--format", "arrow"], ["--format", "arrows"], ["--format", "parquet"],
-                      ["--format", "parquet", "--compression", "snappy", "--row-group-rows", "1000"]])
+    @Test(arguments: [
+        ["--format", "arrow"], ["--format", "arrows"], ["--format", "parquet"],
+        ["--format", "parquet", "--compression", "snappy", "--row-group-rows", "1000"],
+    ])
     func exportThenImportGivesTheSameTable(format: [String]) throws {
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("interop-rt")

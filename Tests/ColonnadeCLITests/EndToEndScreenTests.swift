@@ -50,9 +50,11 @@ import Testing
         #expect(run.standardError.contains("invalid value 'yesterday' for '--on'"), "\(run.standardError)")
     }
 
-    @Test(arguments: [("mavg(close, 0) > 1", "the window of mavg() must be a positive whole number", "mavg(close, "),
-                      ("mavgg(close, 5) > 1", "unknown function 'mavgg'", ""),
-                      ("prev(ticker) > 1", "prev() applies to value columns and expressions, not to 'ticker'", "prev(")])
+    @Test(arguments: [
+        ("mavg(close, 0) > 1", "the window of mavg() must be a positive whole number", "mavg(close, "),
+        ("mavgg(close, 5) > 1", "unknown function 'mavgg'", ""),
+        ("prev(ticker) > 1", "prev() applies to value columns and expressions, not to 'ticker'", "prev("),
+    ])
     func badExpressionsPointAtTheProblem(text: String, error: String, before: String) throws {
         let fx = try EndToEndFixture.get()
         let run = try fx.run("filter", "--where", text)

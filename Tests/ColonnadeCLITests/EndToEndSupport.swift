@@ -82,7 +82,7 @@ final class EndToEndFixture: Sendable {
         rows.map { r in
             columns.map { name in
                 switch name {
-                case "ticker": .text(table.tickers[Int(table.tickerCode(ofRow: r))].symbol)
+                case "ticker": .text(table.tickers[Int(table.tickerNumber(ofRow: r))].symbol)
                 case "date": .text(Day(daysSinceEpoch: table.dates[r]).description)
                 default: table.column(named: name)?.doubleValue(at: r).map { .number($0) } ?? .null
                 }
@@ -93,8 +93,10 @@ final class EndToEndFixture: Sendable {
 
 /// Runs the built `colonnade` with `arguments`, by default in ``EndToEndFixture/root`` with
 /// ``EndToEndFixture/cleanEnvironment``.
-func runBuiltColonnade(_ arguments: [String], environment: [String: String] = EndToEndFixture.cleanEnvironment,
-                       in directory: URL = EndToEndFixture.root) throws -> BuiltExecutable.Result {
+func runBuiltColonnade(
+    _ arguments: [String], environment: [String: String] = EndToEndFixture.cleanEnvironment,
+    in directory: URL = EndToEndFixture.root
+) throws -> BuiltExecutable.Result {
     try BuiltExecutable.run(arguments, environment: environment, currentDirectory: directory)
 }
 
@@ -150,14 +152,20 @@ enum OutputParser {
                 if c == "\"" {
                     // A doubled quote is a quote; a single one ends the quoted part.
                     var lookahead = characters
-                    if lookahead.next() == "\"" { field.append("\""); characters = lookahead } else { quoted = false }
+                    if lookahead.next() == "\"" {
+                        field.append("\"")
+                        characters = lookahead
+                    } else {
+                        quoted = false
+                    }
                 } else {
                     field.append(c)
                 }
             } else if c == "\"" {
                 quoted = true
             } else if c == "," {
-                fields.append(field); field = ""
+                fields.append(field)
+                field = ""
             } else {
                 field.append(c)
             }
@@ -172,7 +180,9 @@ enum OutputParser {
         let columns = csvFields(header)
         let rows = try lines.dropFirst().map { line in
             let fields = csvFields(line)
-            guard fields.count == columns.count else { throw Malformed(description: "\(fields.count) fields, expected \(columns.count): \(line)") }
+            guard fields.count == columns.count else {
+                throw Malformed(description: "\(fields.count) fields, expected \(columns.count): \(line)")
+            }
             return zip(fields, columns).map { Value.parsing($0, column: $1) }
         }
         return ParsedResult(columns: columns, rows: rows)
@@ -216,7 +226,9 @@ enum OutputParser {
     /// numbers read with `Double(_:)` from their text, so exactly.
     static func flatObject(_ text: String) throws -> [(key: String, value: Value)] {
         var scalars = Array(text.unicodeScalars)[...]
-        func fail(_ what: String) -> Malformed { Malformed(description: "\(what) at …\(String(String.UnicodeScalarView(scalars.prefix(30)))) in \(text)") }
+        func fail(_ what: String) -> Malformed {
+            Malformed(description: "\(what) at …\(String(String.UnicodeScalarView(scalars.prefix(30)))) in \(text)")
+        }
         func skipSpaces() { while let c = scalars.first, c == " " || c == "\t" { scalars.removeFirst() } }
         func expect(_ c: Unicode.Scalar) throws {
             skipSpaces()
@@ -252,7 +264,10 @@ enum OutputParser {
         var members = [(key: String, value: Value)]()
         try expect("{")
         skipSpaces()
-        if scalars.first == "}" { scalars.removeFirst(); return members }
+        if scalars.first == "}" {
+            scalars.removeFirst()
+            return members
+        }
         while true {
             let key = try string()
             try expect(":")
@@ -262,10 +277,17 @@ enum OutputParser {
                 value = .text(try string())
             } else {
                 var token = ""
-                while let c = scalars.first, c != ",", c != "}", c != " " { token.unicodeScalars.append(c); scalars.removeFirst() }
-                if token == "null" { value = .null }
-                else if let x = Double(token) { value = .number(x) }
-                else { throw fail("unexpected value '\(token)'") }
+                while let c = scalars.first, c != ",", c != "}", c != " " {
+                    token.unicodeScalars.append(c)
+                    scalars.removeFirst()
+                }
+                if token == "null" {
+                    value = .null
+                } else if let x = Double(token) {
+                    value = .number(x)
+                } else {
+                    throw fail("unexpected value '\(token)'")
+                }
             }
             members.append((key, value))
             skipSpaces()
@@ -290,7 +312,9 @@ enum OutputParser {
         }
         let rows = try lines.dropFirst(2).map { line in
             let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == columns.count else { throw Malformed(description: "\(fields.count) fields, expected \(columns.count): \(line)") }
+            guard fields.count == columns.count else {
+                throw Malformed(description: "\(fields.count) fields, expected \(columns.count): \(line)")
+            }
             return zip(fields, columns).map { Value.parsing($0, column: $1) }
         }
         return (ParsedResult(columns: columns, rows: rows), footer)

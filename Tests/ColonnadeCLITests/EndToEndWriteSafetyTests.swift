@@ -32,14 +32,16 @@ import Testing
         return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
     }
 
-    /// Starts `colonnade import FILE --ticker T --snapshot S`, holding the lock after its load
-    /// until `release(prefix)` (the hidden test hook), and waits until it holds it.
+    /// Starts a writer that imports FILE as ticker T into S through the library's import, as
+    /// `colonnade import` does, and holds the lock after its load until `release(prefix)`, and
+    /// waits until it holds it. (A child process of the tests, `SnapshotCrashWriter
+    /// import-holding-lock`: the shipped binary has no hidden switch to stop it there.)
     static func startHolder(_ directory: URL, snapshot: String, ticker: String, prefix: String) throws -> RunningExecutable {
         let file = try quoteFile(in: directory, "\(ticker).csv")
-        var environment = EndToEndFixture.cleanEnvironment
-        environment["COLONNADE_TEST_HOLD_LOCK"] = prefix
-        let holder = try RunningExecutable(["import", file, "--ticker", ticker, "--snapshot", snapshot],
-                                           environment: environment, in: directory)
+        let helper = try BuiltExecutable.sibling("SnapshotCrashWriter")
+        let holder = try RunningExecutable(
+            ["import-holding-lock", snapshot, file, ticker, prefix],
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: helper)
         let held = holder.wait(until: { FileManager.default.fileExists(atPath: prefix + ".held") })
         #expect(held, "the first import never held the lock: \(holder.standardError)")
         return holder
@@ -52,7 +54,7 @@ import Testing
     // MARK: Item 2: the write lock
 
     /// The race of issue 11 made certain: the first import loads the snapshot and stops (holding
-    /// the lock); the second starts meanwhile. Without the lock the second saves first and the
+    /// the lock); the second, the real `colonnade import`, starts meanwhile. Without the lock the second saves first and the
     /// first's save, from its older load, drops the second's ticker.
     @Test func aSecondImportWaitsForTheFirstAndNeitherTickerIsLost() throws {
         let directory = try EndToEndFixture.scratchDirectory("race")
@@ -60,8 +62,9 @@ import Testing
         let prefix = directory.appendingPathComponent("hold").path
         let first = try Self.startHolder(directory, snapshot: snapshot, ticker: "NEWB", prefix: prefix)
         let fileC = try Self.quoteFile(in: directory, "C.csv")
-        let second = try RunningExecutable(["import", fileC, "--ticker", "NEWC", "--snapshot", snapshot],
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory)
+        let second = try RunningExecutable(
+            ["import", fileC, "--ticker", "NEWC", "--snapshot", snapshot],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         // Either it says it waits (fixed), or it ends without waiting (the race is lost).
         _ = second.wait(until: { second.standardError.contains("waiting for") })
         let waitedWhileHeld = second.process.isRunning
@@ -81,8 +84,9 @@ import Testing
         for round in 0 ..< 4 {
             let snapshot = directory.appendingPathComponent("s\(round).snapshot").path
             let runs = try [("NEWB", fileB), ("NEWC", fileC)].map { ticker, file in
-                try RunningExecutable(["import", file, "--ticker", ticker, "--snapshot", snapshot],
-                                      environment: EndToEndFixture.cleanEnvironment, in: directory)
+                try RunningExecutable(
+                    ["import", file, "--ticker", ticker, "--snapshot", snapshot],
+                    environment: EndToEndFixture.cleanEnvironment, in: directory)
             }
             for run in runs {
                 let result = try run.finish()
@@ -108,12 +112,15 @@ import Testing
             (["adjust", "--snapshot", snapshot, "--no-wait"], EndToEndFixture.cleanEnvironment),
             // The port is never connected to: the lock is refused before any request.
             (["fetch", "AAPL", "--base-url", "http://127.0.0.1:9", "--snapshot", snapshot, "--no-wait"], fetchEnvironment),
+            // An update (which may recompute restated adjusted history) is a write like any other.
+            (["fetch", "AAPL", "--update", "--base-url", "http://127.0.0.1:9", "--snapshot", snapshot, "--no-wait"], fetchEnvironment),
         ]
         for (arguments, environment) in attempts {
             let run = try RunningExecutable(arguments, environment: environment, in: directory).finish()
             #expect(run.status == 1, "\(arguments[0]): \(run.standardError)")
-            #expect(run.standardError.contains("error: \(snapshot): another process (PID \(first.pid)) is writing it"),
-                    "\(arguments[0]): \(run.standardError)")
+            #expect(
+                run.standardError.contains("error: \(snapshot): another process (PID \(first.pid)) is writing it"),
+                "\(arguments[0]): \(run.standardError)")
             #expect(run.standardError.contains("hint: "), "\(arguments[0]): \(run.standardError)")
         }
         Self.release(prefix)
@@ -155,8 +162,10 @@ import Testing
         let snapshotArguments = command[0] == "export" ? ["--snapshot", fx.snapshot] : []
         let arguments = command + [output] + snapshotArguments
         // 16 blocks of 512 bytes (POSIX sh), far less than the 3,600 rows.
-        let killed = try RunningExecutable(["-c", "ulimit -f 16; exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish()
+        let killed = try RunningExecutable(
+            ["-c", "ulimit -f 16; exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh"
+        ).finish()
         #expect(killed.status != 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == previous)
         let whole = try RunningExecutable(arguments, environment: EndToEndFixture.cleanEnvironment, in: directory).finish()
@@ -181,8 +190,10 @@ import Testing
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "keep me\n")
         let fifo = directory.appendingPathComponent("pipe.csv").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        let toFIFO = try RunningExecutable(["export", "--format", "csv", "--snapshot", fx.snapshot, "-o", fifo],
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory).finish()
+        let toFIFO = try RunningExecutable(
+            ["export", "--format", "csv", "--snapshot", fx.snapshot, "-o", fifo],
+            environment: EndToEndFixture.cleanEnvironment, in: directory
+        ).finish()
         #expect(toFIFO.status == 1)
         #expect(toFIFO.standardError.contains("is a FIFO (named pipe), not a regular file"), "\(toFIFO.standardError)")
     }
@@ -239,8 +250,9 @@ import Testing
         let file = try Self.quoteFile(in: directory, "B.csv")
         let run = try runBuiltColonnade(["import", file, "--ticker", "B", "--snapshot", linkPath])
         #expect(run.status == 1)
-        #expect(run.standardError.contains("error: \(linkPath): is a symbolic link to \(missing), which does not exist"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.contains("error: \(linkPath): is a symbolic link to \(missing), which does not exist"),
+            "\(run.standardError)")
         #expect(Self.isSymbolicLink(linkPath))
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

@@ -9,8 +9,9 @@ import Testing
 @Suite struct ExportSelectionTests {
     static func run(_ command: String, _ arguments: [String], in directory: URL? = nil) throws -> Invocation {
         let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
-        let context = CommandContext(standardOutput: output, standardError: errors, environment: [:],
-                                     currentDirectory: directory?.path ?? "/tmp")
+        let context = CommandContext(
+            standardOutput: output, standardError: errors, environment: [:],
+            currentDirectory: directory?.path ?? "/tmp")
         let status = runColonnade([command, "--snapshot", try EndToEndFixture.get().snapshot] + arguments, context: context)
         return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
     }
@@ -36,8 +37,12 @@ import Testing
 
     @Test func columnarFormatsWriteTheSelectedValueColumns() throws {
         let directory = try EndToEndFixture.scratchDirectory("export-columns")
-        let run = try Self.run("export", ["--tickers", "KO", "--from", "2000-02-01", "--columns", "date,close,volume",
-                                          "--format", "parquet", "-o", "ko.parquet"], in: directory)
+        let run = try Self.run(
+            "export",
+            [
+                "--tickers", "KO", "--from", "2000-02-01", "--columns", "date,close,volume",
+                "--format", "parquet", "-o", "ko.parquet",
+            ], in: directory)
         #expect(run.status == 0, "\(run.standardError)")
         let table = try InteropReader.read(path: directory.appendingPathComponent("ko.parquet").path, ticker: nil)
         #expect(table.schema.map(\.identifier) == ["close", "volume"])
@@ -45,10 +50,13 @@ import Testing
         let fx = try EndToEndFixture.get()
         #expect(table.rowCount == (try fx.table.select(where: "ticker in (KO) and date >= 2000-02-01").count))
         // A computed column is for the text formats.
-        let computed = try Self.run("export", ["--columns", "close,pct_change(close)", "--format", "arrow", "-o", "x.arrow"], in: directory)
+        let computed = try Self.run(
+            "export", ["--columns", "close,pct_change(close)", "--format", "arrow", "-o", "x.arrow"], in: directory)
         #expect(computed.status == 2)
-        #expect(computed.standardError.hasPrefix("error: invalid value 'pct_change(close)' for '--columns' in 'colonnade export': "
-            + "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson"))
+        #expect(
+            computed.standardError.hasPrefix(
+                "error: invalid value 'pct_change(close)' for '--columns' in 'colonnade export': "
+                    + "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson"))
     }
 
     @Test func badSelectionsAreUsageErrors() throws {

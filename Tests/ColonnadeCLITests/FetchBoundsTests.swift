@@ -24,8 +24,11 @@ import Testing
         try await LoopbackHTTPServer.run(Self.endlessPages(rows: 0)) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL"]), in: scratch)
             #expect(run.status == 1)
-            #expect(run.errorLines == ["error: table WIKI/PRICES (ticker AAPL): page 1 had no rows but a cursor to another page; "
-                + "stopped following the server's cursors"], "\(run.standardError)")
+            #expect(
+                run.errorLines == [
+                    "error: table WIKI/PRICES (ticker AAPL): page 1 had no rows but a cursor to another page; "
+                        + "stopped following the server's cursors"
+                ], "\(run.standardError)")
             // Pages decode while the next downloads, so a few may be asked for before page 1's
             // verdict is in; never the unbounded walk's 10,000.
             #expect(server.requests.count < DataLinkClient.maximumPages)
@@ -38,11 +41,19 @@ import Testing
     @Test func pagesAreCappedByTickersAndWeekdays() async throws {
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run(Self.endlessPages(rows: 1)) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "--from", "2014-01-06",
-                                                                        "--to", "2014-01-10"]), in: scratch)
+            let run = await runOffPool(
+                fetchArguments(
+                    server, scratch,
+                    [
+                        "--table", "WIKI/PRICES", "AAPL", "--from", "2014-01-06",
+                        "--to", "2014-01-10",
+                    ]), in: scratch)
             #expect(run.status == 1)
-            #expect(run.errorLines == ["error: table WIKI/PRICES (ticker AAPL): the server kept handing out next-page cursors past 3 pages, "
-                + "more than the query can have; stopped"], "\(run.standardError)")
+            #expect(
+                run.errorLines == [
+                    "error: table WIKI/PRICES (ticker AAPL): the server kept handing out next-page cursors past 3 pages, "
+                        + "more than the query can have; stopped"
+                ], "\(run.standardError)")
             #expect(server.requests.count == 3)
         }
         #expect(scratch.bytes("quotes.snapshot") == nil)
@@ -54,7 +65,8 @@ import Testing
     @Test func theWholeFetchHasADeadline() async throws {
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in .hang }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "--deadline", "1s"]), in: scratch)
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "--deadline", "1s"]), in: scratch)
             #expect(run.status == 1)
             #expect(run.errorLines == ["error: fetch did not finish within its deadline of 1 s; nothing was saved"], "\(run.standardError)")
             #expect(run.standardError.contains("hint: --deadline DURATION"))
@@ -65,8 +77,9 @@ import Testing
     @Test(arguments: ["0", "soon", "-5m", "8d", "1y"])
     func aBadDeadlineIsAUsageError(_ value: String) async throws {
         let scratch = try Scratch()
-        let run = await runOffPool(["fetch", "AAPL", "--deadline", value, "--base-url", "http://127.0.0.1:9", "--snapshot", scratch.snapshot],
-                                   in: scratch)
+        let run = await runOffPool(
+            ["fetch", "AAPL", "--deadline", value, "--base-url", "http://127.0.0.1:9", "--snapshot", scratch.snapshot],
+            in: scratch)
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("--deadline"))
     }
@@ -79,13 +92,17 @@ import Testing
         try await LoopbackHTTPServer.run({ request in
             request.path.hasPrefix("/api/v3/datatables/") ? tables(request) : bodies.serve(request)
         }) { server in
-            for (arguments, noted) in [(["AAPL"], true), (["AAPL", "--database", "wiki"], true), (["--table", "WIKI/PRICES", "AAPL"], true),
-                                       (["AAPL", "--database", "EOD"], false), (["AAPL", "--quiet"], false)] {
+            for (arguments, noted) in [
+                (["AAPL"], true), (["AAPL", "--database", "wiki"], true), (["--table", "WIKI/PRICES", "AAPL"], true),
+                (["AAPL", "--database", "EOD"], false), (["AAPL", "--quiet"], false),
+            ] {
                 let scratch = try Scratch()
                 let run = await runOffPool(fetchArguments(server, scratch, arguments), in: scratch)
                 let notes = run.standardError.split(separator: "\n").filter { $0.hasPrefix("note: WIKI stopped updating in March 2018") }
                 #expect(notes.count == (noted ? 1 : 0), "\(arguments): \(run.standardError)")
-                if noted { #expect(notes.first?.contains("use --table with a table your own Nasdaq Data Link subscription covers") == true) }
+                if noted {
+                    #expect(notes.first?.contains("use --table with a table your own Nasdaq Data Link subscription covers") == true)
+                }
             }
         }
     }
@@ -122,8 +139,9 @@ import Testing
 
         try await LoopbackHTTPServer.run({ _ in FetchBulkTests.zipAction }) { files in
             try await LoopbackHTTPServer.run({ _ in FetchBulkTests.status("fresh", link: FetchBulkTests.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept/WIKI.zip"]),
-                                           in: scratch, environment: FetchBulkTests.environment(scratch), tuning: FetchBulkTests.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept/WIKI.zip"]),
+                    in: scratch, environment: FetchBulkTests.environment(scratch), tuning: FetchBulkTests.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
             }
         }

@@ -22,7 +22,9 @@ import Testing
 
     static func status(_ status: String, link: String?) -> LoopbackHTTPAction {
         let linkJSON = link.map { #""\#($0)""# } ?? "null"
-        return .json(#"{"datatable_bulk_download":{"file":{"link":\#(linkJSON),"status":"\#(status)","data_snapshot_time":"2018-04-16 10:42:07 UTC"},"datatable":{"last_refreshed_time":"2018-03-27 21:46:11 UTC"}}}"#)
+        return .json(
+            #"{"datatable_bulk_download":{"file":{"link":\#(linkJSON),"status":"\#(status)","data_snapshot_time":"2018-04-16 10:42:07 UTC"},"datatable":{"last_refreshed_time":"2018-03-27 21:46:11 UTC"}}}"#
+        )
     }
 
     static let zipAction = LoopbackHTTPAction.respond(status: 200, headers: ["Content-Type": "application/zip"], body: zipBytes)
@@ -60,8 +62,12 @@ import Testing
             try await LoopbackHTTPServer.run({ request in
                 counter.attempt(request) <= 2 ? Self.status("creating", link: nil) : Self.status("fresh", link: Self.link(files))
             }) { api in
-                let arguments = fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "AAPL", "MSFT", "--from", "2014-01-01",
-                                                              "--to", "2014-12-31", "--columns", "ticker,date,close", "--debug"])
+                let arguments = fetchArguments(
+                    api, scratch,
+                    [
+                        "--table", "WIKI/PRICES", "--bulk", "AAPL", "MSFT", "--from", "2014-01-01",
+                        "--to", "2014-12-31", "--columns", "ticker,date,close", "--debug",
+                    ])
                 let run = await runOffPool(arguments, in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
@@ -71,8 +77,11 @@ import Testing
                 #expect(api.requests.count == 3)
                 for request in api.requests {
                     #expect(request.path == "/api/v3/datatables/WIKI/PRICES.json")
-                    #expect(request.queryDictionary == ["ticker": "AAPL,MSFT", "date.gte": "2014-01-01", "date.lte": "2014-12-31",
-                                                        "qopts.columns": "ticker,date,close", "qopts.export": "true"])
+                    #expect(
+                        request.queryDictionary == [
+                            "ticker": "AAPL,MSFT", "date.gte": "2014-01-01", "date.lte": "2014-12-31",
+                            "qopts.columns": "ticker,date,close", "qopts.export": "true",
+                        ])
                     #expect(request.header("X-Api-Token") == fetchTestKey)
                 }
                 // One download on the other port, without the key anywhere.
@@ -100,13 +109,18 @@ import Testing
                 return .cutOff(status: 200, headers: ["Content-Type": "application/zip"], body: body, sentBytes: cut)
             }
             guard range == "bytes=\(cut)-" else { return .respond(status: 400, headers: [:], body: Data("bad range \(range)".utf8)) }
-            return .respond(status: 206, headers: ["Content-Type": "application/zip",
-                                                   "Content-Range": "bytes \(cut)-\(body.count - 1)/\(body.count)"],
-                            body: body.subdata(in: cut ..< body.count))
+            return .respond(
+                status: 206,
+                headers: [
+                    "Content-Type": "application/zip",
+                    "Content-Range": "bytes \(cut)-\(body.count - 1)/\(body.count)",
+                ],
+                body: body.subdata(in: cut ..< body.count))
         }) { files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
                 #expect(files.requests.count == 2)
@@ -121,15 +135,18 @@ import Testing
 
     @Test func aRefusedLinkIsReplacedByAFreshOne() async throws {
         let scratch = try Scratch()
-        let expired = #"<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"#
+        let expired =
+            #"<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>"#
         let counter = AttemptCounter()
         try await LoopbackHTTPServer.run({ request in
-            request.path.contains("WIKI_PRICES_1") ? .respond(status: 403, headers: ["Content-Type": "application/xml"], body: Data(expired.utf8))
+            request.path.contains("WIKI_PRICES_1")
+                ? .respond(status: 403, headers: ["Content-Type": "application/xml"], body: Data(expired.utf8))
                 : Self.zipAction
         }) { files in
             try await LoopbackHTTPServer.run({ request in Self.status("fresh", link: Self.link(files, counter.attempt(request))) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 0, "\(run.standardError)")
                 Self.expectLinkHidden(run)
                 #expect(api.requests.count == 2, "a fresh link was asked for")
@@ -145,12 +162,14 @@ import Testing
         let counter = AttemptCounter()
         try await LoopbackHTTPServer.run({ _ in .respond(status: 403, headers: [:], body: Data("denied".utf8)) }) { files in
             try await LoopbackHTTPServer.run({ request in Self.status("fresh", link: Self.link(files, counter.attempt(request))) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
                 Self.expectLinkHidden(run)
-                #expect(run.errorLines.first?.contains("downloading the export from 127.0.0.1:\(files.port) failed (HTTP 403)") == true,
-                        "\(run.standardError)")
+                #expect(
+                    run.errorLines.first?.contains("downloading the export from 127.0.0.1:\(files.port) failed (HTTP 403)") == true,
+                    "\(run.standardError)")
                 #expect(api.requests.count == 4, "the first link and three fresh ones")
             }
         }
@@ -162,10 +181,12 @@ import Testing
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
         let page = "<html><body>Please sign in " + Self.signature + "1</body></html>"
-        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(page.utf8)) }) { files in
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(page.utf8)) }) {
+            files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
                 Self.expectLinkHidden(run)
                 #expect(run.errorLines.first?.contains("not a zip file (content type text/html)") == true, "\(run.standardError)")
@@ -179,8 +200,9 @@ import Testing
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
         try await LoopbackHTTPServer.run({ _ in Self.status("creating", link: nil) }) { api in
-            let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--bulk-timeout", "0.4s"]),
-                                       in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+            let run = await runOffPool(
+                fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--bulk-timeout", "0.4s"]),
+                in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
             #expect(run.status == 1)
             #expect(run.errorLines.first?.contains("the export was still 'creating' after") == true, "\(run.standardError)")
             #expect(run.standardError.contains("--bulk-timeout"), "the hint names the option")
@@ -198,13 +220,16 @@ import Testing
         var bytes = Self.zipBytes
         bytes[bytes.count / 2] ^= 0x40
         let damaged = bytes
-        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) { files in
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) {
+            files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1)
-                #expect(run.errorLines.first?.hasPrefix("error: WIKI/PRICES export: member 'QUANDL_SAMPLE_TABLE.csv'") == true,
-                        "\(run.standardError)")
+                #expect(
+                    run.errorLines.first?.hasPrefix("error: WIKI/PRICES export: member 'QUANDL_SAMPLE_TABLE.csv'") == true,
+                    "\(run.standardError)")
             }
         }
         #expect(scratch.bytes("quotes.snapshot") == before)
@@ -219,10 +244,12 @@ import Testing
         var bytes = Self.zipBytes
         bytes[bytes.count / 2] ^= 0x40
         let damaged = bytes
-        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) { files in
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: damaged) }) {
+            files in
             try await LoopbackHTTPServer.run({ _ in Self.status("fresh", link: Self.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
-                                           in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk", "--keep-zip", "kept.zip"]),
+                    in: scratch, environment: Self.environment(scratch), tuning: Self.tuning)
                 #expect(run.status == 1, "\(run.standardError)")
                 Self.expectLinkHidden(run)
             }
@@ -245,6 +272,7 @@ import Testing
     @Test func bulkNeedsATable() {
         #expect(usageError(["fetch", "--bulk", "AAPL"], for: .fetch) != nil)
         #expect(usageError(["fetch", "--table", "WIKI/PRICES", "--keep-zip", "x.zip"], for: .fetch) != nil)
-        #expect(usageError(["fetch", "--table", "WIKI/PRICES", "--bulk", "--keep-zip", "x.zip", "--bulk-timeout", "10m"], for: .fetch) == nil)
+        #expect(
+            usageError(["fetch", "--table", "WIKI/PRICES", "--bulk", "--keep-zip", "x.zip", "--bulk-timeout", "10m"], for: .fetch) == nil)
     }
 }

@@ -20,14 +20,17 @@ import Testing
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
         return try await LoopbackHTTPServer.run({ _ in action }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
-                                       environment: scratch.environment(environment), tuning: tuning, sourceLocation: sourceLocation)
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
+                environment: scratch.environment(environment), tuning: tuning, sourceLocation: sourceLocation)
             #expect(run.status == 1, "\(run.standardError)", sourceLocation: sourceLocation)
             #expect(run.standardOutput.isEmpty, sourceLocation: sourceLocation)
             #expect(run.errorLines.count == 1, "\(run.standardError)", sourceLocation: sourceLocation)
             #expect(run.errorLines.first?.hasPrefix("error: AAPL: ") == true, sourceLocation: sourceLocation)
-            #expect(run.standardError.hasSuffix("1 of 1 tickers failed; nothing was saved (\(scratch.snapshot) is unchanged). "
-                + "--keep-going saves the tickers that succeeded.\n"), sourceLocation: sourceLocation)
+            #expect(
+                run.standardError.hasSuffix(
+                    "1 of 1 tickers failed; nothing was saved (\(scratch.snapshot) is unchanged). "
+                        + "--keep-going saves the tickers that succeeded.\n"), sourceLocation: sourceLocation)
             #expect(scratch.bytes("quotes.snapshot") == before, "snapshot changed", sourceLocation: sourceLocation)
             return (run, server.requests)
         }
@@ -43,8 +46,11 @@ import Testing
         try await LoopbackHTTPServer.run(QuoteBodies().serve) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["FDXX"]), in: scratch)
             #expect(run.status == 1)
-            #expect(run.errorLines == ["error: FDXX: unknown dataset WIKI/FDXX (HTTP 404, QECx02: You have submitted an incorrect "
-                + "Quandl code. Please check your Quandl codes and try again.)"])
+            #expect(
+                run.errorLines == [
+                    "error: FDXX: unknown dataset WIKI/FDXX (HTTP 404, QECx02: You have submitted an incorrect "
+                        + "Quandl code. Please check your Quandl codes and try again.)"
+                ])
             #expect(hint(run) == "hint: check the ticker and --database (a ticker like BRK.B is sent as BRK_B)")
             #expect(server.requests.count == 1, "404 is not retried")
             #expect(scratch.bytes("quotes.snapshot") == before)
@@ -61,7 +67,10 @@ import Testing
     @Test func badRequestIs400() async throws {
         let (run, requests) = try await expectFailure(
             .json(quandlErrorBody("QESx09", "Your request contains invalid query parameter syntax."), status: 400))
-        #expect(run.errorLines.first == "error: AAPL: dataset WIKI/AAPL: request rejected (HTTP 400, QESx09: Your request contains invalid query parameter syntax.)")
+        #expect(
+            run.errorLines.first
+                == "error: AAPL: dataset WIKI/AAPL: request rejected (HTTP 400, QESx09: Your request contains invalid query parameter syntax.)"
+        )
         #expect(requests.count == 1)
     }
 
@@ -89,9 +98,11 @@ import Testing
     /// log may show it (the runner checks every captured stream for the key).
     @Test func echoedKeyIsRedactedEvenWithDebug() async throws {
         let body = quandlErrorBody("QEAx01", "We could not recognize your API key: '\(fetchTestKey)'. Please check your API key.")
-        let (run, _) = try await expectFailure(.json(body, status: 400), ["--debug"],
-                                               environment: ["NASDAQ_DATA_LINK_API_KEY": fetchTestKey])
-        #expect(run.errorLines.first?.contains("not authorized (HTTP 400, QEAx01: We could not recognize your API key: '<redacted>'") == true)
+        let (run, _) = try await expectFailure(
+            .json(body, status: 400), ["--debug"],
+            environment: ["NASDAQ_DATA_LINK_API_KEY": fetchTestKey])
+        #expect(
+            run.errorLines.first?.contains("not authorized (HTTP 400, QEAx01: We could not recognize your API key: '<redacted>'") == true)
         #expect(run.standardError.contains("debug: DataLink response for dataset WIKI/AAPL: HTTP 400"))
     }
 
@@ -99,9 +110,10 @@ import Testing
     @Test func rateLimitedWithLongRetryAfterGivesUpAtOnce() async throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let (run, requests) = try await expectFailure(.json(
-            quandlErrorBody("QELx01", "You have exceeded the anonymous user limit of 50 calls per day."), status: 429,
-            headers: ["Retry-After": "3600"]))
+        let (run, requests) = try await expectFailure(
+            .json(
+                quandlErrorBody("QELx01", "You have exceeded the anonymous user limit of 50 calls per day."), status: 429,
+                headers: ["Retry-After": "3600"]))
         // Below the hour asked for (it gives up at once: one request, counted below); generous
         // because a shared machine can starve the test process (1,385 s once, under a load of 25).
         #expect(clock.now - start < .seconds(3000))
@@ -160,7 +172,8 @@ import Testing
         let (mislabelled, _) = try await expectFailure(.json(page))
         #expect(mislabelled.errorLines.first?.contains("expected a JSON object") == true)
 
-        let (errorPage, requests) = try await expectFailure(.respond(status: 400, headers: ["Content-Type": "text/html"], body: Data(page.utf8)))
+        let (errorPage, requests) = try await expectFailure(
+            .respond(status: 400, headers: ["Content-Type": "text/html"], body: Data(page.utf8)))
         #expect(errorPage.errorLines.first?.contains("request rejected (HTTP 400)") == true)
         #expect(requests.count == 1)
     }
@@ -191,7 +204,10 @@ import Testing
             let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICEZ", "AAPL", "MSFT"]), in: scratch)
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
-            #expect(run.errorLines == ["error: unknown table WIKI/PRICEZ (tickers AAPL, MSFT) (HTTP 404, QECx02: You have submitted an incorrect Quandl code.)"])
+            #expect(
+                run.errorLines == [
+                    "error: unknown table WIKI/PRICEZ (tickers AAPL, MSFT) (HTTP 404, QECx02: You have submitted an incorrect Quandl code.)"
+                ])
             #expect(server.requests.map(\.path) == ["/api/v3/datatables/WIKI/PRICEZ.json"])
             #expect(scratch.bytes("quotes.snapshot") == before)
         }

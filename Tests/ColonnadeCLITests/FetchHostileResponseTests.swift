@@ -39,8 +39,9 @@ import Testing
     @Test func contentLengthNearInt64MaxIsAMalformedResponseNotACrash() async throws {
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in Self.lying("9223372036854775807") }) { server in
-            let result = try BuiltExecutable.run(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]),
-                                                 environment: scratch.environment())
+            let result = try BuiltExecutable.run(
+                fetchArguments(server, scratch, ["AAPL", "--format", "csv"]),
+                environment: scratch.environment())
             #expect(!result.terminatedBySignal, "fetch crashed: \(result.standardError)")
             #expect(result.status == 1, "\(result.standardError)")
             #expect(result.standardError.contains("error: AAPL: dataset WIKI/AAPL: malformed response: "), "\(result.standardError)")
@@ -55,11 +56,14 @@ import Testing
     @Test func contentLengthNearInt64MaxInProcessWithTheTransferProcess() async throws {
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in Self.lying("9223372036854775807") }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
-                                       environment: try Self.isolated(scratch))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
+                environment: try Self.isolated(scratch))
             #expect(run.status == 1)
-            #expect(run.errorLines.first?.hasPrefix("error: AAPL: dataset WIKI/AAPL: malformed response: the process running the transfer ended by signal 4") == true,
-                    "\(run.standardError)")
+            #expect(
+                run.errorLines.first?.hasPrefix(
+                    "error: AAPL: dataset WIKI/AAPL: malformed response: the process running the transfer ended by signal 4") == true,
+                "\(run.standardError)")
         }
         #expect(scratch.bytes("quotes.snapshot") == nil)
     }
@@ -73,10 +77,14 @@ import Testing
             let scratch = try Scratch()
             try await LoopbackHTTPServer.run({ _ in Self.lying(length) }) { server in
                 let environment = isolated ? try Self.isolated(scratch) : scratch.environment([FetchCommand.transferExecutableVariable: ""])
-                let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch, environment: environment)
+                let run = await runOffPool(
+                    fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch, environment: environment)
                 #expect(run.status == 1, "isolated \(isolated): \(run.standardError)")
-                #expect(run.errorLines == ["error: AAPL: dataset WIKI/AAPL: malformed response: Content-Length '\(length)' is too large to be a length"],
-                        "isolated \(isolated): \(run.standardError)")
+                #expect(
+                    run.errorLines == [
+                        "error: AAPL: dataset WIKI/AAPL: malformed response: Content-Length '\(length)' is too large to be a length"
+                    ],
+                    "isolated \(isolated): \(run.standardError)")
                 #expect(server.requests.count == 1)
             }
             #expect(scratch.bytes("quotes.snapshot") == nil, "no truncated body saved (isolated \(isolated))")
@@ -88,13 +96,18 @@ import Testing
         let scratch = try Scratch()
         let length = "\(Self.csv.utf8.count), 10"
         let action = LoopbackHTTPAction.verbatim(
-            head: "HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Length: \(length)\r\nConnection: close\r\n", body: Data(Self.csv.utf8))
+            head: "HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Length: \(length)\r\nConnection: close\r\n",
+            body: Data(Self.csv.utf8))
         try await LoopbackHTTPServer.run({ _ in action }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
-                                       environment: try Self.isolated(scratch))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
+                environment: try Self.isolated(scratch))
             #expect(run.status == 1)
-            #expect(run.errorLines == ["error: AAPL: dataset WIKI/AAPL: malformed response: Content-Length '\(length)' declares different lengths"],
-                    "\(run.standardError)")
+            #expect(
+                run.errorLines == [
+                    "error: AAPL: dataset WIKI/AAPL: malformed response: Content-Length '\(length)' declares different lengths"
+                ],
+                "\(run.standardError)")
         }
         #expect(scratch.bytes("quotes.snapshot") == nil)
     }
@@ -103,8 +116,9 @@ import Testing
     @Test func anHonestResponseArrivesWholeThroughTheTransferProcess() async throws {
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in .csv(Self.csv) }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
-                                       environment: try Self.isolated(scratch))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
+                environment: try Self.isolated(scratch))
             #expect(run.status == 0, "\(run.standardError)")
         }
         #expect(try QuoteTable.load(from: scratch.snapshot).rowCount == 28)
@@ -116,9 +130,11 @@ import Testing
     @Test func endlessBodyStopsWithinOneFrameOfTheLimit() async throws {
         let scratch = try Scratch()
         let limit = 1_000_000
-        try await LoopbackHTTPServer.run({ _ in .flood(status: 200, headers: ["Content-Type": "text/csv"], byteCount: 1 << 40) }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
-                                       environment: try Self.isolated(scratch, [:]), tuning: TestTuning(maximumResponseBytes: limit))
+        try await LoopbackHTTPServer.run({ _ in .flood(status: 200, headers: ["Content-Type": "text/csv"], byteCount: 1 << 40) }) {
+            server in
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL", "--format", "csv"]), in: scratch,
+                environment: try Self.isolated(scratch, [:]), tuning: TestTuning(maximumResponseBytes: limit))
             #expect(run.status == 1)
             let line = try #require(run.errorLines.first)
             let prefix = "error: AAPL: dataset WIKI/AAPL: response too large ("
@@ -138,9 +154,10 @@ import Testing
         let scratch = try Scratch()
         return try await LoopbackHTTPServer.run({ _ in .verbatim(head: head, body: Data("PK\u{3}\u{4}partial".utf8)) }) { files in
             try await LoopbackHTTPServer.run({ _ in FetchBulkTests.status("fresh", link: FetchBulkTests.link(files)) }) { api in
-                let run = await runOffPool(fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]), in: scratch,
-                                           environment: try FetchHostileResponseTests.isolated(scratch, FetchBulkTests.environment(scratch)),
-                                           tuning: FetchBulkTests.tuning)
+                let run = await runOffPool(
+                    fetchArguments(api, scratch, ["--table", "WIKI/PRICES", "--bulk"]), in: scratch,
+                    environment: try FetchHostileResponseTests.isolated(scratch, FetchBulkTests.environment(scratch)),
+                    tuning: FetchBulkTests.tuning)
                 #expect(scratch.bytes("quotes.snapshot") == nil)
                 #expect(FetchBulkTests.leftovers(scratch).isEmpty)
                 return run
@@ -149,19 +166,24 @@ import Testing
     }
 
     @Test func aContentLengthNearInt64MaxOnTheExportLinkIsAMalformedDownload() async throws {
-        let run = try await Self.run("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 9223372036854775807\r\nConnection: close\r\n")
+        let run = try await Self.run(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 9223372036854775807\r\nConnection: close\r\n")
         #expect(run.status == 1)
         #expect(run.errorLines.first?.contains("downloading the export from 127.0.0.1") == true, "\(run.standardError)")
-        #expect(run.errorLines.first?.contains("malformed response: the process running the transfer ended by signal 4 (SIGILL)") == true,
-                "\(run.standardError)")
+        #expect(
+            run.errorLines.first?.contains("malformed response: the process running the transfer ended by signal 4 (SIGILL)") == true,
+            "\(run.standardError)")
         FetchBulkTests.expectLinkHidden(run)
     }
 
     @Test func aContentLengthPastInt64OnTheExportLinkIsRefused() async throws {
-        let run = try await Self.run("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 18446744073709551616\r\nConnection: close\r\n")
+        let run = try await Self.run(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 18446744073709551616\r\nConnection: close\r\n")
         #expect(run.status == 1)
-        #expect(run.errorLines.first?.hasSuffix("malformed response: Content-Length '18446744073709551616' is too large to be a length") == true,
-                "\(run.standardError)")
+        #expect(
+            run.errorLines.first?.hasSuffix("malformed response: Content-Length '18446744073709551616' is too large to be a length")
+                == true,
+            "\(run.standardError)")
         FetchBulkTests.expectLinkHidden(run)
     }
 }

@@ -21,16 +21,26 @@ import Testing
         return [
             ("json value", .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["2014-01-02",\#(k)]]}}"#)),
             ("json date", .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["\#(k)",1]]}}"#)),
-            ("json cut excerpt", .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["2014-01-02",xxxxxxxxxxxxxxxxxxxxxxxxx\#(k)]]}}"#)),
+            (
+                "json cut excerpt",
+                .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["2014-01-02",xxxxxxxxxxxxxxxxxxxxxxxxx\#(k)]]}}"#)
+            ),
             ("json column name", .json(#"{"dataset_data":{"column_names":["Date","\#(k)","Date"],"data":[]}}"#)),
             ("json message", .json(#"{"message":"We could not recognize your API key: '\#(k)'"}"#)),
-            ("json truncated in key", .respond(status: 200, headers: ["Content-Type": json],
-                                               body: Data(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["\#(k.prefix(9))"#.utf8))),
+            (
+                "json truncated in key",
+                .respond(
+                    status: 200, headers: ["Content-Type": json],
+                    body: Data(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["\#(k.prefix(9))"#.utf8))
+            ),
             ("csv value", .csv("Date,Close\n2014-01-02,\(k)\n")),
             ("csv header", .csv("Date,\(k),Date\n2014-01-02,1,2\n")),
             ("csv error body", .csv("code,message\nQEAx01,We could not recognize your API key: '\(k)'\n")),
             ("html", .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>key \(k)</html>".utf8))),
-            ("401 json", .json(#"{"quandl_error":{"code":"QEAx01","message":"We could not recognize your API key: '\#(k)'"}}"#, status: 401)),
+            (
+                "401 json",
+                .json(#"{"quandl_error":{"code":"QEAx01","message":"We could not recognize your API key: '\#(k)'"}}"#, status: 401)
+            ),
             ("400 plain", .respond(status: 400, headers: ["Content-Type": "text/plain"], body: Data("bad key \(k)".utf8))),
             ("echo header", .respond(status: 403, headers: ["X-Key": k], body: Data("x".utf8))),  // not retried: fast
         ]
@@ -43,13 +53,15 @@ import Testing
         let (name, action) = Self.responses[index]
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in action }) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
-                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL"] + extra), in: scratch,
+                environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1, "\(name): \(run.standardError)")
             #expect(!run.errorLines.isEmpty, "\(name)")
             for fragment in Self.fragments {
-                #expect(!run.standardError.contains(fragment) && !run.standardOutput.contains(fragment),
-                        "\(name) \(extra): '\(fragment)' in \(run.standardError)")
+                #expect(
+                    !run.standardError.contains(fragment) && !run.standardOutput.contains(fragment),
+                    "\(name) \(extra): '\(fragment)' in \(run.standardError)")
             }
             #expect(server.requests.first?.header("X-Api-Token") == fetchTestKey, "the key was sent")
         }
@@ -58,7 +70,9 @@ import Testing
     @Test func theKeyFromAKeyFileIsRedactedToo() async throws {
         let scratch = try Scratch()
         try scratch.write(fetchTestKey + "\n", to: "k.txt")
-        try await LoopbackHTTPServer.run({ _ in .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["\#(fetchTestKey)",1]]}}"#) }) { server in
+        try await LoopbackHTTPServer.run({ _ in
+            .json(#"{"dataset_data":{"column_names":["Date","Close"],"data":[["\#(fetchTestKey)",1]]}}"#)
+        }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "--api-key-file", scratch.file("k.txt")]), in: scratch)
             #expect(run.status == 1)
             for fragment in Self.fragments { #expect(!run.standardError.contains(fragment), "\(run.standardError)") }
@@ -73,8 +87,9 @@ import Testing
         let scratch = try Scratch()
         let filler = String(repeating: "x", count: padding)
         try scratch.write("Date,Close\n2014-01-02,\(filler)\(fetchTestKey)\n", to: "WIKI-AAPL.csv")
-        let run = await runOffPool(["import", scratch.file("WIKI-AAPL.csv"), "--snapshot", scratch.snapshot], in: scratch,
-                                   environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+        let run = await runOffPool(
+            ["import", scratch.file("WIKI-AAPL.csv"), "--snapshot", scratch.snapshot], in: scratch,
+            environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
         #expect(run.status == 1)
         #expect(run.errorLines.first?.contains("expected a number") == true, "\(run.standardError)")
         #expect(!run.standardError.contains(fetchTestKey.prefix(6)), "\(run.standardError)")
@@ -82,11 +97,13 @@ import Testing
 
     @Test func fetchRefusesToSendTheKeyOverPlainHTTPToARemoteHost() async throws {
         let scratch = try Scratch()
-        let run = await runOffPool(["fetch", "AAPL", "--base-url", "http://data.nasdaq.example", "--snapshot", scratch.snapshot], in: scratch,
-                                   environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+        let run = await runOffPool(
+            ["fetch", "AAPL", "--base-url", "http://data.nasdaq.example", "--snapshot", scratch.snapshot], in: scratch,
+            environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
         #expect(run.status == 1)
-        #expect(run.errorLines.first?.contains("refusing to send the API key in clear text over plain HTTP to data.nasdaq.example") == true,
-                "\(run.standardError)")
+        #expect(
+            run.errorLines.first?.contains("refusing to send the API key in clear text over plain HTTP to data.nasdaq.example") == true,
+            "\(run.standardError)")
         #expect(run.standardError.contains("hint: use an https:// --base-url"))
         #expect(scratch.bytes("quotes.snapshot") == nil)
     }
@@ -95,13 +112,15 @@ import Testing
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run({ _ in .respond(status: 403, headers: [:], body: Data("no".utf8)) }) { server in
             let base = server.baseURL.absoluteString.replacingOccurrences(of: "http://", with: "http://bob:pa55word-xyz@")
-            let run = await runOffPool(["fetch", "AAPL", "--debug", "--base-url", base, "--snapshot", scratch.snapshot], in: scratch,
-                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                ["fetch", "AAPL", "--debug", "--base-url", base, "--snapshot", scratch.snapshot], in: scratch,
+                environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1)
             #expect(run.standardError.contains("debug: "), "the log ran")
             #expect(!run.standardError.contains("pa55word-xyz") && !run.standardError.contains("bob:"), "\(run.standardError)")
-            let bad = await runOffPool(["fetch", "AAPL", "--base-url", "ftp://bob:pa55word-xyz@host/", "--snapshot", scratch.snapshot],
-                                       in: scratch)
+            let bad = await runOffPool(
+                ["fetch", "AAPL", "--base-url", "ftp://bob:pa55word-xyz@host/", "--snapshot", scratch.snapshot],
+                in: scratch)
             #expect(bad.status == 2 && !bad.standardError.contains("pa55word-xyz"), "\(bad.standardError)")
         }
     }

@@ -36,8 +36,10 @@ import Testing
     }
 
     static func client(_ server: LoopbackHTTPServer, concurrency: Int = 1) -> DataLinkClient {
-        DataLinkClient(configuration: DataLinkConfiguration(baseURL: server.baseURL, apiKey: APIKey(fetchTestKey)!,
-                                                            maxConcurrentRequests: concurrency))
+        DataLinkClient(
+            configuration: DataLinkConfiguration(
+                baseURL: server.baseURL, apiKey: APIKey(fetchTestKey)!,
+                maxConcurrentRequests: concurrency))
     }
 
     static func silentProgress(_ total: Int) -> @Sendable (FetchProgress) -> Void {
@@ -69,9 +71,10 @@ import Testing
             return bodies.serve(request)
         }
         try await LoopbackHTTPServer.run(handler) { server in
-            let plan = FetchPlan(symbols: bodies.symbols, database: "WIKI", table: nil, from: nil, to: nil, update: false,
-                                 format: .json, existing: QuoteTable(), decodeDepth: 2,
-                                 decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
+            let plan = FetchPlan(
+                symbols: bodies.symbols, database: "WIKI", table: nil, from: nil, to: nil, update: false,
+                format: .json, existing: QuoteTable(), decodeDepth: 2,
+                decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
             let outcome = try await plan.run(client: Self.client(server), progress: Self.silentProgress(4))
             #expect(outcome.failures.isEmpty)
             // The responses went, in request order, into one set of final columns: the table one
@@ -106,9 +109,10 @@ import Testing
             return pages.serve(request)
         }
         try await LoopbackHTTPServer.run(handler) { server in
-            let plan = FetchPlan(symbols: pages.symbols, database: "WIKI", table: "WIKI/PRICES", from: nil, to: nil, update: false,
-                                 format: .json, existing: QuoteTable(), decodeDepth: 2,
-                                 decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
+            let plan = FetchPlan(
+                symbols: pages.symbols, database: "WIKI", table: "WIKI/PRICES", from: nil, to: nil, update: false,
+                format: .json, existing: QuoteTable(), decodeDepth: 2,
+                decodeEvents: Self.holdingFirstDecode(until: gate, log: log))
             let outcome = try await plan.run(client: Self.client(server), progress: Self.silentProgress(3))
             #expect(outcome.failures.isEmpty)
             // Five pages of 70, 70, 70, 70 and 20 rows, tickers continuing across pages, in one
@@ -133,7 +137,8 @@ import Testing
 
     /// The serial reference: each body decoded in request order by the engine's decoder, merged
     /// and upserted into the stored table as `fetch` did before it overlapped, saved to `path`.
-    static func serialReference(bodies: [(source: String, ticker: String?, body: Data)], existing: QuoteTable, path: String) throws -> Data {
+    static func serialReference(bodies: [(source: String, ticker: String?, body: Data)], existing: QuoteTable, path: String) throws -> Data
+    {
         var tables = try bodies.map { item in
             try item.body.withUnsafeBytes { try QuoteDecoder.decode($0, ticker: item.ticker, source: item.source).table }
         }
@@ -153,11 +158,14 @@ import Testing
         // Not in the table's order, so that merging has work to do.
         let symbols = Array(bodies.symbols.reversed())
         let expected = try Self.serialReference(
-            bodies: symbols.map { ("WIKI/\($0)", FetchPlan.storedSymbol($0), format == "csv" ? bodies.datasetCSV($0) : bodies.datasetJSON($0)) },
+            bodies: symbols.map {
+                ("WIKI/\($0)", FetchPlan.storedSymbol($0), format == "csv" ? bodies.datasetCSV($0) : bodies.datasetJSON($0))
+            },
             existing: existing, path: scratch.file("reference.snapshot"))
         try await LoopbackHTTPServer.run(bodies.serve) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, symbols + ["--concurrency", concurrency, "--format", format]),
-                                       in: scratch, environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, symbols + ["--concurrency", concurrency, "--format", format]),
+                in: scratch, environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 0, "\(run.standardError)")
             #expect(server.requests.count == symbols.count)
         }
@@ -176,8 +184,9 @@ import Testing
             bodies: pages.bodies.enumerated().map { ("WIKI/PRICES page \($0.offset + 1)", nil, $0.element) },
             existing: existing, path: scratch.file("reference.snapshot"))
         try await LoopbackHTTPServer.run(pages.serve) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols),
-                                       in: scratch, environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols),
+                in: scratch, environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 0, "\(run.standardError)")
             #expect(server.requests.count == pages.bodies.count)
         }
@@ -209,8 +218,9 @@ import Testing
             return bodies.serve(request)
         }
         try await LoopbackHTTPServer.run(handler) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, symbols), in: scratch,
-                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, symbols), in: scratch,
+                environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1)
             let errors = run.errorLines
             #expect(errors.count == 2, "\(run.standardError)")
@@ -240,12 +250,13 @@ import Testing
         try await LoopbackHTTPServer.run(handler) { server in
             // In-process plan, with page 2's decode held until request 3 has arrived: the download
             // error is certain to come first, and the decode error must still win.
-            let plan = FetchPlan(symbols: pages.symbols, database: "WIKI", table: "WIKI/PRICES", from: nil, to: nil, update: false,
-                                 format: .json, existing: QuoteTable(), decodeDepth: 2,
-                                 decodeEvents: { event in
-                                     if case .started(1) = event, !gate.wait() { log.add("gave up") }
-                                     if case .finished(1) = event { log.add("page 2 decoded") }
-                                 })
+            let plan = FetchPlan(
+                symbols: pages.symbols, database: "WIKI", table: "WIKI/PRICES", from: nil, to: nil, update: false,
+                format: .json, existing: QuoteTable(), decodeDepth: 2,
+                decodeEvents: { event in
+                    if case .started(1) = event, !gate.wait() { log.add("gave up") }
+                    if case .finished(1) = event { log.add("page 2 decoded") }
+                })
             await #expect {
                 try await plan.run(client: Self.client(server), progress: Self.silentProgress(3))
             } throws: { error in
@@ -259,8 +270,9 @@ import Testing
             #expect(third < decoded, "\(events)")
 
             // The command: the same error, the snapshot untouched.
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols), in: scratch,
-                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols), in: scratch,
+                environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1)
             #expect(run.errorLines.count == 1, "\(run.standardError)")
             #expect(run.errorLines.first?.hasPrefix("error: WIKI/PRICES page 2:") == true, "\(run.standardError)")
@@ -280,8 +292,9 @@ import Testing
             return .json(pages.bodies[1].prefix(300))
         }
         try await LoopbackHTTPServer.run(handler) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols), in: scratch,
-                                       environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES"] + pages.symbols), in: scratch,
+                environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 1)
             #expect(run.errorLines.count == 1, "\(run.standardError)")
             #expect(run.errorLines.first?.hasPrefix("error: WIKI/PRICES page 2:1:") == true, "\(run.standardError)")
@@ -303,9 +316,10 @@ import Testing
             request.sequenceNumber == 0 ? bodies.serve(request) : .hang
         }
         try await LoopbackHTTPServer.run(handler) { server in
-            let process = try RunningExecutable(fetchArguments(server, scratch, bodies.symbols),
-                                                environment: ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey],
-                                                in: URL(fileURLWithPath: scratch.path))
+            let process = try RunningExecutable(
+                fetchArguments(server, scratch, bodies.symbols),
+                environment: ["HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey],
+                in: URL(fileURLWithPath: scratch.path))
             #expect(await server.waitForRequests(2))
             kill(process.pid, SIGINT)
             let result = try process.finish(timeout: .seconds(30))
@@ -335,8 +349,11 @@ struct TablePages: Sendable {
         var rows: [(ticker: String, date: String, open: Double, close: Double)] = []
         for entry in table.tickers {
             for row in entry.rows {
-                rows.append((DataLinkSymbols.code(fromSymbol: entry.symbol), Day(daysSinceEpoch: table.dates[row]).description,
-                             open.value(at: row) ?? 0, close.value(at: row) ?? 0))
+                rows.append(
+                    (
+                        DataLinkSymbols.code(fromSymbol: entry.symbol), Day(daysSinceEpoch: table.dates[row]).description,
+                        open.value(at: row) ?? 0, close.value(at: row) ?? 0
+                    ))
             }
         }
         let pageCount = (rows.count + perPage - 1) / perPage

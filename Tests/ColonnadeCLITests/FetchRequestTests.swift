@@ -12,11 +12,14 @@ import Testing
         let scratch = try Scratch()
         let bodies = QuoteBodies()
         try await LoopbackHTTPServer.run(bodies.serve) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "MSFT", "--from", "2000-01-03", "--to", "2000-12-29"]),
-                                       in: scratch)
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["AAPL", "MSFT", "--from", "2000-01-03", "--to", "2000-12-29"]),
+                in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardError == FetchCommand.wikiNote + "\n", "WIKI is the default database: its note, nothing else")
-            #expect(run.standardOutput.contains("fetched \(bodies.rowCount("AAPL") + bodies.rowCount("MSFT")) rows for 2 tickers into \(scratch.snapshot)"))
+            #expect(
+                run.standardOutput.contains(
+                    "fetched \(bodies.rowCount("AAPL") + bodies.rowCount("MSFT")) rows for 2 tickers into \(scratch.snapshot)"))
 
             let seen = server.requests.sorted { $0.path < $1.path }
             #expect(seen.map(\.path) == ["/api/v3/datasets/WIKI/AAPL/data.json", "/api/v3/datasets/WIKI/MSFT/data.json"])
@@ -134,8 +137,11 @@ import Testing
             // `../../x` contains '/', so it is refused before anything is sent; the others are
             // sent as single, encoded path segments.
             let paths = server.requests.map(\.path).sorted()
-            #expect(paths == ["/api/v3/datasets/WIKI/A%20B%3FC%3DD%23E/data.json",
-                              "/api/v3/datasets/WIKI/FDX%26API_KEY%3DX/data.json"])
+            #expect(
+                paths == [
+                    "/api/v3/datasets/WIKI/A%20B%3FC%3DD%23E/data.json",
+                    "/api/v3/datasets/WIKI/FDX%26API_KEY%3DX/data.json",
+                ])
             for request in server.requests {
                 #expect(request.queryItems.map(\.name) == ["order"])
             }
@@ -174,7 +180,8 @@ import Testing
         let bodies = QuoteBodies()
         try await LoopbackHTTPServer.run({ request in
             guard let symbol = bodies.symbol(forPath: request.path) else { return notFound }
-            return .respondAfter(seconds: 0.05, status: 200, headers: ["Content-Type": "application/json"], body: bodies.datasetJSON(symbol))
+            return .respondAfter(
+                seconds: 0.05, status: 200, headers: ["Content-Type": "application/json"], body: bodies.datasetJSON(symbol))
         }) { server in
             let run = await runOffPool(fetchArguments(server, scratch, Array(bodies.symbols.prefix(3))), in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
@@ -202,7 +209,8 @@ import Testing
         let scratch = try Scratch()
         try await LoopbackHTTPServer.run(Self.tablePages) { server in
             let run = await runOffPool(
-                fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "BRK.A", "--from", "2014-01-01", "--to", "2014-12-31"]),
+                fetchArguments(
+                    server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "BRK.A", "--from", "2014-01-01", "--to", "2014-12-31"]),
                 in: scratch, environment: scratch.environment(["NASDAQ_DATA_LINK_API_KEY": fetchTestKey]))
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("fetched 5 rows for 3 tickers"))
@@ -236,8 +244,9 @@ import Testing
             #expect(plain.errorLines == ["error: ZZZZ: WIKI/PRICES returned no rows for ZZZZ (unknown ticker, or no data in the range)"])
             #expect(scratch.bytes("quotes.snapshot") == before)
 
-            let keepGoing = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "ZZZZ", "--keep-going"]),
-                                             in: scratch)
+            let keepGoing = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "ZZZZ", "--keep-going"]),
+                in: scratch)
             #expect(keepGoing.status == 1)
             #expect(keepGoing.standardError.hasSuffix("1 of 2 tickers failed: ZZZZ\n"))
             let saved = try QuoteTable.load(from: scratch.snapshot)
@@ -265,7 +274,9 @@ import Testing
         }
     }
 
-    @Test func updateAsksOnlyForNewDays() async throws {
+    /// Only the new days and one overlapping day (the newest stored one, to compare the vendor's
+    /// adjusted values with the stored ones: docs/ADJUSTMENTS.md, "Updates").
+    @Test func updateAsksFromTheNewestStoredDayOn() async throws {
         let scratch = try Scratch()
         try await makeSnapshot(in: scratch)  // AAPL, MSFT, AMZN × 50 days from 2000-01-03
         let stored = try QuoteTable.load(from: scratch.snapshot)
@@ -279,7 +290,7 @@ import Testing
             }
             for symbol in ["AAPL", "MSFT", "AMZN"] {
                 let entry = try #require(stored.ticker(symbol))
-                #expect(starts[symbol] == Day(daysSinceEpoch: stored.dates[entry.rows.upperBound - 1] + 1).description, "\(symbol)")
+                #expect(starts[symbol] == Day(daysSinceEpoch: stored.dates[entry.rows.upperBound - 1]).description, "\(symbol)")
             }
             #expect(starts["FDX"] == "none", "a ticker not stored yet is fetched whole")
             let saved = try QuoteTable.load(from: scratch.snapshot)
@@ -288,15 +299,16 @@ import Testing
         }
     }
 
-    @Test func updateOfTheTableStartsAfterTheOldestNewestDay() async throws {
+    @Test func updateOfTheTableStartsOnTheOldestNewestDay() async throws {
         let scratch = try Scratch()
         try await makeSnapshot(in: scratch)
         let stored = try QuoteTable.load(from: scratch.snapshot)
         let last = try #require(stored.ticker("AAPL")).rows.upperBound - 1
         try await LoopbackHTTPServer.run(Self.tablePages) { server in
-            let run = await runOffPool(fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "--update"]), in: scratch)
+            let run = await runOffPool(
+                fetchArguments(server, scratch, ["--table", "WIKI/PRICES", "AAPL", "MSFT", "--update"]), in: scratch)
             #expect(run.status == 0, "\(run.standardError)")
-            #expect(server.requests.first?.query("date.gte") == Day(daysSinceEpoch: stored.dates[last] + 1).description)
+            #expect(server.requests.first?.query("date.gte") == Day(daysSinceEpoch: stored.dates[last]).description)
         }
     }
 
@@ -308,7 +320,8 @@ import Testing
         let last = Day(daysSinceEpoch: stored.dates[try #require(stored.ticker("AAPL")).rows.upperBound - 1]).description
         try await LoopbackHTTPServer.run(QuoteBodies().serve) { server in
             for extra in [[String](), ["--table", "WIKI/PRICES"]] {
-                let run = await runOffPool(fetchArguments(server, scratch, ["AAPL", "MSFT", "--update", "--to", last] + extra), in: scratch)
+                let run = await runOffPool(
+                    fetchArguments(server, scratch, ["AAPL", "MSFT", "--update", "--to", last] + extra), in: scratch)
                 #expect(run.status == 0, "\(extra): \(run.standardError)")
                 #expect(run.errorLines.isEmpty)
             }

@@ -66,8 +66,9 @@ func runOffPool(
         let thread = Thread {
             let output = MemoryOutputWriter()
             let errors = MemoryOutputWriter()
-            var context = CommandContext(standardOutput: output, standardError: errors,
-                                         environment: environment, currentDirectory: directory)
+            var context = CommandContext(
+                standardOutput: output, standardError: errors,
+                environment: environment, currentDirectory: directory)
             context.tuning = tuning
             let status = runColonnade(arguments, context: context)
             continuation.resume(returning: Invocation(status: status, standardOutput: output.text, standardError: errors.text))
@@ -105,19 +106,19 @@ struct QuoteBodies: Sendable {
 
     /// `{"dataset_data":…}` for `symbol`, newest first.
     func datasetJSON(_ symbol: String) -> Data {
-        Data(QuoteGenerator.datasetJSON(table, ticker: code(symbol)))
+        Data(QuoteGenerator.datasetJSON(table, ticker: tickerNumber(symbol)))
     }
 
     /// The time-series CSV for `symbol`, newest first.
     func datasetCSV(_ symbol: String) -> Data {
-        Data(QuoteGenerator.timeSeriesCSV(table, ticker: code(symbol)))
+        Data(QuoteGenerator.timeSeriesCSV(table, ticker: tickerNumber(symbol)))
     }
 
-    func rowCount(_ symbol: String) -> Int { table.tickers[code(symbol)].rowCount }
+    func rowCount(_ symbol: String) -> Int { table.tickers[tickerNumber(symbol)].rowCount }
 
-    private func code(_ symbol: String) -> Int {
-        guard let code = table.code(of: symbol) else { preconditionFailure("no generated ticker \(symbol)") }
-        return Int(code)
+    private func tickerNumber(_ symbol: String) -> Int {
+        guard let number = table.tickerNumber(of: symbol) else { preconditionFailure("no generated ticker \(symbol)") }
+        return Int(number)
     }
 
     /// The symbol of the dataset path `/api/v3/datasets/WIKI/<CODE>/data.<ext>`, if generated.
@@ -125,7 +126,7 @@ struct QuoteBodies: Sendable {
         let parts = path.split(separator: "/")
         guard parts.count == 6, parts[0] == "api", parts[2] == "datasets" else { return nil }
         let symbol = DataLinkSymbols.symbol(fromCode: String(parts[4]))
-        return table.code(of: symbol) == nil ? nil : symbol
+        return table.tickerNumber(of: symbol) == nil ? nil : symbol
     }
 
     /// Serves every generated dataset as JSON or CSV (by the path's extension); 404 otherwise.
@@ -170,9 +171,9 @@ final class AttemptCounter: Sendable {
 /// returns its bytes.
 @discardableResult
 func makeSnapshot(in scratch: Scratch, tickers: Int = 3, days: Int = 50) async throws -> Data {
-    let run = await runOffPool(["generate", "--tickers", "\(tickers)", "--days", "\(days)", "--snapshot", scratch.snapshot],
-                                 in: scratch)
+    let run = await runOffPool(
+        ["generate", "--tickers", "\(tickers)", "--days", "\(days)", "--snapshot", scratch.snapshot],
+        in: scratch)
     #expect(run.status == 0, "\(run.standardError)")
     return try #require(FileManager.default.contents(atPath: scratch.snapshot))
 }
-

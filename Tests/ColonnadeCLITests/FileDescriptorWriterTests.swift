@@ -8,7 +8,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try FileDescriptorWriter(creatingFileAt: path, bufferCapacity: 1_000)
         var expected = ""
-        for line in 0..<5_000 {
+        for line in 0 ..< 5_000 {
             let text = "row \(line) — ü\n"
             expected += text
             try writer.write(text)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func closedPipeBecomesBrokenPipeAndStaysBroken() throws {
-        signal(SIGPIPE, SIG_IGN) // as runColonnade does; otherwise the test process would die
+        signal(SIGPIPE, SIG_IGN)  // as runColonnade does; otherwise the test process would die
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         close(ends[0])
@@ -65,8 +65,9 @@ import Testing
         #expect(throws: OutputError.writeFailed(destination: "standard output", errno: ENOSPC)) {
             try writer.write("x")
         }
-        #expect(ErrorReport(OutputError.writeFailed(destination: "standard output", errno: ENOSPC)).message
-            == "cannot write to standard output: No space left on device")
+        #expect(
+            ErrorReport(OutputError.writeFailed(destination: "standard output", errno: ENOSPC)).message
+                == "cannot write to standard output: No space left on device")
     }
 
     @Test func uncreatableFileIsReportedWithItsPath() {

@@ -10,8 +10,9 @@ import Testing
     static func filter(_ arguments: [String], in directory: URL, terminal: Bool = false) throws -> Invocation {
         let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
         output.isTerminal = terminal
-        let context = CommandContext(standardOutput: output, standardError: errors, environment: [:],
-                                     currentDirectory: directory.path)
+        let context = CommandContext(
+            standardOutput: output, standardError: errors, environment: [:],
+            currentDirectory: directory.path)
         let status = runColonnade(["filter", "--snapshot", try EndToEndFixture.get().snapshot] + arguments, context: context)
         return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
     }
@@ -22,6 +23,7 @@ import Testing
         ("--on", "latest"), ("--columns", "date,close"), ("--format", "csv"), ("-o", "out.ndjson"), ("--count", nil),
         ("--agg", "count(*),avg(close)"), ("--by", "ticker"), ("--sort", "-close"), ("--limit", "3"), ("--timing", nil),
         ("--repeat", "2"), ("--threads", "1"), ("--no-verify", nil), ("--no-zonemaps", nil), ("--all", nil), ("--precision", "2"),
+        ("--having", "count > 1"),
     ]
 
     /// The pairs refused, each with why: everything else must run.
@@ -32,6 +34,8 @@ import Testing
             if option != "--timing" { refused[["--repeat", option]] = "needs" }
         }
         refused[["--by", "--repeat"]] = "needs"
+        // --having needs --by (which needs --count or --agg): refused beside any one other option.
+        for (option, _) in representative where option != "--having" { refused[["--having", option]] = "needs" }
         refused[["--count", "--agg"]] = "conflicting"
         for summary in ["--count", "--agg"] {
             for option in ["--sort", "--limit", "--columns"] { refused[[option, summary]] = "does not apply" }
@@ -90,48 +94,81 @@ import Testing
         return [
             (["--where", "close > 50", "--count"], .applied { out, _, _ in out == "\(count("close > 50"))\n" }),
             (["--tickers", a, "--count"], .applied { out, _, _ in out == "\(table.tickers[0].rowCount)\n" }),
-            (["--from", "2000-03-01", "--to", "2000-03-31", "--count"],
-             .applied { out, _, _ in out == "\(count("date >= 2000-03-01 and date <= 2000-03-31"))\n" }),
+            (
+                ["--from", "2000-03-01", "--to", "2000-03-31", "--count"],
+                .applied { out, _, _ in out == "\(count("date >= 2000-03-01 and date <= 2000-03-31"))\n" }
+            ),
             (["--on", "latest", "--format", "csv"], .applied { out, _, _ in csvRows(out).count == table.tickers.count }),
             (["--columns", "date,close", "--format", "csv"], .applied { out, _, _ in out.hasPrefix("date,close\n") }),
             (["--format", "json", "--limit", "2"], .applied { out, _, _ in out.hasPrefix("[\n{\"ticker\":") }),
             (["--limit", "3", "--format", "csv"], .applied { out, _, _ in csvRows(out).count == 3 }),
-            (["--sort", "-close", "--limit", "1", "--columns", "close", "--format", "csv"],
-             .applied { out, _, _ in
-                 let highest = (0 ..< table.rowCount).compactMap { table.column(named: "close")?.doubleValue(at: $0) }.max()!
-                 return csvRows(out).count == 1 && Double(csvRows(out)[0]) == highest
-             }),
+            (
+                ["--sort", "-close", "--limit", "1", "--columns", "close", "--format", "csv"],
+                .applied { out, _, _ in
+                    let highest = (0 ..< table.rowCount).compactMap { table.column(named: "close")?.doubleValue(at: $0) }.max()!
+                    return csvRows(out).count == 1 && Double(csvRows(out)[0]) == highest
+                }
+            ),
             (["--count", "--by", "ticker", "--format", "csv"], .applied { out, _, _ in csvRows(out).count == table.tickers.count }),
-            (["--agg", "count(*),avg(close)", "--format", "csv"], .applied { out, _, _ in out.hasPrefix("count(*),mean(close)\n") && csvRows(out).count == 1 }),
+            (
+                ["--agg", "count(*),avg(close)", "--format", "csv"],
+                .applied { out, _, _ in out.hasPrefix("count(*),avg(close)\n") && csvRows(out).count == 1 }
+            ),
             (["--timing", "--count"], .applied { _, err, _ in err.hasPrefix("{\"load_ms\":") }),
             (["--timing", "--repeat", "3", "--count"], .applied { _, err, _ in err.contains("\"repeat\":3") }),
             (["--timing", "--threads", "1", "--count"], .applied { _, err, _ in err.contains("\"threads\":1") }),
             (["--timing", "--no-verify", "--count"], .applied { _, err, _ in err.contains("\"verified\":false") }),
             (["--timing", "--no-zonemaps", "--count"], .applied { _, err, _ in err.contains("\"zonemaps\":false") }),
-            (["-o", "rows.ndjson", "--limit", "4"], .applied { out, _, dir in
-                let written = try String(contentsOf: dir.appendingPathComponent("rows.ndjson"), encoding: .utf8)
-                return out.isEmpty && written.split(separator: "\n").count == 4 }),
-            (["-o", "ROWS.JSON", "--tickers", a], .applied { _, _, dir in
-                (try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("ROWS.JSON"))) as? [Any])?.count
-                    == table.tickers[0].rowCount }),
-            (["-o", "counts.csv", "--count", "--by", "ticker"], .applied { _, _, dir in
-                try String(contentsOf: dir.appendingPathComponent("counts.csv"), encoding: .utf8).hasPrefix("ticker,count\n") }),
-            (["-o", "rows.parquet", "--where", "close > 50"], .applied { _, _, dir in
-                try Data(contentsOf: dir.appendingPathComponent("rows.parquet")).prefix(4) == Data("PAR1".utf8) }),
-            (["-o", "rows.data", "--format", "arrow"], .applied { _, _, dir in
-                try Data(contentsOf: dir.appendingPathComponent("rows.data")).prefix(6) == Data("ARROW1".utf8) }),
-            (["--precision", "2", "--agg", "avg(close)"], .applied { out, _, _ in
-                let value = out.split(separator: "\n").last.map(String.init) ?? ""
-                return value.split(separator: ".").last.map { $0.count <= 2 } == true && value.contains(".") }),
-            (["--agg", "avg(close)"], .applied { out, _, _ in
-                let value = out.split(separator: "\n").last.map(String.init) ?? ""
-                return value.split(separator: ".").last.map { $0.count <= 6 } == true }),
+            (
+                ["-o", "rows.ndjson", "--limit", "4"],
+                .applied { out, _, dir in
+                    let written = try String(contentsOf: dir.appendingPathComponent("rows.ndjson"), encoding: .utf8)
+                    return out.isEmpty && written.split(separator: "\n").count == 4
+                }
+            ),
+            (
+                ["-o", "ROWS.JSON", "--tickers", a],
+                .applied { _, _, dir in
+                    (try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("ROWS.JSON"))) as? [Any])?.count
+                        == table.tickers[0].rowCount
+                }
+            ),
+            (
+                ["-o", "counts.csv", "--count", "--by", "ticker"],
+                .applied { _, _, dir in
+                    try String(contentsOf: dir.appendingPathComponent("counts.csv"), encoding: .utf8).hasPrefix("ticker,count\n")
+                }
+            ),
+            (
+                ["-o", "rows.parquet", "--where", "close > 50"],
+                .applied { _, _, dir in
+                    try Data(contentsOf: dir.appendingPathComponent("rows.parquet")).prefix(4) == Data("PAR1".utf8)
+                }
+            ),
+            (
+                ["-o", "rows.data", "--format", "arrow"],
+                .applied { _, _, dir in
+                    try Data(contentsOf: dir.appendingPathComponent("rows.data")).prefix(6) == Data("ARROW1".utf8)
+                }
+            ),
+            (
+                ["--precision", "2", "--agg", "avg(close)"],
+                .applied { out, _, _ in
+                    let value = out.split(separator: "\n").last.map(String.init) ?? ""
+                    return value.split(separator: ".").last.map { $0.count <= 2 } == true && value.contains(".")
+                }
+            ),
+            (
+                ["--agg", "avg(close)"],
+                .applied { out, _, _ in
+                    let value = out.split(separator: "\n").last.map(String.init) ?? ""
+                    return value.split(separator: ".").last.map { $0.count <= 6 } == true
+                }
+            ),
             // Refused: nothing would apply them.
             (["--sort", "date", "--count"], .refused(naming: ["--sort", "--count"])),
-            (["--sort", "date", "--count", "--by", "ticker"], .refused(naming: ["--sort", "--count"])),
-            (["--sort", "date", "--agg", "avg(close)", "--by", "ticker"], .refused(naming: ["--sort", "--agg"])),
+            (["--sort", "date", "--agg", "avg(close)", "--by", "ticker"], .refused(naming: ["--sort", "date"])),
             (["--limit", "2", "--count"], .refused(naming: ["--limit", "--count"])),
-            (["--limit", "2", "--agg", "avg(close)", "--by", "year"], .refused(naming: ["--limit", "--agg"])),
             (["--columns", "close", "--agg", "avg(close)"], .refused(naming: ["--columns", "--agg"])),
             (["--repeat", "3", "--count"], .refused(naming: ["--repeat", "--timing"])),
             (["-o", "x.csv", "--format", "json"], .refused(naming: ["--output", "x.csv", "csv", "json"])),
@@ -186,7 +223,9 @@ import Testing
     func binaryFormatsAreRefusedOnATerminal(format: String) throws {
         let run = try Self.filter(["--format", format], in: try EndToEndFixture.scratchDirectory("tty"), terminal: true)
         #expect(run.status == 2)
-        #expect(run.standardError.hasPrefix("error: invalid value '\(format)' for '--format' in 'colonnade filter': binary output to a terminal"))
+        #expect(
+            run.standardError.hasPrefix(
+                "error: invalid value '\(format)' for '--format' in 'colonnade filter': binary output to a terminal"))
         #expect(run.standardOutput.isEmpty)
     }
 
@@ -204,8 +243,9 @@ import Testing
         let directory = try EndToEndFixture.scratchDirectory("chart-o")
         let snapshot = try EndToEndFixture.get().snapshot
         func chart(_ output: String) -> Int32 {
-            let context = CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(), environment: [:],
-                                         currentDirectory: directory.path)
+            let context = CommandContext(
+                standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(), environment: [:],
+                currentDirectory: directory.path)
             return runColonnade(["chart", "AAPL", "--snapshot", snapshot, "-o", output], context: context)
         }
         #expect(chart("x.png") == 2)

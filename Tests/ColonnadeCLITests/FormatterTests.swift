@@ -96,9 +96,12 @@ private func referenceDayText(_ day: Int32) -> String {
         let lines = text.split(separator: "\n")
         #expect(lines[0] == #"{"ticker":"AAPL","date":"2014-01-02","close":553.13,"volume":8398851,"note":"Apple, Inc. \"AAPL\""}"#)
         #expect(lines[1] == #"{"ticker":null,"date":null,"close":null,"volume":null,"note":null}"#)
-        #expect(lines[2] == #"{"ticker":"ÆØÅ 日本","date":"1969-12-31","close":-0.0,"volume":9223372036854775807,"note":"line\nbreak\r\ttab\u0001\u2028"}"#)
-        #expect(lines[3].contains(#""close":null"#)) // NaN
-        #expect(lines[4].contains(#""close":null"#)) // +inf
+        #expect(
+            lines[2]
+                == #"{"ticker":"ÆØÅ 日本","date":"1969-12-31","close":-0.0,"volume":9223372036854775807,"note":"line\nbreak\r\ttab\u0001\u2028"}"#
+        )
+        #expect(lines[3].contains(#""close":null"#))  // NaN
+        #expect(lines[4].contains(#""close":null"#))  // +inf
         #expect(lines[4].contains(#""note":"back\\slash 😀""#))
         #expect(lines[6].contains(#""close":2411643.0"#))
     }
@@ -122,13 +125,14 @@ private func referenceDayText(_ day: Int32) -> String {
 
     @Test func jsonArrayPutsOneObjectPerLine() throws {
         let text = try render(JSONFormatter(layout: .array), rows: Array(rows.prefix(2)))
-        #expect(text == """
-            [
-            {"ticker":"AAPL","date":"2014-01-02","close":553.13,"volume":8398851,"note":"Apple, Inc. \\"AAPL\\""},
-            {"ticker":null,"date":null,"close":null,"volume":null,"note":null}
-            ]
+        #expect(
+            text == """
+                [
+                {"ticker":"AAPL","date":"2014-01-02","close":553.13,"volume":8398851,"note":"Apple, Inc. \\"AAPL\\""},
+                {"ticker":null,"date":null,"close":null,"volume":null,"note":null}
+                ]
 
-            """)
+                """)
     }
 
     // MARK: Table
@@ -142,14 +146,15 @@ private func referenceDayText(_ day: Int32) -> String {
                 [.text("BRK_A"), .day(16_073), .null, .number(-0.0)],
                 [.text("日本"), .null, .number(.nan), .number(1e-7)],
             ])
-        #expect(table == """
-            ticker  date         close   volume
-            ------  ----------  ------  -------
-            AAPL    2014-01-02  553.13  2411643
-            BRK_A   2014-01-03               -0
-            日本                     nan    1e-07
+        #expect(
+            table == """
+                ticker  date         close   volume
+                ------  ----------  ------  -------
+                AAPL    2014-01-02  553.13  2411643
+                BRK_A   2014-01-03               -0
+                日本                     nan    1e-07
 
-            """)
+                """)
     }
 
     @Test func computedValuesHaveAtMostSixDecimalsAlignedOnThePoint() throws {
@@ -162,18 +167,20 @@ private func referenceDayText(_ day: Int32) -> String {
                 [.text("X"), .number(2.0), .number(7)],
                 [.text("Y"), .number(-0.0000001), .number(.infinity)],
             ])
-        #expect(table == """
-            ticker  mean(close)   close
-            ------  -----------  ------
-            AAPL     283.16456   553.13
-            KO        11.981827   40.5
-            X          2           7
-            Y          0            inf
+        #expect(
+            table == """
+                ticker  mean(close)   close
+                ------  -----------  ------
+                AAPL     283.16456   553.13
+                KO        11.981827   40.5
+                X          2           7
+                Y          0            inf
 
-            """)
+                """)
         // --precision: every number column, at most N decimals; CSV keeps every digit.
-        let two = try render(TableFormatter(precision: 2), columns: [ResultColumn(name: "x", maximumDecimals: 6)],
-                             rows: [[.number(283.1645595238097)], [.number(1.5)]])
+        let two = try render(
+            TableFormatter(precision: 2), columns: [ResultColumn(name: "x", maximumDecimals: 6)],
+            rows: [[.number(283.1645595238097)], [.number(1.5)]])
         #expect(two == "     x\n------\n283.16\n  1.5\n")
         let csv = try render(CSVFormatter(), columns: [ResultColumn(name: "x", maximumDecimals: 6)], rows: [[.number(283.1645595238097)]])
         #expect(csv == "x\n283.1645595238097\n")
@@ -193,8 +200,9 @@ private func referenceDayText(_ day: Int32) -> String {
                 #expect(shown == count)
             } else {
                 let omitted = count - head - tail
-                #expect(lines == ["n", "-"] + (0 ..< head).map(String.init) + ["… \(omitted) more \(omitted == 1 ? "row" : "rows") …"]
-                    + (count - tail ..< count).map(String.init), "known: \(known)")
+                #expect(
+                    lines == ["n", "-"] + (0 ..< head).map(String.init) + ["… \(omitted) more \(omitted == 1 ? "row" : "rows") …"]
+                        + (count - tail ..< count).map(String.init), "known: \(known)")
                 #expect(shown == head + tail)
             }
         }
@@ -203,8 +211,9 @@ private func referenceDayText(_ day: Int32) -> String {
     @Test func anUncappedTableStreamsPastTheMeasuredRows() throws {
         // Rows past the first measured ones are written with the measured widths, as they come.
         let count = TableFormatter.measuredRows + 3
-        var source = MaterializedRows(columns: [ResultColumn(name: "n")],
-                                      rows: (0 ..< count).map { [Cell.integer($0 == count - 1 ? 123_456_789 : 1)] })
+        var source = MaterializedRows(
+            columns: [ResultColumn(name: "n")],
+            rows: (0 ..< count).map { [Cell.integer($0 == count - 1 ? 123_456_789 : 1)] })
         let output = MemoryOutputWriter()
         #expect(try TableFormatter().writeTable(&source, count: nil, to: output) == count)
         let lines = output.text.split(separator: "\n")
@@ -213,14 +222,16 @@ private func referenceDayText(_ day: Int32) -> String {
     }
 
     @Test func tableEscapesControlCharactersToKeepOneLinePerRow() throws {
-        let table = try render(TableFormatter(), columns: [ResultColumn(name: "note")],
-                               rows: [[.text("a\nb\tc\u{1B}")]])
+        let table = try render(
+            TableFormatter(), columns: [ResultColumn(name: "note")],
+            rows: [[.text("a\nb\tc\u{1B}")]])
         #expect(table == "note\n-------------\na\\nb\\tc\\u{1B}\n")
     }
 
     @Test func footerGroupsThousandsAndScalesDurations() {
-        #expect(TableFooter(shown: 1_234, matched: 20_000_000, elapsed: .microseconds(3_100)).text
-            == "1,234 of 20,000,000 matching rows shown in 3.1 ms")
+        #expect(
+            TableFooter(shown: 1_234, matched: 20_000_000, elapsed: .microseconds(3_100)).text
+                == "1,234 of 20,000,000 matching rows shown in 3.1 ms")
         #expect(TableFooter(shown: 0, matched: 0).text == "0 of 0 matching rows shown")
         #expect(TableFooter(shown: 1, matched: 1).text == "1 of 1 matching row shown")
         #expect(TableFooter(shown: 5, matched: 1_000, elapsed: .microseconds(42)).text == "5 of 1,000 matching rows shown in 42 µs")
@@ -240,7 +251,7 @@ private func referenceDayText(_ day: Int32) -> String {
     @Test func dayTextMatchesFoundationsCalendar() {
         var days: [Int32] = [-141_427, -1, 0, 1, 59, 60, 365, 11_016, 16_071, 16_072, 2_932_896]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for _ in 0..<2_000 {
+        for _ in 0 ..< 2_000 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             days.append(Int32(truncatingIfNeeded: Int64(state >> 33) % 3_074_323) - 141_427)
         }
@@ -250,8 +261,8 @@ private func referenceDayText(_ day: Int32) -> String {
     }
 
     @Test func daysBeforeTheGregorianReformAreProleptic() {
-        #expect(dayText(-719_162) == "0001-01-01") // Hinnant's days_from_civil(1, 1, 1)
-        #expect(dayText(-141_428) == "1582-10-14") // Foundation would say 1582-10-04 (Julian)
+        #expect(dayText(-719_162) == "0001-01-01")  // Hinnant's days_from_civil(1, 1, 1)
+        #expect(dayText(-141_428) == "1582-10-14")  // Foundation would say 1582-10-04 (Julian)
     }
 
     @Test func dateParsingInvertsFormatting() throws {
@@ -272,8 +283,9 @@ private func expect(_ field: CSVField, represents cell: Cell, sourceLocation: So
         #expect(Int64(field.text) == value, sourceLocation: sourceLocation)
     case .number(let value):
         let parsed = Double(field.text)
-        #expect(parsed?.bitPattern == value.bitPattern || (parsed?.isNaN == true && value.isNaN),
-                "\(field.text) for \(value)", sourceLocation: sourceLocation)
+        #expect(
+            parsed?.bitPattern == value.bitPattern || (parsed?.isNaN == true && value.isNaN),
+            "\(field.text) for \(value)", sourceLocation: sourceLocation)
     case .day(let day):
         #expect(field.text == referenceDayText(day), sourceLocation: sourceLocation)
     case .text(let text):
@@ -294,11 +306,13 @@ private func expect(_ value: Any?, represents cell: Cell, sourceLocation: Source
         // 0.30000000000000004 as 0.3000000000000001), so allow one ulp here; the exact
         // spelling is checked with `Double(String)` in `jsonNumbersRoundTripExactly`.
         let parsed = (value as? NSNumber)?.doubleValue ?? .nan
-        #expect(parsed == number || parsed.nextUp == number || parsed.nextDown == number,
-                "\(String(describing: value)) for \(number)", sourceLocation: sourceLocation)
+        #expect(
+            parsed == number || parsed.nextUp == number || parsed.nextDown == number,
+            "\(String(describing: value)) for \(number)", sourceLocation: sourceLocation)
     case .integer(let integer):
-        #expect((value as? NSNumber)?.int64Value == integer, "\(String(describing: value)) for \(integer)",
-                sourceLocation: sourceLocation)
+        #expect(
+            (value as? NSNumber)?.int64Value == integer, "\(String(describing: value)) for \(integer)",
+            sourceLocation: sourceLocation)
     case .day(let day):
         #expect(value as? String == referenceDayText(day), sourceLocation: sourceLocation)
     case .text(let text):

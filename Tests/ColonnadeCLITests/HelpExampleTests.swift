@@ -29,7 +29,10 @@ import Testing
         return try segments.map { segment in
             var words = try ShellWords.split(segment)[...], kept = [String]()
             while let word = words.popFirst() {
-                if word == ">" || word == "<" || word == ">>" || word == "2>" { _ = words.popFirst(); continue }
+                if word == ">" || word == "<" || word == ">>" || word == "2>" {
+                    _ = words.popFirst()
+                    continue
+                }
                 kept.append(word)
             }
             return kept
@@ -85,8 +88,9 @@ import Testing
                 // directory) must not be in the way of another's file of the same name.
                 let directory = try EndToEndFixture.scratchDirectory("examples")
                 let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
-                let context = CommandContext(standardOutput: output, standardError: errors, environment: [:],
-                                             currentDirectory: directory.path)
+                let context = CommandContext(
+                    standardOutput: output, standardError: errors, environment: [:],
+                    currentDirectory: directory.path)
                 let status = runColonnade(Array(words.dropFirst()), context: context)
                 #expect(status == 0, "'\(line)': \(errors.text)")
                 if spec.name == "filter" && !words.contains("--count") {

@@ -20,7 +20,9 @@ import Testing
         return try QuoteTable.load(from: path)
     }
 
-    @Test(arguments: ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip", "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"])
+    @Test(arguments: [
+        "WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip", "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip",
+    ])
     func aZipImportsAsItsCSV(_ name: String) async throws {
         let scratch = try Scratch()
         let expected = try await Self.referenceTable(in: scratch)
@@ -43,8 +45,9 @@ import Testing
         try Data(truncated).write(to: URL(fileURLWithPath: scratch.file("half.zip")))
 
         for name in ["damaged.zip", "half.zip"] {
-            let run = await runOffPool(["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), name, "--snapshot", scratch.snapshot],
-                                       in: scratch)
+            let run = await runOffPool(
+                ["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), name, "--snapshot", scratch.snapshot],
+                in: scratch)
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
             #expect(run.errorLines.count == 1, "\(run.standardError)")
@@ -86,7 +89,8 @@ import Testing
         let refused = await runOffPool(["import", bomb, "--snapshot", scratch.snapshot], in: scratch)
         #expect(refused.status == 1)
         #expect(refused.errorLines.count == 1, "\(refused.standardError)")
-        #expect(refused.errorLines.first?.contains("member 'PRICES.csv': would inflate to 73400361 bytes") == true, "\(refused.standardError)")
+        #expect(
+            refused.errorLines.first?.contains("member 'PRICES.csv': would inflate to 73400361 bytes") == true, "\(refused.standardError)")
         #expect(refused.standardError.contains("--max-inflate-ratio"), "the hint names the option")
         #expect(scratch.bytes("quotes.snapshot") == before)
 
@@ -120,17 +124,20 @@ import Testing
         ]
         for c in cases {
             try Data(c.bytes).write(to: URL(fileURLWithPath: scratch.file(c.file)))
-            let run = await runOffPool(["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), c.file, "--snapshot", scratch.snapshot],
-                                       in: scratch)
+            let run = await runOffPool(
+                ["import", Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), c.file, "--snapshot", scratch.snapshot],
+                in: scratch)
             #expect(run.status == 1, "\(c.file)")
-            #expect(run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: \(c.file)") == true, "\(c.file): \(run.standardError)")
+            #expect(
+                run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: \(c.file)") == true, "\(c.file): \(run.standardError)")
             for text in c.says {
                 #expect(run.standardError.contains(text), "\(c.file) should say \(text): \(run.standardError)")
             }
             #expect(scratch.bytes("quotes.snapshot") == before, "\(c.file): the snapshot is byte-identical")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
-                "no temporary left behind")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
+            "no temporary left behind")
     }
 
     /// The README's own line, through a real pipe: `unzip -p export.zip | colonnade import -` saves
@@ -142,8 +149,11 @@ import Testing
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         let quote = { (s: String) in "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        shell.arguments = ["-c", "unzip -p \(quote(Self.exportFixture("WIKI-PRICES.2014.infozip-9.zip"))) | "
-            + "\(quote(try BuiltExecutable.url().path)) import - --snapshot \(quote(scratch.snapshot))"]
+        shell.arguments = [
+            "-c",
+            "unzip -p \(quote(Self.exportFixture("WIKI-PRICES.2014.infozip-9.zip"))) | "
+                + "\(quote(try BuiltExecutable.url().path)) import - --snapshot \(quote(scratch.snapshot))",
+        ]
         shell.environment = EndToEndFixture.cleanEnvironment
         shell.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
@@ -166,23 +176,29 @@ import Testing
         #expect(csv.count > 2 * (4 << 20), "several chunks")
         // Line 1000's second field (the date) becomes 2014-13-01.
         var line = 1, i = 0
-        while line < 1000 { if csv[i] == UInt8(ascii: "\n") { line += 1 }; i += 1 }
+        while line < 1000 {
+            if csv[i] == UInt8(ascii: "\n") { line += 1 }
+            i += 1
+        }
         while csv[i] != UInt8(ascii: ",") { i += 1 }
         csv.replaceSubrange(i + 1 ..< i + 11, with: Array("2014-13-01".utf8))
         try Data(ZipBuilder([.stored("PRICES.csv", csv)]).bytes()).write(to: URL(fileURLWithPath: scratch.file("big.zip")))
         try Data(csv).write(to: URL(fileURLWithPath: scratch.file("big.csv")))
         let run = await runOffPool(["import", "big.zip", "--snapshot", scratch.snapshot, "--threads", "2"], in: scratch)
         #expect(run.status == 1)
-        #expect(run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: big.zip:PRICES.csv:1000:") == true, "\(run.standardError)")
+        #expect(
+            run.errorLines.count == 1 && run.errorLines.first?.hasPrefix("error: big.zip:PRICES.csv:1000:") == true, "\(run.standardError)")
         #expect(scratch.bytes("quotes.snapshot") == before, "the snapshot is byte-identical")
-        let piped = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot, "--threads", "2"],
-                                            environment: EndToEndFixture.cleanEnvironment,
-                                            standardInput: URL(fileURLWithPath: scratch.file("big.csv")))
+        let piped = try BuiltExecutable.run(
+            ["import", "-", "--snapshot", scratch.snapshot, "--threads", "2"],
+            environment: EndToEndFixture.cleanEnvironment,
+            standardInput: URL(fileURLWithPath: scratch.file("big.csv")))
         #expect(piped.status == 1)
         #expect(piped.standardError.contains("error: standard input:1000:"), "\(piped.standardError)")
         #expect(scratch.bytes("quotes.snapshot") == before, "the snapshot is byte-identical")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
-                "no temporary left behind")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".tmp") }.isEmpty,
+            "no temporary left behind")
     }
 
     /// `unzip -p x.zip | colonnade import -`: the real process with a body, or a zip, on standard input.
@@ -191,18 +207,20 @@ import Testing
         let scratch = try Scratch()
         let expected = try await Self.referenceTable(in: scratch)
         let input = zipped ? Self.exportFixture("WIKI-PRICES.export.zip") : Self.csv
-        let result = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot],
-                                             environment: EndToEndFixture.cleanEnvironment,
-                                             standardInput: URL(fileURLWithPath: input))
+        let result = try BuiltExecutable.run(
+            ["import", "-", "--snapshot", scratch.snapshot],
+            environment: EndToEndFixture.cleanEnvironment,
+            standardInput: URL(fileURLWithPath: input))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try QuoteTable.load(from: scratch.snapshot) == expected)
 
         // A bad body on standard input is named as such.
         try scratch.write("ticker,date,close\nAAPL,2014-13-01,1.0\n", to: "bad.csv")
         let before = try #require(scratch.bytes("quotes.snapshot"))
-        let bad = try BuiltExecutable.run(["import", "-", "--snapshot", scratch.snapshot],
-                                          environment: EndToEndFixture.cleanEnvironment,
-                                          standardInput: URL(fileURLWithPath: scratch.file("bad.csv")))
+        let bad = try BuiltExecutable.run(
+            ["import", "-", "--snapshot", scratch.snapshot],
+            environment: EndToEndFixture.cleanEnvironment,
+            standardInput: URL(fileURLWithPath: scratch.file("bad.csv")))
         #expect(bad.status == 1)
         #expect(bad.standardError.contains("error: standard input:2:"), "\(bad.standardError)")
         #expect(scratch.bytes("quotes.snapshot") == before)

@@ -33,7 +33,9 @@ import Testing
         }
         let total = aapl.rowCount + amzn.rowCount + prices.rowCount
         #expect(saved.rowCount == total)
-        #expect(run.standardOutput.contains("imported \(total.groupedText) rows for \(2 + prices.tickers.count) tickers into \(scratch.snapshot)"))
+        #expect(
+            run.standardOutput.contains(
+                "imported \(total.groupedText) rows for \(2 + prices.tickers.count) tickers into \(scratch.snapshot)"))
         #expect(run.standardOutput.contains("AAPL"))
     }
 
@@ -44,7 +46,8 @@ import Testing
         let json = try QuoteGenerator.writeDatasetJSON(generated, toDirectory: scratch.file("json"))
         let csv = try QuoteGenerator.writeTimeSeriesCSV(generated, toDirectory: scratch.file("csv"))
         // JSON for the first four tickers, CSV for the rest; relative paths.
-        let files = json.prefix(4).map { "json/" + ($0 as NSString).lastPathComponent }
+        let files =
+            json.prefix(4).map { "json/" + ($0 as NSString).lastPathComponent }
             + csv.dropFirst(4).map { "csv/" + ($0 as NSString).lastPathComponent }
         let run = await runOffPool(["import"] + files + ["--snapshot", "quotes.snapshot"], in: scratch)
         #expect(run.status == 0, "\(run.standardError)")
@@ -96,8 +99,9 @@ import Testing
     func anErrorBodyIsExplained(name: String) async throws {
         let scratch = try Scratch()
         let before = try await makeSnapshot(in: scratch)
-        let run = await runOffPool(["import", Self.fixture("WIKI-AAPL.2014.asc.csv"), Self.fixture(name), "--snapshot", scratch.snapshot],
-                                   in: scratch)
+        let run = await runOffPool(
+            ["import", Self.fixture("WIKI-AAPL.2014.asc.csv"), Self.fixture(name), "--snapshot", scratch.snapshot],
+            in: scratch)
         #expect(run.status == 1)
         let code = name.split(separator: ".")[1]
         #expect(run.errorLines.count == 1)
@@ -119,7 +123,8 @@ import Testing
             try scratch.write("Date,Open\n2017-01-03,\(String(repeating: ".", count: padding))\(key)\n", to: name)
             files.append(name)
         }
-        try scratch.write(#"{"quandl_error":{"code":"QEAx01","message":"We could not recognize your API key: '\#(key)'."}}"#, to: "error.json")
+        try scratch.write(
+            #"{"quandl_error":{"code":"QEAx01","message":"We could not recognize your API key: '\#(key)'."}}"#, to: "error.json")
         try scratch.write("Date,Open\n2017-01-03,api_key=abc12\n", to: "param.csv")
         for file in files + ["error.json", "param.csv"] {
             let run = await runOffPool(["import", file, "--snapshot", scratch.snapshot], in: scratch)

@@ -47,8 +47,9 @@ import Testing
         for threads in 1 ... 3 {
             let direct = scratch.file("out/direct.snapshot"), ordinary = scratch.file("out/ordinary.snapshot")
             let a = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", direct], in: scratch)
-            let b = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
-                                     tuning: D.ordinary)
+            let b = await runOffPool(
+                ["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
+                tuning: D.ordinary)
             #expect(a.status == b.status && a.status == (succeeds ? 0 : 1), "\(a.standardError) \(b.standardError)")
             #expect(a.standardOutput.replacingOccurrences(of: direct, with: ordinary) == b.standardOutput)
             #expect(a.standardError.replacingOccurrences(of: direct, with: ordinary) == b.standardError)
@@ -58,8 +59,9 @@ import Testing
             } else if succeeds {
                 let bytes = try #require(scratch.bytes("out/direct.snapshot"))
                 #expect(bytes == scratch.bytes("out/ordinary.snapshot"), "threads \(threads)")
-                #expect(try D.outNames(scratch) == ["direct.snapshot", "direct.snapshot.lock", "ordinary.snapshot", "ordinary.snapshot.lock"],
-                        "threads \(threads): no temporary left: \((try? D.outNames(scratch)) ?? [])")
+                #expect(
+                    try D.outNames(scratch) == ["direct.snapshot", "direct.snapshot.lock", "ordinary.snapshot", "ordinary.snapshot.lock"],
+                    "threads \(threads): no temporary left: \((try? D.outNames(scratch)) ?? [])")
                 try FileManager.default.removeItem(atPath: direct)
                 try FileManager.default.removeItem(atPath: ordinary)
             } else {
@@ -77,7 +79,8 @@ import Testing
         // With nulls (saved the ordinary way from the draft), and the generator's CSV.
         try scratch.write(Self.csv(seed: seed, nulls: true, trailingLineEnd: true), to: "nulls.csv")
         try await Self.compareBothWays([scratch.file("nulls.csv")], in: scratch)
-        let made = await runOffPool(["generate", "--tickers", "20", "--days", "50", "--seed", "\(seed)", "--csv", scratch.file("gen.csv")], in: scratch)
+        let made = await runOffPool(
+            ["generate", "--tickers", "20", "--days", "50", "--seed", "\(seed)", "--csv", scratch.file("gen.csv")], in: scratch)
         #expect(made.status == 0, "\(made.standardError)")
         try await Self.compareBothWays([scratch.file("gen.csv")], in: scratch)
     }

@@ -11,7 +11,8 @@ import Testing
 
     /// Generated per-ticker JSON (seeded), and a file without rows among them.
     static func inputs(in scratch: Scratch, seed: Int) async throws -> [String] {
-        let made = await runOffPool(["generate", "--tickers", "25", "--days", "60", "--seed", "\(seed)", "--json-dir", scratch.file("json")], in: scratch)
+        let made = await runOffPool(
+            ["generate", "--tickers", "25", "--days", "60", "--seed", "\(seed)", "--json-dir", scratch.file("json")], in: scratch)
         #expect(made.status == 0, "\(made.standardError)")
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.file("json")).sorted()
         // The generator's columns (the files must share them to be placed together), and no rows.
@@ -34,14 +35,16 @@ import Testing
         for threads in 1 ... 3 {
             let direct = scratch.file("out/direct.snapshot"), ordinary = scratch.file("out/ordinary.snapshot")
             let a = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", direct], in: scratch)
-            let b = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
-                                     tuning: Self.ordinary)
+            let b = await runOffPool(
+                ["import"] + files + ["--threads", "\(threads)", "--snapshot", ordinary], in: scratch,
+                tuning: Self.ordinary)
             #expect(a.status == 0 && b.status == 0, "\(a.standardError) \(b.standardError)")
             #expect(a.standardOutput.replacingOccurrences(of: direct, with: ordinary) == b.standardOutput)
             let bytes = try #require(scratch.bytes("out/direct.snapshot"))
             #expect(bytes == scratch.bytes("out/ordinary.snapshot"), "threads \(threads)")
-            #expect(try Self.outNames(scratch) == ["direct.snapshot", "direct.snapshot.lock", "ordinary.snapshot", "ordinary.snapshot.lock"],
-                    "threads \(threads): no temporary left")
+            #expect(
+                try Self.outNames(scratch) == ["direct.snapshot", "direct.snapshot.lock", "ordinary.snapshot", "ordinary.snapshot.lock"],
+                "threads \(threads): no temporary left")
             try FileManager.default.removeItem(atPath: direct)
             try FileManager.default.removeItem(atPath: ordinary)
         }
@@ -72,14 +75,16 @@ import Testing
     @Test func aFailingFileLeavesNoSnapshotAndNoTemporaryAndAnExistingOneByteIdentical() async throws {
         let scratch = try Scratch()
         var files = try await Self.inputs(in: scratch, seed: 9)
-        try scratch.write(#"{"dataset_data":{"column_names":["Date","Open"],"data":[["2020-01-03",1.5],["2020-01-02",x]]}}"#, to: "json/WIKI-BAD.json")
+        try scratch.write(
+            #"{"dataset_data":{"column_names":["Date","Open"],"data":[["2020-01-03",1.5],["2020-01-02",x]]}}"#, to: "json/WIKI-BAD.json")
         files.insert(scratch.file("json/WIKI-BAD.json"), at: 4)
         try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: true)
         let target = scratch.file("out/q.snapshot")
         for threads in 1 ... 3 {
             let direct = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", target], in: scratch)
-            let ordinary = await runOffPool(["import"] + files + ["--threads", "\(threads)", "--snapshot", target], in: scratch,
-                                            tuning: Self.ordinary)
+            let ordinary = await runOffPool(
+                ["import"] + files + ["--threads", "\(threads)", "--snapshot", target], in: scratch,
+                tuning: Self.ordinary)
             #expect(direct.status == 1 && direct.standardError.contains("WIKI-BAD.json"), "\(direct.standardError)")
             #expect(direct.standardError == ordinary.standardError && direct.status == ordinary.status)
             #expect(try Self.outNames(scratch) == ["q.snapshot.lock"], "threads \(threads): no snapshot, no temporary")

@@ -2,28 +2,24 @@
 import Foundation
 import Testing
 
-/// `colonnade import`'s progress line, run as the built executable: on a terminal (a
-/// pseudo-terminal), an import that runs past the delay shows `importing F/N files · R rows ·
+/// `colonnade import`'s progress line: on a terminal, an import that runs past the delay shows `importing F/N files · R rows ·
 /// M MB · X MB/s · S s`, rewritten in place and erased before the summary; an import that ends
 /// within the delay, or one whose standard error is not a terminal, shows nothing.
-/// `$COLONNADE_PROGRESS_AFTER_MS` (test-only) shortens the one-second delay so the test is fast.
+/// Runs that need the line at once are in-process with `TestTuning.progressDelay` zero (the binary
+/// has no switch for it); the one-second default is run as the built executable on a pseudo-terminal.
 @Suite struct ImportProgressTests {
     static let files = 200, days = 1_000
 
     /// `files` generated JSON responses (200 × 1,000 rows, about 22 MB), shared by the tests.
     static let inputs: Result<[String], any Error> = Result {
         let directory = try EndToEndFixture.scratchDirectory("progress-inputs")
-        let generated = try runBuiltColonnade(["generate", "--tickers", "\(files)", "--days", "\(days)", "--seed", "13",
-                                               "--json-dir", directory.path])
+        let generated = try runBuiltColonnade([
+            "generate", "--tickers", "\(files)", "--days", "\(days)", "--seed", "13",
+            "--json-dir", directory.path,
+        ])
         guard generated.status == 0 else { throw CommandFailure("generate failed: \(generated.standardError)") }
         return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
             .map { directory.appendingPathComponent($0).path }
-    }
-
-    static func environment(delayMilliseconds: Int?) -> [String: String] {
-        var environment = EndToEndFixture.cleanEnvironment
-        environment["COLONNADE_PROGRESS_AFTER_MS"] = delayMilliseconds.map(String.init)
-        return environment
     }
 
     /// The progress lines drawn, parsed: (files, rows, MB, MB/s).
@@ -40,10 +36,10 @@ import Testing
         #expect(inputs.count == Self.files)
         let directory = try EndToEndFixture.scratchDirectory("progress-tty")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
-        let session = try PseudoTerminalSession(["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
-                                                environment: Self.environment(delayMilliseconds: 0), in: directory)
-        #expect(try session.finish() == 0)
-        let output = session.output
+        let run = colonnadeWithProgress(
+            ["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"], in: directory, onATerminal: true)
+        #expect(run.status == 0)
+        let output = run.output
         let lines = try Self.progressLines(output)
         #expect(!lines.isEmpty, "no progress line in \(output.debugDescription)")
         for line in lines {
@@ -71,8 +67,9 @@ import Testing
         let directory = try EndToEndFixture.scratchDirectory("progress-quick")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
         // One file of 1,000 rows imports in milliseconds, well within the default second.
-        let session = try PseudoTerminalSession(["import", inputs[0], "--snapshot", snapshot],
-                                                environment: Self.environment(delayMilliseconds: nil), in: directory)
+        let session = try PseudoTerminalSession(
+            ["import", inputs[0], "--snapshot", snapshot],
+            environment: EndToEndFixture.cleanEnvironment, in: directory)
         #expect(try session.finish() == 0)
         #expect(!session.output.contains("importing"), "\(session.output.debugDescription)")
         #expect(!session.output.contains("\u{1B}[K"), "\(session.output.debugDescription)")
@@ -83,21 +80,27 @@ import Testing
         let inputs = try Self.inputs.get()
         let directory = try EndToEndFixture.scratchDirectory("progress-pipe")
         let snapshot = directory.appendingPathComponent("s.snapshot").path
-        let result = try runBuiltColonnade(["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"],
-                                           environment: Self.environment(delayMilliseconds: 0), in: directory)
+        let result = colonnadeWithProgress(
+            ["import"] + inputs + ["--snapshot", snapshot, "--threads", "2"], in: directory, onATerminal: false)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError.debugDescription)")
-        #expect(!result.standardOutput.contains("importing"))
-        #expect(!result.standardOutput.contains("\u{1B}"))
-        #expect(result.standardOutput.contains("imported 200,000 rows for 200 tickers"))
+        #expect(!result.output.contains("importing"))
+        #expect(!result.output.contains("\u{1B}"))
+        #expect(result.output.contains("imported 200,000 rows for 200 tickers"))
     }
 
-    @Test func theDelayKnobTakesMillisecondsInRangeAndIgnoresAnythingElse() {
-        #expect(ImportProgressLine.delay(environment: [:]) == .seconds(1))
-        #expect(ImportProgressLine.delay(environment: ["COLONNADE_PROGRESS_AFTER_MS": "0"]) == .zero)
-        #expect(ImportProgressLine.delay(environment: ["COLONNADE_PROGRESS_AFTER_MS": "250"]) == .milliseconds(250))
-        for ignored in ["", "-1", "60001", "1e3", "abc"] {
-            #expect(ImportProgressLine.delay(environment: ["COLONNADE_PROGRESS_AFTER_MS": ignored]) == .seconds(1), "\(ignored)")
-        }
+    /// The shipped binary reads no test-only variable (issue 29): the variable that once made the
+    /// line appear at once changes nothing, and one quick file shows no line.
+    @Test func theBinaryIgnoresTheRetiredDelayVariable() throws {
+        let inputs = try Self.inputs.get()
+        let directory = try EndToEndFixture.scratchDirectory("progress-retired")
+        var environment = EndToEndFixture.cleanEnvironment
+        environment["COLONNADE_PROGRESS_AFTER_MS"] = "0"
+        let session = try PseudoTerminalSession(
+            ["import", inputs[0], "--snapshot", directory.appendingPathComponent("s.snapshot").path],
+            environment: environment, in: directory)
+        #expect(try session.finish() == 0)
+        #expect(!session.output.contains("importing"), "\(session.output.debugDescription)")
+        #expect(session.output.contains("imported 1,000 rows for 1 ticker"))
     }
 }

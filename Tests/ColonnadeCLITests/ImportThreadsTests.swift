@@ -37,7 +37,8 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         let before = try #require(scratch.bytes("quotes.snapshot"))
         // Line 3 of the datatable CSV: its second field (the date) made invalid.
-        var csv = try String(contentsOfFile: inputs.last!, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var csv = try String(contentsOfFile: inputs.last!, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
         var fields = csv[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         fields[1] = "2001-13-01"
         csv[2] = fields.joined(separator: ",")
@@ -56,7 +57,8 @@ import Testing
     static func countedRun(_ arguments: [String], in scratch: Scratch, environment: [String: String]) -> (Invocation, regions: Int) {
         let output = MemoryOutputWriter()
         let errors = MemoryOutputWriter()
-        let context = CommandContext(standardOutput: output, standardError: errors, environment: environment, currentDirectory: scratch.path)
+        let context = CommandContext(
+            standardOutput: output, standardError: errors, environment: environment, currentDirectory: scratch.path)
         let (status, regions) = ParallelRegions.counted { runColonnade(arguments, context: context) }
         return (Invocation(status: status, standardOutput: output.text, standardError: errors.text), regions)
     }
@@ -73,12 +75,15 @@ import Testing
             let inputs = try Self.writeInputs(scratch)
             let environment = scratch.environment()
             if intoAnExistingSnapshot {
-                let first = Self.countedRun(["import", inputs[0], "--snapshot", scratch.snapshot, "--threads", "1"], in: scratch,
-                                            environment: environment).0
+                let first = Self.countedRun(
+                    ["import", inputs[0], "--snapshot", scratch.snapshot, "--threads", "1"], in: scratch,
+                    environment: environment
+                ).0
                 #expect(first.status == 0, "\(first.standardError)")
             }
-            let (run, n) = Self.countedRun(["import"] + inputs + ["--threads", "\(threads)", "--snapshot", scratch.snapshot], in: scratch,
-                                           environment: environment)
+            let (run, n) = Self.countedRun(
+                ["import"] + inputs + ["--threads", "\(threads)", "--snapshot", scratch.snapshot], in: scratch,
+                environment: environment)
             #expect(run.status == 0, "\(run.standardError)")
             regions[threads] = n
         }

@@ -15,15 +15,19 @@ import Testing
 @Suite struct ImportWriteFailureTests {
     /// Runs `colonnade arguments` with SIGXFSZ ignored, under a limit of `blocks` 512-byte blocks.
     static func runLimited(_ arguments: [String], blocks: Int, in directory: URL) throws -> BuiltExecutable.Result {
-        try RunningExecutable(["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
-                              environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish(timeout: .seconds(120))
+        try RunningExecutable(
+            ["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh"
+        ).finish(timeout: .seconds(120))
     }
 
     /// Per-ticker JSON responses generated with `seed`, in `directory/name`.
     static func responses(seed: Int, into directory: URL, name: String) throws -> [String] {
         let folder = directory.appendingPathComponent(name).path
-        let made = try RunningExecutable(["generate", "--tickers", "20", "--days", "250", "--seed", "\(seed)", "--json-dir", folder],
-                                         environment: EndToEndFixture.cleanEnvironment, in: directory).finish()
+        let made = try RunningExecutable(
+            ["generate", "--tickers", "20", "--days", "250", "--seed", "\(seed)", "--json-dir", folder],
+            environment: EndToEndFixture.cleanEnvironment, in: directory
+        ).finish()
         #expect(made.status == 0, "\(made.standardError)")
         return try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { folder + "/" + $0 }
     }
@@ -53,8 +57,9 @@ import Testing
         let failed = try Self.runLimited(["import"] + first + ["--snapshot", fresh, "--threads", "2"], blocks: limit, in: directory)
         #expect(failed.status == 1, "\(failed.standardError)")
         #expect(!failed.terminatedBySignal)
-        #expect(failed.standardError.hasPrefix("error: \(fresh): write failed: \(String(cString: strerror(EFBIG))) (errno \(EFBIG))"),
-                "\(failed.standardError)")
+        #expect(
+            failed.standardError.hasPrefix("error: \(fresh): write failed: \(String(cString: strerror(EFBIG))) (errno \(EFBIG))"),
+            "\(failed.standardError)")
         #expect(!failed.standardError.contains("Fatal error"))
         #expect(!FileManager.default.fileExists(atPath: fresh))
         #expect(try Self.temporaries(in: out).isEmpty)
@@ -65,8 +70,9 @@ import Testing
         #expect(!update.terminatedBySignal)
         // The update appends a version: the file that failed is its new segment in the data directory.
         #expect(update.standardError.hasPrefix("error: \(snapshot).data/v"), "\(update.standardError)")
-        #expect(update.standardError.contains(".snapshot: write failed: \(String(cString: strerror(EFBIG))) (errno \(EFBIG))"),
-                "\(update.standardError)")
+        #expect(
+            update.standardError.contains(".snapshot: write failed: \(String(cString: strerror(EFBIG))) (errno \(EFBIG))"),
+            "\(update.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == before)
         #expect(try Self.temporaries(in: out).isEmpty)
 

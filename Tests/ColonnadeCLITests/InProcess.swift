@@ -1,4 +1,5 @@
 @testable import ColonnadeCLI
+import Foundation
 
 /// What one in-process run of `colonnade` produced.
 struct Invocation {
@@ -18,8 +19,9 @@ func colonnade(_ arguments: String..., outputLimit: Int? = nil) -> Invocation {
 func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
     let output = MemoryOutputWriter(limit: outputLimit)
     let errors = MemoryOutputWriter()
-    let context = CommandContext(standardOutput: output, standardError: errors,
-                                 environment: [:], currentDirectory: "/tmp")
+    let context = CommandContext(
+        standardOutput: output, standardError: errors,
+        environment: [:], currentDirectory: "/tmp")
     let status = runColonnade(arguments, context: context)
     return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
 }
@@ -29,11 +31,13 @@ func colonnade(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
 func colonnadeWithSelfTest(_ arguments: [String], outputLimit: Int? = nil) -> Invocation {
     let output = MemoryOutputWriter(limit: outputLimit)
     let errors = MemoryOutputWriter()
-    let context = CommandContext(standardOutput: output, standardError: errors,
-                                 environment: [:], currentDirectory: "/tmp")
+    let context = CommandContext(
+        standardOutput: output, standardError: errors,
+        environment: [:], currentDirectory: "/tmp")
     let shipped = CommandLineTool.colonnade
-    let tool = CommandLineTool(version: shipped.version, abstract: "colonnade with test commands",
-                               commands: shipped.commands + [SelfTestOutputCommand()])
+    let tool = CommandLineTool(
+        version: shipped.version, abstract: "colonnade with test commands",
+        commands: shipped.commands + [SelfTestOutputCommand()])
     let status = tool.run(arguments, context: context)
     return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
 }
@@ -53,4 +57,36 @@ import Testing
 extension CommandSpec: CustomTestStringConvertible {
     /// Parameterized tests name the command, not its whole declaration.
     public var testDescription: String { name }
+}
+
+/// Standard output and error as one terminal sees them: one stream, in order, that says it is a
+/// terminal (or, with `isTerminal` false, a file). Thread-safe: a progress line draws from its own
+/// queue while the command writes.
+final class TerminalCapture: OutputWriter, @unchecked Sendable {
+    // Safe: `written` is touched only under `lock`.
+    private let lock = NSLock()
+    private var written = ""
+    let isTerminal: Bool
+
+    init(isTerminal: Bool) { self.isTerminal = isTerminal }
+
+    var text: String { lock.withLock { written } }
+    func write(_ text: String) throws(OutputError) { lock.withLock { written += text } }
+    func flush() throws(OutputError) {}
+}
+
+/// Runs `colonnade arguments` in-process in `directory` with the end-to-end tests' environment,
+/// its progress lines after `progressDelay` (the binary always waits a second; it has no switch
+/// for this). On a terminal, standard output and error are one stream (`output`); off one, two.
+func colonnadeWithProgress(
+    _ arguments: [String], in directory: URL, onATerminal: Bool, progressDelay: Duration = .zero
+) -> (status: Int32, output: String, standardError: String) {
+    let error = TerminalCapture(isTerminal: onATerminal)
+    let output = onATerminal ? error : TerminalCapture(isTerminal: false)
+    var context = CommandContext(
+        standardOutput: output, standardError: error, environment: EndToEndFixture.cleanEnvironment,
+        currentDirectory: directory.path)
+    context.tuning.progressDelay = progressDelay
+    let status = runColonnade(arguments, context: context)
+    return (status, output.text, error.text)
 }

@@ -16,8 +16,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/q.snapshot"))
         let run = colonnade("import", file, "--snapshot", dir + "/q.snapshot")
         #expect(run.status == 0, "\(run)")
-        #expect(run.standardError.contains("note: \(file): skipped 3 columns that are not numbers: exchange (byteArray (converted type #0)), is_split_day (boolean), tags.list.element (a nested column (inside a group)) (--strict refuses such a file)"),
-                "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "note: \(file): skipped 3 columns that are not numbers: exchange (byteArray (converted type #0)), is_split_day (boolean), tags.list.element (a nested column (inside a group)) (--strict refuses such a file)"
+            ),
+            "\(run.standardError)")
         #expect(run.standardOutput.contains("imported 9 rows for 3 tickers"), "\(run.standardOutput)")
     }
 }

@@ -11,9 +11,11 @@ import Testing
 /// then (when the Python environment of Benchmarks/peers is there) pyarrow, Polars, DuckDB and
 /// delta-rs reading what it wrote, with SIGKILLs and concurrent writers (Benchmarks/peers/lakehouse.py).
 @Suite struct LakehouseCommandTests {
-    @Test(arguments: [["--format", "parquet", "--compression", "zstd"], ["--format", "parquet", "--compression", "zstd:19"],
-                      ["--format", "parquet", "--compression", "lz4"], ["--format", "arrow", "--compression", "zstd:1"],
-                      ["--format", "arrow", "--compression", "lz4"], ["--format", "arrows", "--compression", "zstd"]])
+    @Test(arguments: [
+        ["--format", "parquet", "--compression", "zstd"], ["--format", "parquet", "--compression", "zstd:19"],
+        ["--format", "parquet", "--compression", "lz4"], ["--format", "arrow", "--compression", "zstd:1"],
+        ["--format", "arrow", "--compression", "lz4"], ["--format", "arrows", "--compression", "zstd"],
+    ])
     func compressedExportsImportBackExactly(format: [String]) throws {
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("lake-compressed")
@@ -30,8 +32,10 @@ import Testing
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("lake-month")
         let parts = directory.appendingPathComponent("quotes").path
-        let export = try fx.run(["export", "--snapshot", fx.snapshot, "--format", "parquet", "--partition-by", "month",
-                                 "--compression", "zstd", "--output", parts])
+        let export = try fx.run([
+            "export", "--snapshot", fx.snapshot, "--format", "parquet", "--partition-by", "month",
+            "--compression", "zstd", "--output", parts,
+        ])
         #expect(export.status == 0, "\(export.standardError)")
         let years = try FileManager.default.contentsOfDirectory(atPath: parts).sorted()
         #expect(!years.isEmpty && years.allSatisfy { $0.hasPrefix("year=") })
@@ -47,18 +51,24 @@ import Testing
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("lake-delta")
         let table = directory.appendingPathComponent("quotes_delta").path
-        let create = try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year",
-                                 "--where", "date <= 2000-06-30", "-o", table])
+        let create = try fx.run([
+            "export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year",
+            "--where", "date <= 2000-06-30", "-o", table,
+        ])
         #expect(create.status == 0, "\(create.standardError)")
         #expect(create.standardError.contains("committed version 0"))
         // Again without a mode: refused, nothing committed.
         let again = try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year", "-o", table])
         #expect(again.status != 0 && again.standardError.contains("--mode append"), "\(again.standardError)")
-        let append = try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year", "--mode", "append",
-                                 "--where", "date > 2000-06-30", "-o", table])
+        let append = try fx.run([
+            "export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year", "--mode", "append",
+            "--where", "date > 2000-06-30", "-o", table,
+        ])
         #expect(append.status == 0, "\(append.standardError)")
-        let overwrite = try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year", "--mode", "overwrite",
-                                    "--where", "date <= 2000-12-31", "-o", table])
+        let overwrite = try fx.run([
+            "export", "--snapshot", fx.snapshot, "--format", "delta", "--partition-by", "year", "--mode", "overwrite",
+            "--where", "date <= 2000-12-31", "-o", table,
+        ])
         #expect(overwrite.status == 0 && overwrite.standardError.contains("removed"), "\(overwrite.standardError)")
         let current = directory.appendingPathComponent("current.snapshot").path
         #expect(try fx.run(["import", table, "--snapshot", current]).status == 0)
@@ -67,7 +77,9 @@ import Testing
         let v0 = try fx.run(["import", table, "--delta-version", "0", "--snapshot", first])
         #expect(v0.status == 0, "\(v0.standardError)")
         #expect(try QuoteTable.load(from: first).rowCount == fx.table.subtable(try fx.table.select(where: "date <= 2000-06-30")).rowCount)
-        let missing = try fx.run(["import", table, "--delta-version", "9", "--snapshot", directory.appendingPathComponent("x.snapshot").path])
+        let missing = try fx.run([
+            "import", table, "--delta-version", "9", "--snapshot", directory.appendingPathComponent("x.snapshot").path,
+        ])
         #expect(missing.status != 0 && missing.standardError.contains("no version 9"), "\(missing.standardError)")
     }
 
@@ -92,13 +104,17 @@ import Testing
         let fx = try EndToEndFixture.get()
         let directory = try EndToEndFixture.scratchDirectory("lake-kill")
         let table = directory.appendingPathComponent("t").path
-        #expect(try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--where", "date <= 2000-03-31", "-o", table]).status == 0)
+        #expect(
+            try fx.run(["export", "--snapshot", fx.snapshot, "--format", "delta", "--where", "date <= 2000-03-31", "-o", table]).status == 0
+        )
+        // The shipped binary has no switch to stop a commit half-way: a test helper makes the
+        // same DeltaWriter call and kills itself at the step.
+        let helper = try BuiltExecutable.sibling("SnapshotCrashWriter")
         var committed = 0
         for step in ["data", "temporary", "linked", "synced"] {
-            var environment = EndToEndFixture.cleanEnvironment
-            environment["COLONNADE_TEST_DELTA_KILL_AT"] = step
-            let result = try runBuiltColonnade(["export", "--snapshot", fx.snapshot, "--format", "delta", "--mode", "append",
-                                                "--where", "date = 2000-04-03", "-o", table], environment: environment)
+            let result = try BuiltExecutable.run(
+                executable: helper, ["delta-append-killed-at", step, fx.snapshot, "date = 2000-04-03", table],
+                environment: EndToEndFixture.cleanEnvironment)
             #expect(result.terminatedBySignal, "\(step): \(result.standardError)")
             // Linked means committed: the version is there whatever happens after.
             if step == "linked" || step == "synced" { committed += 1 }
@@ -106,6 +122,16 @@ import Testing
             var skipped: [InteropSkippedColumn] = []
             #expect(try DeltaTable.read(at: table, strict: false, skipped: &skipped).rowCount > 0)
         }
+        // The shipped binary reads no such switch: with the retired variable set, it commits.
+        var environment = EndToEndFixture.cleanEnvironment
+        environment["COLONNADE_TEST_DELTA_KILL_AT"] = "data"
+        let ordinary = try runBuiltColonnade(
+            [
+                "export", "--snapshot", fx.snapshot, "--format", "delta", "--mode", "append", "--where", "date = 2000-04-04", "-o",
+                table,
+            ], environment: environment)
+        #expect(ordinary.status == 0 && !ordinary.terminatedBySignal, "\(ordinary.standardError)")
+        #expect(try DeltaTable.versions(at: table) == Array(0 ... committed + 1))
     }
 
     /// The repository root (this file is `<repo>/Tests/ColonnadeCLITests/…`).
@@ -123,14 +149,19 @@ import Testing
         return p.terminationStatus == 0
     }()
 
-    @Test(.enabled(if: hasPeers, "no Python environment with deltalake, polars, duckdb and pyarrow at Benchmarks/peers/.venv (run Benchmarks/peers/run.sh)"))
+    @Test(
+        .enabled(
+            if: hasPeers,
+            "no Python environment with deltalake, polars, duckdb and pyarrow at Benchmarks/peers/.venv (run Benchmarks/peers/run.sh)"))
     func pyarrowPolarsDuckDBAndDeltaRsReadWhatWeWrite() throws {
         let fx = try EndToEndFixture.get()
         let work = try EndToEndFixture.scratchDirectory("lake-peers")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.python)
-        p.arguments = [Self.root.appendingPathComponent("Benchmarks/peers/lakehouse.py").path, "--check-only",
-                       "--colonnade", try BuiltExecutable.url().path, "--snapshot", fx.snapshot, "--workdir", work.path]
+        p.arguments = [
+            Self.root.appendingPathComponent("Benchmarks/peers/lakehouse.py").path, "--check-only",
+            "--colonnade", try BuiltExecutable.url().path, "--snapshot", fx.snapshot, "--workdir", work.path,
+        ]
         let output = Pipe()
         p.standardOutput = output
         p.standardError = output

@@ -34,8 +34,10 @@ import Testing
 
     /// Runs `colonnade arguments` under the data-segment limit.
     static func runLimited(_ arguments: [String], in directory: URL) throws -> BuiltExecutable.Result {
-        try RunningExecutable(["-c", "ulimit -d \(limitKiB); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
-                              environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh").finish(timeout: Self.hangGuard)
+        try RunningExecutable(
+            ["-c", "ulimit -d \(limitKiB); exec \"$0\" \"$@\"", try BuiltExecutable.url().path] + arguments,
+            environment: EndToEndFixture.cleanEnvironment, in: directory, executable: "/bin/sh"
+        ).finish(timeout: Self.hangGuard)
     }
 
     @Test func rowsThatDoNotFitInMemoryAreAnErrorAndTheSnapshotStaysUntouched() throws {
@@ -59,8 +61,9 @@ import Testing
         #expect(lines.count == 2, "\(failed.standardError)")
         #expect(lines.first?.hasPrefix("error: WIKI-HUGE.csv: out of memory: cannot allocate ") == true, "\(failed.standardError)")
         #expect(lines.first?.hasSuffix(" decoded rows") == true, "\(failed.standardError)")
-        #expect(lines.last == "hint: the decoded rows did not fit in memory: import fewer or smaller files at a time, "
-            + "or where more memory is free")
+        #expect(
+            lines.last == "hint: the decoded rows did not fit in memory: import fewer or smaller files at a time, "
+                + "or where more memory is free")
         #expect(!failed.standardError.contains("Fatal error"))
         #expect(failed.standardOutput.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == before)
@@ -106,13 +109,19 @@ import Testing
         try handle.truncate(atOffset: 1 << 30)
         try handle.close()
         let snapshot = directory.appendingPathComponent("quotes.snapshot").path
-        let failed = try RunningExecutable(["-c", "ulimit -d \(Self.limitKiB); cat \"$1\" 2>/dev/null | \"$0\" import - --snapshot \"$2\"",
-                                            try BuiltExecutable.url().path, big.path, snapshot],
-                                           environment: EndToEndFixture.cleanEnvironment, in: directory,
-                                           executable: "/bin/sh").finish(timeout: Self.hangGuard)
+        let failed = try RunningExecutable(
+            [
+                "-c", "ulimit -d \(Self.limitKiB); cat \"$1\" 2>/dev/null | \"$0\" import - --snapshot \"$2\"",
+                try BuiltExecutable.url().path, big.path, snapshot,
+            ],
+            environment: EndToEndFixture.cleanEnvironment, in: directory,
+            executable: "/bin/sh"
+        ).finish(timeout: Self.hangGuard)
         #expect(failed.status == 1, "\(failed.standardError)")
         #expect(!failed.terminatedBySignal)
-        #expect(failed.standardError.hasPrefix("error: standard input: cannot read: out of memory: cannot allocate "), "\(failed.standardError)")
+        #expect(
+            failed.standardError.hasPrefix("error: standard input: cannot read: out of memory: cannot allocate "), "\(failed.standardError)"
+        )
         #expect(failed.standardError.hasSuffix(prefix.isEmpty ? " to read into\n" : " to hold the input\n"), "\(failed.standardError)")
         #expect(!failed.standardError.contains("Fatal error"))
         #expect(!FileManager.default.fileExists(atPath: snapshot))

@@ -20,7 +20,8 @@ import Testing
     /// `RssAnon` of `pid` in kB, `nil` once the process is gone.
     static func anonymousKilobytes(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") })
+        else { return nil }
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
@@ -63,8 +64,9 @@ import Testing
         #expect(largeRun.peakKilobytes > 0, "sampled while it ran")
         #expect(largeRun.peakKilobytes < 64 << 10, "RssAnon \(largeRun.peakKilobytes) kB")
         // Ten times the rows, no more memory (4 MB for the allocator's slack).
-        #expect(largeRun.peakKilobytes <= smallRun.peakKilobytes + 4 << 10,
-                "0.25 M rows: \(smallRun.peakKilobytes) kB, 2.5 M rows: \(largeRun.peakKilobytes) kB")
+        #expect(
+            largeRun.peakKilobytes <= smallRun.peakKilobytes + 4 << 10,
+            "0.25 M rows: \(smallRun.peakKilobytes) kB, 2.5 M rows: \(largeRun.peakKilobytes) kB")
     }
 
     @Test func aTableToAPipeStreamsToo() throws {

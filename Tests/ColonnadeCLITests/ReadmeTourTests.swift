@@ -37,8 +37,10 @@ import Testing
         }
 
         /// Runs the copy with `arguments` in the working directory; `input` is standard input.
-        func run(_ arguments: [String], input: String = "", launcher: [String] = [],
-                 environment extra: [String: String] = [:]) throws -> BuiltExecutable.Result {
+        func run(
+            _ arguments: [String], input: String = "", launcher: [String] = [],
+            environment extra: [String: String] = [:]
+        ) throws -> BuiltExecutable.Result {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: launcher.first ?? binary.path)
             process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
@@ -63,9 +65,10 @@ import Testing
             try? output.fileHandleForWriting.close()
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return BuiltExecutable.Result(status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                                          standardOutput: String(decoding: data, as: UTF8.self),
-                                          standardError: try String(contentsOf: errorFile, encoding: .utf8))
+            return BuiltExecutable.Result(
+                status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal,
+                standardOutput: String(decoding: data, as: UTF8.self),
+                standardError: try String(contentsOf: errorFile, encoding: .utf8))
         }
     }
 
@@ -109,10 +112,12 @@ import Testing
                 rows.append("[\"\(entry.symbol)\",\"\(Day(daysSinceEpoch: table.dates[row]))\"," + values.joined(separator: ",") + "]")
             }
         }
-        let columns = ["{\"name\":\"ticker\",\"type\":\"String\"}", "{\"name\":\"date\",\"type\":\"Date\"}"]
+        let columns =
+            ["{\"name\":\"ticker\",\"type\":\"String\"}", "{\"name\":\"date\",\"type\":\"Date\"}"]
             + table.schema.map { "{\"name\":\"\($0.name)\",\"type\":\"BigDecimal(34,12)\"}" }
-        return Data(("{\"datatable\":{\"data\":[" + rows.joined(separator: ",") + "],\"columns\":[" + columns.joined(separator: ",")
-            + "]},\"meta\":{\"next_cursor_id\":null}}").utf8)
+        return Data(
+            ("{\"datatable\":{\"data\":[" + rows.joined(separator: ",") + "],\"columns\":[" + columns.joined(separator: ",")
+                + "]},\"meta\":{\"next_cursor_id\":null}}").utf8)
     }
 
     @Test func theReadmeTourRunsFromAnEmptyDirectoryWithAnEmptyHome() throws {
@@ -145,7 +150,10 @@ import Testing
             var words = try HelpExampleTests.pipeline(line)[0]
             #expect(words.first == "colonnade", "\(line)")
             words.removeFirst()
-            if words.first == "generate", let i = words.firstIndex(of: "--tickers") { words[i + 1] = "20"; words[words.firstIndex(of: "--days")! + 1] = "250" }
+            if words.first == "generate", let i = words.firstIndex(of: "--tickers") {
+                words[i + 1] = "20"
+                words[words.firstIndex(of: "--days")! + 1] = "250"
+            }
             if words.first == "fetch" { words += ["--base-url", server.baseURL.absoluteString] }
             let run = try place.run(words)
             #expect(run.status == 0, "\(line): \(run.standardError)")
@@ -159,7 +167,7 @@ import Testing
         #expect(shellLines.count >= 5)
         let shell = try place.run(["shell"], input: shellLines.joined(separator: "\n") + "\n")
         #expect(shell.status == 0, "\(shell.standardError)")
-        #expect(shell.standardOutput.contains("ticker  count(*)  mean(close)"), "\(shell.standardOutput)")
+        #expect(shell.standardOutput.contains("ticker  count(*)  avg(close)"), "\(shell.standardOutput)")
 
         // Where things went: the fetch and import into the data home, charts and the small table here.
         let stored = place.home.appendingPathComponent(".local/share/colonnade/quotes.snapshot").path
@@ -187,8 +195,10 @@ import Testing
     func writingWhereTheUserMayNotFailsClearly() throws {
         let place = try Place("readonly")
         // Everything up to the binary must be reachable by the unprivileged user.
-        for url in [place.binary.deletingLastPathComponent().deletingLastPathComponent(), place.binary.deletingLastPathComponent(),
-                    place.work, place.home] {
+        for url in [
+            place.binary.deletingLastPathComponent().deletingLastPathComponent(), place.binary.deletingLastPathComponent(),
+            place.work, place.home,
+        ] {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
         }
         let locked = place.work.appendingPathComponent("locked")
@@ -204,23 +214,28 @@ import Testing
 
         let generate = try place.run(["generate", "--tickers", "1", "--days", "5", "--snapshot", "locked/x.snapshot"], launcher: launcher)
         #expect(generate.status == 1)
-        #expect(try OutputParser.lines(generate.standardError) == [
-            "error: cannot write \(locked.path)/x.snapshot: permission denied (no new files may be created in \(locked.path))",
-            "hint: choose a directory you may write with --snapshot PATH or $COLONNADE_SNAPSHOT",
-        ])
+        #expect(
+            try OutputParser.lines(generate.standardError) == [
+                "error: cannot write \(locked.path)/x.snapshot: permission denied (no new files may be created in \(locked.path))",
+                "hint: choose a directory you may write with --snapshot PATH or $COLONNADE_SNAPSHOT",
+            ])
         #expect(generate.standardOutput.isEmpty)
 
-        let intoLocked = try place.run(["import", try SnapshotLocationTests.smallCSV(in: place.work.deletingLastPathComponent())],
-                                       launcher: launcher, environment: ["COLONNADE_SNAPSHOT": "locked/q.snapshot"])
+        let intoLocked = try place.run(
+            ["import", try SnapshotLocationTests.smallCSV(in: place.work.deletingLastPathComponent())],
+            launcher: launcher, environment: ["COLONNADE_SNAPSHOT": "locked/q.snapshot"])
         #expect(intoLocked.status == 1)
-        #expect(intoLocked.standardError.hasPrefix("error: cannot write \(locked.path)/q.snapshot: permission denied"), "\(intoLocked.standardError)")
+        #expect(
+            intoLocked.standardError.hasPrefix("error: cannot write \(locked.path)/q.snapshot: permission denied"),
+            "\(intoLocked.standardError)")
 
         // The default write place under a home the user may not write: the directory is named.
         let input = try SnapshotLocationTests.smallCSV(in: place.work.deletingLastPathComponent())
         let lockedHome = try place.run(["import", input], launcher: launcher, environment: ["HOME": locked.path])
         #expect(lockedHome.status == 1)
-        #expect(try OutputParser.lines(lockedHome.standardError).first
-            == "error: cannot create the directory \(locked.path)/.local/share/colonnade for \(locked.path)/.local/share/colonnade/quotes.snapshot: Permission denied",
+        #expect(
+            try OutputParser.lines(lockedHome.standardError).first
+                == "error: cannot create the directory \(locked.path)/.local/share/colonnade for \(locked.path)/.local/share/colonnade/quotes.snapshot: Permission denied",
             "\(lockedHome.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: locked.path).isEmpty, "nothing half-written")
     }

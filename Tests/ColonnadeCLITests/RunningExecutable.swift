@@ -47,7 +47,10 @@ final class RunningExecutable: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         try? errorHandle.close()
         try? FileManager.default.removeItem(at: errorURL)
     }
@@ -91,9 +94,10 @@ final class RunningExecutable: @unchecked Sendable {
         process.waitUntilExit()
         drained.wait()
         drained.signal()
-        return BuiltExecutable.Result(status: process.terminationStatus,
-                                      terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                                      standardOutput: String(decoding: lock.withLock { collected }, as: UTF8.self),
-                                      standardError: standardError)
+        return BuiltExecutable.Result(
+            status: process.terminationStatus,
+            terminatedBySignal: process.terminationReason == .uncaughtSignal,
+            standardOutput: String(decoding: lock.withLock { collected }, as: UTF8.self),
+            standardError: standardError)
     }
 }

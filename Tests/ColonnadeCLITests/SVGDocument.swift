@@ -25,7 +25,8 @@ struct SVGDocument {
         let parser = XMLParser(data: Data(text.utf8))
         parser.delegate = delegate
         guard parser.parse() else {
-            throw ParseError(description: "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "unknown") at line \(parser.lineNumber)")
+            throw ParseError(
+                description: "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "unknown") at line \(parser.lineNumber)")
         }
         elements = delegate.elements
     }
@@ -34,7 +35,9 @@ struct SVGDocument {
 
     /// The view box `(minX, minY, width, height)` of the root.
     var viewBox: (Double, Double, Double, Double)? {
-        guard let parts = root?.attributes["viewBox"]?.split(separator: " ").compactMap({ Double($0) }), parts.count == 4 else { return nil }
+        guard let parts = root?.attributes["viewBox"]?.split(separator: " ").compactMap({ Double($0) }), parts.count == 4 else {
+            return nil
+        }
         return (parts[0], parts[1], parts[2], parts[3])
     }
 
@@ -108,8 +111,10 @@ struct SVGDocument {
         var elements: [Element] = []
         private var open: [Int] = []
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             open.append(elements.count)
             elements.append(Element(name: name, attributes: attributes, text: ""))
         }

@@ -14,10 +14,11 @@ struct SelfTestOutputCommand: Command {
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let text = parsed.positionals[0]
         guard let count = Int(text), count >= 0 else {
-            throw UsageError.invalidValue(option: "N", value: text, reason: "expected a non-negative integer",
-                                          suggestion: nil, command: spec.name)
+            throw UsageError.invalidValue(
+                option: "N", value: text, reason: "expected a non-negative integer",
+                suggestion: nil, command: spec.name)
         }
-        for line in 0..<count {
+        for line in 0 ..< count {
             try context.standardOutput.writeLine("line \(line + 1) of \(count)")
         }
         return ExitStatus.success

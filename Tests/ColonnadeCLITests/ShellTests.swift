@@ -11,8 +11,8 @@ import Glibc
 /// `filter`'s output for the same settings.
 @Suite struct ShellTests {
     /// Runs `shell --snapshot <fixture>` in-process with `script` on a real pipe as its input.
-    static func shellThroughAPipe(_ script: String, extra: [String] = []) throws -> Invocation {
-        let fx = try EndToEndFixture.get()
+    static func shellThroughAPipe(_ script: String, extra: [String] = [], snapshot: String? = nil) throws -> Invocation {
+        let path = try snapshot ?? EndToEndFixture.get().snapshot
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let writeEnd = ends[1]
@@ -26,7 +26,7 @@ import Glibc
         let output = MemoryOutputWriter(), errors = MemoryOutputWriter()
         let context = CommandContext(standardOutput: output, standardError: errors, environment: [:], currentDirectory: "/tmp")
         let command = ShellCommand(input: ends[0], terminalOutput: ends[0])
-        let parsed = try ArgumentParser.parse(["--snapshot", fx.snapshot] + extra, for: .shell)
+        let parsed = try ArgumentParser.parse(["--snapshot", path] + extra, for: .shell)
         let status = try command.run(parsed, context: context)
         return Invocation(status: status, standardOutput: output.text, standardError: errors.text)
     }
@@ -41,7 +41,8 @@ import Glibc
     @Test func aScriptThroughAPipeAnswersExactlyAsFilterDoes() throws {
         let fx = try EndToEndFixture.get()
         let (a, b) = (fx.table.tickers[0].symbol, fx.table.tickers[3].symbol)
-        let run = try Self.shellThroughAPipe("""
+        let run = try Self.shellThroughAPipe(
+            """
             # screens, one per line
             .format csv
             close > 100
@@ -70,11 +71,14 @@ import Glibc
             Self.filter(["--format", "json"] + settings + ["--columns", "date,close", "--limit", "5", "--where", "close > 80"]),
         ].joined()
         #expect(run.standardOutput == expected)
-        #expect(!run.standardOutput.contains("\u{1B}") && !run.standardOutput.contains("colonnade>"), "no prompt or escape codes off a terminal")
+        #expect(
+            !run.standardOutput.contains("\u{1B}") && !run.standardOutput.contains("colonnade>"), "no prompt or escape codes off a terminal"
+        )
     }
 
     @Test func errorsNameTheLineAndTheSessionGoesOn() throws {
-        let run = try Self.shellThroughAPipe("""
+        let run = try Self.shellThroughAPipe(
+            """
             .format csv
             clse > 100
 
@@ -104,7 +108,8 @@ import Glibc
         let fx = try EndToEndFixture.get()
         let other = try EndToEndFixture.scratchDirectory("shell-open").appendingPathComponent("small.snapshot").path
         try QuoteGenerator(tickers: 2, days: 10, seed: 3).makeTable().save(to: other)
-        let run = try Self.shellThroughAPipe("""
+        let run = try Self.shellThroughAPipe(
+            """
             .timing on
             --count
             .tickers NOPE
@@ -126,15 +131,23 @@ import Glibc
 
     @Test func tickersListsMaxrowsCapsATerminalTableAndExitLeaves() throws {
         let fx = try EndToEndFixture.get()
-        let session = try ShellSession(source: .file(fx.snapshot), verify: true,
-                                       context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
-                                                               environment: [:], currentDirectory: "/tmp"))
-        guard case .message(let list) = try session.interpret(".tickers") else { Issue.record("no listing"); return }
+        let session = try ShellSession(
+            source: .file(fx.snapshot), verify: true,
+            context: CommandContext(
+                standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                environment: [:], currentDirectory: "/tmp"))
+        guard case .message(let list) = try session.interpret(".tickers") else {
+            Issue.record("no listing")
+            return
+        }
         #expect(list.hasPrefix("\(fx.table.tickers.count) tickers in this snapshot (screens use: all): "))
         for ticker in fx.table.tickers { #expect(list.contains(ticker.symbol)) }
         _ = try session.interpret(".maxrows 3")
         #expect(session.settings.maxRows == .rows(3))
-        guard case .query(let parsed) = try session.interpret("close > 0") else { Issue.record("not a query"); return }
+        guard case .query(let parsed) = try session.interpret("close > 0") else {
+            Issue.record("not a query")
+            return
+        }
         let terminal = MemoryOutputWriter(), errors = MemoryOutputWriter()
         terminal.isTerminal = true
         let context = CommandContext(standardOutput: terminal, standardError: errors, environment: [:], currentDirectory: "/tmp")
@@ -146,11 +159,17 @@ import Glibc
         _ = try session.interpret(".maxrows 0")
         let all = MemoryOutputWriter()
         all.isTerminal = true
-        _ = try session.answer(parsed, context: CommandContext(standardOutput: all, standardError: MemoryOutputWriter(), environment: [:],
-                                                               currentDirectory: "/tmp"), isCancelled: { false })
+        _ = try session.answer(
+            parsed,
+            context: CommandContext(
+                standardOutput: all, standardError: MemoryOutputWriter(), environment: [:],
+                currentDirectory: "/tmp"), isCancelled: { false })
         #expect(all.text.split(separator: "\n").count == 2 + fx.table.rowCount)
         for word in ["exit", "quit", "  quit  ", ".quit"] {
-            guard case .quit = try session.interpret(word) else { Issue.record("\(word) does not quit"); continue }
+            guard case .quit = try session.interpret(word) else {
+                Issue.record("\(word) does not quit")
+                continue
+            }
         }
     }
 
@@ -179,7 +198,8 @@ import Glibc
         received += output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let expected = try Self.filter(["--format", "csv", "--count"]) + Self.filter(["--format", "csv", "--count", "--where", "close > 100"])
+        let expected =
+            try Self.filter(["--format", "csv", "--count"]) + Self.filter(["--format", "csv", "--count", "--where", "close > 100"])
         #expect(String(decoding: received, as: UTF8.self) == expected)
     }
 
@@ -321,9 +341,11 @@ import Glibc
 /// Tab at the shell's prompt: what completes where.
 @Suite struct ShellCompletionTests {
     static func session() throws -> ShellSession {
-        try ShellSession(source: .file(try EndToEndFixture.get().snapshot), verify: false,
-                         context: CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
-                                                 environment: [:], currentDirectory: "/tmp"))
+        try ShellSession(
+            source: .file(try EndToEndFixture.get().snapshot), verify: false,
+            context: CommandContext(
+                standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                environment: [:], currentDirectory: "/tmp"))
     }
 
     @Test func completesDotCommandsOptionsTickersColumnsAndFunctions() throws {

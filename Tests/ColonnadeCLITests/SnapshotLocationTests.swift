@@ -59,7 +59,8 @@ import Testing
         let environment = Self.environment(home: try EndToEndFixture.scratchDirectory("home"))
         let arguments = ["filter", "--where", "80 < high < 83 and 78 < low < 82", "--format", "csv", "--columns", "all"]
         let builtIn = try runBuiltColonnade(arguments, environment: environment, in: directory)
-        let file = try runBuiltColonnade(arguments + ["--snapshot", EndToEndFixture.bundledSample], environment: environment, in: directory)
+        let file = try runBuiltColonnade(
+            arguments + ["--snapshot", EndToEndFixture.bundledSample], environment: environment, in: directory)
         #expect(builtIn.status == 0 && file.status == 0)
         #expect(try OutputParser.csv(builtIn.standardOutput).rows.count == 456)
         #expect(builtIn.standardOutput == file.standardOutput)
@@ -118,7 +119,8 @@ import Testing
         #expect(status.st_mode & 0o777 == 0o700)
         #expect(try Self.contents(directory).isEmpty)
         // What was written is what is read next, from any directory.
-        let count = try runBuiltColonnade(["filter", "--count"], environment: environment, in: try EndToEndFixture.scratchDirectory("other"))
+        let count = try runBuiltColonnade(
+            ["filter", "--count"], environment: environment, in: try EndToEndFixture.scratchDirectory("other"))
         #expect(count.standardOutput == "10\n")
         // With $XDG_DATA_HOME set, there.
         let xdg = try EndToEndFixture.scratchDirectory("xdg").appendingPathComponent("not/yet")
@@ -165,10 +167,11 @@ import Testing
             let run = try runBuiltColonnade(command, environment: environment, in: directory)
             #expect(run.status == 1)
             #expect(run.standardOutput.isEmpty)
-            #expect(try OutputParser.lines(run.standardError) == [
-                "error: cannot write \(missing)/quotes.snapshot: the directory \(missing) does not exist",
-                "hint: create it first ('mkdir -p \(missing)') or choose another path",
-            ])
+            #expect(
+                try OutputParser.lines(run.standardError) == [
+                    "error: cannot write \(missing)/quotes.snapshot: the directory \(missing) does not exist",
+                    "hint: create it first ('mkdir -p \(missing)') or choose another path",
+                ])
         }
         #expect(try Self.contents(directory).isEmpty)
     }
@@ -179,25 +182,30 @@ import Testing
         let directory = try EndToEndFixture.scratchDirectory("generate")
         let path = directory.appendingPathComponent("x.snapshot").path
         let environment = Self.environment(home: try EndToEndFixture.scratchDirectory("home"))
-        let first = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "30", "--snapshot", "x.snapshot"],
-                                          environment: environment, in: directory)
+        let first = try runBuiltColonnade(
+            ["generate", "--tickers", "2", "--days", "30", "--snapshot", "x.snapshot"],
+            environment: environment, in: directory)
         #expect(first.status == 0, "\(first.standardError)")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let again = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "25", "--snapshot", "x.snapshot"],
-                                          environment: environment, in: directory)
+        let again = try runBuiltColonnade(
+            ["generate", "--tickers", "2", "--days", "25", "--snapshot", "x.snapshot"],
+            environment: environment, in: directory)
         #expect(again.status == 1)
-        #expect(try OutputParser.lines(again.standardError) == [
-            "error: \(path) exists; generate does not replace a snapshot unless told to",
-            "hint: pass --force to replace it, or choose another --snapshot path",
-        ])
+        #expect(
+            try OutputParser.lines(again.standardError) == [
+                "error: \(path) exists; generate does not replace a snapshot unless told to",
+                "hint: pass --force to replace it, or choose another --snapshot path",
+            ])
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-        let forced = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "25", "--snapshot", "x.snapshot", "--force"],
-                                           environment: environment, in: directory)
+        let forced = try runBuiltColonnade(
+            ["generate", "--tickers", "2", "--days", "25", "--snapshot", "x.snapshot", "--force"],
+            environment: environment, in: directory)
         #expect(forced.status == 0, "\(forced.standardError)")
         #expect(try QuoteTable.load(from: path).rowCount == 50)
         // --force without --snapshot means nothing: refused.
-        let stray = try runBuiltColonnade(["generate", "--tickers", "2", "--days", "25", "--csv", "q.csv", "--force"],
-                                          environment: environment, in: directory)
+        let stray = try runBuiltColonnade(
+            ["generate", "--tickers", "2", "--days", "25", "--csv", "q.csv", "--force"],
+            environment: environment, in: directory)
         #expect(stray.status == 2)
         #expect(stray.standardError.hasPrefix("error: '--force' in 'colonnade generate' needs '--snapshot'"))
     }

@@ -31,9 +31,10 @@ import Testing
     static func hostileSnapshot(in dir: String) throws -> String {
         let path = dir + "/hostile.snapshot"
         let schema = [ColumnDescriptor(name: hostileColumn, type: .float64)]
-        var table = try QuoteTable(schema: schema, columns: [.float64(Column<Double>([1, 2]))], dates: Column<Int32>([0, 1]),
-                                   tickers: [TickerEntry(symbol: hostileSymbol, metadata: ["name": "Name" + osc52], firstRow: 0, rowCount: 2)],
-                                   dateColumnName: "Day\u{1B}[1m", metadata: hostileMetadata)
+        var table = try QuoteTable(
+            schema: schema, columns: [.float64(Column<Double>([1, 2]))], dates: Column<Int32>([0, 1]),
+            tickers: [TickerEntry(symbol: hostileSymbol, metadata: ["name": "Name" + osc52], firstRow: 0, rowCount: 2)],
+            dateColumnName: "Day\u{1B}[1m", metadata: hostileMetadata)
         table.computeSummaries()
         try table.save(to: path, durable: false)
         return path
@@ -62,7 +63,8 @@ import Testing
         #expect(info.standardOutput.contains("metadata    source\\u{1B}[31m: v\\u{9D}0;title\\u{9C}\\u{2066}"))
         // JSON output escapes as \uXXXX: a JSON parser reads back exactly the stored text.
         let json = colonnade("filter", "--format", "ndjson", "--snapshot", path)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.split(separator: "\n")[0].utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.split(separator: "\n")[0].utf8)) as? [String: Any])
         #expect(object["ticker"] as? String == Self.hostileSymbol)
         let infoJSON = colonnade("info", "--format", "json", "--snapshot", path)
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(infoJSON.standardOutput.utf8)) as? [String: Any])
@@ -145,7 +147,10 @@ import Testing
     @Test func theLineEditorNeverTakesInOrDrawsAControlCharacter() throws {
         var keys: [Int32] = [0, 0], screen: [Int32] = [0, 0]
         #expect(pipe(&keys) == 0 && pipe(&screen) == 0)
-        defer { close(keys[0]); close(screen[0]) }
+        defer {
+            close(keys[0])
+            close(screen[0])
+        }
         // Types a C1 CSI (UTF-8 C2 9B), a right-to-left override and a letter, Enter; then recalls
         // a history line holding ESC and BEL (up), Enter.
         let typed: [UInt8] = [0xC2, 0x9B] + Array("\u{202E}ok\r".utf8) + [0x1B, 0x5B, 0x41, 0x0D]

@@ -17,8 +17,12 @@ import Testing
         let snapshot = dir.appendingPathComponent("q.snapshot").path
         let day1 = dir.appendingPathComponent("day1.csv").path, day2 = dir.appendingPathComponent("day2.csv").path
         #expect(try runBuiltColonnade(["generate", "--tickers", "5", "--days", "100", "--snapshot", snapshot]).status == 0)
-        #expect(try runBuiltColonnade(["generate", "--tickers", "5", "--days", "1", "--seed", "9", "--start", "2001-01-02", "--csv", day1]).status == 0)
-        #expect(try runBuiltColonnade(["generate", "--tickers", "7", "--days", "1", "--seed", "8", "--start", "2001-01-09", "--csv", day2]).status == 0)
+        #expect(
+            try runBuiltColonnade(["generate", "--tickers", "5", "--days", "1", "--seed", "9", "--start", "2001-01-02", "--csv", day1])
+                .status == 0)
+        #expect(
+            try runBuiltColonnade(["generate", "--tickers", "7", "--days", "1", "--seed", "8", "--start", "2001-01-09", "--csv", day2])
+                .status == 0)
         let before = try count(snapshot)
         let imported = try runBuiltColonnade(["import", day1, "--snapshot", snapshot, "--api-key", "SECRETsecret1234567890"])
         // --api-key is not an import option: the usage error must not leak it either way.

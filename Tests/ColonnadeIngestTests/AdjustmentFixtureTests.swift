@@ -27,8 +27,9 @@ import Testing
     /// The table without its adjusted columns.
     static func droppingAdjusted(_ table: QuoteTable) throws -> QuoteTable {
         let keep = table.schema.indices.filter { !table.schema[$0].identifier.hasPrefix("adj_") }
-        return try QuoteTable(schema: keep.map { table.schema[$0] }, columns: keep.map { table.columns[$0] },
-                              dates: table.dates, tickers: table.tickers)
+        return try QuoteTable(
+            schema: keep.map { table.schema[$0] }, columns: keep.map { table.columns[$0] },
+            dates: table.dates, tickers: table.tickers)
     }
 
     /// The worst relative difference between two tables' adjusted columns, and whether their nulls agree.
@@ -93,11 +94,15 @@ import Testing
         // As a stale update leaves them: the split's factor missing before the split day.
         for name in AdjustmentRule.adjustedIdentifiers {
             let i = try #require(table.columnIndex(named: name))
-            guard case .float64(var c) = table.columns[i] else { Issue.record("\(name) is not Float64"); return }
+            guard case .float64(var c) = table.columns[i] else {
+                Issue.record("\(name) is not Float64")
+                return
+            }
             let factor = name == "adj_volume" ? 1.0 / 7 : 7
             c.withUnsafeMutableBufferPointer { v in for r in 0 ..< table.rowCount where table.dates[r] < split { v[r] *= factor } }
-            table = try QuoteTable(schema: table.schema, columns: table.columns.enumerated().map { $0.offset == i ? .float64(c) : $0.element },
-                                   dates: table.dates, tickers: table.tickers)
+            table = try QuoteTable(
+                schema: table.schema, columns: table.columns.enumerated().map { $0.offset == i ? .float64(c) : $0.element },
+                dates: table.dates, tickers: table.tickers)
         }
         let problems = try table.adjustmentProblems(limit: 1_000)
         #expect(problems.map(\.day) == [split])
@@ -125,8 +130,10 @@ import Testing
     }
 
     /// The 2014-only files end before the vendor's as-of day: the anchor carries its later events.
-    @Test(arguments: [("WIKI-AAPL.2014.asc.csv", "AAPL", 0.978027), ("WIKI-MSFT.2014.asc.csv", "MSFT", 0.966068),
-                      ("WIKI-ORCL-2000.desc.csv", "ORCL", 0.910685), ("WIKI-ZEN.2014.asc.csv", "ZEN", 1.0)])
+    @Test(arguments: [
+        ("WIKI-AAPL.2014.asc.csv", "AAPL", 0.978027), ("WIKI-MSFT.2014.asc.csv", "MSFT", 0.966068),
+        ("WIKI-ORCL-2000.desc.csv", "ORCL", 0.910685), ("WIKI-ZEN.2014.asc.csv", "ZEN", 1.0),
+    ])
     func adjustReproducesTheVendorThroughTheAnchor(name: String, ticker: String, anchor: Double) throws {
         let vendor = try Self.load(name, ticker: ticker)
         var table = vendor

@@ -11,8 +11,10 @@ import Testing
 /// errors are the whole file's; nothing changes on failure.
 @Suite("Importing zip archives")
 struct ArchiveImportTests {
-    static let zipNames = ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
-                           "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"]
+    static let zipNames = [
+        "WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
+        "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip",
+    ]
     static let csvName = "WIKI-PRICES.datatable.2014.csv"
 
     static func zipPath(_ name: String) -> String { Fixtures.exportDirectory.appendingPathComponent(name).path }
@@ -43,8 +45,9 @@ struct ArchiveImportTests {
         // Small chunks (many per ticker, tickers cut mid-run), any number of decoding threads.
         for threads in [1, 2, 3, 5] {
             for chunkSize in [1024, 1500, 7919, 1 << 20] {
-                let table = try ArchiveImporter.importArchive(atPath: Self.zipPath(name),
-                                                              options: Self.options(threads: threads, chunkSize: chunkSize))
+                let table = try ArchiveImporter.importArchive(
+                    atPath: Self.zipPath(name),
+                    options: Self.options(threads: threads, chunkSize: chunkSize))
                 #expect(table == expected, "threads \(threads), chunks of \(chunkSize)")
             }
         }
@@ -69,7 +72,11 @@ struct ArchiveImportTests {
             let b = generated[i]
             csv.append(b)
             i += 1
-            if b == UInt8(ascii: "\n") { field = 0; line += 1; continue }
+            if b == UInt8(ascii: "\n") {
+                field = 0
+                line += 1
+                continue
+            }
             if b == UInt8(ascii: ",") {
                 field += 1
                 // Never in the header (line 0): a column needs a name.
@@ -129,7 +136,10 @@ struct ArchiveImportTests {
         var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(csv, source: "prices.zip:PRICES.csv") } catch { whole = error }
         let expected = try #require(whole)
-        guard case .decoding(.badNumber(let position, _)) = expected else { Issue.record("\(expected)"); return }
+        guard case .decoding(.badNumber(let position, _)) = expected else {
+            Issue.record("\(expected)")
+            return
+        }
         #expect(position.line == line)
         let archive = try ZipArchive(bytes: ZipBuilder([.stored("PRICES.csv", csv)]).bytes(), name: "prices.zip")
         for chunkSize in [1024, 5000, 1 << 20] {
@@ -148,9 +158,15 @@ struct ArchiveImportTests {
         var csv = QuoteGenerator.datatableCSV(QuoteGenerator(tickers: 4, days: 3000, seed: 9).makeTable())
         // Line 40's third field (a price) becomes "1x5".
         var line = 1, i = 0
-        while line < 40 { if csv[i] == UInt8(ascii: "\n") { line += 1 }; i += 1 }
+        while line < 40 {
+            if csv[i] == UInt8(ascii: "\n") { line += 1 }
+            i += 1
+        }
         var commas = 0
-        while commas < 2 { if csv[i] == UInt8(ascii: ",") { commas += 1 }; i += 1 }
+        while commas < 2 {
+            if csv[i] == UInt8(ascii: ",") { commas += 1 }
+            i += 1
+        }
         csv[i + 1] = UInt8(ascii: "x")
         var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(csv, source: "big.zip:PRICES.csv") } catch { whole = error }
@@ -179,7 +195,10 @@ struct ArchiveImportTests {
         var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(csv, source: "dup.zip:PRICES.csv") } catch { whole = error }
         let expected = try #require(whole)
-        guard case .decoding(.duplicateDate) = expected else { Issue.record("\(expected)"); return }
+        guard case .decoding(.duplicateDate) = expected else {
+            Issue.record("\(expected)")
+            return
+        }
         let archive = try ZipArchive(bytes: ZipBuilder([.stored("PRICES.csv", csv)]).bytes(), name: "dup.zip")
         #expect(throws: expected) {
             try ArchiveImporter.importArchive(archive, options: Self.options(threads: 2, chunkSize: 2048))
@@ -198,18 +217,32 @@ struct ArchiveImportTests {
         let central = try #require(Self.lastIndex(of: [0x50, 0x4B, 0x01, 0x02], in: good))
         method[central + 10] = 12  // …and in the central directory
         let cases: [(String, [UInt8], (ZipError) -> Bool)] = [
-            ("truncated.zip", Array(good.prefix(good.count - 30)), { if case .notAZip = $0 { true } else if case .truncated = $0 { true } else { false } }),
+            (
+                "truncated.zip", Array(good.prefix(good.count - 30)),
+                { if case .notAZip = $0 { true } else if case .truncated = $0 { true } else { false } }
+            ),
             ("cut-in-data.zip", Array(good.prefix(member.dataOffset + 100)), { _ in true }),
-            ("flipped.zip", crc, { error in
-                switch error {
-                case .corruptData(_, "QUANDL_SAMPLE_TABLE.csv", let offset, _): offset >= member.dataOffset && offset < member.dataOffset + member.compressedSize
-                case .checksumMismatch(_, "QUANDL_SAMPLE_TABLE.csv", _, _), .sizeMismatch(_, "QUANDL_SAMPLE_TABLE.csv", _, _): true
-                default: false
+            (
+                "flipped.zip", crc,
+                { error in
+                    switch error {
+                    case .corruptData(_, "QUANDL_SAMPLE_TABLE.csv", let offset, _):
+                        offset >= member.dataOffset && offset < member.dataOffset + member.compressedSize
+                    case .checksumMismatch(_, "QUANDL_SAMPLE_TABLE.csv", _, _), .sizeMismatch(_, "QUANDL_SAMPLE_TABLE.csv", _, _): true
+                    default: false
+                    }
                 }
-            }),
-            ("bzip2.zip", method, { error in
-                if case .unsupportedMethod(_, "QUANDL_SAMPLE_TABLE.csv", _, 12) = error { error.description.contains("bzip2") } else { false }
-            }),
+            ),
+            (
+                "bzip2.zip", method,
+                { error in
+                    if case .unsupportedMethod(_, "QUANDL_SAMPLE_TABLE.csv", _, 12) = error {
+                        error.description.contains("bzip2")
+                    } else {
+                        false
+                    }
+                }
+            ),
         ]
         let original = try Self.reference()
         for (name, bytes, check) in cases {
@@ -219,7 +252,10 @@ struct ArchiveImportTests {
                 try QuoteImporter.importFiles([Fixtures.quandlPath("WIKI-AAPL.2014.asc.csv"), path], into: &table)
                 Issue.record("\(name): no error")
             } catch {
-                guard case .archive(let zipError) = error else { Issue.record("\(name): \(error)"); continue }
+                guard case .archive(let zipError) = error else {
+                    Issue.record("\(name): \(error)")
+                    continue
+                }
                 #expect(zipError.archive == name, "\(error)")
                 #expect(check(zipError), "\(name): \(error)")
                 #expect(error.description.hasPrefix(name), "\(error)")

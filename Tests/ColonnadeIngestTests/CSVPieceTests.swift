@@ -62,7 +62,8 @@ struct CSVPieceTests {
         var nominal = start + chunkSize
         while nominal < bytes.count {
             if let q = (nominal ..< Swift.min(bytes.count, nominal + chunkSize)).first(where: { lineEnds[$0] }),
-               q + 1 < bytes.count, q + 1 > cuts.last! {
+                q + 1 < bytes.count, q + 1 > cuts.last!
+            {
                 cuts.append(q + 1)
             }
             nominal += chunkSize
@@ -78,9 +79,11 @@ struct CSVPieceTests {
         csv.text.withUnsafeBufferPointer { b in
             for chunkSize in 1 ... csv.text.count {
                 for threads in chunkSize % 7 == 0 ? [1, 3] : [1] {
-                    let cuts = CSVChunker.cuts(b.baseAddress!, start: Self.headerLength, end: b.count, chunkSize: chunkSize, threads: threads)
-                    #expect(cuts == Self.referenceCuts(csv.text, start: Self.headerLength, chunkSize: chunkSize),
-                            "chunk size \(chunkSize), threads \(threads)")
+                    let cuts = CSVChunker.cuts(
+                        b.baseAddress!, start: Self.headerLength, end: b.count, chunkSize: chunkSize, threads: threads)
+                    #expect(
+                        cuts == Self.referenceCuts(csv.text, start: Self.headerLength, chunkSize: chunkSize),
+                        "chunk size \(chunkSize), threads \(threads)")
                 }
             }
         }
@@ -101,8 +104,9 @@ struct CSVPieceTests {
         }
         try csv.text.withUnsafeBytes { bytes in
             for chunkSize in 1 ... csv.text.count {
-                let pieces = try #require(QuoteImporter.decodeInPieces(bytes, source: "P.csv", threads: 2, chunkSize: chunkSize),
-                                          "chunk size \(chunkSize)")
+                let pieces = try #require(
+                    QuoteImporter.decodeInPieces(bytes, source: "P.csv", threads: 2, chunkSize: chunkSize),
+                    "chunk size \(chunkSize)")
                 #expect(pieces == whole, "chunk size \(chunkSize)")
             }
         }
@@ -119,8 +123,9 @@ struct CSVPieceTests {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(csv.text).write(to: URL(fileURLWithPath: dir + "/Q.csv"))
-        let imported = try QuoteImporter.importFiles([dir + "/Q.csv"], ticker: nil, archiveOptions: .init(), threads: 2,
-                                                     chunkSize: 50, largeFileSize: 1, progress: nil)
+        let imported = try QuoteImporter.importFiles(
+            [dir + "/Q.csv"], ticker: nil, archiveOptions: .init(), threads: 2,
+            chunkSize: 50, largeFileSize: 1, progress: nil)
         #expect(imported == whole)
     }
 
@@ -129,7 +134,10 @@ struct CSVPieceTests {
         for d in 0 ..< 50 { text += Array("AA,2001-01-\(String(format: "%02d", d % 28 + 1)),\(d).5\n".utf8) }
         var whole: ResponseError?
         do { _ = try QuoteDecoder.decode(text, source: "D.csv") } catch { whole = error }
-        guard case .decoding(.duplicateDate) = whole else { Issue.record("expected a duplicate date, got \(String(describing: whole))"); return }
+        guard case .decoding(.duplicateDate) = whole else {
+            Issue.record("expected a duplicate date, got \(String(describing: whole))")
+            return
+        }
         text.withUnsafeBytes { bytes in
             #expect(QuoteImporter.decodeInPieces(bytes, source: "D.csv", threads: 2, chunkSize: 64) == nil)
         }

@@ -15,16 +15,19 @@ struct DecodingFixtureTests {
         let data = try Data(contentsOf: Fixtures.url(name))
         let ticker = QuoteImporter.tickerSymbol(fromFileName: name)!
         let response = try QuoteImporter.decodeFile(Fixtures.url(name).path)
-        let reference = name.hasSuffix(".json")
+        let reference =
+            name.hasSuffix(".json")
             ? try ReferenceReader.json(data, ticker: ticker)
             : try ReferenceReader.csv(String(decoding: data, as: UTF8.self), ticker: ticker)
         #expect(!reference.isEmpty)
         // dataset JSON names its own ticker (dataset_code) — same as the file name here.
-        let difference = ReferenceReader.firstDifference(response.table, reference.map { row in
-            var row = row
-            if response.format == .legacyJSON { row.ticker = "NASDAQ.AAPL" }
-            return row
-        })
+        let difference = ReferenceReader.firstDifference(
+            response.table,
+            reference.map { row in
+                var row = row
+                if response.format == .legacyJSON { row.ticker = "NASDAQ.AAPL" }
+                return row
+            })
         #expect(difference == nil, "\(name): \(difference ?? "")")
         for column in response.table.columns { #expect(column.elementType == .float64) }
     }
@@ -72,8 +75,11 @@ struct DecodingFixtureTests {
         #expect(table.rowCount == 250)
         #expect(Day(daysSinceEpoch: table.dates[0]).description == "2016-10-03")
         #expect(Day(daysSinceEpoch: table.dates[249]).description == "2017-09-29")
-        #expect(table.schema.map(\.identifier) == ["open", "high", "low", "close", "volume", "ex_dividend", "split_ratio",
-                                                   "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume"])
+        #expect(
+            table.schema.map(\.identifier) == [
+                "open", "high", "low", "close", "volume", "ex_dividend", "split_ratio",
+                "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume",
+            ])
     }
 
     @Test
@@ -110,11 +116,14 @@ struct DecodingFixtureTests {
                 Issue.record("\(name) decoded")
             } catch {
                 guard case let .apiError(source, actualCode, message) = error else {
-                    Issue.record("\(name): \(error)"); continue
+                    Issue.record("\(name): \(error)")
+                    continue
                 }
                 #expect(source == name)
                 #expect(actualCode == code)
-                #expect(message.hasPrefix(code == "QECx05" ? "The url you requested is incorrect." : "You have submitted an incorrect Quandl code."))
+                #expect(
+                    message.hasPrefix(
+                        code == "QECx05" ? "The url you requested is incorrect." : "You have submitted an incorrect Quandl code."))
             }
         }
     }
@@ -125,7 +134,10 @@ struct DecodingFixtureTests {
             _ = try QuoteImporter.decodeFile(Fixtures.url("WIKI-PRICES.datatable.mock-wrapped.json").path)
             Issue.record("mock decoded")
         } catch {
-            guard case .notADataLinkResponse = error else { Issue.record("\(error)"); return }
+            guard case .notADataLinkResponse = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(error.description.contains("not a Quandl response"))
             #expect(error.description.contains("'all'"))
         }

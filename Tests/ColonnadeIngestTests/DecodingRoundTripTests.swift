@@ -21,13 +21,16 @@ struct DecodingRoundTripTests {
     }
 
     static func tableWithSpecialValues() -> QuoteTable {
-        let specials: [Double?] = [0.0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                                   .leastNormalMagnitude, 1e-7, 1e21, 123456789012345680, 0.1, 1 / 3, -2.5, nil, 86.90000000000001]
+        let specials: [Double?] = [
+            0.0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            .leastNormalMagnitude, 1e-7, 1e21, 123456789012345680, 0.1, 1 / 3, -2.5, nil, 86.90000000000001,
+        ]
         let dates = Column<Int32>((0 ..< Int32(specials.count)).map { 16_000 + $0 })
         let a = Column<Double>(specials), b = Column<Double>(specials.reversed())
-        return try! QuoteTable(schema: [ColumnDescriptor(name: "A", type: .float64), ColumnDescriptor(name: "B (x)", type: .float64)],
-                               columns: [.float64(a), .float64(b)], dates: dates,
-                               tickers: [TickerEntry(symbol: "BRK.A", firstRow: 0, rowCount: specials.count)])
+        return try! QuoteTable(
+            schema: [ColumnDescriptor(name: "A", type: .float64), ColumnDescriptor(name: "B (x)", type: .float64)],
+            columns: [.float64(a), .float64(b)], dates: dates,
+            tickers: [TickerEntry(symbol: "BRK.A", firstRow: 0, rowCount: specials.count)])
     }
 
     static let tables: [(String, QuoteTable)] = [
@@ -80,7 +83,10 @@ struct DecodingRoundTripTests {
     @Test func writtenJSONLooksLikeTheAPIs() throws {
         let table = QuoteGenerator(tickers: 1, days: 3, seed: 1).makeTable()
         let text = String(decoding: QuoteGenerator.datasetJSON(table, ticker: 0), as: UTF8.self)
-        #expect(text.hasPrefix(#"{"dataset_data":{"limit":null,"transform":null,"column_index":null,"column_names":["Date","Open","High","Low","Close","Volume","Ex-Dividend","Split Ratio","Adj. Open","Adj. High","Adj. Low","Adj. Close","Adj. Volume"],"start_date":"2000-01-03","end_date":"2000-01-05","frequency":"daily","data":[["2000-01-05","#))
+        #expect(
+            text.hasPrefix(
+                #"{"dataset_data":{"limit":null,"transform":null,"column_index":null,"column_names":["Date","Open","High","Low","Close","Volume","Ex-Dividend","Split Ratio","Adj. Open","Adj. High","Adj. Low","Adj. Close","Adj. Volume"],"start_date":"2000-01-03","end_date":"2000-01-05","frequency":"daily","data":[["2000-01-05","#
+            ))
         // Volumes are integral and written with ".0", every value as Swift's description.
         let volume = table.column(named: "Volume")!.doubleValue(at: 2)!
         #expect(text.contains(",\(volume.description),"))

@@ -18,8 +18,10 @@ struct DirectCSVImportTests {
     /// blank lines, quoted fields (tickers holding a comma, an LF or a CR LF; quoted dates and
     /// numbers), nulls only with `nulls`, a line end after the last row only with
     /// `trailingLineEnd`.
-    static func csv(seed: UInt64, tickers: Int = 12, nulls: Bool = false, trailingLineEnd: Bool,
-                    grouped: Bool = true, quotes: Bool = true) -> [UInt8] {
+    static func csv(
+        seed: UInt64, tickers: Int = 12, nulls: Bool = false, trailingLineEnd: Bool,
+        grouped: Bool = true, quotes: Bool = true
+    ) -> [UInt8] {
         var rng = SplitMix64(seed: seed)
         func lineEnd() -> String { rng.chance(2) ? "\r\n" : "\n" }
         var lines: [String] = []
@@ -72,15 +74,20 @@ struct DirectCSVImportTests {
     static func ordinaryBytes(_ path: String, threads: Int, chunkSize: Int, in dir: String) throws -> Data {
         let out = dir + "/ordinary.snapshot"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        try QuoteImporter.importFiles([path], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
-                                      chunkSize: chunkSize, largeFileSize: 1, progress: nil).save(to: out)
+        try QuoteImporter.importFiles(
+            [path], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
+            chunkSize: chunkSize, largeFileSize: 1, progress: nil
+        ).save(to: out)
         return try Data(contentsOf: URL(fileURLWithPath: out))
     }
 
-    static func direct(_ path: String, threads: Int, chunkSize: Int, snapshot: String,
-                       progress: ImportProgress? = nil, writebackStride: Int = SnapshotDraft.defaultWritebackStride) throws -> (table: QuoteTable, inPlace: Bool)? {
-        try QuoteImporter.importDirect([path], ticker: nil, threads: threads, progress: progress, snapshot: snapshot,
-                                       chunkSize: chunkSize, largeFileSize: 1, writebackStride: writebackStride)
+    static func direct(
+        _ path: String, threads: Int, chunkSize: Int, snapshot: String,
+        progress: ImportProgress? = nil, writebackStride: Int = SnapshotDraft.defaultWritebackStride
+    ) throws -> (table: QuoteTable, inPlace: Bool)? {
+        try QuoteImporter.importDirect(
+            [path], ticker: nil, threads: threads, progress: progress, snapshot: snapshot,
+            chunkSize: chunkSize, largeFileSize: 1, writebackStride: writebackStride)
     }
 
     static func nothingCounted(_ progress: ImportProgress) -> Bool {
@@ -108,7 +115,8 @@ struct DirectCSVImportTests {
                 let expected = try Self.ordinaryBytes(csv, threads: threads, chunkSize: chunkSize, in: out)
                 let snapshot = out + "/direct.snapshot"
                 let progress = ImportProgress()
-                let result = try #require(try Self.direct(csv, threads: threads, chunkSize: chunkSize, snapshot: snapshot, progress: progress))
+                let result = try #require(
+                    try Self.direct(csv, threads: threads, chunkSize: chunkSize, snapshot: snapshot, progress: progress))
                 #expect(result.inPlace, "chunk \(chunkSize), threads \(threads): counted right, written in place")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "chunk \(chunkSize), threads \(threads)")
                 #expect(result.table == whole)
@@ -117,8 +125,10 @@ struct DirectCSVImportTests {
                 #expect(try DirectImportTests.names(in: out) == ["direct.snapshot"], "no temporary left")
                 try FileManager.default.removeItem(atPath: snapshot)
                 // Starting the writeback every page written (the import is durable) changes no byte.
-                let often = try #require(try Self.direct(csv, threads: threads, chunkSize: chunkSize, snapshot: snapshot,
-                                                         writebackStride: 4096))
+                let often = try #require(
+                    try Self.direct(
+                        csv, threads: threads, chunkSize: chunkSize, snapshot: snapshot,
+                        writebackStride: 4096))
                 let written = try Data(contentsOf: URL(fileURLWithPath: snapshot))
                 #expect(often.inPlace && written == expected, "chunk \(chunkSize), threads \(threads), writeback")
                 try FileManager.default.removeItem(atPath: snapshot)
@@ -169,14 +179,19 @@ struct DirectCSVImportTests {
             #expect(Self.nothingCounted(progress), "nothing counted when it gives up")
             #expect(try DirectImportTests.names(in: out).isEmpty, "threads \(threads): nothing written")
             // The ordinary path merges the pieces instead.
-            #expect(try QuoteImporter.importFiles([csv], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
-                                                  chunkSize: 200, largeFileSize: 1, progress: nil).rowCount > 200)
+            #expect(
+                try QuoteImporter.importFiles(
+                    [csv], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
+                    chunkSize: 200, largeFileSize: 1, progress: nil
+                ).rowCount > 200)
         }
     }
 
     @Test func noRowsOrAQuoteInATickerTakeTheOrdinaryPath() throws {
-        for text in ["ticker,date,open\n", "ticker,date,open", "ticker,date,open\r\n\r\n\n",
-                     "ticker,date,open\nA,2020-01-02,1\n\"B\"\"B\",2020-01-02,1\n", "ticker,date,open\nA\"B,2020-01-02,1\n"] {
+        for text in [
+            "ticker,date,open\n", "ticker,date,open", "ticker,date,open\r\n\r\n\n",
+            "ticker,date,open\nA,2020-01-02,1\n\"B\"\"B\",2020-01-02,1\n", "ticker,date,open\nA\"B,2020-01-02,1\n",
+        ] {
             let (dir, csv, out) = try Self.scratch(Array(text.utf8))
             defer { try? FileManager.default.removeItem(atPath: dir) }
             for threads in 1 ... 2 {
@@ -188,7 +203,9 @@ struct DirectCSVImportTests {
 
     @Test func aFailingCSVLeavesTheOrdinaryErrorToTheOrdinaryPathAndNothingBehind() throws {
         // Byte lines (a Swift string would keep CR LF as one character).
-        var lines = Self.csv(seed: 31, trailingLineEnd: true, quotes: false).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        var lines = Self.csv(seed: 31, trailingLineEnd: true, quotes: false).split(
+            separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false
+        ).map(Array.init)
         // A bad number in the open column of a row well inside the file.
         let target = try #require((lines.count * 2 / 3 ..< lines.count).first { lines[$0].split(separator: UInt8(ascii: ",")).count == 5 })
         let fields = lines[target].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(Array.init)
@@ -199,8 +216,9 @@ struct DirectCSVImportTests {
         for threads in 1 ... 3 {
             var ordinary: ResponseError?
             do {
-                _ = try QuoteImporter.importFiles([csv], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
-                                                  chunkSize: 64, largeFileSize: 1, progress: nil)
+                _ = try QuoteImporter.importFiles(
+                    [csv], ticker: nil, archiveOptions: ArchiveImporter.Options(), threads: threads,
+                    chunkSize: 64, largeFileSize: 1, progress: nil)
             } catch { ordinary = error }
             let error = try #require(ordinary)
             #expect("\(error)".contains("quotes.csv:\(target + 1):\(column) "), "\(error)")
@@ -230,7 +248,9 @@ struct DirectCSVImportTests {
     /// it has one, must be the same.
     static func counted(_ text: [UInt8], chunkSize: Int) -> Int? {
         text.withUnsafeBytes { raw in
-            guard let (input, _, survey) = QuoteImporter.pieceLayout(raw, source: "t.csv", threads: 1, chunkSize: chunkSize) else { return nil }
+            guard let (input, _, survey) = QuoteImporter.pieceLayout(raw, source: "t.csv", threads: 1, chunkSize: chunkSize) else {
+                return nil
+            }
             let rows = QuoteImporter.countCSVRows(input.base, cuts: survey.cuts, end: input.count, threads: 2)
             if let plain = survey.plainLines {
                 #expect(plain == rows, "plain lines \(plain), counted \(rows), chunk \(chunkSize)")
@@ -255,9 +275,11 @@ struct DirectCSVImportTests {
     }
 
     @Test func blankAndTrailingLinesAreCountedAsTheDecoderSkipsThem() throws {
-        let cases = ["", "\n", "\r\n", "\n\n\r\n", "A,2020-01-02,1", "A,2020-01-02,1\r", "A,2020-01-02,1\r\n",
-                     "\nA,2020-01-02,1\n\n", "\r\nA,2020-01-02,1\r\n\r\nA,2020-01-03,1\n\r\n",
-                     "\"A\nB\",2020-01-02,1\n\"C\r\n\n\",2020-01-02,\"2\"\n\n"]
+        let cases = [
+            "", "\n", "\r\n", "\n\n\r\n", "A,2020-01-02,1", "A,2020-01-02,1\r", "A,2020-01-02,1\r\n",
+            "\nA,2020-01-02,1\n\n", "\r\nA,2020-01-02,1\r\n\r\nA,2020-01-03,1\n\r\n",
+            "\"A\nB\",2020-01-02,1\n\"C\r\n\n\",2020-01-02,\"2\"\n\n",
+        ]
         for body in cases {
             let text = Array(("ticker,date,open\n" + body).utf8)
             #expect(Self.counted(text, chunkSize: 1 << 20) == (Self.decodedRows(text) ?? -1), "\(body.debugDescription)")
@@ -271,7 +293,9 @@ struct DirectCSVImportTests {
         // (The first block starts after the header; rows of 15 bytes, the first one padded, put
         // the line start nearest the block's end at every distance from it.)
         for pad in 0 ..< 16 {
-            for (name, insert) in [("blank", "\n"), ("crlf blank", "\r\n"), ("quoted", "\"Q\nQ\",2020-01-01,1\n"), ("crlf row", "Q,2020-01-01,1\r\n")] {
+            for (name, insert) in [
+                ("blank", "\n"), ("crlf blank", "\r\n"), ("quoted", "\"Q\nQ\",2020-01-01,1\n"), ("crlf row", "Q,2020-01-01,1\r\n"),
+            ] {
                 var body = "A,2000-01-01," + String(repeating: "1", count: pad + 1) + "\n"
                 var day = 0
                 while body.utf8.count < 4096 - 14 {
@@ -304,7 +328,8 @@ struct DirectCSVImportTests {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         for threads in 1 ... 3 {
             let expected = try DirectImportTests.ordinaryBytes(paths, threads: threads, in: out)
-            let result = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: out + "/d.snapshot"))
+            let result = try #require(
+                try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: out + "/d.snapshot"))
             #expect(result.inPlace, "threads \(threads)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/d.snapshot")) == expected, "threads \(threads)")
             #expect(try DirectImportTests.names(in: out) == ["d.snapshot"])

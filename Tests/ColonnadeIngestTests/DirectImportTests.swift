@@ -18,8 +18,9 @@ struct DirectImportTests {
         let columns: [AnyColumn] = table.columns.map { column in
             .float64(Column<Double>((0 ..< column.count).map { column.doubleValue(at: $0) ?? 1.25 }))
         }
-        return try QuoteTable(schema: table.schema, columns: columns, dates: table.dates, tickers: table.tickers,
-                              dateColumnName: table.dateColumnName)
+        return try QuoteTable(
+            schema: table.schema, columns: columns, dates: table.dates, tickers: table.tickers,
+            dateColumnName: table.dateColumnName)
     }
 
     /// The ordinary path's snapshot bytes: decoded by `importFiles`, saved with `save`.
@@ -53,15 +54,18 @@ struct DirectImportTests {
         for threads in 1 ... 3 {
             let expected = try Self.ordinaryBytes(paths, threads: threads, in: out)
             let snapshot = out + "/direct.snapshot"
-            let result = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
+            let result = try #require(
+                try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
             #expect(result.inPlace, "threads \(threads): no nulls, rows counted right")
             #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads)")
             #expect(result.table == (try QuoteTable.load(from: snapshot)), "threads \(threads)")
             #expect(try Self.names(in: out) == ["direct.snapshot"], "threads \(threads): no temporary left")
             try FileManager.default.removeItem(atPath: snapshot)
             // Starting the writeback every page written (durable, as the CLI saves) changes no byte.
-            let often = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil,
-                                                                   snapshot: snapshot, durable: true, writebackStride: 4096))
+            let often = try #require(
+                try QuoteImporter.importDirect(
+                    paths, ticker: nil, threads: threads, progress: nil,
+                    snapshot: snapshot, durable: true, writebackStride: 4096))
             #expect(often.inPlace, "threads \(threads)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads), writeback")
             try FileManager.default.removeItem(atPath: snapshot)
@@ -80,7 +84,8 @@ struct DirectImportTests {
         for threads in 1 ... 3 {
             let expected = try Self.ordinaryBytes(paths, threads: threads, in: out)
             let snapshot = out + "/direct.snapshot"
-            let result = try #require(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
+            let result = try #require(
+                try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
             #expect(result.inPlace, "threads \(threads): the bitmaps go after every column's values")
             #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads)")
             let loaded = try QuoteTable.load(from: snapshot)
@@ -94,7 +99,8 @@ struct DirectImportTests {
     func aFailingFileThrowsTheOrdinaryErrorAndLeavesNothing(seed: UInt64) throws {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var paths = try QuoteGenerator.writeDatasetJSON(try Self.withoutNulls(P.randomTable(seed: seed, tickers: 16)), toDirectory: dir + "/json")
+        var paths = try QuoteGenerator.writeDatasetJSON(
+            try Self.withoutNulls(P.randomTable(seed: seed, tickers: 16)), toDirectory: dir + "/json")
         // A bad number in one file's rows (whose rows still count), and a later file that is not JSON.
         let bad = dir + "/json/WIKI-BAD.json"
         try Data(#"{"dataset_data":{"column_names":["Date","Open"],"data":[["2020-01-03",1.5],["2020-01-02",1.2.3]]}}"#.utf8)
@@ -110,7 +116,8 @@ struct DirectImportTests {
             let expected = try #require(ordinary)
             #expect("\(expected)".contains("WIKI-BAD.json"))
             // The missing file cannot be counted, so the pre-count gives up: the caller imports the ordinary way.
-            #expect(try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: out + "/s.snapshot") == nil)
+            #expect(
+                try QuoteImporter.importDirect(paths, ticker: nil, threads: threads, progress: nil, snapshot: out + "/s.snapshot") == nil)
             // Without it, the bad file fails the direct import itself.
             let counted = Array(paths.dropLast())
             #expect(throws: expected, "threads \(threads)") {
@@ -123,10 +130,12 @@ struct DirectImportTests {
     @Test func aSnapshotThatCannotBeCreatedLeavesTheErrorToTheOrdinaryPath() throws {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let paths = try QuoteGenerator.writeDatasetJSON(try Self.withoutNulls(P.randomTable(seed: 81, tickers: 5)), toDirectory: dir + "/json")
+        let paths = try QuoteGenerator.writeDatasetJSON(
+            try Self.withoutNulls(P.randomTable(seed: 81, tickers: 5)), toDirectory: dir + "/json")
         let progress = ImportProgress()
         // No such directory: the temporary cannot be made; the ordinary save reports it.
-        #expect(try QuoteImporter.importDirect(paths, ticker: nil, threads: 2, progress: progress, snapshot: dir + "/none/s.snapshot") == nil)
+        #expect(
+            try QuoteImporter.importDirect(paths, ticker: nil, threads: 2, progress: progress, snapshot: dir + "/none/s.snapshot") == nil)
         #expect(progress.current.files == 0, "nothing counted when it gives up")
         #expect(!FileManager.default.fileExists(atPath: dir + "/none"))
         #expect(throws: SnapshotError.self) { try QuoteImporter.importFiles(paths, threads: 2).save(to: dir + "/none/s.snapshot") }
@@ -165,13 +174,16 @@ struct DirectImportTests {
     static func datatable(_ symbols: [String]) -> Data {
         let rows = symbols.enumerated().map { #"["\#($1)","2020-01-0\#($0 + 2)",\#($0).5,2,1,1.5]"# }.joined(separator: ",")
         let columns = ["Open", "High", "Low", "Close"].map { #"{"name":"\#($0)","type":"double"}"# }.joined(separator: ",")
-        return Data(#"{"datatable":{"data":[\#(rows)],"columns":[{"name":"ticker","type":"String"},{"name":"Date","type":"Date"},\#(columns)]},"meta":{"next_cursor_id":null}}"#.utf8)
+        return Data(
+            #"{"datatable":{"data":[\#(rows)],"columns":[{"name":"ticker","type":"String"},{"name":"Date","type":"Date"},\#(columns)]},"meta":{"next_cursor_id":null}}"#
+                .utf8)
     }
 
     @Test func aMiscountedFileIsImportedTheOrdinaryWayWithTheSameBytes() throws {
         let dir = ImportTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let paths = try QuoteGenerator.writeDatasetJSON(try Self.withoutNulls(P.randomTable(seed: 71, tickers: 6)), toDirectory: dir + "/json")
+        let paths = try QuoteGenerator.writeDatasetJSON(
+            try Self.withoutNulls(P.randomTable(seed: 71, tickers: 6)), toDirectory: dir + "/json")
         // Counted too high: the rows are placed, but the layout is not the planned one (16 rows
         // more: the padded payloads move, which 2 more might not).
         let over = dir + "/json/over.json"
@@ -186,12 +198,15 @@ struct DirectImportTests {
         for threads in 1 ... 3 {
             let snapshot = out + "/direct.snapshot"
             let expected = try Self.ordinaryBytes(paths + [over], threads: threads, in: out)
-            let result = try #require(try QuoteImporter.importDirect(paths + [over], ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
+            let result = try #require(
+                try QuoteImporter.importDirect(paths + [over], ticker: nil, threads: threads, progress: nil, snapshot: snapshot))
             #expect(!result.inPlace, "threads \(threads)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: snapshot)) == expected, "threads \(threads)")
             try FileManager.default.removeItem(atPath: snapshot)
             let progress = ImportProgress()
-            #expect(try QuoteImporter.importDirect(paths + [under], ticker: nil, threads: threads, progress: progress, snapshot: snapshot) == nil)
+            #expect(
+                try QuoteImporter.importDirect(paths + [under], ticker: nil, threads: threads, progress: progress, snapshot: snapshot)
+                    == nil)
             #expect(progress.current.files == 0 && progress.current.rows == 0, "threads \(threads): nothing counted when it gives up")
             #expect(try Self.names(in: out).isEmpty, "threads \(threads): nothing written")
         }

@@ -18,7 +18,7 @@ import Testing
     }
 
     static func labels(_ s: Selection) -> [String] {
-        s.rows().map { "\(s.table.tickers[Int(s.table.tickerCode(ofRow: $0))].symbol) \(Day(daysSinceEpoch: s.table.dates[$0]))" }
+        s.rows().map { "\(s.table.tickers[Int(s.table.tickerNumber(ofRow: $0))].symbol) \(Day(daysSinceEpoch: s.table.dates[$0]))" }
     }
 
     static func sumOfClose(_ s: Selection) throws -> Double {
@@ -33,8 +33,11 @@ import Testing
     @Test func gapUpMatchesDuckDB() throws {
         let table = try Self.table()
         let s = try table.select(where: "open > 1.03 * prev(close)")
-        #expect(Self.labels(s) == ["AAPL 2014-04-24", "AAPL 2014-10-21", "MSFT 2014-01-24", "MSFT 2014-07-17", "MSFT 2014-10-24",
-                                   "ZEN 2014-05-19", "ZEN 2014-08-06", "ZEN 2014-10-31"])
+        #expect(
+            Self.labels(s) == [
+                "AAPL 2014-04-24", "AAPL 2014-10-21", "MSFT 2014-01-24", "MSFT 2014-07-17", "MSFT 2014-10-24",
+                "ZEN 2014-05-19", "ZEN 2014-08-06", "ZEN 2014-10-31",
+            ])
         #expect(Self.close(try Self.sumOfClose(s), 859.385))
         #expect(try table.select(where: "open > 1.03 * prev(close)", on: .latest).count == 0)
         // The same screen built in Swift.
@@ -46,8 +49,11 @@ import Testing
         let range = try table.select(where: "(high - low) / close > 0.03 and volume > 1.5 * mavg(volume, 20)")
         let rangeSum = try Self.sumOfClose(range)
         #expect(range.count == 33 && Self.close(rangeSum, 780830.82))
-        #expect(Array(Self.labels(range).prefix(6)) == ["AAPL 2014-04-28", "AAPL 2014-09-03", "AAPL 2014-09-09", "AAPL 2014-09-10",
-                                                         "AAPL 2014-10-15", "AAPL 2014-12-01"])
+        #expect(
+            Array(Self.labels(range).prefix(6)) == [
+                "AAPL 2014-04-28", "AAPL 2014-09-03", "AAPL 2014-09-09", "AAPL 2014-09-10",
+                "AAPL 2014-10-15", "AAPL 2014-12-01",
+            ])
         let trend = "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)"
         let t = try table.select(where: trend)
         let trendSum = try Self.sumOfClose(t)
@@ -75,7 +81,8 @@ import Testing
         ]
         for (row, e) in zip(months.rows, expected) {
             #expect(row.bucketText == e.0)
-            #expect(row.values[0] == e.1 && Self.close(row.values[1], e.2) && Self.close(row.values[2], e.3)
+            #expect(
+                row.values[0] == e.1 && Self.close(row.values[1], e.2) && Self.close(row.values[2], e.3)
                     && Self.close(row.values[3], e.4), "\(row)")
         }
         let byTicker = try table.selectAll().aggregate(
@@ -88,8 +95,9 @@ import Testing
         ]
         #expect(byTicker.rows.map(\.ticker) == expectedTickers.map(\.0))
         for (row, e) in zip(byTicker.rows, expectedTickers) {
-            #expect(row.values[0] == e.1 && row.values[1] == e.2 && Self.close(row.values[2], e.3) && Self.close(row.values[3], e.4),
-                    "\(row)")
+            #expect(
+                row.values[0] == e.1 && row.values[1] == e.2 && Self.close(row.values[2], e.3) && Self.close(row.values[3], e.4),
+                "\(row)")
         }
         let years = try table.selectAll().aggregate([.count], by: .year)
         #expect(years.rows.map(\.year) == [2014] && years.rows[0].values == [916])

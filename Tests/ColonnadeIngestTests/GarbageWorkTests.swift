@@ -13,7 +13,8 @@ import Glibc
 /// 64 KiB may be read (the rest is `PROT_NONE`, so a read of any byte past them ends the test
 /// process with SIGSEGV: a failure no machine load can hide or cause). The row pre-count
 /// (`countDataRows`), the CSV piece layout and the decoder each see the whole gigabyte and must
-/// stop within the first 64 KiB. (OutOfMemoryTests imports a real 1 GiB sparse file end to end.)
+/// stop within the first 64 KiB, also when the garbage follows a valid CSV header and rows (the
+/// counting passes stop at the first control byte, and so does the decoder). (OutOfMemoryTests imports a real 1 GiB sparse file end to end.)
 @Suite struct GarbageWorkTests {
     static let readable = 64 << 10
     static let size = 1 << 30
@@ -33,6 +34,16 @@ import Glibc
         ("", "error: g.json:1:1 (byte 0): expected a column name of at most 4096 bytes, found more"),
         ("{", "g.json"),
         (#"{"dataset_data":{"column_names":["Date","Close"],"data":["#, "g.json"),
+        // A valid CSV header, or header and rows, then garbage (zeros: a line that never ends).
+        ("ticker,date,open\n", #"error: g.json:2:1 (byte 17): row 1, column 'ticker': expected text, not a control byte, found '\u{0}'"#),
+        (
+            "ticker,date,open\nA,2020-01-02,1\nA,2020-01-03,2\n",
+            #"error: g.json:4:1 (byte 47): row 3, column 'ticker': expected text, not a control byte, found '\u{0}'"#
+        ),
+        (
+            "Date,Open,Close\n2020-01-02,1,2\n",
+            #"error: g.json:3:1 (byte 31): row 2, column 'Date': expected text, not a control byte, found '\u{0}'"#
+        ),
     ])
     func aGigabyteOfGarbageIsRefusedWithinItsFirst64KiB(prefix: String, expected: String) throws {
         try Self.withGuardedGigabyte(Array(prefix.utf8)) { bytes in

@@ -44,7 +44,10 @@ struct ImportTests {
             try QuoteImporter.importFiles(paths, into: &table)
             Issue.record("imported a corrupt file")
         } catch {
-            guard case let .decoding(.badDate(p, _)) = error else { Issue.record("\(error)"); return }
+            guard case let .decoding(.badDate(p, _)) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(p.source == (paths[1] as NSString).lastPathComponent)
         }
         #expect(table == before)
@@ -97,7 +100,10 @@ struct ImportTests {
         let result = Mutex<String>("")
         Thread.detachNewThread {
             let text: String
-            do { _ = try QuoteImporter.decodeFile(fifo, ticker: "A"); text = "imported" } catch { text = "\(error)" }
+            do {
+                _ = try QuoteImporter.decodeFile(fifo, ticker: "A")
+                text = "imported"
+            } catch { text = "\(error)" }
             result.withLock { $0 = text }
             done.signal()
         }

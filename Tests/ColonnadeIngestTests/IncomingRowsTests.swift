@@ -16,8 +16,10 @@ import Testing
             let body = QuoteGenerator.datasetJSON(table, ticker: code)
             let symbol = table.tickers[code].symbol
             return try body.withUnsafeBytes { bytes in
-                (try QuoteDecoder.decodeRows(bytes, ticker: symbol, source: symbol),
-                 try QuoteDecoder.decode(bytes, ticker: symbol, source: symbol).table)
+                (
+                    try QuoteDecoder.decodeRows(bytes, ticker: symbol, source: symbol),
+                    try QuoteDecoder.decode(bytes, ticker: symbol, source: symbol).table
+                )
             }
         }
     }

@@ -25,7 +25,8 @@ import Glibc
             let mapped = try QuoteImporter.withContents(ofFile: path, threads: threads, mappedReadSize: 1) { Data($0) }
             let read = try QuoteImporter.withContents(ofFile: path, threads: threads, mappedReadSize: .max) { Data($0) }
             #expect(mapped == expected && read == expected)
-            let viaMapping = try QuoteImporter.withContents(ofFile: path, threads: threads, mappedReadSize: 1) { bytes throws(ResponseError) in
+            let viaMapping = try QuoteImporter.withContents(ofFile: path, threads: threads, mappedReadSize: 1) {
+                bytes throws(ResponseError) in
                 try QuoteDecoder.decode(bytes, source: "quotes.csv").table
             }
             #expect(viaMapping == (try QuoteImporter.importFiles([path], threads: threads)))
@@ -77,18 +78,23 @@ import Glibc
             caught = error
         }
         let message = "\(try #require(caught))"
-        #expect(message.contains("huge.csv") && message.contains("out of memory: cannot allocate 8192.0 GiB to hold the file"), "\(message)")
+        #expect(
+            message.contains("huge.csv") && message.contains("out of memory: cannot allocate 8192.0 GiB to hold the file"), "\(message)")
     }
 
     @Test func aHeaderOrTickerOfGigabytesIsRefusedNotCopied() throws {
         // Text longer than ByteInput.maximumTextLength: an error at its first byte.
         let long = String(repeating: "A", count: ByteInput.maximumTextLength + 1)
-        for (body, expected) in [("\(long),date,close\nX,2020-01-02,1\n", "a column name of at most 4096 bytes"),
-                                 ("ticker,date,close\n\(long),2020-01-02,1\n", "a ticker of at most 4096 bytes"),
-                                 ("{\"datatable\":{\"data\":[[\"\(long)\",\"2020-01-02\",1]],\"columns\":[{\"name\":\"ticker\",\"type\":\"String\"},"
-                                    + "{\"name\":\"date\",\"type\":\"Date\"},{\"name\":\"close\",\"type\":\"double\"}]},\"meta\":{\"next_cursor_id\":null}}",
-                                  "a ticker of at most 4096 bytes"),
-                                 ("{\"dataset_data\":{\"column_names\":[\"Date\",\"\(long)\"],\"data\":[]}}", "of at most 4096 bytes each")] {
+        for (body, expected) in [
+            ("\(long),date,close\nX,2020-01-02,1\n", "a column name of at most 4096 bytes"),
+            ("ticker,date,close\n\(long),2020-01-02,1\n", "a ticker of at most 4096 bytes"),
+            (
+                "{\"datatable\":{\"data\":[[\"\(long)\",\"2020-01-02\",1]],\"columns\":[{\"name\":\"ticker\",\"type\":\"String\"},"
+                    + "{\"name\":\"date\",\"type\":\"Date\"},{\"name\":\"close\",\"type\":\"double\"}]},\"meta\":{\"next_cursor_id\":null}}",
+                "a ticker of at most 4096 bytes"
+            ),
+            ("{\"dataset_data\":{\"column_names\":[\"Date\",\"\(long)\"],\"data\":[]}}", "of at most 4096 bytes each"),
+        ] {
             var caught: ResponseError?
             do { _ = try QuoteDecoder.decode(Array(body.utf8), source: "long") } catch { caught = error }
             let message = "\(try #require(caught))"

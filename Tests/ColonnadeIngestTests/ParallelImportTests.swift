@@ -13,7 +13,9 @@ struct ParallelImportTests {
     /// A random table with nulls, ±0, tiny and huge values, tickers of 0 to 70 days.
     static func randomTable(seed: UInt64, tickers: Int, columns: Int = 4, firstSymbol: Int = 0) -> QuoteTable {
         var rng = SplitMix64(seed: seed)
-        let schema = (0 ..< columns).map { ColumnDescriptor(name: ["Open", "High", "Low", "Close", "Volume", "Adj. Close"][$0 % 6], type: .float64) }
+        let schema = (0 ..< columns).map {
+            ColumnDescriptor(name: ["Open", "High", "Low", "Close", "Volume", "Adj. Close"][$0 % 6], type: .float64)
+        }
         var dates: [Int32] = []
         var values = [[Double?]](repeating: [], count: columns)
         var entries: [TickerEntry] = []
@@ -58,8 +60,10 @@ struct ParallelImportTests {
         try QuoteGenerator.writeDatatableCSV(overlapping, to: dir + "/PRICES.csv")
         paths.append(dir + "/PRICES.csv")
         let zipped = randomTable(seed: seed + 3, tickers: 2, firstSymbol: 200)
-        let zip = ZipBuilder([.stored("WIKI-T200.json", QuoteGenerator.datasetJSON(zipped, ticker: 0)),
-                              .stored("WIKI-T201.json", QuoteGenerator.datasetJSON(zipped, ticker: 1))]).bytes()
+        let zip = ZipBuilder([
+            .stored("WIKI-T200.json", QuoteGenerator.datasetJSON(zipped, ticker: 0)),
+            .stored("WIKI-T201.json", QuoteGenerator.datasetJSON(zipped, ticker: 1)),
+        ]).bytes()
         try Data(zip).write(to: URL(fileURLWithPath: dir + "/more.zip"))
         paths.insert(dir + "/more.zip", at: 3)
         return paths
@@ -88,8 +92,9 @@ struct ParallelImportTests {
         let expected = try Self.snapshotBytes(reference, in: dir)
         for threads in 1 ... 4 {
             // Small pieces and a small threshold: the datatable CSV is decoded in pieces too.
-            let imported = try QuoteImporter.importFiles(paths, ticker: nil, archiveOptions: .init(threads: threads), threads: threads,
-                                                         chunkSize: 257, largeFileSize: 1, progress: nil)
+            let imported = try QuoteImporter.importFiles(
+                paths, ticker: nil, archiveOptions: .init(threads: threads), threads: threads,
+                chunkSize: 257, largeFileSize: 1, progress: nil)
             #expect(imported == reference, "threads \(threads)")
             #expect(try Self.snapshotBytes(imported, in: dir) == expected, "threads \(threads)")
         }
@@ -113,7 +118,8 @@ struct ParallelImportTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         // The n-th `,` followed by a digit gets an `x` after it: `,x12.5`.
         var seen = 0
-        for i in bytes.indices.dropLast() where bytes[i] == UInt8(ascii: ",") && (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(bytes[i + 1]) {
+        for i in bytes.indices.dropLast()
+        where bytes[i] == UInt8(ascii: ",") && (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(bytes[i + 1]) {
             if seen == occurrence {
                 bytes.insert(UInt8(ascii: "x"), at: i + 1)
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -146,7 +152,10 @@ struct ParallelImportTests {
                 try QuoteImporter.importFiles(paths, threads: threads, into: &target)
                 Issue.record("imported a corrupt file with \(threads) threads")
             } catch {
-                guard case let .decoding(decodeError) = error, let p = decodeError.position else { Issue.record("\(error)"); continue }
+                guard case let .decoding(decodeError) = error, let p = decodeError.position else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(p.source == QuoteImporter.fileName(of: paths[bad]), "threads \(threads)")
                 #expect(p.line == line && p.column == column, "threads \(threads): \(p)")
             }
@@ -162,11 +171,15 @@ struct ParallelImportTests {
         let (line, column) = try Self.corrupt(dir + "/ALL.csv", occurrence: 400)
         for threads in 1 ... 4 {
             do {
-                _ = try QuoteImporter.importFiles([dir + "/ALL.csv"], ticker: nil, archiveOptions: .init(), threads: threads,
-                                                  chunkSize: 100, largeFileSize: 1, progress: nil)
+                _ = try QuoteImporter.importFiles(
+                    [dir + "/ALL.csv"], ticker: nil, archiveOptions: .init(), threads: threads,
+                    chunkSize: 100, largeFileSize: 1, progress: nil)
                 Issue.record("imported a corrupt CSV")
             } catch {
-                guard case let .decoding(decodeError) = error, let p = decodeError.position else { Issue.record("\(error)"); continue }
+                guard case let .decoding(decodeError) = error, let p = decodeError.position else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(p.source == "ALL.csv" && p.line == line && p.column == column, "threads \(threads): \(p)")
             }
         }

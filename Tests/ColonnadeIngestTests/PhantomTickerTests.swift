@@ -24,10 +24,12 @@ import Testing
         #expect(named.rowCount == 1)
     }
 
-    @Test(arguments: ["Date,Open,Close\n", "Date,Open,Close\r\n\r\n",
-                      #"{"dataset_data":{"column_names":["Date","Open"],"data":[]}}"#,
-                      #"{"dataset":{"dataset_code":"AAPL","column_names":["Date","Open"],"data":[]}}"#,
-                      "ticker,date,open\n"])
+    @Test(arguments: [
+        "Date,Open,Close\n", "Date,Open,Close\r\n\r\n",
+        #"{"dataset_data":{"column_names":["Date","Open"],"data":[]}}"#,
+        #"{"dataset":{"dataset_code":"AAPL","column_names":["Date","Open"],"data":[]}}"#,
+        "ticker,date,open\n",
+    ])
     func aHeaderOnlyResponseAddsNoTicker(text: String) throws {
         let table = try Decode.text(text, ticker: nil, source: "WIKI-AAPL.csv").table
         #expect(table.tickers.isEmpty && table.rowCount == 0)

@@ -17,8 +17,9 @@ struct PlacedImportTests {
     /// other tickers, and one ticker split over two files with later dates in the second.
     static func writeDistinctInputs(in dir: String, seed: UInt64) throws -> [String] {
         var paths = try QuoteGenerator.writeDatasetJSON(P.randomTable(seed: seed, tickers: 12), toDirectory: dir + "/json")
-        paths += try QuoteGenerator.writeTimeSeriesCSV(P.randomTable(seed: seed + 1, tickers: 3, firstSymbol: 100),
-                                                       toDirectory: dir + "/series")
+        paths += try QuoteGenerator.writeTimeSeriesCSV(
+            P.randomTable(seed: seed + 1, tickers: 3, firstSymbol: 100),
+            toDirectory: dir + "/series")
         try QuoteGenerator.writeDatatableCSV(P.randomTable(seed: seed + 2, tickers: 9, firstSymbol: 300), to: dir + "/PRICES.csv")
         paths.append(dir + "/PRICES.csv")
         // T500's first days, then its later days: the second continues the first across the seam.
@@ -26,9 +27,10 @@ struct PlacedImportTests {
         if whole.rowCount >= 2 {
             let half = whole.rowCount / 2
             for (name, rows) in [("early", 0 ..< half), ("late", half ..< whole.rowCount)] {
-                let part = try QuoteTable(schema: whole.schema, columns: whole.columns.map { .float64($0.convertedToFloat64().gathering(Array(rows))) },
-                                          dates: whole.dates.gathering(Array(rows)),
-                                          tickers: [TickerEntry(symbol: "T500", firstRow: 0, rowCount: rows.count)])
+                let part = try QuoteTable(
+                    schema: whole.schema, columns: whole.columns.map { .float64($0.convertedToFloat64().gathering(Array(rows))) },
+                    dates: whole.dates.gathering(Array(rows)),
+                    tickers: [TickerEntry(symbol: "T500", firstRow: 0, rowCount: rows.count)])
                 try QuoteGenerator.writeDatatableCSV(part, to: dir + "/\(name).csv")
                 paths.append(dir + "/\(name).csv")
             }
@@ -88,8 +90,10 @@ struct PlacedImportTests {
         let rows = try QuoteImporter.withContents(ofFile: paths[0]) { bytes throws(ResponseError) in
             try QuoteDecoder.decodeRows(bytes, ticker: "T0", source: "T0.json")
         }
-        let assembler = try #require(ColumnAssembler(valueNames: rows.valueNames, dateColumnName: rows.dateColumnName,
-                                                     rowCapacity: 1_000_000))
+        let assembler = try #require(
+            ColumnAssembler(
+                valueNames: rows.valueNames, dateColumnName: rows.dateColumnName,
+                rowCapacity: 1_000_000))
         #expect(assembler.accepts(rows, at: 0))
         #expect(!assembler.accepts(rows, at: 1_000_000 - rows.rowCount + 1))
         assembler.place(rows, at: 0)
@@ -130,15 +134,19 @@ struct PlacedImportTests {
             for chunkSize in [100, 1_000, 10_000] {
                 for threads in 1 ... 4 {
                     let placed = try QuoteImporter.withContents(ofFile: dir + "/" + name) { bytes throws(ResponseError) -> QuoteTable? in
-                        guard let (input, layout, survey) = QuoteImporter.pieceLayout(bytes, source: name, threads: threads,
-                                                                                      chunkSize: chunkSize) else { return nil }
+                        guard
+                            let (input, layout, survey) = QuoteImporter.pieceLayout(
+                                bytes, source: name, threads: threads,
+                                chunkSize: chunkSize)
+                        else { return nil }
                         #expect(survey.cuts.count > 1 || chunkSize == 10_000)
                         return QuoteImporter.placedPieces(input, layout: layout, cuts: survey.cuts, threads: threads, progress: nil)
                     }
                     #expect((placed != nil) == placeable, "\(name) \(chunkSize) \(threads)")
                     if let placed { #expect(try P.snapshotBytes(placed, in: dir) == expected, "\(name) \(chunkSize) \(threads)") }
-                    let imported = try QuoteImporter.importFiles([dir + "/" + name], ticker: nil, archiveOptions: .init(), threads: threads,
-                                                                 chunkSize: chunkSize, largeFileSize: 1, progress: nil)
+                    let imported = try QuoteImporter.importFiles(
+                        [dir + "/" + name], ticker: nil, archiveOptions: .init(), threads: threads,
+                        chunkSize: chunkSize, largeFileSize: 1, progress: nil)
                     #expect(try P.snapshotBytes(imported, in: dir) == expected, "\(name) \(chunkSize) \(threads)")
                 }
             }

@@ -54,7 +54,10 @@ import Testing
             #expect(placed.hasSummaries)
             #expect(placed.dates.summaries == BlockSummaries(rowByRow: placed.dates), "threads \(threads)")
             for column in placed.columns {
-                guard case .float64(let c) = column else { Issue.record("not Float64"); continue }
+                guard case .float64(let c) = column else {
+                    Issue.record("not Float64")
+                    continue
+                }
                 #expect(Self.bits(c.summaries) == Self.bits(BlockSummaries(rowByRow: c)), "threads \(threads)")
             }
             #expect(placed.columns.contains { $0.validity != nil }, "one column has nulls")

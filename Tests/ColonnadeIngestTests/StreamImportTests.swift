@@ -111,7 +111,8 @@ struct StreamImportTests {
         let error = #expect(throws: ResponseError.self) {
             _ = try QuoteImporter.importStream(fds[0], source: "standard input", threads: 1, chunkSize: 1 << 50)
         }
-        #expect(error == .decoding(.unreadable(path: "standard input", reason: "out of memory: cannot allocate 1048576.0 GiB to read into")))
+        #expect(
+            error == .decoding(.unreadable(path: "standard input", reason: "out of memory: cannot allocate 1048576.0 GiB to read into")))
         #expect(error?.description == "standard input: cannot read: out of memory: cannot allocate 1048576.0 GiB to read into")
     }
 }

@@ -45,7 +45,9 @@ import Testing
                 let pick = rng.below(6)
                 let volume = pick == 0 ? 0.0 : (pick == 1 ? -0.0 : Double(rng.below(9_000_000)))
                 dates.append(day)
-                values[0].append(open); values[1].append(close); values[2].append(volume)
+                values[0].append(open)
+                values[1].append(close)
+                values[2].append(volume)
                 lines.append("\(symbol),\(Day(daysSinceEpoch: day)),\(open),\(close.map { "\($0)" } ?? ""),\(volume)\n")
                 lineTickers.append(t)
                 day += Int32(1 + rng.below(3))
@@ -112,8 +114,10 @@ import Testing
         // (initial rows, input size): tiny and growing many times; sized from the input; the default.
         for (initial, total) in [(1, nil), (300, nil), (nil, totalBytes), (nil, nil)] as [(Int?, Int?)] {
             let label = "seed \(seed), initial \(initial.map(String.init) ?? "default"), total \(total.map(String.init) ?? "unknown")"
-            let assembler = try #require(ColumnAssembler(streamingValueNames: Self.valueNames, dateColumnName: "date",
-                                                         totalBytes: total, initialRowCapacity: initial))
+            let assembler = try #require(
+                ColumnAssembler(
+                    streamingValueNames: Self.valueNames, dateColumnName: "date",
+                    totalBytes: total, initialRowCapacity: initial))
             let startCapacity = assembler.rowCapacity
             var appended = 0
             for cut in Self.pieces(generated.lines.count, rng: &rng) {
@@ -131,7 +135,10 @@ import Testing
             #expect(table.hasSummaries, "\(label)")
             #expect(table.dates.summaries == BlockSummaries(rowByRow: table.dates), "\(label)")
             for column in table.columns {
-                guard case .float64(let c) = column else { Issue.record("not Float64"); continue }
+                guard case .float64(let c) = column else {
+                    Issue.record("not Float64")
+                    continue
+                }
                 #expect(Self.bits(c.summaries) == Self.bits(BlockSummaries(rowByRow: c)), "\(label)")
             }
             #expect(table.columns[1].validity != nil, "\(label): Close has nulls")
@@ -143,8 +150,10 @@ import Testing
     /// seen before, a ticker continuing with a date not after its last, other columns.
     @Test func piecesThatDoNotConcatenateAreRefused() throws {
         let layout = try Self.layout("ticker,date,Open,Close,Volume\n")
-        let assembler = try #require(ColumnAssembler(streamingValueNames: Self.valueNames, dateColumnName: "date",
-                                                     totalBytes: nil, initialRowCapacity: 2))
+        let assembler = try #require(
+            ColumnAssembler(
+                streamingValueNames: Self.valueNames, dateColumnName: "date",
+                totalBytes: nil, initialRowCapacity: 2))
         let (first, firstBytes) = try Self.decode(["A,2014-01-02,1,2,3\n", "A,2014-01-03,4,5,6\n", "B,2014-01-02,7,8,9\n"], layout)
         #expect(assembler.append(first, bytes: firstBytes))
         let refused: [[String]] = [
@@ -167,7 +176,10 @@ import Testing
         #expect(table.tickers.map(\.symbol) == ["A", "B", "C"])
         #expect(table.tickers.map(\.rowCount) == [2, 2, 1])
         #expect(table.dates.count == 5)
-        guard case .float64(let open) = table.columns[0] else { Issue.record("not Float64"); return }
+        guard case .float64(let open) = table.columns[0] else {
+            Issue.record("not Float64")
+            return
+        }
         #expect((0 ..< 5).map { open[$0] } == [1, 4, 7, 1, 4])
     }
 

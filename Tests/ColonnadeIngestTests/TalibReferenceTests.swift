@@ -40,12 +40,16 @@ import Testing
         let ema12 = try values("ema(close, 12)"), ema26 = try values("ema(close, 26)")
         // ema, rsi and ATR: on every row, null exactly where TA-Lib's is NaN, else within 1e-9 of
         // the price scale.
-        for (name, ours) in [("ema12", ema12), ("ema26", ema26), ("rsi14", try values("rsi(close, 14)")),
-                             ("atr14", try values("rma(\(Self.trueRange), 14)"))] {
+        for (name, ours) in [
+            ("ema12", ema12), ("ema26", ema26), ("rsi14", try values("rsi(close, 14)")),
+            ("atr14", try values("rma(\(Self.trueRange), 14)")),
+        ] {
             let theirs = reference[name]!
             var worst = 0.0
             for r in rows {
-                #expect((ours[r] == nil) == (theirs[r] == nil), "\(name) \(dates[r]): \(String(describing: ours[r])) vs \(String(describing: theirs[r]))")
+                #expect(
+                    (ours[r] == nil) == (theirs[r] == nil),
+                    "\(name) \(dates[r]): \(String(describing: ours[r])) vs \(String(describing: theirs[r]))")
                 guard let a = ours[r], let b = theirs[r] else { continue }
                 let scale = name == "rsi14" ? 100 : max(1, Swift.abs(closes[r] ?? 1))
                 worst = max(worst, Swift.abs(a - b) / scale)

@@ -14,7 +14,8 @@ import DecodingTestSupport
 /// whole-member path, so the error does not depend on the chunk size.
 @Suite struct ZipFindingTests {
     @Test func aMemberGivesOneErrorWhateverTheChunkSize() throws {
-        let bytes = [UInt8](try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/zip-size-mismatch-before-corrupt-data.zip")))
+        let bytes = [UInt8](
+            try Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/zip-size-mismatch-before-corrupt-data.zip")))
         let archive = try ZipArchive(bytes: bytes, name: "fuzz.zip")
         let limits = ZipLimits(maximumRatio: 200, maximumSize: 16 << 20, ratioFloor: 1 << 20)
         let member = try #require(archive.members.first { !$0.isDirectory })

@@ -18,7 +18,7 @@ public struct ColumnarReference {
             values[d.name] = all
         }
         self.values = values
-        tickerOfRow = (0 ..< table.rowCount).map { table.tickerCode(ofRow: $0) }
+        tickerOfRow = (0 ..< table.rowCount).map { table.tickerNumber(ofRow: $0) }
         dates = (0 ..< table.rowCount).map { table.dates[$0] }
     }
 
@@ -45,7 +45,7 @@ public struct ColumnarReference {
             var oracle = ExpressionOracle(table: table)
             return .range(oracle.order(l, r), bounds)
         case .dates(let b): return .dates(b)
-        case .tickers(let symbols): return .tickers(Set(symbols.compactMap { table.code(of: $0) }))
+        case .tickers(let symbols): return .tickers(Set(symbols.compactMap { table.tickerNumber(of: $0) }))
         case .not(let q): return .not(resolve(q))
         case .and(let qs): return .and(qs.map(resolve))
         case .or(let qs): return .or(qs.map(resolve))

@@ -47,7 +47,10 @@ public struct ExpressionOracle {
             for step in steps {
                 let y = values(step.operand)
                 for r in 0 ..< n {
-                    guard let u = out[r], let v = y[r] else { out[r] = nil; continue }
+                    guard let u = out[r], let v = y[r] else {
+                        out[r] = nil
+                        continue
+                    }
                     switch step.op {
                     case .add: out[r] = u + v
                     case .subtract: out[r] = u - v
@@ -124,8 +127,99 @@ public struct ExpressionOracle {
                     }
                 }
             }
+        case .crossTicker(let c):
+            out = crossTicker(c)
         }
         memo[e] = out
+        return out
+    }
+
+    /// Cross-sectional functions, `ref` and moving statistics, row by row from their rules:
+    /// the rows of a date are found by a dictionary, ranks by counting smaller values, windows
+    /// by two-pass sums.
+    mutating func crossTicker(_ c: CrossTickerExpression) -> [Double?] {
+        let n = table.rowCount
+        var out = [Double?](repeating: nil, count: n)
+        // Inside an expression a NaN is null.
+        func known(_ v: [Double?]) -> [Double?] { v.map { $0.flatMap { $0.isNaN ? nil : $0 } } }
+        switch c {
+        case let .crossSection(f, x):
+            let xs = known(values(x))
+            var byDate = [Int32: [Int]]()
+            for r in 0 ..< n { byDate[table.dates[r], default: []].append(r) }
+            for (_, rows) in byDate {
+                let present = rows.compactMap { xs[$0] }
+                let count = present.count
+                var sum = 0.0
+                for v in present { sum += v }
+                let mean = sum / Double(count)
+                var ss = 0.0
+                for v in present { ss += (v - mean) * (v - mean) }
+                let sd = count < 2 ? 0 : Foundation.sqrt(ss / Double(count - 1))
+                for r in rows {
+                    switch f {
+                    case .xcount: out[r] = Double(count)
+                    case .xmean: out[r] = count == 0 ? nil : mean
+                    case .xz:
+                        if let v = xs[r], count >= 2, sd != 0, !sd.isNaN { out[r] = (v - mean) / sd }
+                    case .xrank, .xpct:
+                        guard let v = xs[r] else { continue }
+                        let rank = 1 + present.filter { $0 < v }.count
+                        out[r] = f == .xrank ? Double(rank) : count == 1 ? 0 : Double(rank - 1) / Double(count - 1)
+                    }
+                }
+            }
+        case let .reference(x, symbol):
+            let xs = values(x)
+            guard let t = table.tickers.first(where: { $0.symbol == symbol }) else { return out }
+            var rowOfDate = [Int32: Int]()
+            for r in t.firstRow ..< t.firstRow + t.rowCount { rowOfDate[table.dates[r]] = r }
+            for r in 0 ..< n {
+                if let s = rowOfDate[table.dates[r]] { out[r] = xs[s].flatMap { $0.isNaN ? nil : $0 } }
+            }
+        case let .moving(f, x, y, w):
+            let xs = known(values(x))
+            let ys = y.map { known(values($0)) } ?? xs
+            for r in 0 ..< n {
+                let first = r - w + 1
+                guard w > 1, first >= tickerStart[r] else { continue }
+                var a = [Double](), b = [Double]()
+                for k in first ... r {
+                    if let u = xs[k], let v = ys[k] {
+                        a.append(u)
+                        b.append(v)
+                    }
+                }
+                guard a.count == w else { continue }
+                // An infinity in the window makes every statistic NaN.
+                if !(a + b).allSatisfy({ $0.isFinite }) {
+                    out[r] = .nan
+                    continue
+                }
+                let ma = a.reduce(0, +) / Double(w), mb = b.reduce(0, +) / Double(w)
+                var sxx = 0.0, syy = 0.0, sxy = 0.0
+                for k in 0 ..< w {
+                    sxx += (a[k] - ma) * (a[k] - ma)
+                    syy += (b[k] - mb) * (b[k] - mb)
+                    sxy += (a[k] - ma) * (b[k] - mb)
+                }
+                // A window of equal values has variance 0 exactly.
+                if a.allSatisfy({ $0 == a[0] }) {
+                    sxx = 0
+                    sxy = 0
+                }
+                if b.allSatisfy({ $0 == b[0] }) {
+                    syy = 0
+                    sxy = 0
+                }
+                switch f {
+                case .mvar: out[r] = sxx / Double(w - 1)
+                case .mcov: out[r] = sxy / Double(w - 1)
+                case .mcorr: out[r] = sxx == 0 || syy == 0 ? nil : sxy / Foundation.sqrt(sxx * syy)
+                case .mbeta: out[r] = syy == 0 ? nil : sxy / syy
+                }
+            }
+        }
         return out
     }
 
@@ -160,7 +254,8 @@ public struct ExpressionOracle {
                     let d = x - p
                     if d.isNaN { continue }  // ∞ − ∞: a NaN change is null, as any NaN
                     if gains.count < n {
-                        gains.append(max(d, 0)); losses.append(max(-d, 0))
+                        gains.append(max(d, 0))
+                        losses.append(max(-d, 0))
                         guard gains.count == n else { continue }
                         gain = gains.reduce(0, +) / Double(n)
                         loss = losses.reduce(0, +) / Double(n)

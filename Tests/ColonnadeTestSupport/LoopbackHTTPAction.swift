@@ -41,7 +41,8 @@ public enum LoopbackHTTPAction: Sendable {
 
     /// A JSON response (`Content-Type: application/json; charset=utf-8`).
     public static func json(_ body: Data, status: Int = 200, headers: [String: String] = [:]) -> Self {
-        .respond(status: status, headers: headers.merging(["Content-Type": "application/json; charset=utf-8"]) { mine, _ in mine }, body: body)
+        .respond(
+            status: status, headers: headers.merging(["Content-Type": "application/json; charset=utf-8"]) { mine, _ in mine }, body: body)
     }
 
     /// A CSV response (`Content-Type: text/csv`).

@@ -148,6 +148,10 @@ public final class LoopbackHTTPServer: Sendable {
         return false
     }
 
+    /// Whether no connection is open and no request is being answered now (see
+    /// ``waitUntilIdle(timeout:)``), for tests that poll from a thread of their own.
+    public var isIdle: Bool { state.withLock { $0.connections.isEmpty && $0.inFlight == 0 } }
+
     /// True once `stop()` ran.
     public var isStopped: Bool { state.withLock { $0.stopped } }
 
@@ -248,7 +252,7 @@ public final class LoopbackHTTPServer: Sendable {
             while sent < body.count {
                 if sent > 0 { guard waitUnlessStopped(seconds: interval) else { return } }
                 let end = min(body.count, sent + pieceSize)
-                guard write(fd, Array(body[body.startIndex + sent..<body.startIndex + end])) else { return }
+                guard write(fd, Array(body[body.startIndex + sent ..< body.startIndex + end])) else { return }
                 sent = end
                 state.withLock { $0.bodyBytesSent[sequenceNumber] = sent }
             }
@@ -256,10 +260,12 @@ public final class LoopbackHTTPServer: Sendable {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         case let .oversized(status, headers, byteCount, declaresLength):
-            streamFiller(fd, status: status, headers: headers, byteCount: byteCount, declaresLength: declaresLength, sequenceNumber: sequenceNumber)
+            streamFiller(
+                fd, status: status, headers: headers, byteCount: byteCount, declaresLength: declaresLength, sequenceNumber: sequenceNumber)
         case let .respondAfterRequests(count, delay, status, headers, body):
             guard waitUnlessStopped(seconds: .infinity, until: { self.state.withLock { $0.requests.count >= count } }),
-                  waitUnlessStopped(seconds: delay) else { return }
+                waitUnlessStopped(seconds: delay)
+            else { return }
             respond(fd, status: status, headers: headers, body: body, sentBytes: body.count, sequenceNumber: sequenceNumber)
         case .hang:
             _ = waitUnlessStopped(seconds: .infinity, until: { Self.peerHungUp(fd) })
@@ -269,7 +275,8 @@ public final class LoopbackHTTPServer: Sendable {
         case let .flood(status, headers, byteCount):
             guard write(fd, headerBlock(status: status, headers: headers, framing: "Transfer-Encoding: chunked")) else { return }
             let piece = 1 << 20
-            let chunk = Array((String(piece, radix: 16) + "\r\n").utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: piece) + Array("\r\n".utf8)
+            let chunk =
+                Array((String(piece, radix: 16) + "\r\n").utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: piece) + Array("\r\n".utf8)
             var sent = 0
             while sent < byteCount, !isStopped {
                 guard write(fd, chunk) else { return }
@@ -315,7 +322,9 @@ public final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    private func streamFiller(_ fd: Int32, status: Int, headers: [String: String], byteCount: Int, declaresLength: Bool, sequenceNumber: Int) {
+    private func streamFiller(
+        _ fd: Int32, status: Int, headers: [String: String], byteCount: Int, declaresLength: Bool, sequenceNumber: Int
+    ) {
         let framing = declaresLength ? "Content-Length: \(byteCount)" : "Transfer-Encoding: chunked"
         guard write(fd, headerBlock(status: status, headers: headers, framing: framing)) else { return }
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
@@ -324,7 +333,7 @@ public final class LoopbackHTTPServer: Sendable {
             let count = min(chunk.count, byteCount - sent)
             var bytes: [UInt8] = []
             if !declaresLength { bytes += Array((String(count, radix: 16) + "\r\n").utf8) }
-            bytes += chunk[0..<count]
+            bytes += chunk[0 ..< count]
             if !declaresLength { bytes += Array("\r\n".utf8) }
             guard write(fd, bytes) else { break }
             sent += count
@@ -357,7 +366,7 @@ public final class LoopbackHTTPServer: Sendable {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return nil }
-            buffer += chunk[0..<count]
+            buffer += chunk[0 ..< count]
             if let end = buffer.firstRange(of: terminator) {
                 return String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
             }

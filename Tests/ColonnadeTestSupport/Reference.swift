@@ -38,7 +38,7 @@ public enum Reference {
         case .dates(let bounds):
             return bounds.matches(table.dates[row])
         case .tickers(let symbols):
-            return symbols.contains(table.tickers[Int(table.tickerCode(ofRow: row))].symbol)
+            return symbols.contains(table.tickers[Int(table.tickerNumber(ofRow: row))].symbol)
         case .not(let q):
             return evaluate(q, table: table, row: row).map { !$0 }
         case .and(let qs):
@@ -79,13 +79,17 @@ public enum Reference {
     static func sides(_ bounds: RangeBounds<Double>, order: (Double) -> Int) -> Bool? {
         var unknown = false
         if let lo = bounds.lower {
-            if lo.isNaN { unknown = true } else {
+            if lo.isNaN {
+                unknown = true
+            } else {
                 let c = order(lo)
                 if c < 0 || (c == 0 && !bounds.lowerInclusive) { return false }
             }
         }
         if let hi = bounds.upper {
-            if hi.isNaN { unknown = true } else {
+            if hi.isNaN {
+                unknown = true
+            } else {
                 let c = order(hi)
                 if c > 0 || (c == 0 && !bounds.upperInclusive) { return false }
             }
@@ -145,7 +149,9 @@ public enum Reference {
         switch rng.next() % 8 {
         case 0:
             let k = 1 + Int(rng.next() % 3)
-            var symbols = (0 ..< k).map { _ in table.tickers.isEmpty ? "T0" : table.tickers[Int(rng.next() % UInt64(table.tickers.count))].symbol }
+            var symbols = (0 ..< k).map { _ in
+                table.tickers.isEmpty ? "T0" : table.tickers[Int(rng.next() % UInt64(table.tickers.count))].symbol
+            }
             if rng.next() % 4 == 0 { symbols.append("NOPE") }
             return .tickers(symbols)
         case 1:
@@ -156,7 +162,9 @@ public enum Reference {
             let c = Int(rng.next() % UInt64(table.schema.count))
             let name = rng.next() % 2 == 0 ? table.schema[c].identifier : table.schema[c].name
             func sample() -> Double {
-                if table.rowCount > 0 && rng.next() % 3 != 0, let v = table.columns[c].doubleValue(at: Int(rng.next() % UInt64(table.rowCount))), v.isFinite {
+                if table.rowCount > 0 && rng.next() % 3 != 0,
+                    let v = table.columns[c].doubleValue(at: Int(rng.next() % UInt64(table.rowCount))), v.isFinite
+                {
                     return v
                 }
                 return 60 + 40 * rng.nextUnit()

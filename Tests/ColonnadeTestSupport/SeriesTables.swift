@@ -8,8 +8,10 @@ public enum SeriesTables {
     /// One ticker per entry of `tickerLengths` (0 allowed), dates ascending; each value column is a
     /// random walk of quarter-integers (so sums of a window are exact in Double and in any order),
     /// with about `nullRate` nulls and `specialRate` NaN, ±0 and ±∞. `volume` is Int64, `f32` Float.
-    public static func random(tickerLengths: [Int], seed: UInt64, nullRate: Double = 0.04,
-                              specialRate: Double = 0.02) -> QuoteTable {
+    public static func random(
+        tickerLengths: [Int], seed: UInt64, nullRate: Double = 0.04,
+        specialRate: Double = 0.02
+    ) -> QuoteTable {
         var rng = SplitMix64(seed: seed)
         let specials: [Double] = [.nan, 0.0, -0.0, .infinity, -.infinity]
         var rowTickers = [Int32](), dates = Column<Int32>()
@@ -20,7 +22,8 @@ public enum SeriesTables {
             // Ticker levels differ a lot, so a window that crossed tickers would change answers.
             var level = Double(rng.inRange(1 ... 400)) * (t % 2 == 0 ? 1 : 25)
             for _ in 0 ..< length {
-                rowTickers.append(Int32(t)); dates.append(day)
+                rowTickers.append(Int32(t))
+                dates.append(day)
                 day += Int32(1 + rng.below(3))
                 level = max(0.25, level + Double(rng.inRange(-8 ... 8)) / 4)
                 func value(_ x: Double) -> Double? {
@@ -29,7 +32,8 @@ public enum SeriesTables {
                     return x
                 }
                 let o = level + Double(rng.inRange(-4 ... 4)) / 4
-                open.append(value(o)); close.append(value(level))
+                open.append(value(o))
+                close.append(value(level))
                 high.append(value(max(o, level) + Double(rng.below(8)) / 4))
                 low.append(value(min(o, level) - Double(rng.below(8)) / 4))
                 if rng.nextUnit() < nullRate { volume.appendNull() } else { volume.append(Int64(rng.inRange(0 ... 50)) * 100) }
@@ -38,10 +42,13 @@ public enum SeriesTables {
         }
         let schema = columns.map { ColumnDescriptor(name: $0, type: $0 == "volume" ? .int64 : $0 == "f32" ? .float32 : .float64) }
         do {
-            var table = try QuoteTable(sortingRows: tickerLengths.indices.map { TickerEntry(symbol: "T\($0)") },
-                                       rowTickers: rowTickers, dates: dates, schema: schema,
-                                       columns: [AnyColumn(open), AnyColumn(high), AnyColumn(low), AnyColumn(close),
-                                                 AnyColumn(volume), AnyColumn(f32)])
+            var table = try QuoteTable(
+                sortingRows: tickerLengths.indices.map { TickerEntry(symbol: "T\($0)") },
+                rowTickers: rowTickers, dates: dates, schema: schema,
+                columns: [
+                    AnyColumn(open), AnyColumn(high), AnyColumn(low), AnyColumn(close),
+                    AnyColumn(volume), AnyColumn(f32),
+                ])
             table.computeSummaries()
             return table
         } catch {

@@ -22,27 +22,44 @@ extension TestTables {
                 price *= 1 + 0.02 * (rng.nextUnit() - 0.5)
                 shares = max(1_000, shares + Int64(rng.inRange(-40_000 ... 40_000)))
                 let h = (price * 100).rounded() / 100
-                rowTickers.append(Int32(t)); dates.append(day); day += Int32(1 + rng.below(2))
+                rowTickers.append(Int32(t))
+                dates.append(day)
+                day += Int32(1 + rng.below(2))
                 high.append(h)
                 low.append(((h * (0.97 + 0.03 * rng.nextUnit())) * 100).rounded() / 100)
                 volume.append(shares)
                 open.append(Float(h))
                 split.append(rng.chance(3_000) ? 2 : 1)
                 if nullRun == 0 && rng.chance(400) { nullRun = rng.inRange(1 ... 1_500) }
-                if nullRun > 0 { close.appendNull(); nullRun -= 1 } else { close.append(h) }
+                if nullRun > 0 {
+                    close.appendNull()
+                    nullRun -= 1
+                } else {
+                    close.append(h)
+                }
                 if nanRun == 0 && rng.chance(700) { nanRun = rng.inRange(1 ... 700) }
-                if nanRun > 0 { adj.append(.nan); nanRun -= 1 } else { adj.append(h * 0.5) }
+                if nanRun > 0 {
+                    adj.append(.nan)
+                    nanRun -= 1
+                } else {
+                    adj.append(h * 0.5)
+                }
             }
         }
-        let schema = [ColumnDescriptor(name: "high", type: .float64), ColumnDescriptor(name: "low", type: .float64),
-                      ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "adj_close", type: .float64),
-                      ColumnDescriptor(name: "volume", type: .int64), ColumnDescriptor(name: "open", type: .float32),
-                      ColumnDescriptor(name: "split", type: .int32)]
+        let schema = [
+            ColumnDescriptor(name: "high", type: .float64), ColumnDescriptor(name: "low", type: .float64),
+            ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "adj_close", type: .float64),
+            ColumnDescriptor(name: "volume", type: .int64), ColumnDescriptor(name: "open", type: .float32),
+            ColumnDescriptor(name: "split", type: .int32),
+        ]
         do {
-            var table = try QuoteTable(sortingRows: (0 ..< tickers).map { TickerEntry(symbol: "Q\($0)") }, rowTickers: rowTickers,
-                                       dates: dates, schema: schema,
-                                       columns: [AnyColumn(high), AnyColumn(low), AnyColumn(close), AnyColumn(adj),
-                                                 AnyColumn(volume), AnyColumn(open), AnyColumn(split)])
+            var table = try QuoteTable(
+                sortingRows: (0 ..< tickers).map { TickerEntry(symbol: "Q\($0)") }, rowTickers: rowTickers,
+                dates: dates, schema: schema,
+                columns: [
+                    AnyColumn(high), AnyColumn(low), AnyColumn(close), AnyColumn(adj),
+                    AnyColumn(volume), AnyColumn(open), AnyColumn(split),
+                ])
             table.computeSummaries()
             return table
         } catch {

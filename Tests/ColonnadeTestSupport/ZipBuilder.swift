@@ -71,7 +71,8 @@ public struct ZipBuilder {
             if m.zip64 {
                 centralExtra += le16(1) + le16(24) + le64(m.uncompressedSize) + le64(m.data.count) + le64(offset)
             }
-            central += le32(0x0201_4B50) + le16(0x031E) + le16(m.zip64 ? 45 : 20) + le16(flags) + le16(m.method)
+            central +=
+                le32(0x0201_4B50) + le16(0x031E) + le16(m.zip64 ? 45 : 20) + le16(flags) + le16(m.method)
                 + le16(0) + le16(0x21) + le32(Int(m.crc32)) + le32(small(m.data.count)) + le32(small(m.uncompressedSize))
                 + le16(name.count) + le16(centralExtra.count) + le16(0) + le16(0) + le16(0) + le32(Int(m.externalAttributes))
                 + le32(m.zip64 ? 0xFFFF_FFFF : offset) + name + centralExtra
@@ -80,13 +81,16 @@ public struct ZipBuilder {
         out += central
         if zip64End {
             let record = out.count
-            out += le32(0x0606_4B50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0)
+            out +=
+                le32(0x0606_4B50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0)
                 + le64(members.count) + le64(members.count) + le64(central.count) + le64(directoryOffset)
             out += le32(0x0706_4B50) + le32(0) + le64(record) + le32(1)
-            out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(0xFFFF) + le16(0xFFFF)
+            out +=
+                le32(0x0605_4B50) + le16(0) + le16(0) + le16(0xFFFF) + le16(0xFFFF)
                 + le32(0xFFFF_FFFF) + le32(0xFFFF_FFFF) + le16(comment.count) + comment
         } else {
-            out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(members.count) + le16(members.count)
+            out +=
+                le32(0x0605_4B50) + le16(0) + le16(0) + le16(members.count) + le16(members.count)
                 + le32(central.count) + le32(directoryOffset) + le16(comment.count) + comment
         }
         return out

@@ -18,7 +18,9 @@ import Testing
         for _ in 0 ..< count {
             let c = 10 + Double(rng.below(9_000)) / 100
             let isNull = nullOneIn > 0 && rng.chance(nullOneIn)
-            r.open.append(isNull ? nil : c * 0.99); r.high.append(isNull ? nil : c * 1.01); r.low.append(isNull ? nil : c * 0.98)
+            r.open.append(isNull ? nil : c * 0.99)
+            r.high.append(isNull ? nil : c * 1.01)
+            r.low.append(isNull ? nil : c * 0.98)
             r.close.append(isNull ? nil : c)
             r.volume.append(rng.chance(40) ? nil : Double(rng.below(1_000_000)))
             r.dividend.append(rng.chance(20) ? Double(rng.inRange(1 ... 90)) / 100 : (rng.chance(30) ? nil : 0))
@@ -60,7 +62,9 @@ import Testing
         for (k, (symbol, rows)) in tickers.enumerated() {
             entries.append(TickerEntry(symbol: symbol, firstRow: dates.count, rowCount: rows.close.count))
             dates += (0 ..< rows.close.count).map { Int32(10_000 + $0) }
-            for (i, c) in [rows.open, rows.high, rows.low, rows.close, rows.volume, rows.dividend, rows.split].enumerated() { columns[i] += c }
+            for (i, c) in [rows.open, rows.high, rows.low, rows.close, rows.volume, rows.dividend, rows.split].enumerated() {
+                columns[i] += c
+            }
             if let adjusted { for i in 0 ..< 5 { adj[i] += adjusted[k][i] } }
         }
         var schema = rawNames.map { ColumnDescriptor(name: $0, type: .float64) }
@@ -174,9 +178,10 @@ import Testing
 
     @Test
     func tablesWithoutTheEventColumnsAreRefusedNamingThem() throws {
-        let table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "closeadj", type: .float64)],
-                                   columns: [.float64(Column<Double>([1.0])), .float64(Column<Double>([1.0]))],
-                                   dates: Column([Int32(1)]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 1)])
+        let table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "closeadj", type: .float64)],
+            columns: [.float64(Column<Double>([1.0])), .float64(Column<Double>([1.0]))],
+            dates: Column([Int32(1)]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 1)])
         let missing = ["open", "high", "low", "volume", "ex_dividend", "split_ratio"]
         #expect(throws: AdjustmentError.missingColumns(missing, otherAdjusted: ["closeadj"])) { try table.adjustmentProblems() }
         var copy = table
@@ -188,13 +193,17 @@ import Testing
 
     @Test
     func eventsListSplitsAndDividendsAndMarkThoseWithoutAClose() throws {
-        let rows = RawRows(open: [1, 1, nil, 1], high: [1, 1, nil, 1], low: [1, 1, nil, 1], close: [10, 11, nil, 12],
-                           volume: [5, 5, 0, 5], dividend: [0, 0.5, 0.18, nil], split: [1, 1, nil, 7])
+        let rows = RawRows(
+            open: [1, 1, nil, 1], high: [1, 1, nil, 1], low: [1, 1, nil, 1], close: [10, 11, nil, 12],
+            volume: [5, 5, 0, 5], dividend: [0, 0.5, 0.18, nil], split: [1, 1, nil, 7])
         let table = try Self.table([("A", rows)])
         let events = try table.corporateEvents(ofTicker: 0)
-        #expect(events == [CorporateEvent(day: 10_001, split: nil, dividend: 0.5, ignored: false),
-                           CorporateEvent(day: 10_002, split: nil, dividend: 0.18, ignored: true),
-                           CorporateEvent(day: 10_003, split: 7, dividend: nil, ignored: false)])
+        #expect(
+            events == [
+                CorporateEvent(day: 10_001, split: nil, dividend: 0.5, ignored: false),
+                CorporateEvent(day: 10_002, split: nil, dividend: 0.18, ignored: true),
+                CorporateEvent(day: 10_003, split: 7, dividend: nil, ignored: false),
+            ])
     }
 
     @Test(arguments: [UInt64(42), 7])

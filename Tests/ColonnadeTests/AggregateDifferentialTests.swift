@@ -13,7 +13,11 @@ import ColonnadeTestSupport
 @Suite struct AggregateDifferentialTests {
     static let groupings: [(AggregateGrouping, Bool, String?)] = [
         (.none, false, nil), (.ticker, true, nil), (.year, false, "year"), (.month, false, "month"),
-        (AggregateGrouping(byTicker: true, bucket: .year), true, "year"), (AggregateGrouping(byTicker: true, bucket: .month), true, "month"),
+        (AggregateGrouping(byTicker: true, bucket: .year), true, "year"),
+        (AggregateGrouping(byTicker: true, bucket: .month), true, "month"),
+        (.date, false, "date"), (.week, false, "week"), (.quarter, false, "quarter"),
+        (AggregateGrouping(byTicker: true, bucket: .week), true, "week"), (AggregateGrouping(byTicker: true, bucket: .date), true, "date"),
+        (AggregateGrouping(byTicker: true, bucket: .quarter), true, "quarter"),
     ]
 
     static func close(_ got: Double?, _ expected: Double?, _ function: Aggregate.Function, scale: Double) -> Bool {
@@ -26,22 +30,26 @@ import ColonnadeTestSupport
             case .count, .min, .max, .first, .last: return g == e
             case .sum, .mean: return Swift.abs(g - e) <= 1e-9 * Swift.max(1, scale)
             case .stddev: return Swift.abs(g - e) <= 1e-7 * Swift.max(1, Swift.abs(e))
+            case .median, .quantile: return Swift.abs(g - e) <= 1e-12 * Swift.max(1, Swift.abs(e))
+            case .corr: return Swift.abs(g - e) <= 1e-7
             }
         default: return false
         }
     }
 
     static func sameBits(_ a: AggregateResult, _ b: AggregateResult) -> Bool {
-        a.rows.count == b.rows.count && zip(a.rows, b.rows).allSatisfy { x, y in
-            x.ticker == y.ticker && x.year == y.year && x.month == y.month && x.values.count == y.values.count
-                && zip(x.values, y.values).allSatisfy { u, v in
-                    switch (u, v) {
-                    case (nil, nil): true
-                    case let (u?, v?): u.isNaN ? v.isNaN : u.bitPattern == v.bitPattern
-                    default: false
+        a.rows.count == b.rows.count
+            && zip(a.rows, b.rows).allSatisfy { x, y in
+                x.ticker == y.ticker && x.year == y.year && x.month == y.month && x.bucketKey == y.bucketKey
+                    && x.values.count == y.values.count
+                    && zip(x.values, y.values).allSatisfy { u, v in
+                        switch (u, v) {
+                        case (nil, nil): true
+                        case let (u?, v?): u.isNaN ? v.isNaN : u.bitPattern == v.bitPattern
+                        default: false
+                        }
                     }
-                }
-        }
+            }
     }
 
     @Test(arguments: [1, 2, 3, 4])
@@ -56,9 +64,17 @@ import ColonnadeTestSupport
             var aggregates: [Aggregate] = [.count]
             for _ in 0 ..< 8 {
                 let f = Aggregate.Function.allCases[rng.below(Aggregate.Function.allCases.count)]
-                let argument: ValueExpression = rng.chance(3) ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)])
+                let argument: ValueExpression =
+                    rng.chance(3)
+                    ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)])
                     : generator.any(2)
-                aggregates.append(Aggregate(f, argument))
+                var aggregate = Aggregate(f, argument)
+                if f == .quantile { aggregate.parameter = [0, 0.1, 0.25, 0.5, 0.9, 1][rng.below(6)] }
+                if f == .corr {
+                    aggregate.second =
+                        rng.chance(2) ? .column(SeriesTables.columns[rng.below(SeriesTables.columns.count)]) : generator.any(2)
+                }
+                aggregates.append(aggregate)
             }
             let predicate = round == 0 ? RowPredicate.constant(true) : generator.predicate(1)
             let selection = try table.select(predicate)
@@ -87,9 +103,11 @@ import ColonnadeTestSupport
                     continue
                 }
                 for (g, e) in zip(got.rows, expected) {
-                    #expect(g.ticker == e.ticker && g.year == e.year && g.month == e.month, "\(g) vs \(e)")
+                    #expect(g.ticker == e.ticker && g.year == e.year && g.month == e.month && g.bucketText == e.bucket, "\(g) vs \(e)")
                     for (k, a) in aggregates.enumerated() where !Self.close(g.values[k], e.values[k], a.function, scale: e.scales[k]) {
-                        Issue.record("\(grouping) \(e.ticker ?? "") \(e.year ?? 0)-\(e.month ?? 0) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))")
+                        Issue.record(
+                            "\(grouping) \(e.ticker ?? "") \(e.year ?? 0)-\(e.month ?? 0) \(a): got \(String(describing: g.values[k])), expected \(String(describing: e.values[k]))"
+                        )
                     }
                     checked += 1
                 }
@@ -113,13 +131,15 @@ import ColonnadeTestSupport
             by: .year)
         #expect(r.rows.map(\.year) == [2013, 2014])
         // 2013: rows 0, 1, 4, 5. change: null, 1, null, 100 (never 100 - 4).
-        let squares: Double = (1 - 75.75) * (1 - 75.75) + (2 - 75.75) * (2 - 75.75) + (100 - 75.75) * (100 - 75.75) + (200 - 75.75) * (200 - 75.75)
+        let squares: Double =
+            (1 - 75.75) * (1 - 75.75) + (2 - 75.75) * (2 - 75.75) + (100 - 75.75) * (100 - 75.75) + (200 - 75.75) * (200 - 75.75)
         let expected2013: [Double?] = [4, 101, 1, 200, (squares / 3).squareRoot(), 2]
         #expect(r.rows[0].values == expected2013)
         // 2014: rows 2, 3, 6, 7. first by date: ties go to table order (A), last to B.
         let expected2014: [Double?] = [4, 202, 3, 400]
         #expect(Array(r.rows[1].values[0 ... 3]) == expected2014)
-        let byTicker = try table.selectAll().aggregate([.first("close"), .last("close")], by: AggregateGrouping(byTicker: true, bucket: .year))
+        let byTicker = try table.selectAll().aggregate(
+            [.first("close"), .last("close")], by: AggregateGrouping(byTicker: true, bucket: .year))
         #expect(byTicker.rows.map { "\($0.ticker!) \($0.bucketText!)" } == ["A 2013", "A 2014", "B 2013", "B 2014"])
         let expectedEnds: [[Double?]] = [[1, 2], [3, 4], [100, 200], [300, 400]]
         #expect(byTicker.rows.map(\.values) == expectedEnds)
@@ -129,11 +149,15 @@ import ColonnadeTestSupport
 
     @Test func listsAndGroupingsParse() throws {
         let table = SeriesTables.random(tickerLengths: [5], seed: 1)
-        let list = try Aggregate.parseList("count, avg(high - low),max(pct_change(close, 5)) , first(close), last(\"close\"), stddev(close)",
-                                           table: table)
-        #expect(list == [.count, .mean(Field("high") - Field("low")), .max(Field("close").pctChange(5)), .first("close"),
-                         .last("close"), .stddev("close")])
-        #expect(list[1].description == "mean(high - low)" && list[5].description == "stddev(close)")
+        let list = try Aggregate.parseList(
+            "count, avg(high - low),max(pct_change(close, 5)) , first(close), last(\"close\"), stddev(close)",
+            table: table)
+        #expect(
+            list == [
+                .count, .mean(Field("high") - Field("low")), .max(Field("close").pctChange(5)), .first("close"),
+                .last("close"), .stddev("close"),
+            ])
+        #expect(list[1].description == "avg(high - low)" && list[5].description == "stddev(close)")
         // Positions point into the whole list.
         do {
             _ = try Aggregate.parseList("count, max(pct_change(clse))", table: table)
@@ -143,13 +167,19 @@ import ColonnadeTestSupport
             #expect(error.column == 23, "\(error)")
             #expect(error.suggestions.contains("close"))
         }
-        #expect(throws: QueryError.self) { try Aggregate.parseList("median(close)", table: table) }
+        #expect(throws: QueryError.self) { try Aggregate.parseList("mode(close)", table: table) }
+        #expect(
+            try Aggregate.parseList("median(close), quantile(close, 0.9) as q9, corr(close, open)", table: table)
+                == [.median(.column("close")), .quantile(.column("close"), 0.9).named("q9"), .corr(.column("close"), .column("open"))])
+        #expect(throws: QueryError.self) { try Aggregate.parseList("quantile(close, 1.5)", table: table) }
         #expect(throws: QueryError.self) { try Aggregate.parseList("avg(high - low)") }  // expressions need the table
         #expect(throws: QueryError.self) { try table.selectAll().aggregate([.sum("ticker")]) }
         #expect(throws: QueryError.self) { try table.selectAll().aggregate([.sum(Field("close").mavg(0 + 1) + .column("nope"))]) }
         #expect(try AggregateGrouping(parsing: "ticker, year") == AggregateGrouping(byTicker: true, bucket: .year))
         #expect(try AggregateGrouping(parsing: "month") == .month)
         #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "year,month") }
-        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "week") }
+        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "fortnight") }
+        #expect(try AggregateGrouping(parsing: "week,ticker") == AggregateGrouping(byTicker: true, bucket: .week, tickerFirst: false))
+        #expect(throws: QueryError.self) { try AggregateGrouping(parsing: "week,quarter") }
     }
 }

@@ -10,10 +10,15 @@ import Testing
 /// bodies starting on 64-byte boundaries, table metadata as schema metadata. Round trips alone
 /// cannot see any of this (our reader accepts any alignment and any dictionary choice).
 @Suite struct ArrowLayoutTests {
-    struct Buffer { var offset: Int; var length: Int }
+    struct Buffer {
+        var offset: Int
+        var length: Int
+    }
 
     /// The buffers of a record batch (or a dictionary batch's data), from the flatbuffer.
-    static func buffers(_ decoder: ArrowIPCDecoder, _ m: ArrowIPCDecoder.Message, _ batch: FlatBufferTable) throws -> (rows: Int, nulls: [Int], buffers: [Buffer]) {
+    static func buffers(
+        _ decoder: ArrowIPCDecoder, _ m: ArrowIPCDecoder.Message, _ batch: FlatBufferTable
+    ) throws -> (rows: Int, nulls: [Int], buffers: [Buffer]) {
         let cursor = try ArrowIPCDecoder.BatchCursor(decoder, m, batch)
         var out: [Buffer] = []
         for i in 0 ..< cursor.buffers.count {
@@ -82,7 +87,9 @@ import Testing
                         let nulls = rows.filter { table.columns[c].isNull($0) }.count
                         #expect(b.nulls[2 + c] == nulls, "\(d.name): null count")
                         let validity = b.buffers[4 + 2 * c]
-                        #expect(nulls == 0 ? validity.length == 0 : validity.length >= (b.rows + 7) / 8, "\(d.name): validity exactly when nulls")
+                        #expect(
+                            nulls == 0 ? validity.length == 0 : validity.length >= (b.rows + 7) / 8,
+                            "\(d.name): validity exactly when nulls")
                         if nulls > 0 { checkedValidity += 1 }
                         #expect(b.buffers[5 + 2 * c].length == d.type.byteWidth * b.rows, "\(d.name): data")
                     }

@@ -38,8 +38,30 @@ import ColonnadeTestSupport
         #expect(a.nonzeroBitCount == ab.filter { $0 }.count)
         #expect(Array(a.setRows) == ab.indices.filter { ab[$0] })
         #expect(not.nonzeroBitCount == n - a.nonzeroBitCount)
-        var all = Bitmask(count: n); all.setAll(); checkPadding(all)
+        var all = Bitmask(count: n)
+        all.setAll()
+        checkPadding(all)
         #expect(all.nonzeroBitCount == n)
+    }
+
+    @Test("A sparsely written mask (as-of screens) starts clear, on mapped pages past 1 MB and on the allocator below")
+    func sparselyWrittenMaskStartsClear() {
+        // 10 M bits = 1.25 MB of words: an anonymous mapping; 1,000 bits: the allocator.
+        for count in [10_000_000, 1_000, 65] {
+            var mask = Bitmask(sparselyWrittenCount: count)
+            #expect(mask.count == count)
+            #expect(mask.nonzeroBitCount == 0)
+            let rows = [0, count / 3, count - 1]
+            for r in rows { mask[r] = true }
+            var seen: [Int] = []
+            mask.forEachSetRow {
+                seen.append($0)
+                return true
+            }
+            #expect(seen == rows.sorted(), "\(count) bits")
+            let words = mask.withUnsafeMutableWords { Array($0) }
+            #expect(words.count == Bitmask.wordCount(forBits: count))
+        }
     }
 
     @Test func rangeInsertAndRemoveMatchReference() {
@@ -63,7 +85,10 @@ import ColonnadeTestSupport
         var m = Bitmask(count: 300)
         for r in stride(from: 0, to: 300, by: 7) { m[r] = true }
         var seen = [Int]()
-        m.forEachSetRow(in: 50 ..< 200) { seen.append($0); return seen.count < 5 }
+        m.forEachSetRow(in: 50 ..< 200) {
+            seen.append($0)
+            return seen.count < 5
+        }
         #expect(seen == [56, 63, 70, 77, 84])
     }
 

@@ -42,15 +42,18 @@ import ColonnadeTestSupport
         var rng = SplitMix64(seed: 900 + seed)
         // Long tickers at very different levels: blocks (512 rows) of one ticker prune.
         let lengths = (0 ..< 12).map { _ in rng.chance(5) ? rng.below(3) : rng.inRange(200 ... 1500) }
-        let table = SeriesTables.random(tickerLengths: lengths, seed: seed, nullRate: seed == 1 ? 0 : 0.02,
-                                        specialRate: seed == 1 ? 0 : 0.01)
+        let table = SeriesTables.random(
+            tickerLengths: lengths, seed: seed, nullRate: seed == 1 ? 0 : 0.02,
+            specialRate: seed == 1 ? 0 : 0.01)
         var oracle = ExpressionOracle(table: table)
         let counters = EvaluationCounters()
         for _ in 0 ..< 60 {
             let p: RowPredicate
             switch rng.below(4) {
-            case 0: p = .compareExpressions(Self.arithmetic(&rng, 2), Self.arithmetic(&rng, 2),
-                                            [.greater(than: 0), .atMost(0), .equal(to: 0)][rng.below(3)])
+            case 0:
+                p = .compareExpressions(
+                    Self.arithmetic(&rng, 2), Self.arithmetic(&rng, 2),
+                    [.greater(than: 0), .atMost(0), .equal(to: 0)][rng.below(3)])
             case 1: p = .not(.compare(Self.arithmetic(&rng, 3), Self.bounds(&rng)))
             case 2: p = .compare(Self.arithmetic(&rng, 3), Self.bounds(&rng)) || .range(column: "close", bounds: .less(than: 50))
             default: p = .compare(Self.arithmetic(&rng, 3), Self.bounds(&rng))
@@ -83,12 +86,15 @@ import ColonnadeTestSupport
         var dates = Column<Int32>()
         for i in 0 ..< 2 * n {
             let level = i < n ? 10.0 : 1000.0
-            high.append(level + (i < n ? 1 : 0.5)); low.append(level - (i < n ? 1 : 0.5)); close.append(level)
+            high.append(level + (i < n ? 1 : 0.5))
+            low.append(level - (i < n ? 1 : 0.5))
+            close.append(level)
             dates.append(Int32(i % n))
         }
-        var table = try QuoteTable(schema: ["high", "low", "close"].map { ColumnDescriptor(name: $0, type: .float64) },
-                                   columns: [AnyColumn(high), AnyColumn(low), AnyColumn(close)], dates: dates,
-                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: n), TickerEntry(symbol: "B", firstRow: n, rowCount: n)])
+        var table = try QuoteTable(
+            schema: ["high", "low", "close"].map { ColumnDescriptor(name: $0, type: .float64) },
+            columns: [AnyColumn(high), AnyColumn(low), AnyColumn(close)], dates: dates,
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: n), TickerEntry(symbol: "B", firstRow: n, rowCount: n)])
         table.computeSummaries()
         let counters = EvaluationCounters()
         var o = QueryOptions(threads: 1)

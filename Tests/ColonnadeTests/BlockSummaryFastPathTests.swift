@@ -49,7 +49,9 @@ import ColonnadeTestSupport
 
     @Test func columnsWithNullsKeepTheRowByRowPass() {
         var values: [Double?] = (0 ..< 1500).map { Double($0 % 90) - 45 }
-        values[3] = nil; values[700] = nil; values[701] = .nan
+        values[3] = nil
+        values[700] = nil
+        values[701] = .nan
         let column = Column<Double>(values)
         #expect(column.validity != nil)
         #expect(Self.bits(BlockSummaries(of: column)) == Self.bits(BlockSummaries(rowByRow: column)))

@@ -6,14 +6,18 @@ import Testing
 /// references, on random bytes dense in LF, CR, quotes and bytes that differ from them by one bit.
 @Suite("Counting lines and quotes for CSV cuts")
 struct CSVChunkerQuoteCountTests {
-    static let alphabet: [UInt8] = [0x22, 0x22, 0x0A, 0x0A, 0x0D, 0x23, 0x20, 0x02, 0xA2, 0x00, 0xFF, 0x7F, 0x0B, 0x8A, 0x61, 0x2C]
+    static let alphabet: [UInt8] = [
+        0x22, 0x22, 0x0A, 0x0A, 0x0D, 0x23, 0x20, 0x02, 0xA2, 0x00, 0xFF, 0x7F, 0x0B, 0x8A, 0x61, 0x2C, 0x09, 0x1F,
+    ]
 
-    /// LFs, quotes, and whether an LF at k < last is followed by LF or CR: obviously.
-    static func reference(_ b: ArraySlice<UInt8>) -> (Int, Int, Bool) {
+    /// LFs, quotes, whether an LF at k < last is followed by LF or CR, and whether a byte below
+    /// 0x20 other than TAB, LF and CR occurs: obviously.
+    static func reference(_ b: ArraySlice<UInt8>) -> (Int, Int, Bool, Bool) {
         let bytes = Array(b)
         var blank = false
         for k in 0 ..< max(bytes.count - 1, 0) where bytes[k] == 0x0A && (bytes[k + 1] == 0x0A || bytes[k + 1] == 0x0D) { blank = true }
-        return (bytes.filter { $0 == 0x0A }.count, bytes.filter { $0 == 0x22 }.count, blank)
+        let control = bytes.contains { $0 < 0x20 && ![0x09, 0x0A, 0x0D].contains($0) }
+        return (bytes.filter { $0 == 0x0A }.count, bytes.filter { $0 == 0x22 }.count, blank, control)
     }
 
     @Test func theVectorizedCountEqualsAByteCountAtEveryLengthAndOffset() {
@@ -29,9 +33,9 @@ struct CSVChunkerQuoteCountTests {
             }
         }
         let allQuotes = [UInt8](repeating: 0x22, count: 65_535)
-        allQuotes.withUnsafeBufferPointer { #expect(CSVChunker.lineEndsAndQuotes($0.baseAddress!, 0, 65_535) == (0, 65_535, false)) }
+        allQuotes.withUnsafeBufferPointer { #expect(CSVChunker.lineEndsAndQuotes($0.baseAddress!, 0, 65_535) == (0, 65_535, false, false)) }
         let allEnds = [UInt8](repeating: 0x0A, count: 65_535)
-        allEnds.withUnsafeBufferPointer { #expect(CSVChunker.lineEndsAndQuotes($0.baseAddress!, 0, 65_535) == (65_535, 0, true)) }
+        allEnds.withUnsafeBufferPointer { #expect(CSVChunker.lineEndsAndQuotes($0.baseAddress!, 0, 65_535) == (65_535, 0, true, false)) }
     }
 
     /// The tally of a span crosses its 32 KiB blocks: a blank line whose LFs straddle a block's
@@ -73,7 +77,10 @@ struct CSVChunkerQuoteCountTests {
             switch trial % 5 {
             case 0: bytes[rng.below(length)] = 0x22
             case 1: bytes[rng.below(length)] = 0x0D
-            case 2: let k = rng.below(length); bytes[k] = 0x0A; if k + 1 < length { bytes[k + 1] = 0x0A }
+            case 2:
+                let k = rng.below(length)
+                bytes[k] = 0x0A
+                if k + 1 < length { bytes[k + 1] = 0x0A }
             default: break
             }
             let start = rng.below(min(length, 40))
@@ -87,8 +94,8 @@ struct CSVChunkerQuoteCountTests {
                     let reference = CSVPieceReference.cuts(bytes, start: start, chunkSize: chunkSize)
                     for threads in [1, 3] {
                         let survey = CSVChunker.survey(b.baseAddress!, start: start, end: length, chunkSize: chunkSize, threads: threads)
-                        #expect(survey.plainLines == (plain ? lines : nil), "trial \(trial) chunk \(chunkSize)")
-                        #expect(survey.cuts == reference, "trial \(trial) chunk \(chunkSize)")
+                        #expect(survey?.plainLines == (plain ? lines : nil), "trial \(trial) chunk \(chunkSize)")
+                        #expect(survey?.cuts == reference, "trial \(trial) chunk \(chunkSize)")
                     }
                 }
             }
@@ -96,7 +103,37 @@ struct CSVChunkerQuoteCountTests {
         let empty: [UInt8] = [0x61, 0x0A]
         empty.withUnsafeBufferPointer { b in
             let survey = CSVChunker.survey(b.baseAddress!, start: 2, end: 2, chunkSize: 5)
-            #expect(survey.cuts == [2] && survey.plainLines == 0)
+            #expect(survey?.cuts == [2] && survey?.plainLines == 0)
+        }
+    }
+
+    /// A control byte (below 0x20, not TAB, LF or CR) anywhere in the data lines makes the survey
+    /// nil, for every position, chunk size and thread count; TAB and CR do not. The tally stops
+    /// at the 32 KiB block holding it (GarbageWorkTests shows no byte after that block is read).
+    @Test func aControlByteAnywhereMakesTheSurveyNil() {
+        var rng = SplitMix64(seed: 11)
+        let clean = (0 ..< 5_000).map { _ -> UInt8 in rng.below(10) == 0 ? 0x0A : (rng.below(9) == 0 ? 0x09 : 0x61) }
+        clean.withUnsafeBufferPointer { b in
+            #expect(CSVChunker.survey(b.baseAddress!, start: 0, end: clean.count, chunkSize: 64, threads: 2) != nil)
+        }
+        for trial in 0 ..< 40 {
+            var bytes = clean
+            let position = trial == 0 ? 0 : (trial == 1 ? bytes.count - 1 : rng.below(bytes.count))
+            bytes[position] = [0x00, 0x01, 0x0B, 0x0C, 0x1F][trial % 5]
+            bytes.withUnsafeBufferPointer { b in
+                for chunkSize in [1, 7, 64, 1_000, 1 << 20] {
+                    for threads in [1, 3] {
+                        let survey = CSVChunker.survey(b.baseAddress!, start: 0, end: bytes.count, chunkSize: chunkSize, threads: threads)
+                        #expect(survey == nil, "control byte at \(position), chunk \(chunkSize), threads \(threads)")
+                    }
+                }
+            }
+        }
+        var big = [UInt8](repeating: 0x61, count: 100_000)
+        big[40_000] = 0x00
+        big.withUnsafeBufferPointer { b in
+            let t = CSVChunker.tally(b.baseAddress!, 0, big.count, end: big.count)
+            #expect(t.control && t.lineEnds == 0)
         }
     }
 }
@@ -113,7 +150,9 @@ enum CSVPieceReference {
         var cuts = [start]
         var nominal = start + chunkSize
         while nominal < bytes.count {
-            if let q = (nominal ..< min(bytes.count, nominal + chunkSize)).first(where: { lineEnds[$0] }), q + 1 < bytes.count, q + 1 > cuts.last! {
+            if let q = (nominal ..< min(bytes.count, nominal + chunkSize)).first(where: { lineEnds[$0] }), q + 1 < bytes.count,
+                q + 1 > cuts.last!
+            {
                 cuts.append(q + 1)
             }
             nominal += chunkSize

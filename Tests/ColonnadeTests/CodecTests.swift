@@ -36,19 +36,26 @@ enum SystemTool {
         var rng = SplitMix64(seed: seed)
         let random = { (n: Int) in (0 ..< n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
         var csv = "ticker,date,open,high,low,close,volume\n"
-        for i in 0 ..< 30_000 { csv += "T\(i % 37),2014-\(i % 12 + 1)-\(i % 28 + 1),\(100 + i % 97).25,\(101 + i % 89).5,99.75,\(100 + i % 91).5,\(i * 13 % 100_000)\n" }
-        return [("empty", []), ("one byte", [42]), ("random 1000", random(1_000)), ("random 65536", random(65_536)),
-                ("random 65537", random(65_537)), ("zeros 1 MiB", [UInt8](repeating: 0, count: 1 << 20)),
-                ("abc repeated", Array(String(repeating: "abcabcab", count: 40_000).utf8)), ("quotes CSV", Array(csv.utf8)),
-                ("random 300000", random(300_000))]
+        for i in 0 ..< 30_000 {
+            csv +=
+                "T\(i % 37),2014-\(i % 12 + 1)-\(i % 28 + 1),\(100 + i % 97).25,\(101 + i % 89).5,99.75,\(100 + i % 91).5,\(i * 13 % 100_000)\n"
+        }
+        return [
+            ("empty", []), ("one byte", [42]), ("random 1000", random(1_000)), ("random 65536", random(65_536)),
+            ("random 65537", random(65_537)), ("zeros 1 MiB", [UInt8](repeating: 0, count: 1 << 20)),
+            ("abc repeated", Array(String(repeating: "abcabcab", count: 40_000).utf8)), ("quotes CSV", Array(csv.utf8)),
+            ("random 300000", random(300_000)),
+        ]
     }
 }
 
 @Suite struct XXHash32Tests {
     @Test func knownDigests() {
         // From the xxHash reference (XXH32, seed 0 unless given).
-        let known: [(String, UInt32, UInt32)] = [("", 0, 0x02CC_5D05), ("a", 0, 0x550D_7456), ("abc", 0, 0x32D1_53FF),
-                                                 ("Nobody inspects the spammish repetition", 0, 0xE229_3B2F)]
+        let known: [(String, UInt32, UInt32)] = [
+            ("", 0, 0x02CC_5D05), ("a", 0, 0x550D_7456), ("abc", 0, 0x32D1_53FF),
+            ("Nobody inspects the spammish repetition", 0, 0xE229_3B2F),
+        ]
         for (text, seed, digest) in known {
             #expect(Array(text.utf8).withUnsafeBytes { XXHash32.hash($0, seed: seed) } == digest, "\(text)")
         }
@@ -84,8 +91,10 @@ enum SystemTool {
 
     @Test(.enabled(if: hasTool, "lz4 is not installed"))
     func framesWrittenByTheLZ4ToolDecodeExactly() throws {
-        let options: [[String]] = [[], ["-BD"], ["-B4"], ["-B5", "-BD"], ["-B7"], ["--content-size"], ["-BX"], ["--no-frame-crc"],
-                                   ["-9", "-BD", "-BX", "--content-size"], ["-1"]]
+        let options: [[String]] = [
+            [], ["-BD"], ["-B4"], ["-B5", "-BD"], ["-B7"], ["--content-size"], ["-BX"], ["--no-frame-crc"],
+            ["-9", "-BD", "-BX", "--content-size"], ["-1"],
+        ]
         for (name, input) in SystemTool.inputs() {
             for o in options {
                 let compressed = try SystemTool.run("lz4", ["-c", "-q"] + o, input: input)
@@ -137,7 +146,10 @@ enum SystemTool {
                 _ = try Self.frame(bad)
                 Issue.record("byte \(position) changed: decoded")
             } catch {
-                guard case .checksumMismatch = error else { Issue.record("byte \(position): \(error)"); continue }
+                guard case .checksumMismatch = error else {
+                    Issue.record("byte \(position): \(error)")
+                    continue
+                }
             }
         }
         // Every single-byte change decodes to something or fails cleanly.
@@ -170,9 +182,13 @@ enum SystemTool {
         for bad in [header(0x62, 0x40), header(0xA0, 0x40), header(0x60, 0x41), header(0x60, 0x30)] {
             #expect(throws: CodecError.self) { try Self.frame(bad + [0, 0, 0, 0]) }
         }
-        #expect(throws: CodecError.self) { try Self.frame(header(0x60, 0x40) + [1, 0, 1, 0x80] + [UInt8](repeating: 0, count: 65_537) + [0, 0, 0, 0]) }
+        #expect(throws: CodecError.self) {
+            try Self.frame(header(0x60, 0x40) + [1, 0, 1, 0x80] + [UInt8](repeating: 0, count: 65_537) + [0, 0, 0, 0])
+        }
         // The caller's bound: "hello" does not fit in 4 bytes.
-        #expect(throws: CodecError.tooLarge(codec: "LZ4", limit: 4)) { try Self.frame(header(0x60, 0x40) + stored + [0, 0, 0, 0], maximum: 4) }
+        #expect(throws: CodecError.tooLarge(codec: "LZ4", limit: 4)) {
+            try Self.frame(header(0x60, 0x40) + stored + [0, 0, 0, 0], maximum: 4)
+        }
         // A block whose match reaches before the data, and an offset of 0.
         let early: [UInt8] = [0x14, 0x61, 5, 0, 0x00]  // one literal 'a', then a match 5 back
         #expect(throws: CodecError.self) { try early.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 10) } }
@@ -184,13 +200,85 @@ enum SystemTool {
         #expect(throws: CodecError.truncated(codec: "LZ4", offset: 4, needed: 1)) {
             try endsInMatch.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 5) }
         }
-        let finding = try [UInt8](Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/lz4gzip-finding-13-block-ends-in-a-match")))
+        let finding = try [UInt8](
+            Data(contentsOf: Fixtures.directory.appendingPathComponent("fuzz/lz4gzip-finding-13-block-ends-in-a-match")))
         #expect(throws: CodecError.self) {
-            try finding.dropFirst(3).withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: (Int(finding[1]) | Int(finding[2]) << 8) * 16) }
+            try finding.dropFirst(3).withUnsafeBytes {
+                try LZ4.decompressBlock($0, expectedSize: (Int(finding[1]) | Int(finding[2]) << 8) * 16)
+            }
         }
         // An overlapping match repeats its pattern: 'a' then 9 more from 1 back, then 'b'.
         let run: [UInt8] = [0x15, 0x61, 1, 0, 0x10, 0x62]
         #expect(try run.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: 11) } == Array("aaaaaaaaaab".utf8))
+    }
+
+    /// Random well-formed blocks (every literal length 0…300, match length 4…300 and distance
+    /// 1…40 or far back, with 15/255 length extensions) decode exactly as a byte-at-a-time
+    /// reference decodes them: the word-wide fast loop, its hand-over to the exact loop near the
+    /// end, and every overlapping-pattern period agree with the obvious reading of the format,
+    /// into an exact-size array and into a larger caller's buffer.
+    @Test func blocksDecodeAsTheByteAtATimeReferenceDoes() throws {
+        var rng = SplitMix64(seed: 35)
+        func length(_ limit: Int) -> Int {
+            let r = Int(rng.next() % 100)
+            return r < 70 ? Int(rng.next() % 19) : r < 95 ? Int(rng.next() % 40) : Int(rng.next() % UInt64(limit))
+        }
+        func lengthBytes(_ extra: Int) -> [UInt8] {  // the bytes after a code of 15
+            var rest = extra, bytes: [UInt8] = []
+            while rest >= 255 {
+                bytes.append(255)
+                rest -= 255
+            }
+            return bytes + [UInt8(rest)]
+        }
+        for round in 0 ..< 300 {
+            var block: [UInt8] = [], expected: [UInt8] = []
+            let sequences = Int(rng.next() % 40)
+            for _ in 0 ..< sequences {
+                let literals = (0 ..< length(300)).map { _ in UInt8(truncatingIfNeeded: rng.next() % 7 &+ 97) }
+                let matchLength = 4 + length(300)
+                let total = expected.count + literals.count
+                guard total > 0 else { continue }
+                let distance =
+                    rng.next() % 3 == 0 ? 1 + Int(rng.next() % UInt64(min(total, 65_535))) : 1 + Int(rng.next() % UInt64(min(total, 40)))
+                let literalCode = min(literals.count, 15), matchCode = min(matchLength - 4, 15)
+                block.append(UInt8(literalCode << 4 | matchCode))
+                if literalCode == 15 { block += lengthBytes(literals.count - 15) }
+                block += literals
+                block += [UInt8(distance & 0xFF), UInt8(distance >> 8)]
+                if matchCode == 15 { block += lengthBytes(matchLength - 19) }
+                expected += literals
+                for _ in 0 ..< matchLength { expected.append(expected[expected.count - distance]) }
+            }
+            // The last sequence: literals only (at least one unless the block is that alone).
+            let last = (0 ..< 1 + length(40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            block.append(UInt8(min(last.count, 15) << 4))
+            if last.count >= 15 { block += lengthBytes(last.count - 15) }
+            block += last
+            expected += last
+            #expect(try block.withUnsafeBytes { try LZ4.decompressBlock($0, expectedSize: expected.count) } == expected, "round \(round)")
+            // As a frame (one stored-size block, no checksums) into a caller's buffer with room to spare.
+            if block.count <= 4 << 20 && expected.count <= 4 << 20 {
+                let descriptor: [UInt8] = [0x60, 0x70]
+                let hc = UInt8(truncatingIfNeeded: descriptor.withUnsafeBytes { XXHash32.hash($0) } >> 8)
+                let size = UInt32(block.count)
+                let frame =
+                    [0x04, 0x22, 0x4D, 0x18] + descriptor + [hc]
+                    + [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)] + block + [0, 0, 0, 0]
+                var buffer = [UInt8](repeating: 0xEE, count: expected.count + 100)
+                let written = try frame.withUnsafeBytes { input in
+                    try buffer.withUnsafeMutableBytes { try LZ4.decompressFrame(input, into: $0) }
+                }
+                #expect(written == expected.count && Array(buffer[0 ..< written]) == expected, "round \(round) into a buffer")
+                // One byte short is an error, never a write past it.
+                if expected.count > 0 {
+                    var short = [UInt8](repeating: 0, count: expected.count - 1)
+                    #expect(throws: CodecError.self, "round \(round) one short") {
+                        try frame.withUnsafeBytes { input in try short.withUnsafeMutableBytes { try LZ4.decompressFrame(input, into: $0) } }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -210,7 +298,10 @@ enum SystemTool {
                 let compressed = try SystemTool.run("gzip", ["-c"] + o, input: input)
                 #expect(try Self.gunzip(compressed) == input, "\(name) \(o)")
                 #expect(try Self.gunzip(compressed, expected: input.count) == input, "\(name) \(o)")
-                if o == ["-1"] { all += input; joined += compressed }
+                if o == ["-1"] {
+                    all += input
+                    joined += compressed
+                }
             }
         }
         #expect(try Self.gunzip(joined) == all)

@@ -11,9 +11,10 @@ import ColonnadeTestSupport
         func error(_ names: [String], dateColumnName: String = "Date") -> TableError? {
             let schema = names.map { ColumnDescriptor(name: $0, type: .float64) }
             do {
-                _ = try QuoteTable(schema: schema, columns: schema.map { _ in .float64(Column<Double>([1.0])) },
-                                   dates: Column<Int32>([0]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 1)],
-                                   dateColumnName: dateColumnName)
+                _ = try QuoteTable(
+                    schema: schema, columns: schema.map { _ in .float64(Column<Double>([1.0])) },
+                    dates: Column<Int32>([0]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 1)],
+                    dateColumnName: dateColumnName)
                 return nil
             } catch { return error }
         }
@@ -38,10 +39,11 @@ import ColonnadeTestSupport
         let dir = ScratchDirectory()
         defer { dir.remove() }
         let path = dir.file("s.snapshot")
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "Open", type: .float64), ColumnDescriptor(name: "Close", type: .float64)],
-                                   columns: [.float64(Column<Double>([1, 2])), .float64(Column<Double>([3, 4]))],
-                                   dates: Column<Int32>([0, 1]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 2)],
-                                   dateColumnName: "Day")
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Open", type: .float64), ColumnDescriptor(name: "Close", type: .float64)],
+            columns: [.float64(Column<Double>([1, 2])), .float64(Column<Double>([3, 4]))],
+            dates: Column<Int32>([0, 1]), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: 2)],
+            dateColumnName: "Day")
         table.computeSummaries()
         try table.save(to: path, durable: false)
         var image = SnapshotImage(path)

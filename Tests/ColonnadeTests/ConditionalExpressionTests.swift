@@ -27,7 +27,8 @@ import ColonnadeTestSupport
             #expect(try table.select(p, options: options).mask == single.mask, "chunk dependence: \(e)")
             // The printed expression parses back to the same values.
             let reparsed = try parser.parseValue("\(e)")
-            #expect(try table.select(.compare(reparsed, .atLeast(-1e300))).mask
+            #expect(
+                try table.select(.compare(reparsed, .atLeast(-1e300))).mask
                     == table.select(.compare(e, .atLeast(-1e300))).mask, "\(e)")
         }
         #expect(nonTrivial >= 8)
@@ -35,14 +36,19 @@ import ColonnadeTestSupport
 
     static func table() throws -> QuoteTable {
         // close: 1, 2, null, 2, NaN, 1; open: 1.5 everywhere; volume 10, 20, …
-        try QuoteTable(sortingRows: [TickerEntry(symbol: "A")], rowTickers: [0, 0, 0, 0, 0, 0],
-                       dates: Column<Int32>([1, 2, 3, 4, 5, 6]),
-                       schema: [ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "open", type: .float64),
-                                ColumnDescriptor(name: "volume", type: .int64), ColumnDescriptor(name: "case", type: .float64)],
-                       columns: [AnyColumn(Column<Double>([1, 2, nil, 2, .nan, 1] as [Double?])),
-                                 AnyColumn(Column<Double>([1.5, 1.5, 1.5, 1.5, 1.5, 1.5])),
-                                 AnyColumn(Column<Int64>([10, 20, 30, 40, 50, 60])),
-                                 AnyColumn(Column<Double>([7, 7, 7, 7, 7, 7]))])
+        try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "A")], rowTickers: [0, 0, 0, 0, 0, 0],
+            dates: Column<Int32>([1, 2, 3, 4, 5, 6]),
+            schema: [
+                ColumnDescriptor(name: "close", type: .float64), ColumnDescriptor(name: "open", type: .float64),
+                ColumnDescriptor(name: "volume", type: .int64), ColumnDescriptor(name: "case", type: .float64),
+            ],
+            columns: [
+                AnyColumn(Column<Double>([1, 2, nil, 2, .nan, 1] as [Double?])),
+                AnyColumn(Column<Double>([1.5, 1.5, 1.5, 1.5, 1.5, 1.5])),
+                AnyColumn(Column<Int64>([10, 20, 30, 40, 50, 60])),
+                AnyColumn(Column<Double>([7, 7, 7, 7, 7, 7])),
+            ])
     }
 
     @Test func handWorkedValues() throws {
@@ -61,7 +67,8 @@ import ColonnadeTestSupport
         // A column named like a word of the grammar, in double quotes.
         #expect(try values("\"case\" + 1") == [8, 8, 8, 8, 8, 8])
         // On-balance volume (starting at 0 on the first row, where TA-Lib starts at the first volume).
-        #expect(try values("cumsum(if(close > prev(close), volume, if(close < prev(close), -volume, 0)))")
+        #expect(
+            try values("cumsum(if(close > prev(close), volume, if(close < prev(close), -volume, 0)))")
                 == [0, 20, 20, 20, 20, 20])
         // `is null` (NaN is null) agrees with count(x) of an expression (where NaN is null too).
         let nulls = try table.select(where: "close is null")
@@ -70,14 +77,18 @@ import ColonnadeTestSupport
         let count = try table.select(where: "true").aggregate([.count(Field("close") * 1)]).rows[0].values[0]
         #expect(count == 4)
         #expect(try table.select(Field("close").isNull).rows() == [2, 4])
-        #expect(try table.select(.compare(Field.`if`(Field("close") > 1.5, Field("volume").expression, .number(0)), .greater(than: 0))).rows() == [1, 3])
+        #expect(
+            try table.select(.compare(Field.`if`(Field("close") > 1.5, Field("volume").expression, .number(0)), .greater(than: 0))).rows()
+                == [1, 3])
     }
 
     @Test func badConditionalsAreSyntaxErrors() throws {
         let parser = QueryParser(table: try Self.table())
-        for text in ["if(close, 1, 0) > 0", "if(close > 1, 1) > 0", "case close > 1 then 1 end > 0",
-                     "case when close > 1 then 1 > 0", "case when close > 1 1 end > 0", "close is nothing",
-                     "greatest() > 1", "date is null"] {
+        for text in [
+            "if(close, 1, 0) > 0", "if(close > 1, 1) > 0", "case close > 1 then 1 end > 0",
+            "case when close > 1 then 1 > 0", "case when close > 1 1 end > 0", "close is nothing",
+            "greatest() > 1", "date is null",
+        ] {
             #expect(throws: QueryError.self, "\(text)") { try parser.parse(text) }
         }
     }

@@ -24,9 +24,10 @@ struct DateRangeTests {
     /// One ticker, `dates` as given, one Float64 column.
     static func table(_ dates: [Int32], check: Bool = true) throws(TableError) -> QuoteTable {
         let values = Column<Double>(dates.indices.map { Double($0) + 0.5 })
-        return try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [.float64(values)],
-                              dates: Column(dates), tickers: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: dates.count)],
-                              checkDates: check)
+        return try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [.float64(values)],
+            dates: Column(dates), tickers: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: dates.count)],
+            checkDates: check)
     }
 
     @Test(arguments: [Int32.min, first - 1, last + 1, Int32.max])
@@ -40,9 +41,10 @@ struct DateRangeTests {
         // The sorting initializer too (rows in any order).
         let values = Column<Double>([1, 2, 3])
         #expect(throws: TableError.self) {
-            try QuoteTable(sortingRows: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: 0)], rowTickers: [0, 0, 0],
-                           dates: Column([5, bad, 7]), schema: [ColumnDescriptor(name: "Close", type: .float64)],
-                           columns: [.float64(values)])
+            try QuoteTable(
+                sortingRows: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: 0)], rowTickers: [0, 0, 0],
+                dates: Column([5, bad, 7]), schema: [ColumnDescriptor(name: "Close", type: .float64)],
+                columns: [.float64(values)])
         }
         // The edges themselves are fine.
         #expect(try Self.table([Self.first, Self.last]).rowCount == 2)
@@ -77,7 +79,9 @@ struct DateRangeTests {
         let path = try Self.snapshot(rows: 100, patching: 99, to: Self.last + 3, in: directory)
         let error = loadError(path, verify: false)
         #expect(caseName(error) == "inconsistentData", "\(String(describing: error))")
-        #expect(error?.description.contains("date 10000-01-03 of ticker AAA (row 99) is outside") == true, "\(String(describing: error?.description))")
+        #expect(
+            error?.description.contains("date 10000-01-03 of ticker AAA (row 99) is outside") == true,
+            "\(String(describing: error?.description))")
         // A verifying load stops earlier, at the date column's block summary (not resealed here).
         #expect(loadError(path, verify: true) != nil)
         let report = QuoteTable.verifySnapshot(at: path)
@@ -119,8 +123,9 @@ struct DateRangeTests {
                 _ = try withInteropBytes(bytes) { b throws(InteropError) in try InteropReader.read(b, file: "x.\(format)") }
                 Issue.record("\(format): read a date \(bad)")
             } catch {
-                #expect(error == .dateOutOfRange(file: "x.\(format)", column: "date", row: 2, value: "date \(Day.format(day: bad))"),
-                        "\(format): \(error)")
+                #expect(
+                    error == .dateOutOfRange(file: "x.\(format)", column: "date", row: 2, value: "date \(Day.format(day: bad))"),
+                    "\(format): \(error)")
             }
         }
         // Unpatched, it reads.
@@ -129,8 +134,11 @@ struct DateRangeTests {
     }
 
     @Test func timestampsWhoseDayIsOutsideTheRangeNameTheValue() {
-        #expect(throws: InteropError.dateOutOfRange(file: "f", column: "ts", row: 3,
-                                                    value: "-9223372036854775808 seconds since 1970-01-01")) {
+        #expect(
+            throws: InteropError.dateOutOfRange(
+                file: "f", column: "ts", row: 3,
+                value: "-9223372036854775808 seconds since 1970-01-01")
+        ) {
             try InteropValues.storableDay(.min, unitsPerDay: 86_400, file: "f", column: "ts", row: 3)
         }
         // 10000-01-01T12:00 in milliseconds: a day number that fits, outside the range.
@@ -166,9 +174,10 @@ struct SnapshotStrictnessTests {
     static func tableWithDateBitmap(rows: Int) throws -> QuoteTable {
         var dates = Column<Int32>((0 ..< Int32(rows)).map { 16_000 + $0 })
         dates.setValidity(Bitmask(count: rows, allSet: true))
-        return try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)],
-                              columns: [.float64(Column<Double>((0 ..< rows).map { Double($0) }))],
-                              dates: dates, tickers: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: rows)])
+        return try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close", type: .float64)],
+            columns: [.float64(Column<Double>((0 ..< rows).map { Double($0) }))],
+            dates: dates, tickers: [TickerEntry(symbol: "AAA", firstRow: 0, rowCount: rows)])
     }
 
     @Test func aDateBitmapWithEveryBitSetLoadsAndOneWithAZeroBitIsRefusedNamingTheRow() throws {
@@ -223,8 +232,9 @@ struct SnapshotStrictnessTests {
             copy.write(to: path)
             for verify in [false, true] {
                 let error = loadError(path, verify: verify)
-                #expect(caseName(error) == "malformedFooter" && error?.description.contains("only bit 0 (optional) may be set") == true,
-                        "section at \(o): \(String(describing: error))")
+                #expect(
+                    caseName(error) == "malformedFooter" && error?.description.contains("only bit 0 (optional) may be set") == true,
+                    "section at \(o): \(String(describing: error))")
             }
             #expect(!QuoteTable.verifySnapshot(at: path).isValid)
             sections += 1

@@ -25,8 +25,9 @@ private func referenceParseDay(_ start: UnsafePointer<UInt8>, count: Int) -> Int
     let year = Int(y0) &* 1000 &+ Int(y1) &* 100 &+ Int(y2) &* 10 &+ Int(y3)
     let month = Int(m0) &* 10 &+ Int(m1)
     let day = Int(d0) &* 10 &+ Int(d1)
-    guard month >= 1 && month <= 12 && day >= 1
-          && day <= referenceDaysInMonth(year: year, month: month)
+    guard
+        month >= 1 && month <= 12 && day >= 1
+            && day <= referenceDaysInMonth(year: year, month: month)
     else { return nil }
     // Added with the storable range (Day.storableDayNumbers): year 0000 is refused.
     guard year >= 1 else { return nil }
@@ -62,13 +63,17 @@ private func referenceUnsafeDays(year: Int, month: Int, day: Int) -> Int {
             // Safe: GuardedBytes' pages are writable; the test rewrites its own 10 bytes.
             let start = UnsafeMutablePointer(mutating: constStart)
             let zero = UInt8(ascii: "0")
-            for year in 0...9999 {
-                start[0] = zero &+ UInt8(year / 1000); start[1] = zero &+ UInt8(year / 100 % 10)
-                start[2] = zero &+ UInt8(year / 10 % 10); start[3] = zero &+ UInt8(year % 10)
-                for month in 0...13 {
-                    start[5] = zero &+ UInt8(month / 10); start[6] = zero &+ UInt8(month % 10)
-                    for day in 0...32 {
-                        start[8] = zero &+ UInt8(day / 10); start[9] = zero &+ UInt8(day % 10)
+            for year in 0 ... 9999 {
+                start[0] = zero &+ UInt8(year / 1000)
+                start[1] = zero &+ UInt8(year / 100 % 10)
+                start[2] = zero &+ UInt8(year / 10 % 10)
+                start[3] = zero &+ UInt8(year % 10)
+                for month in 0 ... 13 {
+                    start[5] = zero &+ UInt8(month / 10)
+                    start[6] = zero &+ UInt8(month % 10)
+                    for day in 0 ... 32 {
+                        start[8] = zero &+ UInt8(day / 10)
+                        start[9] = zero &+ UInt8(day % 10)
                         let actual = Day.parseDay(constStart, count: 10)
                         let expected = referenceParseDay(constStart, count: 10)
                         checked += 1
@@ -91,27 +96,32 @@ private func referenceUnsafeDays(year: Int, month: Int, day: Int) -> Int {
     @Test func everyBytePositionMutatedMatchesTheReference() {
         let memory = GuardedBytes(pages: 1)
         var rng = SplitMix64(seed: 20_261_126)
-        let replacements: [UInt8] = [0x00, UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: " "),
-                                     0x7F, 0x80, 0xFF] + Array(UInt8(ascii: "0")...UInt8(ascii: "9"))
+        let replacements: [UInt8] =
+            [
+                0x00, UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: " "),
+                0x7F, 0x80, 0xFF,
+            ] + Array(UInt8(ascii: "0") ... UInt8(ascii: "9"))
         let first = Int(Day.days(year: 0, month: 1, day: 1)!), last = Int(Day.days(year: 9999, month: 12, day: 31)!)
         var checked = 0, valid = 0
         var mismatches: [String] = []
-        for _ in 0..<1_500 {
+        for _ in 0 ..< 1_500 {
             var bytes = [UInt8](repeating: 0, count: 10)
-            bytes.withUnsafeMutableBufferPointer { Day.writeDay(Int32(rng.inRange(first...last)), to: $0.baseAddress!) }
-            for position in 0..<10 {
+            bytes.withUnsafeMutableBufferPointer { Day.writeDay(Int32(rng.inRange(first ... last)), to: $0.baseAddress!) }
+            for position in 0 ..< 10 {
                 for replacement in replacements {
                     var mutated = bytes
                     mutated[position] = replacement
                     for atStart in [false, true] {
-                        let (actual, expected) = atStart
+                        let (actual, expected) =
+                            atStart
                             ? memory.withBytesAtStart(mutated) { (Day.parseDay($0, count: 10), referenceParseDay($0, count: 10)) }
                             : memory.withBytesAtEnd(mutated) { (Day.parseDay($0, count: 10), referenceParseDay($0, count: 10)) }
                         checked += 1
                         if expected != nil { valid += 1 }
                         if actual != expected && mismatches.count < 10 {
-                            mismatches.append("\(String(decoding: mutated, as: UTF8.self).debugDescription)\(atStart ? " (at start)" : ""): "
-                                + "\(String(describing: actual)) vs \(String(describing: expected))")
+                            mismatches.append(
+                                "\(String(decoding: mutated, as: UTF8.self).debugDescription)\(atStart ? " (at start)" : ""): "
+                                    + "\(String(describing: actual)) vs \(String(describing: expected))")
                         }
                     }
                 }
@@ -127,7 +137,7 @@ private func referenceUnsafeDays(year: Int, month: Int, day: Int) -> Int {
     @Test func lengthsOtherThanTenAreNilAndReadNothingPastTheEnd() {
         let memory = GuardedBytes(pages: 1)
         let text = Array("2014-01-02T00:00".utf8)
-        for count in 0...text.count {
+        for count in 0 ... text.count {
             let bytes = Array(text.prefix(count))
             let parsed = memory.withBytesAtEnd(bytes) { Day.parseDay($0, count: count) }
             #expect(parsed == (count == 10 ? 16_072 : nil), "count \(count)")

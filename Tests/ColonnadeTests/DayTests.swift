@@ -4,7 +4,6 @@ import Testing
 @testable import Colonnade
 import ColonnadeTestSupport
 
-
 @Suite struct DayTests {
     @Test func knownDays() {
         #expect(Day.days(year: 1970, month: 1, day: 1) == 0)
@@ -25,13 +24,14 @@ import ColonnadeTestSupport
         var expected = (year: 1, month: 1, day: 1)
         var failures: [Int32] = []
         var bytes = [UInt8](repeating: 0, count: 10)
-        for day in first...last {
+        for day in first ... last {
             let parts = Day.components(ofDay: day)
             bytes.withUnsafeMutableBufferPointer { Day.writeDay(day, to: $0.baseAddress!) }
             let parsed = bytes.withUnsafeBufferPointer { Day.parseDay($0.baseAddress!, count: 10) }
             if parts != expected
                 || Day.days(year: parts.year, month: parts.month, day: parts.day) != day
-                || parsed != day {
+                || parsed != day
+            {
                 if failures.count < 10 { failures.append(day) }
             }
             // The next calendar day, counted the slow way.
@@ -93,9 +93,9 @@ import ColonnadeTestSupport
         calendar.timeZone = TimeZone(identifier: "UTC")!
         var rng = SplitMix64(seed: 7)
         var failures: [String] = []
-        for _ in 0..<3_000 {
+        for _ in 0 ..< 3_000 {
             // Foundation switches to Julian before 1582; compare from 1600 on.
-            let year = rng.inRange(1600...9999), month = rng.inRange(1...12), day = rng.inRange(1...28)
+            let year = rng.inRange(1600 ... 9999), month = rng.inRange(1 ... 12), day = rng.inRange(1 ... 28)
             let components = DateComponents(year: year, month: month, day: day)
             guard let date = calendar.date(from: components) else { continue }
             let expected = Int32(floor(date.timeIntervalSince1970 / 86_400))
@@ -114,7 +114,7 @@ import ColonnadeTestSupport
         #expect(day.daysSinceEpoch == 11_016)
         #expect(day.components == (2000, 2, 29))
         #expect(day.description == "2000-02-29")
-        #expect(Day(day.description) == day)                       // LosslessStringConvertible
+        #expect(Day(day.description) == day)  // LosslessStringConvertible
         #expect(Day(year: 2000, month: 2, day: 29) == day)
         #expect(Day(year: 2001, month: 2, day: 29) == nil)
         #expect(Day(2000, 3, 1) - day == 1)

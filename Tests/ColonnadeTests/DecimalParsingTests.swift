@@ -12,7 +12,6 @@ import Glibc
 // random decimals of every shape the grammar allows, plus hand-picked hard cases. Mismatches are
 // collected and reported together (one #expect per shape keeps the debug build fast).
 
-
 /// Collects inputs whose parse differs from Double(String).
 private struct Differential {
     var checked = 0
@@ -52,7 +51,7 @@ private func parse(_ text: String) -> Double? {
 
 private extension Array where Element == UInt8 {
     mutating func appendDigits(_ count: Int, _ rng: inout SplitMix64, nonZeroFirst: Bool = false) {
-        for i in 0..<count {
+        for i in 0 ..< count {
             let digit = nonZeroFirst && i == 0 ? 1 + rng.below(9) : rng.below(10)
             append(UInt8(ascii: "0") + UInt8(digit))
         }
@@ -82,12 +81,12 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var rng = SplitMix64(seed: 1)
         var diff = Differential()
         var bytes: [UInt8] = []
-        for _ in 0..<400_000 {
+        for _ in 0 ..< 400_000 {
             bytes.removeAll(keepingCapacity: true)
             if rng.chance(10) { bytes.append(UInt8(ascii: "-")) }
-            bytes.appendDigits(rng.inRange(1...6), &rng, nonZeroFirst: !rng.chance(6))
+            bytes.appendDigits(rng.inRange(1 ... 6), &rng, nonZeroFirst: !rng.chance(6))
             bytes.append(UInt8(ascii: "."))
-            bytes.appendDigits(rng.inRange(1...17), &rng)
+            bytes.appendDigits(rng.inRange(1 ... 17), &rng)
             diff.check(bytes)
         }
         diff.expectNoMismatches(atLeast: 400_000)
@@ -97,10 +96,10 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var rng = SplitMix64(seed: 2)
         var diff = Differential()
         var bytes: [UInt8] = []
-        for _ in 0..<150_000 {
+        for _ in 0 ..< 150_000 {
             bytes.removeAll(keepingCapacity: true)
             bytes.appendSign(&rng)
-            bytes.appendDigits(rng.inRange(1...20), &rng, nonZeroFirst: !rng.chance(10))
+            bytes.appendDigits(rng.inRange(1 ... 20), &rng, nonZeroFirst: !rng.chance(10))
             switch rng.below(6) {
             case 0: bytes.append(UInt8(ascii: "."))
             case 1: bytes += Array(".0".utf8)
@@ -110,7 +109,7 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         }
         // Around 2^53, 2^63 and 2^64, where the significand's width changes.
         for base: UInt64 in [1 << 53, 1 << 63, UInt64.max - 20, 9_999_999_999_999_999_990] {
-            for delta: UInt64 in 0...20 { diff.check(String(base &+ delta)) }
+            for delta: UInt64 in 0 ... 20 { diff.check(String(base &+ delta)) }
         }
         diff.expectNoMismatches(atLeast: 150_000)
     }
@@ -119,10 +118,10 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var rng = SplitMix64(seed: 3)
         var diff = Differential()
         var bytes: [UInt8] = []
-        for _ in 0..<200_000 {
+        for _ in 0 ..< 200_000 {
             bytes.removeAll(keepingCapacity: true)
             bytes.appendSign(&rng)
-            let digits = rng.inRange(1...19)
+            let digits = rng.inRange(1 ... 19)
             let point = rng.below(digits + 2)  // digits + 1: no point
             if point == 0 && rng.chance(2) {
                 bytes.append(UInt8(ascii: "."))
@@ -136,7 +135,7 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
                 }
             }
             bytes.append(rng.chance(2) ? UInt8(ascii: "e") : UInt8(ascii: "E"))
-            let exponent = rng.inRange(-350...310)
+            let exponent = rng.inRange(-350 ... 310)
             if exponent < 0 {
                 bytes.append(UInt8(ascii: "-"))
             } else if rng.chance(2) {
@@ -153,12 +152,12 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var rng = SplitMix64(seed: 4)
         var diff = Differential()
         var bytes: [UInt8] = []
-        for i in 0..<20_000 {
+        for i in 0 ..< 20_000 {
             bytes.removeAll(keepingCapacity: true)
             bytes.appendSign(&rng)
             // Mostly 20...60 digits, some up to 800.
-            let digits = i % 10 == 0 ? rng.inRange(20...800) : rng.inRange(20...60)
-            let leadingZeros = rng.chance(4) ? rng.inRange(1...30) : 0
+            let digits = i % 10 == 0 ? rng.inRange(20 ... 800) : rng.inRange(20 ... 60)
+            let leadingZeros = rng.chance(4) ? rng.inRange(1 ... 30) : 0
             let point = rng.below(digits + 1)
             if leadingZeros > 0 {
                 bytes += Array("0.".utf8)
@@ -170,7 +169,7 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
                 bytes.appendDigits(digits - point, &rng)
             }
             // Runs of trailing zeros: dropped digits that are all zero.
-            if rng.chance(5) { bytes += [UInt8](repeating: UInt8(ascii: "0"), count: rng.inRange(1...40)) }
+            if rng.chance(5) { bytes += [UInt8](repeating: UInt8(ascii: "0"), count: rng.inRange(1 ... 40)) }
             if rng.chance(2) { bytes += Array("e\(rng.inRange(-340...300))".utf8) }
             diff.check(bytes)
         }
@@ -183,13 +182,14 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var produced = 0
         while produced < 120_000 {
             // Random bit patterns cover every exponent; also some near typical price magnitudes.
-            let value = rng.chance(4)
+            let value =
+                rng.chance(4)
                 ? Double(rng.next() % 100_000_000) / 10_000 : Double(bitPattern: rng.next())
             guard value.isFinite else { continue }
             produced += 1
             diff.check(value.description)
             diff.check(cFormat(value, "%.*g", precision: 17))
-            diff.check(cFormat(value, "%.*e", precision: Int32(rng.inRange(0...24))))
+            diff.check(cFormat(value, "%.*e", precision: Int32(rng.inRange(0 ... 24))))
         }
         diff.expectNoMismatches(atLeast: 360_000)
     }
@@ -198,8 +198,8 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var rng = SplitMix64(seed: 6)
         var diff = Differential()
         var powersOfFive: [BigUInt] = [BigUInt(1)]
-        for _ in 1...1100 { powersOfFive.append(powersOfFive.last!.multiplied(by: 5)) }
-        for i in 0..<4_000 {
+        for _ in 1 ... 1100 { powersOfFive.append(powersOfFive.last!.multiplied(by: 5)) }
+        for i in 0 ..< 4_000 {
             // Every exponent field, including subnormals (field 0) and the top binade.
             let field = UInt64(i < 2046 ? i : rng.below(2047))
             let fractionMask: UInt64 = (1 << 52) - 1
@@ -233,11 +233,11 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
             var below = digits
             if let last = below.indices.last(where: { below[$0] != UInt8(ascii: "0") }) {
                 below[last] -= 1
-                for i in (last + 1)..<below.count { below[i] = UInt8(ascii: "9") }
+                for i in (last + 1) ..< below.count { below[i] = UInt8(ascii: "9") }
                 emit(below + Array("999999999999".utf8), decimalExponent - 12)
             }
             // Truncated to 17...25 digits: near, but no longer exactly at, the midpoint.
-            let cut = min(digits.count, rng.inRange(17...25))
+            let cut = min(digits.count, rng.inRange(17 ... 25))
             emit(Array(digits.prefix(cut)), decimalExponent + digits.count - cut)
         }
         diff.expectNoMismatches(atLeast: 15_000)
@@ -274,8 +274,10 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         for count in [19, 20, 21, 40, 200, 800] {
             let nines = String(repeating: "9", count: count)
             let zeros = String(repeating: "0", count: count)
-            for text in [nines, "0." + nines, nines + "e-\(count + 300)", "1" + zeros + "1", "0." + zeros + "1",
-                         "1." + zeros + "1", nines + "e-330", "4." + zeros + "9e-324", zeros, "-" + zeros + "." + zeros] {
+            for text in [
+                nines, "0." + nines, nines + "e-\(count + 300)", "1" + zeros + "1", "0." + zeros + "1",
+                "1." + zeros + "1", nines + "e-330", "4." + zeros + "9e-324", zeros, "-" + zeros + "." + zeros,
+            ] {
                 diff.check(text)
             }
         }
@@ -290,7 +292,7 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
     @Test func longTokensAreRewrittenBoundedAndRoundAlike() {
         var rng = SplitMix64(seed: 17)
         var powersOfFive: [BigUInt] = [BigUInt(1)]
-        for _ in 1...1100 { powersOfFive.append(powersOfFive.last!.multiplied(by: 5)) }
+        for _ in 1 ... 1100 { powersOfFive.append(powersOfFive.last!.multiplied(by: 5)) }
         var tokens: [[UInt8]] = []
         let zeros = [UInt8](repeating: UInt8(ascii: "0"), count: 1_500)
         let nines = [UInt8](repeating: UInt8(ascii: "9"), count: 1_500)
@@ -300,7 +302,9 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
             let binaryExponent = (field == 0 ? 1 : Int(field)) - 1075
             let k = binaryExponent - 1
             // The midpoint above this double: (2·significand + 1) × 2^k.
-            let digits = k >= 0 ? BigUInt(2 * significand + 1).shiftedLeft(by: k).decimalDigits()
+            let digits =
+                k >= 0
+                ? BigUInt(2 * significand + 1).shiftedLeft(by: k).decimalDigits()
                 : BigUInt(2 * significand + 1).multiplied(by: powersOfFive[-k]).decimalDigits()
             let exponent = k >= 0 ? 0 : k
             let sign: [UInt8] = rng.chance(2) ? [UInt8(ascii: "-")] : (rng.chance(4) ? [UInt8(ascii: "+")] : [])
@@ -313,8 +317,9 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
                 tokens.append(sign + below + nines + Array("e\(exponent - nines.count)".utf8))  // just below
             }
             // The same value written as 0.000…DIGITS with the point moved.
-            tokens.append(sign + Array("0.".utf8) + zeros + digits + zeros + [UInt8(ascii: "1")]
-                          + Array("e\(exponent + digits.count + zeros.count)".utf8))
+            tokens.append(
+                sign + Array("0.".utf8) + zeros + digits + zeros + [UInt8(ascii: "1")]
+                    + Array("e\(exponent + digits.count + zeros.count)".utf8))
         }
         tokens.append(Array("1".utf8) + zeros + Array("e-1600".utf8))
         tokens.append(Array("-".utf8) + zeros + Array(".".utf8) + zeros)
@@ -331,25 +336,31 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
             let parsed = token.withUnsafeBufferPointer { DecimalParser.parseDouble($0.baseAddress!, count: $0.count) }
             checked += 1
             if let rewritten, rewritten.utf8.count <= 830, Double(rewritten)?.bitPattern == expected.bitPattern,
-               parsed?.bitPattern == expected.bitPattern {
+                parsed?.bitPattern == expected.bitPattern
+            {
                 continue
             }
             if mismatches.count < 10 {
-                mismatches.append("\(String(decoding: token.prefix(60), as: UTF8.self))… (\(token.count) bytes): rewritten "
-                                  + "\(rewritten.map { "\($0.utf8.count) bytes → \(Double($0).map { "\($0)" } ?? "nil")" } ?? "nil"), "
-                                  + "parsed \(parsed.map { "\($0)" } ?? "nil"), want \(expected)")
+                mismatches.append(
+                    "\(String(decoding: token.prefix(60), as: UTF8.self))… (\(token.count) bytes): rewritten "
+                        + "\(rewritten.map { "\($0.utf8.count) bytes → \(Double($0).map { "\($0)" } ?? "nil")" } ?? "nil"), "
+                        + "parsed \(parsed.map { "\($0)" } ?? "nil"), want \(expected)")
             }
         }
         #expect(checked >= 1_200)
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
         // The rewriting itself, on short tokens.
-        for (token, want) in [("123.45", "0.12345e3"), ("-000.00120", "-0.120e-2"), ("+7e-3", "0.7e-2"), ("0.0", "0"), ("-0e5", "-0"),
-                              (".5", "0.5e0"), ("5.", "0.5e1"), ("1e-99999999999999", "0.1e-100000")] {
+        for (token, want) in [
+            ("123.45", "0.12345e3"), ("-000.00120", "-0.120e-2"), ("+7e-3", "0.7e-2"), ("0.0", "0"), ("-0e5", "-0"),
+            (".5", "0.5e0"), ("5.", "0.5e1"), ("1e-99999999999999", "0.1e-100000"),
+        ] {
             let got = Array(token.utf8).withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) }
             #expect(got == want, "\(token)")
         }
         for bad in ["1.2.3", "1e", "e5", "1x", "--1", "."] {
-            #expect(Array(bad.utf8).withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) } == nil, "\(bad)")
+            #expect(
+                Array(bad.utf8).withUnsafeBufferPointer { DecimalParser._boundedDecimal($0.baseAddress!, count: $0.count) } == nil, "\(bad)"
+            )
         }
     }
 
@@ -383,11 +394,11 @@ private func cFormat(_ value: Double, _ format: String, precision: Int32) -> Str
         var failures: [Int] = []
         var power = BigUInt(1)
         var powers: [BigUInt] = [power]
-        for _ in 1...342 {
+        for _ in 1 ... 342 {
             power = power.multiplied(by: 5)
             powers.append(power)
         }
-        for q in DecimalParser._smallestPowerOfFive...DecimalParser._largestPowerOfFive {
+        for q in DecimalParser._smallestPowerOfFive ... DecimalParser._largestPowerOfFive {
             let index = 2 * (q - DecimalParser._smallestPowerOfFive)
             let entry = BigUInt(table[index]).shiftedLeft(by: 64).adding(BigUInt(table[index + 1]))
             guard entry.bitWidth == 128 else {
@@ -470,7 +481,7 @@ private struct BigUInt: Comparable {
     func adding(_ other: BigUInt) -> BigUInt {
         var result = [UInt32](repeating: 0, count: max(limbs.count, other.limbs.count) + 1)
         var carry: UInt64 = 0
-        for i in 0..<(result.count - 1) {
+        for i in 0 ..< (result.count - 1) {
             let t = UInt64(i < limbs.count ? limbs[i] : 0) + UInt64(i < other.limbs.count ? other.limbs[i] : 0) + carry
             result[i] = UInt32(truncatingIfNeeded: t)
             carry = t >> 32
@@ -509,7 +520,7 @@ private struct BigUInt: Comparable {
         let whole = bits / 32, shift = UInt32(bits % 32)
         guard whole < limbs.count else { return BigUInt(0) }
         var result: [UInt32] = []
-        for i in whole..<limbs.count {
+        for i in whole ..< limbs.count {
             let high: UInt32 = i + 1 < limbs.count ? limbs[i + 1] : 0
             result.append(shift == 0 ? limbs[i] : (limbs[i] >> shift) | (high << (32 - shift)))
         }

@@ -52,11 +52,14 @@ import Testing
 
         var expected = first
         var versions = [expected]
-        expected.upsert(contentsOf: [second]); versions.append(expected)
+        expected.upsert(contentsOf: [second])
+        versions.append(expected)
         var v2 = try Self.rows(expected, "date <= 2000-12-31 or date >= 2002-01-01")
-        v2.upsert(contentsOf: [restated]); versions.append(v2)
+        v2.upsert(contentsOf: [restated])
+        versions.append(v2)
         var v3 = v2
-        v3.upsert(contentsOf: [fourth]); versions.append(v3)
+        v3.upsert(contentsOf: [fourth])
+        versions.append(v3)
         for (version, table) in versions.enumerated() {
             var skipped: [InteropSkippedColumn] = []
             let read = try DeltaTable.read(at: dir, version: version, strict: true, skipped: &skipped)
@@ -80,12 +83,15 @@ import Testing
         var table = try Self.rows(Self.full, "date <= 2000-03-31")
         let close = try #require(table.columnIndex(named: "close")), high = try #require(table.columnIndex(named: "high"))
         guard case .float64(let c) = table.columns[close], case .float64(let h) = table.columns[high] else {
-            Issue.record("close and high are float64"); return
+            Issue.record("close and high are float64")
+            return
         }
         var closes: [Double?] = (0 ..< c.count).map { c.isNull($0) ? nil : c[$0] }
         var highs: [Double?] = (0 ..< h.count).map { h.isNull($0) ? nil : h[$0] }
-        closes[3] = .nan; highs[5] = .infinity
-        table.columns[close] = .float64(Column(closes)); table.columns[high] = .float64(Column(highs))
+        closes[3] = .nan
+        highs[5] = .infinity
+        table.columns[close] = .float64(Column(closes))
+        table.columns[high] = .float64(Column(highs))
         _ = try Self.writer(table, nil).write(to: dir, mode: nil)
         let text = try String(contentsOfFile: dir + "/_delta_log/00000000000000000000.json", encoding: .utf8)
         let actions = text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -103,7 +109,9 @@ import Testing
         #expect(minimums["close"] == nil && maximums["close"] == nil && minimums["high"] == nil)
         #expect(minimums["low"] != nil && minimums["date"] as? String == "2000-01-03")
         #expect((stats["nullCount"] as? [String: Any])?["close"] as? Int == 0)
-        #expect(add["size"] as? Int == (try FileManager.default.attributesOfItem(atPath: dir + "/" + (add["path"] as? String ?? ""))[.size] as? Int))
+        #expect(
+            add["size"] as? Int
+                == (try FileManager.default.attributesOfItem(atPath: dir + "/" + (add["path"] as? String ?? ""))[.size] as? Int))
     }
 
     @Test func anExistingTableNeedsAModeAndTheSamePartitionsAndColumns() throws {
@@ -113,24 +121,35 @@ import Testing
         _ = try Self.writer(table).write(to: dir, mode: nil)
         #expect(throws: DeltaError.self) { _ = try Self.writer(table).write(to: dir, mode: nil) }
         #expect(throws: DeltaError.self) { _ = try Self.writer(table, .month).write(to: dir, mode: .append) }
-        let narrower = try QuoteTable(schema: [table.schema[0]], columns: [table.columns[0]], dates: table.dates, tickers: table.tickers,
-                                      dateColumnName: table.dateColumnName, metadata: [:], checkDates: false)
+        let narrower = try QuoteTable(
+            schema: [table.schema[0]], columns: [table.columns[0]], dates: table.dates, tickers: table.tickers,
+            dateColumnName: table.dateColumnName, metadata: [:], checkDates: false)
         #expect(throws: DeltaError.self) { _ = try Self.writer(narrower).write(to: dir, mode: .append) }
         #expect(try DeltaTable.versions(at: dir) == [0])
     }
 
     /// Appends a commit by hand (as another engine would) to the table at `dir`.
     static func commitByHand(_ dir: String, version: Int, _ lines: [String]) throws {
-        try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/_delta_log/" + DeltaTable.commitName(version), atomically: false, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(
+            toFile: dir + "/_delta_log/" + DeltaTable.commitName(version), atomically: false, encoding: .utf8)
     }
 
     @Test func tablesWithFeaturesAppendOnlyOrInvariantsAreRefused() throws {
         let table = try Self.rows(Self.full, "date <= 2000-03-31")
         let cases: [(String, DeltaWriter.Mode)] = [
             (#"{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["appendOnly"]}}"#, .append),
-            (#"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#, .append),
-            (#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{}","partitionColumns":["year"],"configuration":{"delta.appendOnly":"true"}}}"#, .overwrite),
-            (#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"close\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"close > 0\\\"}}\"}}]}","partitionColumns":["year"],"configuration":{}}}"#, .append),
+            (
+                #"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#,
+                .append
+            ),
+            (
+                #"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{}","partitionColumns":["year"],"configuration":{"delta.appendOnly":"true"}}}"#,
+                .overwrite
+            ),
+            (
+                #"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"close\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"close > 0\\\"}}\"}}]}","partitionColumns":["year"],"configuration":{}}}"#,
+                .append
+            ),
         ]
         for (action, mode) in cases {
             let dir = try Self.scratch("features")
@@ -154,7 +173,11 @@ import Testing
         let dir = try Self.scratch("reader3")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try Self.writer(try Self.rows(Self.full, "date <= 2000-03-31")).write(to: dir, mode: nil)
-        try Self.commitByHand(dir, version: 1, [#"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#])
+        try Self.commitByHand(
+            dir, version: 1,
+            [
+                #"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#
+            ])
         var skipped: [InteropSkippedColumn] = []
         #expect(throws: DeltaError.self) { _ = try DeltaTable.read(at: dir, strict: false, skipped: &skipped) }
         // Version 0 was readable and still is.
@@ -192,7 +215,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let base = try Self.rows(Self.full, "date <= 2000-01-31")
         _ = try Self.writer(base).write(to: dir, mode: nil)
-        let pieces = try (0 ..< 6).map { i in try Self.rows(Self.full, "date = \(Day(daysSinceEpoch: Self.full.dates[0] + Int32(60 + i)).description)") }
+        let pieces = try (0 ..< 6).map { i in
+            try Self.rows(Self.full, "date = \(Day(daysSinceEpoch: Self.full.dates[0] + Int32(60 + i)).description)")
+        }
         let versions = UnsafeMutablePointer<Int>.allocate(capacity: pieces.count)
         defer { versions.deallocate() }
         let shared = SharedPointer(base: versions)

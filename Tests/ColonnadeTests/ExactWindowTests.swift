@@ -20,13 +20,17 @@ import ColonnadeTestSupport
         for (t, length) in lengths.enumerated() {
             // Whole cents from 1.00 to 999.99, or 12-decimal prices from 0.01 to 9.99 (as WIKI's
             // adjusted columns: at most 13 significant digits).
-            var m: Int64 = digits == 2 ? Int64(rng.inRange(100 ... 99_999))
+            var m: Int64 =
+                digits == 2
+                ? Int64(rng.inRange(100 ... 99_999))
                 : Int64(rng.inRange(10_000_000_000 ... 9_990_000_000_000))
             for r in 0 ..< length {
-                rowTickers.append(Int32(t)); dates.append(Int32(10_000 + r))
+                rowTickers.append(Int32(t))
+                dates.append(Int32(10_000 + r))
                 m = max(1, m + Int64(rng.inRange(-2 ... 2)))
                 if nulls && rng.chance(50) {
-                    close.appendNull(); scaled.append(nil)
+                    close.appendNull()
+                    scaled.append(nil)
                 } else {
                     close.append(Double(decimalText(m, digits: digits))!)
                     scaled.append(m)
@@ -35,10 +39,11 @@ import ColonnadeTestSupport
         }
         do {
             // Symbols that sort in generation order (T00, T01, …): rows stay in `scaled`'s order.
-            let table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: String(format: "T%02d", $0)) },
-                                       rowTickers: rowTickers, dates: dates,
-                                       schema: [ColumnDescriptor(name: "close", type: .float64)],
-                                       columns: [AnyColumn(close)])
+            let table = try QuoteTable(
+                sortingRows: lengths.indices.map { TickerEntry(symbol: String(format: "T%02d", $0)) },
+                rowTickers: rowTickers, dates: dates,
+                schema: [ColumnDescriptor(name: "close", type: .float64)],
+                columns: [AnyColumn(close)])
             return (table, scaled)
         } catch {
             preconditionFailure("test table: \(error)")
@@ -56,7 +61,7 @@ import ColonnadeTestSupport
     /// The exact sum of the `n` scaled values ending at `row`, or nil when the window is not full
     /// in its ticker or holds a null.
     static func windowSum(_ scaled: [Int64?], _ table: QuoteTable, row: Int, n: Int) -> Int64? {
-        let t = Int(table.tickerCode(ofRow: row))
+        let t = Int(table.tickerNumber(ofRow: row))
         guard row - n + 1 >= table.tickers[t].firstRow else { return nil }
         var sum: Int64 = 0
         for k in row - n + 1 ... row {
@@ -81,13 +86,16 @@ import ColonnadeTestSupport
             // mavg(close, a) against mavg(close, b): sign of Σa·b − Σb·a.
             let meanVsMean: [Int?] = (0 ..< table.rowCount).map { r in
                 guard let x = Self.windowSum(scaled, table, row: r, n: a),
-                      let y = Self.windowSum(scaled, table, row: r, n: b) else { return nil }
+                    let y = Self.windowSum(scaled, table, row: r, n: b)
+                else { return nil }
                 return Self.compare(Int128(x) * Int128(b), Int128(y) * Int128(a))
             }
             ties += closeVsMean.filter { $0 == 0 }.count + meanVsMean.filter { $0 == 0 }.count
             for (op, accept) in [(">", [1]), ("=", [0]), ("<=", [-1, 0])] {
-                let cases = [("close \(op) mavg(close, \(b))", closeVsMean),
-                             ("mavg(close, \(a)) \(op) mavg(close, \(b))", meanVsMean)]
+                let cases = [
+                    ("close \(op) mavg(close, \(b))", closeVsMean),
+                    ("mavg(close, \(a)) \(op) mavg(close, \(b))", meanVsMean),
+                ]
                 for (text, reference) in cases {
                     let expected = reference.indices.filter { reference[$0].map { accept.contains($0) } ?? false }
                     if digits == 12 && text.hasPrefix("mavg") {
@@ -131,11 +139,15 @@ import ColonnadeTestSupport
                 #expect(sums[r] == Double(sumText), "msum row \(r) n \(n): \(String(describing: sums[r])) vs \(sumText)")
                 let mean = Decimal(string: sumText)! / Decimal(n)
                 let expectedMean = Double(truncating: mean as NSNumber)
-                #expect(Swift.abs((means[r] ?? .nan) - expectedMean) <= 1e-12 * Swift.abs(expectedMean),
-                        "mavg row \(r) n \(n)")
+                #expect(
+                    Swift.abs((means[r] ?? .nan) - expectedMean) <= 1e-12 * Swift.abs(expectedMean),
+                    "mavg row \(r) n \(n)")
                 // Two-pass deviation of the exact values.
                 let window = (r - n + 1 ... r).map { Double(scaled[$0]!) / p }
-                if n == 1 { #expect(devs[r] == nil); continue }
+                if n == 1 {
+                    #expect(devs[r] == nil)
+                    continue
+                }
                 let allEqual = Set((r - n + 1 ... r).map { scaled[$0]! }).count == 1
                 if allEqual { #expect(devs[r] == 0, "mdev of equal values, row \(r)") }
                 let mu = window.reduce(0, +) / Double(n)

@@ -139,10 +139,11 @@ import ColonnadeTestSupport
     static let small = TestTables.random(rows: 150, tickers: 2, seed: 29)
 
     /// Each column of `small` as Doubles, NaN for null.
-    static let smallColumns: [String: [Double]] = Dictionary(uniqueKeysWithValues: ["f64", "i64", "i32", "f32", "adj_f64"].map { name in
-        let c = small.column(named: name)!
-        return (name, (0 ..< small.rowCount).map { c.doubleValue(at: $0) ?? .nan })
-    })
+    static let smallColumns: [String: [Double]] = Dictionary(
+        uniqueKeysWithValues: ["f64", "i64", "i32", "f32", "adj_f64"].map { name in
+            let c = small.column(named: name)!
+            return (name, (0 ..< small.rowCount).map { c.doubleValue(at: $0) ?? .nan })
+        })
 
     /// One term of a generated chain: a column or a number.
     enum Term { case column(String), number(Double) }
@@ -194,8 +195,10 @@ import ColonnadeTestSupport
     /// what a plain left-to-right loop gives (bit for bit: `(a + b) + c`, never `a + (b + c)`),
     /// as values and as a filter.
     @Test func longFlatChainsEvaluateLeftToRightExactly() throws {
-        let chains = [Self.chain(50_000, ops: ["+"], seed: 1), Self.chain(20_000, ops: ["+", "-"], seed: 2),
-                      Self.chain(5_000, ops: ["*", "/"], seed: 3)]
+        let chains = [
+            Self.chain(50_000, ops: ["+"], seed: 1), Self.chain(20_000, ops: ["+", "-"], seed: 2),
+            Self.chain(5_000, ops: ["*", "/"], seed: 3),
+        ]
         let parser = QueryParser(table: Self.small)
         for (text, expected) in chains {
             let expression = try parser.parseValue(text)
@@ -244,14 +247,17 @@ import ColonnadeTestSupport
             dates.append(Int32(10_000 + i))
             values.append(Double(i))
         }
-        let table = try QuoteTable(sortingRows: [TickerEntry(symbol: "Q")], rowTickers: rowTickers, dates: dates,
-                                   schema: [ColumnDescriptor(name: "a\"b", type: .float64)], columns: [AnyColumn(values)])
+        let table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "Q")], rowTickers: rowTickers, dates: dates,
+            schema: [ColumnDescriptor(name: "a\"b", type: .float64)], columns: [AnyColumn(values)])
         let rows = try table.select(where: "\"a\"\"b\" > 6").rows()
         #expect(rows == [7, 8, 9])
         // Printed back the same way, so a description parses again.
         let expression = ValueExpression.column("a\"b") * 2
         #expect(expression.description == "\"a\"\"b\" * 2")
-        #expect(try table.values(of: QueryParser(table: table).parseValue(expression.description), atRows: Array(0 ..< 10)) == (0 ..< 10).map { Double($0 * 2) })
+        #expect(
+            try table.values(of: QueryParser(table: table).parseValue(expression.description), atRows: Array(0 ..< 10))
+                == (0 ..< 10).map { Double($0 * 2) })
         // An unknown quoted name is named as written.
         do {
             _ = try table.select(where: "\"a\"\"c\" > 1")

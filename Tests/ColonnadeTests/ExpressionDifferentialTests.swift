@@ -53,7 +53,7 @@ import ColonnadeTestSupport
                 if f == .mavg || f == .msum || f == .mmin || f == .mmax {
                     // Null unless all n exist: no row before a ticker's n-th has a value.
                     for r in expected {
-                        let t = Int(table.tickerCode(ofRow: r))
+                        let t = Int(table.tickerNumber(ofRow: r))
                         #expect(r - table.tickers[t].firstRow >= n - 1, "\(e) row \(r)")
                     }
                 }
@@ -70,14 +70,14 @@ import ColonnadeTestSupport
             schema: [ColumnDescriptor(name: "close", type: .float64)],
             columns: [AnyColumn(Column<Double>([1, 2, 3, 100, 101, 5]))])
         func rows(_ text: String) throws -> [Int] { try table.select(where: text, options: QueryOptions(threads: 1)).rows() }
-        #expect(try rows("prev(close) > 0") == [1, 2, 4])          // B's first and C's only row have no prev
+        #expect(try rows("prev(close) > 0") == [1, 2, 4])  // B's first and C's only row have no prev
         #expect(try rows("change(close) = 1") == [1, 2, 4])
         #expect(try rows("mavg(close, 2) > 0") == [1, 2, 4])
-        #expect(try rows("mavg(close, 3) > 0") == [2])              // only A has 3 rows
-        #expect(try rows("mmax(close, 2) < 50") == [1, 2])          // B's windows are its own (100, 101)
+        #expect(try rows("mavg(close, 3) > 0") == [2])  // only A has 3 rows
+        #expect(try rows("mmax(close, 2) < 50") == [1, 2])  // B's windows are its own (100, 101)
         #expect(try rows("mmin(close, 2) > 50") == [4])
         #expect(try rows("msum(close, 1) = close") == [0, 1, 2, 3, 4, 5])
-        #expect(try rows("pct_change(close) > 0.4") == [1, 2])      // 2/1 - 1 and 3/2 - 1; B's is 0.01
+        #expect(try rows("pct_change(close) > 0.4") == [1, 2])  // 2/1 - 1 and 3/2 - 1; B's is 0.01
         #expect(try rows("pct_change(close) = 1") == [1])
         #expect(try rows("prev(close, 2) = 1") == [2])
         #expect(try rows("prev(close, 3) > 0").isEmpty)
@@ -132,8 +132,10 @@ import ColonnadeTestSupport
         for _ in 0 ..< 60 {
             let l = generator.any(3), r = generator.any(2)
             if l.constantValue != nil { continue }  // `0.5 > 0.25` is rejected: a comparison needs a column
-            for (text, tree) in [("\(l) > 0.25", RowPredicate.compare(l, .greater(than: 0.25))),
-                                 ("\(l) <= \(r)", RowPredicate.compareExpressions(l, r, .atMost(0)))] {
+            for (text, tree) in [
+                ("\(l) > 0.25", RowPredicate.compare(l, .greater(than: 0.25))),
+                ("\(l) <= \(r)", RowPredicate.compareExpressions(l, r, .atMost(0))),
+            ] {
                 let parsed = try parser.parse(text)
                 let a = try table.select(parsed, options: QueryOptions(threads: 1))
                 let b = try table.select(tree, options: QueryOptions(threads: 1))

@@ -29,7 +29,9 @@ import Testing
                 #expect(got.count == rows.count)
                 for (k, r) in rows.enumerated() {
                     let want = expected[r]
-                    #expect(got[k]?.bitPattern == want?.bitPattern, "\(e) at row \(r) of \(rows): \(String(describing: got[k])) vs \(String(describing: want))")
+                    #expect(
+                        got[k]?.bitPattern == want?.bitPattern,
+                        "\(e) at row \(r) of \(rows): \(String(describing: got[k])) vs \(String(describing: want))")
                     compared += 1
                     if want == nil { nulls += 1 }
                 }

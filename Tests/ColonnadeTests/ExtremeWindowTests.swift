@@ -16,15 +16,17 @@ import ColonnadeTestSupport
         var rowTickers = [Int32](), dates = [Int32](), values = [Double?]()
         for (t, length) in lengths.enumerated() {
             for d in 0 ..< length {
-                rowTickers.append(Int32(t)); dates.append(Int32(10_000 + d))
+                rowTickers.append(Int32(t))
+                dates.append(Int32(10_000 + d))
                 // Mostly the same few values, so windows tie often; sometimes a special.
                 values.append(rng.chance(3) ? pool[rng.below(pool.count)] : Double(rng.inRange(-2 ... 2)))
             }
         }
-        var table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: "T\($0)") },
-                                   rowTickers: rowTickers, dates: Column<Int32>(dates),
-                                   schema: [ColumnDescriptor(name: "x", type: .float64)],
-                                   columns: [AnyColumn(Column<Double>(values))])
+        var table = try QuoteTable(
+            sortingRows: lengths.indices.map { TickerEntry(symbol: "T\($0)") },
+            rowTickers: rowTickers, dates: Column<Int32>(dates),
+            schema: [ColumnDescriptor(name: "x", type: .float64)],
+            columns: [AnyColumn(Column<Double>(values))])
         table.computeSummaries()
         return table
     }
@@ -38,8 +40,14 @@ import ColonnadeTestSupport
             for r in ticker.firstRow ..< ticker.firstRow + ticker.rowCount where r - n + 1 >= ticker.firstRow {
                 var best: Double? = nil, sawNull = false, sawNaN = false
                 for k in r - n + 1 ... r {
-                    guard let v = column.doubleValue(at: k) else { sawNull = true; continue }
-                    if v.isNaN { sawNaN = true; continue }
+                    guard let v = column.doubleValue(at: k) else {
+                        sawNull = true
+                        continue
+                    }
+                    if v.isNaN {
+                        sawNaN = true
+                        continue
+                    }
                     if let b = best { if isMin ? v <= b : v >= b { best = v } } else { best = v }
                 }
                 out[r] = sawNull ? nil : sawNaN ? .nan : best
@@ -71,27 +79,32 @@ import ColonnadeTestSupport
                 let a = rng.below(table.rowCount + 1), b = rng.below(table.rowCount + 1)
                 let rows = Array(min(a, b) ..< max(a, b))
                 let got = try table.values(of: e, atRows: rows)
-                #expect(zip(rows, got).allSatisfy { want[$0]?.bitPattern == $1?.bitPattern }, "\(e) over \(rows.first ?? 0)..<\((rows.last ?? -1) + 1)")
+                #expect(
+                    zip(rows, got).allSatisfy { want[$0]?.bitPattern == $1?.bitPattern },
+                    "\(e) over \(rows.first ?? 0)..<\((rows.last ?? -1) + 1)")
             }
             // Masks: `x >= mmax(x, n)` (`x <= mmin(x, n)`), whole and in 512-row chunks.
             let x = ValueExpression.column("x")
             let p = RowPredicate.compareExpressions(x, e, isMin ? .atMost(0) : .atLeast(0))
             let expectedRows = (0 ..< table.rowCount).filter { r in
                 guard let v = table.column(named: "x")!.doubleValue(at: r), !v.isNaN,
-                      let m = expected[r], !m.isNaN else { return false }
+                    let m = expected[r], !m.isNaN
+                else { return false }
                 return isMin ? v <= m : v >= m
             }
             #expect(try table.select(p, options: QueryOptions(threads: 1)).rows() == expectedRows, "\(p)")
-            #expect(try table.select(p, options: ExpressionDifferentialTests.smallChunks(threads: 3)).rows() == expectedRows, "\(p) in chunks")
+            #expect(
+                try table.select(p, options: ExpressionDifferentialTests.smallChunks(threads: 3)).rows() == expectedRows, "\(p) in chunks")
         }
     }
 
     /// The tie rule is visible: of +0 and -0 in a window, the later one is the extreme.
     @Test func equalExtremesGiveTheLatestRowsValue() throws {
-        let table = try QuoteTable(sortingRows: [TickerEntry(symbol: "A")], rowTickers: [0, 0, 0, 0],
-                                   dates: Column<Int32>([1, 2, 3, 4]),
-                                   schema: [ColumnDescriptor(name: "x", type: .float64)],
-                                   columns: [AnyColumn(Column<Double>([0.0, -0.0, 0.0, -1]))])
+        let table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "A")], rowTickers: [0, 0, 0, 0],
+            dates: Column<Int32>([1, 2, 3, 4]),
+            schema: [ColumnDescriptor(name: "x", type: .float64)],
+            columns: [AnyColumn(Column<Double>([0.0, -0.0, 0.0, -1]))])
         let max2 = try table.values(of: .series(.mmax, .column("x"), window: 2), atRows: [1, 2, 3])
         #expect(max2.map { $0?.sign } == [.minus, .plus, .plus])  // [0, -0] → -0; [-0, 0] → 0; [0, -1] → 0
         let min3 = try table.values(of: .series(.mmin, .column("x"), window: 3), atRows: [2, 3])

@@ -15,13 +15,35 @@ import ColonnadeTestSupport
     /// A 5-byte Snappy block claiming 2³¹−1 bytes allocated (and zero-filled) 2 GiB before finding
     /// out it had no data. The declared length is now checked against what the rest of the input
     /// could expand to (at most 64/3 times) first.
+    /// Parquet fuzz finding, 2026-11-29: an INT96 date whose time of day (read as written) is
+    /// negative made the time-of-day note ask for a negative count of padding zeros (a trap). The
+    /// file now reads (or fails with an error) the same at 1 and 3 threads, never stops.
+    @Test func int96NegativeTimeOfDayIsNoteNotATrap() throws {
+        #expect(!InteropValues.timeOfDay(-1_500_000_001, unitsPerDay: 86_400_000_000_000).isEmpty)
+        let bytes = try Self.fixture("parquet-finding-int96-negative-time-of-day.parquet")
+        func read(_ threads: Int) -> String {
+            do throws(InteropError) {
+                let t = try withInteropBytes(bytes) { b throws(InteropError) in
+                    try InteropReader.read(b, file: "f.parquet", threads: threads)
+                }
+                return "\(t.rowCount) rows"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(read(1) == read(3))
+    }
+
     @Test func snappyLengthThatTheInputCannotHoldIsRefusedBeforeAllocating() {
         for block: [UInt8] in [[0xFF, 0xFF, 0xFF, 0xFF, 0x07], [0x80, 0x80, 0x80, 0x40, 0x00, 0x01, 0x02]] {
             do {
                 let out = try block.withUnsafeBytes { try Snappy.decompress($0, file: "page", fileOffset: 100) }
                 Issue.record("decompressed \(out.count) bytes")
             } catch {
-                guard case InteropError.malformed(let file, let offset, let detail) = error else { Issue.record("\(error)"); continue }
+                guard case InteropError.malformed(let file, let offset, let detail) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(file == "page" && offset == 100)
                 #expect(detail.contains("of Snappy data"), "\(detail)")
             }
@@ -35,7 +57,10 @@ import ColonnadeTestSupport
         let total = 1 + 64 * copies
         var block = [UInt8]()
         var n = total
-        while n >= 0x80 { block.append(UInt8(n & 0x7F) | 0x80); n >>= 7 }
+        while n >= 0x80 {
+            block.append(UInt8(n & 0x7F) | 0x80)
+            n >>= 7
+        }
         block.append(UInt8(n))
         block += [0x00, 0x41]  // a literal of one byte, "A"
         for _ in 0 ..< copies { block += [(63 << 2) | 2, 0x01, 0x00] }  // copy 64 bytes from 1 back
@@ -54,7 +79,10 @@ import ColonnadeTestSupport
             let table = try bytes.withUnsafeBytes { try ArrowIPCReader.read($0, file: "fuzz.arrows", ticker: "FUZZ") }
             Issue.record("read \(table.rowCount) rows")
         } catch {
-            guard case InteropError.malformed(let file, _, let detail) = error else { Issue.record("\(error)"); return }
+            guard case InteropError.malformed(let file, _, let detail) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(file == "fuzz.arrows")
             #expect(detail.contains("rows in a body of"), "\(detail)")
         }
@@ -73,22 +101,29 @@ import ColonnadeTestSupport
         let b: [Int32] = [first, first + 2, 0, last]
         let dates = a + b
         let close = (0 ..< dates.count).map { Double($0) + 0.5 }
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(close))],
-                                   dates: Column<Int32>(dates),
-                                   tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: a.count),
-                                             TickerEntry(symbol: "B", firstRow: a.count, rowCount: b.count)])
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [AnyColumn(Column<Double>(close))],
+            dates: Column<Int32>(dates),
+            tickers: [
+                TickerEntry(symbol: "A", firstRow: 0, rowCount: a.count),
+                TickerEntry(symbol: "B", firstRow: a.count, rowCount: b.count),
+            ])
         table.computeSummaries()
         let dir = ScratchDirectory("int32dates")
         defer { dir.remove() }
         let path = dir.file("ends.snapshot")
         try table.save(to: path, durable: false)
         #expect(QuoteTable.verifySnapshot(at: path).isValid)
-        var bounds: [RangeBounds<Int32>] = [.greater(than: .max), .atLeast(.max), .less(than: .min), .atMost(.min), .any,
-                                            .greater(than: last), .atLeast(last + 1), .less(than: first), .atMost(first - 1)]
+        var bounds: [RangeBounds<Int32>] = [
+            .greater(than: .max), .atLeast(.max), .less(than: .min), .atMost(.min), .any,
+            .greater(than: last), .atLeast(last + 1), .less(than: first), .atMost(first - 1),
+        ]
         for day in dates {
             let week = Int32(clamping: Int(day) - 3) ... Int32(clamping: Int(day) + 3)
-            bounds += [.atLeast(day), .greater(than: day), .less(than: day), .atMost(day), .equal(to: day),
-                       .closed(week.lowerBound, week.upperBound), .open(week.lowerBound, week.upperBound)]
+            bounds += [
+                .atLeast(day), .greater(than: day), .less(than: day), .atMost(day), .equal(to: day),
+                .closed(week.lowerBound, week.upperBound), .open(week.lowerBound, week.upperBound),
+            ]
         }
         for verify in [true, false] {
             let loaded = try QuoteTable.load(from: path, verify: verify)
@@ -98,7 +133,9 @@ import ColonnadeTestSupport
                 for summaries in [true, false] {
                     let options = QueryOptions(threads: 1, useBlockSummaries: summaries)
                     #expect(try loaded.select(.dates(bound), options: options).rows() == expected, "\(bound), summaries \(summaries)")
-                    #expect(try loaded.select(.not(.dates(bound)), options: options).rows() == complement, "not \(bound), summaries \(summaries)")
+                    #expect(
+                        try loaded.select(.not(.dates(bound)), options: options).rows() == complement,
+                        "not \(bound), summaries \(summaries)")
                 }
             }
         }
@@ -117,14 +154,19 @@ import ColonnadeTestSupport
             let table = try QuoteTable.load(from: path, verify: false)
             Issue.record("unverified load gave \(table.rowCount) rows")
         } catch {
-            guard case .inconsistentData(_, let section, let detail) = error else { Issue.record("\(error)"); return }
+            guard case .inconsistentData(_, let section, let detail) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(section == "payload" && detail.contains("(row 4199) is outside the dates a table holds"), "\(error)")
         }
         let report = QuoteTable.verifySnapshot(at: path)
         // The first date outside the range in each ticker, then the order.
         let outside = report.problems.filter { $0.description.contains("is outside the dates a table holds") }
         #expect(outside.map(\.ticker) == ["T0", "T1"] && outside.map(\.row) == [873, 2_123], "\(outside)")
-        #expect(report.problems.contains { $0.column == "date" && $0.description.contains("is before the previous row's") }, "\(report.problems)")
+        #expect(
+            report.problems.contains { $0.column == "date" && $0.description.contains("is before the previous row's") },
+            "\(report.problems)")
         #expect(throws: SnapshotError.self) { try QuoteTable.load(from: path, verify: true) }
     }
 
@@ -138,9 +180,10 @@ import ColonnadeTestSupport
     /// what it says: the row holding Int64.max matches.
     @Test func referenceComparesInt64ValuesExactly() throws {
         let values = NumericEdgeTests.int64Values
-        var t = try QuoteTable(schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
-                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
-                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        var t = try QuoteTable(
+            schema: [ColumnDescriptor(name: "volume", type: .int64)], columns: [AnyColumn(Column<Int64>(values))],
+            dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
         t.computeSummaries()
         for b in NumericEdgeTests.bounds {
             for bounds: RangeBounds<Double> in [.greater(than: b), .atLeast(b), .less(than: b), .atMost(b), .equal(to: b)] {
@@ -160,9 +203,10 @@ import ColonnadeTestSupport
     /// is unknown, so neither it nor its negation selects a row; the reference said every non-null row.
     @Test func aComparisonWithADivisionByZeroIsUnknownEvenNegated() throws {
         let values: [Double] = [1, 0, -2.5, .nan, .infinity, 22]
-        var t = try QuoteTable(schema: [ColumnDescriptor(name: "split_ratio", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
-                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
-                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        var t = try QuoteTable(
+            schema: [ColumnDescriptor(name: "split_ratio", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
+            dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
         t.computeSummaries()
         for text in ["split_ratio <> 22 / 0", "split_ratio = 22 / 0", "not split_ratio < 1 / 0", "not (split_ratio > 22 / 0)"] {
             let parsed = try QueryParser(table: t).parse(text)
@@ -178,9 +222,10 @@ import ColonnadeTestSupport
     /// range unknown (and the expression oracle called it false) and disagreed.
     @Test func aBetweenWithOneNullBoundIsFalseOutsideTheOtherBound() throws {
         let values: [Double] = [1, 0, -2.5, .nan, .infinity, -.infinity, 22, 100, 100.5, .greatestFiniteMagnitude]
-        var t = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
-                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
-                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        var t = try QuoteTable(
+            schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(values))],
+            dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
         t.computeSummaries()
         let above100 = values.indices.filter { values[$0] > 100 }
         let below1 = values.indices.filter { values[$0] < 1 }

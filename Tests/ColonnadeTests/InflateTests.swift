@@ -93,7 +93,8 @@ struct InflateTests {
         var stream: [UInt8] = [0x00, 0xFF, 0x7F, 0x00, 0x80]  // stored, LEN 32767
         stream += [UInt8](repeating: 7, count: 32767)
         var bits = BitWriter()
-        bits.put(1, 1); bits.put(1, 2)
+        bits.put(1, 1)
+        bits.put(1, 2)
         bits.putCode(0b11000101, 8)
         bits.putCode(29, 5)
         bits.put(32768 - 24577, 13)
@@ -103,7 +104,10 @@ struct InflateTests {
         do {
             _ = try inflateAll(stream)
         } catch {
-            guard case let .distanceTooFar(_, distance, available) = error else { Issue.record("\(error)"); return }
+            guard case let .distanceTooFar(_, distance, available) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(distance == 32768)
             #expect(available == 32767)
         }
@@ -133,21 +137,39 @@ struct InflateTests {
         // Dynamic header: HLIT 0 (257), HDIST 0 (1), HCLEN 15 (19), every code-length length 1:
         // nineteen 1-bit codes, over-subscribed.
         var bits = BitWriter()
-        bits.put(1, 1); bits.put(2, 2)
-        bits.put(0, 5); bits.put(0, 5); bits.put(15, 4)
+        bits.put(1, 1)
+        bits.put(2, 2)
+        bits.put(0, 5)
+        bits.put(0, 5)
+        bits.put(15, 4)
         for _ in 0 ..< 19 { bits.put(1, 3) }
         #expect(throws: InflateError.self) { try inflateAll(bits.bytes()) }
         do { _ = try inflateAll(bits.bytes()) } catch {
-            guard case let .invalidCode(_, detail) = error else { Issue.record("\(error)"); return }
+            guard case let .invalidCode(_, detail) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(detail.contains("over-subscribed"))
         }
         // Two code-length codes of length 2 only: incomplete.
         var incomplete = BitWriter()
-        incomplete.put(1, 1); incomplete.put(2, 2)
-        incomplete.put(0, 5); incomplete.put(0, 5); incomplete.put(0, 4)
-        incomplete.put(2, 3); incomplete.put(2, 3); incomplete.put(0, 3); incomplete.put(0, 3)
-        do { _ = try inflateAll(incomplete.bytes()); Issue.record("accepted an incomplete code") } catch {
-            guard case let .invalidCode(_, detail) = error else { Issue.record("\(error)"); return }
+        incomplete.put(1, 1)
+        incomplete.put(2, 2)
+        incomplete.put(0, 5)
+        incomplete.put(0, 5)
+        incomplete.put(0, 4)
+        incomplete.put(2, 3)
+        incomplete.put(2, 3)
+        incomplete.put(0, 3)
+        incomplete.put(0, 3)
+        do {
+            _ = try inflateAll(incomplete.bytes())
+            Issue.record("accepted an incomplete code")
+        } catch {
+            guard case let .invalidCode(_, detail) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(detail.contains("incomplete"))
         }
     }

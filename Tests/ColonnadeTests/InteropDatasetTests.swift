@@ -15,8 +15,9 @@ struct InteropDatasetTests {
         return (table, notes)
     }
 
-    @Test("Directories partitioned by ticker (pyarrow, DuckDB with zstd, Spark's layout with _SUCCESS and .crc files) import exactly",
-          arguments: ["pyarrow-by-ticker", "duckdb-by-ticker", "spark-by-ticker", "pyarrow-by-ticker.zip"])
+    @Test(
+        "Directories partitioned by ticker (pyarrow, DuckDB with zstd, Spark's layout with _SUCCESS and .crc files) import exactly",
+        arguments: ["pyarrow-by-ticker", "duckdb-by-ticker", "spark-by-ticker", "pyarrow-by-ticker.zip"])
     func partitionedByTicker(_ name: String) throws {
         let (table, notes) = try Self.read(Self.path(name))
         InteropFixtureTests.expectFixtureRows(table, name)
@@ -49,7 +50,10 @@ struct InteropDatasetTests {
             _ = try Self.read(Self.path("pyarrow-null-ticker"))
             Issue.record("a null ticker partition was accepted")
         } catch let error as InteropError {
-            guard case .nullKey = error else { Issue.record("\(error)"); return }
+            guard case .nullKey = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(error.description.contains("__HIVE_DEFAULT_PARTITION__"))
         }
     }
@@ -89,8 +93,10 @@ struct InteropDatasetTests {
     func disagreeingPartitionRefused() throws {
         try Self.withDirectory { dir in
             let source = InteropFixtureTests.path("pyarrow-zstd.parquet")
-            for (sub, ok) in [("year=2015", false), ("year=2014/month=1", true), ("year=2014/month=2", false), ("month=2014-01", true),
-                              ("date=2014-01-02", false)] {
+            for (sub, ok) in [
+                ("year=2015", false), ("year=2014/month=1", true), ("year=2014/month=2", false), ("month=2014-01", true),
+                ("date=2014-01-02", false),
+            ] {
                 let d = dir + "/" + sub
                 try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: source, toPath: d + "/part-0.parquet")
@@ -101,7 +107,10 @@ struct InteropDatasetTests {
                         _ = try Self.read(dir)
                         Issue.record("\(sub) accepted")
                     } catch let error as InteropError {
-                        guard case let .partitionMismatch(file, key, _, detail) = error else { Issue.record("\(error)"); continue }
+                        guard case let .partitionMismatch(file, key, _, detail) = error else {
+                            Issue.record("\(error)")
+                            continue
+                        }
                         #expect(file.hasSuffix(sub + "/part-0.parquet"))
                         #expect(sub.contains(key + "="))
                         #expect(detail.contains("row"), "\(detail)")

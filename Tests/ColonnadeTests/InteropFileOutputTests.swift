@@ -17,8 +17,9 @@ import Testing
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test("Arrow and Parquet files equal the in-memory output byte for byte (the reservation is cut back)",
-          arguments: [0, 1, 63, 64, 5_000])
+    @Test(
+        "Arrow and Parquet files equal the in-memory output byte for byte (the reservation is cut back)",
+        arguments: [0, 1, 63, 64, 5_000])
     func filesEqualMemory(rows: Int) throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -71,7 +72,8 @@ import Testing
         let a = try one.writePartitionedByYear(toDirectory: dir + "/one", durable: false)
         let b = try many.writePartitionedByYear(toDirectory: dir + "/many", durable: false)
         #expect(a.count >= 4)
-        #expect(a.map { $0.replacingOccurrences(of: dir + "/one", with: "") } == b.map { $0.replacingOccurrences(of: dir + "/many", with: "") })
+        #expect(
+            a.map { $0.replacingOccurrences(of: dir + "/one", with: "") } == b.map { $0.replacingOccurrences(of: dir + "/many", with: "") })
         for (x, y) in zip(a, b) { #expect(try Self.contents(x) == Self.contents(y), "\(x)") }
     }
 
@@ -80,7 +82,8 @@ import Testing
         #expect(throws: InteropError.io(file: "out.arrow", operation: "allocate", errno: ENOMEM)) {
             _ = try DescriptorInteropOutput(fd: 1, name: "out.arrow", bufferSize: 1 << 50)
         }
-        #expect(InteropError.io(file: "out.arrow", operation: "allocate", errno: ENOMEM).description
-            == "out.arrow: allocate failed: Cannot allocate memory")
+        #expect(
+            InteropError.io(file: "out.arrow", operation: "allocate", errno: ENOMEM).description
+                == "out.arrow: allocate failed: Cannot allocate memory")
     }
 }

@@ -31,7 +31,8 @@ struct InteropFixtureTests {
         guard table.schema.count == 3 else { return }
         #expect(table.schema.map(\.type) == [.float64, .float64, .int64], "\(name)")
         guard case .float64(let o)? = table.column(named: "open"), case .float64(let c)? = table.column(named: "close"),
-              case .int64(let v)? = table.column(named: "volume") else {
+            case .int64(let v)? = table.column(named: "volume")
+        else {
             Issue.record("\(name): column types \(table.schema.map(\.type))")
             return
         }
@@ -40,30 +41,34 @@ struct InteropFixtureTests {
         #expect((0 ..< 9).map { v.value(at: $0) } == volume, "\(name)")
     }
 
-    @Test("Files each tool writes by default or uncompressed import with the exact rows", arguments: [
-        "pyarrow.arrow", "pyarrow.arrows", "pyarrow-default.parquet", "pyarrow-uncompressed.parquet",
-        "polars.arrow", "polars.arrows", "polars-uncompressed.parquet", "polars-snappy.parquet",
-        "duckdb-default.parquet", "duckdb-uncompressed.parquet",
-        // GZIP and LZ4 pages, LZ4_FRAME IPC bodies (make_fixtures.py --codecs).
-        "pyarrow-gzip.parquet", "pyarrow-lz4.parquet", "pyarrow-lz4-v2pages.parquet", "pyarrow-lz4.arrows",
-        "polars-gzip.parquet", "polars-lz4.parquet", "polars-lz4.arrow", "duckdb-gzip.parquet", "duckdb-lz4.parquet",
-        // DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT.
-        "pyarrow-delta-split.parquet", "pyarrow-delta-length.parquet", "duckdb-v2.parquet",
-        // DECIMAL on INT64 (prices to Float64 correctly rounded, DECIMAL(18,0) volume to Int64);
-        // INT96 timestamps as the date (Spark's and Impala's).
-        "pyarrow-decimal-int.parquet", "duckdb-decimal.parquet", "pyarrow-int96.parquet",
-        // ZSTD: Polars' default Parquet, pyarrow (v1 and v2 pages), DuckDB; Arrow IPC bodies.
-        "polars-default.parquet", "pyarrow-zstd.parquet", "pyarrow-zstd-v2pages.parquet", "duckdb-zstd.parquet",
-        "pyarrow-feather-zstd.arrow", "polars-zstd.arrow",
-    ])
+    @Test(
+        "Files each tool writes by default or uncompressed import with the exact rows",
+        arguments: [
+            "pyarrow.arrow", "pyarrow.arrows", "pyarrow-default.parquet", "pyarrow-uncompressed.parquet",
+            "polars.arrow", "polars.arrows", "polars-uncompressed.parquet", "polars-snappy.parquet",
+            "duckdb-default.parquet", "duckdb-uncompressed.parquet",
+            // GZIP and LZ4 pages, LZ4_FRAME IPC bodies (make_fixtures.py --codecs).
+            "pyarrow-gzip.parquet", "pyarrow-lz4.parquet", "pyarrow-lz4-v2pages.parquet", "pyarrow-lz4.arrows",
+            "polars-gzip.parquet", "polars-lz4.parquet", "polars-lz4.arrow", "duckdb-gzip.parquet", "duckdb-lz4.parquet",
+            // DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT.
+            "pyarrow-delta-split.parquet", "pyarrow-delta-length.parquet", "duckdb-v2.parquet",
+            // DECIMAL on INT64 (prices to Float64 correctly rounded, DECIMAL(18,0) volume to Int64);
+            // INT96 timestamps as the date (Spark's and Impala's).
+            "pyarrow-decimal-int.parquet", "duckdb-decimal.parquet", "pyarrow-int96.parquet",
+            // ZSTD: Polars' default Parquet, pyarrow (v1 and v2 pages), DuckDB; Arrow IPC bodies.
+            "polars-default.parquet", "pyarrow-zstd.parquet", "pyarrow-zstd-v2pages.parquet", "duckdb-zstd.parquet",
+            "pyarrow-feather-zstd.arrow", "polars-zstd.arrow",
+        ])
     func importsExactly(_ name: String) throws {
         let table = try InteropReader.read(path: Self.path(name))
         Self.expectFixtureRows(table, name)
     }
 
-    @Test("Timestamp date columns (pyarrow and DuckDB Parquet, Polars IPC) become their days", arguments: [
-        "pyarrow-timestamp.parquet", "duckdb-timestamp.parquet", "polars-timestamp.arrow",
-    ])
+    @Test(
+        "Timestamp date columns (pyarrow and DuckDB Parquet, Polars IPC) become their days",
+        arguments: [
+            "pyarrow-timestamp.parquet", "duckdb-timestamp.parquet", "polars-timestamp.arrow",
+        ])
     func timestampsBecomeDates(_ name: String) throws {
         Self.expectFixtureRows(try InteropReader.read(path: Self.path(name)), name)
     }
@@ -115,16 +120,20 @@ struct InteropFixtureTests {
             }
             #expect(f == file && column == "name")
             // One phrase, not "has type … (a date must be …), which is not … a date" as before.
-            #expect(error.description.hasPrefix("\(file): column 'name': type byteArray") && error.description.hasSuffix(", which is not a ticker, a date or a number"),
-                    "\(error)")
+            #expect(
+                error.description.hasPrefix("\(file): column 'name': type byteArray")
+                    && error.description.hasSuffix(", which is not a ticker, a date or a number"),
+                "\(error)")
         }
     }
 
-    @Test("Strings, booleans and nested columns beside the quotes are skipped and named, or refused with strict", arguments: [
-        ("pyarrow-extra-columns.parquet", ["exchange", "is_split_day", "tags.list.element"]),
-        ("pyarrow-extra-columns.arrow", ["exchange", "is_split_day"]),
-        ("polars-extra-columns.arrow", ["exchange", "is_split_day"]),
-    ])
+    @Test(
+        "Strings, booleans and nested columns beside the quotes are skipped and named, or refused with strict",
+        arguments: [
+            ("pyarrow-extra-columns.parquet", ["exchange", "is_split_day", "tags.list.element"]),
+            ("pyarrow-extra-columns.arrow", ["exchange", "is_split_day"]),
+            ("polars-extra-columns.arrow", ["exchange", "is_split_day"]),
+        ])
     func extraColumnsAreSkipped(_ name: String, _ expected: [String]) throws {
         let file = Self.path(name)
         var skipped: [InteropSkippedColumn] = []

@@ -126,7 +126,10 @@ struct InteropMutationTests {
     func parquetTruncatedFooter() throws {
         let bytes = Array(try Self.ours("ours-none.parquet").dropLast())
         let error = Self.read(bytes, "t.parquet", "")
-        #expect(error == .malformed(file: "t.parquet", offset: bytes.count - 4, detail: "no PAR1 at the end (a truncated or unfinished Parquet file)"))
+        #expect(
+            error
+                == .malformed(
+                    file: "t.parquet", offset: bytes.count - 4, detail: "no PAR1 at the end (a truncated or unfinished Parquet file)"))
     }
 
     @Test("Parquet: a footer length larger than the file is refused at the length's offset")
@@ -134,7 +137,9 @@ struct InteropMutationTests {
         var bytes = try Self.ours("ours-none.parquet")
         let n = bytes.count
         withUnsafeBytes(of: UInt32(n).littleEndian) { for k in 0 ..< 4 { bytes[n - 8 + k] = $0[k] } }
-        #expect(Self.read(bytes, "t.parquet", "") == .malformed(file: "t.parquet", offset: n - 8, detail: "Parquet footer length \(n) in a file of \(n) bytes"))
+        #expect(
+            Self.read(bytes, "t.parquet", "")
+                == .malformed(file: "t.parquet", offset: n - 8, detail: "Parquet footer length \(n) in a file of \(n) bytes"))
     }
 
     @Test("Parquet: bad Thrift in the footer (an unknown field type) is refused at its byte")
@@ -144,7 +149,8 @@ struct InteropMutationTests {
         let footerLength = Int(bytes[n - 8]) | Int(bytes[n - 7]) << 8 | Int(bytes[n - 6]) << 16 | Int(bytes[n - 5]) << 24
         let footerStart = n - 8 - footerLength
         bytes[footerStart] = 0x1D  // field 1, type 13: no such compact-protocol type
-        #expect(Self.read(bytes, "t.parquet", "") == .malformed(file: "t.parquet", offset: footerStart + 1, detail: "Thrift: unknown type 13"))
+        #expect(
+            Self.read(bytes, "t.parquet", "") == .malformed(file: "t.parquet", offset: footerStart + 1, detail: "Thrift: unknown type 13"))
     }
 
     /// The errors of every one-byte change to `0x7F` in `range` of `bytes`.
@@ -176,7 +182,9 @@ struct InteropMutationTests {
         let footerLength = Int(bytes[n - 10]) | Int(bytes[n - 9]) << 8 | Int(bytes[n - 8]) << 16 | Int(bytes[n - 7]) << 24
         let footer = (n - 10 - footerLength) ..< (n - 10)
         let lies = Self.footerChanges(bytes, footer, "t.arrow").filter {
-            if case let .malformed(_, offset, detail) = $0 { return detail.contains("outside the file's messages") && footer.contains(offset) }
+            if case let .malformed(_, offset, detail) = $0 {
+                return detail.contains("outside the file's messages") && footer.contains(offset)
+            }
             return false
         }
         #expect(!lies.isEmpty)
@@ -187,7 +195,9 @@ struct InteropMutationTests {
         var bytes = try Self.ours("ours.arrow")
         let n = bytes.count
         withUnsafeBytes(of: UInt32(n).littleEndian) { for k in 0 ..< 4 { bytes[n - 10 + k] = $0[k] } }
-        #expect(Self.read(bytes, "t.arrow", "") == .malformed(file: "t.arrow", offset: n - 10, detail: "Arrow footer length \(n) in a file of \(n) bytes"))
+        #expect(
+            Self.read(bytes, "t.arrow", "")
+                == .malformed(file: "t.arrow", offset: n - 10, detail: "Arrow footer length \(n) in a file of \(n) bytes"))
     }
 
     @Test("Arrow file: a truncated footer (no closing ARROW1) is refused")
@@ -202,8 +212,11 @@ struct InteropMutationTests {
         // 0xFFFFFFFF continuation, metadata length, then the flatbuffer's root uoffset at byte 8.
         let metaLength = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
         for k in 0 ..< 4 { bytes[8 + k] = 0xF0 }
-        #expect(Self.read(bytes, "t.arrows", "") == .malformed(file: "t.arrows", offset: 8,
-                                                                detail: "flatbuffer offset 4042322160 points past the end of its \(metaLength)-byte buffer"))
+        #expect(
+            Self.read(bytes, "t.arrows", "")
+                == .malformed(
+                    file: "t.arrows", offset: 8,
+                    detail: "flatbuffer offset 4042322160 points past the end of its \(metaLength)-byte buffer"))
     }
 
     @Test("Arrow stream: a body length past the end is refused as truncated at the body")
@@ -222,7 +235,9 @@ struct InteropMutationTests {
     func snappyDamage() {
         func decompress(_ b: [UInt8], expected: Int? = nil) -> InteropError? {
             do throws(InteropError) {
-                _ = try withInteropBytes(b) { p throws(InteropError) in try Snappy.decompress(p, file: "s", fileOffset: 100, expectedLength: expected) }
+                _ = try withInteropBytes(b) { p throws(InteropError) in
+                    try Snappy.decompress(p, file: "s", fileOffset: 100, expectedLength: expected)
+                }
                 return nil
             } catch {
                 return error
@@ -231,12 +246,20 @@ struct InteropMutationTests {
         // Length 5, then a 1-byte-offset copy of 4 bytes from 9 bytes back, with nothing written yet.
         #expect(decompress([5, 0x01, 9]) == .malformed(file: "s", offset: 103, detail: "Snappy: copy offset 9 at output 0"))
         // A literal longer than the input.
-        #expect(decompress([5, 4 << 2, 65]) == .malformed(file: "s", offset: 102, detail: "Snappy: literal of 5 bytes past the end of the input"))
+        #expect(
+            decompress([5, 4 << 2, 65])
+                == .malformed(file: "s", offset: 102, detail: "Snappy: literal of 5 bytes past the end of the input"))
         // A declared length no Snappy stream of 3 bytes can reach.
-        #expect(decompress([0xFF, 0xFF, 0x7F]) == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 2097151 from 0 bytes of Snappy data (at most 0)"))
+        #expect(
+            decompress([0xFF, 0xFF, 0x7F])
+                == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 2097151 from 0 bytes of Snappy data (at most 0)")
+        )
         // A length other than the page header's, or a negative expectation.
-        #expect(decompress([1, 0, 65], expected: 2) == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 1, expected 2"))
-        #expect(decompress([1, 0, 65], expected: -1) == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 1, expected -1"))
+        #expect(
+            decompress([1, 0, 65], expected: 2) == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 1, expected 2"))
+        #expect(
+            decompress([1, 0, 65], expected: -1) == .malformed(file: "s", offset: 100, detail: "Snappy: uncompressed length 1, expected -1")
+        )
         #expect(decompress([1, 0, 65]) == nil)
     }
 
@@ -258,17 +281,25 @@ struct InteropMutationTests {
         w.structBegin(nil)
         w.i32(1, 2)
         w.listBegin(2, .structure, count: 4)
-        w.structBegin(nil); w.string(4, "schema"); w.i32(5, 3); w.structEnd()
         w.structBegin(nil)
-        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
-        w.string(4, "ticker"); w.i32(6, ParquetFormat.Converted.utf8)
+        w.string(4, "schema")
+        w.i32(5, 3)
         w.structEnd()
         w.structBegin(nil)
-        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
-        w.string(4, "date"); w.i32(6, ParquetFormat.Converted.date)
+        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue)
+        w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "ticker")
+        w.i32(6, ParquetFormat.Converted.utf8)
         w.structEnd()
         w.structBegin(nil)
-        w.i32(1, ParquetFormat.PhysicalType.double.rawValue); w.i32(3, ParquetFormat.Repetition.optional.rawValue)
+        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue)
+        w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "date")
+        w.i32(6, ParquetFormat.Converted.date)
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.double.rawValue)
+        w.i32(3, ParquetFormat.Repetition.optional.rawValue)
         w.string(4, "close")
         w.structEnd()
         let fileSize = 1 << 42
@@ -282,7 +313,10 @@ struct InteropMutationTests {
         let path = NSTemporaryDirectory() + "colonnade-sparse-\(getpid())-\(UInt64.random(in: 0 ... .max)).parquet"
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         try #require(fd >= 0)
-        defer { close(fd); unlink(path) }
+        defer {
+            close(fd)
+            unlink(path)
+        }
         try #require(ftruncate(fd, off_t(fileSize)) == 0, "a sparse file of 4 TiB")
         try #require(pwrite(fd, "PAR1", 4, 0) == 4)
         try #require(tail.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(fileSize - tail.count)) } == tail.count)
@@ -291,7 +325,8 @@ struct InteropMutationTests {
         #expect(throws: InteropError.io(file: "huge.parquet", operation: "allocate", errno: ENOMEM)) {
             _ = try ParquetReader.read(UnsafeRawBufferPointer(start: mapped, count: fileSize), file: "huge.parquet")
         }
-        #expect(InteropError.io(file: "huge.parquet", operation: "allocate", errno: ENOMEM).description
-            == "huge.parquet: allocate failed: Cannot allocate memory")
+        #expect(
+            InteropError.io(file: "huge.parquet", operation: "allocate", errno: ENOMEM).description
+                == "huge.parquet: allocate failed: Cannot allocate memory")
     }
 }

@@ -13,7 +13,9 @@ struct InteropRoundTripTests {
         return try out.bytes.withUnsafeBytes { try InteropReader.read($0, file: "memory") }
     }
 
-    static func parquet(_ table: QuoteTable, rowGroupRows: Int = 1 << 20, compression: ParquetWriter.Compression = .none) throws -> QuoteTable {
+    static func parquet(
+        _ table: QuoteTable, rowGroupRows: Int = 1 << 20, compression: ParquetWriter.Compression = .none
+    ) throws -> QuoteTable {
         var writer = ParquetWriter(table: table)
         writer.rowGroupRows = rowGroupRows
         writer.compression = compression
@@ -30,7 +32,11 @@ struct InteropRoundTripTests {
             t.updateMetadata(ofTicker: "T0", ["name": "Ticker zero, \"quoted\" ünïcode"])
             out.append(("\(rows) rows, \(tickers) tickers", t))
         }
-        out.append(("empty", QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64), ColumnDescriptor(name: "Volume", type: .int64)])))
+        out.append(
+            (
+                "empty",
+                QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64), ColumnDescriptor(name: "Volume", type: .int64)])
+            ))
         out.append(("no columns", QuoteTable()))
         out.append(("generated", QuoteGenerator(tickers: 5, days: 300, seed: 9).makeTable()))
         return out
@@ -51,7 +57,8 @@ struct InteropRoundTripTests {
         for (name, table) in Self.tables() {
             for compression in [ParquetWriter.Compression.none, .snappy] {
                 #expect(try Self.parquet(table, compression: compression) == table, "\(name) \(compression)")
-                #expect(try Self.parquet(table, rowGroupRows: 100, compression: compression) == table, "\(name) \(compression) 100-row groups")
+                #expect(
+                    try Self.parquet(table, rowGroupRows: 100, compression: compression) == table, "\(name) \(compression) 100-row groups")
             }
         }
     }
@@ -117,14 +124,16 @@ struct InteropRoundTripTests {
             dates += days
         }
         let close = Column<Double>(dates.indices.map { Double($0) * 0.25 })
-        let table = try QuoteTable(schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [.float64(close)],
-                                   dates: Column(dates), tickers: tickers)
+        let table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "close", type: .float64)], columns: [.float64(close)],
+            dates: Column(dates), tickers: tickers)
         #expect(ParquetWriter.yearsPresent(in: table) == [1, 2, 2013, 9999])
 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("colonnade-ends-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try ParquetWriter(table: table).writePartitionedByYear(toDirectory: dir, durable: false)
-        #expect(files.map { URL(fileURLWithPath: $0).deletingLastPathComponent().lastPathComponent }
+        #expect(
+            files.map { URL(fileURLWithPath: $0).deletingLastPathComponent().lastPathComponent }
                 == ["year=1", "year=2", "year=2013", "year=9999"])
         let back = try InteropReader.read(path: dir)
         #expect(back == table)

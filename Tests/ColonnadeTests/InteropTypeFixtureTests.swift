@@ -18,17 +18,21 @@ struct InteropTypeFixtureTests {
         return (table, notes)
     }
 
-    @Test("DECIMAL on FIXED_LEN_BYTE_ARRAY (128 and 256 bits, split or dictionary pages) imports exactly: prices Float64, DECIMAL(18,0) Int64",
-          arguments: ["pyarrow-decimal-flba.parquet", "pyarrow-decimal-flba-split.parquet", "pyarrow-decimal256.parquet",
-                      "polars-decimal.parquet", "duckdb-decimal-wide.parquet"])
+    @Test(
+        "DECIMAL on FIXED_LEN_BYTE_ARRAY (128 and 256 bits, split or dictionary pages) imports exactly: prices Float64, DECIMAL(18,0) Int64",
+        arguments: [
+            "pyarrow-decimal-flba.parquet", "pyarrow-decimal-flba-split.parquet", "pyarrow-decimal256.parquet",
+            "polars-decimal.parquet", "duckdb-decimal-wide.parquet",
+        ])
     func decimalsOnFixedLengthByteArrays(_ name: String) throws {
         let (table, notes) = try Self.read(name)
         InteropFixtureTests.expectFixtureRows(table, name)
         #expect(notes.isEmpty, "\(notes)")
     }
 
-    @Test("Float16 prices (Parquet FLOAT16, plain, dictionary and BYTE_STREAM_SPLIT; Arrow halffloat) become exact Float32",
-          arguments: ["pyarrow-float16.parquet", "pyarrow-float16-split.parquet", "pyarrow-float16.arrow"])
+    @Test(
+        "Float16 prices (Parquet FLOAT16, plain, dictionary and BYTE_STREAM_SPLIT; Arrow halffloat) become exact Float32",
+        arguments: ["pyarrow-float16.parquet", "pyarrow-float16-split.parquet", "pyarrow-float16.arrow"])
     func float16(_ name: String) throws {
         let (table, _) = try Self.read(name)
         #expect(table.schema.map(\.type) == [.float32, .float32, .int64], "\(name)")
@@ -41,8 +45,9 @@ struct InteropTypeFixtureTests {
         #expect((0 ..< 9).map { table.dates[$0] } == InteropFixtureTests.days + InteropFixtureTests.days + InteropFixtureTests.days)
     }
 
-    @Test("Integers of every width and signedness keep their values (narrow ones as int32, uint32 and wider as int64)",
-          arguments: ["pyarrow-integers.parquet", "pyarrow-integers.arrow", "polars-integers.parquet", "polars-integers.arrow"])
+    @Test(
+        "Integers of every width and signedness keep their values (narrow ones as int32, uint32 and wider as int64)",
+        arguments: ["pyarrow-integers.parquet", "pyarrow-integers.arrow", "polars-integers.parquet", "polars-integers.arrow"])
     func integersOfEveryWidth(_ name: String) throws {
         let (table, _) = try Self.read(name)
         let expected: [(String, ElementType, [Int64])] = [
@@ -57,17 +62,22 @@ struct InteropTypeFixtureTests {
             switch table.column(named: column) {
             case .int32(let c)?: got = (0 ..< 9).map { c.value(at: $0).map(Int64.init) }
             case .int64(let c)?: got = (0 ..< 9).map { c.value(at: $0) }
-            default: Issue.record("\(name): \(column) is \(String(describing: table.column(named: column)))"); continue
+            default:
+                Issue.record("\(name): \(column) is \(String(describing: table.column(named: column)))")
+                continue
             }
             #expect(table.schema.first { $0.identifier == column }?.type == type, "\(name) \(column)")
             #expect(got == values.map { Optional($0) } + [nil], "\(name) \(column)")
         }
     }
 
-    @Test("Timestamps in s, ms, µs and ns, naive, UTC-adjusted or in a named zone, become the day where they were taken",
-          arguments: ["pyarrow-timestamp-s.arrow", "pyarrow-timestamp-ms.arrow", "pyarrow-timestamp-us.arrow", "pyarrow-timestamp-ns.arrow",
-                      "pyarrow-timestamp-America-New_York.arrow", "pyarrow-timestamp-Asia-Tokyo.arrow", "pyarrow-timestamp-plus0530.arrow",
-                      "polars-timestamp-tokyo.arrow", "pyarrow-timestamp-utc-ms.parquet", "pyarrow-timestamp-ns.parquet"])
+    @Test(
+        "Timestamps in s, ms, µs and ns, naive, UTC-adjusted or in a named zone, become the day where they were taken",
+        arguments: [
+            "pyarrow-timestamp-s.arrow", "pyarrow-timestamp-ms.arrow", "pyarrow-timestamp-us.arrow", "pyarrow-timestamp-ns.arrow",
+            "pyarrow-timestamp-America-New_York.arrow", "pyarrow-timestamp-Asia-Tokyo.arrow", "pyarrow-timestamp-plus0530.arrow",
+            "polars-timestamp-tokyo.arrow", "pyarrow-timestamp-utc-ms.parquet", "pyarrow-timestamp-ns.parquet",
+        ])
     func timestampsBecomeTheirDays(_ name: String) throws {
         let (table, notes) = try Self.read(name)
         InteropFixtureTests.expectFixtureRows(table, name)
@@ -75,9 +85,12 @@ struct InteropTypeFixtureTests {
         #expect(notes.isEmpty, "\(name): \(notes)")
     }
 
-    @Test("A time of day other than midnight keeps each row's day, with one note naming the column and the first such time",
-          arguments: [("pyarrow-timestamp-close.arrow", "row 0: 16:00:00 in America/New_York"),
-                      ("pyarrow-timestamp-close.parquet", "row 0: 16:00:00"), ("duckdb-timestamp-close.parquet", "row 0: 16:00:00")])
+    @Test(
+        "A time of day other than midnight keeps each row's day, with one note naming the column and the first such time",
+        arguments: [
+            ("pyarrow-timestamp-close.arrow", "row 0: 16:00:00 in America/New_York"),
+            ("pyarrow-timestamp-close.parquet", "row 0: 16:00:00"), ("duckdb-timestamp-close.parquet", "row 0: 16:00:00"),
+        ])
     func timeOfDayIsNoted(_ name: String, _ first: String) throws {
         let (table, notes) = try Self.read(name)
         InteropFixtureTests.expectFixtureRows(table, name)
@@ -90,23 +103,30 @@ struct InteropTypeFixtureTests {
     @Test("Two rows of one ticker on one day at different times are an error naming the ticker, day and rows, never an upsert")
     func twoTimesOnOneDayAreRefused() {
         var notes: [InteropSkippedColumn] = []
-        #expect(throws: InteropError.timesOnOneDay(file: Self.path("pyarrow-timestamp-twice.parquet"), column: "date", ticker: "AAA",
-                                                   day: Day(2014, 1, 2).daysSinceEpoch, rows: [0, 9])) {
+        #expect(
+            throws: InteropError.timesOnOneDay(
+                file: Self.path("pyarrow-timestamp-twice.parquet"), column: "date", ticker: "AAA",
+                day: Day(2014, 1, 2).daysSinceEpoch, rows: [0, 9])
+        ) {
             try InteropReader.read(path: Self.path("pyarrow-timestamp-twice.parquet"), strict: false, skipped: &notes)
         }
     }
 
-    @Test("Tickers as large_string, string_view and dictionaries (Arrow, Parquet) import exactly",
-          arguments: ["pyarrow-ticker-large-string.arrow", "pyarrow-ticker-string-view.arrow", "pyarrow-ticker-dictionary.arrow",
-                      "pyarrow-ticker-dictionary.parquet"])
+    @Test(
+        "Tickers as large_string, string_view and dictionaries (Arrow, Parquet) import exactly",
+        arguments: [
+            "pyarrow-ticker-large-string.arrow", "pyarrow-ticker-string-view.arrow", "pyarrow-ticker-dictionary.arrow",
+            "pyarrow-ticker-dictionary.parquet",
+        ])
     func tickerEncodings(_ name: String) throws {
         let (table, notes) = try Self.read(name)
         InteropFixtureTests.expectFixtureRows(table, name)
         #expect(notes.isEmpty)
     }
 
-    @Test("Nested Arrow columns (list, struct, fixed-size list) are skipped with the note, or refused with strict",
-          arguments: [("pyarrow-nested.arrow", ["tags", "meta", "sizes"]), ("polars-nested.arrow", ["tags", "meta"])])
+    @Test(
+        "Nested Arrow columns (list, struct, fixed-size list) are skipped with the note, or refused with strict",
+        arguments: [("pyarrow-nested.arrow", ["tags", "meta", "sizes"]), ("polars-nested.arrow", ["tags", "meta"])])
     func nestedArrowColumnsAreSkipped(_ name: String, _ expected: [String]) throws {
         let (table, notes) = try Self.read(name)
         InteropFixtureTests.expectFixtureRows(table, name)
@@ -124,7 +144,10 @@ struct InteropTypeFixtureTests {
         var replaced = 0
         var i = 0
         while i + from.count <= bytes.count {
-            if Array(bytes[i ..< i + from.count]) == from { bytes.replaceSubrange(i ..< i + from.count, with: to); replaced += 1 }
+            if Array(bytes[i ..< i + from.count]) == from {
+                bytes.replaceSubrange(i ..< i + from.count, with: to)
+                replaced += 1
+            }
             i += 1
         }
         #expect(replaced >= 1)

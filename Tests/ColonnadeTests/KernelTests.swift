@@ -7,8 +7,10 @@ import ColonnadeTestSupport
     static let sizes = [0, 1, 63, 64, 65, 4095, 4096, 4097, 70_000]
 
     func boundsShapes<T: ColumnElement>(_ a: T, _ b: T) -> [RangeBounds<T>] {
-        [.open(a, b), .closed(a, b), .halfOpen(a, b), .greater(than: a), .atLeast(a), .less(than: b), .atMost(b),
-         .equal(to: a), RangeBounds(lower: a, upper: b, upperInclusive: true), .any, .open(b, a), .closed(a, a)]
+        [
+            .open(a, b), .closed(a, b), .halfOpen(a, b), .greater(than: a), .atLeast(a), .less(than: b), .atMost(b),
+            .equal(to: a), RangeBounds(lower: a, upper: b, upperInclusive: true), .any, .open(b, a), .closed(a, a),
+        ]
     }
 
     func check<T: ColumnElement>(_ values: [T], _ bounds: RangeBounds<T>) {
@@ -23,28 +25,29 @@ import ColonnadeTestSupport
             return w
         }
         for prior in [dense, sparse] {
-        values.withUnsafeBufferPointer { v in
-            for mode in [MaskWriteMode.store, .intersect, .union] {
-                var words = prior
-                if n & 63 != 0, !words.isEmpty { words[words.count - 1] &= (1 << UInt64(n & 63)) - 1 }
-                let before = words
-                words.withUnsafeMutableBufferPointer { RangeKernels.evaluate(bounds, values: v, into: $0, mode: mode) }
-                for i in 0 ..< n {
-                    let old = (before[i >> 6] >> UInt64(i & 63)) & 1 == 1
-                    let got = (words[i >> 6] >> UInt64(i & 63)) & 1 == 1
-                    let want: Bool = switch mode {
-                    case .store: expected[i]
-                    case .intersect: old && expected[i]
-                    case .union: old || expected[i]
+            values.withUnsafeBufferPointer { v in
+                for mode in [MaskWriteMode.store, .intersect, .union] {
+                    var words = prior
+                    if n & 63 != 0, !words.isEmpty { words[words.count - 1] &= (1 << UInt64(n & 63)) - 1 }
+                    let before = words
+                    words.withUnsafeMutableBufferPointer { RangeKernels.evaluate(bounds, values: v, into: $0, mode: mode) }
+                    for i in 0 ..< n {
+                        let old = (before[i >> 6] >> UInt64(i & 63)) & 1 == 1
+                        let got = (words[i >> 6] >> UInt64(i & 63)) & 1 == 1
+                        let want: Bool =
+                            switch mode {
+                            case .store: expected[i]
+                            case .intersect: old && expected[i]
+                            case .union: old || expected[i]
+                            }
+                        if got != want {
+                            Issue.record("\(T.self) n=\(n) \(bounds) mode=\(mode) row \(i) value \(values[i]): got \(got)")
+                            return
+                        }
                     }
-                    if got != want {
-                        Issue.record("\(T.self) n=\(n) \(bounds) mode=\(mode) row \(i) value \(values[i]): got \(got)")
-                        return
-                    }
+                    if n & 63 != 0 { #expect(words[words.count - 1] >> UInt64(n & 63) == 0, "padding bits set") }
                 }
-                if n & 63 != 0 { #expect(words[words.count - 1] >> UInt64(n & 63) == 0, "padding bits set") }
             }
-        }
         }
     }
 
@@ -61,7 +64,8 @@ import ColonnadeTestSupport
     func floatKernelsMatchScalarReference(n: Int) {
         var rng = SplitMix64(seed: 12)
         let special: [Float] = [.nan, 0, -0.0, .infinity, -.infinity, 80, 83]
-        let values = (0 ..< n).map { _ in rng.nextUnit() < 0.05 ? special[Int(rng.next() % 7)] : Float((60 + 40 * rng.nextUnit()).rounded()) }
+        let values = (0 ..< n).map { _ in rng.nextUnit() < 0.05 ? special[Int(rng.next() % 7)] : Float((60 + 40 * rng.nextUnit()).rounded())
+        }
         for b in boundsShapes(Float(80), Float(83)) + boundsShapes(Float(-0.0), Float(0)) { check(values, b) }
     }
 
@@ -81,8 +85,8 @@ import ColonnadeTestSupport
 
     @Test func allAndNoneSelectivity() {
         let values = [Double](repeating: 81, count: 4097)
-        check(values, .open(80, 83))   // 100 %
-        check(values, .open(90, 93))   // 0 %
+        check(values, .open(80, 83))  // 100 %
+        check(values, .open(90, 93))  // 0 %
     }
 
     @Test func blockSummariesDecideSkipFillOrScan() {

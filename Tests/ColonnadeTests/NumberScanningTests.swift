@@ -75,8 +75,10 @@ private struct ScanDifferential {
         }
     }
 
-    func expectNoMismatches(atLeast minimum: Int, convertedAtLeast minimumConverted: Int,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNoMismatches(
+        atLeast minimum: Int, convertedAtLeast minimumConverted: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(checked >= minimum, sourceLocation: sourceLocation)
         #expect(converted >= minimumConverted, sourceLocation: sourceLocation)
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))", sourceLocation: sourceLocation)
@@ -86,7 +88,8 @@ private struct ScanDifferential {
 /// What the decoders see after a number, plus bytes that stress the digit test: the neighbours
 /// of '0'…'9' (0x2F '/', 0x3A ':'), the grammar's own bytes, and bytes whose subtraction or
 /// addition would borrow or carry into the next byte.
-private let followers: [UInt8] = Array(",]\n\r\" }".utf8) + [0x2F, 0x3A] + Array(".eE+-0".utf8)
+private let followers: [UInt8] =
+    Array(",]\n\r\" }".utf8) + [0x2F, 0x3A] + Array(".eE+-0".utf8)
     + [0x00, 0x09, 0x7F, 0x80, 0xAF, 0xB0, 0xC6, 0xF9, 0xFA, 0xFF]
 
 private extension Array where Element == UInt8 {
@@ -187,8 +190,9 @@ private extension Array where Element == UInt8 {
         ]
         for (text, value, stop) in cases {
             let bytes = Array((text + "," + pad).utf8)
-            let scanned = try #require(memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) },
-                                       "\(text.debugDescription)")
+            let scanned = try #require(
+                memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) },
+                "\(text.debugDescription)")
             #expect(scanned.value.bitPattern == value.bitPattern, "\(text.debugDescription)")
             #expect(scanned.stop == stop, "\(text.debugDescription)")
         }
@@ -203,11 +207,13 @@ private extension Array where Element == UInt8 {
         // Fixed tokens, each followed by every follower, with 0…8 more bytes before `end`.
         let memory = GuardedBytes()
         var differential = ScanDifferential()
-        let tokens = ["185.82", "118088.0", "0.0", "1.0", "-0", "-0.0", "0", "7", "12345678", "123456789",
-                      "1234567.8", "12345678.9", "0.12345678", "00000000000000000001", "000000001.5",
-                      "9999999999999999999", "999999999999999999.9", "10000000000000000000", "18446744073709551616",
-                      "9007199254740993", "9007199254740992", "-9007199254740993.0", "4.9406564584124654",
-                      "1.", "-1.", ".5", "-.5", "12345678.", ".12345678", "-", ".", "-.", "+1", "1e5", "1.5E-3"]
+        let tokens = [
+            "185.82", "118088.0", "0.0", "1.0", "-0", "-0.0", "0", "7", "12345678", "123456789",
+            "1234567.8", "12345678.9", "0.12345678", "00000000000000000001", "000000001.5",
+            "9999999999999999999", "999999999999999999.9", "10000000000000000000", "18446744073709551616",
+            "9007199254740993", "9007199254740992", "-9007199254740993.0", "4.9406564584124654",
+            "1.", "-1.", ".5", "-.5", "12345678.", ".12345678", "-", ".", "-.", "+1", "1e5", "1.5E-3",
+        ]
         for text in tokens {
             let token = Array(text.utf8)
             for follower in followers {
@@ -260,8 +266,9 @@ private extension Array where Element == UInt8 {
         }
         for text in ["+1", "12345678901234567890", "-", ".", "-.", "", "e5", "-x", ".,"] {
             let bytes = Array(text.utf8)
-            #expect(memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) } == nil,
-                    "\(text.debugDescription)")
+            #expect(
+                memory.withBytesAtEnd(bytes) { NumberScanning.scanPlainDecimal($0, 0, bytes.count) } == nil,
+                "\(text.debugDescription)")
         }
     }
 
@@ -322,8 +329,9 @@ private extension Array where Element == UInt8 {
                 let buffers = try scanner.decodeRows(names: ["a", "b"], kinds: [0, 1], symbols: &symbols, valueCount: 2)
                 return (0 ..< 2).map { column in (0 ..< buffers.count).map { buffers.values[column][$0] } }
             }
-            #expect(decoded.map { $0.map(\.bitPattern) } == expected.map { $0.map(\.bitPattern) },
-                    "trial \(trial): \(text.debugDescription)")
+            #expect(
+                decoded.map { $0.map(\.bitPattern) } == expected.map { $0.map(\.bitPattern) },
+                "trial \(trial): \(text.debugDescription)")
         }
     }
 }

@@ -4,11 +4,15 @@ import ColonnadeTestSupport
 
 /// Numeric conversions on values from a file or the command line never trap and stay exact.
 @Suite struct NumericEdgeTests {
-    static let int64Values: [Int64] = [.min, .min + 1, .min + 1024, -(1 << 53) - 1, -(1 << 53), -1, 0, 1, 1 << 53, (1 << 53) + 1,
-                                       .max - 1024, .max - 1, .max]
-    static let bounds: [Double] = [-.infinity, -0x1p64, -0x1p63 - 2048, -0x1p63, -0x1p63 + 1024, -0x1p53 - 2, -0x1p53, -1.5, -1, -0.0,
-                                   0, 0.5, 1, 0x1p53, 0x1p53 + 2, 0x1p63 - 1024, 0x1p63, 0x1p63 + 2048, 0x1p64, .infinity, .nan,
-                                   2_147_483_647, 2_147_483_648, -2_147_483_648, -2_147_483_649, 2_147_483_647.5]
+    static let int64Values: [Int64] = [
+        .min, .min + 1, .min + 1024, -(1 << 53) - 1, -(1 << 53), -1, 0, 1, 1 << 53, (1 << 53) + 1,
+        .max - 1024, .max - 1, .max,
+    ]
+    static let bounds: [Double] = [
+        -.infinity, -0x1p64, -0x1p63 - 2048, -0x1p63, -0x1p63 + 1024, -0x1p53 - 2, -0x1p53, -1.5, -1, -0.0,
+        0, 0.5, 1, 0x1p53, 0x1p53 + 2, 0x1p63 - 1024, 0x1p63, 0x1p63 + 2048, 0x1p64, .infinity, .nan,
+        2_147_483_647, 2_147_483_648, -2_147_483_648, -2_147_483_649, 2_147_483_647.5,
+    ]
 
     /// Whether the integer `x` satisfies `x op bound` for the real numbers (not after rounding x
     /// to a Double): exact with Float80, which holds every Int64 and every Double.
@@ -24,9 +28,10 @@ import ColonnadeTestSupport
     }
 
     func table<T: ColumnElement & FixedWidthInteger>(_ values: [T]) throws -> QuoteTable {
-        var t = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: T.elementType)], columns: [AnyColumn(Column<T>(values))],
-                               dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
-                               tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
+        var t = try QuoteTable(
+            schema: [ColumnDescriptor(name: "open", type: T.elementType)], columns: [AnyColumn(Column<T>(values))],
+            dates: Column<Int32>((0 ..< values.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: values.count)])
         t.computeSummaries()
         return t
     }
@@ -36,8 +41,10 @@ import ColonnadeTestSupport
         let int32Values: [Int32] = [.min, .min + 1, -1, 0, 1, .max - 1, .max]
         let int32 = try table(int32Values)
         for b in Self.bounds {
-            let variants: [RangeBounds<Double>] = [.greater(than: b), .atLeast(b), .less(than: b), .atMost(b), .equal(to: b),
-                                                   .closed(b, 0x1p63), .open(-0x1p63, b)]
+            let variants: [RangeBounds<Double>] = [
+                .greater(than: b), .atLeast(b), .less(than: b), .atMost(b), .equal(to: b),
+                .closed(b, 0x1p63), .open(-0x1p63, b),
+            ]
             for bounds in variants {
                 for zonemaps in [true, false] {
                     let options = QueryOptions(threads: 1, useBlockSummaries: zonemaps)
@@ -68,23 +75,31 @@ import ColonnadeTestSupport
     /// type, with every operator, negated or not, with and without block summaries: the rows are
     /// those the real numbers select (Float80 holds every Int64 and every Double).
     @Test func integerLiteralsPast2To53CompareExactlyOnEveryColumnType() throws {
-        let literals: [String] = ["9007199254740992", "9007199254740993", "9007199254740995", "-9007199254740993",
-                                  "18014398509481987", "1152921504606846977", "9223372036854775806", "9223372036854775807",
-                                  "-9223372036854775807", "9223372036854775809", "-9223372036854775809",
-                                  "99999999999999999999", "0009007199254740993"]
-        let ints: [Int64] = [.min, -(1 << 53) - 2, -(1 << 53) - 1, -(1 << 53), 0, 1 << 53, (1 << 53) + 1, (1 << 53) + 2,
-                             (1 << 53) + 3, (1 << 53) + 4, (1 << 54) + 3, (1 << 54) + 4, (1 << 60) + 1, .max - 1, .max]
-        let doubles: [Double] = [-0x1p63, -0x1p53 - 2, -0x1p53, 0, 0x1p53, 0x1p53 + 2, 0x1p53 + 4, 0x1p54 + 4, 0x1p60, 0x1p63 - 1024,
-                                 0x1p63, 0x1p64, 1e20, .infinity, -.infinity, .nan]
+        let literals: [String] = [
+            "9007199254740992", "9007199254740993", "9007199254740995", "-9007199254740993",
+            "18014398509481987", "1152921504606846977", "9223372036854775806", "9223372036854775807",
+            "-9223372036854775807", "9223372036854775809", "-9223372036854775809",
+            "99999999999999999999", "0009007199254740993",
+        ]
+        let ints: [Int64] = [
+            .min, -(1 << 53) - 2, -(1 << 53) - 1, -(1 << 53), 0, 1 << 53, (1 << 53) + 1, (1 << 53) + 2,
+            (1 << 53) + 3, (1 << 53) + 4, (1 << 54) + 3, (1 << 54) + 4, (1 << 60) + 1, .max - 1, .max,
+        ]
+        let doubles: [Double] = [
+            -0x1p63, -0x1p53 - 2, -0x1p53, 0, 0x1p53, 0x1p53 + 2, 0x1p53 + 4, 0x1p54 + 4, 0x1p60, 0x1p63 - 1024,
+            0x1p63, 0x1p64, 1e20, .infinity, -.infinity, .nan,
+        ]
         let int64 = try table(ints)
-        var float64 = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(doubles))],
-                                     dates: Column<Int32>((0 ..< doubles.count).map(Int32.init)),
-                                     tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: doubles.count)])
+        var float64 = try QuoteTable(
+            schema: [ColumnDescriptor(name: "open", type: .float64)], columns: [AnyColumn(Column<Double>(doubles))],
+            dates: Column<Int32>((0 ..< doubles.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: doubles.count)])
         float64.computeSummaries()
         let floats = doubles.map(Float.init)
-        var float32 = try QuoteTable(schema: [ColumnDescriptor(name: "open", type: .float32)], columns: [AnyColumn(Column<Float>(floats))],
-                                     dates: Column<Int32>((0 ..< floats.count).map(Int32.init)),
-                                     tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: floats.count)])
+        var float32 = try QuoteTable(
+            schema: [ColumnDescriptor(name: "open", type: .float32)], columns: [AnyColumn(Column<Float>(floats))],
+            dates: Column<Int32>((0 ..< floats.count).map(Int32.init)),
+            tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: floats.count)])
         float32.computeSummaries()
         #if arch(x86_64)
         func real(_ text: String) -> Float80 {
@@ -99,7 +114,9 @@ import ColonnadeTestSupport
             ("Float64", float64, doubles.map { $0.isNaN ? nil : Float80($0) }),
             ("Float32", float32, floats.map { $0.isNaN ? nil : Float80($0) }),
         ]
-        let operators: [(String, (Float80, Float80) -> Bool)] = [(">", (>)), (">=", (>=)), ("<", (<)), ("<=", (<=)), ("=", (==)), ("<>", (!=))]
+        let operators: [(String, (Float80, Float80) -> Bool)] = [
+            (">", (>)), (">=", (>=)), ("<", (<)), ("<=", (<=)), ("=", (==)), ("<>", (!=)),
+        ]
         for literal in literals where literal.count - (literal.hasPrefix("-") ? 1 : 0) <= 19 {
             let l = real(literal)
             for (op, holds) in operators {

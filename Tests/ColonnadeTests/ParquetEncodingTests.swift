@@ -38,7 +38,10 @@ import Testing
             var widths: [UInt8] = [], bodies: [UInt8] = []
             for m in 0 ..< miniblocks {
                 let part = chunk.count > m * per ? Array(chunk[(m * per) ..< min((m + 1) * per, chunk.count)]) : []
-                if part.isEmpty { widths.append(0); continue }
+                if part.isEmpty {
+                    widths.append(0)
+                    continue
+                }
                 let packed = part.map { UInt64(bitPattern: $0 &- minDelta) & (bits == 32 ? 0xFFFF_FFFF : .max) }
                 let width = packed.map { 64 - $0.leadingZeroBitCount }.max()!
                 widths.append(UInt8(width))
@@ -59,23 +62,30 @@ import Testing
         return out
     }
 
-    static func decode(_ bytes: [UInt8], _ encoding: ParquetFormat.Encoding, _ physical: ParquetFormat.PhysicalType,
-                       width: Int, count: Int) throws(InteropError) -> [UInt8] {
+    static func decode(
+        _ bytes: [UInt8], _ encoding: ParquetFormat.Encoding, _ physical: ParquetFormat.PhysicalType,
+        width: Int, count: Int
+    ) throws(InteropError) -> [UInt8] {
         let r = bytes.withUnsafeBytes { b in
             Result { () throws(InteropError) in
-                try ParquetEncodings.plain(b, encoding: encoding, physical: physical, width: width, count: count,
-                                           file: "f", fileOffset: 100, column: "c")
+                try ParquetEncodings.plain(
+                    b, encoding: encoding, physical: physical, width: width, count: count,
+                    file: "f", fileOffset: 100, column: "c")
             }
         }
         return try r.get()
     }
 
     static func int64s(_ plain: [UInt8]) -> [Int64] {
-        plain.withUnsafeBytes { b in (0 ..< b.count / 8).map { Int64(littleEndian: b.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) } }
+        plain.withUnsafeBytes { b in
+            (0 ..< b.count / 8).map { Int64(littleEndian: b.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }
+        }
     }
 
     static func int32s(_ plain: [UInt8]) -> [Int64] {
-        plain.withUnsafeBytes { b in (0 ..< b.count / 4).map { Int64(Int32(littleEndian: b.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) } }
+        plain.withUnsafeBytes { b in
+            (0 ..< b.count / 4).map { Int64(Int32(littleEndian: b.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) }
+        }
     }
 
     // MARK: DELTA_BINARY_PACKED
@@ -90,7 +100,9 @@ import Testing
                 let base = Int64(bitPattern: rng.next() % 1000)
                 for _ in 1 ..< count { values.append(values.last! &+ base &+ Int64(bitPattern: rng.next() & mask)) }
                 let encoded = Self.encode(values, bits: 64)
-                #expect(Self.int64s(try Self.decode(encoded, .deltaBinaryPacked, .int64, width: 8, count: count)) == values, "width \(width) count \(count)")
+                #expect(
+                    Self.int64s(try Self.decode(encoded, .deltaBinaryPacked, .int64, width: 8, count: count)) == values,
+                    "width \(width) count \(count)")
             }
         }
     }
@@ -111,16 +123,22 @@ import Testing
         let values: [Int64] = (0 ..< 300).map { Int64($0 * $0) }
         let encoded = Self.encode(values, bits: 64)
         for n in 0 ..< encoded.count {
-            #expect(throws: InteropError.self, "cut at \(n)") { try Self.decode(Array(encoded[0 ..< n]), .deltaBinaryPacked, .int64, width: 8, count: 300) }
+            #expect(throws: InteropError.self, "cut at \(n)") {
+                try Self.decode(Array(encoded[0 ..< n]), .deltaBinaryPacked, .int64, width: 8, count: 300)
+            }
         }
         // A count other than the page's, a width past 64, a block size not a multiple of 128.
         #expect(throws: InteropError.self) { try Self.decode(encoded, .deltaBinaryPacked, .int64, width: 8, count: 299) }
         var wide = Self.encode([1, 2, 3], bits: 32)
         wide[6] = 33  // the first miniblock's width: after the header (block size 128 takes 2 bytes, then 1, 1, 1) and the min delta
         #expect(throws: InteropError.self) { try Self.decode(wide, .deltaBinaryPacked, .int32, width: 4, count: 3) }
-        #expect(throws: InteropError.self) { try Self.decode(Self.uleb(100) + Self.uleb(4) + Self.uleb(1) + [0], .deltaBinaryPacked, .int64, width: 8, count: 1) }
+        #expect(throws: InteropError.self) {
+            try Self.decode(Self.uleb(100) + Self.uleb(4) + Self.uleb(1) + [0], .deltaBinaryPacked, .int64, width: 8, count: 1)
+        }
         // An over-long ULEB128.
-        #expect(throws: InteropError.self) { try Self.decode([UInt8](repeating: 0xFF, count: 12) + [0], .deltaBinaryPacked, .int64, width: 8, count: 1) }
+        #expect(throws: InteropError.self) {
+            try Self.decode([UInt8](repeating: 0xFF, count: 12) + [0], .deltaBinaryPacked, .int64, width: 8, count: 1)
+        }
     }
 
     // MARK: Byte arrays and split streams
@@ -134,7 +152,8 @@ import Testing
         var rng = SplitMix64(seed: 8)
         let words = ["AAPL", "AAPL", "AAPLE", "AMZN", "", "BRK.A", "BRK.B", "BRK.B", "KO", "KOF", "ZZZZZZZZZZZZ"]
         for count in [1, 11, 200] {
-            let strings: [[UInt8]] = (0 ..< count).map { i in Array(words[i < words.count ? i : Int(rng.next() % UInt64(words.count))].utf8) }
+            let strings: [[UInt8]] = (0 ..< count).map { i in Array(words[i < words.count ? i : Int(rng.next() % UInt64(words.count))].utf8)
+            }
             let lengths = strings.map { Int64($0.count) }
             let dlba = Self.encode(lengths, bits: 32) + strings.flatMap { $0 }
             #expect(try Self.decode(dlba, .deltaLengthByteArray, .byteArray, width: 0, count: count) == Self.plainStrings(strings))
@@ -150,7 +169,9 @@ import Testing
             let dba = Self.encode(prefixes, bits: 32) + Self.encode(suffixes.map { Int64($0.count) }, bits: 32) + suffixes.flatMap { $0 }
             #expect(try Self.decode(dba, .deltaByteArray, .byteArray, width: 0, count: count) == Self.plainStrings(strings))
             for n in stride(from: 0, to: dba.count, by: max(1, dba.count / 40)) {
-                #expect(throws: InteropError.self) { try Self.decode(Array(dba[0 ..< n]), .deltaByteArray, .byteArray, width: 0, count: count) }
+                #expect(throws: InteropError.self) {
+                    try Self.decode(Array(dba[0 ..< n]), .deltaByteArray, .byteArray, width: 0, count: count)
+                }
             }
         }
         // A prefix longer than the previous value.
@@ -166,7 +187,11 @@ import Testing
                 var split = [UInt8](repeating: 0, count: plain.count)
                 for i in 0 ..< count { for j in 0 ..< width { split[j * count + i] = plain[i * width + j] } }
                 #expect(try Self.decode(split, .byteStreamSplit, physical, width: width, count: count) == plain, "\(physical) \(count)")
-                if count > 0 { #expect(throws: InteropError.self) { try Self.decode(Array(split.dropLast()), .byteStreamSplit, physical, width: width, count: count) } }
+                if count > 0 {
+                    #expect(throws: InteropError.self) {
+                        try Self.decode(Array(split.dropLast()), .byteStreamSplit, physical, width: width, count: count)
+                    }
+                }
             }
         }
     }
@@ -182,8 +207,11 @@ import Testing
         for scale in 0 ... 30 {
             let storage = ColumnStorage(byteCount: values.count * 8)
             for (r, v) in values.enumerated() { storage.base.assumingMemoryBound(to: Int64.self)[r] = v }
-            guard case .float64(let c) = ParquetDecoder.decimalColumn(storage, physical: .int64, scale: scale, element: .float64,
-                                                                      rows: values.count, validity: nil) else {
+            guard
+                case .float64(let c) = ParquetDecoder.decimalColumn(
+                    storage, physical: .int64, scale: scale, element: .float64,
+                    rows: values.count, validity: nil)
+            else {
                 Issue.record("not float64")
                 continue
             }
@@ -194,7 +222,8 @@ import Testing
         }
         let ints = ColumnStorage(byteCount: 12)
         for (r, v) in [Int32.min, -5, 123_456_789].enumerated() { ints.base.assumingMemoryBound(to: Int32.self)[r] = v }
-        if case .float64(let c) = ParquetDecoder.decimalColumn(ints, physical: .int32, scale: 2, element: .float64, rows: 3, validity: nil) {
+        if case .float64(let c) = ParquetDecoder.decimalColumn(ints, physical: .int32, scale: 2, element: .float64, rows: 3, validity: nil)
+        {
             #expect([c[0], c[1], c[2]] == [-21474836.48, -0.05, 1234567.89])
         }
     }

@@ -71,7 +71,13 @@ import Testing
         #expect(date[4]?.string == "date" && date[1]?.int == 1 && date[3]?.int == 0, "INT32, REQUIRED")
         #expect(date[6]?.int == 6 && date[10]?.fields?[6] != nil, "DATE converted type and DATE logical type")
         for (element, descriptor) in zip(schema[3...], table.schema) {
-            let physical: Int64 = switch descriptor.type { case .int32: 1; case .int64: 2; case .float32: 4; case .float64: 5 }
+            let physical: Int64 =
+                switch descriptor.type {
+                case .int32: 1
+                case .int64: 2
+                case .float32: 4
+                case .float64: 5
+                }
             #expect(element[4]?.string == descriptor.identifier && element[1]?.int == physical, "\(descriptor.identifier)")
             #expect(element[3]?.int == 1, "\(descriptor.identifier) is OPTIONAL: nulls through definition levels")
         }
@@ -94,7 +100,7 @@ import Testing
                 #expect(chunk[5]?.int == Int64(rows.count), "num_values")
             }
             // ticker: dictionary-encoded, min and max the first and last symbol by bytes.
-            let symbols = rows.map { table.tickers[Int(table.tickerCode(ofRow: $0))].symbol }
+            let symbols = rows.map { table.tickers[Int(table.tickerNumber(ofRow: $0))].symbol }
             #expect(chunks[0][11]?.int != nil, "a dictionary page")
             #expect(chunks[0][2]?.list?.compactMap(\.int).contains(8) == true, "RLE_DICTIONARY")
             let sortedSymbols = symbols.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
@@ -110,10 +116,14 @@ import Testing
                 let column = table.columns[c]
                 let statistics = try #require(chunks[2 + c][12]?.fields, "\(descriptor.identifier): statistics")
                 let values = rows.compactMap { column.doubleValue(at: $0) }.filter { !$0.isNaN }
-                #expect(statistics[3]?.int == Int64(rows.count - rows.filter { !column.isNull($0) }.count), "\(descriptor.identifier) null_count")
+                #expect(
+                    statistics[3]?.int == Int64(rows.count - rows.filter { !column.isNull($0) }.count),
+                    "\(descriptor.identifier) null_count")
                 checkedNulls += Int(statistics[3]?.int ?? 0)
                 let low = Self.number(statistics[6]?.binary, descriptor.type), high = Self.number(statistics[5]?.binary, descriptor.type)
-                #expect(low == values.min() && high == values.max(), "\(descriptor.identifier) group \(g): \(String(describing: low))…\(String(describing: high))")
+                #expect(
+                    low == values.min() && high == values.max(),
+                    "\(descriptor.identifier) group \(g): \(String(describing: low))…\(String(describing: high))")
                 if let low, low == 0 { #expect(low.sign == .minus, "a zero minimum is written as -0.0") }
                 if let high, high == 0 { #expect(high.sign == .plus, "a zero maximum is written as +0.0") }
                 checkedBounds += 1
@@ -131,7 +141,8 @@ import Testing
         let specials: [Double] = [.nan, -0.0, 0.0, .infinity, -.infinity, 1, -1]
         var cases: [[Double]] = [[], [.nan], [.nan, .nan, 2, .nan, 1], [0.0, -0.0], [-0.0, 0.0], [.nan, -0.0, 0.0, .nan]]
         for n in [1, 7, 64, 65, 1000] {
-            cases.append((0 ..< n).map { _ in rng.next() % 4 == 0 ? specials[Int(rng.next() % 7)] : Double(Int(rng.next() % 2001) - 1000) / 8 })
+            cases.append(
+                (0 ..< n).map { _ in rng.next() % 4 == 0 ? specials[Int(rng.next() % 7)] : Double(Int(rng.next() % 2001) - 1000) / 8 })
         }
         for values in cases {
             for cut in Set([0, values.count / 3, values.count]) {
@@ -144,7 +155,9 @@ import Testing
                 for v in values { ParquetPageEncoder.fold(v, &rlo, &rhi, &rany) }
                 #expect(any == rany, "\(values)")
                 if any {
-                    #expect(lo.bitPattern == rlo.bitPattern && hi.bitPattern == rhi.bitPattern, "\(values) cut at \(cut): \(lo)…\(hi), expected \(rlo)…\(rhi)")
+                    #expect(
+                        lo.bitPattern == rlo.bitPattern && hi.bitPattern == rhi.bitPattern,
+                        "\(values) cut at \(cut): \(lo)…\(hi), expected \(rlo)…\(rhi)")
                 }
             }
         }

@@ -15,8 +15,9 @@ import Colonnade
         let hits = try table.select(where: "80 < high < 83 and 78 < low < 82 and date >= 2005-01-01")
         #expect(hits.count > 0 && hits.rows(limit: 5).count == 5)
 
-        let same = try table.select(Field("high").isInside(80, 83) && Field("low").isInside(78, 82)
-                                    && Field.date >= Day(2005, 1, 1))
+        let same = try table.select(
+            Field("high").isInside(80, 83) && Field("low").isInside(78, 82)
+                && Field.date >= Day(2005, 1, 1))
         #expect(same.mask == hits.mask)
 
         let trend = Field("close") > Field("close").mavg(50) && Field("close").mavg(50) > Field("close").mavg(200)

@@ -80,15 +80,17 @@ import ColonnadeTestSupport
         var oracle = ExpressionOracle(table: table)
         let parser = QueryParser(table: table)
         let all = Array(0 ..< table.rowCount)
-        for text in ["ema(close, 12) - ema(close, 26)",
-                     "ema(ema(close, 12) - ema(close, 26), 9)",
-                     "rma(high - low, 14)",
-                     "close / cummax(close) - 1",
-                     "rsi(ema(close, 5), 14)",
-                     "ema(pct_change(close), 10)",
-                     "ema(rsi(cummin(close), 3), 4)",
-                     "cumsum(volume) - cumsum(prev(volume))",
-                     "rma(ema(rsi(close, 1), 1), 1)"] {
+        for text in [
+            "ema(close, 12) - ema(close, 26)",
+            "ema(ema(close, 12) - ema(close, 26), 9)",
+            "rma(high - low, 14)",
+            "close / cummax(close) - 1",
+            "rsi(ema(close, 5), 14)",
+            "ema(pct_change(close), 10)",
+            "ema(rsi(cummin(close), 3), 4)",
+            "cumsum(volume) - cumsum(prev(volume))",
+            "rma(ema(rsi(close, 1), 1), 1)",
+        ] {
             let e = try parser.parseValue(text)
             Self.expectSameValues(try table.values(of: e, atRows: all), oracle.values(e), text)
         }
@@ -98,13 +100,15 @@ import ColonnadeTestSupport
     /// cumsum skips a null and carries; rsi of 1, 2, 1, 2 over 2 changes.
     @Test func handWorkedValues() throws {
         let closes: [Double?] = [1, 2, 3, 4, 5, nil, 6]
-        let table = try QuoteTable(sortingRows: [TickerEntry(symbol: "A"), TickerEntry(symbol: "B")],
-                                   rowTickers: [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1],
-                                   dates: Column<Int32>([1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4]),
-                                   schema: [ColumnDescriptor(name: "close", type: .float64)],
-                                   columns: [AnyColumn(Column<Double>(closes + [1, 2, 1, 2]))])
+        let table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "A"), TickerEntry(symbol: "B")],
+            rowTickers: [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+            dates: Column<Int32>([1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4]),
+            schema: [ColumnDescriptor(name: "close", type: .float64)],
+            columns: [AnyColumn(Column<Double>(closes + [1, 2, 1, 2]))])
         let rows = Array(0 ..< table.rowCount)
-        #expect(try table.values(of: Field("close").ema(3), atRows: rows)
+        #expect(
+            try table.values(of: Field("close").ema(3), atRows: rows)
                 == [nil, nil, 2, 3, 4, nil, 5, nil, nil, 4.0 / 3, (2 - 4.0 / 3) * 0.5 + 4.0 / 3])
         #expect(try table.values(of: Field("close").rma(3), atRows: Array(0 ..< 5)) == [nil, nil, 2, 8.0 / 3, (16.0 / 3 + 5) / 3])
         #expect(try table.values(of: Field("close").cumsum, atRows: rows) == [1, 3, 6, 10, 15, 15, 21, 1, 3, 4, 6])

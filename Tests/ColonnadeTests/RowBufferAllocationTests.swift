@@ -19,8 +19,9 @@ import Testing
         #expect(throws: DecodeError.outOfMemory(source: "x.json", rows: Int.max / 4, bytes: Int.max)) {
             _ = try RowBuffers(columnCount: 1, estimatedRows: Int.max / 4, withTickers: false, source: "x.json")
         }
-        #expect(DecodeError.outOfMemory(source: "x.json", rows: 7, bytes: Int.max).description
-            == "x.json: out of memory: cannot allocate more bytes than an address space holds for 7 decoded rows")
+        #expect(
+            DecodeError.outOfMemory(source: "x.json", rows: 7, bytes: Int.max).description
+                == "x.json: out of memory: cannot allocate more bytes than an address space holds for 7 decoded rows")
     }
 
     @Test func sizesAreWrittenInReadableUnits() {
@@ -37,7 +38,7 @@ import Testing
             buffers.values[0][row] = Double(row)
             buffers.values[1][row] = Double(row) / 2
             buffers.dates[row] = Int32(row)
-            buffers.tickerCodes![row] = 0
+            buffers.tickerNumbers![row] = 0
         }
         buffers.values[1][3] = 0
         try buffers.setNull(column: 1, row: 3)
@@ -99,9 +100,10 @@ import Testing
                 #expect(bytes.allSatisfy { $0 == 0 }, "\(byteCount) bytes, mapped: \(mapped)")
             }
         }
-        let column = try #require(Column<Int32>(allocatingUnsafeUninitializedCount: 65) { out in
-            for i in out.indices { out[i] = Int32(i) * 3 }
-        })
+        let column = try #require(
+            Column<Int32>(allocatingUnsafeUninitializedCount: 65) { out in
+                for i in out.indices { out[i] = Int32(i) * 3 }
+            })
         #expect(column == Column<Int32>((0 ..< 65).map { Int32($0) * 3 }))
         let mask = try #require(Bitmask(allocatingCount: 130, allSet: true))
         #expect(mask == Bitmask(count: 130, allSet: true))

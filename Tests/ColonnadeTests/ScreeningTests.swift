@@ -42,7 +42,8 @@ import ColonnadeTestSupport
     /// a range that starts after a ticker's first 200 rows still gets values.
     @Test func dateRangesNarrowTheOutputNotTheWindows() throws {
         let table = SeriesTables.random(tickerLengths: [300, 260, 10], seed: 41, nullRate: 0, specialRate: 0)
-        let p = RowPredicate.compareExpressions(.column("close"), .series(.mavg, .column("close"), window: 200), .atLeast(0))
+        let p =
+            RowPredicate.compareExpressions(.column("close"), .series(.mavg, .column("close"), window: 200), .atLeast(0))
             || .compareExpressions(.column("close"), .series(.mavg, .column("close"), window: 200), .less(than: 0))
         // Every row from each ticker's 200th on has a value, so the predicate holds there.
         let expected = table.tickers.flatMap { t in t.rowCount >= 200 ? Array(t.firstRow + 199 ..< t.firstRow + t.rowCount) : [] }
@@ -53,8 +54,9 @@ import ColonnadeTestSupport
         #expect(narrowed == expected.filter { table.dates[$0] >= from })
         #expect(narrowed.contains(250))
         // As of the latest day with a date range that covers only the last rows.
-        #expect(try table.select(p && .dates(.atLeast(from)), on: .latest, maxStale: .none).rows()
-            == [299, 559].filter { table.dates[$0] >= from })
+        #expect(
+            try table.select(p && .dates(.atLeast(from)), on: .latest, maxStale: .none).rows()
+                == [299, 559].filter { table.dates[$0] >= from })
     }
 
     @Test func textScreensAndSwiftScreensAgree() throws {

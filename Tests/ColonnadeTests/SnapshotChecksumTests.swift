@@ -54,6 +54,8 @@ import ColonnadeTestSupport
         #expect(SnapshotChecksum.hash(swappedWords, seed: 0) != h)
         #expect(SnapshotChecksum.hash(data + [0], seed: 0) != h)
         #expect(SnapshotChecksum.hash(data, seed: 1) != h)
-        #expect(SnapshotChecksum.hash([UInt8](repeating: 0, count: 64), seed: 0) != SnapshotChecksum.hash([UInt8](repeating: 0, count: 128), seed: 0))
+        #expect(
+            SnapshotChecksum.hash([UInt8](repeating: 0, count: 64), seed: 0)
+                != SnapshotChecksum.hash([UInt8](repeating: 0, count: 128), seed: 0))
     }
 }

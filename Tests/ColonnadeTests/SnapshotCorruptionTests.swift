@@ -50,18 +50,23 @@ import ColonnadeTestSupport
     @Test func flippedBytesInTheHeaderAreCaught() throws {
         let f = try Fixture()
         defer { f.dir.remove() }
-        let expectations: [(Int, String)] = [(0, "notASnapshot"), (5, "notASnapshot"), (8, "unsupportedVersion"), (9, "unsupportedVersion"),
-                                             (10, "checksumMismatch"), (12, "checksumMismatch"), (16, "checksumMismatch"),
-                                             (24, "checksumMismatch"), (32, "checksumMismatch"), (40, "checksumMismatch"),
-                                             (56, "checksumMismatch"), (63, "checksumMismatch"), (64, "checksumMismatch"),
-                                             (2_000, "checksumMismatch"), (4_095, "checksumMismatch")]
+        let expectations: [(Int, String)] = [
+            (0, "notASnapshot"), (5, "notASnapshot"), (8, "unsupportedVersion"), (9, "unsupportedVersion"),
+            (10, "checksumMismatch"), (12, "checksumMismatch"), (16, "checksumMismatch"),
+            (24, "checksumMismatch"), (32, "checksumMismatch"), (40, "checksumMismatch"),
+            (56, "checksumMismatch"), (63, "checksumMismatch"), (64, "checksumMismatch"),
+            (2_000, "checksumMismatch"), (4_095, "checksumMismatch"),
+        ]
         for (offset, expected) in expectations {
             var img = f.image
             img.bytes[offset] ^= 0x20
             let error = loadError(f.write(img), verify: false)
             #expect(caseName(error) == expected, "byte \(offset): \(String(describing: error))")
             if expected == "checksumMismatch" {
-                if case .checksumMismatch(_, "header", nil, _, _)? = error {} else { Issue.record("byte \(offset): \(String(describing: error))") }
+                if case .checksumMismatch(_, "header", nil, _, _)? = error {
+                } else {
+                    Issue.record("byte \(offset): \(String(describing: error))")
+                }
             }
         }
     }
@@ -77,7 +82,8 @@ import ColonnadeTestSupport
                 img.bytes[offset] ^= 0x01
                 let path = f.write(img)
                 let error = loadError(path)
-                if case .checksumMismatch(_, "payload", name?, _, _)? = error {} else {
+                if case .checksumMismatch(_, "payload", name?, _, _)? = error {
+                } else {
                     Issue.record("\(name) byte \(offset): \(String(describing: error))")
                 }
                 let report = QuoteTable.verifySnapshot(at: path)
@@ -97,15 +103,22 @@ import ColonnadeTestSupport
         defer { f.dir.remove() }
         let footerStart = f.image.footerOffset, n = f.image.bytes.count
         var rng = SplitMix64(seed: 9)
-        let offsets = [footerStart, footerStart + 4, footerStart + 8, n - 25] + (0 ..< 30).map { _ in footerStart + Int(rng.next() % UInt64(n - 24 - footerStart)) }
+        let offsets =
+            [footerStart, footerStart + 4, footerStart + 8, n - 25]
+            + (0 ..< 30).map { _ in footerStart + Int(rng.next() % UInt64(n - 24 - footerStart)) }
         for offset in offsets {
             var img = f.image
             img.bytes[offset] ^= 0x04
             let error = loadError(f.write(img), verify: false)
-            if case .checksumMismatch(_, "footer", nil, _, _)? = error {} else { Issue.record("footer byte \(offset): \(String(describing: error))") }
+            if case .checksumMismatch(_, "footer", nil, _, _)? = error {
+            } else {
+                Issue.record("footer byte \(offset): \(String(describing: error))")
+            }
         }
-        for (offset, expected) in [(n - 24, "checksumMismatch"), (n - 17, "checksumMismatch"), (n - 16, "offsetOutOfRange"),
-                                   (n - 9, "offsetOutOfRange"), (n - 8, "malformedFooter"), (n - 1, "malformedFooter")] {
+        for (offset, expected) in [
+            (n - 24, "checksumMismatch"), (n - 17, "checksumMismatch"), (n - 16, "offsetOutOfRange"),
+            (n - 9, "offsetOutOfRange"), (n - 8, "malformedFooter"), (n - 1, "malformedFooter"),
+        ] {
             var img = f.image
             img.bytes[offset] ^= 0x10
             let error = loadError(f.write(img), verify: false)
@@ -163,7 +176,10 @@ import ColonnadeTestSupport
         img.bytes[8] = 3
         img.fixHeaderChecksum()
         let error = loadError(f.write(img))
-        guard case let .unsupportedVersion(_, found, supported)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case let .unsupportedVersion(_, found, supported)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(found == "3.0")
         #expect(supported.hasPrefix("1."))
         #expect(error!.description.contains("version 3.0") && error!.description.contains("reads version 1."))

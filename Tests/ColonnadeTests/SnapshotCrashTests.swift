@@ -15,7 +15,8 @@ import Glibc
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path)
         }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path)
+        candidates.append(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("SnapshotCrashWriter").path)
         candidates.append(SnapshotGoldenTests.packageRoot + "/.build/debug/SnapshotCrashWriter")
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

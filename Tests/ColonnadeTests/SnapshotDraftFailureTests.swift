@@ -16,8 +16,9 @@ import Glibc
     static func table(rows: Int) throws -> QuoteTable {
         let dates = Column<Int32>((0 ..< rows).map { Int32(16_000 + $0) })
         let closes = Column<Double>((0 ..< rows).map { Double($0) * 0.25 })
-        return try QuoteTable(sortingRows: [TickerEntry(symbol: "AAPL")], rowTickers: nil, dates: dates,
-                              schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(closes)])
+        return try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "AAPL")], rowTickers: nil, dates: dates,
+            schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(closes)])
     }
 
     /// The descriptor this process holds on the temporary in `directory` whose name starts with
@@ -25,8 +26,9 @@ import Glibc
     static func temporaryDescriptor(in directory: String, prefix: String) throws -> (fd: Int32, path: String) {
         for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             guard let fd = Int32(name),
-                  let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
-                  target.hasPrefix(directory + "/" + prefix) else { continue }
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                target.hasPrefix(directory + "/" + prefix)
+            else { continue }
             return (fd, target)
         }
         throw CocoaError(.fileNoSuchFile)

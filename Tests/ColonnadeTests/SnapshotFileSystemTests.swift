@@ -33,15 +33,19 @@ import Glibc
     func savingIntoAReadOnlyDirectoryIsPermissionDenied() throws {
         let table = sampleTestTable(rows: 100, tickers: 2)
         let dir = ScratchDirectory()
-        defer { chmod(dir.path, 0o755); dir.remove() }
+        defer {
+            chmod(dir.path, 0o755)
+            dir.remove()
+        }
         chmod(dir.path, 0o555)
         let error = #expect(throws: SnapshotError.self) { try table.save(to: dir.file("t.snapshot")) }
         #expect(caseName(error) == "permissionDenied")
     }
 
     /// sysfs refuses new files even to root.
-    @Test(.enabled(if: geteuid() == 0, "runs as root only (unprivileged, the read-only directory case runs)"),
-          .enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel"), "needs sysfs at /sys"))
+    @Test(
+        .enabled(if: geteuid() == 0, "runs as root only (unprivileged, the read-only directory case runs)"),
+        .enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel"), "needs sysfs at /sys"))
     func savingIntoSysfsAsRootIsPermissionDenied() throws {
         let table = sampleTestTable(rows: 100, tickers: 2)
         let error = #expect(throws: SnapshotError.self) { try table.save(to: "/sys/colonnade-test.snapshot") }

@@ -25,7 +25,9 @@ import ColonnadeTestSupport
         #expect(loaded.rowCount == 50_400 && loaded.tickers.count == 20)
         #expect(loaded.metadata["source"] == "synthetic sample")
         #expect(loaded.ticker("FDX")?.metadata["name"] == "FDX Synthetic Corp (FDX) Prices, Dividends, Splits and Trading Volume")
-        #expect(try loaded.select(where: "80 < high < 83 and 78 < low < 82").rows() == fresh.select(where: "80 < high < 83 and 78 < low < 82").rows())
+        #expect(
+            try loaded.select(where: "80 < high < 83 and 78 < low < 82").rows()
+                == fresh.select(where: "80 < high < 83 and 78 < low < 82").rows())
         let report = QuoteTable.verifySnapshot(at: Self.samplePath)
         #expect(report.isValid, "\(report.problems)")
         #expect(report.info?.formatVersion == "1.0")
@@ -35,7 +37,8 @@ import ColonnadeTestSupport
         let dir = ScratchDirectory()
         defer { dir.remove() }
         try Self.generator.makeTable().save(to: dir.file("sample.snapshot"), durable: false)
-        #expect(sameBytes(readBytes(dir.file("sample.snapshot")), readBytes(Self.samplePath)),
-                "the writer's output changed: if intended, bump the format version and regenerate snapshots/sample.snapshot")
+        #expect(
+            sameBytes(readBytes(dir.file("sample.snapshot")), readBytes(Self.samplePath)),
+            "the writer's output changed: if intended, bump the format version and regenerate snapshots/sample.snapshot")
     }
 }

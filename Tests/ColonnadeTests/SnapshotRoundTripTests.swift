@@ -49,14 +49,21 @@ import ColonnadeTestSupport
     @Test func unicodeNamesAndMetadataRoundTrip() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
-        let schema = [ColumnDescriptor(name: "Schlusskurs (€)", type: .float64), ColumnDescriptor(name: "終値", type: .float32),
-                      ColumnDescriptor(name: "Adj. Close", type: .float64)]
-        let tickers = [TickerEntry(symbol: "ÄBC", metadata: ["name": "Société Générale 🏦", "ключ": "значение"]),
-                       TickerEntry(symbol: "日本", metadata: [:])]
-        let table = try QuoteTable(sortingRows: tickers, rowTickers: [0, 1, 0], dates: Column<Int32>([3, 1, 2]), schema: schema,
-                                   columns: [AnyColumn(Column<Double>([1.5, nil, -0.0])), AnyColumn(Column<Float>([.nan, 2, 3])),
-                                             AnyColumn(Column<Double>([.infinity, 5, 6]))],
-                                   dateColumnName: "Datum ✓", metadata: ["source": "synthetic sample", "note": "naïve — ünïcödé 📈"])
+        let schema = [
+            ColumnDescriptor(name: "Schlusskurs (€)", type: .float64), ColumnDescriptor(name: "終値", type: .float32),
+            ColumnDescriptor(name: "Adj. Close", type: .float64),
+        ]
+        let tickers = [
+            TickerEntry(symbol: "ÄBC", metadata: ["name": "Société Générale 🏦", "ключ": "значение"]),
+            TickerEntry(symbol: "日本", metadata: [:]),
+        ]
+        let table = try QuoteTable(
+            sortingRows: tickers, rowTickers: [0, 1, 0], dates: Column<Int32>([3, 1, 2]), schema: schema,
+            columns: [
+                AnyColumn(Column<Double>([1.5, nil, -0.0])), AnyColumn(Column<Float>([.nan, 2, 3])),
+                AnyColumn(Column<Double>([.infinity, 5, 6])),
+            ],
+            dateColumnName: "Datum ✓", metadata: ["source": "synthetic sample", "note": "naïve — ünïcödé 📈"])
         try table.save(to: dir.file("ü.snapshot"))
         let loaded = try QuoteTable.load(from: dir.file("ü.snapshot"))
         #expect(loaded == table)
@@ -85,14 +92,20 @@ import ColonnadeTestSupport
                 }
                 #expect(c.validity.map { $0.wordStorage.isView } ?? true)
             }
-            guard case .float64(let f)? = loaded.column(named: "f64") else { Issue.record("no f64"); return }
+            guard case .float64(let f)? = loaded.column(named: "f64") else {
+                Issue.record("no f64")
+                return
+            }
             kept = f
             keptValidity = f.validity
         }
         // The table is gone; replace and then delete the file: the mapping keeps the old bytes.
         try sampleTestTable(seed: 99).save(to: path)
         unlink(path)
-        guard case .float64(let original)? = table.column(named: "f64") else { Issue.record("no f64"); return }
+        guard case .float64(let original)? = table.column(named: "f64") else {
+            Issue.record("no f64")
+            return
+        }
         #expect(kept == original)
         #expect(keptValidity == original.validity)
         // Mutating a view copies it; the mapping is never written.
@@ -128,8 +141,9 @@ import ColonnadeTestSupport
     @Test func tableWithoutSummariesGetsThemWritten() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
-        var table = try QuoteTable(sortingRows: [TickerEntry(symbol: "A")], rowTickers: nil, dates: Column<Int32>([1, 2, 3]),
-                                   schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(Column<Double>([1, nil, 3]))])
+        var table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "A")], rowTickers: nil, dates: Column<Int32>([1, 2, 3]),
+            schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(Column<Double>([1, nil, 3]))])
         #expect(!table.hasSummaries)
         try table.save(to: dir.file("s.snapshot"))
         let loaded = try QuoteTable.load(from: dir.file("s.snapshot"))
@@ -179,8 +193,9 @@ import ColonnadeTestSupport
         }
         #expect(bitmap == layout.sources.count && placer.offset == layout.footerOffset)
         let columns = layout.footer.columns
-        #expect(zip(columns, columns.dropFirst()).contains { a, b in a.validity.map { $0.offset < b.values.offset } ?? false },
-                "a bitmap between two columns' values: the old order")
+        #expect(
+            zip(columns, columns.dropFirst()).contains { a, b in a.validity.map { $0.offset < b.values.offset } ?? false },
+            "a bitmap between two columns' values: the old order")
         let fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o644)
         #expect(fd >= 0)
         defer { close(fd) }

@@ -52,10 +52,11 @@ import Glibc
             said += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(child.terminationReason == .uncaughtSignal, "kill \(kill): the child ended by itself: \(said)")
             // The appends the child reported are committed; at most one more may be.
-            let reported = said.components(separatedBy: "\n").compactMap { line -> Int? in
-                guard line.hasPrefix("done ") else { return nil }
-                return Int(line.dropFirst(5).prefix { $0.isNumber })
-            }.max() ?? appended
+            let reported =
+                said.components(separatedBy: "\n").compactMap { line -> Int? in
+                    guard line.hasPrefix("done ") else { return nil }
+                    return Int(line.dropFirst(5).prefix { $0.isNumber })
+                }.max() ?? appended
             let table = try QuoteTable.load(from: target, verify: true)
             let days = (table.rowCount - base.rowCount) / 40
             #expect(days >= reported && days <= reported + 1, "kill \(kill): \(days) days appended, \(reported) reported")
@@ -71,6 +72,12 @@ import Glibc
         try store.collectGarbage(keepLast: 1, keepDays: nil)
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir.file("store.snapshot.data")))
         #expect(names == Set(try store.log().files.map(\.name)))
-        #expect(try store.table() == { var e = base; e.upsert(contentsOf: Array(segments.prefix(appended))); return e }())
+        #expect(
+            try store.table()
+                == {
+                    var e = base
+                    e.upsert(contentsOf: Array(segments.prefix(appended)))
+                    return e
+                }())
     }
 }

@@ -121,7 +121,9 @@ import Glibc
             case 7:
                 let pick = model[Int(rng.next() % UInt64(model.count))]
                 if pick.number == model[model.count - 1].number {
-                    #expect(throws: SnapshotError.self) { try store.restoreLocked(pick.number, command: "restore", durable: false, now: clock) }
+                    #expect(throws: SnapshotError.self) {
+                        try store.restoreLocked(pick.number, command: "restore", durable: false, now: clock)
+                    }
                 } else {
                     let c = try store.restoreLocked(pick.number, command: "restore \(pick.number)", durable: false, now: clock)
                     #expect(c.version.restoredFrom == pick.number)
@@ -216,16 +218,21 @@ import Glibc
         do {
             _ = try SnapshotReader(path: path)
         } catch {
-            guard case let .unsupportedVersion(_, found, _) = error else { Issue.record("\(error)"); return }
+            guard case let .unsupportedVersion(_, found, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(found == "2.0")
         }
     }
 
     /// The command is stored with credentials removed.
     @Test func commandTextRedactsCredentials() {
-        let text = SnapshotStore.commandText(["colonnade", "fetch", "--api-key", "abcDEF1234567890xyzQ", "--base-url",
-                                              "https://user:secret@example.com/api?x=1", "--api-key=zzzYYY9876543210abcd", "AAPL MSFT",
-                                              "/tmp/colonnade-e2e-29092-4D1ECDAC/day.csv", "token=abcDEF1234567890xyzQ"])
+        let text = SnapshotStore.commandText([
+            "colonnade", "fetch", "--api-key", "abcDEF1234567890xyzQ", "--base-url",
+            "https://user:secret@example.com/api?x=1", "--api-key=zzzYYY9876543210abcd", "AAPL MSFT",
+            "/tmp/colonnade-e2e-29092-4D1ECDAC/day.csv", "token=abcDEF1234567890xyzQ",
+        ])
         #expect(!text.contains("abcDEF1234567890xyzQ"))
         #expect(!text.contains("secret"))
         #expect(!text.contains("zzzYYY9876543210abcd"))

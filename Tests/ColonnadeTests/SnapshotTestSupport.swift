@@ -92,8 +92,9 @@ struct SnapshotImage {
 
     var footer: SnapshotFooter {
         bytes.withUnsafeBytes { b in
-            try! SnapshotFooter.decode(UnsafeRawBufferPointer(rebasing: b[footerOffset ..< footerOffset + footerLength]),
-                                       file: "test", rowLimit: bytes.count)
+            try! SnapshotFooter.decode(
+                UnsafeRawBufferPointer(rebasing: b[footerOffset ..< footerOffset + footerLength]),
+                file: "test", rowLimit: bytes.count)
         }
     }
 

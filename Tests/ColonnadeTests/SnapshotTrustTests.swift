@@ -13,8 +13,9 @@ import ColonnadeTestSupport
         let n = 3_000
         var open = Column<Double>()
         for r in 0 ..< n { if r % 7 == 3 { open.appendNull() } else { open.append(Double(r % 500)) } }
-        var t = try QuoteTable(schema: [ColumnDescriptor(name: "Open", type: .float64)], columns: [AnyColumn(open)],
-                               dates: Column<Int32>((0 ..< n).map { Int32($0) }), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: n)])
+        var t = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Open", type: .float64)], columns: [AnyColumn(open)],
+            dates: Column<Int32>((0 ..< n).map { Int32($0) }), tickers: [TickerEntry(symbol: "A", firstRow: 0, rowCount: n)])
         t.computeSummaries()
         return t
     }
@@ -38,7 +39,10 @@ import ColonnadeTestSupport
         defer { dir.remove() }
         // Every block claims its values are 5,000 … 6,000: `open < 1000` would prune them all.
         let path = try Self.lyingSnapshot(dir) { s in
-            for b in 0 ..< s.count { s.minimums[b] = 5_000; s.maximums[b] = 6_000 }
+            for b in 0 ..< s.count {
+                s.minimums[b] = 5_000
+                s.maximums[b] = 6_000
+            }
         }
         let error = loadError(path)
         #expect(caseName(error) == "inconsistentData", "\(String(describing: error))")
@@ -65,7 +69,10 @@ import ColonnadeTestSupport
         let dir = ScratchDirectory()
         defer { dir.remove() }
         let path = try Self.lyingSnapshot(dir) { s in
-            for b in 0 ..< s.count { s.minimums[b] = -1; s.maximums[b] = 10_000 }
+            for b in 0 ..< s.count {
+                s.minimums[b] = -1
+                s.maximums[b] = 10_000
+            }
         }
         #expect(loadError(path) == nil)
         #expect(try QuoteTable.load(from: path).select(where: "open >= 0").count == (0 ..< 3_000).filter { $0 % 7 != 3 }.count)
@@ -79,8 +86,10 @@ import ColonnadeTestSupport
         let path = try Self.lyingSnapshot(dir) { s in for b in 0 ..< s.count { s.unknownCounts[b] = 0 } }
         let table = try QuoteTable.load(from: path, verify: false)
         let nulls = Set((0 ..< 3_000).filter { $0 % 7 == 3 })
-        for expression in ["open > -1", "open >= 0 and open <= 499", "open > -1 or open > 1e9", "not open < 0",
-                           "ticker = A and open > -1"] {
+        for expression in [
+            "open > -1", "open >= 0 and open <= 499", "open > -1 or open > 1e9", "not open < 0",
+            "ticker = A and open > -1",
+        ] {
             for threads in [1, 2] {
                 let rows = try table.select(where: expression, options: QueryOptions(threads: threads)).rows()
                 #expect(rows.count == 3_000 - nulls.count, "\(expression)")

@@ -17,8 +17,9 @@ import Glibc
         var dates = Column<Int32>(), closes = Column<Double>()
         dates.append(16_072)  // 2014-01-02
         closes.append(Double(close))
-        var table = try QuoteTable(sortingRows: [TickerEntry(symbol: symbol)], rowTickers: nil, dates: dates,
-                                   schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(closes)])
+        var table = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: symbol)], rowTickers: nil, dates: dates,
+            schema: [ColumnDescriptor(name: "Close", type: .float64)], columns: [AnyColumn(closes)])
         table.computeSummaries()
         return table
     }
@@ -57,7 +58,8 @@ import Glibc
         #expect(failures.withLock { $0 } == [])
         #expect(try QuoteTable.load(from: path).tickers.map(\.symbol).sorted() == symbols)
         // The first update wrote a single-file snapshot; each later one committed a version of a store.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["s.snapshot", "s.snapshot.data", "s.snapshot.lock"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["s.snapshot", "s.snapshot.data", "s.snapshot.lock"])
         #expect(try SnapshotStore(at: path).log().versions.map(\.number) == Array(1 ... symbols.count))
     }
 
@@ -90,10 +92,13 @@ import Glibc
         let seen = Mutex<(holder: Int32?, error: String?)>((nil, nil))
         Thread.detachNewThread {
             do {
-                try QuoteTable.update(at: path, whileWaiting: { holder in
-                    seen.withLock { $0.holder = holder }
-                    waiting.signal()
-                }) { table in table.upsert(try Self.table("B")) }
+                try QuoteTable.update(
+                    at: path,
+                    whileWaiting: { holder in
+                        seen.withLock { $0.holder = holder }
+                        waiting.signal()
+                    }
+                ) { table in table.upsert(try Self.table("B")) }
             } catch {
                 seen.withLock { $0.error = "\(error)" }
                 waiting.signal()
@@ -124,8 +129,9 @@ import Glibc
         }
         #expect(!ran)
         #expect(readBytes(path) == before)
-        #expect(SnapshotError.locked(file: path, lockFile: path + ".lock", holder: 42).description
-            == "\(path): another process (PID 42) is writing it (lock file \(path).lock)")
+        #expect(
+            SnapshotError.locked(file: path, lockFile: path + ".lock", holder: 42).description
+                == "\(path): another process (PID 42) is writing it (lock file \(path).lock)")
     }
 
     @Test func updateStartsEmptyOnlyWhereNothingExistsAndSavesNothingWhenTheBodyThrows() throws {
@@ -266,11 +272,17 @@ import Glibc
         let load = Self.withinDeadline(fifo: fifo, writer: false) { "\(String(describing: loadError(fifo)))" }
         #expect(load == "\(String(describing: SnapshotError.notARegularFile(file: fifo, kind: kind) as SnapshotError?))")
         let save = Self.withinDeadline(fifo: fifo, writer: true) {
-            do { try Self.table("A").save(to: fifo); return "saved" } catch { return "\(error)" }
+            do {
+                try Self.table("A").save(to: fifo)
+                return "saved"
+            } catch { return "\(error)" }
         }
         #expect(save == SnapshotError.notARegularFile(file: fifo, kind: kind).description)
         let update = Self.withinDeadline(fifo: fifo, writer: false) {
-            do { try QuoteTable.update(at: fifo) { _ in }; return "updated" } catch { return "\(error)" }
+            do {
+                try QuoteTable.update(at: fifo) { _ in }
+                return "updated"
+            } catch { return "\(error)" }
         }
         #expect(update == SnapshotError.notARegularFile(file: fifo, kind: kind).description)
         #expect(Self.status(fifo).map { $0.st_mode & S_IFMT } == S_IFIFO)

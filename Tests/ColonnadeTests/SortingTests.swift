@@ -30,7 +30,7 @@ import ColonnadeTestSupport
                     // Symbols as text: T10 sorts before T2.
                     let symbols = table.tickers.map(\.symbol).sorted()
                     return (0 ..< table.rowCount).map { r in
-                        Double(symbols.firstIndex(of: table.tickers[Int(table.tickerCode(ofRow: r))].symbol)!)
+                        Double(symbols.firstIndex(of: table.tickers[Int(table.tickerNumber(ofRow: r))].symbol)!)
                     }
                 }
             }
@@ -57,8 +57,12 @@ import ColonnadeTestSupport
         let table = SeriesTables.random(tickerLengths: [5], seed: 1)
         #expect(try SortKey.parse("-date", table: table) == SortKey(.date, descending: true))
         #expect(try SortKey.parse("ticker", table: table) == SortKey(.ticker))
-        #expect(try SortKey.parse("-pct_change(close, 5)", table: table) == SortKey(ValueExpression.column("close").pctChange(5), descending: true))
-        #expect(try SortKey.parse("(high - low) / close", table: table) == SortKey((ValueExpression.column("high") - .column("low")) / .column("close")))
+        #expect(
+            try SortKey.parse("-pct_change(close, 5)", table: table)
+                == SortKey(ValueExpression.column("close").pctChange(5), descending: true))
+        #expect(
+            try SortKey.parse("(high - low) / close", table: table)
+                == SortKey((ValueExpression.column("high") - .column("low")) / .column("close")))
         do {
             _ = try SortKey.parse("-mavg(clsoe, 5)", table: table)
             Issue.record("no error")

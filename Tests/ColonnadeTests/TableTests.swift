@@ -4,9 +4,10 @@ import ColonnadeTestSupport
 
 @Suite struct TableTests {
     func table(_ symbol: String, _ days: [Int32], _ closes: [Double?], name: String? = nil) throws -> QuoteTable {
-        try QuoteTable(sortingRows: [TickerEntry(symbol: symbol, metadata: name.map { ["name": $0] } ?? [:])], rowTickers: nil,
-                       dates: Column(days), schema: [ColumnDescriptor(name: "Close", type: .float64)],
-                       columns: [AnyColumn(Column<Double>(closes))])
+        try QuoteTable(
+            sortingRows: [TickerEntry(symbol: symbol, metadata: name.map { ["name": $0] } ?? [:])], rowTickers: nil,
+            dates: Column(days), schema: [ColumnDescriptor(name: "Close", type: .float64)],
+            columns: [AnyColumn(Column<Double>(closes))])
     }
 
     @Test func identifiersAreNormalized() {
@@ -84,9 +85,10 @@ import ColonnadeTestSupport
 
     @Test func upsertAddsMissingColumnsAsNullsAndPromotesTypes() throws {
         var t = try table("A", [1, 2], [1, 2])
-        let other = try QuoteTable(sortingRows: [TickerEntry(symbol: "B")], rowTickers: nil, dates: Column([1]),
-                                   schema: [ColumnDescriptor(name: "Volume", type: .int64), ColumnDescriptor(name: "Close", type: .float32)],
-                                   columns: [AnyColumn(Column<Int64>([7])), AnyColumn(Column<Float>([2.5]))])
+        let other = try QuoteTable(
+            sortingRows: [TickerEntry(symbol: "B")], rowTickers: nil, dates: Column([1]),
+            schema: [ColumnDescriptor(name: "Volume", type: .int64), ColumnDescriptor(name: "Close", type: .float32)],
+            columns: [AnyColumn(Column<Int64>([7])), AnyColumn(Column<Float>([2.5]))])
         t.upsert(other)
         #expect(t.schema.map(\.identifier) == ["close", "volume"])
         #expect(t.column(named: "close") == .float64(Column<Double>([1, 2, 2.5])))
@@ -111,12 +113,16 @@ import ColonnadeTestSupport
         let b = QuoteGenerator(tickers: 7, days: 600, seed: 9).makeTable()
         #expect(a == b)
         #expect(a != QuoteGenerator(tickers: 7, days: 600, seed: 10).makeTable())
-        #expect(a.schema.map(\.identifier) == ["open", "high", "low", "close", "volume", "ex_dividend", "split_ratio",
-                                               "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume"])
+        #expect(
+            a.schema.map(\.identifier) == [
+                "open", "high", "low", "close", "volume", "ex_dividend", "split_ratio",
+                "adj_open", "adj_high", "adj_low", "adj_close", "adj_volume",
+            ])
         #expect(a.metadata["source"] == "synthetic sample")
         let c = { (n: String) in a.column(named: n)! }
         for r in 0 ..< a.rowCount {
-            let o = c("open").doubleValue(at: r)!, h = c("high").doubleValue(at: r)!, l = c("low").doubleValue(at: r)!, cl = c("close").doubleValue(at: r)!
+            let o = c("open").doubleValue(at: r)!, h = c("high").doubleValue(at: r)!, l = c("low").doubleValue(at: r)!,
+                cl = c("close").doubleValue(at: r)!
             #expect(l <= o && o <= h && l <= cl && cl <= h && l > 0, "row \(r)")
             let v = c("volume").doubleValue(at: r)!
             #expect(v == v.rounded() && v > 0)

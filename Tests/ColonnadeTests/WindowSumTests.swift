@@ -15,7 +15,8 @@ import ColonnadeTestSupport
         let pool: [Double?] = [.nan, .infinity, -.infinity, nil]
         for (t, length) in lengths.enumerated() {
             for d in 0 ..< length {
-                rowTickers.append(Int32(t)); dates.append(Int32(10_000 + d))
+                rowTickers.append(Int32(t))
+                dates.append(Int32(10_000 + d))
                 if specials && rng.chance(150) {
                     values.append(pool[rng.below(pool.count)])
                 } else {
@@ -23,10 +24,11 @@ import ColonnadeTestSupport
                 }
             }
         }
-        var table = try QuoteTable(sortingRows: lengths.indices.map { TickerEntry(symbol: "T\($0)") },
-                                   rowTickers: rowTickers, dates: Column<Int32>(dates),
-                                   schema: [ColumnDescriptor(name: "x", type: .float64)],
-                                   columns: [AnyColumn(Column<Double>(values))])
+        var table = try QuoteTable(
+            sortingRows: lengths.indices.map { TickerEntry(symbol: "T\($0)") },
+            rowTickers: rowTickers, dates: Column<Int32>(dates),
+            schema: [ColumnDescriptor(name: "x", type: .float64)],
+            columns: [AnyColumn(Column<Double>(values))])
         table.computeSummaries()
         return table
     }
@@ -42,8 +44,15 @@ import ColonnadeTestSupport
                 let q = start + n - 1 + ((r - start - (n - 1)) / n) * n  // the restart row at or before r
                 var sum = 0.0, nan = 0, positive = 0, negative = 0
                 func add(_ v: Double, _ sign: Int) {
-                    if v.isFinite { sum = sign > 0 ? sum + v : sum - v }
-                    else if v.isNaN { nan += sign } else if v > 0 { positive += sign } else { negative += sign }
+                    if v.isFinite {
+                        sum = sign > 0 ? sum + v : sum - v
+                    } else if v.isNaN {
+                        nan += sign
+                    } else if v > 0 {
+                        positive += sign
+                    } else {
+                        negative += sign
+                    }
                 }
                 for k in q - n + 1 ... q { add(x(k), 1) }
                 var i = q

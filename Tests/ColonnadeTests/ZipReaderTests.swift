@@ -5,8 +5,10 @@ import Testing
 
 @Suite("Zip archives")
 struct ZipReaderTests {
-    static let zipNames = ["WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
-                           "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip"]
+    static let zipNames = [
+        "WIKI-PRICES.export.zip", "WIKI-PRICES.2014.infozip-9.zip",
+        "WIKI-PRICES.2014.stored.zip", "WIKI-PRICES.2014.zip64.zip",
+    ]
 
     static func path(_ name: String) -> String { Fixtures.exportDirectory.appendingPathComponent(name).path }
     static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
@@ -233,16 +235,29 @@ struct ZipReaderTests {
     }
 
     @Test func notAZipTruncatedAndMalformedStructuresAreNamed() throws {
-        Self.expectZipError(Array("date,close\n".utf8)) { if case .notAZip = $0 { return true }; return false }
-        Self.expectZipError([]) { if case .notAZip = $0 { return true }; return false }
+        Self.expectZipError(Array("date,close\n".utf8)) {
+            if case .notAZip = $0 { return true }
+            return false
+        }
+        Self.expectZipError([]) {
+            if case .notAZip = $0 { return true }
+            return false
+        }
         let whole = try Self.bytes("WIKI-PRICES.2014.infozip-9.zip")
         // Cut before the end record: not found.
-        Self.expectZipError(Array(whole[..<(whole.count - 10)])) { if case .notAZip = $0 { return true }; return false }
+        Self.expectZipError(Array(whole[..<(whole.count - 10)])) {
+            if case .notAZip = $0 { return true }
+            return false
+        }
         // Central directory offset pointing past its end record.
         var moved = whole
         let end = whole.count - 22
-        moved[end + 16] = 0xFF; moved[end + 17] = 0xFF
-        Self.expectZipError(moved) { if case .malformed = $0 { return true }; return false }
+        moved[end + 16] = 0xFF
+        moved[end + 17] = 0xFF
+        Self.expectZipError(moved) {
+            if case .malformed = $0 { return true }
+            return false
+        }
         // Local header signature damaged.
         var local = whole
         local[0] = 0
@@ -316,7 +331,10 @@ struct ZipReaderTests {
                 let archive = try ZipArchive(bytes: bytes, name: "bomb.zip")
                 Issue.record("opened with \(archive.members.count) members")
             } catch {
-                guard case let .malformed(archive, member, offset, detail) = error else { Issue.record("\(error)"); continue }
+                guard case let .malformed(archive, member, offset, detail) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(archive == "bomb.zip" && member == "WIKI_PRICES.csv" && offset == 0, "\(error)")
                 #expect(detail.contains("members of an archive may not overlap"), "\(detail)")
             }
@@ -360,9 +378,14 @@ struct ZipReaderTests {
             _ = try archive.extract(archive.members[0], limits: limits)
             Issue.record("extracted past the archive's total")
         } catch {
-            guard case let .tooLarge(name, member, size, _, limit) = error else { Issue.record("\(error)"); return }
+            guard case let .tooLarge(name, member, size, _, limit) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(name == "three.zip" && member == "(all 3 members)" && size == 3_000 && limit == 2_500)
         }
-        #expect(try archive.extract(archive.members[0], limits: ZipLimits(maximumRatio: 1, ratioFloor: 0, maximumTotalSize: 3_000)).count == 1_000)
+        #expect(
+            try archive.extract(archive.members[0], limits: ZipLimits(maximumRatio: 1, ratioFloor: 0, maximumTotalSize: 3_000)).count
+                == 1_000)
     }
 }

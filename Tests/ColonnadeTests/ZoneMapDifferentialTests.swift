@@ -35,7 +35,9 @@ import ColonnadeTestSupport
         switch rng.below(6) {
         case 0: return .range(column: name, bounds: .closed(lo, hi))
         case 1: return .range(column: name, bounds: .open(lo, hi))
-        case 2: return .range(column: name, bounds: RangeBounds(lower: lo, lowerInclusive: rng.chance(2), upper: hi, upperInclusive: rng.chance(2)))
+        case 2:
+            return .range(
+                column: name, bounds: RangeBounds(lower: lo, lowerInclusive: rng.chance(2), upper: hi, upperInclusive: rng.chance(2)))
         case 3: return .range(column: name, bounds: rng.chance(2) ? .atLeast(lo) : .greater(than: lo))
         case 4: return .range(column: name, bounds: rng.chance(2) ? .atMost(hi) : .less(than: hi))
         default: return .range(column: name, bounds: .equal(to: rng.chance(2) ? lo : hi))
@@ -77,7 +79,9 @@ import ColonnadeTestSupport
             for options in zoneMapsOn {
                 let got = try table.select(p, options: options).rows()
                 if got != expected {
-                    Issue.record("seed \(seed) threads \(options.effectiveThreads) chunk \(options.rowsPerChunk): \(p): got \(got.count) rows, expected \(expected.count)")
+                    Issue.record(
+                        "seed \(seed) threads \(options.effectiveThreads) chunk \(options.rowsPerChunk): \(p): got \(got.count) rows, expected \(expected.count)"
+                    )
                     return
                 }
             }
@@ -103,9 +107,11 @@ import ColonnadeTestSupport
             for block in 0 ..< BlockSummaries<Double>.blockCount(forRows: table.rowCount) {
                 let e = Self.edges(table.columns[c], block: block)
                 let (mn, mx) = (e[0], e[1])
-                for bounds in [RangeBounds.closed(mn, mx), .open(mn, mx), .halfOpen(mn, mx),
-                               RangeBounds(lower: mn, lowerInclusive: false, upper: mx, upperInclusive: true),
-                               .atLeast(mx), .greater(than: mx), .atMost(mn), .less(than: mn), .equal(to: mn)] {
+                for bounds in [
+                    RangeBounds.closed(mn, mx), .open(mn, mx), .halfOpen(mn, mx),
+                    RangeBounds(lower: mn, lowerInclusive: false, upper: mx, upperInclusive: true),
+                    .atLeast(mx), .greater(than: mx), .atMost(mn), .less(than: mn), .equal(to: mn),
+                ] {
                     let p = RowPredicate.range(column: name, bounds: bounds)
                     let got = try table.select(p, options: options).rows(), expected = reference.rows(p)
                     if got != expected {

@@ -18,7 +18,10 @@ import Testing
 
     /// The error decoding `bytes` throws, or nil when it decodes.
     static func error(_ bytes: [UInt8], maximum: Int = 1 << 30, expected: Int? = nil) -> ZstdError? {
-        do { _ = try decode(bytes, maximum: maximum, expected: expected); return nil } catch { return error }
+        do {
+            _ = try decode(bytes, maximum: maximum, expected: expected)
+            return nil
+        } catch { return error }
     }
 
     static func fixture(_ name: String) throws -> [UInt8] {
@@ -54,20 +57,22 @@ import Testing
             return state >> 33
         }
         switch kind {
-        case "random": // compressible: a small alphabet, skewed
+        case "random":  // compressible: a small alphabet, skewed
             return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next() % 16 &* next() % 7) }
         case "incompressible":
             return (0 ..< size).map { _ in UInt8(truncatingIfNeeded: next()) }
         case "repetitive":
             let unit = Array("0123456789abcdef-quotes-".utf8)
             return (0 ..< size).map { unit[($0 / 3 + $0 % 5) % unit.count] }
-        default: // csv
+        default:  // csv
             var text = [UInt8]()
             text.reserveCapacity(size + 64)
             var price = 10_000 as UInt64
             while text.count < size {
                 price = price &+ next() % 201 &- 100
-                text += Array("2014-\(next() % 12 + 10)-\(next() % 18 + 10),\(["AAPL", "MSFT", "IBM"][Int(next() % 3)]),\(price / 100).\(price % 100),\(next() % 100_000)\n".utf8)
+                text += Array(
+                    "2014-\(next() % 12 + 10)-\(next() % 18 + 10),\(["AAPL", "MSFT", "IBM"][Int(next() % 3)]),\(price / 100).\(price % 100),\(next() % 100_000)\n"
+                        .utf8)
             }
             return Array(text.prefix(size))
         }
@@ -79,7 +84,7 @@ import Testing
         if let contentSize {
             bytes += [0x20 | (checksum ? 4 : 0), UInt8(contentSize)]
         } else {
-            bytes += [checksum ? 4 : 0, 0x00] // window descriptor: 1 KiB
+            bytes += [checksum ? 4 : 0, 0x00]  // window descriptor: 1 KiB
         }
         for block in blocks { bytes += block }
         return bytes
@@ -156,7 +161,7 @@ import Testing
                 for arguments in [["-1"], ["-3", "--no-check", "--no-content-size"]] {
                     let frame = try Self.compress(data, arguments)
                     let decoded = try Self.decode(frame, expected: arguments.contains("--no-content-size") ? nil : size)
-                    let same = decoded == data // not in #expect: it would print megabytes on a failure
+                    let same = decoded == data  // not in #expect: it would print megabytes on a failure
                     #expect(same, "\(kind) \(size) bytes, zstd \(arguments): \(decoded.count) bytes decoded")
                 }
             }
@@ -180,6 +185,62 @@ import Testing
         }
     }
 
+    /// Little-endian doubles as a Parquet page of quotes holds them (prices of two decimals on a
+    /// random walk, whole volumes, runs of 0.0 and 1.0): matches 8, 16, 24 … bytes back and
+    /// Huffman literals; and runs repeating a pattern of every period 1–15 (matches of every
+    /// short offset), between random bytes.
+    static func columnLikeInputs(size: Int) -> [String: [UInt8]] {
+        var state: UInt64 = 0x853C_49E6_748F_EA9B
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        var doubles = [UInt8]()
+        doubles.reserveCapacity(size + 8)
+        var cents: Int64 = 19_547
+        while doubles.count < size {
+            cents = max(1, cents + Int64(next() % 41) - 20)
+            let value: Double =
+                switch next() % 4 {
+                case 0: Double(cents) / 100
+                case 1: Double(next() % 400_000)
+                case 2: 0
+                default: next() % 8 == 0 ? Double(cents) / 100 : 1
+                }
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { doubles += $0 }
+        }
+        var periods = [UInt8]()
+        periods.reserveCapacity(size + 200)
+        while periods.count < size {
+            let period = Int(next() % 15) + 1
+            let pattern = (0 ..< period).map { _ in UInt8(truncatingIfNeeded: next()) }
+            let length = Int(next() % 120) + 3
+            for i in 0 ..< length { periods.append(pattern[i % period]) }
+            for _ in 0 ..< Int(next() % 9) { periods.append(UInt8(truncatingIfNeeded: next())) }
+        }
+        return ["doubles": Array(doubles.prefix(size)), "periods": Array(periods.prefix(size))]
+    }
+
+    @Test(.enabled(if: zstdTool != nil, "the zstd tool is not installed"))
+    func columnsOfDoublesAndShortPeriodsRoundTripThroughTheZstdTool() throws {
+        for size in [1000, 128 * 1024 + 3, 1_500_000] {
+            for (kind, data) in Self.columnLikeInputs(size: size).sorted(by: { $0.key < $1.key }) {
+                for arguments in [["-1"], ["-3"], ["-19"], ["--fast=5"]] {
+                    let frame = try Self.compress(data, arguments)
+                    let same = try Self.decode(frame, expected: size) == data
+                    #expect(same, "\(kind) \(size) bytes, zstd \(arguments)")
+                    // Into a buffer of exactly the content's size (no slack past it).
+                    var buffer = [UInt8](repeating: 0xAA, count: size)
+                    let written = try frame.withUnsafeBytes { input in
+                        try buffer.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) }
+                    }
+                    let exact = written == size && buffer == data
+                    #expect(exact, "\(kind) \(size) bytes into a buffer of its size, zstd \(arguments)")
+                }
+            }
+        }
+    }
+
     // MARK: Hand-made frames
 
     @Test func aRawBlockAndAnRLEBlockDecode() throws {
@@ -187,10 +248,12 @@ import Testing
         #expect(try Self.decode(raw) == [1, 2, 3])
         let rle = Self.frame(contentSize: 200, blocks: [Self.blockHeader(last: true, type: 1, size: 200) + [7]])
         #expect(try Self.decode(rle) == [UInt8](repeating: 7, count: 200))
-        let both = Self.frame(contentSize: nil, blocks: [
-            Self.blockHeader(last: false, type: 1, size: 5) + [9],
-            Self.blockHeader(last: true, type: 0, size: 2) + [4, 5],
-        ])
+        let both = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 1, size: 5) + [9],
+                Self.blockHeader(last: true, type: 0, size: 2) + [4, 5],
+            ])
         #expect(try Self.decode(both) == [9, 9, 9, 9, 9, 4, 5])
     }
 
@@ -204,22 +267,29 @@ import Testing
         let block1: [UInt8] = [0x20] + Array("abcd".utf8) + [0x01, 0x54, 0x04, 0x02, 0x00, 0x07]
         let block2: [UInt8] = [0x10] + Array("xy".utf8) + [0x01, 0x54, 0x02, 0x00, 0x01, 0x01]
         let block3: [UInt8] = [0x10] + Array("zw".utf8) + [0x01, 0xFC, 0x01]
-        let frame = Self.frame(contentSize: nil, blocks: [
-            Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
-            Self.blockHeader(last: false, type: 2, size: block2.count) + block2,
-            Self.blockHeader(last: true, type: 2, size: block3.count) + block3,
-        ])
+        let frame = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
+                Self.blockHeader(last: false, type: 2, size: block2.count) + block2,
+                Self.blockHeader(last: true, type: 2, size: block3.count) + block3,
+            ])
         #expect(try Self.decode(frame) == Array("abcdabcxybcxyzwxyzw".utf8))
         // A raw block between them changes neither the offsets nor the tables.
-        let withRaw = Self.frame(contentSize: nil, blocks: [
-            Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
-            Self.blockHeader(last: false, type: 0, size: 4) + Array("1234".utf8),
-            Self.blockHeader(last: true, type: 2, size: block2.count) + block2,
-        ])
+        let withRaw = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 2, size: block1.count) + block1,
+                Self.blockHeader(last: false, type: 0, size: 4) + Array("1234".utf8),
+                Self.blockHeader(last: true, type: 2, size: block2.count) + block2,
+            ])
         #expect(try Self.decode(withRaw) == Array("abcdabc1234xy34xy".utf8))
         // Repeat mode in a frame's first compressed block has nothing to repeat.
         let first = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: block3.count) + block3])
-        guard case .malformed(_, let detail)? = Self.error(first) else { Issue.record("repeat mode accepted"); return }
+        guard case .malformed(_, let detail)? = Self.error(first) else {
+            Issue.record("repeat mode accepted")
+            return
+        }
         #expect(detail.contains("repeat mode"))
     }
 
@@ -250,13 +320,17 @@ import Testing
         var frame = Self.helloFrame
         frame[frame.count - 2] ^= 0x10
         guard case .checksumMismatch(let offset, _, _)? = Self.error(frame) else {
-            Issue.record("no checksum mismatch"); return
+            Issue.record("no checksum mismatch")
+            return
         }
         #expect(offset == frame.count - 4)
         // A bit flipped in a raw literal changes the content, not the structure.
         var literal = Self.helloFrame
         literal[12] ^= 0x01
-        guard case .checksumMismatch? = Self.error(literal) else { Issue.record("no checksum mismatch"); return }
+        guard case .checksumMismatch? = Self.error(literal) else {
+            Issue.record("no checksum mismatch")
+            return
+        }
     }
 
     @Test func everyTruncationOfASmallFrameIsAnError() throws {
@@ -301,24 +375,35 @@ import Testing
     }
 
     @Test func outputPastTheMaximumIsRefusedBeforeItIsWritten() throws {
-        let zeros = try Self.fixture("zeros-300000.zst") // no content size in its header
+        let zeros = try Self.fixture("zeros-300000.zst")  // no content size in its header
         #expect(try Self.decode(zeros, maximum: 300_000).count == 300_000)
-        guard case .tooLarge(_, 299_999)? = Self.error(zeros, maximum: 299_999) else { Issue.record("not refused"); return }
-        guard case .tooLarge(_, 1000)? = Self.error(zeros, expected: 1000) else { Issue.record("not refused"); return }
+        guard case .tooLarge(_, 299_999)? = Self.error(zeros, maximum: 299_999) else {
+            Issue.record("not refused")
+            return
+        }
+        guard case .tooLarge(_, 1000)? = Self.error(zeros, expected: 1000) else {
+            Issue.record("not refused")
+            return
+        }
         #expect(Self.error(zeros, expected: 300_001) == .sizeMismatch(expected: 300_001, actual: 300_000))
         // A frame that declares its size is refused at its header.
         let quotes = try Self.fixture("quotes.19.zst")
         #expect(Self.error(quotes, maximum: 1000) == .tooLarge(offset: 0, limit: 1000))
         #expect(Self.error(quotes, expected: 1000) == .tooLarge(offset: 0, limit: 1000))
         // Without a declared size: refused at the block that passes the limit (the second, at 10).
-        let blocks = Self.frame(contentSize: nil, blocks: [
-            Self.blockHeader(last: false, type: 1, size: 1000) + [1],
-            Self.blockHeader(last: true, type: 1, size: 1000) + [2],
-        ])
+        let blocks = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 1, size: 1000) + [1],
+                Self.blockHeader(last: true, type: 1, size: 1000) + [2],
+            ])
         #expect(Self.error(blocks, maximum: 1500) == .tooLarge(offset: 10, limit: 1500))
         #expect(try Self.decode(blocks, maximum: 2000).count == 2000)
         let compressed = try Self.fixture("quotes.1-nocheck-nosize.zst")
-        guard case .tooLarge? = Self.error(compressed, maximum: 100_000) else { Issue.record("not refused"); return }
+        guard case .tooLarge? = Self.error(compressed, maximum: 100_000) else {
+            Issue.record("not refused")
+            return
+        }
     }
 
     @Test func aDeclaredContentSizeMustMatch() throws {
@@ -326,29 +411,42 @@ import Testing
         #expect(Self.error(short) == .contentSizeMismatch(offset: 0, declared: 5, actual: 3))
         let exact = Self.frame(contentSize: 2, blocks: [Self.blockHeader(last: true, type: 0, size: 2) + [1, 2]])
         #expect(try Self.decode(exact) == [1, 2])
-        let over = Self.frame(contentSize: 2, blocks: [
-            Self.blockHeader(last: false, type: 0, size: 2) + [1, 2], Self.blockHeader(last: true, type: 1, size: 2) + [3],
-        ])
+        let over = Self.frame(
+            contentSize: 2,
+            blocks: [
+                Self.blockHeader(last: false, type: 0, size: 2) + [1, 2], Self.blockHeader(last: true, type: 1, size: 2) + [3],
+            ])
         #expect(Self.error(over) == .contentSizeMismatch(offset: 0, declared: 2, actual: 4))
     }
 
     @Test func malformedHeadersAndBlocksAreRefusedWithTheirOffset() throws {
         #expect(Self.error([]) == .truncated(offset: 0, needed: 4))
-        #expect(Self.error([1, 2, 3, 4, 5]) == .malformed(offset: 0, detail: "not a Zstandard frame (magic number 0x4030201, expected 0xfd2fb528)"))
+        #expect(
+            Self.error([1, 2, 3, 4, 5])
+                == .malformed(offset: 0, detail: "not a Zstandard frame (magic number 0x4030201, expected 0xfd2fb528)"))
         let reserved: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x08, 0x00] + Self.blockHeader(last: true, type: 0, size: 0)
         #expect(Self.error(reserved) == .malformed(offset: 4, detail: "a frame header with the reserved bit set"))
         let type3 = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 3, size: 0)])
         #expect(Self.error(type3) == .malformed(offset: 6, detail: "a block of reserved type 3"))
         // A 1 KiB window allows blocks of at most 1 KiB.
         let big = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 1, size: 1025) + [0]])
-        guard case .malformed(6, _)? = Self.error(big) else { Issue.record("a block past the window accepted"); return }
+        guard case .malformed(6, _)? = Self.error(big) else {
+            Issue.record("a block past the window accepted")
+            return
+        }
         // Treeless literals with no table before them.
         let treeless = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: 4) + [0x03, 0x00, 0x00, 0x00]])
-        guard case .malformed(_, let detail)? = Self.error(treeless) else { Issue.record("treeless accepted"); return }
+        guard case .malformed(_, let detail)? = Self.error(treeless) else {
+            Issue.record("treeless accepted")
+            return
+        }
         #expect(detail.contains("treeless"))
         // Repeat mode with no table before it.
         let repeatMode = Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 2, size: 4) + [0x00, 0x01, 0xFC, 0x81]])
-        guard case .malformed(_, let repeatDetail)? = Self.error(repeatMode) else { Issue.record("repeat accepted"); return }
+        guard case .malformed(_, let repeatDetail)? = Self.error(repeatMode) else {
+            Issue.record("repeat accepted")
+            return
+        }
         #expect(repeatDetail.contains("repeat mode"))
     }
 

@@ -40,9 +40,10 @@ import Testing
             tickers.append(TickerEntry(symbol: s, firstRow: dates.count, rowCount: 2))
             dates += [16_000, 16_001]
         }
-        let table = try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)],
-                                   columns: [.float64(Column<Double>(dates.indices.map { Double($0) }))],
-                                   dates: Column(dates), tickers: tickers)
+        let table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close", type: .float64)],
+            columns: [.float64(Column<Double>(dates.indices.map { Double($0) }))],
+            dates: Column(dates), tickers: tickers)
         let dir = NSTemporaryDirectory() + "/colonnade-quotes-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }

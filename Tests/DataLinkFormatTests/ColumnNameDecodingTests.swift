@@ -9,15 +9,18 @@ import Testing
 /// `QuoteTable.maximumColumnCount` before any row is decoded, and merge by name below it.
 @Suite struct ColumnNameDecodingTests {
     @Test(arguments: [
-        ("Day,Date,Close\n2014-01-02,5,10\n", "Date"),          // the issue's reproduction
-        ("Date,date,Close\n2014-01-02,5,10\n", "date"),         // the date column's own name, other case
+        ("Day,Date,Close\n2014-01-02,5,10\n", "Date"),  // the issue's reproduction
+        ("Date,date,Close\n2014-01-02,5,10\n", "date"),  // the date column's own name, other case
         ("ticker,date,Close,Ticker\nA,2014-01-02,5,10\n", "Ticker"),  // a second ticker column
         ("Trade Day,Trade-Day,Close\n2014-01-02,5,10\n", "Trade-Day"),  // the date column's identifier
-        ("Date,%%%,Close\n2014-01-02,5,10\n", "%%%"),           // no letter or digit: empty identifier
+        ("Date,%%%,Close\n2014-01-02,5,10\n", "%%%"),  // no letter or digit: empty identifier
     ])
     func csvValueColumnNamedLikeAKeyIsRefusedNamingIt(text: String, column: String) {
         let error = Decode.error(text, source: "x.csv")
-        guard case let .unusableColumnName(source, name, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case let .unusableColumnName(source, name, _)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(source == "x.csv" && name == column)
         #expect(error!.description.contains("'\(column)'"))
     }
@@ -25,13 +28,16 @@ import Testing
     @Test func jsonDatasetAndDatatableRefuseValueColumnsNamedLikeKeys() {
         let dataset = #"{"dataset_data":{"column_names":["Day","Date","Close"],"data":[["2014-01-02",5,10]]}}"#
         guard case let .unusableColumnName(_, name, reason)? = Decode.error(dataset) else {
-            Issue.record("\(String(describing: Decode.error(dataset)))"); return
+            Issue.record("\(String(describing: Decode.error(dataset)))")
+            return
         }
         #expect(name == "Date" && reason.contains("reserved"))
-        let datatable = #"{"datatable":{"data":[["A","2014-01-02",5]],"columns":[{"name":"ticker","type":"String"},"#
+        let datatable =
+            #"{"datatable":{"data":[["A","2014-01-02",5]],"columns":[{"name":"ticker","type":"String"},"#
             + #"{"name":"date","type":"Date"},{"name":"Ticker ","type":"double"}]}}"#
         guard case let .unusableColumnName(_, name2, _)? = Decode.error(datatable, ticker: nil) else {
-            Issue.record("\(String(describing: Decode.error(datatable, ticker: nil)))"); return
+            Issue.record("\(String(describing: Decode.error(datatable, ticker: nil)))")
+            return
         }
         #expect(name2 == "Ticker ")
     }
@@ -86,7 +92,10 @@ import Testing
         #expect(merged.schema.map(\.identifier) == decoded.schema.map(\.identifier))
         let b = try #require(merged.ticker("B"))
         for c in [0, 1, 999, limit - 1] {
-            guard case let .float64(col) = merged.columns[c] else { Issue.record("type"); continue }
+            guard case let .float64(col) = merged.columns[c] else {
+                Issue.record("type")
+                continue
+            }
             #expect(col[b.firstRow] == Double(c), "column c\(c)")
             #expect(col[0] == Double((c * 7) % 1000))
         }

@@ -67,6 +67,9 @@ struct DecodingMutationTests {
 
     @Test func deepNestingIsAnErrorNotAStackOverflow() {
         let text = #"{"junk":"# + String(repeating: "[", count: 100_000) + "}"
-        guard case .malformed? = Decode.error(text) else { Issue.record("\(String(describing: Decode.error(text)))"); return }
+        guard case .malformed? = Decode.error(text) else {
+            Issue.record("\(String(describing: Decode.error(text)))")
+            return
+        }
     }
 }

@@ -27,12 +27,15 @@ struct DecodingNumberTests {
     }
 
     @Test func jsonNumbersEqualDoubleFromString() throws {
-        let text = #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + rows { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
+        let text =
+            #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + rows { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
         expectValues(try Decode.text(text).table, Self.tokens)
     }
 
     @Test func quotedJSONNumbersEqualDoubleFromString() throws {
-        let text = #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + rows { "[\"\($0)\", \"\($1)\"]" }.joined(separator: ",\n") + "]}}"
+        let text =
+            #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + rows { "[\"\($0)\", \"\($1)\"]" }.joined(separator: ",\n")
+            + "]}}"
         expectValues(try Decode.text(text).table, Self.tokens)
     }
 
@@ -47,7 +50,8 @@ struct DecodingNumberTests {
         for bad in ["true", "false", "{}", "[]", "\"abc\"", "\"\"", "1.2.3", "--1", "0x10", "NaN", "Infinity", "nul", "\"1\\u0030\""] {
             let text = #"{"dataset_data":{"column_names":["Date","Value"],"data":[["2000-01-03","# + bad + "]]}}"
             guard case .badNumber(let p, _)? = Decode.error(text) else {
-                Issue.record("\(bad): \(String(describing: Decode.error(text)))"); continue
+                Issue.record("\(bad): \(String(describing: Decode.error(text)))")
+                continue
             }
             #expect(p.byteOffset == text.utf8.count - 4 - bad.utf8.count, "\(bad)")
             #expect(p.row == 1 && p.columnName == "Value")
@@ -55,7 +59,8 @@ struct DecodingNumberTests {
     }
 
     @Test func datatableNumbersMayBeIntegersOrFloats() throws {
-        let text = #"{"datatable":{"data":[["BRK_A","2017-04-03",844,65.81,null,"1.5e3"]],"columns":[{"name":"ticker","type":"String"},{"name":"date","type":"Date"},{"name":"open","type":"BigDecimal(34,12)"},{"name":"close","type":"double"},{"name":"volume","type":"Integer"},{"name":"x","type":"integer"}]},"meta":{"next_cursor_id":"abc=="}}"#
+        let text =
+            #"{"datatable":{"data":[["BRK_A","2017-04-03",844,65.81,null,"1.5e3"]],"columns":[{"name":"ticker","type":"String"},{"name":"date","type":"Date"},{"name":"open","type":"BigDecimal(34,12)"},{"name":"close","type":"double"},{"name":"volume","type":"Integer"},{"name":"x","type":"integer"}]},"meta":{"next_cursor_id":"abc=="}}"#
         let response = try Decode.text(text, ticker: nil)
         #expect(response.nextCursorID == "abc==")
         let t = response.table
@@ -81,7 +86,9 @@ struct DecodingNumberTests {
         }
         let dates = (0 ..< tokens.count).map { Day(daysSinceEpoch: 10_957 + Int32($0)).description }
         let csv = "Date,Value\n" + zip(dates, tokens).map { "\($0),\($1)" }.joined(separator: "\n")
-        let json = #"{"dataset_data":{"column_names":["Date","Value"],"data":["# + zip(dates, tokens).map { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
+        let json =
+            #"{"dataset_data":{"column_names":["Date","Value"],"data":["#
+            + zip(dates, tokens).map { "[\"\($0)\",\($1)]" }.joined(separator: ",") + "]}}"
         for text in [csv, json] {
             let table = try Decode.text(text).table
             for (r, token) in tokens.enumerated() where table.columns[0].doubleValue(at: r)?.bitPattern != Double(token)!.bitPattern {

@@ -82,7 +82,8 @@ struct ExcerptRedactionTests {
     }
 
     @Test func redactingKeepsOrdinaryTextAndRedactsKeyLikeTokens() {
-        #expect(CredentialRedaction.redacting("expected a number, found 'abc' at 2014-01-02") == "expected a number, found 'abc' at 2014-01-02")
+        #expect(
+            CredentialRedaction.redacting("expected a number, found 'abc' at 2014-01-02") == "expected a number, found 'abc' at 2014-01-02")
         #expect(CredentialRedaction.redacting("key \(Self.key).") == "key <redacted>.")
         #expect(CredentialRedaction.redacting("?api_key=x&y=1") == "?api_key=<redacted>&y=1")
         #expect(CredentialRedaction.redacting("12345678901234567890") == "12345678901234567890", "digits only: a number")

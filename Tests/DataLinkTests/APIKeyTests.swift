@@ -102,11 +102,13 @@ import Testing
             let echoed = request.header("X-Api-Token") ?? "none"
             switch request.sequenceNumber {
             case 0:
-                return .json(quandlError("QEAx01", "We could not recognize your API key: '\(echoed)'."), status: 400,
-                             headers: ["X-Echo": echoed])
+                return .json(
+                    quandlError("QEAx01", "We could not recognize your API key: '\(echoed)'."), status: 400,
+                    headers: ["X-Echo": echoed])
             case 1:
-                return .respond(status: 200, headers: ["Content-Type": "text/html", "X-Echo": echoed],
-                                body: Data((String(repeating: "x", count: 150) + echoed + "<html>").utf8))
+                return .respond(
+                    status: 200, headers: ["Content-Type": "text/html", "X-Echo": echoed],
+                    body: Data((String(repeating: "x", count: 150) + echoed + "<html>").utf8))
             case 2:
                 return .json(#"{"meta":{"next_cursor_id":null},"echo":"\#(echoed)"}"#, headers: ["X-Echo": echoed])
             default:
@@ -158,7 +160,8 @@ import Testing
         try await LoopbackHTTPServer.run({ _ in .json(#"{"meta":{}}"#) }) { elsewhere in
             let target = elsewhere.baseURL.absoluteString + "/download/page.json"
             try await LoopbackHTTPServer.run({ request in
-                request.path.hasPrefix("/api/") ? .respond(status: 302, headers: ["Location": target], body: Data()) : .json(#"{"meta":{}}"#)
+                request.path.hasPrefix("/api/")
+                    ? .respond(status: 302, headers: ["Location": target], body: Data()) : .json(#"{"meta":{}}"#)
             }) { origin in
                 let client = DataLinkClient(configuration: testConfiguration(origin, key: fakeKey))
                 let response = try await client.tablePage("WIKI/PRICES", tickers: ["AAPL"])

@@ -44,10 +44,11 @@ import Testing
             let seen = try #require(server.requests.first)
             #expect(seen.path == "/api/v3/datasets/WIKI/AAPL/data.csv")
             #expect(seen.queryItems.map(\.name) == ["start_date", "end_date", "order", "column_index", "collapse", "transform", "limit"])
-            #expect(seen.queryDictionary == [
-                "start_date": "2014-01-01", "end_date": "2015-01-01", "order": "asc", "column_index": "4",
-                "collapse": "weekly", "transform": "rdiff", "limit": "300",
-            ])
+            #expect(
+                seen.queryDictionary == [
+                    "start_date": "2014-01-01", "end_date": "2015-01-01", "order": "asc", "column_index": "4",
+                    "collapse": "weekly", "transform": "rdiff", "limit": "300",
+                ])
             #expect(seen.header("Accept") == "text/csv")
             #expect(seen.header("X-Api-Token") == fakeKey)
             #expect(!seen.target.contains(fakeKey))
@@ -113,7 +114,8 @@ import Testing
         var configuration = DataLinkConfiguration(baseURL: URL(string: "http://127.0.0.1:8080/proxy/")!)
         configuration.apiKey = APIKey(fakeKey)
         let client = DataLinkClient(configuration: configuration)
-        let request = try client.datasetRequest(database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .json, options: DatasetOptions())
+        let request = try client.datasetRequest(
+            database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .json, options: DatasetOptions())
         #expect(request.url.absoluteString == "http://127.0.0.1:8080/proxy/api/v3/datasets/WIKI/AAPL/data.json?order=asc")
     }
 }

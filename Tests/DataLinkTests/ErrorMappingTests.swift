@@ -73,14 +73,15 @@ import Testing
                 let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1))
                 let error = await dataLinkError { try await client.tablePage("WIKI/PRICES", tickers: ["AAPL"]) }
                 let name = error.map { String(describing: $0).prefix { $0 != "(" } }.map(String.init)
-                let kind: String? = switch error {
-                case .clientError?: "clientError"
-                case .unauthorized?: "unauthorized"
-                case .forbidden?: "forbidden"
-                case .rateLimited?: "rateLimited"
-                case .serverError?: "serverError"
-                default: name
-                }
+                let kind: String? =
+                    switch error {
+                    case .clientError?: "clientError"
+                    case .unauthorized?: "unauthorized"
+                    case .forbidden?: "forbidden"
+                    case .rateLimited?: "rateLimited"
+                    case .serverError?: "serverError"
+                    default: name
+                    }
                 #expect(kind == expected, "HTTP \(status) \(code)")
                 #expect(error?.description.contains("table WIKI/PRICES (ticker AAPL)") == true)
                 #expect(error?.description.contains(code) == true)
@@ -116,8 +117,10 @@ import Testing
     }
 
     @Test func htmlInsteadOfJSONIsAnUnexpectedResponse() async throws {
-        let page = "<html>\n<head><title>Incapsula incident</title></head>\n<body>" + String(repeating: "blocked ", count: 100) + "</body></html>"
-        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(page.utf8)) }) { server in
+        let page =
+            "<html>\n<head><title>Incapsula incident</title></head>\n<body>" + String(repeating: "blocked ", count: 100) + "</body></html>"
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data(page.utf8)) }) {
+            server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
             guard case let .unexpectedResponse(target, 200, contentType, prefix)? = error else {
@@ -147,7 +150,8 @@ import Testing
 
     @Test func errorBodiesAreRecognized() {
         let redactor = Redactor(key: APIKey(fakeKey))
-        let json = DataLinkErrorBody.parse(Data(quandlError("QEAx01", "We could not recognize your API key: '\(fakeKey)'.").utf8), redactor: redactor)
+        let json = DataLinkErrorBody.parse(
+            Data(quandlError("QEAx01", "We could not recognize your API key: '\(fakeKey)'.").utf8), redactor: redactor)
         #expect(json == DataLinkErrorBody(code: "QEAx01", message: "We could not recognize your API key: '<redacted>'."))
         let csv = DataLinkErrorBody.parse(Data("code,message\r\nQECx02,\"Quoted, with comma\"\r\n".utf8), redactor: redactor)
         #expect(csv == DataLinkErrorBody(code: "QECx02", message: "Quoted, with comma"))
@@ -166,7 +170,8 @@ import Testing
             .forbidden(target, status: 403, nil, keySent: false), .rateLimited(target, retryAfter: .seconds(30), body),
             .notReady(target, retryAfter: nil, nil), .clientError(target, status: 400, body), .serverError(target, status: 503, body),
             .unexpectedResponse(target, status: 200, contentType: "text/html", bodyPrefix: "<html>"),
-            .responseTooLarge(target, limit: 10, declaredLength: 20), .responseTooLarge(target, limit: 10, declaredLength: nil, received: 30),
+            .responseTooLarge(target, limit: 10, declaredLength: 20),
+            .responseTooLarge(target, limit: 10, declaredLength: nil, received: 30),
             .malformedResponse(target, reason: "Content-Length '1e3' is not a number"), .tooManyPages(target, limit: 3),
             .emptyPageWithCursor(target, page: 2), .cancelled(target),
         ]
@@ -190,7 +195,8 @@ import Testing
                 .forbidden(target, status: 403, nil, keySent: true), .rateLimited(target, retryAfter: nil, body),
                 .notReady(target, retryAfter: nil, nil), .clientError(target, status: 400, body),
                 .serverError(target, status: 500, nil), .unexpectedResponse(target, status: 200, contentType: nil, bodyPrefix: "x"),
-                .responseTooLarge(target, limit: 1, declaredLength: nil), .responseTooLarge(target, limit: 1, declaredLength: nil, received: 2),
+                .responseTooLarge(target, limit: 1, declaredLength: nil),
+                .responseTooLarge(target, limit: 1, declaredLength: nil, received: 2),
                 .malformedResponse(target, reason: "x"), .tooManyPages(target, limit: 3), .emptyPageWithCursor(target, page: 2),
                 .cancelled(target),
             ]

@@ -32,12 +32,15 @@ import Testing
 
     @Test func theIntervalGrowsToItsCapAndRetryAfterIsHonoured() async throws {
         let path = try Self.scratchFile("polling.zip")
-        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: Self.zip) }) { files in
+        try await LoopbackHTTPServer.run({ _ in .respond(status: 200, headers: ["Content-Type": "application/zip"], body: Self.zip) }) {
+            files in
             try await LoopbackHTTPServer.run({ request in
                 switch request.sequenceNumber {
                 case 0 ..< 7: Self.status(request.sequenceNumber % 2 == 0 ? "creating" : "regenerating", link: nil)
-                case 7: .respond(status: 200, headers: ["Content-Type": "application/json", "Retry-After": "45"],
-                                 body: Data(#"{"datatable_bulk_download":{"file":{"link":null,"status":"creating"}}}"#.utf8))
+                case 7:
+                    .respond(
+                        status: 200, headers: ["Content-Type": "application/json", "Retry-After": "45"],
+                        body: Data(#"{"datatable_bulk_download":{"file":{"link":null,"status":"creating"}}}"#.utf8))
                 case 8: Self.status("creating", link: nil)
                 default: Self.status("fresh", link: files.baseURL.absoluteString + "/export/T.zip?X-Amz-Signature=0123456789abcdef")
                 }
@@ -46,12 +49,15 @@ import Testing
                 let client = DataLinkClient(configuration: testConfiguration(api, key: "k3y-for-polling-tests-0000", sleeper: sleeper))
                 let events = Events()
                 let polling = ExportPolling(firstInterval: .seconds(2), maximumInterval: .seconds(30), growth: 2)
-                let download = try await client.downloadTableExport("WIKI/PRICES", to: nil, to: path, polling: polling, events: { events.append($0) })
+                let download = try await client.downloadTableExport(
+                    "WIKI/PRICES", to: nil, to: path, polling: polling, events: { events.append($0) })
                 #expect(download.statusRequests == 10)
                 // 2, 4, 8, 16, then capped at 30; the 8th answer's Retry-After (45 s) is taken instead
                 // of the interval; after it the interval stays at its cap.
-                let expected: [Duration] = [.seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30),
-                                            .seconds(45), .seconds(30)]
+                let expected: [Duration] = [
+                    .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30),
+                    .seconds(45), .seconds(30),
+                ]
                 #expect(sleeper.delays == expected)
                 #expect(events.waits.map(\.1) == expected, "each wait announced before it starts")
                 #expect(events.waits.map(\.0).prefix(2) == ["creating", "regenerating"])

@@ -26,8 +26,10 @@ import Testing
     }
 
     @Test func otherBodiesAreNotStatuses() {
-        for text in ["", "{}", #"{"datatable":{"data":[]}}"#, "<html></html>", "code,message\nQECx02,nope\n",
-                     #"{"datatable_bulk_download":{"file":{"link":"ftp://x/y","status":"fresh"}}}"#] {
+        for text in [
+            "", "{}", #"{"datatable":{"data":[]}}"#, "<html></html>", "code,message\nQECx02,nope\n",
+            #"{"datatable_bulk_download":{"file":{"link":"ftp://x/y","status":"fresh"}}}"#,
+        ] {
             let status = ExportStatus.parse(Data(text.utf8))
             #expect(status == nil || status?.isFresh == false, "\(text)")
         }

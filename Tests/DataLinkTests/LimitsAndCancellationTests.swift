@@ -93,8 +93,9 @@ import Testing
                 // The real sleep, plus a flag that says the client is now in its backoff.
                 let backoffs = Mutex<[Duration]>([])
                 var configuration = testConfiguration(server, maxAttempts: 5)
-                configuration.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(86_400), maxDelay: .seconds(86_400),
-                                                        totalBudget: .seconds(10 * 86_400), jitter: 0)
+                configuration.retryPolicy = RetryPolicy(
+                    maxAttempts: 5, baseDelay: .seconds(86_400), maxDelay: .seconds(86_400),
+                    totalBudget: .seconds(10 * 86_400), jitter: 0)
                 configuration.requestDeadline = .seconds(10 * 86_400)
                 let sleptOut = Mutex(false)
                 configuration.sleep = { delay in
@@ -156,9 +157,10 @@ import Testing
             // The first `expected` answers wait until that many requests arrived, so when the
             // client may overlap them they do overlap, whatever the scheduling; every answer
             // then takes 0.1 s, long enough for an extra request to show if the bound leaked.
-            .respondAfterRequests(count: request.sequenceNumber < expected ? expected : 0, delay: 0.1,
-                                  status: 200, headers: ["Content-Type": "text/csv"],
-                                  body: Data("Date,Close\n\(request.path)\n".utf8))
+            .respondAfterRequests(
+                count: request.sequenceNumber < expected ? expected : 0, delay: 0.1,
+                status: 200, headers: ["Content-Type": "text/csv"],
+                body: Data("Date,Close\n\(request.path)\n".utf8))
         }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey, maxConcurrentRequests: limit))
             let tickers = ["AAPL", "MSFT", "ZEN", "KO", "FB", "GOOG", "AMZN"]

@@ -19,8 +19,10 @@ import Testing
             }
             #expect(length == expected, "\(String(describing: value))")
         }
-        let refused = ["", " ", "-1", "+1", "1e3", "0x10", "4 2", "42,", ",42", "42, 43", "12abc", "9223372036854775808",
-                       "18446744073709551616", "1000000000000000000000000000000", "١٢", "42\u{0}"]
+        let refused = [
+            "", " ", "-1", "+1", "1e3", "0x10", "4 2", "42,", ",42", "42, 43", "12abc", "9223372036854775808",
+            "18446744073709551616", "1000000000000000000000000000000", "١٢", "42\u{0}",
+        ]
         for value in refused {
             guard case .failure(let problem) = ContentLength.parse(value) else {
                 Issue.record("accepted '\(value)'")
@@ -34,27 +36,41 @@ import Testing
     /// another length than declared, before looking at the status.
     @Test func judgeRefusesLengthsThatDoNotMatchTheBody() throws {
         let client = DataLinkClient(configuration: DataLinkConfiguration(maximumResponseSize: 100))
-        let request = try client.datasetRequest(database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .csv, options: DatasetOptions())
+        let request = try client.datasetRequest(
+            database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .csv, options: DatasetOptions())
         let body = Data("Date,Close\n2014-01-02,1.5\n".utf8)
         func verdict(_ headers: [String: String], body: Data = body, status: Int = 200) -> Result<DataLinkResponse, DataLinkError> {
-            client.judge(TransferResult(status: status, headers: headers.merging(["content-type": "text/csv"]) { a, _ in a },
-                                        body: body, url: request.url), request: request, attempt: 1)
+            client.judge(
+                TransferResult(
+                    status: status, headers: headers.merging(["content-type": "text/csv"]) { a, _ in a },
+                    body: body, url: request.url), request: request, attempt: 1)
         }
-        guard case .success = verdict(["content-length": "\(body.count)"]) else { Issue.record("an honest length refused"); return }
-        guard case .success = verdict([:]) else { Issue.record("no length refused"); return }
+        guard case .success = verdict(["content-length": "\(body.count)"]) else {
+            Issue.record("an honest length refused")
+            return
+        }
+        guard case .success = verdict([:]) else {
+            Issue.record("no length refused")
+            return
+        }
         guard case .success = verdict(["content-length": "9", "content-encoding": "gzip"]) else {
-            Issue.record("a compressed body's length is of the encoded bytes"); return
+            Issue.record("a compressed body's length is of the encoded bytes")
+            return
         }
-        for (headers, status) in [(["content-length": "\(body.count + 1)"], 200), (["content-length": "3"], 404),
-                                  (["content-length": "18446744073709551616"], 200), (["content-length": "1, 2"], 500)] {
+        for (headers, status) in [
+            (["content-length": "\(body.count + 1)"], 200), (["content-length": "3"], 404),
+            (["content-length": "18446744073709551616"], 200), (["content-length": "1, 2"], 500),
+        ] {
             guard case .failure(.malformedResponse(_, let reason)) = verdict(headers, status: status) else {
                 Issue.record("accepted \(headers) with status \(status)")
                 continue
             }
             #expect(!reason.isEmpty)
         }
-        guard case .failure(.responseTooLarge(_, limit: 100, declaredLength: nil, received: 101)) = verdict([:], body: Data(count: 101)) else {
-            Issue.record("a body past the limit accepted"); return
+        guard case .failure(.responseTooLarge(_, limit: 100, declaredLength: nil, received: 101)) = verdict([:], body: Data(count: 101))
+        else {
+            Issue.record("a body past the limit accepted")
+            return
         }
     }
 
@@ -93,8 +109,9 @@ import Testing
         for _ in 0 ..< 2_000 {
             let from = Int32(truncatingIfNeeded: Int(rng.next() % 40_000)) - 20_000
             let to = from + Int32(rng.next() % 60) - 5
-            #expect(DataLinkClient.weekdays(from: Day(daysSinceEpoch: from), to: Day(daysSinceEpoch: to)) == reference(from, to),
-                    "\(from)…\(to)")
+            #expect(
+                DataLinkClient.weekdays(from: Day(daysSinceEpoch: from), to: Day(daysSinceEpoch: to)) == reference(from, to),
+                "\(from)…\(to)")
         }
         let monday = try #require(Day("2014-01-06")), friday = try #require(Day("2014-01-10"))
         #expect(DataLinkClient.pageLimit(tickers: 1, from: monday, to: friday, perPage: nil) == 3)  // ceil(5 / 10,000) + 2

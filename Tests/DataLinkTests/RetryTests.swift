@@ -174,8 +174,9 @@ import Testing
 
     @Test func connectionRefusedIsATransportFailure() async throws {
         let closed = try LoopbackClosedPort()
-        let client = DataLinkClient(configuration: DataLinkConfiguration(
-            baseURL: closed.baseURL, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
+        let client = DataLinkClient(
+            configuration: DataLinkConfiguration(
+                baseURL: closed.baseURL, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
         let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
         guard case .transport? = error else {
             Issue.record("expected transport, got \(String(describing: error))")

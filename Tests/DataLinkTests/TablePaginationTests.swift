@@ -9,13 +9,16 @@ import Testing
 @Suite struct TablePaginationTests {
     /// A scripted three-page answer keyed by `qopts.cursor_id`.
     static func page(_ request: LoopbackHTTPRequest) -> LoopbackHTTPAction {
-        let (rows, next): (String, String) = switch request.query("qopts.cursor_id") {
-        case nil: (#"[["AAPL","2014-01-02",79.38]]"#, #""cursor-2""#)
-        case "cursor-2"?: (#"[["AAPL","2014-01-03",77.28]]"#, #""cursor+3/=""#)
-        case "cursor+3/="?: (#"[["MSFT","2014-01-02",37.16]]"#, "null")
-        default: ("[]", "null")
-        }
-        return .json(#"{"datatable":{"data":\#(rows),"columns":[{"name":"ticker","type":"String"},{"name":"date","type":"Date"},{"name":"close","type":"BigDecimal(34,12)"}]},"meta":{"next_cursor_id":\#(next)}}"#)
+        let (rows, next): (String, String) =
+            switch request.query("qopts.cursor_id") {
+            case nil: (#"[["AAPL","2014-01-02",79.38]]"#, #""cursor-2""#)
+            case "cursor-2"?: (#"[["AAPL","2014-01-03",77.28]]"#, #""cursor+3/=""#)
+            case "cursor+3/="?: (#"[["MSFT","2014-01-02",37.16]]"#, "null")
+            default: ("[]", "null")
+            }
+        return .json(
+            #"{"datatable":{"data":\#(rows),"columns":[{"name":"ticker","type":"String"},{"name":"date","type":"Date"},{"name":"close","type":"BigDecimal(34,12)"}]},"meta":{"next_cursor_id":\#(next)}}"#
+        )
     }
 
     @Test func followsCursorsUntilNull() async throws {
@@ -60,8 +63,10 @@ import Testing
             let client = DataLinkClient(configuration: testConfiguration(server))
             var pages = 0
             let error = await dataLinkError {
-                try await client.tablePages("WIKI/PRICES", tickers: ["AAPL", "MSFT"], from: Day("2014-01-06"), to: Day("2014-01-17"),
-                                            perPage: 4) { page in
+                try await client.tablePages(
+                    "WIKI/PRICES", tickers: ["AAPL", "MSFT"], from: Day("2014-01-06"), to: Day("2014-01-17"),
+                    perPage: 4
+                ) { page in
                     pages += 1
                     return try DataLinkCursor.nextCursorID(inJSON: page.body)
                 }
@@ -114,7 +119,7 @@ import Testing
     }
 
     @Test func manyTickersAreBatchedUnderTheURLLimit() async throws {
-        let tickers = (0..<1_500).map { "T\($0)" } + ["BRK.B", "FDX&api_key=x"]
+        let tickers = (0 ..< 1_500).map { "T\($0)" } + ["BRK.B", "FDX&api_key=x"]
         try await LoopbackHTTPServer.run({ _ in .json(#"{"datatable":{"data":[]},"meta":{"next_cursor_id":null}}"#) }) { server in
             let client = DataLinkClient(configuration: testConfiguration(server))
             try await client.tablePages("WIKI/PRICES", tickers: tickers, from: Day("2014-01-01")) {

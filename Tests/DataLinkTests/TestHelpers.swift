@@ -51,8 +51,9 @@ func testConfiguration(
         apiKey: key.flatMap(APIKey.init),
         requestTimeout: timeout,
         requestDeadline: .seconds(3600),
-        retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100),
-                                 totalBudget: .seconds(3600), jitter: 0),
+        retryPolicy: RetryPolicy(
+            maxAttempts: maxAttempts, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100),
+            totalBudget: .seconds(3600), jitter: 0),
         maxConcurrentRequests: maxConcurrentRequests,
         maximumResponseSize: maximumResponseSize,
         log: log?.hook)
@@ -81,7 +82,6 @@ func dataLinkError<T>(
 func quandlError(_ code: String, _ message: String) -> String {
     #"{"quandl_error":{"code":"\#(code)","message":"\#(message)"}}"#
 }
-
 
 /// The DataLinkError a finished task failed with, if any.
 func failure<T, E: Error>(of result: Result<T, E>) -> DataLinkError? {

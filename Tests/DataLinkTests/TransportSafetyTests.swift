@@ -11,13 +11,18 @@ import Testing
 @Suite struct TransportSafetyTests {
     // MARK: Plain HTTP
 
-    @Test(arguments: ["http://example.invalid", "http://10.0.0.1:8080/mirror", "http://127.0.0.1.example.com",
-                      "http://localhost.evil.example", "http://0.0.0.0:9", "http://[fe80::1]", "HTTP://data.nasdaq.com"])
+    @Test(arguments: [
+        "http://example.invalid", "http://10.0.0.1:8080/mirror", "http://127.0.0.1.example.com",
+        "http://localhost.evil.example", "http://0.0.0.0:9", "http://[fe80::1]", "HTTP://data.nasdaq.com",
+    ])
     func theKeyIsNeverSentOverPlainHTTPToARemoteHost(base: String) async throws {
         let url = try #require(URL(string: base))
         let client = DataLinkClient(configuration: DataLinkConfiguration(baseURL: url, apiKey: APIKey(fakeKey)))
         let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
-        guard case let .insecureTransport(target, host)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case let .insecureTransport(target, host)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(target == .dataset(database: "WIKI", code: "AAPL"))
         #expect(host == url.host)
         #expect(error!.description.contains("plain HTTP") && !error!.description.contains(fakeKey))
@@ -66,10 +71,12 @@ import Testing
     @Test func scrubFindsEveryOccurrenceIncludingAdjacentAndAtTheEdges() {
         let redactor = Redactor(key: APIKey("abcabc"))
         let stars = "******"
-        for (input, expected) in [("abcabc", stars), ("xabcabcabcabcy", "x" + stars + stars + "y"),
-                                  ("abcabcabc", stars + "abc"), ("", ""),
-                                  ("xxxxabca", "xxxx****"), ("xxxxabc", "xxxxabc"), ("bcabcxx", "*****xx"), ("cabcx", "****x"),
-                                  ("abcab", "*****"), ("abcxx", "abcxx")] {
+        for (input, expected) in [
+            ("abcabc", stars), ("xabcabcabcabcy", "x" + stars + stars + "y"),
+            ("abcabcabc", stars + "abc"), ("", ""),
+            ("xxxxabca", "xxxx****"), ("xxxxabc", "xxxxabc"), ("bcabcxx", "*****xx"), ("cabcx", "****x"),
+            ("abcab", "*****"), ("abcxx", "abcxx"),
+        ] {
             #expect(String(decoding: redactor.scrub(Data(input.utf8)), as: UTF8.self) == expected, "\(input)")
         }
     }
@@ -126,8 +133,10 @@ import Testing
     func theIdleTimeoutFiresWhileTheConcurrencyPoolIsBlocked() async throws {
         try await onDedicatedThread {
             try await LoopbackHTTPServer.run({ _ in .hang }) { server in
-                let client = DataLinkClient(configuration: testConfiguration(server, key: fakeKey, maxAttempts: 1,
-                                                                             timeout: .milliseconds(300)))
+                let client = DataLinkClient(
+                    configuration: testConfiguration(
+                        server, key: fakeKey, maxAttempts: 1,
+                        timeout: .milliseconds(300)))
                 let request = Task(executorPreference: DedicatedThreadExecutor.shared) {
                     await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
                 }
@@ -140,7 +149,10 @@ import Testing
                 gate.release()
                 #expect(hungUp, "the timeout fired while the pool was blocked")
                 let error = await request.value
-                guard case .timedOut? = error else { Issue.record("expected timedOut, got \(String(describing: error))"); return }
+                guard case .timedOut? = error else {
+                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    return
+                }
             }
         }
     }
@@ -171,7 +183,7 @@ final class PoolBlocker: Sendable {
         #expect(redactor("sk-LIVE-0123456789 and sk-LIVE-01") == "<redacted> and <redacted>")
         #expect(redactor("sk-LIV is a prefix; sk-LI is too short") == "<redacted> is a prefix; sk-LI is too short")
         #expect(redactor("nothing here") == "nothing here")
-        #expect(redactor.oneLine("a\u{1B}]0;t\u{7}\u{9B}\u{202E}b") == "a\\u{1b}]0;t\\u{7}\\u{9b}\\u{202e}b")
+        #expect(redactor.oneLine("a\u{1B}]0;t\u{7}\u{9B}\u{202E}b") == "a\\u{1B}]0;t\\u{7}\\u{9B}\\u{202E}b")
         // A short key is only removed whole.
         #expect(Redactor(key: APIKey("abcd12"))("abcd1 abcd12") == "abcd1 <redacted>")
     }

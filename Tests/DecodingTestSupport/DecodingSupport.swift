@@ -69,7 +69,9 @@ public enum ReferenceReader {
             guard fields.count == header.count else { throw Failure(why: "width of \(line)") }
             var values: [String: Double?] = [:]
             for (i, name) in header.enumerated() where i != dateIndex && i != tickerIndex {
-                if fields[i].isEmpty { values[name] = .some(nil) } else {
+                if fields[i].isEmpty {
+                    values[name] = .some(nil)
+                } else {
                     guard let d = Double(fields[i]) else { throw Failure(why: "number \(fields[i])") }
                     values[name] = d
                 }
@@ -101,7 +103,8 @@ public enum ReferenceReader {
                 guard let column = columns[name] else { return "no column \(name)" }
                 let actual = column[r]
                 if actual?.bitPattern != expected?.bitPattern {
-                    return "\(row.ticker) \(Day(daysSinceEpoch: row.day).description) \(name): \(String(describing: actual)) vs \(String(describing: expected))"
+                    return
+                        "\(row.ticker) \(Day(daysSinceEpoch: row.day).description) \(name): \(String(describing: actual)) vs \(String(describing: expected))"
                 }
             }
         }
@@ -124,7 +127,10 @@ public enum Decode {
 
     /// The error decoding `text` throws, or nil when it decodes.
     public static func failure(_ text: String, ticker: String? = "T", source: String = "input") -> ResponseError? {
-        do { _ = try Self.text(text, ticker: ticker, source: source); return nil } catch { return error }
+        do {
+            _ = try Self.text(text, ticker: ticker, source: source)
+            return nil
+        } catch { return error }
     }
 
     /// The byte-level error decoding `text` throws (`ResponseError.decoding`), or nil when it
@@ -139,10 +145,14 @@ public enum Decode {
     public static func comparable(_ table: QuoteTable, keepTickerMetadata: Bool = false) -> QuoteTable {
         let schema = table.schema.map { ColumnDescriptor(name: $0.name, type: .float64) }
         let columns = table.columns.map { AnyColumn.float64($0.convertedToFloat64()) }
-        let tickers = table.tickers.map { TickerEntry(symbol: $0.symbol, metadata: keepTickerMetadata ? $0.metadata : [:],
-                                                      firstRow: $0.firstRow, rowCount: $0.rowCount) }
-        var out = try! QuoteTable(schema: schema, columns: columns, dates: table.dates, tickers: tickers,
-                                  dateColumnName: table.dateColumnName)
+        let tickers = table.tickers.map {
+            TickerEntry(
+                symbol: $0.symbol, metadata: keepTickerMetadata ? $0.metadata : [:],
+                firstRow: $0.firstRow, rowCount: $0.rowCount)
+        }
+        var out = try! QuoteTable(
+            schema: schema, columns: columns, dates: table.dates, tickers: tickers,
+            dateColumnName: table.dateColumnName)
         out.shrinkToFit()
         out.computeSummaries()
         return out

@@ -1,11 +1,34 @@
-// A helper for SnapshotCrashTests: saves snapshots to one path over and over until it is killed.
+// A child process for tests that need a writer stopped at a point the shipped `colonnade` has no
+// switch for (it reads no test-only environment variable; issue 29). Two uses:
 //
 //     SnapshotCrashWriter TARGET SOURCE_A SOURCE_B
 //
-// Loads the two source snapshots (memory-mapped, so start-up is instant), prints "ready" on stdout,
-// then saves A, B, A, B, … to TARGET with durable saves, printing "saved N" after the N-th. The
-// test kills it with SIGKILL at random moments and checks that TARGET is always a whole snapshot, A or B.
+// (SnapshotCrashTests) Loads the two source snapshots (memory-mapped, so start-up is instant),
+// prints "ready" on stdout, then saves A, B, A, B, … to TARGET with durable saves, printing
+// "saved N" after the N-th. The test kills it with SIGKILL at random moments and checks that TARGET
+// is always a whole snapshot, A or B.
+//
+//     SnapshotCrashWriter import-holding-lock SNAPSHOT FILE TICKER PREFIX
+//
+// (EndToEndWriteSafetyTests) `colonnade import FILE --ticker TICKER --snapshot SNAPSHOT` through
+// the same library call (`QuoteStore.import`), except that once the snapshot is locked and loaded
+// it creates PREFIX.held and waits until PREFIX.release exists: the real `colonnade` processes the
+// test starts meanwhile meet a writer that holds the lock.
+//
+//     SnapshotCrashWriter delta-append-killed-at STEP SNAPSHOT WHERE TABLE [year|month]
+//
+// (LakehouseCommandTests, Benchmarks/peers/lakehouse.py) `colonnade export --snapshot SNAPSHOT
+// --where WHERE --format delta --mode append -o TABLE [--partition-by …]` through the same
+// writer (`DeltaWriter`), which kills itself (SIGKILL) when its commit reaches STEP (`data`,
+// `temporary`, `linked`, `synced`): a crash at a known point of the commit.
+//
+//     SnapshotCrashWriter --store TARGET FIRST
+//
+// (SnapshotStoreCrashTests) Appends, compacts and collects garbage in the store at TARGET in a
+// loop until killed.
 import Colonnade
+import ColonnadeIngest
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,6 +68,43 @@ if arguments.count == 4, arguments[1] == "--store", let first = Int(arguments[3]
             }
             say("done \(next) appends\n", to: 1)
         }
+    } catch {
+        say("SnapshotCrashWriter: \(error)\n", to: 2)
+        exit(1)
+    }
+}
+if arguments.count == 6, arguments[1] == "import-holding-lock" {
+    let prefix = arguments[5]
+    var options = ImportOptions()
+    options.ticker = arguments[4]
+    options.whileLocked = {
+        _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
+        while !FileManager.default.fileExists(atPath: prefix + ".release") { usleep(5_000) }
+    }
+    do {
+        _ = try QuoteStore(at: arguments[2]).import([arguments[3]], options: options)
+        exit(0)
+    } catch {
+        say("SnapshotCrashWriter: \(error)\n", to: 2)
+        exit(1)
+    }
+}
+if arguments.count >= 6, arguments[1] == "delta-append-killed-at" {
+    let step = arguments[2]
+    do {
+        let table = try QuoteTable.load(from: arguments[3])
+        var writer = DeltaWriter(table: try table.subtable(table.select(where: arguments[4])))
+        if arguments.count > 6 {
+            guard let partitioning = ParquetWriter.Partitioning(rawValue: arguments[6]) else {
+                say("SnapshotCrashWriter: no partitioning '\(arguments[6])'\n", to: 2)
+                exit(2)
+            }
+            writer.partitioning = partitioning
+        }
+        writer.step = { if $0 == step { kill(getpid(), SIGKILL) } }
+        _ = try writer.write(to: arguments[5], mode: .append)
+        say("SnapshotCrashWriter: the commit ended without reaching step '\(step)'\n", to: 2)
+        exit(1)
     } catch {
         say("SnapshotCrashWriter: \(error)\n", to: 2)
         exit(1)

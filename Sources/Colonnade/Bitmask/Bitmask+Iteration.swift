@@ -21,7 +21,10 @@ extension Bitmask {
             if firstWord == lastWord { return (w[firstWord] & firstMask & lastMask).nonzeroBitCount }
             var total = (w[firstWord] & firstMask).nonzeroBitCount + (w[lastWord] & lastMask).nonzeroBitCount
             var i = firstWord + 1
-            while i < lastWord { total &+= w[i].nonzeroBitCount; i += 1 }
+            while i < lastWord {
+                total &+= w[i].nonzeroBitCount
+                i += 1
+            }
             return total
         }
     }

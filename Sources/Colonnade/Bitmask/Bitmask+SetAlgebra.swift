@@ -43,13 +43,29 @@ extension Bitmask {
     }
 
     /// The rows in both masks.
-    public func intersection(_ other: Bitmask) -> Bitmask { var m = self; m.formIntersection(other); return m }
+    public func intersection(_ other: Bitmask) -> Bitmask {
+        var m = self
+        m.formIntersection(other)
+        return m
+    }
     /// The rows in either mask.
-    public func union(_ other: Bitmask) -> Bitmask { var m = self; m.formUnion(other); return m }
+    public func union(_ other: Bitmask) -> Bitmask {
+        var m = self
+        m.formUnion(other)
+        return m
+    }
     /// The rows of this mask that are not in `other`.
-    public func subtracting(_ other: Bitmask) -> Bitmask { var m = self; m.subtract(other); return m }
+    public func subtracting(_ other: Bitmask) -> Bitmask {
+        var m = self
+        m.subtract(other)
+        return m
+    }
     /// The rows not in this mask.
-    public func complemented() -> Bitmask { var m = self; m.complement(); return m }
+    public func complemented() -> Bitmask {
+        var m = self
+        m.complement()
+        return m
+    }
 
     /// Sets every row.
     public mutating func setAll() {
@@ -87,7 +103,10 @@ extension Bitmask {
         }
         words[firstWord] |= firstMask
         var w = firstWord + 1
-        while w < lastWord { words[w] = ~0; w += 1 }
+        while w < lastWord {
+            words[w] = ~0
+            w += 1
+        }
         words[lastWord] |= lastMask
     }
 
@@ -104,7 +123,10 @@ extension Bitmask {
         }
         words[firstWord] &= ~firstMask
         var w = firstWord + 1
-        while w < lastWord { words[w] = 0; w += 1 }
+        while w < lastWord {
+            words[w] = 0
+            w += 1
+        }
         words[lastWord] &= ~lastMask
     }
 }

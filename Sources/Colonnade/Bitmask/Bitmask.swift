@@ -27,6 +27,15 @@ public struct Bitmask: Sendable {
         if allSet { setAll() }
     }
 
+    /// A mask of `count` rows, all clear, for setting a few bits only (as-of screens: at most
+    /// one a ticker): its words are not zeroed by a pass over them, so only the pages written
+    /// are ever given memory (`ColumnStorage.init(sparselyWrittenByteCount:)`).
+    package init(sparselyWrittenCount count: Int) {
+        precondition(count >= 0, "negative bit count")
+        self.count = count
+        self.storage = ColumnStorage(sparselyWrittenByteCount: Bitmask.wordCount(forBits: count) * 8)
+    }
+
     /// A mask of `count` rows, all clear (or all set), or nil when its words cannot be allocated:
     /// for a count that comes from input, whose caller reports the failure.
     package init?(allocatingCount count: Int, allSet: Bool = false) {

@@ -64,7 +64,8 @@ public enum AdjustmentError: Error, Sendable, Equatable, CustomStringConvertible
         case .missingColumns(let names, let other):
             "the table has no \(names.joined(separator: ", ")) column\(names.count == 1 ? "" : "s"): adjusted prices are computed from "
                 + "the raw prices, ex_dividend and split_ratio (WIKI's columns)"
-                + (other.isEmpty ? "" : "; its adjusted columns \(other.joined(separator: ", ")) follow another vendor's rule and are left alone")
+                + (other.isEmpty
+                    ? "" : "; its adjusted columns \(other.joined(separator: ", ")) follow another vendor's rule and are left alone")
         case .noAdjustedColumns:
             "the table has no adjusted columns (adj_open, adj_high, adj_low, adj_close, adj_volume)"
         case .incompleteAdjustedColumns(let missing):
@@ -204,8 +205,10 @@ extension QuoteTable {
         return try Self.withPointers(views, [], body)
     }
 
-    private static func withPointers<R>(_ rest: ArraySlice<Column<Double>>, _ done: [ValuesPointer],
-                                        _ body: ([ValuesPointer]) throws -> R) rethrows -> R {
+    private static func withPointers<R>(
+        _ rest: ArraySlice<Column<Double>>, _ done: [ValuesPointer],
+        _ body: ([ValuesPointer]) throws -> R
+    ) rethrows -> R {
         guard let first = rest.first else { return try body(done) }
         return try first.withUnsafeBufferPointer { values in
             try withWords(first.validity) { words in
@@ -215,8 +218,10 @@ extension QuoteTable {
         }
     }
 
-    private static func withPointers<R>(_ all: [Column<Double>], _ done: [ValuesPointer],
-                                        _ body: ([ValuesPointer]) throws -> R) rethrows -> R {
+    private static func withPointers<R>(
+        _ all: [Column<Double>], _ done: [ValuesPointer],
+        _ body: ([ValuesPointer]) throws -> R
+    ) rethrows -> R {
         try withPointers(all[...], done, body)
     }
 
@@ -247,40 +252,42 @@ extension QuoteTable {
     ///   - threads: worker threads; the answer does not depend on them.
     /// - Throws: `AdjustmentError` when the table lacks WIKI's columns or a ticker asked for.
     /// - Complexity: one pass over the 12 columns of the rows checked.
-    public func adjustmentProblems(tickers: [String]? = nil, tolerance: Double = AdjustmentRule.defaultTolerance, limit: Int = 1,
-                                   threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(AdjustmentError) -> [AdjustmentProblem] {
+    public func adjustmentProblems(
+        tickers: [String]? = nil, tolerance: Double = AdjustmentRule.defaultTolerance, limit: Int = 1,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(AdjustmentError) -> [AdjustmentProblem] {
         let layout = try AdjustmentLayout(self)
         let missing = zip(AdjustmentRule.adjustedIdentifiers, layout.adjusted).filter { $0.1 == nil }.map(\.0)
         if missing.count == AdjustmentRule.adjustedIdentifiers.count { throw .noAdjustedColumns }
         if !missing.isEmpty { throw .incompleteAdjustedColumns(missing: missing) }
-        let codes = try tickerCodes(tickers)
+        let numbers = try tickerNumbers(tickers)
         let indices = layout.raw + layout.adjusted.compactMap { $0 }
-        var found = [[AdjustmentProblem]](repeating: [], count: codes.count)
+        var found = [[AdjustmentProblem]](repeating: [], count: numbers.count)
         withValuePointers(indices) { p in
             found.withUnsafeMutableBufferPointer { out in
                 guard let base = out.baseAddress else { return }
                 let shared = SharedPointer(base: base)
-                forEachChunk(codes.count, threads: threads) { i, _ in
-                    shared.base[i] = Self.problems(p, rows: self.tickers[codes[i]].rows, tolerance: tolerance, limit: limit)
+                forEachChunk(numbers.count, threads: threads) { i, _ in
+                    shared.base[i] = Self.problems(p, rows: self.tickers[numbers[i]].rows, tolerance: tolerance, limit: limit)
                 }
             }
         }
-        return zip(codes, found).flatMap { code, problems in
+        return zip(numbers, found).flatMap { number, problems in
             problems.map { problem in
                 var problem = problem
-                problem.ticker = self.tickers[code].symbol
+                problem.ticker = self.tickers[number].symbol
                 problem.day = dates[problem.row]
                 return problem
             }
         }
     }
 
-    /// The codes of `symbols` (every ticker's when nil), or the error naming unknown ones.
-    func tickerCodes(_ symbols: [String]?) throws(AdjustmentError) -> [Int] {
+    /// The numbers of `symbols` (every ticker's when nil), or the error naming unknown ones.
+    func tickerNumbers(_ symbols: [String]?) throws(AdjustmentError) -> [Int] {
         guard let symbols else { return Array(tickers.indices) }
-        let unknown = symbols.filter { code(of: $0) == nil }
+        let unknown = symbols.filter { tickerNumber(of: $0) == nil }
         if !unknown.isEmpty { throw .unknownTickers(unknown) }
-        return Array(Set(symbols.compactMap { code(of: $0).map(Int.init) })).sorted()
+        return Array(Set(symbols.compactMap { tickerNumber(of: $0).map(Int.init) })).sorted()
     }
 
     /// The first `limit` failing days of one ticker's rows (one problem per day: the first
@@ -313,10 +320,19 @@ extension QuoteTable {
                     if fails(actual, expected) { failure = ("adj_close", expected, actual) }
                 }
                 let factor = ac / c
-                if failure == nil, let x = open.value(r), let ax = adjOpen.value(r), fails(ax, x * factor) { failure = ("adj_open", x * factor, ax) }
-                if failure == nil, let x = high.value(r), let ax = adjHigh.value(r), fails(ax, x * factor) { failure = ("adj_high", x * factor, ax) }
-                if failure == nil, let x = low.value(r), let ax = adjLow.value(r), fails(ax, x * factor) { failure = ("adj_low", x * factor, ax) }
-                previousClose = c; previousAdjusted = ac; carried = 1; havePrevious = true
+                if failure == nil, let x = open.value(r), let ax = adjOpen.value(r), fails(ax, x * factor) {
+                    failure = ("adj_open", x * factor, ax)
+                }
+                if failure == nil, let x = high.value(r), let ax = adjHigh.value(r), fails(ax, x * factor) {
+                    failure = ("adj_high", x * factor, ax)
+                }
+                if failure == nil, let x = low.value(r), let ax = adjLow.value(r), fails(ax, x * factor) {
+                    failure = ("adj_low", x * factor, ax)
+                }
+                previousClose = c
+                previousAdjusted = ac
+                carried = 1
+                havePrevious = true
             } else if let f {
                 carried *= f
             }
@@ -326,11 +342,16 @@ extension QuoteTable {
                     let actual = previousAdjustedVolume / av
                     if fails(actual, expected) { failure = ("adj_volume", expected, actual) }
                 }
-                previousVolume = v; previousAdjustedVolume = av; splitsSince = 1; havePreviousVolume = true
+                previousVolume = v
+                previousAdjustedVolume = av
+                splitsSince = 1
+                havePreviousVolume = true
             }
             if let failure {
-                found.append(AdjustmentProblem(ticker: "", row: r, day: 0, column: failure.column,
-                                               expected: failure.expected, actual: failure.actual))
+                found.append(
+                    AdjustmentProblem(
+                        ticker: "", row: r, day: 0, column: failure.column,
+                        expected: failure.expected, actual: failure.actual))
                 if found.count >= limit { break }
             }
         }
@@ -339,23 +360,26 @@ extension QuoteTable {
 
     // MARK: - Events
 
-    /// The splits and dividends of the ticker with code `code`, in date order: rows whose split
+    /// The splits and dividends of the ticker with number `number`, in date order: rows whose split
     /// ratio is not 1 or whose dividend is not 0 (nulls count as none).
     /// - Throws: `AdjustmentError.missingColumns` without `ex_dividend` and `split_ratio`.
-    public func corporateEvents(ofTicker code: Int) throws(AdjustmentError) -> [CorporateEvent] {
+    public func corporateEvents(ofTicker number: Int) throws(AdjustmentError) -> [CorporateEvent] {
         let found = columnIndicesByIdentifier(["close", "ex_dividend", "split_ratio"])
         guard let d = found[1], let s = found[2] else {
-            throw .missingColumns(["ex_dividend", "split_ratio"].enumerated().filter { found[$0.offset + 1] == nil }.map(\.element),
-                                  otherAdjusted: [])
+            throw .missingColumns(
+                ["ex_dividend", "split_ratio"].enumerated().filter { found[$0.offset + 1] == nil }.map(\.element),
+                otherAdjusted: [])
         }
         let close = found[0].map { columns[$0] }, dividend = columns[d], split = columns[s]
         var out = [CorporateEvent]()
-        for r in tickers[code].rows {
+        for r in tickers[number].rows {
             let sv = split.doubleValue(at: r), dv = dividend.doubleValue(at: r)
             let isSplit = sv.map { $0 != 1 } ?? false, isDividend = dv.map { $0 != 0 } ?? false
             guard isSplit || isDividend else { continue }
-            out.append(CorporateEvent(day: dates[r], split: isSplit ? sv : nil, dividend: isDividend ? dv : nil,
-                                      ignored: close.map { $0.doubleValue(at: r) == nil } ?? false))
+            out.append(
+                CorporateEvent(
+                    day: dates[r], split: isSplit ? sv : nil, dividend: isDividend ? dv : nil,
+                    ignored: close.map { $0.doubleValue(at: r) == nil } ?? false))
         }
         return out
     }
@@ -371,19 +395,22 @@ extension QuoteTable {
     /// rows keep their values (null in columns just created).
     ///
     /// - Parameters:
-    ///   - tickers: the tickers to recompute (all when nil).
+    ///   - symbols: the tickers to recompute (all when nil).
     ///   - anchored: use the newest `adj_close / close` as the anchor (true) or 1.
     ///   - threads: worker threads; the result does not depend on them.
     /// - Returns: one summary per recomputed ticker, in ticker order.
     /// - Throws: `AdjustmentError` when the table lacks the raw or event columns, or a ticker.
     /// - Complexity: one pass over the 7 raw columns and one write of the 5 adjusted ones.
     @discardableResult
-    public mutating func recomputeAdjustments(tickers symbols: [String]? = nil, anchored: Bool = true,
-                                              threads: Int = ProcessInfo.processInfo.activeProcessorCount)
-        throws(AdjustmentError) -> [AdjustmentSummary] {
+    public mutating func recomputeAdjustments(
+        tickers symbols: [String]? = nil, anchored: Bool = true,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    )
+        throws(AdjustmentError) -> [AdjustmentSummary]
+    {
         let layout = try AdjustmentLayout(self)
-        let codes = try tickerCodes(symbols)
-        let everyTicker = codes.count == tickers.count
+        let numbers = try tickerNumbers(symbols)
+        let everyTicker = numbers.count == tickers.count
         let n = rowCount
         // The output columns: fresh buffers, filled with the old values of tickers not recomputed.
         var outputs = [Column<Double>]()
@@ -391,42 +418,48 @@ extension QuoteTable {
         for k in 0 ..< 5 {
             let old = layout.adjusted[k].map { DoubleColumnView(columns[$0]).column }
             oldAdjusted.append(old)
-            outputs.append(Column<Double>(unsafeUninitializedCount: n) { dst in
-                guard !everyTicker, let old else { return }
-                old.withUnsafeBufferPointer { src in _ = dst.initialize(fromContentsOf: src) }
-            })
+            outputs.append(
+                Column<Double>(unsafeUninitializedCount: n) { dst in
+                    guard !everyTicker, let old else { return }
+                    old.withUnsafeBufferPointer { src in _ = dst.initialize(fromContentsOf: src) }
+                })
         }
         let anchorIndex = anchored ? layout.adjusted[3] : nil
-        var summaries = [AdjustmentSummary?](repeating: nil, count: codes.count)
-        if n > 0 { withValuePointers(layout.raw + (anchorIndex.map { [$0] } ?? [])) { p in
-            // Safe: the outputs are uniquely owned and not mutated again until every worker is done,
-            // so their storage stays where these pointers point.
-            let targets = (0 ..< 5).compactMap { k in
-                outputs[k].withUnsafeMutableBufferPointer { $0.baseAddress.map { SharedPointer(base: $0) } }
-            }
-            guard targets.count == 5 else { return }
-            summaries.withUnsafeMutableBufferPointer { out in
-                guard let base = out.baseAddress else { return }
-                let shared = SharedPointer(base: base)
-                forEachChunk(codes.count, threads: threads) { i, _ in
-                    let entry = self.tickers[codes[i]]
-                    let (anchor, events) = Self.adjustRows(p, anchorColumn: anchorIndex == nil ? nil : p[7], rows: entry.rows, into: targets)
-                    shared.base[i] = AdjustmentSummary(ticker: entry.symbol, rows: entry.rowCount, anchor: anchor, events: events)
+        var summaries = [AdjustmentSummary?](repeating: nil, count: numbers.count)
+        if n > 0 {
+            withValuePointers(layout.raw + (anchorIndex.map { [$0] } ?? [])) { p in
+                // Safe: the outputs are uniquely owned and not mutated again until every worker is done,
+                // so their storage stays where these pointers point.
+                let targets = (0 ..< 5).compactMap { k in
+                    outputs[k].withUnsafeMutableBufferPointer { $0.baseAddress.map { SharedPointer(base: $0) } }
+                }
+                guard targets.count == 5 else { return }
+                summaries.withUnsafeMutableBufferPointer { out in
+                    guard let base = out.baseAddress else { return }
+                    let shared = SharedPointer(base: base)
+                    forEachChunk(numbers.count, threads: threads) { i, _ in
+                        let entry = self.tickers[numbers[i]]
+                        let (anchor, events) = Self.adjustRows(
+                            p, anchorColumn: anchorIndex == nil ? nil : p[7], rows: entry.rows, into: targets)
+                        shared.base[i] = AdjustmentSummary(ticker: entry.symbol, rows: entry.rowCount, anchor: anchor, events: events)
+                    }
                 }
             }
-        } }
+        }
         // Validity: a null raw value gives a null adjusted one; other tickers keep theirs.
         let rawSources = [0, 1, 2, 3, 4].map { columns[layout.raw[$0]].validity }
         for k in 0 ..< 5 {
             let recomputedNeedMask = rawSources[k] != nil
             let keptNeedMask = !everyTicker && (oldAdjusted[k] == nil || oldAdjusted[k]?.validity != nil)
             guard recomputedNeedMask || keptNeedMask else { continue }
-            var mask = everyTicker ? Bitmask(count: n, allSet: true)
+            var mask =
+                everyTicker
+                ? Bitmask(count: n, allSet: true)
                 : (oldAdjusted[k].map { $0.validity ?? Bitmask(count: n, allSet: true) } ?? Bitmask(count: n, allSet: false))
             if let source = rawSources[k] {
-                for code in codes { for r in tickers[code].rows { mask[r] = source[r] } }
+                for number in numbers { for r in tickers[number].rows { mask[r] = source[r] } }
             } else if !everyTicker {
-                for code in codes { for r in tickers[code].rows { mask[r] = true } }
+                for number in numbers { for r in tickers[number].rows { mask[r] = true } }
             }
             outputs[k].setValidity(mask)
         }
@@ -447,8 +480,10 @@ extension QuoteTable {
 
     /// Writes one ticker's adjusted values; `p` holds the 7 raw columns (then adj_close when anchored).
     /// Returns the anchor and the number of event days that contributed a factor.
-    private static func adjustRows(_ p: [ValuesPointer], anchorColumn: ValuesPointer?, rows: Range<Int>,
-                                   into out: [SharedPointer<Double>]) -> (anchor: Double, events: Int) {
+    private static func adjustRows(
+        _ p: [ValuesPointer], anchorColumn: ValuesPointer?, rows: Range<Int>,
+        into out: [SharedPointer<Double>]
+    ) -> (anchor: Double, events: Int) {
         let close = p[3], volume = p[4], dividend = p[5], split = p[6]
         var anchor = 1.0
         if let anchorColumn {
@@ -471,7 +506,8 @@ extension QuoteTable {
             o4[r] = volumes[r] * volumeFactor
             let d = dividend.value(r), s = split.value(r)
             if (d != nil && d != 0) || (s != nil && s != 1),
-               let f = AdjustmentRule.eventFactor(close: close.value(r), dividend: d, split: s) {
+                let f = AdjustmentRule.eventFactor(close: close.value(r), dividend: d, split: s)
+            {
                 priceFactor *= f
                 volumeFactor *= AdjustmentRule.splitRatio(s)
                 events += 1

@@ -102,10 +102,18 @@ public enum AnyColumn: Sendable, Equatable {
     /// Computes block summaries.
     public mutating func computeSummaries() {
         switch self {
-        case .int32(var c): c.computeSummaries(); self = .int32(c)
-        case .int64(var c): c.computeSummaries(); self = .int64(c)
-        case .float32(var c): c.computeSummaries(); self = .float32(c)
-        case .float64(var c): c.computeSummaries(); self = .float64(c)
+        case .int32(var c):
+            c.computeSummaries()
+            self = .int32(c)
+        case .int64(var c):
+            c.computeSummaries()
+            self = .int64(c)
+        case .float32(var c):
+            c.computeSummaries()
+            self = .float32(c)
+        case .float64(var c):
+            c.computeSummaries()
+            self = .float64(c)
         }
     }
 

@@ -49,6 +49,65 @@ struct DecimalScale: Sendable, Hashable {
     }
 }
 
+extension DecimalScale {
+    /// The fractional digits rows `[lo, hi)` of `v` need, starting from `k` digits and largest
+    /// magnitude `big` (NaN skipped), and their largest magnitude; digits -1: some value is not a
+    /// decimal of at most 15 digits below 2^52 scaled. Value by value, in order: a value that
+    /// fails at the digits so far raises them to the fewest it needs from there.
+    static func scan(_ v: UnsafePointer<Double>, _ lo: Int, _ hi: Int, digits k: Int, largest big: Double) -> (digits: Int, largest: Double)
+    {
+        var k = k, big = big
+        // Safe: rows within [lo, hi), inside the caller's buffer.
+        for i in lo ..< hi {
+            let x = v[i]
+            if x.isNaN { continue }
+            let p = powers[k]
+            let m = (x * p).rounded()
+            if !(Swift.abs(m) < scaledLimit && m / p == x) {
+                guard let d = fractionDigits(of: x, atLeast: k + 1) else { return (-1, big) }
+                k = d
+            }
+            big = Swift.max(big, Swift.abs(x))
+        }
+        return (k, big)
+    }
+
+    /// `scan` from 0 digits, `blockRows` rows at a time: a block whose every value passes at the
+    /// digits found so far — nearly every block — is checked by a loop without branches, which
+    /// vectorizes (a count of failures, and the largest magnitude as bits, which order as the
+    /// non-negative values do); a block with a failure is scanned value by value from the same
+    /// state. So the same result as `scan` over the rows, several times faster.
+    static func scanBlocks(_ v: UnsafePointer<Double>, _ lo: Int, _ hi: Int) -> (digits: Int, largest: Double) {
+        var k = 0, big = 0.0
+        var start = lo
+        while start < hi {
+            let end = Swift.min(start + blockRows, hi)
+            let p = powers[k]
+            var failures = 0
+            var largest: Int64 = 0
+            // Safe: rows within [lo, hi), inside the caller's buffer.
+            for i in start ..< end {
+                let x = v[i]
+                let m = (x * p).rounded()
+                let passes = x.isNaN || (Swift.abs(m) < scaledLimit && m / p == x)
+                failures &+= passes ? 0 : 1
+                largest = Swift.max(largest, Int64(bitPattern: (x.isNaN ? 0 : Swift.abs(x)).bitPattern))
+            }
+            if failures == 0 {
+                big = Swift.max(big, Double(bitPattern: UInt64(bitPattern: largest)))
+            } else {
+                (k, big) = scan(v, start, end, digits: k, largest: big)
+                if k < 0 { return (k, big) }
+            }
+            start = end
+        }
+        return (k, big)
+    }
+
+    /// Rows a block of `scanBlocks` checks at once.
+    static let blockRows = 1024
+}
+
 extension Column where Element == Double {
     /// The column's decimal scale, or nil when some value is not a decimal of at most 15
     /// fractional digits (or is infinite). Nulls and NaN are skipped. Computed on first use over
@@ -68,7 +127,10 @@ extension Column where Element == Double {
         let chunks = (count + chunkRows - 1) / chunkRows
         let digits = UnsafeMutablePointer<Int>.allocate(capacity: max(chunks, 1))
         let largest = UnsafeMutablePointer<Double>.allocate(capacity: max(chunks, 1))
-        defer { digits.deallocate(); largest.deallocate() }
+        defer {
+            digits.deallocate()
+            largest.deallocate()
+        }
         let sharedDigits = SharedPointer(base: digits), sharedLargest = SharedPointer(base: largest)
         withUnsafeBufferPointer { values in
             // Safe: each chunk reads rows within the column and writes its own slot.
@@ -76,18 +138,7 @@ extension Column where Element == Double {
             let shared = SharedPointer(base: UnsafeMutablePointer(mutating: base))
             forEachChunk(chunks, threads: ProcessInfo.processInfo.activeProcessorCount) { chunk, _ in
                 let lo = chunk * chunkRows, hi = Swift.min(lo + chunkRows, count)
-                var k = 0, big = 0.0
-                for i in lo ..< hi {
-                    let x = shared.base[i]
-                    if x.isNaN { continue }
-                    let p = DecimalScale.powers[k]
-                    let m = (x * p).rounded()
-                    if !(Swift.abs(m) < DecimalScale.scaledLimit && m / p == x) {
-                        guard let d = DecimalScale.fractionDigits(of: x, atLeast: k + 1) else { k = -1; break }
-                        k = d
-                    }
-                    big = Swift.max(big, Swift.abs(x))
-                }
+                let (k, big) = DecimalScale.scanBlocks(shared.base, lo, hi)
                 sharedDigits.base[chunk] = k
                 sharedLargest.base[chunk] = big
             }

@@ -36,7 +36,10 @@ public struct Column<Element: ColumnElement>: Sendable {
         reserveCapacity(values.count)
         withUnsafeMutableSlots { base in
             var i = 0
-            for v in values { base[i] = v; i += 1 }
+            for v in values {
+                base[i] = v
+                i += 1
+            }
         }
         count = values.count
     }
@@ -49,8 +52,10 @@ public struct Column<Element: ColumnElement>: Sendable {
     }
 
     /// A column of `count` elements written by `initializer` into uninitialized (zeroed) memory.
-    public init(unsafeUninitializedCount count: Int,
-                initializingWith initializer: (UnsafeMutableBufferPointer<Element>) throws -> Void) rethrows {
+    public init(
+        unsafeUninitializedCount count: Int,
+        initializingWith initializer: (UnsafeMutableBufferPointer<Element>) throws -> Void
+    ) rethrows {
         self.init()
         reserveCapacity(count)
         try withUnsafeMutableSlots { base in try initializer(UnsafeMutableBufferPointer(start: base, count: count)) }
@@ -60,8 +65,10 @@ public struct Column<Element: ColumnElement>: Sendable {
     /// A column of `count` elements written by `initializer` into uninitialized (zeroed) memory,
     /// or nil when that memory cannot be allocated: for a count that comes from input, whose
     /// caller reports the failure (`RowBuffers.takeColumn` throws `DecodeError.outOfMemory`).
-    package init?(allocatingUnsafeUninitializedCount count: Int,
-                  initializingWith initializer: (UnsafeMutableBufferPointer<Element>) -> Void) {
+    package init?(
+        allocatingUnsafeUninitializedCount count: Int,
+        initializingWith initializer: (UnsafeMutableBufferPointer<Element>) -> Void
+    ) {
         precondition(count >= 0, "negative count")
         let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         guard !overflow, let storage = ColumnStorage(allocatingByteCount: bytes) else { return nil }

@@ -102,7 +102,10 @@ extension Float: ColumnElement {
     @inlinable public var doubleValue: Double { Double(self) }
     /// The value if `value` is exactly representable.
     public init?(exactlyDouble value: Double) {
-        if value.isNaN { self = .nan; return }
+        if value.isNaN {
+            self = .nan
+            return
+        }
         self.init(exactly: value)
     }
 }

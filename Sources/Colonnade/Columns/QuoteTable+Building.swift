@@ -7,7 +7,10 @@ extension Column {
             withUnsafeBufferPointer { src in
                 out = Column(unsafeUninitializedCount: rows.count) { dst in
                     var i = 0
-                    for r in rows { dst[i] = src[r]; i += 1 }
+                    for r in rows {
+                        dst[i] = src[r]
+                        i += 1
+                    }
                 }
             }
         } else {
@@ -28,14 +31,19 @@ extension QuoteTable {
     ///
     /// - Parameters:
     ///   - tickers: the tickers, by code; their row ranges are computed here.
-    ///   - rowTickers: the ticker code of each row, or nil when every row belongs to ticker 0.
+    ///   - rowTickers: the ticker number of each row, or nil when every row belongs to ticker 0.
     ///   - dates: days since 1970-01-01 of each row.
-    ///   - schema, columns: the value columns, each as long as `dates`.
+    ///   - schema: the value columns' descriptors, one per column.
+    ///   - columns: the value columns, each as long as `dates`.
+    ///   - dateColumnName: the source's name for the date column (usually `Date`).
+    ///   - metadata: free-form table metadata, for example `["source": "synthetic sample"]`.
     /// - Throws: `TableError.duplicateDate` naming the ticker, the date and both input rows.
     /// - Complexity: O(n) when rows arrive ascending or descending per ticker, O(n log n) otherwise.
-    public init(sortingRows tickers: [TickerEntry], rowTickers: [Int32]?, dates: Column<Int32>,
-                schema: [ColumnDescriptor], columns: [AnyColumn], dateColumnName: String = "Date",
-                metadata: [String: String] = [:]) throws(TableError) {
+    public init(
+        sortingRows tickers: [TickerEntry], rowTickers: [Int32]?, dates: Column<Int32>,
+        schema: [ColumnDescriptor], columns: [AnyColumn], dateColumnName: String = "Date",
+        metadata: [String: String] = [:]
+    ) throws(TableError) {
         let n = dates.count
         precondition(rowTickers == nil || rowTickers!.count == n, "row tickers and dates differ in length")
         precondition(rowTickers != nil || n == 0 || !tickers.isEmpty, "rows without a ticker")
@@ -46,7 +54,11 @@ extension QuoteTable {
         if let rowTickers { for t in rowTickers { counts[Int(t)] += 1 } } else if !tickers.isEmpty { counts[0] = n }
         var entries = tickers
         var next = 0
-        for i in entries.indices { entries[i].firstRow = next; entries[i].rowCount = counts[i]; next += counts[i] }
+        for i in entries.indices {
+            entries[i].firstRow = next
+            entries[i].rowCount = counts[i]
+            next += counts[i]
+        }
 
         let sortedDates = order.map { dates.gathering($0) } ?? dates
         let sortedColumns = order.map { o in columns.map { $0.map(Gather(rows: o)) } } ?? columns
@@ -61,8 +73,9 @@ extension QuoteTable {
             return nil
         }
         if let duplicate { throw duplicate }
-        try self.init(schema: schema, columns: sortedColumns, dates: sortedDates, tickers: entries,
-                      dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+        try self.init(
+            schema: schema, columns: sortedColumns, dates: sortedDates, tickers: entries,
+            dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
     }
 
     /// The permutation that sorts rows by (ticker, date), or nil when they already are.

@@ -65,8 +65,9 @@ extension QuoteTable {
             }
         }
         do {
-            var table = try QuoteTable(schema: schema, columns: columns, dates: dates, tickers: tickers,
-                                       dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+            var table = try QuoteTable(
+                schema: schema, columns: columns, dates: dates, tickers: tickers,
+                dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
             table.shrinkToFit()
             table.computeSummaries()
             return table
@@ -84,8 +85,10 @@ extension QuoteTable {
     /// The ticker index of parts laid one after another, each given as its own ticker index
     /// (rows from 0) and row count, `date(part, row)` reading a part's dates; nil when a ticker
     /// appears twice other than continuing across a seam with ascending dates.
-    package static func concatenatedIndex(_ parts: [(tickers: [TickerEntry], rowCount: Int)],
-                                          date: (_ part: Int, _ row: Int) -> Int32) -> [TickerEntry]? {
+    package static func concatenatedIndex(
+        _ parts: [(tickers: [TickerEntry], rowCount: Int)],
+        date: (_ part: Int, _ row: Int) -> Int32
+    ) -> [TickerEntry]? {
         var seen = Set<String>()
         var tickers: [TickerEntry] = []
         var offset = 0
@@ -95,7 +98,8 @@ extension QuoteTable {
                 let localFirst = t.firstRow
                 t.firstRow += offset
                 if j == 0, t.rowCount > 0, let previous = tickers.last, previous.symbol == t.symbol, previous.rowCount > 0,
-                   let lastDate, lastDate < date(p, localFirst) {
+                    let lastDate, lastDate < date(p, localFirst)
+                {
                     tickers[tickers.count - 1].rowCount += t.rowCount
                     tickers[tickers.count - 1].metadata.merge(t.metadata) { _, new in new }
                     continue

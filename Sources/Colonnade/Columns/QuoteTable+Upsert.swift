@@ -23,8 +23,10 @@ extension QuoteTable {
     /// runs with one bulk copy per run, columns on up to `threads` threads. Into an empty table,
     /// one incoming table is taken as it is, without a copy.
     ///
-    /// - Parameter threads: Columns are copied on up to this many threads; the result does not
-    ///   depend on it.
+    /// - Parameters:
+    ///   - others: the tables to merge in, in order; a later one wins on the same ticker and date.
+    ///   - threads: Columns are copied on up to this many threads; the result does not depend on
+    ///     it.
     /// - Complexity: O(rows of all tables); tickers present in one table only are copied as whole
     ///   runs.
     public mutating func upsert(contentsOf others: [QuoteTable], threads: Int = 1) {
@@ -42,7 +44,7 @@ extension QuoteTable {
         columns = newColumns
         dates = newDates
         tickers = plan.tickers
-        codeBySymbol = plan.codeBySymbol
+        numberBySymbol = plan.numberBySymbol
         for other in others { for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v } }
         shrinkToFit()
         computeSummaries()
@@ -82,8 +84,10 @@ extension QuoteTable {
 
     /// One column along `runs`: each run is one bulk copy from its source, or nulls where the
     /// source lacks the column.
-    private static func gather<T: ColumnElement>(_ runs: [UpsertPlan.Run], total: Int,
-                                                 _ source: (Int) -> Column<T>?) -> Column<T> {
+    private static func gather<T: ColumnElement>(
+        _ runs: [UpsertPlan.Run], total: Int,
+        _ source: (Int) -> Column<T>?
+    ) -> Column<T> {
         var out = Column<T>()
         out.reserveCapacity(total)
         for run in runs {
@@ -96,8 +100,10 @@ extension QuoteTable {
         return out
     }
 
-    private static func gather(type: ElementType, _ sourceColumns: [AnyColumn?],
-                               runs: [UpsertPlan.Run], total: Int) -> AnyColumn {
+    private static func gather(
+        type: ElementType, _ sourceColumns: [AnyColumn?],
+        runs: [UpsertPlan.Run], total: Int
+    ) -> AnyColumn {
         func typed<T: ColumnElement>(_ c: AnyColumn?, as _: T.Type) -> Column<T>? {
             guard let c else { return nil }
             return T.unwrap(c) ?? T.unwrap(.float64(c.convertedToFloat64()))

@@ -1,8 +1,8 @@
 /// A table of daily quotes: named value columns of equal length, a date column, and a ticker
 /// dictionary with its index.
 ///
-/// Physical layout (after kdb+'s parted, sorted tables): rows are grouped by ticker in ticker-code
-/// order; within a ticker, dates ascend and are unique. `tickers[code]` gives the ticker's symbol,
+/// Physical layout (after kdb+'s parted, sorted tables): rows are grouped by ticker in ticker-number
+/// order; within a ticker, dates ascend and are unique. `tickers[number]` gives the ticker's symbol,
 /// metadata and row range, so a ticker filter is a slice and a date range two binary searches.
 ///
 ///     var table = try QuoteTable(symbol: "FDX", dates: [...], columns: [...])
@@ -15,14 +15,14 @@ public struct QuoteTable: Sendable {
     public internal(set) var columns: [AnyColumn]
     /// Days since 1970-01-01 of every row.
     public internal(set) var dates: Column<Int32>
-    /// The ticker dictionary and index: the code of a ticker is its position here.
+    /// The ticker dictionary and index: the number of a ticker is its position here.
     public internal(set) var tickers: [TickerEntry]
     /// The source's name for the date column (usually `Date`).
     public var dateColumnName: String
     /// Free-form table metadata, for example `["source": "synthetic sample"]`.
     public var metadata: [String: String]
 
-    var codeBySymbol: [String: Int32]
+    var numberBySymbol: [String: Int32]
 
     /// The number of rows.
     public var rowCount: Int { dates.count }
@@ -35,7 +35,7 @@ public struct QuoteTable: Sendable {
         self.tickers = []
         self.dateColumnName = dateColumnName
         self.metadata = metadata
-        self.codeBySymbol = [:]
+        self.numberBySymbol = [:]
     }
 
     /// A table from parts already in table order (for the snapshot loader and builders).
@@ -43,8 +43,10 @@ public struct QuoteTable: Sendable {
     /// Checks lengths, the column count (at most `maximumColumnCount`), that every identifier
     /// is usable (`ColumnDescriptor.unusableIdentifierReason`) and unique, and that the ticker index tiles the rows; with
     /// `checkDates`, also that dates ascend strictly within every ticker.
-    public init(schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
-                dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true) throws(TableError) {
+    public init(
+        schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
+        dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true
+    ) throws(TableError) {
         precondition(schema.count == columns.count, "schema and columns differ in count")
         if schema.count > QuoteTable.maximumColumnCount {
             throw .tooManyColumns(count: schema.count, limit: QuoteTable.maximumColumnCount)
@@ -59,11 +61,11 @@ public struct QuoteTable: Sendable {
             if c.count != dates.count { throw .lengthMismatch(column: d.name, expected: dates.count, actual: c.count) }
         }
         var next = 0
-        var codes = [String: Int32]()
-        for (code, t) in tickers.enumerated() {
+        var numbers = [String: Int32]()
+        for (number, t) in tickers.enumerated() {
             if t.firstRow != next { throw .inconsistentIndex(ticker: t.symbol, detail: "first row \(t.firstRow), expected \(next)") }
             if t.rowCount < 0 { throw .inconsistentIndex(ticker: t.symbol, detail: "negative row count") }
-            if codes.updateValue(Int32(code), forKey: t.symbol) != nil {
+            if numbers.updateValue(Int32(number), forKey: t.symbol) != nil {
                 throw .inconsistentIndex(ticker: t.symbol, detail: "symbol appears twice")
             }
             next += t.rowCount
@@ -86,7 +88,7 @@ public struct QuoteTable: Sendable {
         self.tickers = tickers
         self.dateColumnName = dateColumnName
         self.metadata = metadata
-        self.codeBySymbol = codes
+        self.numberBySymbol = numbers
     }
 
     /// The first place where dates do not ascend strictly within a ticker, if any.
@@ -120,15 +122,15 @@ public struct QuoteTable: Sendable {
         }
     }
 
-    /// The code of `symbol`, or nil if the table has no such ticker.
-    public func code(of symbol: String) -> Int32? { codeBySymbol[symbol] }
+    /// The number of `symbol`, or nil if the table has no such ticker.
+    public func tickerNumber(of symbol: String) -> Int32? { numberBySymbol[symbol] }
 
     /// The ticker entry of `symbol`.
-    public func ticker(_ symbol: String) -> TickerEntry? { codeBySymbol[symbol].map { tickers[Int($0)] } }
+    public func ticker(_ symbol: String) -> TickerEntry? { numberBySymbol[symbol].map { tickers[Int($0)] } }
 
-    /// The code of the ticker that owns `row`.
+    /// The number of the ticker that owns `row`.
     /// - Complexity: O(log tickers).
-    public func tickerCode(ofRow row: Int) -> Int32 {
+    public func tickerNumber(ofRow row: Int) -> Int32 {
         precondition(row >= 0 && row < rowCount, "row \(row) out of range")
         var lo = 0, hi = tickers.count - 1
         while lo < hi {
@@ -168,8 +170,8 @@ public struct QuoteTable: Sendable {
 
     /// Sets metadata of an existing ticker (merged into what it has).
     public mutating func updateMetadata(ofTicker symbol: String, _ values: [String: String]) {
-        guard let code = codeBySymbol[symbol] else { return }
-        tickers[Int(code)].metadata.merge(values) { _, new in new }
+        guard let number = numberBySymbol[symbol] else { return }
+        tickers[Int(number)].metadata.merge(values) { _, new in new }
     }
 
     /// Computes block summaries for every column (dates included). Queries use them when present.
@@ -187,10 +189,18 @@ public struct QuoteTable: Sendable {
         dates.shrinkToFit()
         for i in columns.indices {
             switch columns[i] {
-            case .int32(var c): c.shrinkToFit(); columns[i] = .int32(c)
-            case .int64(var c): c.shrinkToFit(); columns[i] = .int64(c)
-            case .float32(var c): c.shrinkToFit(); columns[i] = .float32(c)
-            case .float64(var c): c.shrinkToFit(); columns[i] = .float64(c)
+            case .int32(var c):
+                c.shrinkToFit()
+                columns[i] = .int32(c)
+            case .int64(var c):
+                c.shrinkToFit()
+                columns[i] = .int64(c)
+            case .float32(var c):
+                c.shrinkToFit()
+                columns[i] = .float32(c)
+            case .float64(var c):
+                c.shrinkToFit()
+                columns[i] = .float64(c)
             }
         }
     }

@@ -18,7 +18,7 @@ struct UpsertPlan {
     let schema: [ColumnDescriptor]
     /// The result's ticker index: the target's tickers, then new ones by first appearance.
     let tickers: [TickerEntry]
-    let codeBySymbol: [String: Int32]
+    let numberBySymbol: [String: Int32]
     /// The result's rows, in order.
     let runs: [Run]
     /// The result's row count.
@@ -28,23 +28,23 @@ struct UpsertPlan {
     init(_ sources: [QuoteTable]) {
         schema = UpsertPlan.mergedSchema(sources)
         var tickers = sources[0].tickers
-        var codes = sources[0].codeBySymbol
-        let holders = UpsertPlan.holders(sources, tickers: &tickers, codes: &codes)
+        var numbers = sources[0].numberBySymbol
+        let holders = UpsertPlan.holders(sources, tickers: &tickers, numbers: &numbers)
         var runs: [Run] = []
         var planned = 0
-        for code in tickers.indices {
+        for number in tickers.indices {
             let first = planned
-            let held = holders[code]
+            let held = holders[number]
             if held.count == 1 {
                 UpsertPlan.emit(&runs, &planned, held[0].source, held[0].rows.lowerBound, held[0].rows.count)
             } else if held.count > 1 {
                 for (source, row) in UpsertPlan.mergeByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
             }
-            tickers[code].firstRow = first
-            tickers[code].rowCount = planned - first
+            tickers[number].firstRow = first
+            tickers[number].rowCount = planned - first
         }
         self.tickers = tickers
-        self.codeBySymbol = codes
+        self.numberBySymbol = numbers
         self.runs = runs
         self.rowCount = planned
     }
@@ -67,25 +67,27 @@ struct UpsertPlan {
         return merged
     }
 
-    /// Per ticker code of the result, which sources hold rows of it, in source order; new
+    /// Per ticker number of the result, which sources hold rows of it, in source order; new
     /// tickers are appended to `tickers` (metadata merged in, the later source winning).
-    private static func holders(_ sources: [QuoteTable], tickers: inout [TickerEntry],
-                                codes: inout [String: Int32]) -> [[(source: Int, rows: Range<Int>)]] {
+    private static func holders(
+        _ sources: [QuoteTable], tickers: inout [TickerEntry],
+        numbers: inout [String: Int32]
+    ) -> [[(source: Int, rows: Range<Int>)]] {
         var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
-        for (code, t) in tickers.enumerated() where t.rowCount > 0 { holders[code].append((0, t.rows)) }
+        for (number, t) in tickers.enumerated() where t.rowCount > 0 { holders[number].append((0, t.rows)) }
         for s in sources.indices.dropFirst() {
             for t in sources[s].tickers {
-                let code: Int
-                if let c = codes[t.symbol] {
-                    code = Int(c)
+                let number: Int
+                if let c = numbers[t.symbol] {
+                    number = Int(c)
                 } else {
-                    code = tickers.count
-                    codes[t.symbol] = Int32(code)
+                    number = tickers.count
+                    numbers[t.symbol] = Int32(number)
                     tickers.append(TickerEntry(symbol: t.symbol))
                     holders.append([])
                 }
-                tickers[code].metadata.merge(t.metadata) { _, new in new }
-                if t.rowCount > 0 { holders[code].append((s, t.rows)) }
+                tickers[number].metadata.merge(t.metadata) { _, new in new }
+                if t.rowCount > 0 { holders[number].append((s, t.rows)) }
             }
         }
         return holders
@@ -115,19 +117,23 @@ struct UpsertPlan {
             var i = 0, j = next.rows.lowerBound
             while i < merged.count || j < next.rows.upperBound {
                 if j == next.rows.upperBound {
-                    out.append(merged[i]); i += 1
+                    out.append(merged[i])
+                    i += 1
                     continue
                 }
                 if i == merged.count {
-                    out.append((next.source, j)); j += 1
+                    out.append((next.source, j))
+                    j += 1
                     continue
                 }
                 let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
                 if a < b {
-                    out.append(merged[i]); i += 1
+                    out.append(merged[i])
+                    i += 1
                 } else {
                     if a == b { i += 1 }  // the later source replaces the day
-                    out.append((next.source, j)); j += 1
+                    out.append((next.source, j))
+                    j += 1
                 }
             }
             merged = out

@@ -65,7 +65,8 @@ extension Day {
         // Adding 0x76 to a digit byte (0x7F to a separator byte) carries into its top bit unless it
         // is 0...9 (0); a byte ≥ 0x80 has it already. The lowest bad byte always flags, as nothing
         // carries into it, so the flags are 0 exactly when all 10 bytes are right.
-        let flags = (((x &+ 0x7F76_767F_7676_7676) | x) & 0x8080_8080_8080_8080)
+        let flags =
+            (((x &+ 0x7F76_767F_7676_7676) | x) & 0x8080_8080_8080_8080)
             | (((t &+ 0x7676) | t) & 0x8080)
         // Byte k becomes 10 × byte k + byte k+1: at most 99 for digits, so no carry between bytes
         // (for anything else the values are garbage, and the flags reject them).
@@ -90,7 +91,8 @@ extension Day {
         // ⌈year/4⌉ = 25 century + ⌈yearOfCentury/4⌉ and ⌈year/400⌉ = ⌈⌈year/100⌉/4⌉:
         // 36 525 = 100 × 365 + 25, and (1461 y + 3) / 4 = 365 y + ⌈y/4⌉.
         let centuriesStarted = century &+ (yearOfCentury == 0 ? 0 : 1)  // ⌈year/100⌉
-        let daysBeforeYear = century &* 36_525 &+ ((yearOfCentury &* 1461 &+ 3) &>> 2)
+        let daysBeforeYear =
+            century &* 36_525 &+ ((yearOfCentury &* 1461 &+ 3) &>> 2)
             &- centuriesStarted &+ ((centuriesStarted &+ 3) &>> 2)  // since 0000-01-01
         let daysBeforeMonth = 30 &* (month &- 1) &+ ((entry &>> 2) & 7) &- 1
         // 719 528 days from 0000-01-01 to 1970-01-01. Safe: years 0...9999 fit Int32 day numbers.

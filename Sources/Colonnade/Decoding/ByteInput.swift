@@ -33,7 +33,10 @@ package struct ByteInput {
         var line = 1, lineStart = 0
         var i = 0
         while i < offset {
-            if base[i] == UInt8(ascii: "\n") { line += 1; lineStart = i + 1 }
+            if base[i] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = i + 1
+            }
             i += 1
         }
         return (line, offset - lineStart + 1)

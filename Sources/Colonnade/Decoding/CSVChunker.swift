@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Cuts the data lines of a CSV into pieces of about `chunkSize` bytes that start at line starts,
 /// so the pieces decode independently (on several threads) and give the rows decoding the whole
 /// would.
@@ -9,6 +11,12 @@
 /// quotes. A stray `"` inside an unquoted field would skew it; the scanner rejects such a field
 /// in every column but the ticker, so callers re-decode in one piece when a piece fails or a
 /// decoded ticker holds a `"` (see `QuoteImporter`). CRLF stays whole: cuts are after the LF.
+///
+/// A byte below 0x20 other than TAB, LF and CR (never in a quote file written as text) stops the
+/// pass where it is found: `survey` is then nil and the caller decodes the whole input, whose
+/// decoder refuses the byte where it stands (or takes it, inside a quoted ticker). Garbage such
+/// as a sparse file's zeros after a valid header is so refused within the 32 KiB block that holds
+/// its first byte, not after a pass over all of it.
 package enum CSVChunker {
     /// What one pass over the data lines found: where the pieces start, and how many lines there
     /// are when each line is plainly one row.
@@ -23,15 +31,17 @@ package enum CSVChunker {
         package let plainLines: Int?
     }
 
-    /// The offsets at which pieces start (`survey(…).cuts`).
-    package static func cuts(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> [Int] {
-        survey(base, start: start, end: end, chunkSize: chunkSize, threads: threads).cuts
+    /// The offsets at which pieces start (`survey(…)?.cuts`).
+    package static func cuts(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> [Int]? {
+        survey(base, start: start, end: end, chunkSize: chunkSize, threads: threads)?.cuts
     }
 
     /// The cuts of the data lines `start ..< end` into pieces of about `chunkSize` bytes, and
     /// their line count when the lines are plain (see `Survey`), from one pass that counts LFs
     /// and quotes per nominal piece on up to `threads` threads (the result does not depend on
-    /// `threads`).
+    /// `threads`). nil when a control byte occurs (see the type's comment): the first piece is
+    /// counted alone first, so garbage from the data's start is refused before other threads
+    /// read past it, and every piece stops at the first such block.
     ///
     /// - Parameters:
     ///   - base: The bytes.
@@ -41,21 +51,28 @@ package enum CSVChunker {
     ///   - threads: The pass runs on up to this many threads.
     /// - Complexity: O(end − start): the counting pass, and scans from each nominal offset that
     ///   stop at the next one.
-    package static func survey(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> Survey {
+    package static func survey(_ base: UnsafePointer<UInt8>, start: Int, end: Int, chunkSize: Int, threads: Int = 1) -> Survey? {
         precondition(start >= 0 && start <= end && chunkSize >= 1, "bad CSV chunking arguments")
         guard end > start else { return Survey(cuts: [start], plainLines: 0) }
         let nominalCount = (end - start + chunkSize - 1) / chunkSize
-        // LFs and quotes per nominal segment, counted in parallel; the quotes' running sum is the
-        // parity at each nominal offset.
+        // LFs and quotes per nominal segment, the first alone, then the rest in parallel; the
+        // quotes' running sum is the parity at each nominal offset.
         var tallies = [Tally](repeating: Tally(), count: nominalCount)
+        tallies[0] = tally(base, start, Swift.min(end, start + chunkSize), end: end)
+        guard !tallies[0].control else { return nil }
+        let control = Atomic<Bool>(false)
         tallies.withUnsafeMutableBufferPointer { counts in
             let out = SharedPointer(base: counts.baseAddress!)
-            forEachChunk(nominalCount, threads: threads) { k, _ in
+            forEachChunk(nominalCount - 1, threads: threads) { i, _ in
+                guard !control.load(ordering: .relaxed) else { return }
+                let k = i + 1
                 let a = start + k * chunkSize, b = Swift.min(end, a + chunkSize)
                 // Safe: each k is claimed by one worker only; a ..< b lies inside start ..< end.
                 out.base[k] = tally(base, a, b, end: end)
+                if out.base[k].control { control.store(true, ordering: .relaxed) }
             }
         }
+        guard !control.load(ordering: .relaxed) else { return nil }
         var lineEnds = 0, quotes = 0, blank = false
         for t in tallies {
             lineEnds += t.lineEnds
@@ -89,21 +106,26 @@ package enum CSVChunker {
         return Survey(cuts: cuts, plainLines: plain ? lines : nil)
     }
 
-    /// LFs and `"` bytes in a span, and whether an LF in it is followed (in it or just after
-    /// it) by an LF or a CR.
+    /// LFs and `"` bytes in a span, whether an LF in it is followed (in it or just after it) by
+    /// an LF or a CR, and whether a control byte was found (the counts then stop at its block).
     struct Tally {
         var lineEnds = 0, quotes = 0
-        var blank = false
+        var blank = false, control = false
     }
 
     /// The tally of `a ..< b` (`b ≤ end`), in blocks of 32 KiB for `lineEndsAndQuotes`; the
-    /// byte after each block (if before `end`) is read to see what follows its last LF.
+    /// byte after each block (if before `end`) is read to see what follows its last LF. A block
+    /// holding a control byte ends the tally.
     static func tally(_ base: UnsafePointer<UInt8>, _ a: Int, _ b: Int, end: Int) -> Tally {
         var t = Tally()
         var from = a
         while from < b {
             let to = Swift.min(from + 32_768, b)
-            let (lineEnds, quotes, blank) = lineEndsAndQuotes(base, from, to)
+            let (lineEnds, quotes, blank, control) = lineEndsAndQuotes(base, from, to)
+            if control {
+                t.control = true
+                return t
+            }
             t.lineEnds += lineEnds
             t.quotes += quotes
             t.blank = t.blank || blank
@@ -115,24 +137,35 @@ package enum CSVChunker {
         return t
     }
 
-    /// In `from ..< to` (at most 65,535 bytes, not empty): the LF bytes, the `"` bytes, and
+    /// In `from ..< to` (at most 65,535 bytes, not empty): the LF bytes, the `"` bytes,
     /// whether an LF before `to − 1` is followed by an LF or a CR (a blank line, or a line
-    /// starting with CR, next). A branch-free loop the compiler vectorizes (16-bit lanes: hence
-    /// the bound), faster than a word-at-a-time count of the quotes alone (docs/MEASUREMENTS.md,
-    /// *Counting line ends and quotes*).
+    /// starting with CR, next), and whether a byte below 0x20 other than TAB, LF and CR occurs.
+    /// A branch-free loop the compiler vectorizes (16-bit lanes: hence the bound), faster than a
+    /// word-at-a-time count of the quotes alone (docs/MEASUREMENTS.md, *Counting line ends and
+    /// quotes*).
     @inline(never)
-    package static func lineEndsAndQuotes(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Int, Bool) {
-        var lineEnds: UInt16 = 0, quotes: UInt16 = 0, blank: UInt8 = 0
+    package static func lineEndsAndQuotes(
+        _ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int
+    ) -> (lineEnds: Int, quotes: Int, blank: Bool, control: Bool) {
+        var lineEnds: UInt16 = 0, quotes: UInt16 = 0, blank: UInt8 = 0, control: UInt8 = 0
         for k in from ..< to - 1 {
             let c = base[k], next = base[k + 1]
             let isEnd: UInt8 = c == UInt8(ascii: "\n") ? 1 : 0
             lineEnds &+= UInt16(isEnd)
             quotes &+= c == UInt8(ascii: "\"") ? 1 : 0
             blank |= isEnd & ((next == UInt8(ascii: "\n") ? 1 : 0) | (next == UInt8(ascii: "\r") ? 1 : 0))
+            control |= isControl(c)
         }
         let last = base[to - 1]
         lineEnds &+= last == UInt8(ascii: "\n") ? 1 : 0
         quotes &+= last == UInt8(ascii: "\"") ? 1 : 0
-        return (Int(lineEnds), Int(quotes), blank != 0)
+        control |= isControl(last)
+        return (Int(lineEnds), Int(quotes), blank != 0, control != 0)
+    }
+
+    /// 1 for a byte below 0x20 other than TAB, LF and CR, else 0 (branch-free).
+    @inline(__always)
+    private static func isControl(_ c: UInt8) -> UInt8 {
+        (c < 0x20 ? 1 : 0) & (c != 0x09 ? 1 : 0) & (c != 0x0A ? 1 : 0) & (c != 0x0D ? 1 : 0)
     }
 }

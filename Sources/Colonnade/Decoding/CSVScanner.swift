@@ -26,12 +26,16 @@ package struct CSVScanner {
             // or a line end is refused at once, not after a pass over all of it.
             let (start, stop, next) = try field(at: p, maximumLength: ByteInput.maximumTextLength)
             guard stop - start <= ByteInput.maximumTextLength else {
-                throw .malformed(input.position(start), expected: "a column name of at most \(ByteInput.maximumTextLength) bytes",
-                                 found: "more")
+                throw .malformed(
+                    input.position(start), expected: "a column name of at most \(ByteInput.maximumTextLength) bytes",
+                    found: "more")
             }
             names.append(quotedText(start, stop, quoted: start > p))
             p = next
-            if p < end && base[p] == UInt8(ascii: ",") { p += 1; continue }
+            if p < end && base[p] == UInt8(ascii: ",") {
+                p += 1
+                continue
+            }
             break
         }
         position = try endOfLine(at: p)
@@ -40,8 +44,9 @@ package struct CSVScanner {
 
     /// The bytes `start ..< stop` as text, cut to `ByteInput.maximumTextLength` bytes.
     package func string(_ start: Int, _ stop: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: input.base + start, count: Swift.min(stop - start, ByteInput.maximumTextLength)),
-               as: UTF8.self)
+        String(
+            decoding: UnsafeBufferPointer(start: input.base + start, count: Swift.min(stop - start, ByteInput.maximumTextLength)),
+            as: UTF8.self)
     }
 
     /// The bytes `start ..< stop` as text, cut to `ByteInput.maximumTextLength` bytes; for the
@@ -76,7 +81,10 @@ package struct CSVScanner {
             var q = p + 1
             while q < stop {
                 if base[q] == UInt8(ascii: "\"") {
-                    if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") { q += 2; continue }
+                    if q + 1 < end && base[q + 1] == UInt8(ascii: "\"") {
+                        q += 2
+                        continue
+                    }
                     break
                 }
                 q += 1
@@ -113,14 +121,17 @@ package struct CSVScanner {
 
     /// Decodes the rows after the header into new buffers; `kinds` as for
     /// `JSONScanner.decodeRows`. One long function on purpose: it is the hot path of every CSV decode.
-    package mutating func decodeRows(names: [String], kinds: [Int32], valueCount: Int, symbols: inout [String],
-                                     tickerSymbol: (String) -> String = { $0 }) throws(DecodeError) -> RowBuffers {
+    package mutating func decodeRows(
+        names: [String], kinds: [Int32], valueCount: Int, symbols: inout [String],
+        tickerSymbol: (String) -> String = { $0 }
+    ) throws(DecodeError) -> RowBuffers {
         let width = kinds.count
         let base = input.base, end = input.count
         // About 7 bytes per value (`123.45,`) plus the date.
         let estimate = (end - position) / (7 * width + 6) + 16
-        let buffers = try RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
-                                     source: input.source)
+        let buffers = try RowBuffers(
+            columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
+            source: input.source)
         let values = buffers.values
         var tickers = TickerInterner()
         defer { symbols = tickers.symbols }
@@ -128,8 +139,14 @@ package struct CSVScanner {
         var row = 0
         while p < end {
             // Blank lines.
-            if base[p] == UInt8(ascii: "\n") { p += 1; continue }
-            if base[p] == UInt8(ascii: "\r") && p + 1 < end && base[p + 1] == UInt8(ascii: "\n") { p += 2; continue }
+            if base[p] == UInt8(ascii: "\n") {
+                p += 1
+                continue
+            }
+            if base[p] == UInt8(ascii: "\r") && p + 1 < end && base[p + 1] == UInt8(ascii: "\n") {
+                p += 2
+                continue
+            }
             try buffers.reserve(rows: row + 1)
             let dates = buffers.dates
             for i in 0 ..< width {
@@ -138,7 +155,9 @@ package struct CSVScanner {
                 let kind = kinds[i]
                 var converted = false, quoted = false
                 if kind >= 0, let (v, after) = NumberScanning.scanPlainDecimal(base, p, end),
-                   after == end || base[after] == UInt8(ascii: ",") || base[after] == UInt8(ascii: "\n") || base[after] == UInt8(ascii: "\r") {
+                    after == end || base[after] == UInt8(ascii: ",") || base[after] == UInt8(ascii: "\n")
+                        || base[after] == UInt8(ascii: "\r")
+                {
                     values[Int(kind)][row] = v
                     p = after
                     converted = true
@@ -146,9 +165,19 @@ package struct CSVScanner {
                     (start, stop, p) = try field(at: p)
                     quoted = true
                 } else {
+                    // One test per ordinary byte: LF and CR are control bytes too.
                     while stop < end {
                         let c = base[stop]
-                        if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+                        if c == UInt8(ascii: ",") { break }
+                        if c < 0x20 && c != 0x09 {
+                            if c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+                            // Any other control byte ends the decoding where it stands: never in a
+                            // quote file written as text, and garbage (a sparse file's zeros) is
+                            // not passed over to its end as one field.
+                            throw .malformed(
+                                input.position(stop, row: row + 1, column: names[i]), expected: "text, not a control byte",
+                                found: input.found(at: stop))
+                        }
                         stop += 1
                     }
                     p = stop
@@ -173,14 +202,16 @@ package struct CSVScanner {
                 } else {
                     let count = stop - start
                     guard count > 0 else {
-                        throw .malformed(input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
+                        throw .malformed(
+                            input.position(start, row: row + 1, column: names[i]), expected: "a ticker", found: "an empty field")
                     }
                     guard count <= ByteInput.maximumTextLength else {
-                        throw .malformed(input.position(start, row: row + 1, column: names[i]),
-                                         expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
+                        throw .malformed(
+                            input.position(start, row: row + 1, column: names[i]),
+                            expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
-                    let code = tickers.code(at: start, count: count, in: base) { tickerSymbol(quotedText(start, stop, quoted: quoted)) }
-                    buffers.tickerCodes![row] = code
+                    let number = tickers.number(at: start, count: count, in: base) { tickerSymbol(quotedText(start, stop, quoted: quoted)) }
+                    buffers.tickerNumbers![row] = number
                 }
                 // The separator.
                 let atComma = p < end && base[p] == UInt8(ascii: ",")

@@ -45,8 +45,10 @@ extension ColumnAssembler {
     ///   - initialRowCapacity: rows reserved before the first piece (address space only; tests
     ///     make it small so the columns grow).
     /// - Returns: nil when the address space is not there.
-    package convenience init?(streamingValueNames valueNames: [String], dateColumnName: String, totalBytes: Int?,
-                              initialRowCapacity: Int? = nil) {
+    package convenience init?(
+        streamingValueNames valueNames: [String], dateColumnName: String, totalBytes: Int?,
+        initialRowCapacity: Int? = nil
+    ) {
         let rows = initialRowCapacity ?? (totalBytes == nil ? Self.defaultStreamingRows : 0)
         self.init(valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: Swift.max(1, rows))
         stream.totalBytes = totalBytes
@@ -69,7 +71,8 @@ extension ColumnAssembler {
         var continues = false
         for (j, t) in rows.tickers.enumerated() {
             if j == 0, let last = stream.tickers.last, last.symbol == t.symbol, last.rowCount > 0, t.rowCount > 0,
-               date(at: start - 1) < Self.firstDate(of: t, in: rows) {
+                date(at: start - 1) < Self.firstDate(of: t, in: rows)
+            {
                 continues = true
                 continue
             }
@@ -81,12 +84,15 @@ extension ColumnAssembler {
                 let k = stream.tickers.count - 1, last = stream.tickers[k]
                 var metadata = last.metadata
                 metadata.merge(t.metadata) { _, new in new }
-                stream.tickers[k] = TickerEntry(symbol: last.symbol, metadata: metadata, firstRow: last.firstRow,
-                                                rowCount: last.rowCount + t.rowCount)
+                stream.tickers[k] = TickerEntry(
+                    symbol: last.symbol, metadata: metadata, firstRow: last.firstRow,
+                    rowCount: last.rowCount + t.rowCount)
             } else {
                 stream.seen.insert(t.symbol)
-                stream.tickers.append(TickerEntry(symbol: t.symbol, metadata: t.metadata, firstRow: t.firstRow + start,
-                                                  rowCount: t.rowCount))
+                stream.tickers.append(
+                    TickerEntry(
+                        symbol: t.symbol, metadata: t.metadata, firstRow: t.firstRow + start,
+                        rowCount: t.rowCount))
             }
         }
         copy(rows, at: start)
@@ -131,7 +137,8 @@ extension ColumnAssembler {
         let dates = regions[0].assumingMemoryBound(to: Int32.self)
         for b in stream.summarizedBlocks ..< end {
             // Safe: b < end <= rowCapacity / blockRows < blockCapacity, and the block's rows are written.
-            (dateSummaries.minimums[b], dateSummaries.maximums[b]) = BlockSummaries<Int32>.summary(of: dates + b * blockRows, count: blockRows)
+            (dateSummaries.minimums[b], dateSummaries.maximums[b]) = BlockSummaries<Int32>.summary(
+                of: dates + b * blockRows, count: blockRows)
             summarized[0][b] = 1
         }
         for c in 0 ..< valueNames.count where !hasNulls[c] {

@@ -40,8 +40,11 @@ package final class ColumnAssembler: @unchecked Sendable {
     /// rows are still in cache. Blocks across inputs, and columns where the input had nulls, are
     /// left to `finish`. `summarized[c][b]` is 1 once block b of column c is filled in.
     var dateSummaries: (minimums: UnsafeMutablePointer<Int32>, maximums: UnsafeMutablePointer<Int32>)
-    var valueSummaries: [(minimums: UnsafeMutablePointer<Double>, maximums: UnsafeMutablePointer<Double>,
-                          unknown: UnsafeMutablePointer<UInt32>)]
+    var valueSummaries:
+        [(
+            minimums: UnsafeMutablePointer<Double>, maximums: UnsafeMutablePointer<Double>,
+            unknown: UnsafeMutablePointer<UInt32>
+        )]
     var summarized: [UnsafeMutablePointer<UInt8>]
     var blockCapacity: Int
     var finished = false
@@ -73,8 +76,9 @@ package final class ColumnAssembler: @unchecked Sendable {
             regions.append(pointer)
             sizes.append(bytes)
         }
-        self.init(valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: rowCapacity,
-                  regions: regions, regionBytes: sizes, owner: nil, draft: nil)
+        self.init(
+            valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: rowCapacity,
+            regions: regions, regionBytes: sizes, owner: nil, draft: nil)
     }
 
     /// Columns for exactly `draft.rowCount` rows written straight into `draft`'s payloads, so
@@ -85,13 +89,16 @@ package final class ColumnAssembler: @unchecked Sendable {
         precondition(draft.payloadOffsets.count == valueNames.count + 1, "the draft is laid out for other columns")
         let k = draft.payloadOffsets.indices
         // Safe: with a draft, `place` never writes through the regions, only reads them back.
-        self.init(valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: draft.rowCount,
-                  regions: k.map { UnsafeMutableRawPointer(mutating: draft.payload($0)) },
-                  regionBytes: k.map { draft.payloadCapacity($0) }, owner: draft.owner, draft: draft)
+        self.init(
+            valueNames: valueNames, dateColumnName: dateColumnName, rowCapacity: draft.rowCount,
+            regions: k.map { UnsafeMutableRawPointer(mutating: draft.payload($0)) },
+            regionBytes: k.map { draft.payloadCapacity($0) }, owner: draft.owner, draft: draft)
     }
 
-    private init(valueNames: [String], dateColumnName: String, rowCapacity: Int,
-                 regions: [UnsafeMutableRawPointer], regionBytes: [Int], owner: AnyObject?, draft: SnapshotDraft?) {
+    private init(
+        valueNames: [String], dateColumnName: String, rowCapacity: Int,
+        regions: [UnsafeMutableRawPointer], regionBytes: [Int], owner: AnyObject?, draft: SnapshotDraft?
+    ) {
         self.draft = draft
         self.valueNames = valueNames
         self.dateColumnName = dateColumnName
@@ -113,8 +120,13 @@ package final class ColumnAssembler: @unchecked Sendable {
 
     deinit {
         if !finished && regionOwner == nil { for (r, b) in zip(regions, regionBytes) { munmap(r, b) } }
-        dateSummaries.minimums.deallocate(); dateSummaries.maximums.deallocate()
-        for s in valueSummaries { s.minimums.deallocate(); s.maximums.deallocate(); s.unknown.deallocate() }
+        dateSummaries.minimums.deallocate()
+        dateSummaries.maximums.deallocate()
+        for s in valueSummaries {
+            s.minimums.deallocate()
+            s.maximums.deallocate()
+            s.unknown.deallocate()
+        }
         for flags in summarized { flags.deallocate() }
     }
 
@@ -221,10 +233,12 @@ package final class ColumnAssembler: @unchecked Sendable {
         for b in 0 ..< blocks {
             // Safe: b < blocks <= blockCapacity, and the block's rows are below rowCount.
             if summarized[0][b] != 0 {
-                mins[b] = dateSummaries.minimums[b]; maxs[b] = dateSummaries.maximums[b]
+                mins[b] = dateSummaries.minimums[b]
+                maxs[b] = dateSummaries.maximums[b]
             } else {
-                (mins[b], maxs[b]) = BlockSummaries<Int32>.summary(of: dates + b * blockRows,
-                                                                   count: Swift.min(blockRows, rowCount - b * blockRows))
+                (mins[b], maxs[b]) = BlockSummaries<Int32>.summary(
+                    of: dates + b * blockRows,
+                    count: Swift.min(blockRows, rowCount - b * blockRows))
             }
         }
         return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: [UInt32](repeating: 0, count: blocks))
@@ -241,10 +255,13 @@ package final class ColumnAssembler: @unchecked Sendable {
         for b in 0 ..< blocks {
             // Safe: as for the dates.
             if summarized[c + 1][b] != 0 {
-                mins[b] = s.minimums[b]; maxs[b] = s.maximums[b]; unknown[b] = s.unknown[b]
+                mins[b] = s.minimums[b]
+                maxs[b] = s.maximums[b]
+                unknown[b] = s.unknown[b]
             } else {
-                (mins[b], maxs[b], unknown[b]) = BlockSummaries<Double>.summary(of: values + b * blockRows,
-                                                                                count: Swift.min(blockRows, rowCount - b * blockRows))
+                (mins[b], maxs[b], unknown[b]) = BlockSummaries<Double>.summary(
+                    of: values + b * blockRows,
+                    count: Swift.min(blockRows, rowCount - b * blockRows))
             }
         }
         return BlockSummaries(minimums: mins, maximums: maxs, unknownCounts: unknown)
@@ -279,13 +296,17 @@ package final class ColumnAssembler: @unchecked Sendable {
             storages.append(ColumnStorage(adoptingMapping: regions[k], byteCount: used))
         }
         let nulls = nullRows.withLock { $0 }
-        let dates = Column<Int32>(viewing: storages[0], count: rowCount, validity: nil,
-                                  summaries: finishedDateSummaries(rowCount: rowCount))
+        let dates = Column<Int32>(
+            viewing: storages[0], count: rowCount, validity: nil,
+            summaries: finishedDateSummaries(rowCount: rowCount))
         var columns: [AnyColumn] = []
         for c in valueNames.indices {
             if nulls[c].isEmpty {
-                columns.append(.float64(Column<Double>(viewing: storages[c + 1], count: rowCount, validity: nil,
-                                                       summaries: finishedValueSummaries(c, rowCount: rowCount))))
+                columns.append(
+                    .float64(
+                        Column<Double>(
+                            viewing: storages[c + 1], count: rowCount, validity: nil,
+                            summaries: finishedValueSummaries(c, rowCount: rowCount))))
                 continue
             }
             var bits = Bitmask(count: rowCount, allSet: true)
@@ -296,8 +317,9 @@ package final class ColumnAssembler: @unchecked Sendable {
             column.computeSummaries()
             columns.append(.float64(column))
         }
-        return try QuoteTable(schema: valueNames.map { ColumnDescriptor(name: $0, type: .float64) }, columns: columns,
-                              dates: dates, tickers: tickers, dateColumnName: dateColumnName, metadata: metadata,
-                              checkDates: false)
+        return try QuoteTable(
+            schema: valueNames.map { ColumnDescriptor(name: $0, type: .float64) }, columns: columns,
+            dates: dates, tickers: tickers, dateColumnName: dateColumnName, metadata: metadata,
+            checkDates: false)
     }
 }

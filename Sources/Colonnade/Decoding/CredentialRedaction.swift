@@ -75,8 +75,10 @@ package enum CredentialRedaction {
     /// The bytes `[start, limit)` of `bytes` as text, with each token that ``isSecret(_:_:_:)``
     /// (judged on the whole token, which may run on before `start` and after `limit`) replaced
     /// by `<redacted>`, and every other stretch passed to `show`.
-    package static func excerpt(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to limit: Int,
-                                show: (UnsafeBufferPointer<UInt8>) -> String) -> String {
+    package static func excerpt(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to limit: Int,
+        show: (UnsafeBufferPointer<UInt8>) -> String
+    ) -> String {
         var text = ""
         var i = start
         while i < limit {

@@ -212,7 +212,8 @@ public enum DecimalParser {
                 return Double(bitPattern: magnitude | sign)
             }
         } else if let low = _eiselLemire(significand, exponent),
-                  let high = _eiselLemire(significand + 1, exponent), low == high {
+            let high = _eiselLemire(significand + 1, exponent), low == high
+        {
             return Double(bitPattern: low | sign)
         }
         return _parseSlowly(start, count: count)!

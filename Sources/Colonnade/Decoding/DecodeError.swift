@@ -78,10 +78,10 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var source: String {
         switch self {
         case .missing(let s, _), .duplicateColumn(let s, _), .unusableColumnName(let s, _, _), .tooManyColumns(let s, _, _),
-             .duplicateDate(let s, _, _, _), .unreadable(let s, _), .outOfMemory(let s, _, _):
+            .duplicateDate(let s, _, _, _), .unreadable(let s, _), .outOfMemory(let s, _, _):
             s
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
-             .rowWidth(let p, _, _), .unknownColumnType(let p, _):
+            .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p.source
         }
     }
@@ -90,7 +90,7 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var position: DecodePosition? {
         switch self {
         case .truncated(let p, _), .malformed(let p, _, _), .badNumber(let p, _), .badDate(let p, _),
-             .rowWidth(let p, _, _), .unknownColumnType(let p, _):
+            .rowWidth(let p, _, _), .unknownColumnType(let p, _):
             p
         default:
             nil
@@ -100,24 +100,8 @@ public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line: control characters from the input (in names, messages, keys) are escaped.
     public var description: String { Self.oneLine(message) }
 
-    /// `text` on one line: line breaks, tabs and other control characters escaped.
-    package static func oneLine(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" || scalar == "\u{85}" {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
+    /// `text` on one line: line breaks, tabs and the other scalars `TerminalText` escapes.
+    package static func oneLine(_ text: String) -> String { TerminalText.escaped(text) }
 
     /// `bytes` as `12.3 MiB`, `4.0 GiB` or `512 bytes`.
     package static func sizeText(_ bytes: Int) -> String {

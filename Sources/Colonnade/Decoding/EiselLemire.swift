@@ -54,7 +54,8 @@ extension DecimalParser {
         // Exactly halfway between two Doubles (possible only for q in -4...23, where the
         // product is exact): round to even rather than up.
         if low <= 1 && q >= -4 && q <= 23 && mantissa & 3 == 1
-            && mantissa &<< shift == high {
+            && mantissa &<< shift == high
+        {
             mantissa &= ~1
         }
         mantissa &+= mantissa & 1

@@ -20,18 +20,21 @@ package struct JSONScanner {
     /// Decodes a `data` array of rows into new buffers.
     ///
     /// `kinds[i]` says what row position `i` holds (see `RowSlot`): a value column index (≥ 0),
-    /// the date, the ticker (its code is appended; `symbols` collects the symbols in code order,
+    /// the date, the ticker (its number is appended; `symbols` collects the symbols in number order,
     /// `tickerSymbol` turns a ticker as written into a symbol) or a skipped value.
     ///
     /// The row loop is one long function on purpose: it is the hot path of every JSON decode, and
     /// keeping the pointers and the row counter in locals is what makes it fast.
-    package mutating func decodeRows(names: [String], kinds: [Int32], symbols: inout [String], valueCount: Int,
-                                     tickerSymbol: (String) -> String = { $0 }) throws(DecodeError) -> RowBuffers {
+    package mutating func decodeRows(
+        names: [String], kinds: [Int32], symbols: inout [String], valueCount: Int,
+        tickerSymbol: (String) -> String = { $0 }
+    ) throws(DecodeError) -> RowBuffers {
         let width = kinds.count
         // An estimate of the rows (`["2017-09-29",960.11,…],` is about 8 bytes per value + 16).
         let estimate = (input.count - position) / (8 * width + 8) + 16
-        let buffers = try RowBuffers(columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
-                                     source: input.source)
+        let buffers = try RowBuffers(
+            columnCount: valueCount, estimatedRows: estimate, withTickers: kinds.contains(RowSlot.ticker),
+            source: input.source)
         let base = input.base
         let end = input.count
         let values = buffers.values
@@ -83,7 +86,8 @@ package struct JSONScanner {
                     let column = values[Int(kind)]
                     if b == UInt8(ascii: "n") {
                         guard end - p >= 4, base[p + 1] == UInt8(ascii: "u"), base[p + 2] == UInt8(ascii: "l"),
-                              base[p + 3] == UInt8(ascii: "l") else {
+                            base[p + 3] == UInt8(ascii: "l")
+                        else {
                             throw .badNumber(input.position(p, row: row + 1, column: names[i]), found: input.found(at: p))
                         }
                         p += 4
@@ -97,7 +101,10 @@ package struct JSONScanner {
                             stop = start
                             while stop < end && base[stop] != UInt8(ascii: "\"") && base[stop] != UInt8(ascii: "\\") { stop += 1 }
                             guard stop < end, base[stop] == UInt8(ascii: "\"") else {
-                                if stop >= end { p = stop; throw fail("'\"' closing a quoted number", column: i) }
+                                if stop >= end {
+                                    p = stop
+                                    throw fail("'\"' closing a quoted number", column: i)
+                                }
                                 throw .badNumber(input.position(p, row: row + 1, column: names[i]), found: input.found(at: p))
                             }
                             p = stop + 1
@@ -127,7 +134,8 @@ package struct JSONScanner {
                 } else if kind == RowSlot.date {
                     // The fast path is exactly `"YYYY-MM-DD"`.
                     if b == UInt8(ascii: "\""), end - p >= 12, base[p + 11] == UInt8(ascii: "\""),
-                       let day = Day.parseDay(base + p + 1, count: 10) {
+                        let day = Day.parseDay(base + p + 1, count: 10)
+                    {
                         dates[row] = day
                         p += 12
                     } else {
@@ -141,11 +149,12 @@ package struct JSONScanner {
                     let count = range.upperBound - range.lowerBound
                     guard count > 0 else { throw fail("a ticker", column: i) }
                     guard count <= ByteInput.maximumTextLength else {
-                        throw .malformed(input.position(range.lowerBound, row: row + 1, column: names[i]),
-                                         expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
+                        throw .malformed(
+                            input.position(range.lowerBound, row: row + 1, column: names[i]),
+                            expected: "a ticker of at most \(ByteInput.maximumTextLength) bytes", found: "\(count) bytes")
                     }
-                    let code = tickers.code(at: range.lowerBound, count: count, in: base) { tickerSymbol(string(range)) }
-                    buffers.tickerCodes![row] = code
+                    let number = tickers.number(at: range.lowerBound, count: count, in: base) { tickerSymbol(string(range)) }
+                    buffers.tickerNumbers![row] = number
                 } else {
                     position = p
                     try skipValue()
@@ -163,8 +172,14 @@ package struct JSONScanner {
             buffers.count = row
             skipBlanks()
             guard p < end else { throw fail("',' or ']' after row \(row)") }
-            if base[p] == UInt8(ascii: ",") { p += 1; continue }
-            if base[p] == UInt8(ascii: "]") { p += 1; break }
+            if base[p] == UInt8(ascii: ",") {
+                p += 1
+                continue
+            }
+            if base[p] == UInt8(ascii: "]") {
+                p += 1
+                break
+            }
             throw fail("',' or ']' after row \(row)")
         }
         position = p
@@ -214,7 +229,10 @@ package struct JSONScanner {
         skipBlanks()
         if position < input.count && input.base[position] == UInt8(ascii: "{") { position += 1 }
         skipBlanks()
-        if position < input.count && input.base[position] == UInt8(ascii: "}") { position += 1; return false }
+        if position < input.count && input.base[position] == UInt8(ascii: "}") {
+            position += 1
+            return false
+        }
         return true
     }
 
@@ -248,7 +266,10 @@ package struct JSONScanner {
     package mutating func forEachElement(_ body: (inout JSONScanner) throws(DecodeError) -> Void) throws(DecodeError) {
         try expect(UInt8(ascii: "["), "'['")
         skipBlanks()
-        if position < input.count && input.base[position] == UInt8(ascii: "]") { position += 1; return }
+        if position < input.count && input.base[position] == UInt8(ascii: "]") {
+            position += 1
+            return
+        }
         while true {
             skipBlanks()
             try body(&self)
@@ -272,8 +293,9 @@ package struct JSONScanner {
             }
             let range = try d.readStringRange()
             guard range.count <= ByteInput.maximumTextLength else {
-                throw .malformed(d.input.position(range.lowerBound), expected: "\(what) of at most \(ByteInput.maximumTextLength) bytes each",
-                                 found: "\(range.count) bytes")
+                throw .malformed(
+                    d.input.position(range.lowerBound), expected: "\(what) of at most \(ByteInput.maximumTextLength) bytes each",
+                    found: "\(range.count) bytes")
             }
             out.append(d.string(range))
         }
@@ -307,7 +329,10 @@ package struct JSONScanner {
         let base = input.base, end = input.count
         while p < end {
             let b = base[p]
-            if b == UInt8(ascii: "\"") { position = p + 1; return open + 1 ..< p }
+            if b == UInt8(ascii: "\"") {
+                position = p + 1
+                return open + 1 ..< p
+            }
             p += b == UInt8(ascii: "\\") ? 2 : 1
         }
         throw .truncated(input.position(end), expected: "'\"' closing the string that starts at byte \(open)")
@@ -332,7 +357,8 @@ package struct JSONScanner {
             let start = position
             while position < input.count {
                 let b = input.base[position]
-                let isToken = (b &- UInt8(ascii: "0")) < 10 || ((b | 0x20) &- UInt8(ascii: "a")) < 26
+                let isToken =
+                    (b &- UInt8(ascii: "0")) < 10 || ((b | 0x20) &- UInt8(ascii: "a")) < 26
                     || b == UInt8(ascii: ".") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
                 if !isToken { break }
                 position += 1
@@ -359,7 +385,10 @@ package struct JSONScanner {
         bytes.reserveCapacity(range.count)
         var scalars = String.UnicodeScalarView()
         func flush() {
-            if !bytes.isEmpty { scalars.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars); bytes.removeAll(keepingCapacity: true) }
+            if !bytes.isEmpty {
+                scalars.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars)
+                bytes.removeAll(keepingCapacity: true)
+            }
         }
         func hex4(_ at: Int) -> UInt32? {
             guard at + 4 <= range.upperBound else { return nil }
@@ -380,7 +409,11 @@ package struct JSONScanner {
         var i = range.lowerBound
         while i < range.upperBound {
             let b = base[i]
-            guard b == UInt8(ascii: "\\"), i + 1 < range.upperBound else { bytes.append(b); i += 1; continue }
+            guard b == UInt8(ascii: "\\"), i + 1 < range.upperBound else {
+                bytes.append(b)
+                i += 1
+                continue
+            }
             let e = base[i + 1]
             i += 2
             switch e {
@@ -391,10 +424,14 @@ package struct JSONScanner {
             case UInt8(ascii: "f"): bytes.append(12)
             case UInt8(ascii: "u"):
                 flush()
-                guard let unit = hex4(i) else { scalars.append("\u{FFFD}"); continue }
+                guard let unit = hex4(i) else {
+                    scalars.append("\u{FFFD}")
+                    continue
+                }
                 i += 4
                 if unit >= 0xD800 && unit < 0xDC00, i + 6 <= range.upperBound, base[i] == UInt8(ascii: "\\"),
-                   base[i + 1] == UInt8(ascii: "u"), let low = hex4(i + 2), low >= 0xDC00 && low < 0xE000 {
+                    base[i + 1] == UInt8(ascii: "u"), let low = hex4(i + 2), low >= 0xDC00 && low < 0xE000
+                {
                     i += 6
                     scalars.append(Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}")
                 } else {

@@ -1,25 +1,35 @@
 /// Handing decoded rows to a `ColumnAssembler` instead of building a table per input.
 extension RowBuffers {
-    /// The rows with the permutation that sorts them by (ticker code, date) and their ticker
+    /// The rows with the permutation that sorts them by (ticker number, date) and their ticker
     /// index, checked as `makeTable` checks them, but not copied anywhere.
     /// - Throws: `.duplicateDate` (1-based input rows), naming `source`.
-    package func makeRows(valueNames: [String], tickers: [TickerEntry], dateColumnName: String,
-                          source: String) throws(DecodeError) -> DecodedRows {
+    package func makeRows(
+        valueNames: [String], tickers: [TickerEntry], dateColumnName: String,
+        source: String
+    ) throws(DecodeError) -> DecodedRows {
         let order = try Self.rowOrder(self, tickers: tickers, source: source)
         let n = count
         var entries = tickers
-        if let codes = tickerCodes {
+        if let numbers = tickerNumbers {
             var counts = [Int](repeating: 0, count: tickers.count)
-            for r in 0 ..< n { counts[Int(codes[r])] += 1 }
+            for r in 0 ..< n { counts[Int(numbers[r])] += 1 }
             var next = 0
-            for i in entries.indices { entries[i].firstRow = next; entries[i].rowCount = counts[i]; next += counts[i] }
+            for i in entries.indices {
+                entries[i].firstRow = next
+                entries[i].rowCount = counts[i]
+                next += counts[i]
+            }
         } else if !entries.isEmpty {
-            for i in entries.indices { entries[i].firstRow = 0; entries[i].rowCount = 0 }
+            for i in entries.indices {
+                entries[i].firstRow = 0
+                entries[i].rowCount = 0
+            }
             entries[0].rowCount = n
         }
         let reversal = order.map(Self.isReversal) ?? false
-        return DecodedRows(buffers: self, order: order, orderIsReversal: reversal, tickers: entries, valueNames: valueNames,
-                           dateColumnName: dateColumnName)
+        return DecodedRows(
+            buffers: self, order: order, orderIsReversal: reversal, tickers: entries, valueNames: valueNames,
+            dateColumnName: dateColumnName)
     }
 
     /// Whether `order` is n − 1, n − 2, …, 0 (one pass the compiler vectorizes).
@@ -36,8 +46,10 @@ extension RowBuffers {
     /// input order; returns the output rows (from 0) that are null.
     /// `reversed` says `order` is the input reversed: the copy then reads backwards (a loop the
     /// compiler vectorizes) instead of gathering through `order` (5 % of a one-thread JSON import).
-    func copyColumn(_ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?,
-                    reversed: Bool) -> [Int] {
+    func copyColumn(
+        _ column: Int, to destination: UnsafeMutablePointer<Double>, order: UnsafeBufferPointer<Int32>?,
+        reversed: Bool
+    ) -> [Int] {
         let n = count
         let src = values[column]
         if reversed {

@@ -6,8 +6,10 @@ extension RowBuffers {
     /// through a permutation (4 bytes per row) as they are copied, so no column exists twice.
     /// - Throws: `.duplicateDate` (1-based input rows) or `.duplicateColumn`, naming `source`;
     ///   `.outOfMemory` when a column of the table cannot be allocated.
-    package func makeTable(valueNames: [String], tickers: [TickerEntry],
-                           dateColumnName: String, source: String) throws(DecodeError) -> QuoteTable {
+    package func makeTable(
+        valueNames: [String], tickers: [TickerEntry],
+        dateColumnName: String, source: String
+    ) throws(DecodeError) -> QuoteTable {
         let buffers = self
         let order = try Self.rowOrder(buffers, tickers: tickers, source: source)
         let schema = valueNames.map { ColumnDescriptor(name: $0, type: .float64) }
@@ -21,8 +23,9 @@ extension RowBuffers {
         }
         do {
             // Rows are sorted now, so this only checks them and builds the ticker index.
-            return try QuoteTable(sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
-                                  columns: columns, dateColumnName: dateColumnName)
+            return try QuoteTable(
+                sortingRows: tickers, rowTickers: rowTickers, dates: dates, schema: schema,
+                columns: columns, dateColumnName: dateColumnName)
         } catch {
             switch error {
             case let .duplicateDate(ticker, day, rows):
@@ -39,12 +42,15 @@ extension RowBuffers {
         }
     }
 
-    /// The dates, ticker codes and `count` value columns, moved out of `buffers` in `order`.
+    /// The dates, ticker numbers and `count` value columns, moved out of `buffers` in `order`.
     /// - Throws: `.outOfMemory` when a column cannot be allocated.
-    private static func takeColumns(_ buffers: RowBuffers, count: Int, order: UnsafeBufferPointer<Int32>?)
-        throws(DecodeError) -> (Column<Int32>, [Int32]?, [AnyColumn]) {
+    private static func takeColumns(
+        _ buffers: RowBuffers, count: Int, order: UnsafeBufferPointer<Int32>?
+    )
+        throws(DecodeError) -> (Column<Int32>, [Int32]?, [AnyColumn])
+    {
         let dates = try buffers.takeDates(order: order)
-        let rowTickers = buffers.takeTickerCodes(order: order)
+        let rowTickers = buffers.takeTickerNumbers(order: order)
         var columns = [AnyColumn]()
         columns.reserveCapacity(count)
         for c in 0 ..< count {
@@ -55,28 +61,37 @@ extension RowBuffers {
         return (dates, rowTickers, columns)
     }
 
-    /// The permutation that sorts the rows by (ticker code, date), nil when they already are.
+    /// The permutation that sorts the rows by (ticker number, date), nil when they already are.
     /// - Throws: `.duplicateDate` naming both input rows (1-based).
     static func rowOrder(_ buffers: RowBuffers, tickers: [TickerEntry], source: String) throws(DecodeError) -> [Int32]? {
         let n = buffers.count
         guard n > 1 else { return nil }
         let dates = buffers.dates
-        let codes = buffers.tickerCodes
-        @inline(__always) func code(_ i: Int) -> Int32 { codes?[i] ?? 0 }
+        let numbers = buffers.tickerNumbers
+        @inline(__always) func number(_ i: Int) -> Int32 { numbers?[i] ?? 0 }
         @inline(__always) func key(_ i: Int) -> UInt64 {
-            UInt64(UInt32(bitPattern: code(i))) << 32 | UInt64(UInt32(bitPattern: dates[i]) ^ 0x8000_0000)
+            UInt64(UInt32(bitPattern: number(i))) << 32 | UInt64(UInt32(bitPattern: dates[i]) ^ 0x8000_0000)
         }
         var ascending = true
         var i = 1
-        while i < n { if key(i - 1) >= key(i) { ascending = false; break }; i += 1 }
+        while i < n {
+            if key(i - 1) >= key(i) {
+                ascending = false
+                break
+            }
+            i += 1
+        }
         if ascending { return nil }
 
-        // Newest first within each ticker, tickers in code order: reverse each run.
+        // Newest first within each ticker, tickers in number order: reverse each run.
         var descending = true
         i = 1
         while i < n {
-            let a = code(i - 1), b = code(i)
-            if b < a || (a == b && dates[i] >= dates[i - 1]) { descending = false; break }
+            let a = number(i - 1), b = number(i)
+            if b < a || (a == b && dates[i] >= dates[i - 1]) {
+                descending = false
+                break
+            }
             i += 1
         }
         if descending {
@@ -84,7 +99,7 @@ extension RowBuffers {
             var runStart = 0
             while runStart < n {
                 var runEnd = runStart + 1
-                while runEnd < n && code(runEnd) == code(runStart) { runEnd += 1 }
+                while runEnd < n && number(runEnd) == number(runStart) { runEnd += 1 }
                 for k in runStart ..< runEnd { order[k] = Int32(runStart + runEnd - 1 - k) }
                 runStart = runEnd
             }
@@ -98,9 +113,10 @@ extension RowBuffers {
         keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.row < $1.row) }
         for r in 1 ..< n where keyed[r].key == keyed[r - 1].key {
             let row = Int(keyed[r].row)
-            let symbol = tickers.indices.contains(Int(code(row))) ? tickers[Int(code(row))].symbol : "?"
-            throw .duplicateDate(source: source, ticker: symbol, date: Day.format(day: dates[row]),
-                                 rows: [Int(keyed[r - 1].row) + 1, row + 1])
+            let symbol = tickers.indices.contains(Int(number(row))) ? tickers[Int(number(row))].symbol : "?"
+            throw .duplicateDate(
+                source: source, ticker: symbol, date: Day.format(day: dates[row]),
+                rows: [Int(keyed[r - 1].row) + 1, row + 1])
         }
         return keyed.map(\.row)
     }

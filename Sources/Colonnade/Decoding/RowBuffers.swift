@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Growable raw buffers the decoders append rows to: one `Double` buffer per value column, the
-/// dates, optional per-row ticker codes, and null bits allocated only for columns that have a null.
+/// dates, optional per-row ticker numbers, and null bits allocated only for columns that have a null.
 ///
-/// Decoders read `values`, `dates` and `tickerCodes` into locals and write `[row]` directly, calling
+/// Decoders read `values`, `dates` and `tickerNumbers` into locals and write `[row]` directly, calling
 /// `reserve(rows:)` before a row that may not fit; the buffers come from `malloc`/`realloc`, so
 /// reserving from an upper-bound estimate costs address space, not resident memory, and growth of
 /// a large buffer is a remap, not a copy. `makeColumns` moves the rows into `Column`s one column at
@@ -28,8 +28,8 @@ package final class RowBuffers {
     let nulls: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>?>
     /// Days since 1970-01-01 per row.
     private(set) var dates: UnsafeMutablePointer<Int32>
-    /// Ticker code per row, for datatables.
-    private(set) var tickerCodes: UnsafeMutablePointer<Int32>?
+    /// Ticker number per row, for datatables.
+    private(set) var tickerNumbers: UnsafeMutablePointer<Int32>?
 
     /// Buffers for `estimatedRows` rows (at least 16).
     ///
@@ -52,7 +52,7 @@ package final class RowBuffers {
         columns.reserveCapacity(columnCount)
         for _ in 0 ..< columnCount { columns.append(try buffer(Double.self)) }
         let dates = try buffer(Int32.self)
-        let tickerCodes = withTickers ? try buffer(Int32.self) : nil
+        let tickerNumbers = withTickers ? try buffer(Int32.self) : nil
         self.source = source
         self.columnCount = columnCount
         self.capacity = capacity
@@ -63,7 +63,7 @@ package final class RowBuffers {
             nulls[c] = nil
         }
         self.dates = dates
-        self.tickerCodes = tickerCodes
+        self.tickerNumbers = tickerNumbers
     }
 
     deinit {
@@ -74,7 +74,7 @@ package final class RowBuffers {
         values.deallocate()
         nulls.deallocate()
         free(dates)
-        free(tickerCodes)
+        free(tickerNumbers)
     }
 
     /// Makes room for at least `rows` rows.
@@ -102,7 +102,7 @@ package final class RowBuffers {
             }
         }
         dates = try growing(dates, to: new, rows: new)
-        if let t = tickerCodes { tickerCodes = try growing(t, to: new, rows: new) }
+        if let t = tickerNumbers { tickerNumbers = try growing(t, to: new, rows: new) }
         capacity = new
     }
 
@@ -196,9 +196,9 @@ package final class RowBuffers {
         return made
     }
 
-    /// The ticker codes as an array, in `order` or input order.
-    func takeTickerCodes(order: UnsafeBufferPointer<Int32>?) -> [Int32]? {
-        guard let src = tickerCodes else { return nil }
+    /// The ticker numbers as an array, in `order` or input order.
+    func takeTickerNumbers(order: UnsafeBufferPointer<Int32>?) -> [Int32]? {
+        guard let src = tickerNumbers else { return nil }
         let n = count
         return [Int32](unsafeUninitializedCapacity: n) { dst, initialized in
             if let order {

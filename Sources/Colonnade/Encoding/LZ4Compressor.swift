@@ -23,7 +23,10 @@ public enum LZ4Compressor {
         // FLG: version 01, independent blocks, content size, content checksum. BD: 4 MiB blocks.
         var descriptor: [UInt8] = [0x40 | 0x20 | 0x08 | 0x04, 0x70]
         var size = UInt64(input.count)
-        for _ in 0 ..< 8 { descriptor.append(UInt8(truncatingIfNeeded: size)); size >>= 8 }
+        for _ in 0 ..< 8 {
+            descriptor.append(UInt8(truncatingIfNeeded: size))
+            size >>= 8
+        }
         let check = descriptor.withUnsafeBytes { XXHash32.hash($0) }
         out.append(contentsOf: descriptor)
         out.append(UInt8(truncatingIfNeeded: check >> 8))
@@ -52,8 +55,10 @@ public enum LZ4Compressor {
     }
 
     static func appendLE32(_ out: inout [UInt8], _ v: UInt32) {
-        out.append(UInt8(truncatingIfNeeded: v)); out.append(UInt8(truncatingIfNeeded: v >> 8))
-        out.append(UInt8(truncatingIfNeeded: v >> 16)); out.append(UInt8(truncatingIfNeeded: v >> 24))
+        out.append(UInt8(truncatingIfNeeded: v))
+        out.append(UInt8(truncatingIfNeeded: v >> 8))
+        out.append(UInt8(truncatingIfNeeded: v >> 16))
+        out.append(UInt8(truncatingIfNeeded: v >> 24))
     }
 
     static func compressBlock(_ input: UnsafeRawBufferPointer, table: inout [Int32], into out: inout [UInt8]) {
@@ -73,8 +78,9 @@ public enum LZ4Compressor {
                     let candidate = Int(t[h])
                     t[h] = Int32(ip)
                     guard candidate >= 0, ip - candidate <= 65535,
-                          UnsafeRawPointer(base + candidate).loadUnaligned(as: UInt32.self)
-                          == UnsafeRawPointer(base + ip).loadUnaligned(as: UInt32.self) else {
+                        UnsafeRawPointer(base + candidate).loadUnaligned(as: UInt32.self)
+                            == UnsafeRawPointer(base + ip).loadUnaligned(as: UInt32.self)
+                    else {
                         ip += 1 + ((ip - anchor) >> 6)
                         continue
                     }
@@ -100,15 +106,22 @@ public enum LZ4Compressor {
         out.append(UInt8(min(literals, 15) << 4 | min(matchCode, 15)))
         if literals >= 15 {
             var rest = literals - 15
-            while rest >= 255 { out.append(255); rest -= 255 }
+            while rest >= 255 {
+                out.append(255)
+                rest -= 255
+            }
             out.append(UInt8(rest))
         }
         out.append(contentsOf: UnsafeBufferPointer(start: base + from, count: literals))
         guard length > 0 else { return }
-        out.append(UInt8(offset & 0xFF)); out.append(UInt8(offset >> 8))
+        out.append(UInt8(offset & 0xFF))
+        out.append(UInt8(offset >> 8))
         if matchCode >= 15 {
             var rest = matchCode - 15
-            while rest >= 255 { out.append(255); rest -= 255 }
+            while rest >= 255 {
+                out.append(255)
+                rest -= 255
+            }
             out.append(UInt8(rest))
         }
     }

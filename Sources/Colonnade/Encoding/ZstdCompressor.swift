@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,12 +8,18 @@ import Glibc
 /// (and the reference `zstd -d`) read what it writes. ARCHITECTURE.md, Encoding.
 ///
 /// One frame: the content size, a single segment when the input fits the level's window, blocks
-/// of at most 128 KiB, and the XXH64 content checksum. Each block is LZ77-matched (a hash table of
-/// 4-byte prefixes, chained at levels 3 and up, searched deeper as the level rises, with the
-/// last offset tried first); literals are Huffman-coded (one or four streams, weights written
-/// directly or FSE-compressed) and sequences FSE-coded, each of the three fields with the
-/// predefined table, one symbol (RLE) or a table fitted to the block, whichever is smallest. A
-/// block that does not shrink is stored raw, one of a single repeated byte as RLE.
+/// of at most 128 KiB, and the XXH64 content checksum. Each block is LZ77-matched: at level 1
+/// zstd's "fast" search (one 16 K-entry table of 6-byte prefixes, positions searched in pairs,
+/// no chains: hashing 6 bytes, not 4, keeps the repeated high bytes of numbers from making floods
+/// of short matches); at levels 2 to 4 zstd's "double fast" search (a table of 8-byte and one of
+/// 6-byte prefixes, no chains); from level 5 a chained hash table searched deeper as the level
+/// rises, with lazy matching; the last offset is tried first. Sequences and literals go into
+/// buffers allocated once per frame, and the sequences' bitstream is written from a 64-bit
+/// register through a pointer, as the Huffman streams are. Literals are
+/// Huffman-coded (one or four streams, weights written directly or FSE-compressed) and sequences
+/// FSE-coded, each of the three fields with the predefined table, one symbol (RLE) or a table
+/// fitted to the block, whichever is smallest. A block that does not shrink is stored raw, one of
+/// a single repeated byte as RLE.
 ///
 /// ```swift
 /// let frame = bytes.withUnsafeBytes { ZstdCompressor.compress($0, level: 3) }
@@ -21,13 +29,34 @@ public enum ZstdCompressor {
     public static let levels = 1 ... 19
     /// The level when none is given (as the `zstd` tool's).
     public static let defaultLevel = 3
+    /// The level of files Colonnade writes when `zstd` is asked without one (`export --compression
+    /// zstd`, Delta tables): 1. Its files of quotes are as small as Polars' default zstd output
+    /// (0.998× at 5 M rows, 1.000× at 20 M) and it takes about half level 3's time; `zstd:3` and
+    /// higher remain a choice (see docs/MEASUREMENTS.md).
+    package static let fileDefaultLevel = 1
     /// The largest block's content.
     static let blockSize = 1 << 17
+
+    /// Block encoders (with their match tables) of finished frames, kept for the next frames on
+    /// any thread: a Parquet export makes a frame a page, and a frame's buffers allocated afresh
+    /// were pages faulted in and zeroed again for every page.
+    static let spareEncoders = Mutex<[BlockEncoder]>([])
+    /// At most this many are kept (about 1.5 MB each, more with tables).
+    static let sparesKept = 16
 
     /// The frame of `input` at `level` (clamped to `levels`).
     /// - Complexity: O(input × search depth of the level).
     public static func compress(_ input: UnsafeRawBufferPointer, level: Int = defaultLevel) -> [UInt8] {
-        var state = MatchState(level: min(max(level, levels.lowerBound), levels.upperBound), size: input.count)
+        let blockEncoder = spareEncoders.withLock { $0.popLast() } ?? BlockEncoder()
+        var state = MatchState(
+            level: min(max(level, levels.lowerBound), levels.upperBound), size: input.count,
+            hashStorage: &blockEncoder.hashStorage, chainStorage: &blockEncoder.chainStorage)
+        defer {
+            blockEncoder.keep(&state)
+            spareEncoders.withLock { spares in
+                if spares.count < sparesKept { spares.append(blockEncoder) }
+            }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(input.count / 2 + 64)
         // Frame header (RFC 8878 §3.1.1.1).
@@ -45,10 +74,9 @@ public enum ZstdCompressor {
         }
         if let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), size > 0 {
             var start = 0
-            var blockEncoder = BlockEncoder()
             while start < size {
                 let end = min(size, start + blockSize)
-                blockEncoder.encode(base, start: start, end: end, last: end == size, state: &state, into: &out)
+                blockEncoder.encode(base, start: start, end: end, inputEnd: base + size, last: end == size, state: &state, into: &out)
                 start = end
             }
         } else {
@@ -79,22 +107,52 @@ public enum ZstdCompressor {
         let chainLog: Int
         let depth: Int
         let lazy: Bool
+        /// Level 1: zstd's "fast" strategy (`findSequencesFast`): `hash` holds one position per
+        /// hash of `minimumMatch` bytes, no chain.
+        let fast: Bool
+        /// The bytes the fast strategy hashes.
+        let minimumMatch: Int
+        /// Levels 2 to 4: zstd's "double fast" strategy (`findSequencesDoubleFast`): `hash` holds
+        /// 8-byte prefixes, `chain` 6-byte ones, one position each, no chains followed.
+        let doubleFast: Bool
         var hash: [Int32]
         var chain: [Int32]
         /// The decoder's three repeat offsets, after the blocks written so far.
         var repeats: (UInt32, UInt32, UInt32) = (1, 4, 8)
         /// The last match's offset (tried first at the next position).
         var lastOffset = 1
+        /// The offset before it (double fast tries it right after a match).
+        var secondOffset = 4
 
-        init(level: Int, size: Int) {
+        /// The tables of `level` for `size` bytes, emptied, in the buffers taken from `hashStorage`
+        /// and `chainStorage` (left empty).
+        init(level: Int, size: Int, hashStorage: inout [Int32], chainStorage: inout [Int32]) {
             windowLog = level < 6 ? 21 : level < 12 ? 22 : 23
             let sizeLog = max(10, Int.bitWidth - max(1, size).leadingZeroBitCount)
-            hashLog = min(level < 3 ? 16 : level < 9 ? 17 : 18, sizeLog + 1)
-            chainLog = level < 3 ? 0 : min(level < 9 ? 16 : 18, sizeLog)
+            fast = level == 1
+            minimumMatch = 6
+            doubleFast = level >= 2 && level <= 4
+            hashLog = min(level < 2 ? 14 : level < 9 ? 17 : 18, sizeLog + 1)
+            chainLog = level < 2 ? 0 : min(level < 9 ? 16 : windowLog, sizeLog)
             depth = level < 3 ? 0 : level < 5 ? 4 : level < 8 ? 16 : level < 13 ? 48 : 128
             lazy = level >= 5
-            hash = [Int32](repeating: -1, count: 1 << hashLog)
-            chain = chainLog > 0 ? [Int32](repeating: -1, count: 1 << chainLog) : []
+            // The fast strategy's empty entry lies more than a window before any position.
+            hash = []
+            chain = []
+            swap(&hash, &hashStorage)
+            swap(&chain, &chainStorage)
+            Self.fill(&hash, with: fast ? Int32.min : -1, count: 1 << hashLog)
+            Self.fill(&chain, with: -1, count: chainLog > 0 ? 1 << chainLog : 0)
+        }
+
+        /// Makes `table` `count` times `value`, in its buffer when that is large enough.
+        static func fill(_ table: inout [Int32], with value: Int32, count: Int) {
+            if table.count == count {
+                table.withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+            } else {
+                table.removeAll(keepingCapacity: true)
+                table.append(contentsOf: repeatElement(value, count: count))
+            }
         }
     }
 
@@ -124,8 +182,16 @@ public enum ZstdCompressor {
 
     /// Finds the sequences of `start ..< end` (earlier bytes of `base` are history), appending
     /// the literals to `literals`; returns the trailing literal count.
-    static func findSequences(_ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
-                              sequences: inout [Sequence], literals: inout [UInt8]) {
+    static func findSequences(
+        _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+        store: inout SequenceStore
+    ) {
+        if state.fast {
+            return findSequencesFast(base, start: start, end: end, state: &state, store: &store)
+        }
+        if state.doubleFast {
+            return findSequencesDoubleFast(base, start: start, end: end, state: &state, store: &store)
+        }
         let minimum = 4
         var anchor = start
         var ip = start
@@ -140,7 +206,12 @@ public enum ZstdCompressor {
         state.hash.withUnsafeMutableBufferPointer { hashTable in
             state.chain.withUnsafeMutableBufferPointer { chainTable in
                 @inline(__always) func hashOf(_ p: Int) -> Int { Int((load32(base + p) &* 2_654_435_761) >> UInt32(hashShift)) }
+                // Every position below this is in the tables: inserting one twice would link
+                // it to itself and cut its chain short.
+                var indexed = start
                 @inline(__always) func insert(_ p: Int) {
+                    guard p >= indexed else { return }
+                    indexed = p + 1
                     let h = hashOf(p)
                     if chained { chainTable[p & chainMask] = hashTable[h] }
                     hashTable[h] = Int32(p)
@@ -149,23 +220,36 @@ public enum ZstdCompressor {
                 @inline(__always) func search(_ p: Int) -> (Int, Int) {
                     let h = hashOf(p)
                     var candidate = Int(hashTable[h])
-                    if chained { chainTable[p & chainMask] = Int32(candidate) }
-                    hashTable[h] = Int32(p)
+                    if p >= indexed {
+                        if chained { chainTable[p & chainMask] = Int32(candidate) }
+                        hashTable[h] = Int32(p)
+                        indexed = p + 1
+                    } else if candidate == p {
+                        // Searched again (after a lazy look one ahead): start from its link.
+                        candidate = chained ? Int(chainTable[p & chainMask]) : -1
+                    }
                     var bestLength = 0, bestOffset = 0
                     let maxLength = end - p
-                    let lowest = max(0, p - window, chained ? p - chainMask : 0)
+                    // Any candidate in the window may match (the hash table's head reaches as
+                    // far back as the lowest level's does); only one newer than the chain
+                    // table's span has a link that is still its own to follow.
+                    let lowest = max(0, p - window)
+                    let linked = p - chainMask
                     var tries = max(depth, 1)
                     while candidate >= lowest && candidate < p && tries > 0 {
                         if base[candidate + bestLength] == base[p + bestLength] || bestLength == 0 {
                             let n = matchLength(base + p, base + candidate, limit: maxLength)
                             // Longer, unless the extra length costs more in offset bits than it saves.
-                            if n > bestLength && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset)) {
-                                bestLength = n; bestOffset = p - candidate
+                            if n > bestLength && (n >= 5 || p - candidate <= 1 << 16)
+                                && (bestLength == 0 || gain(n, p - candidate) > gain(bestLength, bestOffset))
+                            {
+                                bestLength = n
+                                bestOffset = p - candidate
                                 if n == maxLength { break }
                             }
                         }
                         tries -= 1
-                        guard chained else { break }
+                        guard chained && candidate >= linked else { break }
                         let next = Int(chainTable[candidate & chainMask])
                         if next >= candidate { break }
                         candidate = next
@@ -173,14 +257,16 @@ public enum ZstdCompressor {
                     return (bestLength, bestOffset)
                 }
                 @inline(__always) func emit(_ p: Int, _ length: Int, _ offset: Int) {
-                    literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: p - anchor))
-                    sequences.append(Sequence(literals: UInt32(p - anchor), length: UInt32(length), offset: UInt32(offset)))
+                    store.add(base + anchor, literals: p - anchor, length: length, offset: offset)
                     lastOffset = offset
                     let matchEnd = p + length
                     // Index a few positions inside the match (all of them when chaining deeply).
                     if depth >= 16 {
                         var q = p + 1
-                        while q < matchEnd && q <= limit { insert(q); q += 1 }
+                        while q < matchEnd && q <= limit {
+                            insert(q)
+                            q += 1
+                        }
                     } else if matchEnd - 2 <= limit && matchEnd - 2 > p {
                         insert(matchEnd - 2)
                     }
@@ -207,7 +293,9 @@ public enum ZstdCompressor {
                         let (l2, o2) = search(ip + 1)
                         // One literal more costs about a byte: the later match must gain more.
                         if l2 >= minimum && gain(l2, o2) > gain(length, offset) + 4 {
-                            ip += 1; length = l2; offset = o2
+                            ip += 1
+                            length = l2
+                            offset = o2
                         }
                     }
                     emit(ip, length, offset)
@@ -215,19 +303,362 @@ public enum ZstdCompressor {
             }
         }
         state.lastOffset = lastOffset
-        literals.append(contentsOf: UnsafeBufferPointer(start: base + anchor, count: end - anchor))
+        store.addLiterals(base + anchor, end - anchor)
+    }
+
+    /// `findSequences` for levels 2 to 4, as the reference compressor's "double fast" strategy
+    /// (`ZSTD_compressBlock_doubleFast`): at each position, the last offset one byte ahead, then the
+    /// last position with the same 8 bytes (`state.hash`), then the last with the same 6 bytes
+    /// (`state.chain`, compared on 4), preferring an 8-byte match one position on; a match found is
+    /// extended backward over the literals before it. Positions without a match are skipped faster
+    /// the longer the run without one (one more byte per step every 128), and after a match only
+    /// four positions are indexed, then the offset before the last is tried again at once: one
+    /// read of each table per position, no chains followed.
+    static func findSequencesDoubleFast(
+        _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+        store: inout SequenceStore
+    ) {
+        var anchor = start
+        var ip = start
+        // The last position an 8-byte hash may be read at without reading past the block.
+        let limit = end - 8
+        let window = 1 << state.windowLog
+        let longShift = UInt64(64 - state.hashLog), shortShift = UInt64(64 - state.chainLog)
+        var rep1 = state.lastOffset, rep2 = state.secondOffset
+        state.hash.withUnsafeMutableBufferPointer { longTable in
+            state.chain.withUnsafeMutableBufferPointer { shortTable in
+                // Safe: the tables hold 1 << hashLog and 1 << chainLog entries, and the hashes
+                // are the top hashLog and chainLog bits of a 64-bit product.
+                guard let long = longTable.baseAddress, let short = shortTable.baseAddress else { return }
+                @inline(__always) func hashLong(_ p: Int) -> Int {
+                    Int(truncatingIfNeeded: (load64(base + p) &* 0xCF1B_BCDC_B7A5_6463) &>> longShift)
+                }
+                @inline(__always) func hashShort(_ p: Int) -> Int {
+                    Int(truncatingIfNeeded: ((load64(base + p) &<< 16) &* 227_718_039_650_203) &>> shortShift)
+                }
+                /// Whether a table's position may be matched from `p`: set, before it, in the window.
+                @inline(__always) func usable(_ candidate: Int, _ p: Int) -> Bool {
+                    candidate >= 0 && candidate < p && p - candidate <= window
+                }
+                @inline(__always) func emit(_ p: Int, _ length: Int, _ offset: Int) {
+                    store.add(base + anchor, literals: p - anchor, length: length, offset: offset)
+                }
+                /// A match of `length` at `p` from `candidate`, moved back over equal bytes before
+                /// both (not before the literals' start, nor the input's): its start and length.
+                @inline(__always) func extendBack(_ p: Int, _ candidate: Int, _ length: Int) -> (Int, Int) {
+                    var p = p, m = candidate, n = length
+                    while p > anchor && m > 0 && base[p - 1] == base[m - 1] {
+                        p -= 1
+                        m -= 1
+                        n += 1
+                    }
+                    return (p, n)
+                }
+                while true {
+                    var step = 1
+                    var nextStep = ip + 128
+                    var ip1 = ip + 1
+                    if ip1 > limit { break }
+                    var hl0 = hashLong(ip)
+                    var idxl0 = Int(long[hl0])
+                    var hl1 = 0
+                    var searchStart = ip
+                    var found = false, repeated = false
+                    var length = 0, offset = 0
+                    while ip1 <= limit {
+                        let hs0 = hashShort(ip)
+                        let idxs0 = Int(short[hs0])
+                        searchStart = ip
+                        long[hl0] = Int32(truncatingIfNeeded: ip)
+                        short[hs0] = Int32(truncatingIfNeeded: ip)
+                        // The last offset one byte on (the byte here becomes a literal).
+                        if rep1 <= ip + 1 && load32(base + ip + 1 - rep1) == load32(base + ip + 1) {
+                            length = matchLength(base + ip + 5, base + ip + 5 - rep1, limit: end - ip - 5) + 4
+                            ip += 1
+                            offset = rep1
+                            found = true
+                            repeated = true
+                            break
+                        }
+                        hl1 = hashLong(ip1)
+                        if usable(idxl0, ip) && load64(base + idxl0) == load64(base + ip) {
+                            let n = matchLength(base + ip + 8, base + idxl0 + 8, limit: end - ip - 8) + 8
+                            offset = ip - idxl0
+                            (ip, length) = extendBack(ip, idxl0, n)
+                            found = true
+                            break
+                        }
+                        let idxl1 = Int(long[hl1])
+                        if usable(idxs0, ip) && load32(base + idxs0) == load32(base + ip) {
+                            // Four bytes match here; eight at the next position are worth the
+                            // literal more.
+                            if usable(idxl1, ip1) && load64(base + idxl1) == load64(base + ip1) {
+                                let n = matchLength(base + ip1 + 8, base + idxl1 + 8, limit: end - ip1 - 8) + 8
+                                offset = ip1 - idxl1
+                                (ip, length) = extendBack(ip1, idxl1, n)
+                            } else {
+                                let n = matchLength(base + ip + 4, base + idxs0 + 4, limit: end - ip - 4) + 4
+                                offset = ip - idxs0
+                                (ip, length) = extendBack(ip, idxs0, n)
+                            }
+                            found = true
+                            break
+                        }
+                        if ip1 >= nextStep {
+                            step += 1
+                            nextStep += 128
+                        }
+                        ip = ip1
+                        ip1 += step
+                        hl0 = hl1
+                        idxl0 = idxl1
+                    }
+                    if !found { break }
+                    if !repeated {
+                        (rep1, rep2) = (offset, rep1)
+                        // The next position, searched but not indexed; it lies inside the match
+                        // while the step is below 4 (a match is at least 4 long).
+                        if step < 4 { long[hl1] = Int32(truncatingIfNeeded: ip1) }
+                    }
+                    emit(ip, length, offset)
+                    ip += length
+                    anchor = ip
+                    guard ip <= limit else { continue }
+                    // Two positions inside the match and two at its end.
+                    let inside = searchStart + 2
+                    long[hashLong(inside)] = Int32(truncatingIfNeeded: inside)
+                    long[hashLong(ip - 2)] = Int32(truncatingIfNeeded: ip - 2)
+                    short[hashShort(inside)] = Int32(truncatingIfNeeded: inside)
+                    short[hashShort(ip - 1)] = Int32(truncatingIfNeeded: ip - 1)
+                    // The offset before the last, at once (no literals between).
+                    while ip <= limit && rep2 <= ip && load32(base + ip) == load32(base + ip - rep2) {
+                        let n = matchLength(base + ip + 4, base + ip + 4 - rep2, limit: end - ip - 4) + 4
+                        (rep1, rep2) = (rep2, rep1)
+                        short[hashShort(ip)] = Int32(truncatingIfNeeded: ip)
+                        long[hashLong(ip)] = Int32(truncatingIfNeeded: ip)
+                        emit(ip, n, rep1)
+                        ip += n
+                        anchor = ip
+                    }
+                }
+            }
+        }
+        state.lastOffset = rep1
+        state.secondOffset = rep2
+        store.addLiterals(base + anchor, end - anchor)
+    }
+
+    /// `findSequences` for level 1, as the reference compressor's "fast" strategy
+    /// (`ZSTD_compressBlock_fast`): one table of positions by a hash of their first
+    /// `state.minimumMatch` bytes (so that the repeated high bytes of numbers do not make floods
+    /// of 4-byte matches), no chains. Positions are searched in pairs, the next pair `step` on:
+    /// every position while `step` is 2, which grows by one every 128 bytes without a match. At
+    /// each pair the last offset is tried two bytes on first. A match found is extended backward
+    /// over the literals before it; after a match two positions are indexed and the offset before
+    /// the last is tried at once.
+    static func findSequencesFast(
+        _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
+        store: inout SequenceStore
+    ) {
+        var anchor = start
+        var ip0 = start
+        // The last position a hash (an 8-byte load) may be read at without reading past the block.
+        let limit = end - 8
+        let window = 1 << state.windowLog
+        let shift = UInt64(64 - state.hashLog)
+        let keep = UInt64(64 - 8 * state.minimumMatch)
+        let prime: UInt64 =
+            state.minimumMatch == 5 ? 889_523_592_379 : state.minimumMatch == 6 ? 227_718_039_650_203 : 58_295_818_150_454_627
+        var rep1 = state.lastOffset, rep2 = state.secondOffset
+        state.hash.withUnsafeMutableBufferPointer { hashTable in
+            // Safe: the table holds 1 << hashLog entries and a hash is the top hashLog bits of a
+            // 64-bit product.
+            guard let table = hashTable.baseAddress else { return }
+            @inline(__always) func hashOf(_ p: Int) -> Int {
+                Int(truncatingIfNeeded: ((load64(base + p) &<< keep) &* prime) &>> shift)
+            }
+            /// Whether `candidate` (a table entry) lies 1 to `window` bytes before `p`: never
+            /// the empty entry, which lies further back than any window.
+            @inline(__always) func usable(_ candidate: Int, _ p: Int) -> Bool {
+                UInt(bitPattern: p &- candidate &- 1) < UInt(window)
+            }
+            @inline(__always) func put(_ h: Int, _ p: Int) { table[h] = Int32(truncatingIfNeeded: p) }
+            while true {
+                var step = 2
+                var nextStep = ip0 + 128
+                var ip1 = ip0 + 1
+                var ip2 = ip0 + step
+                var ip3 = ip2 + 1
+                guard ip3 <= limit else { break }
+                var hash0 = hashOf(ip0)
+                var hash1 = hashOf(ip1)
+                var candidate = Int(table[hash0])
+                // The position of the last table write before the match: indexed again 2 on.
+                var current = ip0
+                var matchStart = 0, matchFrom = 0, length = 0
+                var found = false
+                repeat {
+                    current = ip0
+                    put(hash0, ip0)
+                    // The last offset at ip2, one byte before it too when that byte matches.
+                    if rep1 <= ip2 && rep1 <= window && load32(base + ip2) == load32(base + (ip2 &- rep1)) {
+                        matchStart = ip2
+                        matchFrom = ip2 - rep1
+                        length = 4
+                        if matchFrom > 0 && base[matchStart - 1] == base[matchFrom - 1] {
+                            matchStart -= 1
+                            matchFrom -= 1
+                            length += 1
+                        }
+                        put(hash1, ip1)
+                        found = true
+                        break
+                    }
+                    if usable(candidate, ip0) && load32(base + candidate) == load32(base + ip0) {
+                        put(hash1, ip1)
+                        matchStart = ip0
+                        matchFrom = candidate
+                        length = 4
+                        (rep1, rep2) = (ip0 - candidate, rep1)
+                        found = true
+                        break
+                    }
+                    candidate = Int(table[hash1])
+                    hash0 = hash1
+                    hash1 = hashOf(ip2)
+                    ip0 = ip1
+                    ip1 = ip2
+                    ip2 = ip3
+                    current = ip0
+                    put(hash0, ip0)
+                    if usable(candidate, ip0) && load32(base + candidate) == load32(base + ip0) {
+                        // ip1 is searched again after the match unless it lies inside it (a
+                        // match is at least 4 long).
+                        if step <= 4 { put(hash1, ip1) }
+                        matchStart = ip0
+                        matchFrom = candidate
+                        length = 4
+                        (rep1, rep2) = (ip0 - candidate, rep1)
+                        found = true
+                        break
+                    }
+                    candidate = Int(table[hash1])
+                    hash0 = hash1
+                    hash1 = hashOf(ip2)
+                    ip0 = ip1
+                    ip1 = ip2
+                    ip2 = ip0 &+ step
+                    ip3 = ip1 &+ step
+                    if ip2 >= nextStep {
+                        step &+= 1
+                        nextStep &+= 128
+                    }
+                } while ip3 <= limit
+                guard found else { break }
+                // Backward over the literals (a new offset; the last offset went one byte back).
+                while matchStart > anchor && matchFrom > 0 && base[matchStart - 1] == base[matchFrom - 1] {
+                    matchStart -= 1
+                    matchFrom -= 1
+                    length += 1
+                }
+                length += matchLength(base + matchStart + length, base + matchFrom + length, limit: end - matchStart - length)
+                store.add(base + anchor, literals: matchStart - anchor, length: length, offset: matchStart - matchFrom)
+                ip0 = matchStart + length
+                anchor = ip0
+                guard ip0 <= limit else { continue }
+                put(hashOf(current + 2), current + 2)
+                put(hashOf(ip0 - 2), ip0 - 2)
+                // The offset before the last, at once (no literals between).
+                while ip0 <= limit && rep2 <= ip0 && rep2 <= window && load32(base + ip0) == load32(base + ip0 - rep2) {
+                    let n = matchLength(base + ip0 + 4, base + ip0 + 4 - rep2, limit: end - ip0 - 4) + 4
+                    (rep1, rep2) = (rep2, rep1)
+                    put(hashOf(ip0), ip0)
+                    store.add(base + ip0, literals: 0, length: n, offset: rep1)
+                    ip0 += n
+                    anchor = ip0
+                }
+            }
+        }
+        state.lastOffset = rep1
+        state.secondOffset = rep2
+        store.addLiterals(base + anchor, end - anchor)
     }
 
     // MARK: Blocks
 
-    /// Encodes blocks; keeps its buffers between blocks.
-    struct BlockEncoder {
-        var sequences: [Sequence] = []
-        var literals: [UInt8] = []
-        var body: [UInt8] = []
+    /// One block's sequences and literals, written into buffers the block encoder owns.
+    struct SequenceStore {
+        let sequences: UnsafeMutablePointer<Sequence>
+        let literals: UnsafeMutablePointer<UInt8>
+        /// The input's end: a short literal run is copied 16 bytes at a time when they lie before it.
+        let inputEnd: UnsafePointer<UInt8>
+        var count = 0
+        var literalCount = 0
 
-        mutating func encode(_ base: UnsafePointer<UInt8>, start: Int, end: Int, last: Bool, state: inout MatchState,
-                             into out: inout [UInt8]) {
+        /// Appends `n` literals from `from`.
+        @inline(__always)
+        mutating func addLiterals(_ from: UnsafePointer<UInt8>, _ n: Int) {
+            let to = UnsafeMutableRawPointer(literals + literalCount)
+            if n <= 16 && from + 16 <= inputEnd {
+                // Safe: the literal buffer has 16 bytes beyond a block's worth.
+                to.storeBytes(of: load64(from), as: UInt64.self)
+                to.storeBytes(of: load64(from + 8), toByteOffset: 8, as: UInt64.self)
+            } else {
+                to.copyMemory(from: from, byteCount: n)
+            }
+            literalCount += n
+        }
+
+        /// Appends a sequence: `literals` bytes from `from`, then a match of `length` at `offset`.
+        @inline(__always)
+        mutating func add(_ from: UnsafePointer<UInt8>, literals n: Int, length: Int, offset: Int) {
+            addLiterals(from, n)
+            assert(count < BlockEncoder.maximumSequences && length >= 4, "a match shorter than 4 bytes")
+            sequences[count] = Sequence(
+                literals: UInt32(truncatingIfNeeded: n), length: UInt32(truncatingIfNeeded: length),
+                offset: UInt32(truncatingIfNeeded: offset))
+            count += 1
+        }
+    }
+
+    /// Encodes blocks; owns the buffers of one block's sequences, literals, codes and bitstream.
+    ///
+    /// Safe to send: a frame takes one from `spareEncoders` and uses it alone until it gives it back.
+    final class BlockEncoder: @unchecked Sendable {
+        /// A match is at least 4 bytes long, so a block has fewer sequences than this.
+        static let maximumSequences = ZstdCompressor.blockSize / 4 + 8
+        let sequences = UnsafeMutablePointer<Sequence>.allocate(capacity: maximumSequences)
+        let literals = UnsafeMutablePointer<UInt8>.allocate(capacity: ZstdCompressor.blockSize + 32)
+        let codes = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * maximumSequences)
+        let offsetValues = UnsafeMutablePointer<UInt32>.allocate(capacity: maximumSequences)
+        /// The sequences' bitstream: at most 27 bits of states and 63 of extra bits a sequence,
+        /// the final states, and an 8-byte store's overshoot.
+        static let bitCapacity = maximumSequences * 12 + 64
+        let bits = UnsafeMutableRawPointer.allocate(byteCount: bitCapacity, alignment: 8)
+
+        /// A finished frame's match tables, kept for the next frame's (`MatchState` takes them).
+        var hashStorage: [Int32] = []
+        var chainStorage: [Int32] = []
+
+        /// Takes `state`'s tables for the next frame, unless they are the deep levels' large ones.
+        func keep(_ state: inout MatchState) {
+            let largest = 1 << 18
+            if state.hash.count <= largest { swap(&hashStorage, &state.hash) }
+            if state.chain.count <= largest { swap(&chainStorage, &state.chain) }
+        }
+
+        deinit {
+            sequences.deallocate()
+            literals.deallocate()
+            codes.deallocate()
+            offsetValues.deallocate()
+            bits.deallocate()
+        }
+
+        func encode(
+            _ base: UnsafePointer<UInt8>, start: Int, end: Int, inputEnd: UnsafePointer<UInt8>, last: Bool,
+            state: inout MatchState, into out: inout [UInt8]
+        ) {
             let count = end - start
             let lastBit: UInt64 = last ? 1 : 0
             // A block of one repeated byte.
@@ -236,32 +667,172 @@ public enum ZstdCompressor {
                 out.append(base[start])
                 return
             }
-            sequences.removeAll(keepingCapacity: true)
-            literals.removeAll(keepingCapacity: true)
-            body.removeAll(keepingCapacity: true)
+            var store = SequenceStore(sequences: sequences, literals: literals, inputEnd: inputEnd)
             let savedRepeats = state.repeats
             if count > 16 {
-                ZstdCompressor.findSequences(base, start: start, end: end, state: &state, sequences: &sequences, literals: &literals)
+                ZstdCompressor.findSequences(base, start: start, end: end, state: &state, store: &store)
             } else {
-                literals.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
+                store.addLiterals(base + start, count)
             }
-            ZstdCompressor.encodeLiterals(literals, into: &body)
-            ZstdCompressor.encodeSequences(sequences, repeats: &state.repeats, into: &body)
+            // The block header's place, then the body in place after it.
+            let headerAt = out.count
+            ZstdCompressor.appendLE(&out, 0, 3)
+            ZstdCompressor.encodeLiterals(UnsafeBufferPointer(start: literals, count: store.literalCount), into: &out)
+            encodeSequences(store.count, repeats: &state.repeats, into: &out)
+            let size = out.count - headerAt - 3
             // RFC 8878 §3.1.1.2.4: a block's size may not exceed its maximum.
-            if body.count < count && body.count <= ZstdCompressor.blockSize {
-                ZstdCompressor.appendLE(&out, lastBit | 2 << 1 | UInt64(body.count) << 3, 3)
-                out.append(contentsOf: body)
+            if size < count && size <= ZstdCompressor.blockSize {
+                let header = lastBit | 2 << 1 | UInt64(size) << 3
+                out[headerAt] = UInt8(truncatingIfNeeded: header)
+                out[headerAt + 1] = UInt8(truncatingIfNeeded: header >> 8)
+                out[headerAt + 2] = UInt8(truncatingIfNeeded: header >> 16)
             } else {
                 // Stored raw: the decoder's repeat offsets stay as they were.
+                out.removeSubrange(headerAt...)
                 state.repeats = savedRepeats
                 ZstdCompressor.appendLE(&out, lastBit | UInt64(count) << 3, 3)
                 out.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
             }
         }
+
+        /// The sequences section (RFC 8878 §3.1.1.3.2) of the first `n` sequences: offsets
+        /// turned into offset values against the repeat offsets (which it updates as the decoder
+        /// will), codes, tables, the bitstream.
+        func encodeSequences(_ n: Int, repeats: inout (UInt32, UInt32, UInt32), into out: inout [UInt8]) {
+            if n < 128 {
+                out.append(UInt8(n))
+            } else if n < 0x7F00 {
+                out.append(UInt8(128 + (n >> 8)))
+                out.append(UInt8(n & 0xFF))
+            } else {
+                out.append(255)
+                ZstdCompressor.appendLE(&out, UInt64(n - 0x7F00), 2)
+            }
+            guard n > 0 else { return }
+            let llCodes = codes, mlCodes = codes + n, ofCodes = codes + 2 * n
+            var llHistogram = [Int](repeating: 0, count: 36)
+            var mlHistogram = [Int](repeating: 0, count: 53)
+            var ofHistogram = [Int](repeating: 0, count: 32)
+            var (r0, r1, r2) = repeats
+            ZstdCompressor.literalLengthCodes.withUnsafeBufferPointer { llTable in
+                ZstdCompressor.matchLengthCodes.withUnsafeBufferPointer { mlTable in
+                    llHistogram.withUnsafeMutableBufferPointer { llCount in
+                        mlHistogram.withUnsafeMutableBufferPointer { mlCount in
+                            ofHistogram.withUnsafeMutableBufferPointer { ofCount in
+                                for i in 0 ..< n {
+                                    let s = sequences[i]
+                                    let o = s.offset
+                                    var value: UInt32
+                                    if s.literals > 0 {
+                                        value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
+                                    } else {
+                                        value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
+                                    }
+                                    // The decoder's update (RFC 8878 §3.1.2.5).
+                                    if value > 3 {
+                                        (r0, r1, r2) = (o, r0, r1)
+                                    } else {
+                                        let index = s.literals > 0 ? Int(value) - 1 : Int(value)
+                                        switch index {
+                                        case 0: break
+                                        case 1: (r0, r1) = (r1, r0)
+                                        case 2: (r0, r1, r2) = (r2, r0, r1)
+                                        default: (r0, r1, r2) = (r0 - 1, r0, r1)
+                                        }
+                                    }
+                                    offsetValues[i] = value
+                                    let literalCount = Int(s.literals), v = Int(s.length) - 3
+                                    // Safe: the tables cover 0 ..< 64 and 0 ..< 128, and the
+                                    // formulas give at most 35 and 52 for a block's lengths.
+                                    let ll =
+                                        literalCount < 64
+                                        ? Int(llTable[literalCount]) : (Int.bitWidth - 1 - literalCount.leadingZeroBitCount) + 19
+                                    let ml = v < 128 ? Int(mlTable[v]) : (Int.bitWidth - 1 - v.leadingZeroBitCount) + 36
+                                    let of = UInt32.bitWidth - 1 - value.leadingZeroBitCount
+                                    llCodes[i] = UInt8(truncatingIfNeeded: ll)
+                                    mlCodes[i] = UInt8(truncatingIfNeeded: ml)
+                                    ofCodes[i] = UInt8(truncatingIfNeeded: of)
+                                    llCount[ll] += 1
+                                    mlCount[ml] += 1
+                                    ofCount[of] += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            repeats = (r0, r1, r2)
+            let ll = ZstdCompressor.chooseTable(
+                llHistogram, total: n, maximumLog: 9, predefined: ZstdCompressor.predefinedLiteralLengths, predefinedLog: 6,
+                predefinedTable: ZstdCompressor.predefinedTables.0)
+            let of = ZstdCompressor.chooseTable(
+                ofHistogram, total: n, maximumLog: 8, predefined: ZstdCompressor.predefinedOffsets, predefinedLog: 5,
+                predefinedTable: ZstdCompressor.predefinedTables.1)
+            let ml = ZstdCompressor.chooseTable(
+                mlHistogram, total: n, maximumLog: 9, predefined: ZstdCompressor.predefinedMatchLengths, predefinedLog: 6,
+                predefinedTable: ZstdCompressor.predefinedTables.2)
+            out.append(ll.mode << 6 | of.mode << 4 | ml.mode << 2)
+            out.append(contentsOf: ll.description)
+            out.append(contentsOf: of.description)
+            out.append(contentsOf: ml.description)
+            let written = ll.table.withTables { llTable in
+                of.table.withTables { ofTable in
+                    ml.table.withTables { mlTable in
+                        writeSequenceBits(n, ll: llTable, of: ofTable, ml: mlTable)
+                    }
+                }
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(start: bits, count: written))
+        }
+
+        /// Writes the sequences' bitstream into `bits`, the last sequence first (its codes start
+        /// the three states); returns its byte count. The bits as `ZstdBitWriter` lays them out,
+        /// written from a register stored 8 bytes at a time.
+        func writeSequenceBits(_ n: Int, ll: ZstdFSEEncoder.Tables, of: ZstdFSEEncoder.Tables, ml: ZstdFSEEncoder.Tables) -> Int {
+            let llCodes = codes, mlCodes = codes + n, ofCodes = codes + 2 * n
+            var writer = ZstdRegisterBitWriter(bits)
+            ZstdSequenceTable.Field.literalLengthBits.withUnsafeBufferPointer { llBits in
+                ZstdSequenceTable.Field.matchLengthBits.withUnsafeBufferPointer { mlBits in
+                    ZstdSequenceTable.Field.literalLengthBase.withUnsafeBufferPointer { llBase in
+                        ZstdSequenceTable.Field.matchLengthBase.withUnsafeBufferPointer { mlBase in
+                            // Safe: the codes index the tables' 36 and 53 entries.
+                            @inline(__always) func extraBits(_ i: Int) {
+                                let s = sequences[i]
+                                let lc = Int(llCodes[i]), mc = Int(mlCodes[i]), oc = Int(ofCodes[i])
+                                writer.add(UInt64(s.literals &- llBase[lc]), Int(llBits[lc]))
+                                writer.add(UInt64(s.length &- mlBase[mc]), Int(mlBits[mc]))
+                                writer.flush()
+                                writer.add(UInt64(offsetValues[i]), oc)
+                                writer.flush()
+                            }
+                            let lastIndex = n - 1
+                            var mlState = ml.initialState(Int(mlCodes[lastIndex]))
+                            var ofState = of.initialState(Int(ofCodes[lastIndex]))
+                            var llState = ll.initialState(Int(llCodes[lastIndex]))
+                            extraBits(lastIndex)
+                            var i = lastIndex
+                            while i > 0 {
+                                i -= 1
+                                ofState = of.encode(Int(ofCodes[i]), state: ofState, into: &writer)
+                                mlState = ml.encode(Int(mlCodes[i]), state: mlState, into: &writer)
+                                llState = ll.encode(Int(llCodes[i]), state: llState, into: &writer)
+                                writer.flush()
+                                extraBits(i)
+                            }
+                            writer.add(UInt64(mlState), ml.accuracyLog)
+                            writer.add(UInt64(ofState), of.accuracyLog)
+                            writer.add(UInt64(llState), ll.accuracyLog)
+                            writer.flush()
+                        }
+                    }
+                }
+            }
+            return writer.close()
+        }
     }
 
     /// The literals section (RFC 8878 §3.1.1.3.1).
-    static func encodeLiterals(_ literals: [UInt8], into out: inout [UInt8]) {
+    static func encodeLiterals(_ literals: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         let n = literals.count
         func rawHeader(_ type: UInt64) {
             if n < 32 {
@@ -278,7 +849,29 @@ public enum ZstdCompressor {
         }
         guard n >= 64 else { return raw() }
         var histogram = [Int](repeating: 0, count: 256)
-        literals.withUnsafeBufferPointer { l in for b in l { histogram[Int(b)] += 1 } }
+        histogram.withUnsafeMutableBufferPointer { h in
+            // Four tables, so that runs of one byte do not wait on one counter.
+            var h1 = [Int](repeating: 0, count: 256), h2 = h1, h3 = h1
+            h1.withUnsafeMutableBufferPointer { h1 in
+                h2.withUnsafeMutableBufferPointer { h2 in
+                    h3.withUnsafeMutableBufferPointer { h3 in
+                        var i = 0
+                        while i + 4 <= n {
+                            h[Int(literals[i])] += 1
+                            h1[Int(literals[i + 1])] += 1
+                            h2[Int(literals[i + 2])] += 1
+                            h3[Int(literals[i + 3])] += 1
+                            i += 4
+                        }
+                        while i < n {
+                            h[Int(literals[i])] += 1
+                            i += 1
+                        }
+                        for s in 0 ..< 256 { h[s] += h1[s] + h2[s] + h3[s] }
+                    }
+                }
+            }
+        }
         if histogram[Int(literals[0])] == n {
             rawHeader(1)
             out.append(literals[0])
@@ -292,16 +885,14 @@ public enum ZstdCompressor {
         let estimate = huffman.description.count + bits / 8 + (fourStreams ? 10 : 1)
         guard estimate + 8 < n else { return raw() }
         var streams: [[UInt8]] = []
-        literals.withUnsafeBufferPointer { l in
-            if fourStreams {
-                let segment = (n + 3) / 4
-                for i in 0 ..< 4 {
-                    let a = min(n, i * segment), b = min(n, a + segment)
-                    streams.append(huffmanStream(l, a ..< (i == 3 ? n : b), huffman))
-                }
-            } else {
-                streams.append(huffmanStream(l, 0 ..< n, huffman))
+        if fourStreams {
+            let segment = (n + 3) / 4
+            for i in 0 ..< 4 {
+                let a = min(n, i * segment), b = min(n, a + segment)
+                streams.append(huffmanStream(literals, a ..< (i == 3 ? n : b), huffman))
             }
+        } else {
+            streams.append(huffmanStream(literals, 0 ..< n, huffman))
         }
         var compressed = huffman.description.count + streams.reduce(0) { $0 + $1.count }
         if fourStreams { compressed += 6 }
@@ -324,21 +915,41 @@ public enum ZstdCompressor {
     }
 
     /// One Huffman-coded stream of `literals[range]`: the last byte first, so the decoder, reading
-    /// backward, meets the first byte first.
+    /// backward, meets the first byte first. The bits as `ZstdBitWriter` lays them out (the first
+    /// in the lowest bit, little-endian bytes, a final 1-bit, zero padding to a byte), written
+    /// from a register: after each code (at most 11 bits) its eight bytes are stored and the whole
+    /// bytes among them passed over.
     static func huffmanStream(_ literals: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ huffman: ZstdHuffmanEncoder) -> [UInt8] {
-        var writer = ZstdBitWriter(capacity: range.count + 8)
-        huffman.codes.withUnsafeBufferPointer { codes in
-            huffman.lengths.withUnsafeBufferPointer { lengths in
-                var i = range.upperBound
-                while i > range.lowerBound {
-                    i -= 1
-                    let s = Int(literals[i])
-                    writer.add(UInt64(codes[s]), Int(lengths[s]))
+        // At most 11 bits a byte, the closing bit, and the last 8-byte store's overshoot.
+        let capacity = range.count * ZstdHuffmanEncoder.maximumBits / 8 + 16
+        return [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+            initialized = 0
+            guard let base = out.baseAddress else { return }
+            let o = UnsafeMutableRawPointer(base)
+            var accumulator: UInt64 = 0, bits = 0, position = 0
+            huffman.codes.withUnsafeBufferPointer { codes in
+                huffman.lengths.withUnsafeBufferPointer { lengths in
+                    var i = range.upperBound
+                    while i > range.lowerBound {
+                        i -= 1
+                        let s = Int(literals[i])
+                        let n = Int(lengths[s])
+                        accumulator |= (UInt64(codes[s]) & ((1 &<< UInt64(n)) &- 1)) &<< UInt64(bits)
+                        bits += n
+                        // Safe: position + 8 <= capacity, as each byte passed over holds 8 bits
+                        // of codes of at most 11 bits a literal.
+                        o.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
+                        position += bits &>> 3
+                        accumulator = accumulator &>> UInt64(bits & ~7)
+                        bits &= 7
+                    }
                 }
             }
+            accumulator |= 1 &<< UInt64(bits)
+            bits += 1
+            o.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
+            initialized = position + (bits + 7) / 8
         }
-        writer.close()
-        return writer.bytes
     }
 
     // MARK: Sequences
@@ -350,37 +961,34 @@ public enum ZstdCompressor {
         UInt8(ZstdSequenceTable.Field.matchLengthBase.lastIndex { $0 <= UInt32(v + 3) } ?? 0)
     }
 
-    @inline(__always)
-    static func literalLengthCode(_ v: Int) -> Int {
-        v < 64 ? Int(literalLengthCodes[v]) : (Int.bitWidth - 1 - v.leadingZeroBitCount) + 19
-    }
-
-    @inline(__always)
-    static func matchLengthCode(_ length: Int) -> Int {
-        let v = length - 3
-        return v < 128 ? Int(matchLengthCodes[v]) : (Int.bitWidth - 1 - v.leadingZeroBitCount) + 36
-    }
-
     /// The predefined distributions (RFC 8878 §3.1.1.3.2.2).
     static let predefinedLiteralLengths: [Int16] =
         [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1]
     static let predefinedMatchLengths: [Int16] =
-        [1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1]
+        [
+            1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1,
+        ]
     static let predefinedOffsets: [Int16] =
         [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1]
     static let predefinedTables = (
         ZstdFSEEncoder(counts: predefinedLiteralLengths, accuracyLog: 6),
         ZstdFSEEncoder(counts: predefinedOffsets, accuracyLog: 5),
-        ZstdFSEEncoder(counts: predefinedMatchLengths, accuracyLog: 6))
+        ZstdFSEEncoder(counts: predefinedMatchLengths, accuracyLog: 6)
+    )
 
     /// How one field's codes are coded: the mode (0 predefined, 1 RLE, 2 compressed), the table
     /// and what goes in the section before the bitstream.
-    static func chooseTable(_ histogram: [Int], total: Int, maximumLog: Int, predefined: [Int16], predefinedLog: Int,
-                            predefinedTable: ZstdFSEEncoder) -> (mode: UInt8, table: ZstdFSEEncoder, description: [UInt8]) {
+    static func chooseTable(
+        _ histogram: [Int], total: Int, maximumLog: Int, predefined: [Int16], predefinedLog: Int,
+        predefinedTable: ZstdFSEEncoder
+    ) -> (mode: UInt8, table: ZstdFSEEncoder, description: [UInt8]) {
         var maxSymbol = 0
         var distinct = 0
-        for (s, h) in histogram.enumerated() where h > 0 { maxSymbol = s; distinct += 1 }
+        for (s, h) in histogram.enumerated() where h > 0 {
+            maxSymbol = s
+            distinct += 1
+        }
         if distinct == 1 {
             // RLE: one symbol, no bits per state.
             var counts = [Int16](repeating: 0, count: maxSymbol + 1)
@@ -399,93 +1007,5 @@ public enum ZstdCompressor {
             }
         }
         return (0, predefinedTable, [])
-    }
-
-    /// The sequences section (RFC 8878 §3.1.1.3.2): offsets turned into offset values against the
-    /// repeat offsets (which it updates as the decoder will), codes, tables, the bitstream.
-    static func encodeSequences(_ sequences: [Sequence], repeats: inout (UInt32, UInt32, UInt32), into out: inout [UInt8]) {
-        let n = sequences.count
-        if n < 128 {
-            out.append(UInt8(n))
-        } else if n < 0x7F00 {
-            out.append(UInt8(128 + (n >> 8))); out.append(UInt8(n & 0xFF))
-        } else {
-            out.append(255); appendLE(&out, UInt64(n - 0x7F00), 2)
-        }
-        guard n > 0 else { return }
-        var llCodes = [UInt8](repeating: 0, count: n)
-        var mlCodes = [UInt8](repeating: 0, count: n)
-        var ofCodes = [UInt8](repeating: 0, count: n)
-        var offsetValues = [UInt32](repeating: 0, count: n)
-        var llHistogram = [Int](repeating: 0, count: 36)
-        var mlHistogram = [Int](repeating: 0, count: 53)
-        var ofHistogram = [Int](repeating: 0, count: 32)
-        var (r0, r1, r2) = repeats
-        for (i, s) in sequences.enumerated() {
-            let o = s.offset
-            var value: UInt32
-            if s.literals > 0 {
-                value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
-            } else {
-                value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
-            }
-            // The decoder's update (RFC 8878 §3.1.2.5).
-            if value > 3 {
-                (r0, r1, r2) = (o, r0, r1)
-            } else {
-                let index = s.literals > 0 ? Int(value) - 1 : Int(value)
-                switch index {
-                case 0: break
-                case 1: (r0, r1) = (r1, r0)
-                case 2: (r0, r1, r2) = (r2, r0, r1)
-                default: (r0, r1, r2) = (r0 - 1, r0, r1)
-                }
-            }
-            offsetValues[i] = value
-            let ll = literalLengthCode(Int(s.literals)), ml = matchLengthCode(Int(s.length))
-            let of = UInt32.bitWidth - 1 - value.leadingZeroBitCount
-            llCodes[i] = UInt8(ll); mlCodes[i] = UInt8(ml); ofCodes[i] = UInt8(of)
-            llHistogram[ll] += 1; mlHistogram[ml] += 1; ofHistogram[of] += 1
-        }
-        repeats = (r0, r1, r2)
-        let ll = chooseTable(llHistogram, total: n, maximumLog: 9, predefined: predefinedLiteralLengths, predefinedLog: 6,
-                             predefinedTable: predefinedTables.0)
-        let of = chooseTable(ofHistogram, total: n, maximumLog: 8, predefined: predefinedOffsets, predefinedLog: 5,
-                             predefinedTable: predefinedTables.1)
-        let ml = chooseTable(mlHistogram, total: n, maximumLog: 9, predefined: predefinedMatchLengths, predefinedLog: 6,
-                             predefinedTable: predefinedTables.2)
-        out.append(ll.mode << 6 | of.mode << 4 | ml.mode << 2)
-        out.append(contentsOf: ll.description)
-        out.append(contentsOf: of.description)
-        out.append(contentsOf: ml.description)
-        let llBits = ZstdSequenceTable.Field.literalLengthBits, mlBits = ZstdSequenceTable.Field.matchLengthBits
-        let llBase = ZstdSequenceTable.Field.literalLengthBase, mlBase = ZstdSequenceTable.Field.matchLengthBase
-        var writer = ZstdBitWriter(capacity: n * 4)
-        // The last sequence first; its codes start the three states.
-        let lastIndex = n - 1
-        var mlState = ml.table.initialState(Int(mlCodes[lastIndex]))
-        var ofState = of.table.initialState(Int(ofCodes[lastIndex]))
-        var llState = ll.table.initialState(Int(llCodes[lastIndex]))
-        @inline(__always) func extraBits(_ i: Int) {
-            let s = sequences[i]
-            let lc = Int(llCodes[i]), mc = Int(mlCodes[i]), oc = Int(ofCodes[i])
-            writer.add(UInt64(s.literals - llBase[lc]), Int(llBits[lc]))
-            writer.add(UInt64(s.length - mlBase[mc]), Int(mlBits[mc]))
-            writer.add(UInt64(offsetValues[i]), oc)
-        }
-        extraBits(lastIndex)
-        var i = lastIndex
-        while i > 0 {
-            i -= 1
-            ofState = of.table.encode(Int(ofCodes[i]), state: ofState, into: &writer)
-            mlState = ml.table.encode(Int(mlCodes[i]), state: mlState, into: &writer)
-            llState = ll.table.encode(Int(llCodes[i]), state: llState, into: &writer)
-            extraBits(i)
-        }
-        ml.table.flush(mlState, into: &writer)
-        of.table.flush(ofState, into: &writer)
-        ll.table.flush(llState, into: &writer)
-        writer.close()
-        out.append(contentsOf: writer.bytes)
     }
 }

@@ -45,6 +45,42 @@ struct ZstdBitWriter {
     }
 }
 
+/// `ZstdBitWriter`'s layout, written into a caller's buffer from a 64-bit register: `add` puts
+/// fields in the register, `flush` stores its eight bytes and passes over the whole ones among
+/// them. The caller flushes before the register would hold more than 63 bits, and its buffer has
+/// room for an 8-byte store at every byte position it writes.
+struct ZstdRegisterBitWriter {
+    let start: UnsafeMutableRawPointer
+    private var position = 0
+    private var accumulator: UInt64 = 0
+    private var count = 0
+
+    init(_ start: UnsafeMutableRawPointer) { self.start = start }
+
+    /// Adds the low `bits` bits of `value` (`bits` ≤ 32).
+    @inline(__always)
+    mutating func add(_ value: UInt64, _ bits: Int) {
+        accumulator |= (value & ((1 &<< UInt64(truncatingIfNeeded: bits)) &- 1)) &<< UInt64(truncatingIfNeeded: count)
+        count &+= bits
+    }
+
+    /// Stores the register; keeps the bits of a partial byte.
+    @inline(__always)
+    mutating func flush() {
+        start.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
+        position &+= count &>> 3
+        accumulator = accumulator &>> UInt64(truncatingIfNeeded: count & ~7)
+        count &= 7
+    }
+
+    /// Adds the final 1-bit; returns the byte count written.
+    mutating func close() -> Int {
+        add(1, 1)
+        flush()
+        return position + (count + 7) / 8
+    }
+}
+
 /// An FSE encoding table built from a normalized distribution (the encoder's side of the table
 /// RFC 8878 §4.1.1 describes): the same symbol spread as the decoder's table, a state table and
 /// per-symbol transforms.
@@ -117,13 +153,42 @@ struct ZstdFSEEncoder {
         }
     }
 
-    /// The state that starts encoding (from the end) with `symbol`.
-    @inline(__always)
+    /// The tables read without copies or bounds checks, while `withTables` runs.
+    struct Tables {
+        let states: UnsafeBufferPointer<UInt16>
+        let transforms: UnsafeBufferPointer<Transform>
+        let accuracyLog: Int
+
+        /// The state that starts encoding (from the end) with `symbol`.
+        @inline(__always)
+        func initialState(_ symbol: Int) -> Int {
+            let t = transforms[symbol]
+            let bits = (Int(t.deltaNbBits) + (1 << 15)) >> 16
+            let value = (bits << 16) - Int(t.deltaNbBits)
+            return Int(states[(value >> bits) + Int(t.deltaFindState)])
+        }
+
+        /// Encodes `symbol` from `state`: adds the bits that lead back to it (at most
+        /// `accuracyLog`), returns the new state.
+        @inline(__always)
+        func encode(_ symbol: Int, state: Int, into writer: inout ZstdRegisterBitWriter) -> Int {
+            let t = transforms[symbol]
+            let bits = (state &+ Int(t.deltaNbBits)) &>> 16
+            writer.add(UInt64(truncatingIfNeeded: state), bits)
+            return Int(states[(state &>> bits) &+ Int(t.deltaFindState)])
+        }
+    }
+
+    /// `body` of the tables. Symbols passed to them must be among the table's.
+    func withTables<R>(_ body: (Tables) -> R) -> R {
+        states.withUnsafeBufferPointer { s in
+            transforms.withUnsafeBufferPointer { t in body(Tables(states: s, transforms: t, accuracyLog: accuracyLog)) }
+        }
+    }
+
+    /// The state that starts encoding (from the end) with `symbol` (`Tables.initialState`).
     func initialState(_ symbol: Int) -> Int {
-        let t = transforms[symbol]
-        let bits = (Int(t.deltaNbBits) + (1 << 15)) >> 16
-        let value = (bits << 16) - Int(t.deltaNbBits)
-        return Int(states[(value >> bits) + Int(t.deltaFindState)])
+        withTables { $0.initialState(symbol) }
     }
 
     /// Encodes `symbol` from `state`: writes the bits that lead back to it, returns the new state.
@@ -179,8 +244,10 @@ struct ZstdFSEEncoder {
         var symbol = 0
         var previousIsZero = false
         func flush16() {
-            out.append(UInt8(truncatingIfNeeded: stream)); out.append(UInt8(truncatingIfNeeded: stream >> 8))
-            stream >>= 16; bitCount -= 16
+            out.append(UInt8(truncatingIfNeeded: stream))
+            out.append(UInt8(truncatingIfNeeded: stream >> 8))
+            stream >>= 16
+            bitCount -= 16
         }
         while symbol < counts.count && remaining > 1 {
             if previousIsZero {
@@ -211,7 +278,10 @@ struct ZstdFSEEncoder {
             bitCount += nbBits
             if count < maximum { bitCount -= 1 }
             previousIsZero = count == 1
-            while remaining < threshold { nbBits -= 1; threshold >>= 1 }
+            while remaining < threshold {
+                nbBits -= 1
+                threshold >>= 1
+            }
             if bitCount > 16 { flush16() }
         }
         while bitCount > 0 {
@@ -324,14 +394,18 @@ struct ZstdHuffmanEncoder {
         weight.reserveCapacity(2 * n - 1)
         var leaf = 0, node = n, next = n
         func take() -> Int {
-            if leaf < n && (node >= next || weight[leaf] <= weight[node]) { leaf += 1; return leaf - 1 }
+            if leaf < n && (node >= next || weight[leaf] <= weight[node]) {
+                leaf += 1
+                return leaf - 1
+            }
             node += 1
             return node - 1
         }
         while next < 2 * n - 1 {
             let a = take(), b = take()
             weight.append(weight[a] + weight[b])
-            parent[a] = next; parent[b] = next
+            parent[a] = next
+            parent[b] = next
             next += 1
         }
         var depth = [Int](repeating: 0, count: 2 * n - 1)
@@ -348,7 +422,10 @@ struct ZstdHuffmanEncoder {
         guard weights.count >= 2 else { return nil }
         var histogram = [Int](repeating: 0, count: 13)
         var maxSymbol = 0
-        for w in weights { histogram[Int(w)] += 1; maxSymbol = max(maxSymbol, Int(w)) }
+        for w in weights {
+            histogram[Int(w)] += 1
+            maxSymbol = max(maxSymbol, Int(w))
+        }
         let distinct = histogram.filter { $0 > 0 }.count
         guard distinct >= 2 else { return nil }
         let log = ZstdFSEEncoder.accuracyLog(total: weights.count, maximumSymbol: maxSymbol, maximum: 6)

@@ -60,9 +60,11 @@ package final class ReplacementFile {
         var created: (String, Int32)?
         for _ in 0 ..< 8 {
             let candidate = directory + "/." + name + ".tmp-\(getpid())-" + SystemRandomNumberGenerator().nextHex()
-            let fd = Glibc.open(candidate, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, defaultMode)
+            let fd = SystemCall.retryingOnInterrupt {
+                Glibc.open(candidate, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, defaultMode)
+            }
             if fd < 0 {
-                if errno == EINTR || errno == EEXIST { continue }
+                if errno == EEXIST { continue }
                 throw .system(path, "create temporary file", errno)
             }
             // Between open and flock another saver's cleanup may have taken the lock and removed
@@ -107,8 +109,7 @@ package final class ReplacementFile {
     package func commit(durable: Bool = true) throws(ReplacementFileError) {
         precondition(!finished, "commit() after commit() or discard()")
         if durable {
-            while fsync(fileDescriptor) != 0 {
-                if errno == EINTR { continue }
+            if SystemCall.retryingOnInterrupt({ fsync(fileDescriptor) }) != 0 {
                 let code = errno
                 discard()
                 throw .system(path, "fsync", code)
@@ -126,13 +127,11 @@ package final class ReplacementFile {
         let closeError = errno
         if durable {
             let directory = FileTarget.directory(of: target.resolvedPath)
-            let dfd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let dfd = SystemCall.retryingOnInterrupt { Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard dfd >= 0 else { throw .system(path, "open directory", errno) }
             defer { close(dfd) }
-            while fsync(dfd) != 0 {
-                if errno == EINTR { continue }
-                // Some filesystems cannot fsync directories; that is not a failure of the save.
-                if errno == EINVAL || errno == EBADF { break }
+            // Some filesystems cannot fsync directories (EINVAL, EBADF); that is not a failure of the save.
+            if SystemCall.retryingOnInterrupt({ fsync(dfd) }) != 0 && errno != EINVAL && errno != EBADF {
                 throw .system(path, "fsync directory", errno)
             }
         }

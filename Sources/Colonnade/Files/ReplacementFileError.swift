@@ -27,7 +27,7 @@ public enum ReplacementFileError: Error, Sendable, Equatable, CustomStringConver
     public var path: String {
         switch self {
         case let .noSuchDirectory(p), let .isADirectory(p), let .notARegularFile(p, _), let .danglingSymlink(p, _),
-             let .readOnly(p, _), let .permissionDenied(p, _), let .ioError(p, _, _):
+            let .readOnly(p, _), let .permissionDenied(p, _), let .ioError(p, _, _):
             p
         }
     }

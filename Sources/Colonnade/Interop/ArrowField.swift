@@ -134,8 +134,9 @@ struct ArrowField {
         let childTables = try t.tables(ArrowIPCFormat.Field.children)
         budget -= 1
         if !childTables.isEmpty && (depth >= Self.maximumDepth || budget < childTables.count) {
-            throw .unsupportedColumn(file: t.reader.file, column: name,
-                                     type: "nested fields more than \(Self.maximumDepth) levels deep or more than \(Self.maximumFieldCount) in all")
+            throw .unsupportedColumn(
+                file: t.reader.file, column: name,
+                type: "nested fields more than \(Self.maximumDepth) levels deep or more than \(Self.maximumFieldCount) in all")
         }
         for c in childTables { children.append(try ArrowField(c, depth: depth + 1, budget: &budget)) }
     }

@@ -137,8 +137,10 @@ public struct ArrowIPCWriter {
     func schemaNode() -> FlatBufferNode {
         var fields: [FlatBufferNode] = []
         let intType = FlatBufferNode.table([.int32(32), .bool(true)])
-        fields.append(Self.field(name: "ticker", nullable: false, type: .utf8, typeTable: .table([]),
-                                 dictionary: .table([.int64(0), .node(intType), .bool(false)])))
+        fields.append(
+            Self.field(
+                name: "ticker", nullable: false, type: .utf8, typeTable: .table([]),
+                dictionary: .table([.int64(0), .node(intType), .bool(false)])))
         fields.append(Self.field(name: "date", nullable: false, type: .date, typeTable: .table([.int16(0)])))
         for d in table.schema {
             let (type, typeTable) = Self.arrowType(d.type)
@@ -162,8 +164,10 @@ public struct ArrowIPCWriter {
         }
     }
 
-    static func field(name: String, nullable: Bool, type: ArrowIPCFormat.TypeID, typeTable: FlatBufferNode,
-                      dictionary: FlatBufferNode? = nil) -> FlatBufferNode {
+    static func field(
+        name: String, nullable: Bool, type: ArrowIPCFormat.TypeID, typeTable: FlatBufferNode,
+        dictionary: FlatBufferNode? = nil
+    ) -> FlatBufferNode {
         .table([
             .node(.string(name)),
             .bool(nullable),
@@ -184,8 +188,10 @@ public struct ArrowIPCWriter {
 
     /// Writes an encapsulated message (continuation, length, flatbuffer, padding) and its body;
     /// returns its footer block (offset relative to the output's position at `start`).
-    func writeMessage(_ header: ArrowIPCFormat.Header, header node: FlatBufferNode, bodyLength: Int,
-                      to output: InteropOutput, start: Int = 0, body: [BodyPiece] = []) throws(InteropError) -> Block {
+    func writeMessage(
+        _ header: ArrowIPCFormat.Header, header node: FlatBufferNode, bodyLength: Int,
+        to output: InteropOutput, start: Int = 0, body: [BodyPiece] = []
+    ) throws(InteropError) -> Block {
         let offset = output.position - start
         let message = FlatBufferNode.table([
             .int16(ArrowIPCFormat.metadataVersion),
@@ -245,9 +251,14 @@ public struct ArrowIPCWriter {
         return out
     }
 
-    static func recordBatch(length: Int, nodes: [(Int, Int)], pieces: [BodyPiece], compression: FlatBufferNode? = nil) -> (FlatBufferNode, Int) {
+    static func recordBatch(
+        length: Int, nodes: [(Int, Int)], pieces: [BodyPiece], compression: FlatBufferNode? = nil
+    ) -> (FlatBufferNode, Int) {
         var nodeBytes = FlatBufferByteArray()
-        for (n, nulls) in nodes { nodeBytes.appendUInt64LE(UInt64(n)); nodeBytes.appendUInt64LE(UInt64(nulls)) }
+        for (n, nulls) in nodes {
+            nodeBytes.appendUInt64LE(UInt64(n))
+            nodeBytes.appendUInt64LE(UInt64(nulls))
+        }
         var bufferBytes = FlatBufferByteArray()
         var offset = 0
         for p in pieces {
@@ -274,8 +285,10 @@ public struct ArrowIPCWriter {
         }
         return try withInteropBytes(offsets) { o throws(InteropError) in
             try withInteropBytes(data) { d throws(InteropError) in
-                let pieces = [BodyPiece(base: nil, length: 0), BodyPiece(base: o.baseAddress, length: o.count),
-                              BodyPiece(base: d.baseAddress, length: d.count)]
+                let pieces = [
+                    BodyPiece(base: nil, length: 0), BodyPiece(base: o.baseAddress, length: o.count),
+                    BodyPiece(base: d.baseAddress, length: d.count),
+                ]
                 let (batch, bodyLength) = Self.recordBatch(length: table.tickers.count, nodes: [(table.tickers.count, 0)], pieces: pieces)
                 let header = FlatBufferNode.table([.int64(0), .node(batch), .bool(false)])
                 return try writeMessage(.dictionaryBatch, header: header, bodyLength: bodyLength, to: output, start: start, body: pieces)
@@ -340,8 +353,9 @@ public struct ArrowIPCWriter {
             var (batch, bodyLength) = Self.recordBatch(length: n, nodes: nodes, pieces: pieces)
             if let compression {
                 let codec: UInt8 = compression == .lz4Frame ? 0 : 1
-                (batch, bodyLength) = Self.recordBatch(length: n, nodes: nodes, pieces: pieces,
-                                                       compression: .table([.uint8(codec), .uint8(0)]))
+                (batch, bodyLength) = Self.recordBatch(
+                    length: n, nodes: nodes, pieces: pieces,
+                    compression: .table([.uint8(codec), .uint8(0)]))
             }
             let block = try withExtendedLifetime(compressed) { () throws(InteropError) -> Block in
                 try writeMessage(.recordBatch, header: batch, bodyLength: bodyLength, to: output, start: start, body: pieces)

@@ -53,14 +53,18 @@ struct FlatBufferByteArray {
     mutating func align(_ alignment: Int) {
         while bytes.count % alignment != 0 { bytes.append(0) }
     }
-    mutating func appendUInt16LE(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
+    mutating func appendUInt16LE(_ v: UInt16) {
+        bytes.append(UInt8(v & 0xFF))
+        bytes.append(UInt8(v >> 8))
+    }
     mutating func appendUInt32LE(_ v: UInt32) { for i in 0 ..< 4 { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
     mutating func appendUInt64LE(_ v: UInt64) { for i in 0 ..< 8 { bytes.append(UInt8((v >> (8 * UInt64(i))) & 0xFF)) } }
     mutating func setUInt32LE(_ v: UInt32, at offset: Int) {
         for i in 0 ..< 4 { bytes[offset + i] = UInt8((v >> (8 * UInt32(i))) & 0xFF) }
     }
     mutating func setUInt16LE(_ v: UInt16, at offset: Int) {
-        bytes[offset] = UInt8(v & 0xFF); bytes[offset + 1] = UInt8(v >> 8)
+        bytes[offset] = UInt8(v & 0xFF)
+        bytes[offset + 1] = UInt8(v >> 8)
     }
 
     /// Writes `node` (and everything it refers to) and returns the position a `uoffset` refers to.

@@ -28,8 +28,9 @@ struct FlatBufferReader {
         let value = Int(try uint32(at: pointer))
         let target = pointer + value
         guard target < bytes.count else {
-            throw .malformed(file: file, offset: fileOffset + pointer,
-                             detail: "flatbuffer offset \(value) points past the end of its \(bytes.count)-byte buffer")
+            throw .malformed(
+                file: file, offset: fileOffset + pointer,
+                detail: "flatbuffer offset \(value) points past the end of its \(bytes.count)-byte buffer")
         }
         return target
     }
@@ -65,8 +66,9 @@ struct FlatBufferReader {
         let soffset = Int(Int32(bitPattern: try uint32(at: position)))
         let vtable = position - soffset
         guard vtable >= 0, vtable < bytes.count else {
-            throw .malformed(file: file, offset: fileOffset + position,
-                             detail: "flatbuffer vtable offset \(soffset) points outside its \(bytes.count)-byte buffer")
+            throw .malformed(
+                file: file, offset: fileOffset + position,
+                detail: "flatbuffer vtable offset \(soffset) points outside its \(bytes.count)-byte buffer")
         }
         let vtableSize = Int(try uint16(at: vtable))
         if vtableSize < 4 || vtableSize % 2 != 0 {
@@ -94,7 +96,9 @@ struct FlatBufferTable {
         let o = Int(try reader.uint16(at: vtable + entry))
         if o == 0 { return nil }
         if o + 1 > tableSize {
-            throw .malformed(file: reader.file, offset: reader.fileOffset + vtable + entry, detail: "flatbuffer field offset \(o) past its table of \(tableSize) bytes")
+            throw .malformed(
+                file: reader.file, offset: reader.fileOffset + vtable + entry,
+                detail: "flatbuffer field offset \(o) past its table of \(tableSize) bytes")
         }
         return position + o
     }

@@ -52,8 +52,10 @@ enum HiveDataset {
         return out
     }
 
-    private static func walk(_ directory: String, relative: String, keys: [(key: String, value: String?)], depth: Int,
-                             visited: inout Set<[UInt64]>, into out: inout [Part]) throws(InteropError) {
+    private static func walk(
+        _ directory: String, relative: String, keys: [(key: String, value: String?)], depth: Int,
+        visited: inout Set<[UInt64]>, into out: inout [Part]
+    ) throws(InteropError) {
         var st = stat()
         guard stat(directory, &st) == 0 else { throw .io(file: directory, operation: "open directory", errno: errno) }
         // A symbolic link back up the tree is walked once.
@@ -73,8 +75,9 @@ enum HiveDataset {
             let full = directory + "/" + name
             guard stat(full, &st) == 0 else { continue }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                try walk(full, relative: relative + name + "/", keys: keys + partitionKey(name).map { [$0] }.orEmpty,
-                         depth: depth + 1, visited: &visited, into: &out)
+                try walk(
+                    full, relative: relative + name + "/", keys: keys + partitionKey(name).map { [$0] }.orEmpty,
+                    depth: depth + 1, visited: &visited, into: &out)
             } else if (st.st_mode & S_IFMT) == S_IFREG && isDataFile(name: name, path: full) {
                 out.append(Part(path: full, label: full, keys: keys))
             }
@@ -90,7 +93,7 @@ enum HiveDataset {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 8)
-        let n = head.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 8) }
+        let n = head.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, 8) }
         guard n == 8 else { return false }
         return head.withUnsafeBytes { InteropReader.format(of: $0) } != nil
     }
@@ -149,24 +152,29 @@ enum HiveDataset {
     }
 
     /// Reads the parts' bytes (`contents(part, body)` calls `body` with them) into one table.
-    static func read(_ parts: [Part], name: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn],
-                     contents: (Part, (UnsafeRawBufferPointer) throws(InteropError) -> ImportedColumns) throws(InteropError) -> ImportedColumns)
-        throws(InteropError) -> QuoteTable {
+    static func read(
+        _ parts: [Part], name: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn], threads: Int = 1,
+        contents: (Part, (UnsafeRawBufferPointer) throws(InteropError) -> ImportedColumns) throws(InteropError) -> ImportedColumns
+    )
+        throws(InteropError) -> QuoteTable
+    {
         guard !parts.isEmpty else { throw .missingColumn(file: name, column: "data file (.parquet, .arrow)", available: []) }
         var decoded: [ImportedColumns] = []
         var notedKeys = Set<String>()
         for part in parts {
             let partTicker = part.keys.last { role(of: $0.key) == .ticker }
             if let partTicker, partTicker.value == nil {
-                throw .nullKey(file: part.label, column: "\(partTicker.key) (the partition key \(partTicker.key)=__HIVE_DEFAULT_PARTITION__)", row: 0)
+                throw .nullKey(
+                    file: part.label, column: "\(partTicker.key) (the partition key \(partTicker.key)=__HIVE_DEFAULT_PARTITION__)", row: 0)
             }
             let symbol = partTicker?.value ?? ticker
             var columns = try contents(part) { bytes throws(InteropError) in
-                try InteropReader.columns(bytes, file: part.label, ticker: symbol, strict: strict)
+                try InteropReader.columns(bytes, file: part.label, ticker: symbol, strict: strict, threads: threads)
             }
             try check(&columns, part: part, strict: strict)
             for (key, _) in part.keys where role(of: key) == .other && notedKeys.insert(key).inserted {
-                columns.skipped.append(InteropSkippedColumn(file: name, column: key, type: "a partition key, which is not a ticker, a date or a number"))
+                columns.skipped.append(
+                    InteropSkippedColumn(file: name, column: key, type: "a partition key, which is not a ticker, a date or a number"))
             }
             skipped += columns.skipped
             columns.skipped.removeAll { $0.kind == .notAQuote }
@@ -180,15 +188,20 @@ enum HiveDataset {
         for (key, value) in part.keys {
             let keyRole = role(of: key)
             func disagree(_ row: Int, _ what: String) -> InteropError {
-                .partitionMismatch(file: part.label, key: key, value: value ?? "__HIVE_DEFAULT_PARTITION__", detail: what + " in row \(row)")
+                .partitionMismatch(
+                    file: part.label, key: key, value: value ?? "__HIVE_DEFAULT_PARTITION__", detail: what + " in row \(row)")
             }
             switch keyRole {
             case .other:
-                if strict { throw .unsupportedColumn(file: part.label, column: key, type: "a partition key, which is not a ticker, a date or a number") }
+                if strict {
+                    throw .unsupportedColumn(
+                        file: part.label, column: key, type: "a partition key, which is not a ticker, a date or a number")
+                }
             case .ticker:
                 // The files lack the column (Spark's partitionBy("ticker")), or agree with the key.
                 if let value, let i = columns.symbols.firstIndex(where: { $0 != value }),
-                   let row = columns.rowTickers.firstIndex(of: Int32(i)) {
+                    let row = columns.rowTickers.firstIndex(of: Int32(i))
+                {
                     throw disagree(row, "ticker \(columns.symbols[i])")
                 }
             case .year, .month, .date:

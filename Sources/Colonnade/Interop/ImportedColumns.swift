@@ -81,7 +81,9 @@ struct ImportedColumns {
                 let id = ColumnDescriptor.identifier(for: n)
                 if let c = columnIndex[id] {
                     guard types[c] == part.values[i].elementType else {
-                        throw .schemaMismatch(file: part.file, detail: "column '\(n)' is \(part.values[i].elementType) here and \(types[c]) in an earlier file of \(name)")
+                        throw .schemaMismatch(
+                            file: part.file,
+                            detail: "column '\(n)' is \(part.values[i].elementType) here and \(types[c]) in an earlier file of \(name)")
                     }
                 } else {
                     columnIndex[id] = out.names.count
@@ -92,10 +94,11 @@ struct ImportedColumns {
         }
         var chunks = [[AnyColumn]](repeating: [], count: out.names.count)
         var dates: [Column<Int32>] = []
+        // Reserved once: per part it would reallocate exactly and copy the rows so far each time.
+        out.rowTickers.reserveCapacity(out.rowTickers.count + parts.reduce(0) { $0 + $1.rowTickers.count })
         for part in parts {
-            let codes = part.symbols.map { interner.code($0) }
-            out.rowTickers.reserveCapacity(out.rowTickers.count + part.rowTickers.count)
-            for t in part.rowTickers { out.rowTickers.append(codes[Int(t)]) }
+            let numbers = part.symbols.map { interner.number($0) }
+            for t in part.rowTickers { out.rowTickers.append(numbers[Int(t)]) }
             dates.append(part.dates)
             var present = [AnyColumn?](repeating: nil, count: out.names.count)
             for (i, n) in part.names.enumerated() { present[columnIndex[ColumnDescriptor.identifier(for: n)] ?? 0] = part.values[i] }
@@ -115,16 +118,22 @@ struct ImportedColumns {
     /// - Complexity: O(rows) when each ticker's rows are contiguous with ascending dates (as every
     ///   Colonnade file and most others are); O(rows log rows) otherwise.
     func assemble() throws(InteropError) -> QuoteTable {
-        let useInfo = info.map { info in
-            info.columnNames.count == names.count
-                && zip(info.columnNames, names).allSatisfy { ColumnDescriptor.identifier(for: $0) == ColumnDescriptor.identifier(for: $1) }
-        } ?? false
+        let useInfo =
+            info.map { info in
+                info.columnNames.count == names.count
+                    && zip(info.columnNames, names).allSatisfy {
+                        ColumnDescriptor.identifier(for: $0) == ColumnDescriptor.identifier(for: $1)
+                    }
+            } ?? false
         var entries: [TickerEntry] = useInfo ? info!.tickers : []
         var codeOf: [String: Int32] = [:]
         for (i, e) in entries.enumerated() { codeOf[e.symbol] = Int32(i) }
         var global = [Int32](repeating: 0, count: symbols.count)
         for (i, s) in symbols.enumerated() {
-            if let c = codeOf[s] { global[i] = c; continue }
+            if let c = codeOf[s] {
+                global[i] = c
+                continue
+            }
             let c = Int32(entries.count)
             codeOf[s] = c
             entries.append(TickerEntry(symbol: s))
@@ -137,7 +146,7 @@ struct ImportedColumns {
         let n = dates.count
 
         // Runs of one ticker; the fast path needs each ticker in one run with ascending dates.
-        var runs: [(code: Int32, rows: Range<Int>)] = []
+        var runs: [(ticker: Int32, rows: Range<Int>)] = []
         var grouped = true
         dates.withUnsafeBufferPointer { d in
             rowTickers.withUnsafeBufferPointer { t in
@@ -147,44 +156,53 @@ struct ImportedColumns {
                     let local = t[start]
                     var end = start + 1
                     while end < n && t[end] == local {
-                        if d[end] <= d[end - 1] { grouped = false; return }
+                        if d[end] <= d[end - 1] {
+                            grouped = false
+                            return
+                        }
                         end += 1
                     }
-                    let code = global[Int(local)]
-                    if seen[Int(code)] { grouped = false; return }
-                    seen[Int(code)] = true
-                    runs.append((code, start ..< end))
+                    let number = global[Int(local)]
+                    if seen[Int(number)] {
+                        grouped = false
+                        return
+                    }
+                    seen[Int(number)] = true
+                    runs.append((number, start ..< end))
                     start = end
                 }
             }
         }
         do throws(TableError) {
             if !grouped {
-                var codes = [Int32](repeating: 0, count: n)
-                for r in 0 ..< n { codes[r] = global[Int(rowTickers[r])] }
-                return try QuoteTable(sortingRows: entries, rowTickers: codes, dates: dates, schema: schema, columns: values,
-                                      dateColumnName: dateColumnName, metadata: metadata)
+                var numbers = [Int32](repeating: 0, count: n)
+                for r in 0 ..< n { numbers[r] = global[Int(rowTickers[r])] }
+                return try QuoteTable(
+                    sortingRows: entries, rowTickers: numbers, dates: dates, schema: schema, columns: values,
+                    dateColumnName: dateColumnName, metadata: metadata)
             }
             var ranges = [Range<Int>?](repeating: nil, count: entries.count)
-            for run in runs { ranges[Int(run.code)] = run.rows }
+            for run in runs { ranges[Int(run.ticker)] = run.rows }
             var next = 0
             var inOrder = true
             var ordered: [Range<Int>] = []
-            for (code, range) in ranges.enumerated() {
+            for (number, range) in ranges.enumerated() {
                 let rows = range ?? next ..< next
-                entries[code].firstRow = next
-                entries[code].rowCount = rows.count
+                entries[number].firstRow = next
+                entries[number].rowCount = rows.count
                 if rows.lowerBound != next { inOrder = false }
                 if !rows.isEmpty { ordered.append(rows) }
                 next += rows.count
             }
             if inOrder {
-                return try QuoteTable(schema: schema, columns: values, dates: dates, tickers: entries,
-                                      dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+                return try QuoteTable(
+                    schema: schema, columns: values, dates: dates, tickers: entries,
+                    dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
             }
             let mapper = RangeConcatenation(ranges: ordered)
-            return try QuoteTable(schema: schema, columns: values.map { $0.map(mapper) }, dates: mapper.map(dates),
-                                  tickers: entries, dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
+            return try QuoteTable(
+                schema: schema, columns: values.map { $0.map(mapper) }, dates: mapper.map(dates),
+                tickers: entries, dateColumnName: dateColumnName, metadata: metadata, checkDates: false)
         } catch {
             // Rows that fell on one day only because their times of day were dropped.
             if case let .duplicateDate(ticker, day, rows) = error, let note = skipped.first(where: { $0.kind == .timeOfDay }) {
@@ -215,7 +233,10 @@ struct RangeConcatenation: ColumnMapper {
             var bits = Bitmask(count: total, allSet: true)
             var at = 0
             for r in ranges {
-                for row in r { if !validity[row] { bits[at] = false }; at += 1 }
+                for row in r {
+                    if !validity[row] { bits[at] = false }
+                    at += 1
+                }
             }
             out.setValidity(bits)
         }
@@ -229,7 +250,10 @@ extension AnyColumn {
         func make<T: ColumnElement>(_: T.Type) -> Column<T> {
             var c = Column<T>(unsafeUninitializedCount: count) { d in
                 // Safe: d holds count elements; the values under nulls are zero.
-                if count > 0 { UnsafeMutableRawPointer(d.baseAddress!).initializeMemory(as: UInt8.self, repeating: 0, count: count * MemoryLayout<T>.stride) }
+                if count > 0 {
+                    UnsafeMutableRawPointer(d.baseAddress!).initializeMemory(
+                        as: UInt8.self, repeating: 0, count: count * MemoryLayout<T>.stride)
+                }
             }
             c.setValidity(Bitmask(count: count))
             return c

@@ -56,7 +56,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unrecognizedFormat(file):
             return "\(file): not an Arrow IPC file or stream, nor a Parquet file (no ARROW1, continuation marker or PAR1 magic)"
         case let .unsupportedCodec(file, codec):
-            return "\(file): compressed with \(codec), which Colonnade does not decode (it reads uncompressed, Snappy, GZIP, LZ4 and ZSTD data)"
+            return
+                "\(file): compressed with \(codec), which Colonnade does not decode (it reads uncompressed, Snappy, GZIP, LZ4 and ZSTD data)"
         case let .unsupportedColumn(file, column, type):
             return "\(file): column '\(column)': \(type)"
         case let .missingColumn(file, column, available):

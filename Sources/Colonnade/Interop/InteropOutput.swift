@@ -116,8 +116,7 @@ public final class DescriptorInteropOutput: InteropOutput {
         if used > 0 { try Self.writeAll(fd, UnsafeRawPointer(buffer), used, name: name) }
         used = 0
         if reserved > position {
-            while ftruncate(fd, off_t(position)) != 0 {
-                if errno == EINTR { continue }
+            if SystemCall.retryingOnInterrupt({ ftruncate(fd, off_t(position)) }) != 0 {
                 throw .io(file: name, operation: "truncate", errno: errno)
             }
             reserved = 0
@@ -135,8 +134,7 @@ public final class DescriptorInteropOutput: InteropOutput {
         #if os(Linux)
         var st = stat()
         guard length > 0, position == 0, used == 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size == 0 else { return }
-        while linuxFallocate(fd, 0, 0, off_t(length)) != 0 {
-            if errno == EINTR { continue }
+        if SystemCall.retryingOnInterrupt({ linuxFallocate(fd, 0, 0, off_t(length)) }) != 0 {
             if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw .io(file: name, operation: "write", errno: errno) }
             return
         }
@@ -144,20 +142,10 @@ public final class DescriptorInteropOutput: InteropOutput {
         #endif
     }
 
-    /// Writes all of `count` bytes, in calls of at most 1 GiB, retrying on EINTR.
+    /// Writes all of `count` bytes (`SystemCall.writeAll`).
     static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int, name: String) throws(InteropError) {
-        var p = base
-        var left = count
-        while left > 0 {
-            let n = Glibc.write(fd, p, min(left, 1 << 30))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(file: name, operation: "write", errno: errno)
-            }
-            if n == 0 { throw .io(file: name, operation: "write", errno: EIO) }
-            p += n
-            left -= n
-        }
+        let failure = SystemCall.writeAll(fd, base, count)
+        if failure != 0 { throw .io(file: name, operation: "write", errno: failure) }
     }
 }
 
@@ -168,4 +156,3 @@ func withInteropBytes<T, R>(_ array: [T], _ body: (UnsafeRawBufferPointer) throw
     }
     return try result.get()
 }
-

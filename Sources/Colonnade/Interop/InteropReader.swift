@@ -35,10 +35,11 @@ public enum InteropReader {
         // Data files, and zips inside (refused by the reader, saying so).
         let files = archive.members.filter { !$0.isDirectory && !isHiddenMember($0.name) }
         let data = dataMembers(of: archive).count
-        return data > 0 && files.allSatisfy { m in
-            let lower = m.name.lowercased()
-            return lower.hasSuffix(".zip") || HiveDataset.dataExtensions.contains(where: lower.hasSuffix)
-        }
+        return data > 0
+            && files.allSatisfy { m in
+                let lower = m.name.lowercased()
+                return lower.hasSuffix(".zip") || HiveDataset.dataExtensions.contains(where: lower.hasSuffix)
+            }
     }
 
     /// A member name with a path component starting with `.` or `_` (`__MACOSX/`, `_SUCCESS`,
@@ -56,28 +57,38 @@ public enum InteropReader {
 
     /// Decodes one input held in memory, choosing the reader by its magic bytes.
     /// - Parameters:
+    ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the input has no ticker column.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+    ///   - threads: how many threads decode a Parquet file's column chunks at once (the table is
+    ///     the same for any count).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
         var skipped: [InteropSkippedColumn] = []
-        return try read(bytes, file: file, ticker: ticker, strict: false, skipped: &skipped)
+        return try read(bytes, file: file, ticker: ticker, strict: false, skipped: &skipped, threads: threads)
     }
 
     /// `read(_:file:ticker:)`, saying which columns that are not quotes (strings other than the
     /// ticker, booleans, nested columns) were left out, or, with `strict`, refusing the file for
     /// the first of them.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, strict: Bool,
-                            skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
-        let columns = try self.columns(bytes, file: file, ticker: ticker, strict: strict)
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, strict: Bool,
+        skipped: inout [InteropSkippedColumn], threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
+        let columns = try self.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         skipped += columns.skipped
         return try columns.assemble()
     }
 
     /// The columns of one input held in memory, by its magic bytes.
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool) throws(InteropError) -> ImportedColumns {
+    static func columns(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool, threads: Int = 1
+    ) throws(InteropError) -> ImportedColumns {
         switch format(of: bytes) {
-        case .arrowFile, .arrowStream: return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict)
-        case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict)
+        case .arrowFile, .arrowStream:
+            return try ArrowIPCReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
+        case .parquet: return try ParquetReader.columns(bytes, file: file, ticker: ticker, strict: strict, threads: threads)
         case nil:
             if bytes.count < 8 { throw .truncated(file: file, offset: 0, needed: 8) }
             throw .unrecognizedFormat(file: file)
@@ -86,15 +97,19 @@ public enum InteropReader {
 
     /// Reads a file, a dataset directory, or a zip of Parquet and Arrow files (see `HiveDataset`:
     /// non-data files ignored, Hive partition keys applied) into one table.
-    public static func read(path: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
+    /// `threads`: how many threads decode a Parquet file's column chunks at once (the table is
+    /// the same for any count).
+    public static func read(path: String, ticker: String? = nil, threads: Int = 1) throws(InteropError) -> QuoteTable {
         var skipped: [InteropSkippedColumn] = []
-        return try read(path: path, ticker: ticker, strict: false, skipped: &skipped)
+        return try read(path: path, ticker: ticker, strict: false, skipped: &skipped, threads: threads)
     }
 
     /// `read(path:ticker:)`, saying which columns that are not quotes were left out (see
     /// `read(_:file:ticker:strict:skipped:)`).
-    public static func read(path: String, ticker: String? = nil, strict: Bool,
-                            skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
+    public static func read(
+        path: String, ticker: String? = nil, strict: Bool,
+        skipped: inout [InteropSkippedColumn], threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .io(file: path, operation: "open", errno: errno) }
         var found: [InteropSkippedColumn] = []
@@ -102,18 +117,23 @@ public enum InteropReader {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             try HiveDataset.refuseDeltaTable(at: path)
             let parts = try HiveDataset.parts(under: path)
-            return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &found) { part, body throws(InteropError) in
+            return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &found, threads: threads) {
+                part, body throws(InteropError) in
                 try withContents(of: part.path, body)
             }
         }
         if path.lowercased().hasSuffix(".zip") { return try readZip(path: path, ticker: ticker, strict: strict, skipped: &found) }
-        return try withContents(of: path) { b throws(InteropError) in try read(b, file: path, ticker: ticker, strict: strict, skipped: &found) }
+        return try withContents(of: path) { b throws(InteropError) in
+            try read(b, file: path, ticker: ticker, strict: strict, skipped: &found, threads: threads)
+        }
     }
 
     /// A zip of Parquet and Arrow files: each member read like a file of a dataset directory
     /// (its directories' `key=value` names are partition keys). A member that is itself a zip is
     /// refused, saying so.
-    static func readZip(path: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
+    static func readZip(
+        path: String, ticker: String?, strict: Bool, skipped: inout [InteropSkippedColumn]
+    ) throws(InteropError) -> QuoteTable {
         let archive: ZipArchive
         do throws(ZipError) { archive = try ZipArchive(contentsOfFile: path) } catch { throw .archive(error) }
         return try readZip(archive, path: path, ticker: ticker, strict: strict, skipped: &skipped)
@@ -121,17 +141,25 @@ public enum InteropReader {
 
     /// `readZip(path:…)` of an archive already open (`path` names it in errors); the fuzz
     /// target's entry point.
-    static func readZip(_ archive: ZipArchive, path: String, ticker: String?, strict: Bool,
-                        skipped: inout [InteropSkippedColumn]) throws(InteropError) -> QuoteTable {
-        if let inner = archive.members.first(where: { !$0.isDirectory && !isHiddenMember($0.name) && $0.name.lowercased().hasSuffix(".zip") }) {
-            throw .malformed(file: "\(path):\(inner.name)", offset: inner.localHeaderOffset, detail: "a zip archive inside the zip (unzip the outer one first)")
+    static func readZip(
+        _ archive: ZipArchive, path: String, ticker: String?, strict: Bool,
+        skipped: inout [InteropSkippedColumn]
+    ) throws(InteropError) -> QuoteTable {
+        if let inner = archive.members.first(where: {
+            !$0.isDirectory && !isHiddenMember($0.name) && $0.name.lowercased().hasSuffix(".zip")
+        }) {
+            throw .malformed(
+                file: "\(path):\(inner.name)", offset: inner.localHeaderOffset,
+                detail: "a zip archive inside the zip (unzip the outer one first)")
         }
         let parts = dataMembers(of: archive).map { m in
             let directories = m.name.split(separator: "/").dropLast()
-            return HiveDataset.Part(path: m.name, label: "\(path):\(m.name)", keys: directories.compactMap { HiveDataset.partitionKey(String($0)) })
+            return HiveDataset.Part(
+                path: m.name, label: "\(path):\(m.name)", keys: directories.compactMap { HiveDataset.partitionKey(String($0)) })
         }
         let members = Dictionary(dataMembers(of: archive).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &skipped) { part, body throws(InteropError) in
+        return try HiveDataset.read(parts, name: path, ticker: ticker, strict: strict, skipped: &skipped) {
+            part, body throws(InteropError) in
             guard let member = members[part.path] else { throw .io(file: part.label, operation: "open", errno: ENOENT) }
             let bytes: [UInt8]
             do throws(ZipError) { bytes = try archive.extract(member) } catch { throw .archive(error) }
@@ -143,7 +171,9 @@ public enum InteropReader {
 
     /// Calls `body` with the bytes of the file at `path` (memory-mapped when it is a regular file,
     /// else read whole, as for a pipe).
-    public static func withContents<R>(of path: String, _ body: (UnsafeRawBufferPointer) throws(InteropError) -> R) throws(InteropError) -> R {
+    public static func withContents<R>(
+        of path: String, _ body: (UnsafeRawBufferPointer) throws(InteropError) -> R
+    ) throws(InteropError) -> R {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .io(file: path, operation: "open", errno: errno) }
         defer { if path != "-" { close(fd) } }
@@ -159,11 +189,8 @@ public enum InteropReader {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(file: path, operation: "read", errno: errno)
-            }
+            let n = chunk.withUnsafeMutableBytes { b in SystemCall.retryingOnInterrupt { Glibc.read(fd, b.baseAddress, b.count) } }
+            if n < 0 { throw .io(file: path, operation: "read", errno: errno) }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0 ..< n])
         }

@@ -40,14 +40,16 @@ struct InteropTableInfo: Equatable {
     /// The information in `text`, or nil when it is not what `encoded()` writes.
     init?(decoding text: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let date = object["date_column"] as? String,
-              let columns = object["columns"] as? [String],
-              let tickerList = object["tickers"] as? [Any] else { return nil }
+            let date = object["date_column"] as? String,
+            let columns = object["columns"] as? [String],
+            let tickerList = object["tickers"] as? [Any]
+        else { return nil }
         var tickers: [TickerEntry] = []
         tickers.reserveCapacity(tickerList.count)
         for item in tickerList {
             guard let pair = item as? [Any], pair.count == 2, let symbol = pair[0] as? String,
-                  let metadata = pair[1] as? [String: String] else { return nil }
+                let metadata = pair[1] as? [String: String]
+            else { return nil }
             tickers.append(TickerEntry(symbol: symbol, metadata: metadata))
         }
         self.init(dateColumnName: date, columnNames: columns, tickers: tickers)

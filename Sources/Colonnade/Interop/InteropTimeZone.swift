@@ -33,7 +33,8 @@ struct InteropTimeZone {
         guard let sign = b.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
         let digits = b.dropFirst().filter { $0 != UInt8(ascii: ":") }
         guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              b.count == 1 + digits.count + (b.contains(UInt8(ascii: ":")) ? 1 : 0) else { return nil }
+            b.count == 1 + digits.count + (b.contains(UInt8(ascii: ":")) ? 1 : 0)
+        else { return nil }
         let v = digits.map { Int($0) - 48 }
         let hours = v[0] * 10 + v[1], minutes = v.count == 4 ? v[2] * 10 + v[3] : 0
         guard hours <= 23, minutes <= 59 else { return nil }

@@ -31,7 +31,9 @@ enum InteropValues {
         var text = "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
         if fraction != 0 {
             var digits = String(fraction)
-            digits = String(repeating: "0", count: String(perSecond - 1).count - digits.count) + digits
+            // Never a negative count: an INT96 time of day is read as written, so a hostile one
+            // may be negative or longer than a day (Parquet fuzz finding, 2026-11-29).
+            digits = String(repeating: "0", count: Swift.max(0, String(perSecond - 1).count - digits.count)) + digits
             while digits.hasSuffix("0") { digits.removeLast() }
             text += "." + digits
         }
@@ -59,8 +61,11 @@ enum InteropValues {
 
     @inline(never)
     static func dateOutOfRange(_ value: Int64, days: Int64, unitsPerDay: Int64, file: String, column: String, row: Int) -> InteropError {
-        let unit = [1: "days", 86_400: "seconds", 86_400_000: "milliseconds", 86_400_000_000: "microseconds",
-                    86_400_000_000_000: "nanoseconds"][unitsPerDay] ?? "units"
+        let unit =
+            [
+                1: "days", 86_400: "seconds", 86_400_000: "milliseconds", 86_400_000_000: "microseconds",
+                86_400_000_000_000: "nanoseconds",
+            ][unitsPerDay] ?? "units"
         let text = Int32(exactly: days).map { "date \(Day.format(day: $0))" } ?? "\(value) \(unit) since 1970-01-01"
         return .dateOutOfRange(file: file, column: column, row: row, value: text)
     }
@@ -111,7 +116,7 @@ enum InteropValues {
         private var last: [UInt8] = []
         private var lastCode: Int32 = -1
 
-        mutating func code(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        mutating func number(_ bytes: UnsafeRawBufferPointer) -> Int32 {
             if lastCode >= 0 && bytes.count == last.count && bytes.elementsEqual(last) { return lastCode }
             let s = String(decoding: bytes, as: UTF8.self)
             let c: Int32
@@ -127,7 +132,7 @@ enum InteropValues {
             return c
         }
 
-        mutating func code(_ s: String) -> Int32 {
+        mutating func number(_ s: String) -> Int32 {
             if let existing = index[s] { return existing }
             let c = Int32(symbols.count)
             symbols.append(s)

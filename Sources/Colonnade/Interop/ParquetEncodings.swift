@@ -17,18 +17,22 @@
 enum ParquetEncodings {
     /// `count` values of `encoding` in `bytes` as PLAIN bytes: little-endian fixed-width values
     /// (`width` bytes each), or for BYTE_ARRAY a 4-byte length before each value.
-    static func plain(_ bytes: UnsafeRawBufferPointer, encoding: ParquetFormat.Encoding, physical: ParquetFormat.PhysicalType,
-                      width: Int, count: Int, file: String, fileOffset: Int, column: String) throws(InteropError) -> [UInt8] {
+    static func plain(
+        _ bytes: UnsafeRawBufferPointer, encoding: ParquetFormat.Encoding, physical: ParquetFormat.PhysicalType,
+        width: Int, count: Int, file: String, fileOffset: Int, column: String
+    ) throws(InteropError) -> [UInt8] {
         var reader = Reader(bytes: bytes, file: file, fileOffset: fileOffset, column: column)
         switch (encoding, physical) {
         case (.deltaBinaryPacked, .int32), (.deltaBinaryPacked, .int64):
             let values = try reader.deltaBinaryPacked(expected: count, bits: physical == .int32 ? 32 : 64)
             return fixedWidth(values, width: physical == .int32 ? 4 : 8)
         case (.byteStreamSplit, .float), (.byteStreamSplit, .double), (.byteStreamSplit, .int32), (.byteStreamSplit, .int64),
-             (.byteStreamSplit, .fixedLenByteArray):
+            (.byteStreamSplit, .fixedLenByteArray):
             guard width > 0 else { throw reader.bad(0, "BYTE_STREAM_SPLIT of values without a width") }
             let (needed, overflow) = count.multipliedReportingOverflow(by: width)
-            guard !overflow, needed <= bytes.count else { throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed) }
+            guard !overflow, needed <= bytes.count else {
+                throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed)
+            }
             return [UInt8](unsafeUninitializedCapacity: needed) { out, initialized in
                 // Safe: needed bytes are read from `bytes` and written to `out`.
                 for j in 0 ..< width {
@@ -110,7 +114,8 @@ enum ParquetEncodings {
             let blockSize = try uleb(), miniblocks = try uleb(), total = try uleb()
             var last = try zigzag()
             guard blockSize > 0, blockSize % 128 == 0, blockSize <= 1 << 20, miniblocks > 0, blockSize % miniblocks == 0,
-                  (blockSize / miniblocks) % 32 == 0 else {
+                (blockSize / miniblocks) % 32 == 0
+            else {
                 throw bad(start, "DELTA_BINARY_PACKED header: block size \(blockSize) with \(miniblocks) miniblocks")
             }
             // Each value takes at least no bytes (width 0), so the count must be bounded by the
@@ -135,7 +140,9 @@ enum ParquetEncodings {
                     guard width <= bits else { throw bad(widths + m, "a miniblock bit width of \(width) for \(bits)-bit values") }
                     // A miniblock's bytes are all present, padded, while it holds any value.
                     let length = perMiniblock * width / 8
-                    guard bytes.count - position >= length else { throw .truncated(file: file, offset: fileOffset + position, needed: length) }
+                    guard bytes.count - position >= length else {
+                        throw .truncated(file: file, offset: fileOffset + position, needed: length)
+                    }
                     let take = Swift.min(perMiniblock, n - out.count)
                     for i in 0 ..< take {
                         let delta = unpack(at: position, index: i, width: width)
@@ -180,7 +187,9 @@ enum ParquetEncodings {
             var previous: Range<Int> = 0 ..< 0  // the previous value in `out` (after its length)
             for (i, l) in lengths.enumerated() {
                 guard l >= 0, l <= Int64(bytes.count - position) else {
-                    throw l < 0 ? bad(position, "a byte array length of \(l)") : .truncated(file: file, offset: fileOffset + position, needed: Int(l))
+                    throw l < 0
+                        ? bad(position, "a byte array length of \(l)")
+                        : .truncated(file: file, offset: fileOffset + position, needed: Int(l))
                 }
                 let prefix = prefixes.map { Int($0[i]) } ?? 0
                 guard prefix >= 0, prefix <= previous.count else {
@@ -191,7 +200,9 @@ enum ParquetEncodings {
                 // Front coding can repeat a long prefix for every value: bound the expansion like
                 // a zip bomb's, by the page's size (a page of one ticker repeated stays far below).
                 guard out.count + 4 + length <= Self.maximumExpansion(bytes.count) else {
-                    throw bad(position, "front-coded values expanding past \(Self.maximumExpansion(bytes.count)) bytes from a page of \(bytes.count)")
+                    throw bad(
+                        position,
+                        "front-coded values expanding past \(Self.maximumExpansion(bytes.count)) bytes from a page of \(bytes.count)")
                 }
                 withUnsafeBytes(of: UInt32(length).littleEndian) { out += $0 }
                 let start = out.count

@@ -61,7 +61,9 @@ struct ParquetLeaf {
     /// The leaf described by `element` (inside the group `group`, when nested). A column that
     /// cannot be a ticker, a date or a number is skipped (with a note), unless it claims to be the
     /// ticker or the date, or the caller is `strict`.
-    static func make(_ element: [Int16: ThriftValue], file: String, strict: Bool = false, nestedIn group: String? = nil) throws(InteropError) -> ParquetLeaf {
+    static func make(
+        _ element: [Int16: ThriftValue], file: String, strict: Bool = false, nestedIn group: String? = nil
+    ) throws(InteropError) -> ParquetLeaf {
         let name = (group.map { $0 + "." } ?? "") + (element[4]?.string ?? "")
         do throws(InteropError) {
             return try ParquetLeaf(name: name, element, file: file, nested: group != nil)
@@ -69,7 +71,8 @@ struct ParquetLeaf {
             guard !strict, case let .unsupportedColumn(_, _, type) = error else { throw error }
             let id = ColumnDescriptor.identifier(for: name)
             if group == nil && (id == "ticker" || id == "symbol" || id == "date") { throw error }
-            return ParquetLeaf(skipped: name, physical: ParquetFormat.PhysicalType(rawValue: element[1]?.int32 ?? -1) ?? .byteArray, type: type)
+            return ParquetLeaf(
+                skipped: name, physical: ParquetFormat.PhysicalType(rawValue: element[1]?.int32 ?? -1) ?? .byteArray, type: type)
         }
     }
 
@@ -114,12 +117,27 @@ struct ParquetLeaf {
             }
             if physical == .int64 {
                 if let ts = logical?[8]?.fields, let unit = ts[2]?.fields {
-                    if unit[1] != nil { role = .date(unitsPerDay: 86_400_000); return }
-                    if unit[2] != nil { role = .date(unitsPerDay: 86_400_000_000); return }
-                    if unit[3] != nil { role = .date(unitsPerDay: 86_400_000_000_000); return }
+                    if unit[1] != nil {
+                        role = .date(unitsPerDay: 86_400_000)
+                        return
+                    }
+                    if unit[2] != nil {
+                        role = .date(unitsPerDay: 86_400_000_000)
+                        return
+                    }
+                    if unit[3] != nil {
+                        role = .date(unitsPerDay: 86_400_000_000_000)
+                        return
+                    }
                 }
-                if converted == ParquetFormat.Converted.timestampMillis { role = .date(unitsPerDay: 86_400_000); return }
-                if converted == ParquetFormat.Converted.timestampMicros { role = .date(unitsPerDay: 86_400_000_000); return }
+                if converted == ParquetFormat.Converted.timestampMillis {
+                    role = .date(unitsPerDay: 86_400_000)
+                    return
+                }
+                if converted == ParquetFormat.Converted.timestampMicros {
+                    role = .date(unitsPerDay: 86_400_000_000)
+                    return
+                }
             }
             throw unsupported("type \(typeName): a date column must be DATE or TIMESTAMP")
         }
@@ -137,15 +155,19 @@ struct ParquetLeaf {
             case .fixedLenByteArray where typeLength >= 1 && typeLength <= InteropDecimal.maximumByteCount, .byteArray:
                 conversion = .decimal(scale: scale, integer: integer)
             default:
-                throw unsupported("type DECIMAL(\(precision), \(scale)) on \(physical)" + (physical == .fixedLenByteArray
-                    ? " of \(typeLength) bytes (Colonnade reads 1 to \(InteropDecimal.maximumByteCount))" : ""))
+                throw unsupported(
+                    "type DECIMAL(\(precision), \(scale)) on \(physical)"
+                        + (physical == .fixedLenByteArray
+                            ? " of \(typeLength) bytes (Colonnade reads 1 to \(InteropDecimal.maximumByteCount))" : ""))
             }
             role = .value(element: integer ? .int64 : .float64, unsignedSource: false)
             return
         }
         // FLOAT16 (the logical type's field 15): two bytes, IEEE half precision.
         if logical?[15] != nil {
-            guard physical == .fixedLenByteArray, typeLength == 2 else { throw unsupported("type FLOAT16 on \(physical) of \(typeLength) bytes") }
+            guard physical == .fixedLenByteArray, typeLength == 2 else {
+                throw unsupported("type FLOAT16 on \(physical) of \(typeLength) bytes")
+            }
             conversion = .float16
             role = .value(element: .float32, unsignedSource: false)
             return
@@ -155,12 +177,20 @@ struct ParquetLeaf {
         switch physical {
         case .int32:
             element = .int32
-            if let c = converted, c == ParquetFormat.Converted.uint32 { element = .int64; unsignedSource = true }
-            if let i = logical?[10]?.fields, i[2]?.bool == false, (i[1]?.int ?? 32) == 32 { element = .int64; unsignedSource = true }
+            if let c = converted, c == ParquetFormat.Converted.uint32 {
+                element = .int64
+                unsignedSource = true
+            }
+            if let i = logical?[10]?.fields, i[2]?.bool == false, (i[1]?.int ?? 32) == 32 {
+                element = .int64
+                unsignedSource = true
+            }
         case .int64:
             element = .int64
             if converted == ParquetFormat.Converted.uint64 || logical?[10]?.fields?[2]?.bool == false { unsignedSource = true }
-            if logical?[8] != nil || converted == ParquetFormat.Converted.timestampMillis || converted == ParquetFormat.Converted.timestampMicros {
+            if logical?[8] != nil || converted == ParquetFormat.Converted.timestampMillis
+                || converted == ParquetFormat.Converted.timestampMicros
+            {
                 throw unsupported("type TIMESTAMP: only the date column may be a timestamp")
             }
         case .float: element = .float32

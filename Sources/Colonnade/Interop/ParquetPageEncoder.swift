@@ -2,8 +2,10 @@
 /// straight from the validity bits, or one run when there are no nulls), then the PLAIN values of
 /// the non-null rows; and folds the page into the chunk's statistics.
 enum ParquetPageEncoder {
-    static func encode(_ column: AnyColumn, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
-                       statistics: inout ParquetStatistics) -> [UInt8] {
+    static func encode(
+        _ column: AnyColumn, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+        statistics: inout ParquetStatistics
+    ) -> [UInt8] {
         switch column {
         case .int32(let c): encode(c, pieces, rows: rows, required: required, statistics: &statistics)
         case .int64(let c): encode(c, pieces, rows: rows, required: required, statistics: &statistics)
@@ -12,8 +14,10 @@ enum ParquetPageEncoder {
         }
     }
 
-    static func encode<T: ColumnElement>(_ column: Column<T>, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
-                                         statistics: inout ParquetStatistics) -> [UInt8] {
+    static func encode<T: ColumnElement>(
+        _ column: Column<T>, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+        statistics: inout ParquetStatistics
+    ) -> [UInt8] {
         let width = MemoryLayout<T>.size
         var nulls = 0
         for p in pieces { nulls += column.validity.map { p.rows.count - $0.nonzeroBitCount(in: p.rows) } ?? 0 }
@@ -74,8 +78,10 @@ enum ParquetPageEncoder {
     /// the definition levels (one run of `rows` ones, with their length) of an optional column,
     /// nothing for a required one; the page's values are the pieces' rows, in order. Folds the
     /// pieces into the chunk's statistics. Nil when the page has a null (it must be staged).
-    static func directPrefix(_ column: AnyColumn, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
-                             statistics: inout ParquetStatistics) -> [UInt8]? {
+    static func directPrefix(
+        _ column: AnyColumn, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+        statistics: inout ParquetStatistics
+    ) -> [UInt8]? {
         switch column {
         case .int32(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
         case .int64(let c): directPrefix(c, pieces, rows: rows, required: required, statistics: &statistics)
@@ -84,8 +90,10 @@ enum ParquetPageEncoder {
         }
     }
 
-    static func directPrefix<T: ColumnElement>(_ column: Column<T>, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
-                                               statistics: inout ParquetStatistics) -> [UInt8]? {
+    static func directPrefix<T: ColumnElement>(
+        _ column: Column<T>, _ pieces: [ParquetWriter.Segment], rows: Int, required: Bool,
+        statistics: inout ParquetStatistics
+    ) -> [UInt8]? {
         if let validity = column.validity {
             for p in pieces where validity.nonzeroBitCount(in: p.rows) != p.rows.count { return nil }
         }
@@ -136,7 +144,9 @@ enum ParquetPageEncoder {
         if !any {
             while i < values.count && values[i].isNaNValue { i += 1 }
             guard i < values.count else { return }
-            lo = values[i]; hi = values[i]; any = true
+            lo = values[i]
+            hi = values[i]
+            any = true
         }
         var l = lo, h = hi
         while i < values.count {
@@ -145,14 +155,20 @@ enum ParquetPageEncoder {
             h = v > h ? v : h
             i += 1
         }
-        lo = l; hi = h
+        lo = l
+        hi = h
     }
 
     /// Folds `v` into the running minimum and maximum; NaN is left out (as Parquet requires).
     @inline(__always)
     static func fold<T: ColumnElement>(_ v: T, _ lo: inout T, _ hi: inout T, _ any: inout Bool) {
         if v.isNaNValue { return }
-        if !any { lo = v; hi = v; any = true; return }
+        if !any {
+            lo = v
+            hi = v
+            any = true
+            return
+        }
         if v < lo { lo = v }
         if v > hi { hi = v }
     }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,15 +22,22 @@ import Glibc
 public enum ParquetReader {
     /// Decodes `bytes` (a whole Parquet file).
     /// - Parameters:
+    ///   - bytes: the whole input, in memory.
     ///   - file: names the input in errors.
     ///   - ticker: the symbol of every row when the file has no ticker column.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil) throws(InteropError) -> QuoteTable {
-        try columns(bytes, file: file, ticker: ticker).assemble()
+    ///   - threads: how many threads decode column chunks at once (the table is the same for
+    ///     any count).
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String? = nil, threads: Int = 1
+    ) throws(InteropError) -> QuoteTable {
+        try columns(bytes, file: file, ticker: ticker, threads: threads).assemble()
     }
 
-    static func columns(_ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false) throws(InteropError) -> ImportedColumns {
+    static func columns(
+        _ bytes: UnsafeRawBufferPointer, file: String, ticker: String?, strict: Bool = false, threads: Int = 1
+    ) throws(InteropError) -> ImportedColumns {
         var decoder = try ParquetDecoder(bytes: bytes, file: file, defaultTicker: ticker, strict: strict)
-        try decoder.decodeRowGroups()
+        try decoder.decodeRowGroups(threads: threads)
         return try decoder.finish()
     }
 }
@@ -45,7 +53,8 @@ struct ParquetDecoder {
     var leaves: [ParquetLeaf] = []
     let totalRows: Int
     var interner = InteropValues.SymbolInterner()
-    var rowTickers: [Int32]
+    /// The ticker number (into `interner`'s symbols) of each row.
+    var rowTickers: ColumnStorage
     var dates: ColumnStorage
     var storages: [ColumnStorage?]
     var validity: [Bitmask?]
@@ -75,7 +84,8 @@ struct ParquetDecoder {
         guard footerStart >= 4 else {
             throw .malformed(file: file, offset: n - 8, detail: "Parquet footer length \(footerLength) in a file of \(n) bytes")
         }
-        var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 8]), file: file, fileOffset: footerStart)
+        var reader = ThriftCompactReader(
+            UnsafeRawBufferPointer(rebasing: bytes[footerStart ..< n - 8]), file: file, fileOffset: footerStart)
         metadata = try reader.readStruct()
         guard let schema = metadata[2]?.list, let rows = metadata[3]?.int, rows >= 0, metadata[4]?.list != nil else {
             throw .malformed(file: file, offset: footerStart, detail: "Parquet footer without schema, row count or row groups")
@@ -89,7 +99,9 @@ struct ParquetDecoder {
         // structs, maps): skipped like other columns that are not quotes (refused when strict).
         var groups: [(name: String, remaining: Int)] = []
         for (i, e) in schema.enumerated() {
-            guard let fields = e.fields else { throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct") }
+            guard let fields = e.fields else {
+                throw .malformed(file: file, offset: footerStart, detail: "Parquet schema element \(i) is not a struct")
+            }
             if i == 0 { continue }
             let name = fields[4]?.string ?? "#\(i)"
             let enclosing = groups.last?.name
@@ -97,13 +109,17 @@ struct ParquetDecoder {
             while let last = groups.last, last.remaining <= 0 { groups.removeLast() }
             if let children = fields[5]?.int, children > 0 {
                 if strict { throw .unsupportedColumn(file: file, column: name, type: "a nested group (Colonnade reads flat columns)") }
-                guard children <= Int64(schema.count) else { throw .malformed(file: file, offset: footerStart, detail: "Parquet group '\(name)' claims \(children) children") }
+                guard children <= Int64(schema.count) else {
+                    throw .malformed(file: file, offset: footerStart, detail: "Parquet group '\(name)' claims \(children) children")
+                }
                 groups.append(((enclosing.map { $0 + "." } ?? "") + name, Int(children)))
                 continue
             }
             leaves.append(try ParquetLeaf.make(fields, file: file, strict: strict, nestedIn: enclosing))
         }
-        for leaf in leaves { if case .skipped(let type) = leaf.role { skipped.append(InteropSkippedColumn(file: file, column: leaf.name, type: type)) } }
+        for leaf in leaves {
+            if case .skipped(let type) = leaf.role { skipped.append(InteropSkippedColumn(file: file, column: leaf.name, type: type)) }
+        }
         for kv in metadata[5]?.list ?? [] {
             guard let f = kv.fields, let key = f[1]?.string else { continue }
             let value = f[2]?.string ?? ""
@@ -111,13 +127,22 @@ struct ParquetDecoder {
             if !ImportedColumns.isToolKey(key) { keyValues[key] = value }
         }
         // Before anything is allocated per column: a footer may list a million leaves.
-        let valueLeaves = leaves.count { if case .value = $0.role { return true }; return false }
+        let valueLeaves = leaves.count {
+            if case .value = $0.role { return true }
+            return false
+        }
         if valueLeaves > QuoteTable.maximumColumnCount {
             throw .table(file: file, .tooManyColumns(count: valueLeaves, limit: QuoteTable.maximumColumnCount))
         }
         let names = leaves.map(\.name)
-        let tickers = leaves.filter { if case .ticker = $0.role { return true }; return false }
-        let datesFound = leaves.filter { if case .date = $0.role { return true }; return false }
+        let tickers = leaves.filter {
+            if case .ticker = $0.role { return true }
+            return false
+        }
+        let datesFound = leaves.filter {
+            if case .date = $0.role { return true }
+            return false
+        }
         if datesFound.isEmpty { throw .missingColumn(file: file, column: "date", available: names) }
         if datesFound.count > 1 { throw .unsupportedColumn(file: file, column: datesFound[1].name, type: "a second date column") }
         if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
@@ -136,8 +161,7 @@ struct ParquetDecoder {
             if case .value = leaf.role { storages.append(try storage(totalRows * leaf.width)) } else { storages.append(nil) }
         }
         self.storages = storages
-        // After the columns, which are at least as large: an array cannot report a failure.
-        rowTickers = [Int32](repeating: 0, count: totalRows)
+        rowTickers = try storage(totalRows * 4)
         validity = leaves.map { _ in nil }
     }
 
@@ -145,8 +169,43 @@ struct ParquetDecoder {
 
     // MARK: Row groups and pages
 
-    mutating func decodeRowGroups() throws(InteropError) {
+    /// One column chunk to decode: rows `at ..< at + rows` of leaf `leaf`, from row group `group`.
+    struct ChunkTask {
+        var group: Int
+        var leaf: Int
+        var meta: [Int16: ThriftValue]
+        var metaOffset: Int
+        var rows: Int
+        var at: Int
+    }
+
+    /// What decoding one column chunk changes besides the rows it writes (chunks write disjoint
+    /// rows, so any number decode at once, each with its own state).
+    struct ChunkState {
+        /// Ticker chunks only (decoded in order on one thread): the file's symbols.
+        var interner = InteropValues.SymbolInterner()
+        /// The chunk's rows that hold a value (bit i: row `firstRow + i`); nil while all do.
+        var validity: Bitmask?
+        let firstRow: Int
+        let rows: Int
+        /// The first time of day other than midnight in a date chunk.
+        var timeOfDay: InteropSkippedColumn?
+        /// Where compressed pages are decompressed, reused from page to page.
+        let pageBuffer: ParquetPageBuffer
+        var failure: InteropError?
+        /// The first row of a value column whose bytes this decode may borrow for a moment
+        /// (`decodePlainPageInPlace`): the chunk's own rows when other threads decode other chunks
+        /// of the column, any row when one thread decodes them all.
+        var borrowableFrom = Int.max
+    }
+
+    /// Decodes every row group: the ticker chunks first, in order, on this thread (they share the
+    /// symbol table), then the other chunks on up to `threads` threads, each with its own page
+    /// buffer. Whatever the thread count, the columns are the same and an error is the one the
+    /// first failing chunk (in row group, then column order) gives.
+    mutating func decodeRowGroups(threads: Int = 1) throws(InteropError) {
         var at = 0
+        var tasks: [ChunkTask] = []
         for (g, group) in (metadata[4]?.list ?? []).enumerated() {
             let groupOffset = group.offset ?? footerStart
             guard let gf = group.fields, let columns = gf[1]?.list, let rows = gf[3]?.int, rows >= 0 else {
@@ -162,20 +221,71 @@ struct ParquetDecoder {
                 guard let metaValue = chunk.fields?[3], let meta = metaValue.fields else {
                     throw bad(chunk.offset ?? groupOffset, "Parquet column chunk \(c) of row group \(g) without metadata")
                 }
-                try decodeChunk(meta, leaf: c, rows: Int(rows), at: at, metaOffset: metaValue.offset ?? groupOffset, group: g)
+                if leaves[c].isSkipped { continue }
+                tasks.append(
+                    ChunkTask(group: g, leaf: c, meta: meta, metaOffset: metaValue.offset ?? groupOffset, rows: Int(rows), at: at))
             }
             at += Int(rows)
         }
         if at != totalRows { throw bad(footerStart, "Parquet row groups hold \(at) rows, the footer says \(totalRows)") }
+        let isTicker = tasks.map {
+            if case .ticker = leaves[$0.leaf].role { return true }
+            return false
+        }
+        let buffer = ParquetPageBuffer()
+        var tickerState = ChunkState(firstRow: 0, rows: totalRows, pageBuffer: buffer)
+        tickerState.interner = interner
+        for (i, task) in tasks.enumerated() where isTicker[i] { try decodeChunk(task, state: &tickerState) }
+        interner = tickerState.interner
+        let rest = tasks.indices.filter { !isTicker[$0] }
+        let workers = Swift.max(1, Swift.min(threads, rest.count))
+        let buffers = [buffer] + (1 ..< workers).map { _ in ParquetPageBuffer() }
+        let results = UnsafeMutablePointer<ChunkState?>.allocate(capacity: rest.count)
+        results.initialize(repeating: nil, count: rest.count)
+        defer {
+            results.deinitialize(count: rest.count)
+            results.deallocate()
+        }
+        let shared = SharedPointer(base: results)
+        let firstFailure = ChunkFailure()
+        let decoder = self
+        forEachChunk(rest.count, threads: workers) { n, worker in
+            // A chunk after one that failed is not needed: the first failure is the error.
+            if n > firstFailure.index.load(ordering: .relaxed) { return }
+            let task = tasks[rest[n]]
+            var state = ChunkState(firstRow: task.at, rows: task.rows, pageBuffer: buffers[worker])
+            state.borrowableFrom = workers == 1 ? 0 : task.at
+            do throws(InteropError) {
+                try decoder.decodeChunk(task, state: &state)
+            } catch {
+                state.failure = error
+                firstFailure.index.min(n, ordering: .relaxed)
+            }
+            shared.base[n] = state
+        }
+        for n in 0 ..< rest.count {
+            guard let state = results[n] else { continue }
+            if let failure = state.failure { throw failure }
+            let c = tasks[rest[n]].leaf
+            if let local = state.validity {
+                // Taken out of the array while it changes, so the bits are not copied.
+                var mask = validity[c] ?? Bitmask(count: totalRows, allSet: true)
+                validity[c] = nil
+                for i in 0 ..< state.rows where !local[i] { mask[state.firstRow + i] = false }
+                validity[c] = mask
+            }
+            if timeOfDay == nil, let note = state.timeOfDay { timeOfDay = note }
+        }
     }
 
-    /// The decoded dictionary of a chunk: raw PLAIN values, or codes of interned symbols.
+    /// The decoded dictionary of a chunk: raw PLAIN values, or numbers of interned symbols.
     enum Dictionary {
         case values([UInt8], count: Int)
         case symbols([Int32])
     }
 
-    mutating func decodeChunk(_ meta: [Int16: ThriftValue], leaf c: Int, rows: Int, at: Int, metaOffset: Int, group: Int = 0) throws(InteropError) {
+    func decodeChunk(_ task: ChunkTask, state: inout ChunkState) throws(InteropError) {
+        let meta = task.meta, c = task.leaf, rows = task.rows, at = task.at, metaOffset = task.metaOffset, group = task.group
         let leaf = leaves[c]
         if leaf.isSkipped { return }
         let codec = meta[4] == nil ? 0 : meta[4]?.int32 ?? -1
@@ -188,7 +298,9 @@ struct ParquetDecoder {
         let dataOffset = Int(clamping: meta[9]?.int ?? -1)
         var start = dataOffset
         if let d = meta[11]?.int, d > 0, Int(clamping: d) < start { start = Int(clamping: d) }
-        guard start >= 4, start < bytes.count else { throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file") }
+        guard start >= 4, start < bytes.count else {
+            throw bad(metaOffset, "Parquet column chunk of '\(leaf.name)' starts at \(start), outside the file")
+        }
         var position = start
         var done = 0
         var dictionary: Dictionary?
@@ -196,65 +308,85 @@ struct ParquetDecoder {
         while done < rows {
             pageIndex += 1
             guard position < bytes.count - 8 else { throw .truncated(file: file, offset: position, needed: 1) }
-            var reader = ThriftCompactReader(UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
+            var reader = ThriftCompactReader(
+                UnsafeRawBufferPointer(rebasing: bytes[position ..< bytes.count]), file: file, fileOffset: position)
             let header = try reader.readStruct()
             let bodyStart = position + reader.position
             guard let type = header[1]?.int, let uncompressed = header[2]?.int, let compressed = header[3]?.int,
-                  uncompressed >= 0, compressed >= 0, uncompressed < Int64(Int32.max) else {
+                uncompressed >= 0, compressed >= 0, uncompressed < Int64(Int32.max)
+            else {
                 throw bad(position, "Parquet page header without type or sizes")
             }
-            guard compressed <= Int64(bytes.count - bodyStart) else { throw .truncated(file: file, offset: bodyStart, needed: Int(compressed)) }
+            guard compressed <= Int64(bytes.count - bodyStart) else {
+                throw .truncated(file: file, offset: bodyStart, needed: Int(compressed))
+            }
             let body = UnsafeRawBufferPointer(rebasing: bytes[bodyStart ..< bodyStart + Int(compressed)])
             position = bodyStart + Int(compressed)
             do throws(InteropError) {
-            switch Int32(truncatingIfNeeded: type) {
-            case ParquetFormat.PageType.dictionaryPage.rawValue:
-                let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
-                guard count >= 0, count <= Int(uncompressed) + 1 else { throw bad(bodyStart, "Parquet dictionary page of \(count) values") }
-                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
-                dictionary = try withInteropBytes(data) { d throws(InteropError) in
-                    try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart)
-                }
-            case ParquetFormat.PageType.dataPage.rawValue:
-                guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done) else {
-                    throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
-                }
-                let n = Int(n64)
-                let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
-                try withInteropBytes(data) { d throws(InteropError) in
-                    var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
-                    var valuesStart = 0
-                    if leaf.optional {
-                        guard d.count >= 4 else { throw .truncated(file: file, offset: bodyStart, needed: 4) }
-                        let len = Int(UInt32(littleEndian: d.loadUnaligned(as: UInt32.self)))
-                        guard len <= d.count - 4 else { throw .truncated(file: file, offset: bodyStart + 4, needed: len) }
-                        levels = UnsafeRawBufferPointer(rebasing: d[4 ..< 4 + len])
-                        valuesStart = 4 + len
+                switch Int32(truncatingIfNeeded: type) {
+                case ParquetFormat.PageType.dictionaryPage.rawValue:
+                    let count = Int(clamping: header[7]?.fields?[1]?.int ?? -1)
+                    guard count >= 0, count <= Int(uncompressed) + 1 else {
+                        throw bad(bodyStart, "Parquet dictionary page of \(count) values")
                     }
-                    try decodeValues(levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
-                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart)
+                    let data = try decompress(body, codec: codec, length: Int(uncompressed), at: bodyStart)
+                    dictionary = try withInteropBytes(data) { d throws(InteropError) in
+                        try decodeDictionary(d, count: count, leaf: leaf, at: bodyStart, interner: &state.interner)
+                    }
+                case ParquetFormat.PageType.dataPage.rawValue:
+                    guard let h = header[5]?.fields, let n64 = h[1]?.int, let encoding = h[2]?.int32, n64 >= 0, n64 <= Int64(rows - done)
+                    else {
+                        throw bad(bodyStart, "Parquet data page header without values and encoding, or with too many values")
+                    }
+                    let n = Int(n64)
+                    if codec == ParquetFormat.Codec.zstd.rawValue && encoding == ParquetFormat.Encoding.plain.rawValue,
+                        try decodePlainPageInPlace(
+                            body, length: Int(uncompressed), count: n, leaf: c, row: at + done, at: bodyStart,
+                            borrowableFrom: state.borrowableFrom)
+                    {
+                        done += n
+                        continue
+                    }
+                    try withPage(body, codec: codec, length: Int(uncompressed), at: bodyStart, buffer: state.pageBuffer) {
+                        d throws(InteropError) in
+                        var levels = UnsafeRawBufferPointer(rebasing: d[0 ..< 0])
+                        var valuesStart = 0
+                        if leaf.optional {
+                            guard d.count >= 4 else { throw .truncated(file: file, offset: bodyStart, needed: 4) }
+                            let len = Int(UInt32(littleEndian: d.loadUnaligned(as: UInt32.self)))
+                            guard len <= d.count - 4 else { throw .truncated(file: file, offset: bodyStart + 4, needed: len) }
+                            levels = UnsafeRawBufferPointer(rebasing: d[4 ..< 4 + len])
+                            valuesStart = 4 + len
+                        }
+                        try decodeValues(
+                            levels: levels, values: UnsafeRawBufferPointer(rebasing: d[valuesStart...]), count: n,
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, state: &state)
+                    }
+                    done += n
+                case ParquetFormat.PageType.dataPageV2.rawValue:
+                    guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int32, n64 >= 0, n64 <= Int64(rows - done),
+                        let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed,
+                        defLength <= uncompressed
+                    else {
+                        throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
+                    }
+                    let n = Int(n64)
+                    let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
+                    let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
+                    let isCompressed = h[7]?.bool ?? true
+                    try withPage(
+                        rest, codec: isCompressed ? codec : 0, length: isCompressed ? Int(uncompressed) - Int(defLength) : rest.count,
+                        at: bodyStart + Int(defLength), buffer: state.pageBuffer
+                    ) { d throws(InteropError) in
+                        try decodeValues(
+                            levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
+                            encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true,
+                            state: &state)
+                    }
+                    done += n
+                default:
+                    continue  // index pages and unknown pages carry no values
                 }
-                done += n
-            case ParquetFormat.PageType.dataPageV2.rawValue:
-                guard let h = header[8]?.fields, let n64 = h[1]?.int, let encoding = h[4]?.int32, n64 >= 0, n64 <= Int64(rows - done),
-                      let defLength = h[5]?.int, let repLength = h[6]?.int, defLength >= 0, repLength == 0, defLength <= compressed,
-                      defLength <= uncompressed else {
-                    throw bad(bodyStart, "Parquet v2 data page header without values, encoding or level lengths, or with repetition")
-                }
-                let n = Int(n64)
-                let levels = UnsafeRawBufferPointer(rebasing: body[0 ..< Int(defLength)])
-                let rest = UnsafeRawBufferPointer(rebasing: body[Int(defLength)...])
-                let isCompressed = h[7]?.bool ?? true
-                let data = isCompressed ? try decompress(rest, codec: codec, length: Int(uncompressed) - Int(defLength), at: bodyStart + Int(defLength))
-                    : Array(rest)
-                try withInteropBytes(data) { d throws(InteropError) in
-                    try decodeValues(levels: leaf.optional ? levels : UnsafeRawBufferPointer(rebasing: levels[0 ..< 0]), values: d, count: n,
-                                     encoding: encoding, dictionary: dictionary, leaf: c, row: at + done, fileOffset: bodyStart, v2: true)
-                }
-                done += n
-            default:
-                continue  // index pages and unknown pages carry no values
-            }
             } catch {
                 throw pageError(error, page: bodyStart ..< position, codec: codec, column: leaf.name, group: group, index: pageIndex)
             }
@@ -280,8 +412,9 @@ struct ParquetDecoder {
             return .malformed(file: file, offset: offset, detail: "\(place): \(detail)")
         }
         let where_ = compressed ? "byte \(offset - page.lowerBound) of the decompressed page" : "the page"
-        return .malformed(file: file, offset: page.lowerBound,
-                          detail: "\(place) (\(compressed ? codecName + "-compressed, " : "")\(page.count) bytes), at \(where_): \(detail)")
+        return .malformed(
+            file: file, offset: page.lowerBound,
+            detail: "\(place) (\(compressed ? codecName + "-compressed, " : "")\(page.count) bytes), at \(where_): \(detail)")
     }
 
     /// UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop's framing, or one raw block), ZSTD, LZ4_RAW.
@@ -311,6 +444,86 @@ struct ParquetDecoder {
         }
     }
 
+    /// Calls `use` with the decompressed page: a ZSTD page decompressed into `pageBuffer` (the
+    /// memory of the page before it, so a file's pages do not each allocate, fault in and free
+    /// fresh memory), any other by `decompress`.
+    func withPage<R>(
+        _ body: UnsafeRawBufferPointer, codec: Int32, length: Int, at offset: Int, buffer pageBuffer: ParquetPageBuffer,
+        _ use: (UnsafeRawBufferPointer) throws(InteropError) -> R
+    ) throws(InteropError) -> R {
+        switch codec {
+        case 0:
+            guard body.count == length else { throw bad(offset, "uncompressed Parquet page of \(body.count) bytes, header says \(length)") }
+            return try use(body)
+        case 1:
+            let out = pageBuffer.reserve(length)
+            try Snappy.decompress(body, file: file, fileOffset: offset, expectedLength: length, into: out, slack: ParquetPageBuffer.slack)
+            return try use(UnsafeRawBufferPointer(out))
+        case 6: break
+        default: return try withInteropBytes(try decompress(body, codec: codec, length: length, at: offset), use)
+        }
+        guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+            throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
+        }
+        let out = pageBuffer.reserve(length)
+        do throws(ZstdError) {
+            let n = try Zstd.decompress(body, into: out)
+            guard n == length else { throw .sizeMismatch(expected: length, actual: n) }
+        } catch {
+            throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+        }
+        return try use(UnsafeRawBufferPointer(out))
+    }
+
+    /// Decodes a v1 data page of PLAIN values without nulls, ZSTD-compressed, by decompressing it
+    /// straight into its rows of the value column (no page buffer, no copy): the page's level
+    /// bytes (at most 64) land just before the page's first row, over earlier rows of the column
+    /// (at or after `borrowableFrom`), which are kept and put back whatever happens.
+    /// - Returns: false, having changed nothing, when the page is not such a page (a ticker, date
+    ///   or converted column, levels longer than 64 bytes or not one run of present values, no
+    ///   room before the row): the caller decodes it the ordinary way.
+    /// - Throws: the page's ZSTD error, as `withPage` gives it.
+    func decodePlainPageInPlace(
+        _ body: UnsafeRawBufferPointer, length: Int, count n: Int, leaf c: Int, row: Int, at offset: Int, borrowableFrom: Int
+    ) throws(InteropError) -> Bool {
+        let leaf = leaves[c]
+        guard case .value = leaf.role, leaf.conversion == nil, let storage = storages[c] else { return false }
+        let width = leaf.width
+        let (valueBytes, overflow) = n.multipliedReportingOverflow(by: width)
+        guard !overflow, valueBytes <= length else { return false }
+        let prefix = length - valueBytes
+        guard leaf.optional ? (prefix >= 6 && prefix <= 64) : prefix == 0 else { return false }
+        guard row >= borrowableFrom, (row - borrowableFrom) * width >= prefix else { return false }
+        guard length <= body.count.multipliedReportingOverflow(by: 1 << 15).partialValue + 4096 else {
+            throw .malformed(file: file, offset: offset, detail: "ZSTD: \(body.count) bytes cannot hold the \(length) the page header says")
+        }
+        // Safe: rows row ..< row + n lie within the storage (row groups checked against totalRows),
+        // and the prefix bytes before them are rows at or after `borrowableFrom`.
+        let destination = storage.base + row * width - prefix
+        var kept: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &kept) { $0.baseAddress!.copyMemory(from: destination, byteCount: prefix) }
+        defer { withUnsafeBytes(of: kept) { destination.copyMemory(from: $0.baseAddress!, byteCount: prefix) } }
+        do throws(ZstdError) {
+            let written = try Zstd.decompress(body, into: UnsafeMutableRawBufferPointer(start: destination, count: length))
+            guard written == length else { throw .sizeMismatch(expected: length, actual: written) }
+        } catch {
+            throw .malformed(file: file, offset: offset + (error.offset ?? 0), detail: "ZSTD: \(error.reason)")
+        }
+        if prefix > 0 {
+            // The levels: their 4-byte length, then one run of `n` present values.
+            let levelsLength = Int(UInt32(littleEndian: destination.loadUnaligned(as: UInt32.self)))
+            let levels = UnsafeRawBufferPointer(start: destination + 4, count: prefix - 4)
+            guard levelsLength == prefix - 4,
+                RLEHybridDecoder(levels, bitWidth: 1, file: file, fileOffset: offset).startsWithRun(of: 1, count: n)
+            else {
+                // Not for this path after all: the rows are zero again, as the ordinary path expects.
+                (storage.base + row * width).initializeMemory(as: UInt8.self, repeating: 0, count: valueBytes)
+                return false
+            }
+        }
+        return true
+    }
+
     /// A ZSTD page or buffer of `length` bytes: the length is checked against the most the
     /// format can expand (a 3-byte RLE block header per 128 KiB) before it is allocated.
     static func zstd(_ body: UnsafeRawBufferPointer, length: Int, file: String, offset: Int) throws(InteropError) -> [UInt8] {
@@ -324,37 +537,47 @@ struct ParquetDecoder {
         }
     }
 
-    mutating func decodeDictionary(_ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int) throws(InteropError) -> Dictionary {
+    func decodeDictionary(
+        _ d: UnsafeRawBufferPointer, count: Int, leaf: ParquetLeaf, at offset: Int,
+        interner: inout InteropValues.SymbolInterner
+    ) throws(InteropError) -> Dictionary {
         if case .ticker = leaf.role {
-            var codes: [Int32] = []
-            codes.reserveCapacity(count)
+            var numbers: [Int32] = []
+            numbers.reserveCapacity(count)
             var p = 0
             for _ in 0 ..< count {
                 guard p + 4 <= d.count else { throw .truncated(file: file, offset: offset + p, needed: 4) }
                 let len = Int(UInt32(littleEndian: d.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
                 guard len <= d.count - p - 4 else { throw .truncated(file: file, offset: offset + p + 4, needed: len) }
-                codes.append(interner.code(UnsafeRawBufferPointer(rebasing: d[p + 4 ..< p + 4 + len])))
+                numbers.append(interner.number(UnsafeRawBufferPointer(rebasing: d[p + 4 ..< p + 4 + len])))
                 p += 4 + len
             }
-            return .symbols(codes)
+            return .symbols(numbers)
         }
         if leaf.conversion != nil {
-            return .values(try convert(d, count: count, prefixed: leaf.physical == .byteArray, leaf: leaf, fileOffset: offset, row: nil), count: count)
+            return .values(
+                try convert(d, count: count, prefixed: leaf.physical == .byteArray, leaf: leaf, fileOffset: offset, row: nil), count: count)
         }
-        guard leaf.width > 0, count * leaf.width <= d.count else { throw .truncated(file: file, offset: offset, needed: count * leaf.width) }
+        guard leaf.width > 0, count * leaf.width <= d.count else {
+            throw .truncated(file: file, offset: offset, needed: count * leaf.width)
+        }
         return .values(Array(d.prefix(count * leaf.width)), count: count)
     }
 
     /// `count` FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY values (`prefixed`: each after its 4-byte
     /// little-endian length) as the leaf's numbers (`ParquetLeaf.Conversion`), `leaf.width` bytes
     /// each. `row` is the file's row of the first value (nil in a dictionary), for errors.
-    func convert(_ values: UnsafeRawBufferPointer, count: Int, prefixed: Bool, leaf: ParquetLeaf, fileOffset: Int,
-                 row: Int?) throws(InteropError) -> [UInt8] {
+    func convert(
+        _ values: UnsafeRawBufferPointer, count: Int, prefixed: Bool, leaf: ParquetLeaf, fileOffset: Int,
+        row: Int?
+    ) throws(InteropError) -> [UInt8] {
         guard let conversion = leaf.conversion else { return [] }
         let fixed = leaf.sourceWidth
         if !prefixed {
             let (needed, overflow) = count.multipliedReportingOverflow(by: fixed)
-            guard !overflow, needed <= values.count else { throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed) }
+            guard !overflow, needed <= values.count else {
+                throw .truncated(file: file, offset: fileOffset, needed: overflow ? Int.max : needed)
+            }
         }
         let width = leaf.width
         var out = [UInt8](repeating: 0, count: count * width)
@@ -362,39 +585,45 @@ struct ParquetDecoder {
         var failure: InteropError?
         out.withUnsafeMutableBytes { o in
             do throws(InteropError) {
-            for i in 0 ..< count {
-                var length = fixed
-                if prefixed {
-                    guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
-                    length = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
-                    p += 4
-                    guard length <= values.count - p else { throw .truncated(file: file, offset: fileOffset + p, needed: length) }
-                    if leaf.physical == .fixedLenByteArray && length != fixed {
-                        throw bad(fileOffset + p, "a value of \(length) bytes in '\(leaf.name)', a FIXED_LEN_BYTE_ARRAY(\(fixed))")
-                    }
-                }
-                let bytes = UnsafeRawBufferPointer(rebasing: values[p ..< p + length])
-                p += length
-                let at = row.map { "row \($0 + i)" } ?? "dictionary entry \(i)"
-                switch conversion {
-                case .float16:
-                    // Safe: a FLOAT16 leaf's values are 2 bytes (checked by ParquetLeaf).
-                    let half = Float16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
-                    o.storeBytes(of: Float(half), toByteOffset: 4 * i, as: Float.self)
-                case let .decimal(scale, integer):
-                    guard length <= InteropDecimal.maximumByteCount else {
-                        throw bad(fileOffset + p - length, "a DECIMAL of \(length) bytes in '\(leaf.name)' (\(at); Colonnade reads up to \(InteropDecimal.maximumByteCount))")
-                    }
-                    if integer {
-                        guard let v = InteropDecimal.int64(bytes, bigEndian: true) else {
-                            throw bad(fileOffset + p - length, "a DECIMAL in '\(leaf.name)' (\(at)) wider than its precision of at most 18 digits")
+                for i in 0 ..< count {
+                    var length = fixed
+                    if prefixed {
+                        guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
+                        length = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
+                        p += 4
+                        guard length <= values.count - p else { throw .truncated(file: file, offset: fileOffset + p, needed: length) }
+                        if leaf.physical == .fixedLenByteArray && length != fixed {
+                            throw bad(fileOffset + p, "a value of \(length) bytes in '\(leaf.name)', a FIXED_LEN_BYTE_ARRAY(\(fixed))")
                         }
-                        o.storeBytes(of: v, toByteOffset: 8 * i, as: Int64.self)
-                    } else {
-                        o.storeBytes(of: InteropDecimal.double(bytes, bigEndian: true, scale: scale), toByteOffset: 8 * i, as: Double.self)
+                    }
+                    let bytes = UnsafeRawBufferPointer(rebasing: values[p ..< p + length])
+                    p += length
+                    let at = row.map { "row \($0 + i)" } ?? "dictionary entry \(i)"
+                    switch conversion {
+                    case .float16:
+                        // Safe: a FLOAT16 leaf's values are 2 bytes (checked by ParquetLeaf).
+                        let half = Float16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+                        o.storeBytes(of: Float(half), toByteOffset: 4 * i, as: Float.self)
+                    case let .decimal(scale, integer):
+                        guard length <= InteropDecimal.maximumByteCount else {
+                            throw bad(
+                                fileOffset + p - length,
+                                "a DECIMAL of \(length) bytes in '\(leaf.name)' (\(at); Colonnade reads up to \(InteropDecimal.maximumByteCount))"
+                            )
+                        }
+                        if integer {
+                            guard let v = InteropDecimal.int64(bytes, bigEndian: true) else {
+                                throw bad(
+                                    fileOffset + p - length,
+                                    "a DECIMAL in '\(leaf.name)' (\(at)) wider than its precision of at most 18 digits")
+                            }
+                            o.storeBytes(of: v, toByteOffset: 8 * i, as: Int64.self)
+                        } else {
+                            o.storeBytes(
+                                of: InteropDecimal.double(bytes, bigEndian: true, scale: scale), toByteOffset: 8 * i, as: Double.self)
+                        }
                     }
                 }
-            }
             } catch {
                 failure = error
             }
@@ -404,8 +633,10 @@ struct ParquetDecoder {
     }
 
     /// Decodes one page's `count` rows into rows `row ..< row + count` of leaf `c`.
-    mutating func decodeValues(levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
-                               dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false) throws(InteropError) {
+    func decodeValues(
+        levels: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer, count n: Int, encoding: Int32,
+        dictionary: Dictionary?, leaf c: Int, row: Int, fileOffset: Int, v2: Bool = false, state: inout ChunkState
+    ) throws(InteropError) {
         let leaf = leaves[c]
         // Definition levels: nil when every row holds a value.
         var defined: [UInt32]?
@@ -419,7 +650,8 @@ struct ParquetDecoder {
             }
         }
         if let defined, let i = defined.firstIndex(where: { $0 > 1 }) {
-            throw bad(fileOffset, "Parquet definition level \(defined[i]) in row \(row + i) of '\(leaf.name)' (a flat column has levels 0 and 1)")
+            throw bad(
+                fileOffset, "Parquet definition level \(defined[i]) in row \(row + i) of '\(leaf.name)' (a flat column has levels 0 and 1)")
         }
         let k = defined.map { $0.reduce(0) { $0 + Int($1) } } ?? n
         if let defined, k < n {
@@ -431,10 +663,10 @@ struct ParquetDecoder {
                 throw .nullKey(file: file, column: leaf.name, row: row + r)
             case .value:
                 // Taken out of the array while it changes, so the bits are not copied.
-                var mask = validity[c] ?? Bitmask(count: totalRows, allSet: true)
-                validity[c] = nil
-                for (i, v) in defined.enumerated() where v == 0 { mask[row + i] = false }
-                validity[c] = mask
+                var mask = state.validity ?? Bitmask(count: state.rows, allSet: true)
+                state.validity = nil
+                for (i, v) in defined.enumerated() where v == 0 { mask[row - state.firstRow + i] = false }
+                state.validity = mask
             }
         }
         // The k present values, as indices into the dictionary or as PLAIN bytes (the delta and
@@ -448,24 +680,41 @@ struct ParquetDecoder {
             break
         case let split? where [.deltaBinaryPacked, .deltaLengthByteArray, .deltaByteArray, .byteStreamSplit].contains(split):
             let width = leaf.sourceWidth
-            let plain = try ParquetEncodings.plain(values, encoding: split, physical: leaf.physical,
-                                                   width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
+            let plain = try ParquetEncodings.plain(
+                values, encoding: split, physical: leaf.physical,
+                width: width, count: k, file: file, fileOffset: fileOffset, column: leaf.name)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(1, plain.count), alignment: 8)
             plain.withUnsafeBytes { if $0.count > 0 { buffer.copyMemory(from: $0) } }
             transcoded = buffer
             values = UnsafeRawBufferPointer(rebasing: buffer[0 ..< plain.count])
         case .plainDictionary?, .rleDictionary?:
-            guard dictionary != nil else { throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page") }
-            guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
-            var out = [UInt32](repeating: 0, count: k)
-            if k > 0 {
-                var decoder = RLEHybridDecoder(UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
-                try out.withUnsafeMutableBufferPointer { p throws(InteropError) in try decoder.decode(count: k, into: p.baseAddress!) }
+            guard dictionary != nil else {
+                throw bad(fileOffset, "Parquet dictionary-encoded page in '\(leaf.name)' without a dictionary page")
             }
+            guard values.count >= 1 || k == 0 else { throw .truncated(file: file, offset: fileOffset, needed: 1) }
+            var failure: InteropError?
+            // Not zero-filled first: every index is written by the decoder, or the page fails.
+            let out = [UInt32](unsafeUninitializedCapacity: k) { p, initialized in
+                initialized = 0
+                guard k > 0, let base = p.baseAddress else { return }
+                var decoder = RLEHybridDecoder(
+                    UnsafeRawBufferPointer(rebasing: values[1...]), bitWidth: Int(values[0]), file: file, fileOffset: fileOffset + 1)
+                do throws(InteropError) {
+                    try decoder.decode(count: k, into: base)
+                    initialized = k
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
             indices = out
         default:
             let name = ParquetFormat.Encoding(rawValue: encoding).map { "\($0)" } ?? "#\(encoding)"
-            throw .unsupportedColumn(file: file, column: leaf.name, type: "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)")
+            throw .unsupportedColumn(
+                file: file, column: leaf.name,
+                type:
+                    "pages in the \(name) encoding (Colonnade reads PLAIN, dictionary, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT pages)"
+            )
         }
 
         // FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY numbers (decimals, float16) become the table's
@@ -484,12 +733,18 @@ struct ParquetDecoder {
         case .skipped:
             return
         case .ticker:
+            // Safe: rows row ..< row + n lie within the storage (row groups checked against totalRows).
+            let tickers = rowTickers.base.assumingMemoryBound(to: Int32.self)
             if let indices {
-                guard case .symbols(let codes)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays") }
+                guard case .symbols(let numbers)? = dictionary else {
+                    throw bad(fileOffset, "Parquet dictionary of '\(leaf.name)' is not byte arrays")
+                }
                 for i in 0 ..< n {
                     let x = Int(indices[i])
-                    guard x < codes.count else { throw bad(fileOffset, "Parquet dictionary index \(x) of \(codes.count) in '\(leaf.name)'") }
-                    rowTickers[row + i] = codes[x]
+                    guard x < numbers.count else {
+                        throw bad(fileOffset, "Parquet dictionary index \(x) of \(numbers.count) in '\(leaf.name)'")
+                    }
+                    tickers[row + i] = numbers[x]
                 }
             } else {
                 var p = 0
@@ -497,7 +752,7 @@ struct ParquetDecoder {
                     guard p + 4 <= values.count else { throw .truncated(file: file, offset: fileOffset + p, needed: 4) }
                     let len = Int(UInt32(littleEndian: values.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
                     guard len <= values.count - p - 4 else { throw .truncated(file: file, offset: fileOffset + p + 4, needed: len) }
-                    rowTickers[row + i] = interner.code(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
+                    tickers[row + i] = state.interner.number(UnsafeRawBufferPointer(rebasing: values[p + 4 ..< p + 4 + len]))
                     p += 4 + len
                 }
             }
@@ -508,15 +763,21 @@ struct ParquetDecoder {
             // The first value with a time of day other than midnight (in units of perDay).
             var time: (row: Int, units: Int64)?
             let range = Int64(Day.storableDayNumbers.lowerBound) ... Int64(Day.storableDayNumbers.upperBound)
-            try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name) { i, p in
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: n, fileOffset: fileOffset, column: leaf.name)
+            { i, p in
                 // INT96: the Julian day in bytes 8–11 (2 440 588 is 1970-01-01), the time of day before it.
-                let value = perDay == 1 ? Int64(p.loadUnaligned(as: Int32.self))
-                    : perDay == 0 ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
-                    : p.loadUnaligned(as: Int64.self)
+                let value =
+                    perDay == 1
+                    ? Int64(p.loadUnaligned(as: Int32.self))
+                    : perDay == 0
+                        ? Int64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) - 2_440_588
+                        : p.loadUnaligned(as: Int64.self)
                 let day = perDay <= 1 ? value : InteropValues.day(value, unitsPerDay: perDay)
                 if time == nil && perDay != 1 {
                     // Naive and UTC-adjusted timestamps alike: the day as the value writes it.
-                    let units = perDay == 0 ? Int64(truncatingIfNeeded: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))) : value &- day &* perDay
+                    let units =
+                        perDay == 0
+                        ? Int64(truncatingIfNeeded: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))) : value &- day &* perDay
                     if units != 0 { time = (i, units) }
                 }
                 guard range.contains(day) else {
@@ -528,13 +789,15 @@ struct ParquetDecoder {
             }
             if let outside {
                 // The rows of this page come first in `out`, in order: row + i is the file's row.
-                _ = try InteropValues.storableDay(outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
+                _ = try InteropValues.storableDay(
+                    outside.value, unitsPerDay: Swift.max(1, perDay), file: file, column: leaf.name, row: row + outside.row)
             }
-            if let time, timeOfDay == nil {
+            if let time, state.timeOfDay == nil {
                 // Rows of this page are the file's rows row ..< row + n (a date is never null).
                 let perDayUnits = perDay == 0 ? 86_400_000_000_000 : perDay
-                timeOfDay = InteropSkippedColumn(timeOfDayIn: file, column: leaf.name, row: row + time.row,
-                                                 text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
+                state.timeOfDay = InteropSkippedColumn(
+                    timeOfDayIn: file, column: leaf.name, row: row + time.row,
+                    text: InteropValues.timeOfDay(time.units, unitsPerDay: perDayUnits))
             }
         case .value:
             guard let storage = storages[c] else { return }
@@ -547,12 +810,26 @@ struct ParquetDecoder {
                 out.copyMemory(from: values.baseAddress!, byteCount: n * width)
                 return
             }
+            if let indices, defined == nil, case .values(let entries, let entryCount)? = dictionary, width == 8 || width == 4 {
+                // Dictionary pages without nulls (Polars' integer and date columns): one typed
+                // load and store per row.
+                let failed = entries.withUnsafeBytes { d in
+                    width == 8
+                        ? Self.lookUp(UInt64.self, indices: indices, entryCount: entryCount, dictionary: d, into: out)
+                        : Self.lookUp(UInt32.self, indices: indices, entryCount: entryCount, dictionary: d, into: out)
+                }
+                if let failed {
+                    throw bad(fileOffset, "Parquet dictionary index \(indices[failed]) of \(entryCount) in '\(leaf.name)'")
+                }
+                return
+            }
             var slots: [Int] = []
             if let defined {
                 slots.reserveCapacity(k)
                 for (i, v) in defined.enumerated() where v != 0 { slots.append(i) }
             }
-            try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name) { i, p in
+            try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name)
+            { i, p in
                 let r = defined == nil ? i : slots[i]
                 (out + r * width).copyMemory(from: p, byteCount: width)
                 return true
@@ -560,11 +837,36 @@ struct ParquetDecoder {
         }
     }
 
+    /// Writes entry `indices[i]` of `dictionary` (values of `T`, `entryCount` of them) as the
+    /// `i`-th value at `out`, for every index up to the first one not below `entryCount`.
+    /// - Returns: the position of that index, or nil when every index is in the dictionary.
+    /// - Precondition: `dictionary` holds `entryCount` values and `out` has room for
+    ///   `indices.count`.
+    @inline(__always)
+    static func lookUp<T: FixedWidthInteger & BitwiseCopyable>(
+        _: T.Type, indices: [UInt32], entryCount: Int, dictionary: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer
+    ) -> Int? {
+        indices.withUnsafeBufferPointer { x in
+            let size = MemoryLayout<T>.size
+            for i in 0 ..< x.count {
+                let index = Int(x[i])
+                guard index < entryCount else { return i }
+                // Safe: index < entryCount values in the dictionary; row i is one of the page's rows.
+                (out + i &* size).storeBytes(of: dictionary.loadUnaligned(fromByteOffset: index &* size, as: T.self), as: T.self)
+            }
+            return nil
+        }
+    }
+
     /// Calls `store(i, pointer)` with the i-th present value's bytes (PLAIN or via the dictionary).
-    func gather(_ values: UnsafeRawBufferPointer, indices: [UInt32]?, dictionary: Dictionary?, width: Int, count: Int,
-                fileOffset: Int, column: String, _ store: (Int, UnsafeRawPointer) -> Bool) throws(InteropError) {
+    func gather(
+        _ values: UnsafeRawBufferPointer, indices: [UInt32]?, dictionary: Dictionary?, width: Int, count: Int,
+        fileOffset: Int, column: String, _ store: (Int, UnsafeRawPointer) -> Bool
+    ) throws(InteropError) {
         if let indices {
-            guard case .values(let dict, let entries)? = dictionary else { throw bad(fileOffset, "Parquet dictionary of '\(column)' holds byte arrays") }
+            guard case .values(let dict, let entries)? = dictionary else {
+                throw bad(fileOffset, "Parquet dictionary of '\(column)' holds byte arrays")
+            }
             try withInteropBytes(dict) { d throws(InteropError) in
                 for i in 0 ..< count {
                     let x = Int(indices[i])
@@ -585,10 +887,13 @@ struct ParquetDecoder {
     /// A DECIMAL column's unscaled integers (INT32 or INT64) as Int64 (scale 0) or as Float64,
     /// correctly rounded: an exact division when the integer and the power of ten are exact
     /// doubles (|v| ≤ 2^53, scale ≤ 22), else `Double(String)` of the decimal text.
-    static func decimalColumn(_ storage: ColumnStorage, physical: ParquetFormat.PhysicalType, scale: Int, element: ElementType,
-                              rows: Int, validity: Bitmask?) -> AnyColumn {
+    static func decimalColumn(
+        _ storage: ColumnStorage, physical: ParquetFormat.PhysicalType, scale: Int, element: ElementType,
+        rows: Int, validity: Bitmask?
+    ) -> AnyColumn {
         let unscaled = { (r: Int) -> Int64 in
-            physical == .int32 ? Int64(storage.base.assumingMemoryBound(to: Int32.self)[r]) : storage.base.assumingMemoryBound(to: Int64.self)[r]
+            physical == .int32
+                ? Int64(storage.base.assumingMemoryBound(to: Int32.self)[r]) : storage.base.assumingMemoryBound(to: Int64.self)[r]
         }
         if element == .int64 {
             var c = Column<Int64>(unsafeUninitializedCount: rows) { d in for r in 0 ..< rows { d[r] = unscaled(r) } }
@@ -606,8 +911,11 @@ struct ParquetDecoder {
         var out = ImportedColumns(file: file)
         out.skipped = skipped + (timeOfDay.map { [$0] } ?? [])
         out.symbols = interner.symbols
-        out.rowTickers = rowTickers
-        if !leaves.contains(where: { if case .ticker = $0.role { return true }; return false }), let symbol = defaultTicker {
+        out.rowTickers = [Int32](UnsafeBufferPointer(start: rowTickers.base.assumingMemoryBound(to: Int32.self), count: totalRows))
+        if !leaves.contains(where: {
+            if case .ticker = $0.role { return true }
+            return false
+        }), let symbol = defaultTicker {
             out.symbols = [symbol]
             out.rowTickers = [Int32](repeating: 0, count: totalRows)
         }
@@ -629,8 +937,9 @@ struct ParquetDecoder {
                 case (_, _) where leaf.conversion != nil:
                     column = .float64(Column(viewing: storage, count: totalRows, validity: mask, summaries: nil))
                 case (_, _) where leaf.decimalScale != nil:
-                    column = Self.decimalColumn(storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
-                                                rows: totalRows, validity: mask)
+                    column = Self.decimalColumn(
+                        storage, physical: leaf.physical, scale: leaf.decimalScale!, element: element,
+                        rows: totalRows, validity: mask)
                 case (.int32, .int64):
                     let src = storage.base.assumingMemoryBound(to: UInt32.self)
                     var col = Column<Int64>(unsafeUninitializedCount: totalRows) { d in for r in 0 ..< totalRows { d[r] = Int64(src[r]) } }
@@ -655,4 +964,30 @@ struct ParquetDecoder {
         out.info = info
         return out
     }
+}
+
+/// The index of the first column chunk that failed (`Int.max` while none has).
+final class ChunkFailure: Sendable {
+    let index = Atomic<Int>(Int.max)
+}
+
+/// Memory for one decompressed page at a time, grown to the largest page seen (16-byte aligned,
+/// as an array's storage is).
+final class ParquetPageBuffer {
+    /// Bytes past the reserved size that may be written (never read as content), so decoders may
+    /// copy whole vectors.
+    static let slack = 64
+    private var memory = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    /// `size` bytes (and `slack` writable past them), valid until the next call; their content
+    /// is undefined.
+    func reserve(_ size: Int) -> UnsafeMutableRawBufferPointer {
+        if memory.count < size + Self.slack {
+            memory.deallocate()
+            memory = .allocate(byteCount: size + Self.slack, alignment: 16)
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: memory[0 ..< size])
+    }
+
+    deinit { memory.deallocate() }
 }

@@ -62,7 +62,7 @@ public struct ParquetWriter {
 
     /// A run of source rows of one ticker, in output order.
     struct Segment {
-        var code: Int
+        var ticker: Int
         var rows: Range<Int>
     }
 
@@ -123,7 +123,9 @@ public struct ParquetWriter {
     /// Writes `directory/PARTITION/part-00000.parquet` for every year (or month) with rows, each
     /// file atomically; partitions already there for other years (months) are left alone.
     /// - Returns: The files written, oldest first.
-    public func writePartitioned(toDirectory directory: String, by partitioning: Partitioning, durable: Bool = true) throws(InteropError) -> [String] {
+    public func writePartitioned(
+        toDirectory directory: String, by partitioning: Partitioning, durable: Bool = true
+    ) throws(InteropError) -> [String] {
         let parts = try partitionSegments(by: partitioning, in: directory)
         try ReplacementFile.makeDirectories(directory, durable: durable)
         var paths: [String] = []
@@ -138,7 +140,9 @@ public struct ParquetWriter {
 
     /// Every partition with rows and its segments; every row lands in exactly one.
     /// - Throws: `malformed` naming `directory` when they do not hold every row (an internal error).
-    func partitionSegments(by partitioning: Partitioning, in directory: String) throws(InteropError) -> [(partition: Partition, segments: [Segment])] {
+    func partitionSegments(
+        by partitioning: Partitioning, in directory: String
+    ) throws(InteropError) -> [(partition: Partition, segments: [Segment])] {
         let order = tickerOrder()
         var parts: [(partition: Partition, segments: [Segment])] = []
         var placed = 0
@@ -151,8 +155,9 @@ public struct ParquetWriter {
         // Every row lands in exactly one partition: a row no partition took would be lost silently
         // (a probe found rows on the last day numbers dropped, and every row reported written).
         guard placed == table.rowCount else {
-            throw .malformed(file: directory, offset: 0,
-                             detail: "internal error: the partitions hold \(placed) of \(table.rowCount) rows; nothing was written")
+            throw .malformed(
+                file: directory, offset: 0,
+                detail: "internal error: the partitions hold \(placed) of \(table.rowCount) rows; nothing was written")
         }
         return parts
     }
@@ -163,7 +168,10 @@ public struct ParquetWriter {
     func writeFiles(_ files: [(path: String, segments: [Segment])], durable: Bool) throws(InteropError) {
         let failures = UnsafeMutablePointer<InteropError?>.allocate(capacity: files.count)
         failures.initialize(repeating: nil, count: files.count)
-        defer { failures.deinitialize(count: files.count); failures.deallocate() }
+        defer {
+            failures.deinitialize(count: files.count)
+            failures.deallocate()
+        }
         let shared = SharedPointer(base: failures)
         var inner = self
         // Files in parallel, so each compresses its columns on one thread.
@@ -209,7 +217,7 @@ public struct ParquetWriter {
         return found.sorted()
     }
 
-    /// Ticker codes in the order of their symbols' UTF-8 bytes.
+    /// Ticker numbers in the order of their symbols' UTF-8 bytes.
     func tickerOrder() -> [Int] {
         let keys = table.tickers.map { Array($0.symbol.utf8) }
         return keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
@@ -225,14 +233,14 @@ public struct ParquetWriter {
         var out: [Segment] = []
         out.reserveCapacity(order.count)
         table.dates.withUnsafeBufferPointer { d in
-            for code in order {
-                let t = table.tickers[code]
+            for number in order {
+                let t = table.tickers[number]
                 var a = t.firstRow, b = t.firstRow + t.rowCount
                 if let days {
                     a = Self.lowerBound(d, days.lowerBound, in: a ..< b)
                     b = Self.lowerBound(d, days.upperBound, in: a ..< b)
                 }
-                if a < b { out.append(Segment(code: code, rows: a ..< b)) }
+                if a < b { out.append(Segment(ticker: number, rows: a ..< b)) }
             }
         }
         return out
@@ -261,7 +269,7 @@ public struct ParquetWriter {
         while i < segments.count && starts[i] < range.upperBound {
             let s = segments[i]
             let a = max(range.lowerBound, starts[i]) - starts[i], b = min(range.upperBound, starts[i] + s.rows.count) - starts[i]
-            if a < b { out.append(Segment(code: s.code, rows: s.rows.lowerBound + a ..< s.rows.lowerBound + b)) }
+            if a < b { out.append(Segment(ticker: s.ticker, rows: s.rows.lowerBound + a ..< s.rows.lowerBound + b)) }
             i += 1
         }
         return out
@@ -287,7 +295,10 @@ public struct ParquetWriter {
         var starts: [Int] = []
         starts.reserveCapacity(segments.count)
         var total = 0
-        for s in segments { starts.append(total); total += s.rows.count }
+        for s in segments {
+            starts.append(total)
+            total += s.rows.count
+        }
         try output.reserve(estimatedLength(rows: total, segments: segments.count))
         try output.write(ParquetFormat.magic)
         var groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)] = []
@@ -299,9 +310,11 @@ public struct ParquetWriter {
             var chunks: [ChunkInfo] = []
             if compression == .none || columnThreads <= 1 {
                 chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
-                chunks.append(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
+                chunks.append(
+                    try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
                 for (d, column) in zip(table.schema, table.columns) {
-                    chunks.append(try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
+                    chunks.append(
+                        try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
                 }
             } else {
                 chunks = try writeChunksInParallel(pieces, rows: end - row, to: output, base: base)
@@ -310,7 +323,7 @@ public struct ParquetWriter {
             progress?(end - row, output.position - base - offset)
             row = end
         }
-        let footer = footerBytes(rowCount: total, groups: groups, tickerCodes: segments.map(\.code))
+        let footer = footerBytes(rowCount: total, groups: groups, tickerNumbers: segments.map(\.ticker))
         try output.write(footer)
         var trailer = FlatBufferByteArray()
         trailer.appendUInt32LE(UInt32(footer.count))
@@ -324,17 +337,26 @@ public struct ParquetWriter {
         let buffers = (0 ..< columns).map { _ in MemoryInteropOutput() }
         let results = UnsafeMutablePointer<Result<ChunkInfo, InteropError>?>.allocate(capacity: columns)
         results.initialize(repeating: nil, count: columns)
-        defer { results.deinitialize(count: columns); results.deallocate() }
+        defer {
+            results.deinitialize(count: columns)
+            results.deallocate()
+        }
         let shared = SharedPointer(base: results)
         forEachChunk(columns, threads: columnThreads) { i, _ in
             let result: Result<ChunkInfo, InteropError>
             do throws(InteropError) {
                 switch i {
                 case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffers[i], base: 0))
-                case 1: result = .success(try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: rows,
-                                                               to: buffers[i], base: 0))
-                default: result = .success(try writeValueChunk(table.columns[i - 2], name: table.schema[i - 2].identifier, required: false,
-                                                                pieces, rows: rows, to: buffers[i], base: 0))
+                case 1:
+                    result = .success(
+                        try writeValueChunk(
+                            .int32(table.dates), name: "date", required: true, pieces, rows: rows,
+                            to: buffers[i], base: 0))
+                default:
+                    result = .success(
+                        try writeValueChunk(
+                            table.columns[i - 2], name: table.schema[i - 2].identifier, required: false,
+                            pieces, rows: rows, to: buffers[i], base: 0))
                 }
             } catch {
                 result = .failure(error)
@@ -368,8 +390,10 @@ public struct ParquetWriter {
     }
 
     /// Writes one page (header, then data, compressed when asked); returns (uncompressed, written) sizes with header.
-    func writePage(_ data: [UInt8], header: (inout ThriftCompactWriter, Int, Int) -> Void,
-                   to output: InteropOutput) throws(InteropError) -> (Int, Int) {
+    func writePage(
+        _ data: [UInt8], header: (inout ThriftCompactWriter, Int, Int) -> Void,
+        to output: InteropOutput
+    ) throws(InteropError) -> (Int, Int) {
         let body: [UInt8]
         switch compression {
         case .none: body = data
@@ -387,26 +411,31 @@ public struct ParquetWriter {
     func writeTickerChunk(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> ChunkInfo {
         // The dictionary: this row group's tickers, in output (sorted) order.
         var dictionary = [UInt8]()
-        var indexOfCode: [Int: Int] = [:]
+        var indexOfTicker: [Int: Int] = [:]
         var order: [Int] = []
-        for p in pieces where indexOfCode[p.code] == nil {
-            indexOfCode[p.code] = order.count
-            order.append(p.code)
-            let symbol = Array(table.tickers[p.code].symbol.utf8)
+        for p in pieces where indexOfTicker[p.ticker] == nil {
+            indexOfTicker[p.ticker] = order.count
+            order.append(p.ticker)
+            let symbol = Array(table.tickers[p.ticker].symbol.utf8)
             var n = UInt32(symbol.count)
             withUnsafeBytes(of: &n) { dictionary.append(contentsOf: $0) }
             dictionary.append(contentsOf: symbol)
         }
         let dictionaryOffset = output.position - base
-        let dictSizes = try writePage(dictionary, header: { h, u, c in
-            h.structBegin(nil)
-            h.i32(1, ParquetFormat.PageType.dictionaryPage.rawValue)
-            h.i32(2, Int32(u)); h.i32(3, Int32(c))
-            h.structBegin(7)
-            h.i32(1, Int32(order.count)); h.i32(2, ParquetFormat.Encoding.plain.rawValue); h.bool(3, true)
-            h.structEnd()
-            h.structEnd()
-        }, to: output)
+        let dictSizes = try writePage(
+            dictionary,
+            header: { h, u, c in
+                h.structBegin(nil)
+                h.i32(1, ParquetFormat.PageType.dictionaryPage.rawValue)
+                h.i32(2, Int32(u))
+                h.i32(3, Int32(c))
+                h.structBegin(7)
+                h.i32(1, Int32(order.count))
+                h.i32(2, ParquetFormat.Encoding.plain.rawValue)
+                h.bool(3, true)
+                h.structEnd()
+                h.structEnd()
+            }, to: output)
         let dataOffset = output.position - base
         let width = max(1, RLEHybridEncoder.bitWidth(forMax: order.count - 1))
         var uncompressed = dictSizes.0, compressed = dictSizes.1
@@ -419,14 +448,17 @@ public struct ParquetWriter {
             var at = 0
             for p in pieces {
                 let a = max(at, page), b = min(at + p.rows.count, end)
-                if a < b { encoder.appendRun(UInt32(indexOfCode[p.code] ?? 0), count: b - a) }
+                if a < b { encoder.appendRun(UInt32(indexOfTicker[p.ticker] ?? 0), count: b - a) }
                 at += p.rows.count
                 if at >= end { break }
             }
-            let sizes = try writePage(encoder.bytes, header: { h, u, c in
-                Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .rleDictionary)
-            }, to: output)
-            uncompressed += sizes.0; compressed += sizes.1
+            let sizes = try writePage(
+                encoder.bytes,
+                header: { h, u, c in
+                    Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .rleDictionary)
+                }, to: output)
+            uncompressed += sizes.0
+            compressed += sizes.1
             page = end
         }
         var stats = ParquetStatistics(nullCount: 0)
@@ -434,25 +466,33 @@ public struct ParquetWriter {
             stats.min = Array(table.tickers[first].symbol.utf8)
             stats.max = Array(table.tickers[last].symbol.utf8)
         }
-        return ChunkInfo(type: .byteArray, encodings: [.plain, .rle, .rleDictionary], path: "ticker", valueCount: rows,
-                         uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
-                         dictionaryPageOffset: dictionaryOffset, statistics: stats)
+        return ChunkInfo(
+            type: .byteArray, encodings: [.plain, .rle, .rleDictionary], path: "ticker", valueCount: rows,
+            uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
+            dictionaryPageOffset: dictionaryOffset, statistics: stats)
     }
 
-    static func dataPageHeader(_ h: inout ThriftCompactWriter, values: Int, uncompressed: Int, compressed: Int,
-                               encoding: ParquetFormat.Encoding) {
+    static func dataPageHeader(
+        _ h: inout ThriftCompactWriter, values: Int, uncompressed: Int, compressed: Int,
+        encoding: ParquetFormat.Encoding
+    ) {
         h.structBegin(nil)
         h.i32(1, ParquetFormat.PageType.dataPage.rawValue)
-        h.i32(2, Int32(uncompressed)); h.i32(3, Int32(compressed))
+        h.i32(2, Int32(uncompressed))
+        h.i32(3, Int32(compressed))
         h.structBegin(5)
-        h.i32(1, Int32(values)); h.i32(2, encoding.rawValue)
-        h.i32(3, ParquetFormat.Encoding.rle.rawValue); h.i32(4, ParquetFormat.Encoding.rle.rawValue)
+        h.i32(1, Int32(values))
+        h.i32(2, encoding.rawValue)
+        h.i32(3, ParquetFormat.Encoding.rle.rawValue)
+        h.i32(4, ParquetFormat.Encoding.rle.rawValue)
         h.structEnd()
         h.structEnd()
     }
 
-    func writeValueChunk(_ column: AnyColumn, name: String, required: Bool, _ pieces: [Segment], rows: Int,
-                         to output: InteropOutput, base: Int) throws(InteropError) -> ChunkInfo {
+    func writeValueChunk(
+        _ column: AnyColumn, name: String, required: Bool, _ pieces: [Segment], rows: Int,
+        to output: InteropOutput, base: Int
+    ) throws(InteropError) -> ChunkInfo {
         let dataOffset = output.position - base
         var uncompressed = 0, compressed = 0
         var stats = ParquetStatistics(nullCount: 0)
@@ -464,12 +504,15 @@ public struct ParquetWriter {
             var at = 0
             for p in pieces {
                 let a = max(at, page), b = min(at + p.rows.count, end)
-                if a < b { pagePieces.append(Segment(code: p.code, rows: p.rows.lowerBound + (a - at) ..< p.rows.lowerBound + (b - at))) }
+                if a < b {
+                    pagePieces.append(Segment(ticker: p.ticker, rows: p.rows.lowerBound + (a - at) ..< p.rows.lowerBound + (b - at)))
+                }
                 at += p.rows.count
                 if at >= end { break }
             }
             if compression == .none,
-               let prefix = ParquetPageEncoder.directPrefix(column, pagePieces, rows: end - page, required: required, statistics: &stats) {
+                let prefix = ParquetPageEncoder.directPrefix(column, pagePieces, rows: end - page, required: required, statistics: &stats)
+            {
                 // No nulls, no codec: the values go out straight from the column, piece by piece.
                 let (storage, width) = SnapshotWriter.valueStorage(column)
                 let length = prefix.count + (end - page) * width
@@ -478,59 +521,82 @@ public struct ParquetWriter {
                 try output.write(h.bytes + prefix)
                 for p in pagePieces {
                     // Safe: every piece's rows lie in the column, whose storage `storage` keeps alive.
-                    try output.write(UnsafeRawBufferPointer(start: UnsafeRawPointer(storage.base) + p.rows.lowerBound * width,
-                                                            count: p.rows.count * width))
+                    try output.write(
+                        UnsafeRawBufferPointer(
+                            start: UnsafeRawPointer(storage.base) + p.rows.lowerBound * width,
+                            count: p.rows.count * width))
                 }
                 withExtendedLifetime(storage) {}
-                uncompressed += h.bytes.count + length; compressed += h.bytes.count + length
+                uncompressed += h.bytes.count + length
+                compressed += h.bytes.count + length
             } else {
                 let data = ParquetPageEncoder.encode(column, pagePieces, rows: end - page, required: required, statistics: &stats)
-                let sizes = try writePage(data, header: { h, u, c in
-                    Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .plain)
-                }, to: output)
-                uncompressed += sizes.0; compressed += sizes.1
+                let sizes = try writePage(
+                    data,
+                    header: { h, u, c in
+                        Self.dataPageHeader(&h, values: end - page, uncompressed: u, compressed: c, encoding: .plain)
+                    }, to: output)
+                uncompressed += sizes.0
+                compressed += sizes.1
             }
             page = end
         }
-        let type: ParquetFormat.PhysicalType = switch column.elementType {
-        case .int32: .int32
-        case .int64: .int64
-        case .float32: .float
-        case .float64: .double
-        }
-        return ChunkInfo(type: type, encodings: required ? [.plain] : [.plain, .rle], path: name, valueCount: rows,
-                         uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
-                         dictionaryPageOffset: nil, statistics: stats)
-    }
-
-    // MARK: Footer
-
-    func footerBytes(rowCount: Int, groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)], tickerCodes: [Int]) -> [UInt8] {
-        var w = ThriftCompactWriter()
-        w.structBegin(nil)
-        w.i32(1, 2)
-        // Schema: the root, then the leaves.
-        w.listBegin(2, .structure, count: 3 + table.schema.count)
-        w.structBegin(nil); w.string(4, "schema"); w.i32(5, Int32(2 + table.schema.count)); w.structEnd()
-        w.structBegin(nil)
-        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
-        w.string(4, "ticker"); w.i32(6, ParquetFormat.Converted.utf8)
-        w.structBegin(10); w.structBegin(1); w.structEnd(); w.structEnd()
-        w.structEnd()
-        w.structBegin(nil)
-        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue); w.i32(3, ParquetFormat.Repetition.required.rawValue)
-        w.string(4, "date"); w.i32(6, ParquetFormat.Converted.date)
-        w.structBegin(10); w.structBegin(6); w.structEnd(); w.structEnd()
-        w.structEnd()
-        for d in table.schema {
-            let type: ParquetFormat.PhysicalType = switch d.type {
+        let type: ParquetFormat.PhysicalType =
+            switch column.elementType {
             case .int32: .int32
             case .int64: .int64
             case .float32: .float
             case .float64: .double
             }
+        return ChunkInfo(
+            type: type, encodings: required ? [.plain] : [.plain, .rle], path: name, valueCount: rows,
+            uncompressedSize: uncompressed, compressedSize: compressed, dataPageOffset: dataOffset,
+            dictionaryPageOffset: nil, statistics: stats)
+    }
+
+    // MARK: Footer
+
+    func footerBytes(rowCount: Int, groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)], tickerNumbers: [Int]) -> [UInt8] {
+        var w = ThriftCompactWriter()
+        w.structBegin(nil)
+        w.i32(1, 2)
+        // Schema: the root, then the leaves.
+        w.listBegin(2, .structure, count: 3 + table.schema.count)
+        w.structBegin(nil)
+        w.string(4, "schema")
+        w.i32(5, Int32(2 + table.schema.count))
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.byteArray.rawValue)
+        w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "ticker")
+        w.i32(6, ParquetFormat.Converted.utf8)
+        w.structBegin(10)
+        w.structBegin(1)
+        w.structEnd()
+        w.structEnd()
+        w.structEnd()
+        w.structBegin(nil)
+        w.i32(1, ParquetFormat.PhysicalType.int32.rawValue)
+        w.i32(3, ParquetFormat.Repetition.required.rawValue)
+        w.string(4, "date")
+        w.i32(6, ParquetFormat.Converted.date)
+        w.structBegin(10)
+        w.structBegin(6)
+        w.structEnd()
+        w.structEnd()
+        w.structEnd()
+        for d in table.schema {
+            let type: ParquetFormat.PhysicalType =
+                switch d.type {
+                case .int32: .int32
+                case .int64: .int64
+                case .float32: .float
+                case .float64: .double
+                }
             w.structBegin(nil)
-            w.i32(1, type.rawValue); w.i32(3, ParquetFormat.Repetition.optional.rawValue)
+            w.i32(1, type.rawValue)
+            w.i32(3, ParquetFormat.Repetition.optional.rawValue)
             w.string(4, d.identifier)
             w.structEnd()
         }
@@ -545,7 +611,8 @@ public struct ParquetWriter {
                 w.structBegin(3)
                 w.i32(1, c.type.rawValue)
                 w.i32List(2, c.encodings.map(\.rawValue))
-                w.listBegin(3, .binary, count: 1); w.binaryElement(Array(c.path.utf8))
+                w.listBegin(3, .binary, count: 1)
+                w.binaryElement(Array(c.path.utf8))
                 w.i32(4, compression.codec.rawValue)
                 w.i64(5, Int64(c.valueCount))
                 w.i64(6, Int64(c.uncompressedSize))
@@ -555,7 +622,8 @@ public struct ParquetWriter {
                 w.structBegin(12)
                 w.i64(3, Int64(c.statistics.nullCount))
                 if let max = c.statistics.max, let min = c.statistics.min {
-                    w.binary(5, max); w.binary(6, min)
+                    w.binary(5, max)
+                    w.binary(6, min)
                 }
                 w.structEnd()
                 w.structEnd()
@@ -566,21 +634,34 @@ public struct ParquetWriter {
             // Sorted by ticker, then date.
             w.listBegin(4, .structure, count: 2)
             for column in 0 ..< 2 {
-                w.structBegin(nil); w.i32(1, Int32(column)); w.bool(2, false); w.bool(3, false); w.structEnd()
+                w.structBegin(nil)
+                w.i32(1, Int32(column))
+                w.bool(2, false)
+                w.bool(3, false)
+                w.structEnd()
             }
             w.i64(5, Int64(g.offset))
             w.i64(6, Int64(g.chunks.reduce(0) { $0 + $1.compressedSize }))
-            w.fieldHeader(7, .i16); w.zigzag(Int64(i))
+            w.fieldHeader(7, .i16)
+            w.zigzag(Int64(i))
             w.structEnd()
         }
         var metadata = table.metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         metadata.append((InteropTableInfo.key, InteropTableInfo(table: table).encoded()))
         w.listBegin(5, .structure, count: metadata.count)
-        for (k, v) in metadata { w.structBegin(nil); w.string(1, k); w.string(2, v); w.structEnd() }
+        for (k, v) in metadata {
+            w.structBegin(nil)
+            w.string(1, k)
+            w.string(2, v)
+            w.structEnd()
+        }
         w.string(6, "colonnade version 1 (Swift)")
         w.listBegin(7, .structure, count: 2 + table.schema.count)
         for _ in 0 ..< 2 + table.schema.count {
-            w.structBegin(nil); w.structBegin(1); w.structEnd(); w.structEnd()
+            w.structBegin(nil)
+            w.structBegin(1)
+            w.structEnd()
+            w.structEnd()
         }
         w.structEnd()
         return w.bytes

@@ -16,8 +16,10 @@ extension QuoteTable {
         }
         let gathered = columns.map { $0.map(RowGather(rows: rows)) }
         // The rows keep their (ticker, date) order, so the parts already form a table.
-        return (try? QuoteTable(schema: schema, columns: gathered, dates: dates.gathering(rows), tickers: entries,
-                                dateColumnName: dateColumnName, metadata: metadata, checkDates: false)) ?? self
+        return
+            (try? QuoteTable(
+                schema: schema, columns: gathered, dates: dates.gathering(rows), tickers: entries,
+                dateColumnName: dateColumnName, metadata: metadata, checkDates: false)) ?? self
     }
 }
 

@@ -67,12 +67,26 @@ struct RLEHybridDecoder {
                 let groups = header >> 1
                 guard groups > 0 else { throw bad("empty bit-packed run") }
                 let byteCount = groups * bitWidth
-                guard byteCount <= bytes.count - position else { throw .truncated(file: file, offset: fileOffset + position, needed: byteCount) }
+                guard byteCount <= bytes.count - position else {
+                    throw .truncated(file: file, offset: fileOffset + position, needed: byteCount)
+                }
                 let values = groups * 8
                 let n = min(values, count - done)
                 var bitPos = position * 8
-                for i in 0 ..< n {
-                    // Gather bitWidth bits starting at bitPos (LSB first).
+                var i = 0
+                if let base = bytes.baseAddress {
+                    // One little-endian word per value while eight bytes from the value's first
+                    // byte are readable: it holds the value's bits (at most 7 + 32 of its 64).
+                    while i < n && (bitPos >> 3) + 8 <= bytes.count {
+                        // Safe: the word's eight bytes lie within `bytes` (checked above).
+                        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bitPos >> 3, as: UInt64.self))
+                        out[done + i] = UInt32(truncatingIfNeeded: (word &>> UInt64(bitPos & 7)) & mask)
+                        bitPos += bitWidth
+                        i += 1
+                    }
+                }
+                while i < n {
+                    // Near the end of the input: gather bitWidth bits starting at bitPos (LSB first).
                     var v: UInt64 = 0
                     var got = 0
                     var bp = bitPos
@@ -85,6 +99,7 @@ struct RLEHybridDecoder {
                     }
                     out[done + i] = UInt32(v & mask)
                     bitPos += bitWidth
+                    i += 1
                 }
                 position += byteCount
                 done += n

@@ -11,7 +11,10 @@ struct RLEHybridEncoder {
 
     mutating func varint(_ value: Int) {
         var v = UInt64(value)
-        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
         bytes.append(UInt8(v))
     }
 

@@ -14,8 +14,10 @@ extension ReplacementFile {
     ///
     /// - Throws: `InteropError.cannotReplace` for the replacement's own failures, `InteropError.io`
     ///   for a failed write, and whatever `body` throws.
-    static func write(to path: String, durable: Bool,
-                      _ body: (DescriptorInteropOutput) throws(InteropError) -> Void) throws(InteropError) {
+    static func write(
+        to path: String, durable: Bool,
+        _ body: (DescriptorInteropOutput) throws(InteropError) -> Void
+    ) throws(InteropError) {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw .cannotReplace(error) }
         do throws(InteropError) {

@@ -15,7 +15,10 @@ struct ThriftCompactWriter {
 
     mutating func varint(_ value: UInt64) {
         var v = value
-        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
         bytes.append(UInt8(v))
     }
 
@@ -32,8 +35,14 @@ struct ThriftCompactWriter {
         lastFieldIDs[lastFieldIDs.count - 1] = id
     }
 
-    mutating func i32(_ id: Int16, _ value: Int32) { fieldHeader(id, .i32); zigzag(Int64(value)) }
-    mutating func i64(_ id: Int16, _ value: Int64) { fieldHeader(id, .i64); zigzag(value) }
+    mutating func i32(_ id: Int16, _ value: Int32) {
+        fieldHeader(id, .i32)
+        zigzag(Int64(value))
+    }
+    mutating func i64(_ id: Int16, _ value: Int64) {
+        fieldHeader(id, .i64)
+        zigzag(value)
+    }
     mutating func bool(_ id: Int16, _ value: Bool) { fieldHeader(id, value ? .boolTrue : .boolFalse) }
     mutating func binary(_ id: Int16, _ value: [UInt8]) {
         fieldHeader(id, .binary)

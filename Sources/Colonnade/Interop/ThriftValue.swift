@@ -10,16 +10,34 @@ indirect enum ThriftValue {
     case structure([Int16: ThriftValue], offset: Int)
     case map
 
-    var int: Int64? { if case .int(let v) = self { return v }; return nil }
-    var binary: [UInt8]? { if case .binary(let v) = self { return v }; return nil }
+    var int: Int64? {
+        if case .int(let v) = self { return v }
+        return nil
+    }
+    var binary: [UInt8]? {
+        if case .binary(let v) = self { return v }
+        return nil
+    }
     var string: String? { binary.map { String(decoding: $0, as: UTF8.self) } }
-    var list: [ThriftValue]? { if case .list(let v) = self { return v }; return nil }
-    var fields: [Int16: ThriftValue]? { if case .structure(let v, _) = self { return v }; return nil }
+    var list: [ThriftValue]? {
+        if case .list(let v) = self { return v }
+        return nil
+    }
+    var fields: [Int16: ThriftValue]? {
+        if case .structure(let v, _) = self { return v }
+        return nil
+    }
     /// Where a struct starts in the file (nil for other values).
-    var offset: Int? { if case .structure(_, let o) = self { return o }; return nil }
+    var offset: Int? {
+        if case .structure(_, let o) = self { return o }
+        return nil
+    }
     /// The value as an `Int32`, nil when absent, not an integer or out of range.
     var int32: Int32? { int.flatMap { Int32(exactly: $0) } }
-    var bool: Bool? { if case .bool(let v) = self { return v }; return nil }
+    var bool: Bool? {
+        if case .bool(let v) = self { return v }
+        return nil
+    }
 }
 
 /// Reads the Thrift compact protocol from bytes, bounds-checked, nesting at most 24 deep.

@@ -16,8 +16,9 @@ extension BlockSummaries {
         if Element.self == Double.self {
             return column.withUnsafeBufferPointer { values in
                 // Safe: Element is Double, checked above.
-                let doubles = UnsafeBufferPointer(start: UnsafeRawPointer(values.baseAddress)?.assumingMemoryBound(to: Double.self),
-                                                  count: values.count)
+                let doubles = UnsafeBufferPointer(
+                    start: UnsafeRawPointer(values.baseAddress)?.assumingMemoryBound(to: Double.self),
+                    count: values.count)
                 let s = BlockSummaries<Double>.doubleSummaries(doubles)
                 return unsafeBitCast(s, to: BlockSummaries.self)
             }
@@ -25,8 +26,9 @@ extension BlockSummaries {
         if Element.self == Int32.self {
             return column.withUnsafeBufferPointer { values in
                 // Safe: Element is Int32, checked above.
-                let ints = UnsafeBufferPointer(start: UnsafeRawPointer(values.baseAddress)?.assumingMemoryBound(to: Int32.self),
-                                               count: values.count)
+                let ints = UnsafeBufferPointer(
+                    start: UnsafeRawPointer(values.baseAddress)?.assumingMemoryBound(to: Int32.self),
+                    count: values.count)
                 let s = BlockSummaries<Int32>.int32Summaries(ints)
                 return unsafeBitCast(s, to: BlockSummaries.self)
             }
@@ -74,15 +76,25 @@ extension BlockSummaries where Element == Double {
         // Safe: i + 3 < count within the loop, the tail below stays under count.
         while i + 4 <= count {
             let a = p[i], b = p[i + 1], c = p[i + 2], d = p[i + 3]
-            mn0 = a < mn0 ? a : mn0; mx0 = a > mx0 ? a : mx0; nan0 &+= a != a ? 1 : 0
-            mn1 = b < mn1 ? b : mn1; mx1 = b > mx1 ? b : mx1; nan1 &+= b != b ? 1 : 0
-            mn2 = c < mn2 ? c : mn2; mx2 = c > mx2 ? c : mx2; nan2 &+= c != c ? 1 : 0
-            mn3 = d < mn3 ? d : mn3; mx3 = d > mx3 ? d : mx3; nan3 &+= d != d ? 1 : 0
+            mn0 = a < mn0 ? a : mn0
+            mx0 = a > mx0 ? a : mx0
+            nan0 &+= a != a ? 1 : 0
+            mn1 = b < mn1 ? b : mn1
+            mx1 = b > mx1 ? b : mx1
+            nan1 &+= b != b ? 1 : 0
+            mn2 = c < mn2 ? c : mn2
+            mx2 = c > mx2 ? c : mx2
+            nan2 &+= c != c ? 1 : 0
+            mn3 = d < mn3 ? d : mn3
+            mx3 = d > mx3 ? d : mx3
+            nan3 &+= d != d ? 1 : 0
             i += 4
         }
         while i < count {
             let a = p[i]
-            mn0 = a < mn0 ? a : mn0; mx0 = a > mx0 ? a : mx0; nan0 &+= a != a ? 1 : 0
+            mn0 = a < mn0 ? a : mn0
+            mx0 = a > mx0 ? a : mx0
+            nan0 &+= a != a ? 1 : 0
             i += 1
         }
         let mn01 = mn1 < mn0 ? mn1 : mn0, mn23 = mn3 < mn2 ? mn3 : mn2
@@ -99,7 +111,12 @@ extension BlockSummaries where Element == Double {
         for r in 0 ..< count {
             let x = p[r]
             if x.isNaN { continue }
-            if !seen { mn = x; mx = x; seen = true; continue }
+            if !seen {
+                mn = x
+                mx = x
+                seen = true
+                continue
+            }
             if x < mn { mn = x }
             if x > mx { mx = x }
         }
@@ -130,7 +147,8 @@ extension BlockSummaries where Element == Int32 {
         // Safe: the caller vouches for count values at p.
         for r in 0 ..< count {
             let x = p[r]
-            mn = Swift.min(mn, x); mx = Swift.max(mx, x)
+            mn = Swift.min(mn, x)
+            mx = Swift.max(mx, x)
         }
         return (mn, mx)
     }

@@ -54,7 +54,9 @@ public struct BlockSummaries<Element: ColumnElement>: Sendable, Equatable {
     package init(rowByRow column: Column<Element>) {
         let blocks = BlockSummaries.blockCount(forRows: column.count)
         var mins = [Element](), maxs = [Element](), unknowns = [UInt32]()
-        mins.reserveCapacity(blocks); maxs.reserveCapacity(blocks); unknowns.reserveCapacity(blocks)
+        mins.reserveCapacity(blocks)
+        maxs.reserveCapacity(blocks)
+        unknowns.reserveCapacity(blocks)
         column.withUnsafeBufferPointer { values in
             for b in 0 ..< blocks {
                 let lo = b * BlockSummaries.blockRows, hi = Swift.min(lo + BlockSummaries.blockRows, column.count)
@@ -63,12 +65,22 @@ public struct BlockSummaries<Element: ColumnElement>: Sendable, Equatable {
                 var unknown: UInt32 = 0
                 for r in lo ..< hi {
                     let x = values[r]
-                    if column.isNull(r) || x.isNaNValue { unknown += 1; continue }
-                    if !seen { mn = x; mx = x; seen = true; continue }
+                    if column.isNull(r) || x.isNaNValue {
+                        unknown += 1
+                        continue
+                    }
+                    if !seen {
+                        mn = x
+                        mx = x
+                        seen = true
+                        continue
+                    }
                     if x < mn { mn = x }
                     if x > mx { mx = x }
                 }
-                mins.append(mn); maxs.append(mx); unknowns.append(unknown)
+                mins.append(mn)
+                maxs.append(mx)
+                unknowns.append(unknown)
             }
         }
         self.init(minimums: mins, maximums: maxs, unknownCounts: unknowns)

@@ -57,8 +57,9 @@ public struct RangeBounds<Value: Comparable & Sendable>: Sendable, Equatable {
 
     /// The same bounds with both values converted by `transform`.
     public func map<T>(_ transform: (Value) -> T) -> RangeBounds<T> {
-        RangeBounds<T>(lower: lower.map(transform), lowerInclusive: lowerInclusive,
-                       upper: upper.map(transform), upperInclusive: upperInclusive)
+        RangeBounds<T>(
+            lower: lower.map(transform), lowerInclusive: lowerInclusive,
+            upper: upper.map(transform), upperInclusive: upperInclusive)
     }
 
     /// Whether no value can match (for example `5 < x < 5`).
@@ -74,15 +75,29 @@ public struct RangeBounds<Value: Comparable & Sendable>: Sendable, Equatable {
         var r = self
         if let ol = other.lower {
             if let l = r.lower {
-                if ol > l { r.lower = ol; r.lowerInclusive = other.lowerInclusive }
-                else if ol == l { r.lowerInclusive = r.lowerInclusive && other.lowerInclusive }
-            } else { r.lower = ol; r.lowerInclusive = other.lowerInclusive }
+                if ol > l {
+                    r.lower = ol
+                    r.lowerInclusive = other.lowerInclusive
+                } else if ol == l {
+                    r.lowerInclusive = r.lowerInclusive && other.lowerInclusive
+                }
+            } else {
+                r.lower = ol
+                r.lowerInclusive = other.lowerInclusive
+            }
         }
         if let ou = other.upper {
             if let u = r.upper {
-                if ou < u { r.upper = ou; r.upperInclusive = other.upperInclusive }
-                else if ou == u { r.upperInclusive = r.upperInclusive && other.upperInclusive }
-            } else { r.upper = ou; r.upperInclusive = other.upperInclusive }
+                if ou < u {
+                    r.upper = ou
+                    r.upperInclusive = other.upperInclusive
+                } else if ou == u {
+                    r.upperInclusive = r.upperInclusive && other.upperInclusive
+                }
+            } else {
+                r.upper = ou
+                r.upperInclusive = other.upperInclusive
+            }
         }
         return r
     }

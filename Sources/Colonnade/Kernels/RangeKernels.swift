@@ -16,8 +16,10 @@ public enum RangeKernels {
     /// - Precondition: `values` and `words` hold `count` values and `(count + 63) / 64` words.
     /// - Complexity: O(count); in `.intersect` mode words that are already zero cost no reads.
     @inlinable
-    public static func evaluate<T: ColumnElement>(_ bounds: RangeBounds<T>, values: UnsafeBufferPointer<T>,
-                                                  into words: UnsafeMutableBufferPointer<UInt64>, mode: MaskWriteMode) {
+    public static func evaluate<T: ColumnElement>(
+        _ bounds: RangeBounds<T>, values: UnsafeBufferPointer<T>,
+        into words: UnsafeMutableBufferPointer<UInt64>, mode: MaskWriteMode
+    ) {
         precondition(words.count >= (values.count + 63) >> 6, "mask too short for values")
         guard let base = values.baseAddress, let out = words.baseAddress else { return }
         _evaluate(bounds, base, count: values.count, out, mode)
@@ -27,24 +29,30 @@ public enum RangeKernels {
     /// constant once specialised, so the switch folds away and the call is direct.
     /// - Precondition: `values` and `words` hold `count` values and `(count + 63) / 64` words.
     @inline(__always) @usableFromInline
-    static func _evaluate<T: ColumnElement>(_ bounds: RangeBounds<T>, _ values: UnsafePointer<T>, count: Int,
-                                            _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _evaluate<T: ColumnElement>(
+        _ bounds: RangeBounds<T>, _ values: UnsafePointer<T>, count: Int,
+        _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         let raw = UnsafeRawPointer(values)
         // Safe: each case runs only when T is that very type (one conforming type per ElementType),
         // so the casts change nothing but the static type.
         switch T.elementType {
         case .int32:
-            Int32._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Int32>.self), raw.assumingMemoryBound(to: Int32.self),
-                                 count: count, words, mode)
+            Int32._evaluateRange(
+                unsafeBitCast(bounds, to: RangeBounds<Int32>.self), raw.assumingMemoryBound(to: Int32.self),
+                count: count, words, mode)
         case .int64:
-            Int64._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Int64>.self), raw.assumingMemoryBound(to: Int64.self),
-                                 count: count, words, mode)
+            Int64._evaluateRange(
+                unsafeBitCast(bounds, to: RangeBounds<Int64>.self), raw.assumingMemoryBound(to: Int64.self),
+                count: count, words, mode)
         case .float32:
-            Float._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Float>.self), raw.assumingMemoryBound(to: Float.self),
-                                 count: count, words, mode)
+            Float._evaluateRange(
+                unsafeBitCast(bounds, to: RangeBounds<Float>.self), raw.assumingMemoryBound(to: Float.self),
+                count: count, words, mode)
         case .float64:
-            Double._evaluateRange(unsafeBitCast(bounds, to: RangeBounds<Double>.self), raw.assumingMemoryBound(to: Double.self),
-                                  count: count, words, mode)
+            Double._evaluateRange(
+                unsafeBitCast(bounds, to: RangeBounds<Double>.self), raw.assumingMemoryBound(to: Double.self),
+                count: count, words, mode)
         }
     }
 
@@ -53,8 +61,10 @@ public enum RangeKernels {
     /// specialised loop inlines the comparison — a closure here was left as an indirect call per
     /// row for most shapes and ran 5× slower.
     @inline(__always) @usableFromInline
-    static func _run<T: ColumnElement>(_ b: RangeBounds<T>, _ v: UnsafePointer<T>, _ n: Int,
-                                       _ out: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _run<T: ColumnElement>(
+        _ b: RangeBounds<T>, _ v: UnsafePointer<T>, _ n: Int,
+        _ out: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         switch (b.lower, b.upper) {
         case let (lo?, hi?):
             switch (b.lowerInclusive, b.upperInclusive) {
@@ -64,19 +74,27 @@ public enum RangeKernels {
             case (false, true): _loop(v, n, out, mode, _Between<T, _Greater, _LessOrEqual>(lo: lo, hi: hi))
             }
         case let (lo?, nil):
-            if b.lowerInclusive { _loop(v, n, out, mode, _OneSided<T, _GreaterOrEqual>(bound: lo)) }
-            else { _loop(v, n, out, mode, _OneSided<T, _Greater>(bound: lo)) }
+            if b.lowerInclusive {
+                _loop(v, n, out, mode, _OneSided<T, _GreaterOrEqual>(bound: lo))
+            } else {
+                _loop(v, n, out, mode, _OneSided<T, _Greater>(bound: lo))
+            }
         case let (nil, hi?):
-            if b.upperInclusive { _loop(v, n, out, mode, _OneSided<T, _LessOrEqual>(bound: hi)) }
-            else { _loop(v, n, out, mode, _OneSided<T, _Less>(bound: hi)) }
+            if b.upperInclusive {
+                _loop(v, n, out, mode, _OneSided<T, _LessOrEqual>(bound: hi))
+            } else {
+                _loop(v, n, out, mode, _OneSided<T, _Less>(bound: hi))
+            }
         case (nil, nil):
             _loop(v, n, out, mode, _NotNaN<T>())
         }
     }
 
     @inline(__always) @usableFromInline
-    static func _loop<P: _BitTest>(_ v: UnsafePointer<P.Value>, _ n: Int, _ out: UnsafeMutablePointer<UInt64>,
-                                   _ mode: MaskWriteMode, _ test: P) {
+    static func _loop<P: _BitTest>(
+        _ v: UnsafePointer<P.Value>, _ n: Int, _ out: UnsafeMutablePointer<UInt64>,
+        _ mode: MaskWriteMode, _ test: P
+    ) {
         let fullWords = n >> 6
         switch mode {
         case .store:
@@ -160,7 +178,10 @@ public enum RangeKernels {
 
 @usableFromInline struct _Between<T: Comparable, L: _Compare, U: _Compare>: _BitTest {
     @usableFromInline let lo: T, hi: T
-    @inline(__always) @usableFromInline init(lo: T, hi: T) { self.lo = lo; self.hi = hi }
+    @inline(__always) @usableFromInline init(lo: T, hi: T) {
+        self.lo = lo
+        self.hi = hi
+    }
     @inline(__always) @usableFromInline func bit(_ x: T) -> UInt64 {
         (L.holds(x, lo) ? 1 : 0) & (U.holds(x, hi) ? 1 : 0)
     }
@@ -182,8 +203,10 @@ public enum RangeKernels {
 extension Int32 {
     /// Concrete range kernel for Int32; see `RangeKernels.evaluate`.
     @usableFromInline
-    static func _evaluateRange(_ bounds: RangeBounds<Int32>, _ values: UnsafePointer<Int32>, count: Int,
-                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _evaluateRange(
+        _ bounds: RangeBounds<Int32>, _ values: UnsafePointer<Int32>, count: Int,
+        _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
 }
@@ -191,8 +214,10 @@ extension Int32 {
 extension Int64 {
     /// Concrete range kernel for Int64; see `RangeKernels.evaluate`.
     @usableFromInline
-    static func _evaluateRange(_ bounds: RangeBounds<Int64>, _ values: UnsafePointer<Int64>, count: Int,
-                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _evaluateRange(
+        _ bounds: RangeBounds<Int64>, _ values: UnsafePointer<Int64>, count: Int,
+        _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
 }
@@ -200,8 +225,10 @@ extension Int64 {
 extension Float {
     /// Concrete range kernel for Float32; see `RangeKernels.evaluate`.
     @usableFromInline
-    static func _evaluateRange(_ bounds: RangeBounds<Float>, _ values: UnsafePointer<Float>, count: Int,
-                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _evaluateRange(
+        _ bounds: RangeBounds<Float>, _ values: UnsafePointer<Float>, count: Int,
+        _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
 }
@@ -209,8 +236,10 @@ extension Float {
 extension Double {
     /// Concrete range kernel for Float64; see `RangeKernels.evaluate`.
     @usableFromInline
-    static func _evaluateRange(_ bounds: RangeBounds<Double>, _ values: UnsafePointer<Double>, count: Int,
-                                      _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode) {
+    static func _evaluateRange(
+        _ bounds: RangeBounds<Double>, _ values: UnsafePointer<Double>, count: Int,
+        _ words: UnsafeMutablePointer<UInt64>, _ mode: MaskWriteMode
+    ) {
         RangeKernels._run(bounds, values, count, words, mode)
     }
 }

@@ -4,10 +4,12 @@
 ///     [.count, .sum("close"), .mean(Field("high") - Field("low")), .max(Field("close").pctChange())]
 ///     try Aggregate.parseList("count, avg(high - low), max(pct_change(close)), last(close)", table: table)
 ///
-/// The argument of an aggregate is a `ValueExpression`. A bare column keeps the column's own
-/// values: a null is skipped, a NaN is a value (it makes sum, mean and stddev NaN; min, max,
-/// first and last skip it). Any other expression follows the expression rules
-/// (`ValueExpression`): a NaN there is null, and nulls are skipped.
+/// The argument of an aggregate is a `ValueExpression`. A NaN is null to `count(x)`, as to
+/// `x is null`: `count(x)` counts the rows where `x is not null` holds, for a bare column as for
+/// any expression (DuckDB counts a stored NaN; we do not). A bare column otherwise keeps its own
+/// values: a stored NaN makes sum, mean and stddev NaN (as in DuckDB), while min, max, first and
+/// last skip it. Any other expression follows the expression rules (`ValueExpression`): a NaN
+/// there is null, and nulls are skipped.
 public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     /// What to compute.
     public enum Function: String, Sendable, Hashable, CaseIterable {
@@ -28,12 +30,30 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
         case last
         /// The sample standard deviation (divisor count − 1; nil for fewer than two values).
         case stddev
+        /// The median: `quantile(x, 0.5)`.
+        case median
+        /// `quantile(x, q)`: linear interpolation between the closest ranks (DuckDB's
+        /// `quantile_cont`, NumPy's default): position `q · (count − 1)` in the sorted values.
+        case quantile
+        /// `corr(x, y)`: Pearson's correlation over the rows where both are known; nil with fewer
+        /// than two pairs or a zero variance (a side of equal values, one repeated infinity
+        /// included); NaN where a value is otherwise infinite.
+        case corr
+
+        /// The name in the query language (`avg` for the mean).
+        public var label: String { self == .mean ? "avg" : rawValue }
     }
 
     /// The function.
     public var function: Function
     /// The argument, nil for `count(*)`.
     public var argument: ValueExpression?
+    /// The second argument of `corr(x, y)`.
+    public var second: ValueExpression?
+    /// `q` of `quantile(x, q)`, in 0...1.
+    public var parameter: Double?
+    /// The output name given with `as` (`avg(volume) as v`), nil for the default (`description`).
+    public var name: String?
 
     /// The argument's column when it is a bare column (identifier or source name), else nil.
     /// Setting it replaces the argument with that column.
@@ -59,7 +79,7 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
 
     /// `count(*)`: matching rows.
     public static var count: Aggregate { Aggregate(.count) }
-    /// `count(column)`: matching rows where the column is not null.
+    /// `count(column)`: matching rows where the column is not null (a stored NaN is null here).
     public static func count(_ column: String) -> Aggregate { Aggregate(.count, column) }
     /// The sum of a column over matching rows (nulls skipped).
     public static func sum(_ column: String) -> Aggregate { Aggregate(.sum, column) }
@@ -92,14 +112,49 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     public static func last(_ x: ValueExpression) -> Aggregate { Aggregate(.last, x) }
     /// `stddev(x)` of an expression.
     public static func stddev(_ x: ValueExpression) -> Aggregate { Aggregate(.stddev, x) }
+    /// `median(x)`.
+    public static func median(_ x: ValueExpression) -> Aggregate { Aggregate(.median, x) }
+    /// `quantile(x, q)` (linear interpolation, DuckDB's `quantile_cont`).
+    /// - Precondition: `0 <= q <= 1`.
+    public static func quantile(_ x: ValueExpression, _ q: Double) -> Aggregate {
+        precondition(q >= 0 && q <= 1, "a quantile lies in 0...1")
+        var a = Aggregate(.quantile, x)
+        a.parameter = q
+        return a
+    }
+    /// `corr(x, y)`: Pearson's correlation.
+    public static func corr(_ x: ValueExpression, _ y: ValueExpression) -> Aggregate {
+        var a = Aggregate(.corr, x)
+        a.second = y
+        return a
+    }
 
-    /// `count(*)`, `sum(close)`, `mean(high - low)`, …
-    public var description: String {
+    /// The same aggregate, output under `name` (`as`).
+    public func named(_ name: String) -> Aggregate {
+        var a = self
+        a.name = name
+        return a
+    }
+
+    /// The output name: the `as` name, else the text (`avg(volume)`).
+    public var outputName: String { name ?? text }
+
+    /// `count(*)`, `sum(close)`, `avg(high - low)`, `quantile(close, 0.9)`, `avg(volume) as v`, …
+    public var description: String { name.map { text + " as " + $0 } ?? text }
+
+    /// The aggregate without its `as` name.
+    var text: String {
+        var args: [String]
         switch argument {
-        case nil: "\(function.rawValue)(*)"
-        case .column(let name)?: "\(function.rawValue)(\(name))"
-        case let e?: "\(function.rawValue)(\(e))"
+        case nil: args = ["*"]
+        case .column(let name)?: args = [name]
+        case let e?: args = [e.description]
         }
+        if let second { args.append(second.description) }
+        if let parameter {
+            args.append(parameter == parameter.rounded() && Swift.abs(parameter) < 1e15 ? String(Int64(parameter)) : "\(parameter)")
+        }
+        return "\(function.label)(\(args.joined(separator: ", ")))"
     }
 
     /// Parses a list like `count,sum(close),min(low),max(high),avg(volume)` (`avg` is `mean`;
@@ -121,10 +176,21 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
     private static func parseList(_ text: String, parser: QueryParser?) throws(QueryError) -> [Aggregate] {
         var out = [Aggregate]()
         for (raw, offset) in splitTopLevel(text) {
-            let item = raw.trimmingSpaces()
+            var item = raw.trimmingSpaces()
             let leading = raw.utf8.count - raw.drop { $0 == " " || $0 == "\t" }.utf8.count
             let position = offset + leading + 1
             guard !item.isEmpty else { throw QueryError("empty aggregate in list", line: 1, column: offset + 1, offset: offset) }
+            // `… as name`: the last top-level ` as ` (outside parentheses and quotes).
+            var outputName: String?
+            if let (body, name, nameOffset) = splitAs(item) {
+                guard Aggregate.isPlainName(name) else {
+                    throw QueryError(
+                        "'\(name)' cannot name an aggregate; a name is letters, digits and '_', not starting with a digit",
+                        line: 1, column: position + nameOffset, offset: position - 1 + nameOffset)
+                }
+                item = body
+                outputName = name
+            }
             var name = item, argumentText: String? = nil, argumentOffset = 0
             if let open = item.firstIndex(of: "(") {
                 guard item.hasSuffix(")") else {
@@ -133,7 +199,8 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
                 name = String(item[..<open]).trimmingSpaces()
                 let innerRaw = item[item.index(after: open) ..< item.index(before: item.endIndex)]
                 let inner = innerRaw.trimmingSpaces()
-                argumentOffset = position - 1 + item.utf8.distance(from: item.startIndex, to: open) + 1
+                argumentOffset =
+                    position - 1 + item.utf8.distance(from: item.startIndex, to: open) + 1
                     + (innerRaw.utf8.count - innerRaw.drop { $0 == " " || $0 == "\t" }.utf8.count)
                 argumentText = inner == "*" ? nil : inner
             }
@@ -148,22 +215,100 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             case "first": function = .first
             case "last": function = .last
             case "stddev", "std", "stdev": function = .stddev
+            case "median": function = .median
+            case "quantile": function = .quantile
+            case "corr": function = .corr
             default:
-                throw QueryError("unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position, offset: position - 1,
-                                 suggestions: Suggestions.closest(to: lowered, among: ["count", "sum", "min", "max", "avg", "mean",
-                                                                                       "first", "last", "stddev"]))
+                throw QueryError(
+                    "unknown aggregate '\(name)'", kind: .unknownAggregate, line: 1, column: position, offset: position - 1,
+                    suggestions: Suggestions.closest(
+                        to: lowered,
+                        among: [
+                            "count", "sum", "min", "max", "avg", "mean",
+                            "first", "last", "stddev", "median", "quantile", "corr",
+                        ]))
             }
             guard let argumentText, !argumentText.isEmpty else {
                 if function != .count {
-                    throw QueryError("aggregate '\(lowered)' needs a column or expression, as in \(lowered)(close)",
-                                     line: 1, column: position, offset: position - 1)
+                    throw QueryError(
+                        "aggregate '\(lowered)' needs a column or expression, as in \(lowered)(close)",
+                        line: 1, column: position, offset: position - 1)
                 }
-                out.append(Aggregate(.count))
+                out.append(Aggregate(.count).named(outputName))
                 continue
             }
-            out.append(Aggregate(function, try argument(argumentText, at: argumentOffset, parser: parser)))
+            // The arguments: one, or two for quantile (x, q) and corr (x, y).
+            let parts = splitTopLevel(argumentText)
+            let wanted = function == .quantile || function == .corr ? 2 : 1
+            guard parts.count == wanted else {
+                let shape = function == .quantile ? "quantile(x, q)" : function == .corr ? "corr(x, y)" : "\(lowered)(x)"
+                throw QueryError(
+                    "aggregate '\(lowered)' takes \(wanted == 1 ? "one argument" : "two arguments"), as in \(shape)",
+                    line: 1, column: position, offset: position - 1)
+            }
+            func part(_ k: Int) -> (String, Int) {
+                let (raw, o) = parts[k]
+                let lead = raw.utf8.count - raw.drop { $0 == " " || $0 == "\t" }.utf8.count
+                return (raw.trimmingSpaces(), argumentOffset + o + lead)
+            }
+            let (xText, xOffset) = part(0)
+            var aggregate = Aggregate(function, try argument(xText, at: xOffset, parser: parser))
+            if function == .corr {
+                let (yText, yOffset) = part(1)
+                aggregate.second = try argument(yText, at: yOffset, parser: parser)
+            } else if function == .quantile {
+                let (qText, qOffset) = part(1)
+                guard let q = Double(qText), q >= 0, q <= 1 else {
+                    throw QueryError(
+                        "the q of quantile must be a number from 0 to 1, not '\(qText)'", line: 1, column: qOffset + 1, offset: qOffset)
+                }
+                aggregate.parameter = q
+            }
+            out.append(aggregate.named(outputName))
         }
         return out
+    }
+
+    /// `self` named `name`, or unchanged when `name` is nil.
+    func named(_ name: String?) -> Aggregate { name.map { named($0) } ?? self }
+
+    /// Whether `name` can name an aggregate's output: an identifier.
+    static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter || first == "_" else { return false }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+
+    /// `body as name` split at the last ` as ` outside parentheses and quotes, with the name's
+    /// UTF-8 offset in `item`; nil when there is none.
+    static func splitAs(_ item: String) -> (String, String, Int)? {
+        var depth = 0, quote: Character? = nil, offset = 0
+        var found: (String.Index, Int)?
+        let chars = Array(item.indices)
+        for (k, i) in chars.enumerated() {
+            let c = item[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "(" {
+                depth += 1
+            } else if c == ")" {
+                depth = Swift.max(0, depth - 1)
+            } else if depth == 0, c == " " || c == "\t", k + 3 < chars.count,
+                item[chars[k + 1]].lowercased() == "a", item[chars[k + 2]].lowercased() == "s",
+                item[chars[k + 3]] == " " || item[chars[k + 3]] == "\t"
+            {
+                found = (i, offset)
+            }
+            offset += c.utf8.count
+        }
+        guard let (at, atOffset) = found else { return nil }
+        let body = String(item[..<at]).trimmingSpaces()
+        let rest = item[item.index(at, offsetBy: 4)...]
+        let name = rest.trimmingSpaces()
+        let nameOffset = atOffset + 4 + (rest.utf8.count - rest.drop { $0 == " " || $0 == "\t" }.utf8.count)
+        guard !body.isEmpty else { return nil }
+        return (body, name, nameOffset)
     }
 
     /// A bare identifier or quoted source name is a column; anything else an expression.
@@ -172,12 +317,14 @@ public struct Aggregate: Sendable, Hashable, CustomStringConvertible {
             return .column(String(text.dropFirst().dropLast()))
         }
         if let first = text.first, first.isLetter || first == "_",
-           text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+            text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        {
             return .column(text)
         }
         guard let parser else {
-            throw QueryError("the aggregate argument '\(text)' is an expression; parsing it needs the table's columns",
-                             line: 1, column: offset + 1, offset: offset)
+            throw QueryError(
+                "the aggregate argument '\(text)' is an expression; parsing it needs the table's columns",
+                line: 1, column: offset + 1, offset: offset)
         }
         do {
             return try parser.parseValue(text)

@@ -59,12 +59,14 @@ enum DeepRecursion {
             #else
             var thread = pthread_t()
             #endif
-            let created = pthread_create(&thread, &attributes, { context in
-                // Safe: `context` is the retained Job passed below.
-                let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
-                job.work()
-                return nil
-            }, context)
+            let created = pthread_create(
+                &thread, &attributes,
+                { context in
+                    // Safe: `context` is the retained Job passed below.
+                    let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
+                    job.work()
+                    return nil
+                }, context)
             guard created == 0 else {
                 Unmanaged<Job>.fromOpaque(context).release()
                 return false

@@ -18,6 +18,12 @@ package final class EvaluationCounters: Sendable, Equatable {
     package let parallelRuns = Atomic<Int>(0)
     /// Rows for which a screen as of a day evaluated expressions (lookback included).
     package let expressionRows = Atomic<Int>(0)
+    /// Rows run through recursive series (`ema`, `rma`, `rsi`, `cum*`): the table's rows once per
+    /// distinct series a query computes (`SeriesCache`).
+    package let seriesRows = Atomic<Int>(0)
+    /// Rows run through window kernels by screens over the table (`mavg`, `prev`, …): a window
+    /// named twice and shared (`SharedWindow`) counts once per chunk.
+    package let windowRows = Atomic<Int>(0)
 
     package init() {}
 
@@ -25,8 +31,10 @@ package final class EvaluationCounters: Sendable, Equatable {
 
     /// (skipped, filled, kernel, emptied) block counts so far.
     package var blocks: (skipped: Int, filled: Int, kernel: Int, emptied: Int) {
-        (skippedBlocks.load(ordering: .relaxed), filledBlocks.load(ordering: .relaxed),
-         kernelBlocks.load(ordering: .relaxed), emptiedBlocks.load(ordering: .relaxed))
+        (
+            skippedBlocks.load(ordering: .relaxed), filledBlocks.load(ordering: .relaxed),
+            kernelBlocks.load(ordering: .relaxed), emptiedBlocks.load(ordering: .relaxed)
+        )
     }
 
     func addBlocks(skipped: Int, filled: Int, kernel: Int, emptied: Int) {
@@ -38,6 +46,14 @@ package final class EvaluationCounters: Sendable, Equatable {
 
     func addExpressionRows(_ n: Int) {
         if n != 0 { expressionRows.add(n, ordering: .relaxed) }
+    }
+
+    func addSeriesRows(_ n: Int) {
+        if n != 0 { seriesRows.add(n, ordering: .relaxed) }
+    }
+
+    func addWindowRows(_ n: Int) {
+        if n != 0 { windowRows.add(n, ordering: .relaxed) }
     }
 
     func addRun(chunks: Int, threads: Int) {

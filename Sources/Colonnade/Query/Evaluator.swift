@@ -33,7 +33,9 @@ struct Evaluator {
         var mask = Bitmask(count: rowCount)
         switch plan {
         case .none: return mask
-        case .all: mask.setAll(); return mask
+        case .all:
+            mask.setAll()
+            return mask
         default: break
         }
         let chunks = (rowCount + chunkRows - 1) / chunkRows
@@ -45,8 +47,10 @@ struct Evaluator {
             forEachChunk(chunks, threads: threads) { chunk, worker in
                 let start = chunk * chunkRows
                 let rows = start ..< min(start + chunkRows, rowCount)
+                scratchPerWorker[worker].expressions.span = rows  // shared windows are computed to its end
                 evaluate(plan, rows: rows, out: shared.base + (start >> 6), mode: .store, scratch: scratchPerWorker[worker], depth: 0)
             }
+            counters?.addWindowRows(scratchPerWorker.reduce(0) { $0 + $1.expressions.windowRows })
         }
         assert(mask.paddingIsClear, "a kernel set bits past the last row")
         InternalChecks.check(mask, "query result")
@@ -54,8 +58,10 @@ struct Evaluator {
     }
 
     /// Evaluates `node` over `rows` (a chunk) into `out`, the chunk's first word.
-    func evaluate(_ node: PlanNode, rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
-                  scratch: Scratch, depth: Int) {
+    func evaluate(
+        _ node: PlanNode, rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+        scratch: Scratch, depth: Int
+    ) {
         let wordCount = (rows.count + 63) >> 6
         switch node {
         case .none:
@@ -103,9 +109,11 @@ struct Evaluator {
 
     /// One range leaf over a chunk, block by block. Consecutive blocks that need the kernel are
     /// evaluated in one call, so small blocks cost little when nothing can be pruned.
-    private func evaluateRange<T: ColumnElement>(_ bounds: RangeBounds<T>, _ column: Column<T>, rows: Range<Int>,
-                                                 out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
-                                                 scratch: Scratch, depth: Int) {
+    private func evaluateRange<T: ColumnElement>(
+        _ bounds: RangeBounds<T>, _ column: Column<T>, rows: Range<Int>,
+        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+        scratch: Scratch, depth: Int
+    ) {
         if bounds.isEmpty {
             evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             return
@@ -149,23 +157,24 @@ struct Evaluator {
                 kernel(rows.lowerBound, rows.upperBound)
                 return
             }
-            forEachBlockRun(rows: rows, out: out, mode: mode,
-                            outcome: { block, n in summaries.outcome(of: bounds, inBlock: block, rows: n) },
-                            kernel: kernel,
-                            all: { o, blockStart, n in
-                                // Every *value* matches; a null row still does not (a summary can
-                                // only vouch for the values, and one loaded without verification
-                                // may not even do that).
-                                if let validity {
-                                    validity.withUnsafeWords { valid in
-                                        // Safe: the bitmap covers the block's rows.
-                                        guard let validWords = valid.baseAddress else { return }
-                                        Evaluator.applyValidity(o, validWords + (blockStart >> 6), rows: n, mode: mode)
-                                    }
-                                } else if mode != .intersect {
-                                    Evaluator.fill(o, rows: n, overwrite: mode == .store)
-                                }
-                            })
+            forEachBlockRun(
+                rows: rows, out: out, mode: mode,
+                outcome: { block, n in summaries.outcome(of: bounds, inBlock: block, rows: n) },
+                kernel: kernel,
+                all: { o, blockStart, n in
+                    // Every *value* matches; a null row still does not (a summary can
+                    // only vouch for the values, and one loaded without verification
+                    // may not even do that).
+                    if let validity {
+                        validity.withUnsafeWords { valid in
+                            // Safe: the bitmap covers the block's rows.
+                            guard let validWords = valid.baseAddress else { return }
+                            Evaluator.applyValidity(o, validWords + (blockStart >> 6), rows: n, mode: mode)
+                        }
+                    } else if mode != .intersect {
+                        Evaluator.fill(o, rows: n, overwrite: mode == .store)
+                    }
+                })
         }
     }
 
@@ -175,10 +184,12 @@ struct Evaluator {
     /// (rows relative to the table) in one call; a "none" block is cleared (unless uniting), an
     /// "all" block goes to `all` (its first word, first row and row count).
     @inline(__always)
-    private func forEachBlockRun(rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
-                                 outcome: (_ block: Int, _ rows: Int) -> BlockOutcome,
-                                 kernel: (_ start: Int, _ end: Int) -> Void,
-                                 all: (_ out: UnsafeMutablePointer<UInt64>, _ blockStart: Int, _ rows: Int) -> Void) {
+    private func forEachBlockRun(
+        rows: Range<Int>, out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode,
+        outcome: (_ block: Int, _ rows: Int) -> BlockOutcome,
+        kernel: (_ start: Int, _ end: Int) -> Void,
+        all: (_ out: UnsafeMutablePointer<UInt64>, _ blockStart: Int, _ rows: Int) -> Void
+    ) {
         var pending = rows.lowerBound  // start of the run of blocks waiting for the kernel
         var blockStart = rows.lowerBound
         var skipped = 0, filled = 0, kernelRun = 0, emptied = 0  // for `counters` (tests)
@@ -224,8 +235,10 @@ struct Evaluator {
     /// then the same range kernel as a column (NaN, which stands for null, never matches), a piece
     /// (`expressionPieceRows`) at a time. In intersect mode a piece whose words are all zero is
     /// skipped, and only the rows between its first and last nonzero word are evaluated.
-    private func evaluateExpression(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
-                                    out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
+    private func evaluateExpression(
+        _ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int
+    ) {
         if bounds.isEmpty {
             evaluate(.none, rows: rows, out: out, mode: mode, scratch: scratch, depth: depth)
             return
@@ -240,23 +253,29 @@ struct Evaluator {
     /// A computed value within bounds over a chunk, block by block: interval arithmetic over the
     /// block summaries of the columns it reads (`ExpressionProgram+Intervals.swift`) says skip,
     /// fill or evaluate; runs of blocks to evaluate are evaluated together.
-    private func evaluateExpressionByBlocks(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
-                                            out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
-        forEachBlockRun(rows: rows, out: out, mode: mode,
-                        outcome: { block, n in program.blockOutcome(bounds, block: block, rows: n) },
-                        kernel: { start, end in
-                            guard start < end else { return }
-                            evaluateExpressionRows(program, bounds, rows: start ..< end,
-                                                   out: out + ((start - rows.lowerBound) >> 6),
-                                                   mode: mode, scratch: scratch, depth: depth)
-                        },
-                        all: { o, _, n in if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) } })
+    private func evaluateExpressionByBlocks(
+        _ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int
+    ) {
+        forEachBlockRun(
+            rows: rows, out: out, mode: mode,
+            outcome: { block, n in program.blockOutcome(bounds, block: block, rows: n) },
+            kernel: { start, end in
+                guard start < end else { return }
+                evaluateExpressionRows(
+                    program, bounds, rows: start ..< end,
+                    out: out + ((start - rows.lowerBound) >> 6),
+                    mode: mode, scratch: scratch, depth: depth)
+            },
+            all: { o, _, n in if mode != .intersect { Evaluator.fill(o, rows: n, overwrite: mode == .store) } })
     }
 
     /// The expression over `rows` (starting on a word boundary of the chunk; `out` is its first
     /// word), a piece at a time.
-    private func evaluateExpressionRows(_ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
-                                        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int) {
+    private func evaluateExpressionRows(
+        _ program: ExpressionProgram, _ bounds: RangeBounds<Double>, rows: Range<Int>,
+        out: UnsafeMutablePointer<UInt64>, mode: MaskWriteMode, scratch: Scratch, depth: Int
+    ) {
         var pieceStart = rows.lowerBound
         while pieceStart < rows.upperBound {
             let pieceEnd = min(pieceStart + Evaluator.expressionPieceRows, rows.upperBound)

@@ -20,8 +20,10 @@ extension ExpressionProgram {
         case or([Condition])
     }
 
-    func evaluateFunction(_ f: ValueExpression.RowFunction, _ xs: [Node], _ range: Range<Int>,
-                          into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch) {
+    func evaluateFunction(
+        _ f: ValueExpression.RowFunction, _ xs: [Node], _ range: Range<Int>,
+        into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch
+    ) {
         let n = range.count
         let first = evaluate(xs[0], range, into: dst, scratch)
         if first != UnsafePointer(dst) { dst.update(from: first, count: n) }
@@ -38,8 +40,10 @@ extension ExpressionProgram {
         }
     }
 
-    func evaluateConditional(_ branches: [(Condition, Node)], _ otherwise: Node?, _ range: Range<Int>,
-                             into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch) {
+    func evaluateConditional(
+        _ branches: [(Condition, Node)], _ otherwise: Node?, _ range: Range<Int>,
+        into dst: UnsafeMutablePointer<Double>, _ scratch: ExpressionScratch
+    ) {
         let n = range.count
         if let otherwise {
             let v = evaluate(otherwise, range, into: dst, scratch)
@@ -49,7 +53,10 @@ extension ExpressionProgram {
         }
         let truth = scratch.acquire(n)
         let values = scratch.acquire(n)
-        defer { scratch.release(); scratch.release() }
+        defer {
+            scratch.release()
+            scratch.release()
+        }
         for (condition, node) in branches.reversed() {
             evaluateCondition(condition, range, into: truth, scratch)
             let v = evaluate(node, range, into: values, scratch)

@@ -37,7 +37,7 @@ extension ExpressionProgram {
             case let .chain(first, steps): return check(first) && steps.allSatisfy { check($0.1) }
             case let .ordering(a, b): return check(a) && check(b)
             case let .math(f, x): return (f == .abs || f == .sqrt) && check(x)
-            case .series, .exactSeries, .materialized, .function, .conditional, .isNull: return false
+            case .series, .crossTicker, .exactSeries, .materialized, .function, .conditional, .isNull, .shared: return false
             }
         }
         return lookback == 0 && depth <= DeepRecursion.inlineDepth && check(root)
@@ -96,7 +96,7 @@ extension ExpressionProgram {
             let lo = x.lo - y.hi, hi = x.hi - y.lo
             if lo.isNaN || hi.isNaN { return nil }
             return Interval(lo: lo, hi: hi, mayBeNull: x.mayBeNull || y.mayBeNull)
-        case .series, .exactSeries, .materialized, .function, .conditional, .isNull:
+        case .series, .crossTicker, .exactSeries, .materialized, .function, .conditional, .isNull, .shared:
             return nil
         }
     }

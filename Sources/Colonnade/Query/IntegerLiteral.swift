@@ -77,11 +77,13 @@ struct IntegerLiteral: Sendable, Equatable {
         var r = RangeBounds<Double>()
         if let lo = b.lower {
             let (v, i) = IntegerLiteral(lo).doubleBound(lower: true, inclusive: b.lowerInclusive)
-            r.lower = v; r.lowerInclusive = i
+            r.lower = v
+            r.lowerInclusive = i
         }
         if let hi = b.upper {
             let (v, i) = IntegerLiteral(hi).doubleBound(lower: false, inclusive: b.upperInclusive)
-            r.upper = v; r.upperInclusive = i
+            r.upper = v
+            r.upperInclusive = i
         }
         return r
     }
@@ -96,7 +98,10 @@ struct IntegerLiteral: Sendable, Equatable {
             shift = 0
         }
         var little = [UInt8]()  // decimal digits, least significant first (values 0-9)
-        while m > 0 { little.append(UInt8(m % 10)); m /= 10 }
+        while m > 0 {
+            little.append(UInt8(m % 10))
+            m /= 10
+        }
         for _ in 0 ..< shift {
             var carry: UInt8 = 0
             for k in little.indices {

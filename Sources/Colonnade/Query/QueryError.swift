@@ -31,8 +31,10 @@ public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     public var suggestions: [String]
 
     /// An error with an optional position.
-    public init(_ message: String, kind: Kind = .syntax, line: Int? = nil, column: Int? = nil, offset: Int? = nil,
-                suggestions: [String] = []) {
+    public init(
+        _ message: String, kind: Kind = .syntax, line: Int? = nil, column: Int? = nil, offset: Int? = nil,
+        suggestions: [String] = []
+    ) {
         self.kind = kind
         self.message = message
         self.line = line

@@ -13,8 +13,21 @@ public struct QueryOptions: Sendable, Equatable {
     /// `zoneMapBlockRows` (chunks must cover whole blocks). Aggregate sums depend on it (see
     /// `Selection.aggregate`); selections never do.
     package var rowsPerChunk: Int = QueryOptions.chunkRows {
-        willSet { precondition(newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)") }
+        willSet {
+            precondition(
+                newValue > 0 && newValue % zoneMapBlockRows == 0, "rowsPerChunk must be a positive multiple of \(zoneMapBlockRows)")
+        }
     }
+    /// Whether grouped aggregates of bare columns take the flat path (`Selection+FlatAggregation.swift`);
+    /// tests turn it off to hold that path to the general one.
+    package var flatAggregation = true
+    /// Whether a moving window named more than once in a screen is computed once per chunk
+    /// (`SharedWindow.swift`); tests turn it off to hold sharing to computing each time.
+    package var shareWindows = true
+    /// Whether windows over decimal columns are summed exactly (`SeriesKernels+Exact.swift`); the
+    /// benchmarks turn it off to measure what exactness costs against the floating-point sliding
+    /// sums (issue 30: "within 5 %"). Off, ties are answered as the floating-point sums fall.
+    package var exactWindows = true
     /// Where the evaluator counts what it did (tests only; nil costs one branch per range leaf).
     package var counters: EvaluationCounters?
 
@@ -24,14 +37,17 @@ public struct QueryOptions: Sendable, Equatable {
         self.useBlockSummaries = useBlockSummaries
     }
 
-    /// The number of online cores.
-    public static var availableCores: Int {
+    /// The number of online cores, as first asked (every query without `threads` asks; glibc's
+    /// `sysconf` answers by reading a file of /sys each time).
+    public static var availableCores: Int { onlineCores }
+
+    private static let onlineCores: Int = {
         #if canImport(Glibc)
         return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else
         return 1
         #endif
-    }
+    }()
 
     /// The thread count that will actually be used.
     public var effectiveThreads: Int { max(1, threads ?? QueryOptions.availableCores) }

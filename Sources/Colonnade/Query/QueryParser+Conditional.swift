@@ -52,7 +52,10 @@ extension QueryParser.State {
         var xs = [ValueExpression]()
         while true {
             xs.append(try parseValueArgument("\(lower)()"))
-            if peek.kind == .comma { _ = next(); continue }
+            if peek.kind == .comma {
+                _ = next()
+                continue
+            }
             break
         }
         try expect(.rparen, "')' to close \(lower)(")
@@ -70,7 +73,9 @@ extension QueryParser.State {
         while isWord(peek, "when") {
             _ = next()
             let c = try parseConditionArgument()
-            guard isWord(peek, "then") else { throw error("expected 'then' after the condition of 'when', found \(peek.describe())", at: peek) }
+            guard isWord(peek, "then") else {
+                throw error("expected 'then' after the condition of 'when', found \(peek.describe())", at: peek)
+            }
             _ = next()
             branches.append(ValueExpression.Branch(c, try parseValueArgument("'then'")))
         }
@@ -89,7 +94,10 @@ extension QueryParser.State {
     mutating func parseIsNull(_ first: QueryParser.Operand, _ firstToken: QueryParser.Token) throws(QueryError) -> RowPredicate {
         _ = next()  // 'is'
         var negate = false
-        if peek.isKeyword(.not) { _ = next(); negate = true }
+        if peek.isKeyword(.not) {
+            _ = next()
+            negate = true
+        }
         guard isWord(peek, "null") else { throw error("expected 'null' or 'not null' after 'is', found \(peek.describe())", at: peek) }
         _ = next()
         let x: ValueExpression

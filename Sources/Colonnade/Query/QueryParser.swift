@@ -47,7 +47,8 @@ public struct QueryParser: Sendable {
 
     /// The error for a tree deeper than `maximumTreeDepth` (built in Swift: no text position).
     static func nestingError() -> QueryError {
-        QueryError("expression nested more than \(maximumTreeDepth) levels deep (an expression in text may nest \(maximumNestingDepth) levels)")
+        QueryError(
+            "expression nested more than \(maximumTreeDepth) levels deep (an expression in text may nest \(maximumNestingDepth) levels)")
     }
 
     /// `name` in double quotes, a `"` in it doubled: how a name that is not an identifier is written.
@@ -128,9 +129,9 @@ public struct QueryParser: Sendable {
     // MARK: Tokens
 
     enum Kind: Equatable {
-        case word(String)        // identifier or keyword, as written
-        case quoted(String)      // "Source Name"
-        case text(String)        // 'string'
+        case word(String)  // identifier or keyword, as written
+        case quoted(String)  // "Source Name"
+        case text(String)  // 'string'
         case number(Double)
         case date(Int32)
         case op(String)
@@ -221,7 +222,9 @@ public struct QueryParser: Sendable {
             var afterValue = false  // a sign after a value is binary
             for t in tokens {
                 switch t.kind {
-                case .lparen: open += 1; deepest = Swift.max(deepest, open)
+                case .lparen:
+                    open += 1
+                    deepest = Swift.max(deepest, open)
                 case .rparen: open -= 1
                 case .op("-"), .op("+"): if !afterValue { prefixes += 1 }
                 case .word: if t.keyword == .not { prefixes += 1 }
@@ -266,7 +269,10 @@ public struct QueryParser: Sendable {
             func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c >= 0x80 }
             while i < n {
                 let c = bytes[i]
-                if c == 32 || c == 9 || c == 10 || c == 13 { i += 1; continue }
+                if c == 32 || c == 9 || c == 10 || c == 13 {
+                    i += 1
+                    continue
+                }
                 let start = i
                 if isDigit(c) || (c == 46 && i + 1 < n && isDigit(bytes[i + 1])) {
                     // A date: four digits and a dash.
@@ -283,12 +289,17 @@ public struct QueryParser: Sendable {
                     }
                     var j = i
                     while j < n && isDigit(bytes[j]) { j += 1 }
-                    if j < n && bytes[j] == 46 { j += 1; while j < n && isDigit(bytes[j]) { j += 1 } }
+                    if j < n && bytes[j] == 46 {
+                        j += 1
+                        while j < n && isDigit(bytes[j]) { j += 1 }
+                    }
                     if j < n && (bytes[j] == 101 || bytes[j] == 69) {
                         var k = j + 1
                         if k < n && (bytes[k] == 43 || bytes[k] == 45) { k += 1 }
                         guard k < n && isDigit(bytes[k]) else {
-                            throw error("malformed number '\(String(decoding: bytes[i ..< min(k, n)], as: UTF8.self))': exponent has no digits", offset: start)
+                            throw error(
+                                "malformed number '\(String(decoding: bytes[i ..< min(k, n)], as: UTF8.self))': exponent has no digits",
+                                offset: start)
                         }
                         while k < n && isDigit(bytes[k]) { k += 1 }
                         j = k
@@ -298,8 +309,10 @@ public struct QueryParser: Sendable {
                     }
                     let text = String(decoding: bytes[i ..< j], as: UTF8.self)
                     guard let value = Double(text) else { throw error("malformed number '\(text)'", offset: start) }
-                    tokens.append(Token(kind: .number(value), offset: start, length: j - i,
-                                        integer: IntegerLiteral(digits: bytes[i ..< j])))
+                    tokens.append(
+                        Token(
+                            kind: .number(value), offset: start, length: j - i,
+                            integer: IntegerLiteral(digits: bytes[i ..< j])))
                     i = j
                     continue
                 }
@@ -318,7 +331,11 @@ public struct QueryParser: Sendable {
                     var closed = false
                     while j < n {
                         if bytes[j] == c {
-                            if j + 1 < n && bytes[j + 1] == c { content.append(c); j += 2; continue }
+                            if j + 1 < n && bytes[j + 1] == c {
+                                content.append(c)
+                                j += 2
+                                continue
+                            }
                             closed = true
                             j += 1
                             break
@@ -327,7 +344,8 @@ public struct QueryParser: Sendable {
                         j += 1
                     }
                     guard closed else {
-                        throw error("unterminated \(c == 34 ? "quoted name" : "string"): missing closing \(c == 34 ? "\"" : "'")", offset: start)
+                        throw error(
+                            "unterminated \(c == 34 ? "quoted name" : "string"): missing closing \(c == 34 ? "\"" : "'")", offset: start)
                     }
                     let s = String(decoding: content, as: UTF8.self)
                     tokens.append(Token(kind: c == 34 ? .quoted(s) : .text(s), offset: start, length: j - i))
@@ -335,24 +353,36 @@ public struct QueryParser: Sendable {
                     continue
                 }
                 switch c {
-                case 40: tokens.append(Token(kind: .lparen, offset: start, length: 1)); i += 1; continue
-                case 41: tokens.append(Token(kind: .rparen, offset: start, length: 1)); i += 1; continue
-                case 44: tokens.append(Token(kind: .comma, offset: start, length: 1)); i += 1; continue
+                case 40:
+                    tokens.append(Token(kind: .lparen, offset: start, length: 1))
+                    i += 1
+                    continue
+                case 41:
+                    tokens.append(Token(kind: .rparen, offset: start, length: 1))
+                    i += 1
+                    continue
+                case 44:
+                    tokens.append(Token(kind: .comma, offset: start, length: 1))
+                    i += 1
+                    continue
                 default: break
                 }
                 let two = i + 1 < n ? String(decoding: bytes[i ... i + 1], as: UTF8.self) : ""
                 if ["<=", ">=", "<>", "!=", "=="].contains(two) {
-                    tokens.append(Token(kind: .op(two), offset: start, length: 2)); i += 2; continue
+                    tokens.append(Token(kind: .op(two), offset: start, length: 2))
+                    i += 2
+                    continue
                 }
                 if c == 60 || c == 62 || c == 61 || c == 45 || c == 43 || c == 42 || c == 47 {
-                    tokens.append(Token(kind: .op(String(Character(Unicode.Scalar(c)))), offset: start, length: 1)); i += 1; continue
+                    tokens.append(Token(kind: .op(String(Character(Unicode.Scalar(c)))), offset: start, length: 1))
+                    i += 1
+                    continue
                 }
                 let ch = String(decoding: bytes[i ..< min(n, i + 4)], as: UTF8.self).first.map(String.init) ?? "?"
                 throw error("unexpected character '\(ch)'", offset: start)
             }
             tokens.append(Token(kind: .end, offset: n, length: 0))
         }
-
 
         // MARK: Grammar
 
@@ -370,7 +400,9 @@ public struct QueryParser: Sendable {
         mutating func enter(_ token: Token) throws(QueryError) {
             depth += 1
             if depth > QueryParser.maximumNestingDepth {
-                throw error("expression nested more than \(QueryParser.maximumNestingDepth) levels deep (parentheses, function calls, 'not' and signs each count)", at: token)
+                throw error(
+                    "expression nested more than \(QueryParser.maximumNestingDepth) levels deep (parentheses, function calls, 'not' and signs each count)",
+                    at: token)
             }
         }
 
@@ -383,7 +415,9 @@ public struct QueryParser: Sendable {
                 if State.isValue(v) {
                     throw error("expected a comparison operator after \(firstToken.describe()), found \(peek.describe())", at: peek)
                 }
-                throw error("expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())", at: peek)
+                throw error(
+                    "expected a comparison (<, <=, >, >=, =, !=, between, in) after \(firstToken.describe()), found \(peek.describe())",
+                    at: peek)
             }
         }
 
@@ -467,7 +501,9 @@ public struct QueryParser: Sendable {
             work.nodes += 1
             if !State.isValue(first) {
                 var negate = false
-                if peek.isKeyword(.not) { _ = next(); negate = true
+                if peek.isKeyword(.not) {
+                    _ = next()
+                    negate = true
                     guard peek.isKeyword(.between) || peek.isKeyword(.in) else {
                         throw error("expected 'between' or 'in' after 'not', found \(peek.describe())", at: peek)
                     }
@@ -486,8 +522,10 @@ public struct QueryParser: Sendable {
                     if State.isValue(lo) && State.isValue(hi) {
                         p = try compare(first, firstToken, lower: (lo, loToken, true), upper: (hi, hiToken, true))
                     } else {
-                        p = .and([try single(first, firstToken, ">=", loToken, lo, loToken),
-                                  try single(first, firstToken, "<=", hiToken, hi, hiToken)])
+                        p = .and([
+                            try single(first, firstToken, ">=", loToken, lo, loToken),
+                            try single(first, firstToken, "<=", hiToken, hi, hiToken),
+                        ])
                     }
                     return .condition(negate ? .not(p) : p)
                 }
@@ -512,19 +550,26 @@ public struct QueryParser: Sendable {
             let lessChain = ["<", "<="].contains(op1) && ["<", "<="].contains(op2)
             let greaterChain = [">", ">="].contains(op1) && [">", ">="].contains(op2)
             guard lessChain || greaterChain else {
-                throw error("a chained comparison needs both operators in the same direction (< and <=, or > and >=), found '\(op1)' and '\(op2)'", at: op2Token)
+                throw error(
+                    "a chained comparison needs both operators in the same direction (< and <=, or > and >=), found '\(op1)' and '\(op2)'",
+                    at: op2Token)
             }
             if State.isValue(second) {
                 throw error("a chained comparison must have a column or an expression in the middle, as in 80 < high < 83", at: secondToken)
             }
             if State.isValue(first) && State.isValue(third) {
                 if lessChain {
-                    return .condition(try compare(second, secondToken, lower: (first, firstToken, op1 == "<="), upper: (third, thirdToken, op2 == "<=")))
+                    return .condition(
+                        try compare(second, secondToken, lower: (first, firstToken, op1 == "<="), upper: (third, thirdToken, op2 == "<=")))
                 }
-                return .condition(try compare(second, secondToken, lower: (third, thirdToken, op2 == ">="), upper: (first, firstToken, op1 == ">=")))
+                return .condition(
+                    try compare(second, secondToken, lower: (third, thirdToken, op2 == ">="), upper: (first, firstToken, op1 == ">=")))
             }
-            return .condition(.and([try single(first, firstToken, op1, op1Token, second, secondToken),
-                                    try single(second, secondToken, op2, op2Token, third, thirdToken)]))
+            return .condition(
+                .and([
+                    try single(first, firstToken, op1, op1Token, second, secondToken),
+                    try single(second, secondToken, op2, op2Token, third, thirdToken),
+                ]))
         }
 
         // MARK: Arithmetic
@@ -544,8 +589,10 @@ public struct QueryParser: Sendable {
             }
 
             /// Appends `op right`, checking both are numbers (the left one first, as it came first).
-            mutating func append(_ op: ValueExpression.Operator, _ right: Operand, _ rightToken: Token,
-                                 _ state: State) throws(QueryError) {
+            mutating func append(
+                _ op: ValueExpression.Operator, _ right: Operand, _ rightToken: Token,
+                _ state: State
+            ) throws(QueryError) {
                 let context = "'\(op.rawValue)'"
                 if steps.isEmpty {
                     let x = try state.numeric(head, headToken, context)
@@ -620,7 +667,10 @@ public struct QueryParser: Sendable {
             var x = try value(parsed, operandToken, "'\(signs[signs.count - 1].kind == .op("-") ? "-" : "+")'")
             for sign in signs.reversed() {
                 work.nodes += 1
-                if sign.kind == .op("+") { _ = try numeric(x, operandToken, "'+'"); continue }
+                if sign.kind == .op("+") {
+                    _ = try numeric(x, operandToken, "'+'")
+                    continue
+                }
                 switch x {
                 case .number(let v): x = .number(-v)
                 case .integer(let l): x = .integer(l.negated)
@@ -667,23 +717,29 @@ public struct QueryParser: Sendable {
             let lower = name.lowercased()
             if let special = try parseConditionalCall(lower) { return special }
             _ = next()  // '('
+            if CrossTickerExpression.functionNames.contains(lower) { return try parseCrossTickerCall(lower, nameToken) }
             let math = ValueExpression.MathFunction(rawValue: lower)
             let series = ValueExpression.SeriesFunction(rawValue: lower)
             guard math != nil || series != nil else {
-                let known = ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
-                    + ValueExpression.RowFunction.allCases.map(\.rawValue) + ["if"]
+                let known =
+                    ValueExpression.MathFunction.allCases.map(\.rawValue) + ValueExpression.SeriesFunction.allCases.map(\.rawValue)
+                    + ValueExpression.RowFunction.allCases.map(\.rawValue) + ["if"] + CrossTickerExpression.functionNames
                 throw error("unknown function '\(name)'", at: nameToken, suggestions: Suggestions.closest(to: lower, among: known))
             }
             let argumentToken = peek
             if argumentToken.kind == .rparen {
-                throw error("\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional || !$0.takesWindow ? "" : ", 20" } ?? ""))", at: argumentToken)
+                throw error(
+                    "\(lower)() needs an argument, as in \(lower)(close\(series.map { $0.windowIsOptional || !$0.takesWindow ? "" : ", 20" } ?? ""))",
+                    at: argumentToken)
             }
             let parsed = try parseSum()
             let argument = try value(parsed, argumentToken, "\(lower)()")
             let x: ValueExpression
             switch argument {
             case .date, .ticker:
-                throw error("\(lower)() applies to value columns and expressions, not to '\(argument.isTicker ? "ticker" : "date")'", at: argumentToken)
+                throw error(
+                    "\(lower)() applies to value columns and expressions, not to '\(argument.isTicker ? "ticker" : "date")'",
+                    at: argumentToken)
             default:
                 x = try numeric(argument, argumentToken, "\(lower)()")
             }
@@ -696,9 +752,13 @@ public struct QueryParser: Sendable {
                     _ = next()
                     let nToken = next()
                     guard case .number(let v) = nToken.kind, v >= 1, v <= 1_000_000, v == v.rounded(), nToken.length > 0,
-                          !String(decoding: bytes[nToken.offset ..< nToken.offset + nToken.length], as: UTF8.self).contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+                        !String(decoding: bytes[nToken.offset ..< nToken.offset + nToken.length], as: UTF8.self).contains(where: {
+                            $0 == "." || $0 == "e" || $0 == "E"
+                        })
                     else {
-                        throw error("the window of \(lower)() must be a positive whole number of rows (1 to 1000000), found \(nToken.describeText(bytes))", at: nToken)
+                        throw error(
+                            "the window of \(lower)() must be a positive whole number of rows (1 to 1000000), found \(nToken.describeText(bytes))",
+                            at: nToken)
                     }
                     window = Int(v)
                 } else if !series.windowIsOptional {
@@ -743,8 +803,14 @@ public struct QueryParser: Sendable {
             while true {
                 let t = peek
                 items.append((try parseSumValue(after: column, "the list"), t))
-                if peek.kind == .comma { _ = next(); continue }
-                if peek.kind == .rparen { _ = next(); break }
+                if peek.kind == .comma {
+                    _ = next()
+                    continue
+                }
+                if peek.kind == .rparen {
+                    _ = next()
+                    break
+                }
                 throw error("expected ',' or ')' in the list, found \(peek.describe())", at: peek)
             }
             if case .ticker = column {
@@ -780,7 +846,9 @@ public struct QueryParser: Sendable {
             case .op("-"), .op("+"):
                 let sign: Double = t.kind == .op("-") ? -1 : 1
                 let v = next()
-                guard case .number(let x) = v.kind else { throw error("expected a number after '\(t.kind == .op("-") ? "-" : "+")'", at: v) }
+                guard case .number(let x) = v.kind else {
+                    throw error("expected a number after '\(t.kind == .op("-") ? "-" : "+")'", at: v)
+                }
                 if let l = v.integer { return .integer(sign < 0 ? l.negated : l) }
                 return .number(sign * x)
             case .word(let w):
@@ -794,16 +862,18 @@ public struct QueryParser: Sendable {
                 if parser.identifierIndex[w] != nil { return .value(name: w) }
                 if parser.identifierIndex[lower] != nil { return .value(name: lower) }
                 if let i = parser.sourceNameIndex[w] { return .value(name: parser.identifiers[i]) }
-                throw error("unknown column '\(w)'", .unknownColumn, at: t,
-                            suggestions: Suggestions.closest(to: w, among: parser.identifiers + ["date", "ticker"]))
+                throw error(
+                    "unknown column '\(w)'", .unknownColumn, at: t,
+                    suggestions: Suggestions.closest(to: w, among: parser.identifiers + ["date", "ticker"]))
             case .quoted(let q):
                 if isTickerContext { return .text(q) }
                 if let i = parser.sourceNameIndex[q] { return .value(name: parser.identifiers[i]) }
                 if let i = parser.identifierIndex[q] { return .value(name: parser.identifiers[i]) }
                 if parser.dateNames.contains(q.lowercased()) { return .date }
                 if q.lowercased() == "ticker" { return .ticker }
-                throw error("unknown column \(QueryParser.doubleQuoted(q))", .unknownColumn, at: t,
-                            suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map(QueryParser.doubleQuoted))
+                throw error(
+                    "unknown column \(QueryParser.doubleQuoted(q))", .unknownColumn, at: t,
+                    suggestions: Suggestions.closest(to: q, among: parser.sourceNames).map(QueryParser.doubleQuoted))
             case .end:
                 throw error("unexpected end of expression, expected a column or a value", at: t)
             default:
@@ -811,10 +881,11 @@ public struct QueryParser: Sendable {
             }
         }
 
-
         /// `column op value`.
-        func single(_ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
-                    _ value: Operand, _ valueToken: Token) throws(QueryError) -> RowPredicate {
+        func single(
+            _ column: Operand, _ columnToken: Token, _ op: String, _ opToken: Token,
+            _ value: Operand, _ valueToken: Token
+        ) throws(QueryError) -> RowPredicate {
             if State.isValue(column) && State.isValue(value) {
                 throw error("expected a column after '\(op)', found a value (a comparison needs a column or an expression)", at: valueToken)
             }
@@ -859,8 +930,10 @@ public struct QueryParser: Sendable {
         }
 
         /// A bounded comparison of one column.
-        func compare(_ column: Operand, _ columnToken: Token, lower: (Operand, Token, Bool)?,
-                     upper: (Operand, Token, Bool)?) throws(QueryError) -> RowPredicate {
+        func compare(
+            _ column: Operand, _ columnToken: Token, lower: (Operand, Token, Bool)?,
+            upper: (Operand, Token, Bool)?
+        ) throws(QueryError) -> RowPredicate {
             switch column {
             case .value, .expression:
                 let what: String
@@ -881,14 +954,22 @@ public struct QueryParser: Sendable {
                 var isColumn = false
                 if case .value = column { isColumn = true }
                 switch lo {
-                case .number(let x)?: bounds.lower = x; bounds.lowerInclusive = lower?.2 ?? false
-                case .integer(let l)? where isColumn && l.exact != nil: integers.lower = l.exact; integers.lowerInclusive = lower?.2 ?? false
+                case .number(let x)?:
+                    bounds.lower = x
+                    bounds.lowerInclusive = lower?.2 ?? false
+                case .integer(let l)? where isColumn && l.exact != nil:
+                    integers.lower = l.exact
+                    integers.lowerInclusive = lower?.2 ?? false
                 case .integer(let l)?: (bounds.lower, bounds.lowerInclusive) = l.doubleBound(lower: true, inclusive: lower?.2 ?? false)
                 default: break
                 }
                 switch hi {
-                case .number(let x)?: bounds.upper = x; bounds.upperInclusive = upper?.2 ?? false
-                case .integer(let l)? where isColumn && l.exact != nil: integers.upper = l.exact; integers.upperInclusive = upper?.2 ?? false
+                case .number(let x)?:
+                    bounds.upper = x
+                    bounds.upperInclusive = upper?.2 ?? false
+                case .integer(let l)? where isColumn && l.exact != nil:
+                    integers.upper = l.exact
+                    integers.upperInclusive = upper?.2 ?? false
                 case .integer(let l)?: (bounds.upper, bounds.upperInclusive) = l.doubleBound(lower: false, inclusive: upper?.2 ?? false)
                 default: break
                 }
@@ -905,8 +986,10 @@ public struct QueryParser: Sendable {
                     guard case .day(let d) = b.0 else { throw error("expected a date YYYY-MM-DD", .typeMismatch, at: b.1) }
                     return d
                 }
-                return .dates(RangeBounds(lower: try day(lower), lowerInclusive: lower?.2 ?? false,
-                                          upper: try day(upper), upperInclusive: upper?.2 ?? false))
+                return .dates(
+                    RangeBounds(
+                        lower: try day(lower), lowerInclusive: lower?.2 ?? false,
+                        upper: try day(upper), upperInclusive: upper?.2 ?? false))
             case .ticker:
                 throw error("tickers compare only with =, != or in (…)", .typeMismatch, at: lower?.1 ?? upper?.1 ?? columnToken)
             default:

@@ -27,27 +27,38 @@ extension QuoteTable {
     /// nested deeper than `QueryParser.maximumTreeDepth` (only one built in Swift can be). The
     /// recursion goes as deep as the tree (`and` and `or` lists are loops); a deep tree is planned
     /// on a deep stack (`DeepRecursion`).
-    func plan(_ predicate: RowPredicate) throws(QueryError) -> PlanNode {
-        try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
-            try plan(predicate, negated: false, depth: 0)
+    /// Recursive series named more than once are computed once (`SeriesCache`; `counters` counts them).
+    func plan(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> PlanNode {
+        try plan(
+            predicate,
+            cache: SeriesCache(
+                counters: options.counters, shareWindows: options.shareWindows, threads: options.effectiveThreads,
+                exactWindows: options.exactWindows))
+    }
+
+    /// `plan(_:options:)` with the recursive series of `cache` (per ticker, for an as-of screen).
+    func plan(_ predicate: RowPredicate, cache: SeriesCache) throws(QueryError) -> PlanNode {
+        cache.countWindows(in: predicate)
+        return try DeepRecursion.run(depth: predicate.treeDepth) { () throws(QueryError) -> PlanNode in
+            try plan(predicate, negated: false, depth: 0, cache: cache)
         }
     }
 
-    private func plan(_ predicate: RowPredicate, negated: Bool, depth: Int) throws(QueryError) -> PlanNode {
+    private func plan(_ predicate: RowPredicate, negated: Bool, depth: Int, cache: SeriesCache) throws(QueryError) -> PlanNode {
         if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
         switch predicate {
         case .constant(let b):
             return b != negated ? .all : .none
         case .not(let p):
-            return try plan(p, negated: !negated, depth: depth + 1)
+            return try plan(p, negated: !negated, depth: depth + 1, cache: cache)
         case .and(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1, cache: cache) }
             return negated ? QuoteTable.simplifyOr(children) : QuoteTable.simplifyAnd(children)
         case .or(let ps):
-            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1) }
+            let children = try ps.map { (p) throws(QueryError) in try plan(p, negated: negated, depth: depth + 1, cache: cache) }
             return negated ? QuoteTable.simplifyAnd(children) : QuoteTable.simplifyOr(children)
         case .tickers(let symbols):
-            let wanted = Set(symbols.compactMap { code(of: $0) })
+            let wanted = Set(symbols.compactMap { tickerNumber(of: $0) })
             let intervals = tickers.indices.filter { wanted.contains(Int32($0)) != negated }
                 .map { tickers[$0].rows }.filter { !$0.isEmpty }
             return .rows(QuoteTable.coalesce(intervals))
@@ -55,13 +66,15 @@ extension QuoteTable {
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
             return .rows(QuoteTable.unionIntervals(parts.map(dateIntervals)))
         case let .compare(expression, bounds):
-            if case .column(let name) = expression { return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth) }
-            return try planExpression(ExpressionProgram(expression, table: self), bounds, negated: negated)
+            if case .column(let name) = expression {
+                return try plan(.range(column: name, bounds: bounds), negated: negated, depth: depth, cache: cache)
+            }
+            return try planExpression(ExpressionProgram(expression, table: self, cache: cache), bounds, negated: negated)
         case let .compareExpressions(l, r, bounds):
             guard (bounds.lower ?? 0) == 0 && (bounds.upper ?? 0) == 0 else {
                 throw QueryError("a comparison of two expressions takes bounds against 0 (the order of the two), not \(bounds)")
             }
-            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self), bounds, negated: negated)
+            return try planExpression(ExpressionProgram(ordering: l, against: r, table: self, cache: cache), bounds, negated: negated)
         case let .range(name, bounds):
             let index = try valueColumnIndex(name)
             let parts = negated ? QuoteTable.complement(bounds) : [bounds]
@@ -75,7 +88,8 @@ extension QuoteTable {
             // Int64 values compare with the integers exactly; every other column's values are
             // Doubles (or convert to them exactly), compared with bounds that admit the same Doubles.
             let leaves = parts.map {
-                PlanNode.range(column: index, bounds: type == .int64 ? .int64($0) : QuoteTable.typed(IntegerLiteral.doubleBounds($0), for: type))
+                PlanNode.range(
+                    column: index, bounds: type == .int64 ? .int64($0) : QuoteTable.typed(IntegerLiteral.doubleBounds($0), for: type))
             }
             if parts.isEmpty { return .none }
             return leaves.count == 1 ? leaves[0] : .or(leaves)
@@ -89,7 +103,8 @@ extension QuoteTable {
         }
         guard let index = columnIndex(named: name) else {
             let candidates = schema.map(\.identifier) + ["date", "ticker"]
-            throw QueryError("unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
+            throw QueryError(
+                "unknown column '\(name)'", kind: .unknownColumn, suggestions: Suggestions.closest(to: name, among: candidates))
         }
         return index
     }
@@ -146,7 +161,8 @@ extension QuoteTable {
                     if i == I.max { return empty }
                     i += 1
                 }
-                r.lower = i; r.lowerInclusive = true
+                r.lower = i
+                r.lowerInclusive = true
             }
         }
         if let hi = b.upper {
@@ -160,7 +176,8 @@ extension QuoteTable {
                     if i == I.min { return empty }
                     i -= 1
                 }
-                r.upper = i; r.upperInclusive = true
+                r.upper = i
+                r.upperInclusive = true
             }
         }
         return r
@@ -170,15 +187,30 @@ extension QuoteTable {
         var r = RangeBounds<Float>()
         if let lo = b.lower {
             let f = Float(lo)
-            if lo.isNaN || Double(f) == lo { r.lower = f; r.lowerInclusive = b.lowerInclusive }
-            else if Double(f) < lo { r.lower = f; r.lowerInclusive = false }  // no Float lies in (f, lo]
-            else { r.lower = f; r.lowerInclusive = true }                     // no Float lies in [lo, f)
+            if lo.isNaN || Double(f) == lo {
+                r.lower = f
+                r.lowerInclusive = b.lowerInclusive
+            } else if Double(f) < lo {
+                r.lower = f
+                r.lowerInclusive = false
+            }  // no Float lies in (f, lo]
+            else {
+                r.lower = f
+                r.lowerInclusive = true
+            }  // no Float lies in [lo, f)
         }
         if let hi = b.upper {
             let f = Float(hi)
-            if hi.isNaN || Double(f) == hi { r.upper = f; r.upperInclusive = b.upperInclusive }
-            else if Double(f) > hi { r.upper = f; r.upperInclusive = false }
-            else { r.upper = f; r.upperInclusive = true }
+            if hi.isNaN || Double(f) == hi {
+                r.upper = f
+                r.upperInclusive = b.upperInclusive
+            } else if Double(f) > hi {
+                r.upper = f
+                r.upperInclusive = false
+            } else {
+                r.upper = f
+                r.upperInclusive = true
+            }
         }
         return r
     }

@@ -11,7 +11,10 @@ public enum StaleLimit: Sendable, Equatable, CustomStringConvertible {
 
     /// `none` or a whole number of days (0 … 100000); nil for anything else.
     public init?(_ text: String) {
-        if text.lowercased() == "none" { self = .none; return }
+        if text.lowercased() == "none" {
+            self = .none
+            return
+        }
         guard let n = Int(text), n >= 0, n <= 100_000 else { return nil }
         self = .days(n)
     }
@@ -50,7 +53,8 @@ public struct AsOfRows: Sendable, Equatable {
         if let newest = newestUsed, newest < day {
             parts.append("as of \(newest) (\(day) has no rows)")
         } else if rowsBeforeDay > 0 {
-            parts.append("as of \(day): \(rowsBeforeDay) \(rowsBeforeDay == 1 ? "ticker's row is" : "tickers' rows are") from an earlier day")
+            parts.append(
+                "as of \(day): \(rowsBeforeDay) \(rowsBeforeDay == 1 ? "ticker's row is" : "tickers' rows are") from an earlier day")
         }
         if staleTickers > 0, case .days(let n) = maxStale {
             let limit = day.adding(days: -n).map { "since before \($0)" } ?? "within \(n) days"
@@ -66,42 +70,64 @@ extension QuoteTable {
     /// days before it — like kdb+'s `aj` and DuckDB's `ASOF JOIN`. A weekend or a holiday so
     /// answers with the previous session; a ticker that stopped trading is left out; a ticker
     /// whose first row is after the day has no row to use.
-    /// - Complexity: one binary search per ticker.
+    /// - Complexity: one read per ticker whose last row is on or before the day (every ticker for
+    ///   `latest`), else one binary search.
     public func rows(asOf day: ScreenDay, maxStale: StaleLimit = .default) -> AsOfRows {
-        let target: Int32
-        switch day {
-        case .day(let d): target = d.daysSinceEpoch
-        case .latest:
-            guard let newest = tickers.lazy.filter({ $0.rowCount > 0 }).map({ self.dates[$0.firstRow + $0.rowCount - 1] }).max() else {
-                return AsOfRows(day: nil, rows: [], newestUsed: nil, rowsBeforeDay: 0, staleTickers: 0, maxStale: maxStale)
-            }
-            target = newest
-        }
-        var result = AsOfRows(day: Day(daysSinceEpoch: target), rows: [], newestUsed: nil, rowsBeforeDay: 0,
-                              staleTickers: 0, maxStale: maxStale)
-        var newest: Int32?
-        dates.withUnsafeBufferPointer { d in
-            for t in tickers where t.rowCount > 0 {
-                // The last row of the ticker dated on or before the target: rows are in date order.
-                var lo = t.firstRow, hi = t.firstRow + t.rowCount
-                while lo < hi {
-                    let mid = (lo + hi) >> 1
-                    if d[mid] <= target { lo = mid + 1 } else { hi = mid }
+        // One pass over the ticker index in place (an entry's row range read without copying its
+        // symbol and metadata) and one read of the dates per ticker (`latest`: the same read
+        // serves both passes, the second from the cache).
+        tickers.withUnsafeBufferPointer { entries in
+            dates.withUnsafeBufferPointer { d in
+                let target: Int32
+                switch day {
+                case .day(let x): target = x.daysSinceEpoch
+                case .latest:
+                    var newest: Int32?
+                    for i in entries.indices where entries[i].rowCount > 0 {
+                        let last = d[entries[i].firstRow + entries[i].rowCount - 1]
+                        newest = Swift.max(newest ?? last, last)
+                    }
+                    guard let newest else {
+                        return AsOfRows(day: nil, rows: [], newestUsed: nil, rowsBeforeDay: 0, staleTickers: 0, maxStale: maxStale)
+                    }
+                    target = newest
                 }
-                guard lo > t.firstRow else { continue }  // the ticker starts after the day
-                let row = lo - 1
-                let age = Int(target) - Int(d[row])
-                if case .days(let limit) = maxStale, age > limit {
-                    result.staleTickers += 1
-                    continue
+                var result = AsOfRows(
+                    day: Day(daysSinceEpoch: target), rows: [], newestUsed: nil, rowsBeforeDay: 0,
+                    staleTickers: 0, maxStale: maxStale)
+                result.rows.reserveCapacity(entries.count)
+                let limit: Int? = if case .days(let n) = maxStale { n } else { nil }
+                var newest: Int32?
+                var ascending = true
+                for i in entries.indices where entries[i].rowCount > 0 {
+                    let first = entries[i].firstRow
+                    // The last row of the ticker dated on or before the target: rows are in date
+                    // order. Its last row when that is (`latest`, and any day after the table's
+                    // end): one read.
+                    var lo = first + entries[i].rowCount, hi = lo
+                    if d[lo - 1] > target {
+                        lo = first
+                        while lo < hi {
+                            let mid = (lo + hi) >> 1
+                            if d[mid] <= target { lo = mid + 1 } else { hi = mid }
+                        }
+                    }
+                    guard lo > first else { continue }  // the ticker starts after the day
+                    let row = lo - 1
+                    let age = Int(target) - Int(d[row])
+                    if let limit, age > limit {
+                        result.staleTickers += 1
+                        continue
+                    }
+                    if let previous = result.rows.last, previous > row { ascending = false }
+                    result.rows.append(row)
+                    if age > 0 { result.rowsBeforeDay += 1 }
+                    newest = Swift.max(newest ?? d[row], d[row])
                 }
-                result.rows.append(row)
-                if age > 0 { result.rowsBeforeDay += 1 }
-                newest = max(newest ?? d[row], d[row])
+                if !ascending { result.rows.sort() }
+                result.newestUsed = newest.map { Day(daysSinceEpoch: $0) }
+                return result
             }
         }
-        result.rows.sort()
-        result.newestUsed = newest.map { Day(daysSinceEpoch: $0) }
-        return result
     }
 }

@@ -19,8 +19,9 @@ extension QuoteTable {
                 if ExpressionProgram.isKeyColumn(name, table: self) {
                     throw QueryError("'\(name)' is not a value column", kind: .typeMismatch)
                 }
-                throw QueryError("unknown column '\(name)'", kind: .unknownColumn,
-                                 suggestions: Suggestions.closest(to: name, among: schema.map(\.identifier)))
+                throw QueryError(
+                    "unknown column '\(name)'", kind: .unknownColumn,
+                    suggestions: Suggestions.closest(to: name, among: schema.map(\.identifier)))
             }
             let column = columns[i]
             return rows.map { column.doubleValue(at: $0) }

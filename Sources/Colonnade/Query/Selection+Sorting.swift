@@ -9,18 +9,19 @@ extension Selection {
         let scratch = ExpressionScratch()
         // One Double per row and key; NaN stands for null.
         var columns = [[Double]]()
+        let cache = SeriesCache()  // a recursive series in several keys is computed once
         for key in keys {
             switch key.value {
             case .expression(let e):
-                columns.append(try ExpressionProgram(e, table: table).values(atRows: rows, scratch: scratch))
+                columns.append(try ExpressionProgram(e, table: table, cache: cache).values(atRows: rows, scratch: scratch))
             case .date:
                 columns.append(rows.map { Double(table.dates[$0]) })
             case .ticker:
-                // Symbols compared as text: rank the codes once.
+                // Symbols compared as text: rank the numbers once.
                 let order = table.tickers.indices.sorted { table.tickers[$0].symbol < table.tickers[$1].symbol }
                 var rank = [Double](repeating: 0, count: table.tickers.count)
-                for (r, code) in order.enumerated() { rank[code] = Double(r) }
-                columns.append(rows.map { rank[Int(table.tickerCode(ofRow: $0))] })
+                for (r, number) in order.enumerated() { rank[number] = Double(r) }
+                columns.append(rows.map { rank[Int(table.tickerNumber(ofRow: $0))] })
             }
         }
         let descending = keys.map(\.descending)
@@ -48,7 +49,12 @@ extension Selection {
             var c = i
             while c > 0 {
                 let p = (c - 1) / 2
-                if before(heap[p], heap[c]) { heap.swapAt(p, c); c = p } else { break }
+                if before(heap[p], heap[c]) {
+                    heap.swapAt(p, c)
+                    c = p
+                } else {
+                    break
+                }
             }
         }
         func siftDown(_ i: Int) {

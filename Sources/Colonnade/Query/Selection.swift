@@ -21,6 +21,17 @@ public struct Selection: Sendable {
         self.count = mask.nonzeroBitCount
     }
 
+    /// A selection of the rows set in `mask`, whose number the caller knows (no pass over the
+    /// mask to count them).
+    /// - Precondition: the mask covers every row of the table and has `count` bits set.
+    package init(table: QuoteTable, mask: Bitmask, count: Int) {
+        precondition(mask.count == table.rowCount, "mask does not cover the table")
+        assert(mask.nonzeroBitCount == count, "count does not match the mask")
+        self.table = table
+        self.mask = mask
+        self.count = count
+    }
+
     /// The matching row numbers in table order (ticker by ticker, dates ascending), at most `limit`.
     public func rows(limit: Int? = nil) -> [Int] {
         var out = [Int]()
@@ -34,11 +45,11 @@ public struct Selection: Sendable {
         return out
     }
 
-    /// The matching rows of each ticker that has any: (ticker code, row count).
-    public func countsByTicker() -> [(code: Int32, count: Int)] {
-        table.tickers.enumerated().compactMap { code, t in
+    /// The matching rows of each ticker that has any: (ticker number, row count).
+    public func countsByTicker() -> [(ticker: Int32, count: Int)] {
+        table.tickers.enumerated().compactMap { number, t in
             let n = mask.nonzeroBitCount(in: t.rows)
-            return n > 0 ? (Int32(code), n) : nil
+            return n > 0 ? (Int32(number), n) : nil
         }
     }
 }
@@ -56,7 +67,8 @@ extension QuoteTable {
 
     /// The rows matching a predicate built in Swift.
     public func select(_ predicate: RowPredicate, options: QueryOptions = QueryOptions()) throws(QueryError) -> Selection {
-        let plan = try plan(predicate)
+        let plan = try plan(predicate, options: options)
+        plan.prepareCrossTicker(threads: options.effectiveThreads)
         let evaluator = Evaluator(rowCount: rowCount, columns: columns, options: options)
         return Selection(table: self, mask: evaluator.mask(plan, threads: options.effectiveThreads))
     }

@@ -11,36 +11,102 @@
 /// - `cumsum`, `cummax`, `cummin`: over the non-null values so far; null before the first one; a
 ///   null row carries the running value (SQL's `ROWS UNBOUNDED PRECEDING`).
 extension SeriesKernels {
-    static func runRecursive(_ f: ValueExpression.SeriesFunction, window n: Int, values v: UnsafeMutablePointer<Double>,
-                             count: Int, seedScale: DecimalScale?) {
+    static func runRecursive(
+        _ f: ValueExpression.SeriesFunction, window n: Int, values v: UnsafeMutablePointer<Double>,
+        count: Int, seedScale: DecimalScale?
+    ) {
         // Safe throughout: indices within 0 ..< count, the ticker's rows in the buffer.
         switch f {
         case .ema: smooth(n, alpha: 2 / Double(n + 1), wilder: false, v, count, seedScale)
         case .rma: smooth(n, alpha: 1 / Double(n), wilder: true, v, count, seedScale)
         case .rsi: relativeStrength(n, v, count)
-        case .cumsum:
-            // `started`, not a NaN sentinel: ∞ + (−∞) makes the sum NaN, and it must stay NaN.
-            var sum = 0.0, started = false
-            for i in 0 ..< count {
-                let x = v[i]
-                if !x.isNaN { sum = started ? sum + x : x; started = true }
-                v[i] = started ? sum : .nan
-            }
-        case .cummax, .cummin:
-            var best = Double.nan
-            let isMax = f == .cummax
-            for i in 0 ..< count {
-                let x = v[i]
-                if !x.isNaN && (best.isNaN || (isMax ? x > best : x < best)) { best = x }
-                v[i] = best
-            }
+        case .cumsum, .cummax, .cummin:
+            var state = RunningState(f)
+            running(f, src: UnsafePointer(v), dst: v, count: count, state: &state)
         default:
             assertionFailure("\(f) is not recursive")
         }
     }
 
-    private static func smooth(_ n: Int, alpha: Double, wilder: Bool, _ v: UnsafeMutablePointer<Double>, _ count: Int,
-                               _ scale: DecimalScale?) {
+    /// The state of a running series (`cumsum`, `cummax`, `cummin`) after some of a ticker's
+    /// rows: the fold so far, and whether a non-null value has been seen.
+    struct RunningState: Equatable {
+        var value: Double
+        var started = false
+
+        /// The state before a ticker's first row.
+        init(_ f: ValueExpression.SeriesFunction) {
+            value = f == .cummax ? -.infinity : f == .cummin ? .infinity : 0
+        }
+
+        init(value: Double, started: Bool) {
+            self.value = value
+            self.started = started
+        }
+    }
+
+    /// `f` over `count` values of `src` from `state`, into `dst` (which may be `src`; nil: only
+    /// the state is advanced). The values are those of one pass from the ticker's first row
+    /// whatever rows the state was carried over: the same operations in the same order.
+    ///
+    /// `cummax` starts from −∞ and takes a value when it is greater, which a NaN never is: the
+    /// value of `best.isNaN || x > best` from a NaN start (a first value of −∞ leaves −∞ either
+    /// way; of equal values, ±0, the first stays), with one comparison in the serial chain.
+    static func running(
+        _ f: ValueExpression.SeriesFunction, src: UnsafePointer<Double>, dst: UnsafeMutablePointer<Double>?, count: Int,
+        state: inout RunningState
+    ) {
+        // Safe throughout: indices within 0 ..< count of both buffers.
+        var value = state.value, started = state.started
+        defer { state = RunningState(value: value, started: started) }
+        switch f {
+        case .cumsum:
+            // `started`, not a NaN sentinel: ∞ + (−∞) makes the sum NaN, and it must stay NaN.
+            for i in 0 ..< count {
+                let x = src[i]
+                if !x.isNaN {
+                    value = started ? value + x : x
+                    started = true
+                }
+                dst?[i] = started ? value : .nan
+            }
+        case .cummax:
+            if let dst {
+                for i in 0 ..< count {
+                    let x = src[i]
+                    value = x > value ? x : value
+                    started = started || !x.isNaN
+                    dst[i] = started ? value : .nan
+                }
+            } else {
+                for i in 0 ..< count {
+                    let x = src[i]
+                    value = x > value ? x : value
+                    started = started || !x.isNaN
+                }
+            }
+        default:
+            if let dst {
+                for i in 0 ..< count {
+                    let x = src[i]
+                    value = x < value ? x : value
+                    started = started || !x.isNaN
+                    dst[i] = started ? value : .nan
+                }
+            } else {
+                for i in 0 ..< count {
+                    let x = src[i]
+                    value = x < value ? x : value
+                    started = started || !x.isNaN
+                }
+            }
+        }
+    }
+
+    private static func smooth(
+        _ n: Int, alpha: Double, wilder: Bool, _ v: UnsafeMutablePointer<Double>, _ count: Int,
+        _ scale: DecimalScale?
+    ) {
         var seen = 0
         var sum = 0.0
         var exact: Int64 = 0  // the seed's exact scaled sum, when the column has a scale
@@ -77,13 +143,19 @@ extension SeriesKernels {
             let x = v[i]
             let change = x - previous  // NaN when either is null
             previous = x
-            if change.isNaN { v[i] = .nan; continue }
+            if change.isNaN {
+                v[i] = .nan
+                continue
+            }
             let up = change > 0 ? change : 0, down = change < 0 ? -change : 0
             if seen < n {
                 seen += 1
                 gain += up
                 loss += down
-                if seen < n { v[i] = .nan; continue }
+                if seen < n {
+                    v[i] = .nan
+                    continue
+                }
                 gain /= divisor
                 loss /= divisor
             } else {

@@ -22,9 +22,11 @@
 ///   whenever m2 falls below 1e-4 of its peak since the last restart (an outlier left, so the
 ///   update's rounding would show); a window of `n` identical values is exactly 0.
 enum SeriesKernels {
-    static func run(_ f: ValueExpression.SeriesFunction, window n: Int, src: UnsafePointer<Double>,
-                    dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int,
-                    scratch: ExpressionScratch) {
+    static func run(
+        _ f: ValueExpression.SeriesFunction, window n: Int, src: UnsafePointer<Double>,
+        dst: UnsafeMutablePointer<Double>, base: Int, segment: Range<Int>, tickerStart: Int,
+        scratch: ExpressionScratch
+    ) {
         // Safe throughout: every index is within `segment`, which lies within the buffer.
         let s = segment.lowerBound - base, e = segment.upperBound - base
         switch f {
@@ -53,8 +55,10 @@ enum SeriesKernels {
     }
 
     /// Window sums over `[s, e)`; restart points are `firstFull + k·n`.
-    private static func slidingSum(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                   _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+    private static func slidingSum(
+        _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, firstFull: Int, mean: Bool
+    ) {
         // Two copies, so the loops test no flag.
         if mean {
             windowSums(n, src, dst, s, e, firstFull: firstFull, mean: true)
@@ -63,12 +67,17 @@ enum SeriesKernels {
         }
     }
 
-        @inline(__always)
-    private static func windowSums(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                   _ s: Int, _ e: Int, firstFull: Int, mean: Bool) {
+    @inline(__always)
+    private static func windowSums(
+        _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, firstFull: Int, mean: Bool
+    ) {
         // Safe throughout: every index is within [s, e) or a window inside it.
         let first = max(s, firstFull)
-        if first >= e { for i in s ..< e { dst[i] = .nan }; return }
+        if first >= e {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
         for i in s ..< first { dst[i] = .nan }
         let divisor = Double(n)
         // The windows ending in [q, q + n): a fresh sum at q, then slid. NaN and ±∞ are counted, not
@@ -88,10 +97,15 @@ enum SeriesKernels {
             while true {
                 if i >= first {
                     let v: Double
-                    if nan > 0 || (positive > 0 && negative > 0) { v = .nan }
-                    else if positive > 0 { v = .infinity }
-                    else if negative > 0 { v = -.infinity }
-                    else { v = mean ? sum / divisor : sum }
+                    if nan > 0 || (positive > 0 && negative > 0) {
+                        v = .nan
+                    } else if positive > 0 {
+                        v = .infinity
+                    } else if negative > 0 {
+                        v = -.infinity
+                    } else {
+                        v = mean ? sum / divisor : sum
+                    }
                     dst[i] = v
                 }
                 i += 1
@@ -112,7 +126,10 @@ enum SeriesKernels {
                 let b = q - n + 1
                 var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
                 for k in 0 ..< n {
-                    s0 += src[b + k]; s1 += src[b + n + k]; s2 += src[b + 2 * n + k]; s3 += src[b + 3 * n + k]
+                    s0 += src[b + k]
+                    s1 += src[b + n + k]
+                    s2 += src[b + 2 * n + k]
+                    s3 += src[b + 3 * n + k]
                 }
                 var i = q
                 while true {
@@ -122,10 +139,14 @@ enum SeriesKernels {
                     dst[i + 3 * n] = s3
                     i += 1
                     if i == q + n { break }
-                    s0 += src[i]; s0 -= src[i - n]
-                    s1 += src[i + n]; s1 -= src[i]
-                    s2 += src[i + 2 * n]; s2 -= src[i + n]
-                    s3 += src[i + 3 * n]; s3 -= src[i + 2 * n]
+                    s0 += src[i]
+                    s0 -= src[i - n]
+                    s1 += src[i + n]
+                    s1 -= src[i]
+                    s2 += src[i + 2 * n]
+                    s2 -= src[i + n]
+                    s3 += src[i + 3 * n]
+                    s3 -= src[i + 2 * n]
                 }
                 if s0.isFinite && s1.isFinite && s2.isFinite && s3.isFinite {
                     if mean { for i in q ..< q + 4 * n { dst[i] = dst[i] / divisor } }
@@ -139,7 +160,8 @@ enum SeriesKernels {
                 let b = q - n + 1
                 var s0 = 0.0, s1 = 0.0
                 for k in 0 ..< n {
-                    s0 += src[b + k]; s1 += src[b + n + k]
+                    s0 += src[b + k]
+                    s1 += src[b + n + k]
                 }
                 var i = q
                 while true {
@@ -147,8 +169,10 @@ enum SeriesKernels {
                     dst[i + n] = s1
                     i += 1
                     if i == q + n { break }
-                    s0 += src[i]; s0 -= src[i - n]
-                    s1 += src[i + n]; s1 -= src[i]
+                    s0 += src[i]
+                    s0 -= src[i - n]
+                    s1 += src[i + n]
+                    s1 -= src[i]
                 }
                 if s0.isFinite && s1.isFinite {
                     if mean { for i in q ..< q + 2 * n { dst[i] = dst[i] / divisor } }
@@ -164,10 +188,15 @@ enum SeriesKernels {
     }
 
     /// Sample standard deviations over `[s, e)`; restart points as for sums.
-    private static func slidingDeviation(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                         _ s: Int, _ e: Int, firstFull: Int) {
+    private static func slidingDeviation(
+        _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, firstFull: Int
+    ) {
         let first = max(s, firstFull)
-        if first >= e || n == 1 { for i in s ..< e { dst[i] = .nan }; return }
+        if first >= e || n == 1 {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
         for i in s ..< first { dst[i] = .nan }
         let count = Double(n)
         // Two-pass mean and sum of squared deviations of the window ending at `end`.
@@ -176,7 +205,10 @@ enum SeriesKernels {
             for j in end - n + 1 ... end { sum += src[j] }
             let mean = sum / count
             var m2 = 0.0
-            for j in end - n + 1 ... end { let d = src[j] - mean; m2 += d * d }
+            for j in end - n + 1 ... end {
+                let d = src[j] - mean
+                m2 += d * d
+            }
             return (mean, m2)
         }
         var q = firstFull + ((first - firstFull) / n) * n
@@ -231,22 +263,36 @@ enum SeriesKernels {
     }
 
     /// Window minima or maxima over `[s, e)` (van Herk/Gil-Werman); `suffixes` holds `n + 1` values.
-    private static func slidingExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                       _ s: Int, _ e: Int, isMin: Bool, suffixes: UnsafeMutablePointer<Double>) {
-        // Two copies, so each loop's comparison is a constant (no branch on isMin per row).
+    private static func slidingExtreme(
+        _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, isMin: Bool, suffixes: UnsafeMutablePointer<Double>
+    ) {
+        // Two copies, so each loop's comparison is a constant (no branch on isMin per row): two
+        // specializations of a generic, not an inlined Bool, which the compiler stopped inlining
+        // (S4 `high >= mmax(high, 252)` ran 1.9× slower, with the Bool tested per row).
         if isMin {
-            blockExtreme(n, src, dst, s, e, isMin: true, suffixes: suffixes)
+            blockExtreme(MinimumSide.self, n, src, dst, s, e, suffixes: suffixes)
         } else {
-            blockExtreme(n, src, dst, s, e, isMin: false, suffixes: suffixes)
+            blockExtreme(MaximumSide.self, n, src, dst, s, e, suffixes: suffixes)
         }
     }
 
+    private protocol ExtremeSide { static var isMin: Bool { get } }
+    private enum MinimumSide: ExtremeSide { static var isMin: Bool { true } }
+    private enum MaximumSide: ExtremeSide { static var isMin: Bool { false } }
+
     @inline(__always)
-    private static func blockExtreme(_ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
-                                     _ s: Int, _ e: Int, isMin: Bool, suffixes h: UnsafeMutablePointer<Double>) {
+    private static func blockExtreme<Side: ExtremeSide>(
+        _: Side.Type, _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ s: Int, _ e: Int, suffixes h: UnsafeMutablePointer<Double>
+    ) {
+        let isMin = Side.isMin
         // Safe throughout: rows are within [s, e), inside the buffer; `h` indices within 0 ... n.
         let firstFull = s + n - 1  // the first row whose window lies inside the segment
-        if firstFull >= e { for i in s ..< e { dst[i] = .nan }; return }
+        if firstFull >= e {
+            for i in s ..< e { dst[i] = .nan }
+            return
+        }
         if n == 1 {
             // The window is the row itself.
             for i in s ..< e { dst[i] = src[i] }

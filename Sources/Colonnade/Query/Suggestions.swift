@@ -43,12 +43,12 @@ package enum Suggestions {
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         // Three rolling rows: the transposition case looks two rows back.
         var twoBack = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
+        var previous = Array(0 ... b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
+        for i in 1 ... a.count {
             current[0] = i
             var rowMinimum = i
-            for j in 1...b.count {
+            for j in 1 ... b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
                 if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {

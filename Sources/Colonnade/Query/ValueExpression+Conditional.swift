@@ -127,8 +127,12 @@ extension RowPredicate {
         switch self {
         case let .range(c, b): return "(" + bound(ValueExpression.quotedName(c), b) + ")"
         case let .integerRange(c, b):
-            return "(" + bound(ValueExpression.quotedName(c), RangeBounds(lower: b.lower.map(Double.init), lowerInclusive: b.lowerInclusive,
-                                                                            upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive)) + ")"
+            return "("
+                + bound(
+                    ValueExpression.quotedName(c),
+                    RangeBounds(
+                        lower: b.lower.map(Double.init), lowerInclusive: b.lowerInclusive,
+                        upper: b.upper.map(Double.init), upperInclusive: b.upperInclusive)) + ")"
         case let .compare(.nullTest(x), b) where b.lower == b.upper && (b.lower == 1 || b.lower == 0):
             return "(\(x) is \(b.lower == 1 ? "" : "not ")null)"
         case let .compare(e, b) where e.constantValue != nil:

@@ -11,6 +11,7 @@ extension ValueExpression {
             switch e {
             case .column, .number: break
             case .negate(let x), .math(_, let x), .series(_, let x, _): stack.append((x, d + 1))
+            case .crossTicker(let c): for x in c.operands { stack.append((x, d + 1)) }
             case let .chain(first, steps):
                 stack.append((first, d + 1))
                 for step in steps { stack.append((step.operand, d + 1)) }

@@ -28,6 +28,9 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     case math(MathFunction, ValueExpression)
     /// A per-ticker series function with its window in rows (`prev(x, 1)`, `mavg(x, 20)`).
     case series(SeriesFunction, ValueExpression, window: Int)
+    /// Across tickers: a cross-sectional function, a reference ticker's value, or a moving
+    /// statistic of two series (`xrank(x)`, `ref(x, 'SPY')`, `mbeta(x, y, 60)`; see `CrossTickerExpression`).
+    case crossTicker(CrossTickerExpression)
     /// `greatest(a, b, …)`, `least(a, b, …)` (null when any argument is null, as arithmetic) and
     /// `coalesce(a, b, …)` (the first non-null argument). See `ValueExpression+Conditional.swift`.
     case function(RowFunction, [ValueExpression])
@@ -139,7 +142,8 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// `name` as written in an expression: bare when it is an identifier, else in double quotes.
     static func quotedName(_ name: String) -> String {
         if !name.isEmpty && name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
-           !(QueryParser.Keyword(rawValue: name.lowercased())?.isReserved ?? false) {
+            !(QueryParser.Keyword(rawValue: name.lowercased())?.isReserved ?? false)
+        {
             return name
         }
         return QueryParser.doubleQuoted(name)
@@ -173,8 +177,12 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case .function, .conditional, .nullTest:
             s = conditionalText(depth: depth)
         case let .series(f, x, n):
-            s = (f.windowIsOptional && n == 1) || !f.takesWindow ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
+            s =
+                (f.windowIsOptional && n == 1) || !f.takesWindow
+                ? "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)))"
                 : "\(f.rawValue)(\(x.text(parentPrecedence: 0, depth: depth + 1)), \(n))"
+        case .crossTicker(let c):
+            s = c.text { $0.text(parentPrecedence: 0, depth: depth + 1) }
         }
         return precedence < parentPrecedence ? "(\(s))" : s
     }
@@ -187,11 +195,17 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
             case .column(let c): if !out.contains(c) { out.append(c) }
             case .number: break
             case .negate(let x), .math(_, let x), .series(_, let x, _): walk(x)
-            case let .chain(first, steps): walk(first); for step in steps { walk(step.operand) }
+            case let .chain(first, steps):
+                walk(first)
+                for step in steps { walk(step.operand) }
+            case .crossTicker(let c): c.operands.forEach(walk)
             case .function(_, let xs): xs.forEach(walk)
             case .nullTest(let x): walk(x)
             case let .conditional(branches, otherwise):
-                for b in branches { b.condition.valueExpressions.forEach(walk); walk(b.value) }
+                for b in branches {
+                    b.condition.valueExpressions.forEach(walk)
+                    walk(b.value)
+                }
                 if let otherwise { walk(otherwise) }
             }
         }
@@ -202,10 +216,13 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The value when the expression reads no column (constants folded), else nil.
     public var constantValue: Double? {
         switch self {
-        case .column, .series, .conditional, .nullTest: return nil
+        case .column, .series, .crossTicker, .conditional, .nullTest: return nil
         case let .function(f, xs):
             var values = [Double]()
-            for x in xs { guard let v = x.constantValue else { return nil }; values.append(v) }
+            for x in xs {
+                guard let v = x.constantValue else { return nil }
+                values.append(v)
+            }
             return ValueExpression.apply(f, values)
         case .number(let v): return v
         case .negate(let x): return x.constantValue.map { -$0 }
@@ -350,13 +367,19 @@ extension RowPredicate {
     static func comparing(_ l: ValueExpression, _ r: ValueExpression, _ againstZero: RangeBounds<Double>) -> RowPredicate {
         if let c = r.constantValue, !c.isNaN {
             // x op c: keep the constant as the bound.
-            return .compare(l, RangeBounds(lower: againstZero.lower.map { _ in c }, lowerInclusive: againstZero.lowerInclusive,
-                                           upper: againstZero.upper.map { _ in c }, upperInclusive: againstZero.upperInclusive))
+            return .compare(
+                l,
+                RangeBounds(
+                    lower: againstZero.lower.map { _ in c }, lowerInclusive: againstZero.lowerInclusive,
+                    upper: againstZero.upper.map { _ in c }, upperInclusive: againstZero.upperInclusive))
         }
         if let c = l.constantValue, !c.isNaN {
             // c op x is x (flipped op) c.
-            return .compare(r, RangeBounds(lower: againstZero.upper.map { _ in c }, lowerInclusive: againstZero.upperInclusive,
-                                           upper: againstZero.lower.map { _ in c }, upperInclusive: againstZero.lowerInclusive))
+            return .compare(
+                r,
+                RangeBounds(
+                    lower: againstZero.upper.map { _ in c }, lowerInclusive: againstZero.upperInclusive,
+                    upper: againstZero.lower.map { _ in c }, upperInclusive: againstZero.lowerInclusive))
         }
         return .compareExpressions(l, r, againstZero)
     }

@@ -34,10 +34,12 @@ extension QuoteTable {
     /// - Throws: `SnapshotError` from locking, loading or saving, or what `body` throws.
     /// - Complexity: a load and a save of the whole snapshot, plus `body`.
     @discardableResult
-    public static func update(at path: String, wait: Bool = true, verify: Bool = true, durable: Bool = true,
-                              threads: Int = QueryOptions.availableCores, command: String = "",
-                              whileWaiting: (_ holder: Int32?) -> Void = { _ in },
-                              _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
+    public static func update(
+        at path: String, wait: Bool = true, verify: Bool = true, durable: Bool = true,
+        threads: Int = QueryOptions.availableCores, command: String = "",
+        whileWaiting: (_ holder: Int32?) -> Void = { _ in },
+        _ body: (inout QuoteTable) throws -> Void
+    ) throws -> QuoteTable {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait, whileWaiting: whileWaiting)
         defer { lock.release() }
         var table = try loadForUpdate(path, verify: verify, threads: threads)
@@ -52,8 +54,10 @@ extension QuoteTable {
     /// Anything else that is not a readable regular file is an error, never a fresh start; so is a
     /// snapshot the save could not replace (`readOnly`), found before any work is done.
     /// - Throws: `SnapshotError`, as `load(from:verify:)` and `FileTarget` do.
-    public static func loadForUpdate(_ path: String, verify: Bool = true,
-                                     threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable {
+    public static func loadForUpdate(
+        _ path: String, verify: Bool = true,
+        threads: Int = QueryOptions.availableCores
+    ) throws(SnapshotError) -> QuoteTable {
         let target: FileTarget
         do {
             target = try FileTarget(forWriting: path)

@@ -29,8 +29,14 @@ public struct SnapshotChecksum: Sendable {
 
     /// A hasher with `seed` folded into every lane: lane `i` starts at `seed &+ (i + 1) &* P2`.
     public init(seed: UInt64) {
-        v0 = seed &+ 1 &* Self.p2; v1 = seed &+ 2 &* Self.p2; v2 = seed &+ 3 &* Self.p2; v3 = seed &+ 4 &* Self.p2
-        v4 = seed &+ 5 &* Self.p2; v5 = seed &+ 6 &* Self.p2; v6 = seed &+ 7 &* Self.p2; v7 = seed &+ 8 &* Self.p2
+        v0 = seed &+ 1 &* Self.p2
+        v1 = seed &+ 2 &* Self.p2
+        v2 = seed &+ 3 &* Self.p2
+        v3 = seed &+ 4 &* Self.p2
+        v4 = seed &+ 5 &* Self.p2
+        v5 = seed &+ 6 &* Self.p2
+        v6 = seed &+ 7 &* Self.p2
+        v7 = seed &+ 8 &* Self.p2
         length = 0
     }
 
@@ -56,7 +62,14 @@ public struct SnapshotChecksum: Sendable {
             h = Self.round(h, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 56, as: UInt64.self)), 36)
             p += 64
         }
-        v0 = a; v1 = b; v2 = c; v3 = d; v4 = e; v5 = f; v6 = g; v7 = h
+        v0 = a
+        v1 = b
+        v2 = c
+        v3 = d
+        v4 = e
+        v5 = f
+        v6 = g
+        v7 = h
         length &+= UInt64(stripeCount) &* 64
     }
 
@@ -83,8 +96,10 @@ public struct SnapshotChecksum: Sendable {
         var h = rotl(v0, 1) &+ rotl(v1, 7) &+ rotl(v2, 12) &+ rotl(v3, 18)
         h = h &+ rotl(v4, 23) &+ rotl(v5, 29) &+ rotl(v6, 34) &+ rotl(v7, 40)
         h ^= length &* Self.p3
-        h ^= h >> 33; h &*= Self.p2
-        h ^= h >> 29; h &*= Self.p3
+        h ^= h >> 33
+        h &*= Self.p2
+        h ^= h >> 29
+        h &*= Self.p3
         h ^= h >> 32
         return h
     }

@@ -144,7 +144,8 @@ package final class SnapshotDraft: @unchecked Sendable {
     ///   row count, or values not in place); the draft is discarded then and the caller saves `table`.
     /// - Throws: `SnapshotError` as `save(to:durable:)` does, or the first failed `write`; the
     ///   target is untouched then.
-    package func commit(_ table: QuoteTable, durable: Bool = true, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> Bool {
+    package func commit(_ table: QuoteTable, durable: Bool = true, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> Bool
+    {
         if let failure = writeFailure.withLock({ $0 }) {
             discard()
             throw failure
@@ -162,7 +163,8 @@ package final class SnapshotDraft: @unchecked Sendable {
         // validity bitmaps, if any, follow them and are written now.
         let values = payloadOffsets.count
         guard table.rowCount == rowCount, layout.sources.count >= values,
-              zip(layout.sources.prefix(values), payloadOffsets).allSatisfy({ $0.offset == $1 && $0.base == base + $1 }) else {
+            zip(layout.sources.prefix(values), payloadOffsets).allSatisfy({ $0.offset == $1 && $0.base == base + $1 })
+        else {
             discard()
             return false
         }

@@ -57,11 +57,11 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String {
         switch self {
         case let .noSuchFile(f), let .permissionDenied(f, _), let .isADirectory(f), let .ioError(f, _, _),
-             let .notASnapshot(f), let .unsupportedVersion(f, _, _), let .truncated(f, _, _),
-             let .checksumMismatch(f, _, _, _, _), let .offsetOutOfRange(f, _, _), let .malformedHeader(f, _),
-             let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _),
-             let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _),
-             let .unsavable(f, _), let .versionUnavailable(f, _):
+            let .notASnapshot(f), let .unsupportedVersion(f, _, _), let .truncated(f, _, _),
+            let .checksumMismatch(f, _, _, _, _), let .offsetOutOfRange(f, _, _), let .malformedHeader(f, _),
+            let .malformedFooter(f, _, _), let .unsupportedSection(f, _), let .inconsistentData(f, _, _),
+            let .notARegularFile(f, _), let .danglingSymlink(f, _), let .readOnly(f, _), let .locked(f, _, _),
+            let .unsavable(f, _), let .versionUnavailable(f, _):
             f
         }
     }

@@ -5,48 +5,20 @@ import Glibc
 /// Thin wrappers over the POSIX calls snapshots use, turning failures into `SnapshotError`.
 /// `file` is always the path the user named (for messages).
 enum SnapshotFile {
-    /// `open(2)`, retried on EINTR.
+    /// `open(2)` through `SystemCall` (retried on EINTR).
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0, file: String, operation: String) throws(SnapshotError) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
-            if fd >= 0 { return fd }
-            if errno == EINTR { continue }
-            throw SnapshotError.system(file, operation, errno)
-        }
+        let fd = SystemCall.retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        if fd < 0 { throw SnapshotError.system(file, operation, errno) }
+        return fd
     }
 
-    /// Writes all of `count` bytes at `base`, in calls of at most 1 GiB, retrying on EINTR.
-    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, file: String) throws(SnapshotError) {
-        guard count > 0, var p = base else { return }
-        var left = count
-        while left > 0 {
-            let n = Glibc.write(fd, p, min(left, 1 << 30))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SnapshotError.system(file, "write", errno)
-            }
-            if n == 0 { throw SnapshotError.ioError(file: file, operation: "write", errno: EIO) }
-            p += n
-            left -= n
-        }
-    }
-
-    /// Writes all of `count` bytes at `base` to file offset `offset` (`pwrite(2)`: the file
-    /// position does not move, so several threads may write disjoint ranges of one file).
-    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int, file: String) throws(SnapshotError) {
-        guard count > 0, var p = base else { return }
-        var left = count, at = offset
-        while left > 0 {
-            let n = Glibc.pwrite(fd, p, min(left, 1 << 30), off_t(at))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SnapshotError.system(file, "write", errno)
-            }
-            if n == 0 { throw SnapshotError.ioError(file: file, operation: "write", errno: EIO) }
-            p += n
-            at += n
-            left -= n
-        }
+    /// Writes all of `count` bytes at `base` (`SystemCall.writeAll`): at file offset `offset` when
+    /// given (`pwrite(2)`: the file position does not move, so several threads may write disjoint
+    /// ranges of one file), else at the file position.
+    static func writeAll(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, at offset: Int? = nil, file: String) throws(SnapshotError) {
+        guard count > 0, base != nil else { return }
+        let failure = SystemCall.writeAll(fd, base, count, at: offset)
+        if failure != 0 { throw SnapshotError.system(file, "write", failure) }
     }
 
     /// Reserves `length` bytes of disk for the file up front (`fallocate(2)`), so its blocks are
@@ -56,12 +28,9 @@ enum SnapshotFile {
     @discardableResult
     static func reserve(_ fd: Int32, length: Int, file: String) throws(SnapshotError) -> Bool {
         #if os(Linux)
-        while linuxFallocate(fd, 0, off_t(0), off_t(length)) != 0 {
-            if errno == EINTR { continue }
-            if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
-            return false
-        }
-        return true
+        if SystemCall.retryingOnInterrupt({ linuxFallocate(fd, 0, off_t(0), off_t(length)) }) == 0 { return true }
+        if errno == ENOSPC || errno == EFBIG || errno == EDQUOT { throw SnapshotError.system(file, "write", errno) }
+        return false
         #else
         return false
         #endif
@@ -77,29 +46,17 @@ enum SnapshotFile {
         #endif
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, file: String) throws(SnapshotError) {
-        let result: SnapshotError? = bytes.withUnsafeBytes { b in
-            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, at: offset, file: file) } catch { return error }
-            return nil
-        }
-        if let result { throw result }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws(SnapshotError) {
-        let result: SnapshotError? = bytes.withUnsafeBytes { b in
-            do throws(SnapshotError) { try writeAll(fd, b.baseAddress, b.count, file: file) } catch { return error }
-            return nil
-        }
-        if let result { throw result }
+    /// Writes all of `bytes` (at file offset `offset` when given), as the pointer form does.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, file: String) throws(SnapshotError) {
+        let failure = bytes.withUnsafeBytes { SystemCall.writeAll(fd, $0.baseAddress, $0.count, at: offset) }
+        if failure != 0 { throw SnapshotError.system(file, "write", failure) }
     }
 
     static func fsync(_ fd: Int32, file: String, operation: String) throws(SnapshotError) {
-        while Glibc.fsync(fd) != 0 {
-            if errno == EINTR { continue }
-            // Some filesystems cannot fsync directories; that is not a failure of the save.
-            if operation == "fsync directory" && (errno == EINVAL || errno == EBADF) { return }
-            throw SnapshotError.system(file, operation, errno)
-        }
+        if SystemCall.retryingOnInterrupt({ Glibc.fsync(fd) }) == 0 { return }
+        // Some filesystems cannot fsync directories; that is not a failure of the save.
+        if operation == "fsync directory" && (errno == EINVAL || errno == EBADF) { return }
+        throw SnapshotError.system(file, operation, errno)
     }
 
     /// `stat(2)` of a path, nil when it does not exist.

@@ -134,10 +134,15 @@ struct SnapshotFooter: Sendable, Equatable {
                 w.writeUInt32LE(UInt32(summaries.count))
                 for s in summaries {
                     guard let s else {
-                        w.writeUInt8(0); w.writeUInt8(0); w.writeUInt16LE(0); w.writeUInt32LE(0)
+                        w.writeUInt8(0)
+                        w.writeUInt8(0)
+                        w.writeUInt16LE(0)
+                        w.writeUInt32LE(0)
                         continue
                     }
-                    w.writeUInt8(1); w.writeUInt8(s.elementType.rawValue); w.writeUInt16LE(0)
+                    w.writeUInt8(1)
+                    w.writeUInt8(s.elementType.rawValue)
+                    w.writeUInt16LE(0)
                     w.writeUInt32LE(UInt32(s.count))
                     switch s {
                     case .int32(let b): Self.writeSummaries(b, to: &w)
@@ -202,8 +207,9 @@ struct SnapshotFooter: Sendable, Equatable {
             metadata = try readDictionary(&r, "table metadata")
             try r.expectEnd()
         }
-        return SnapshotFooter(dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
-                              columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
+        return SnapshotFooter(
+            dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
+            columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
     }
 
     /// The footer's sections by tag (each known one at most once), and the optional sections this
@@ -222,20 +228,24 @@ struct SnapshotFooter: Sendable, Equatable {
             let length = try cursor.readUInt64LE("length of section \(name)")
             // Bit 0 marks an optional section; every other bit is 0 in 1.x (SNAPSHOT_FORMAT.md, Footer).
             guard flags & ~SnapshotFormat.optionalFlag == 0 else {
-                throw .malformedFooter(file: file, section: name,
-                                       detail: "section at footer byte \(start) has flags 0x\(String(flags, radix: 16)); only bit 0 (optional) may be set")
+                throw .malformedFooter(
+                    file: file, section: name,
+                    detail: "section at footer byte \(start) has flags 0x\(String(flags, radix: 16)); only bit 0 (optional) may be set")
             }
             guard length <= UInt64(cursor.remaining) else {
-                throw .malformedFooter(file: file, section: name,
-                                       detail: "section at footer byte \(start) claims \(length) bytes, \(cursor.remaining) left")
+                throw .malformedFooter(
+                    file: file, section: name,
+                    detail: "section at footer byte \(start) claims \(length) bytes, \(cursor.remaining) left")
             }
             let body = UnsafeRawBufferPointer(rebasing: bytes[cursor.offset ..< cursor.offset + Int(length)])
             cursor.offset += SnapshotFormat.align(Int(length), SnapshotFormat.sectionAlignment)
             if cursor.offset > bytes.count {
                 throw .malformedFooter(file: file, section: name, detail: "section padding runs past the footer")
             }
-            let known = [SnapshotFormat.Tag.schema, SnapshotFormat.Tag.tickerDictionary, SnapshotFormat.Tag.tickerIndex,
-                         SnapshotFormat.Tag.columns, SnapshotFormat.Tag.summaries, SnapshotFormat.Tag.metadata].contains(tag)
+            let known = [
+                SnapshotFormat.Tag.schema, SnapshotFormat.Tag.tickerDictionary, SnapshotFormat.Tag.tickerIndex,
+                SnapshotFormat.Tag.columns, SnapshotFormat.Tag.summaries, SnapshotFormat.Tag.metadata,
+            ].contains(tag)
             if !known {
                 if flags & SnapshotFormat.optionalFlag == 0 { throw .unsupportedSection(file: file, tag: name) }
                 unknown.append((tag, flags, Array(body)))
@@ -292,8 +302,10 @@ struct SnapshotFooter: Sendable, Equatable {
     }
 
     /// `TIDX`: each ticker's first row and row count, one entry per dictionary entry.
-    private static func decodeTickerIndex(_ r: inout SnapshotByteReader, into tickers: inout [TickerEntry],
-                                          rowLimit: Int) throws(SnapshotError) {
+    private static func decodeTickerIndex(
+        _ r: inout SnapshotByteReader, into tickers: inout [TickerEntry],
+        rowLimit: Int
+    ) throws(SnapshotError) {
         let indexCount = Int(try r.readUInt32LE("ticker count"))
         guard indexCount == tickers.count else { throw r.fail("index has \(indexCount) tickers, the dictionary \(tickers.count)") }
         for i in 0 ..< tickers.count {
@@ -305,8 +317,10 @@ struct SnapshotFooter: Sendable, Equatable {
 
     /// `COLS`: the row count and, for the date column then each value column, its type (as the
     /// schema says), validity flag and payload extents and checksums.
-    private static func decodeColumns(_ r: inout SnapshotByteReader, schema: [ColumnDescriptor],
-                                      rowLimit: Int) throws(SnapshotError) -> (Int, [SnapshotColumnEntry]) {
+    private static func decodeColumns(
+        _ r: inout SnapshotByteReader, schema: [ColumnDescriptor],
+        rowLimit: Int
+    ) throws(SnapshotError) -> (Int, [SnapshotColumnEntry]) {
         let rowCount = try r.readCount64("row count", limit: rowLimit)
         let entryCount = Int(try r.readUInt32LE("column count"))
         guard entryCount == schema.count + 1 else {
@@ -337,8 +351,10 @@ struct SnapshotFooter: Sendable, Equatable {
 
     /// `SUMM` (optional): block summaries per column, or `nil` for the whole section when it was
     /// written for another block size (it is then ignored and the summaries recomputed).
-    private static func decodeSummaries(_ r: inout SnapshotByteReader, columns: [SnapshotColumnEntry], schema: [ColumnDescriptor],
-                                        rowCount: Int) throws(SnapshotError) -> [AnyBlockSummaries?]? {
+    private static func decodeSummaries(
+        _ r: inout SnapshotByteReader, columns: [SnapshotColumnEntry], schema: [ColumnDescriptor],
+        rowCount: Int
+    ) throws(SnapshotError) -> [AnyBlockSummaries?]? {
         let blockRows = Int(try r.readUInt32LE("block rows"))
         let count = Int(try r.readUInt32LE("column count"))
         guard blockRows == BlockSummaries<Int32>.blockRows else { return nil }
@@ -351,7 +367,10 @@ struct SnapshotFooter: Sendable, Equatable {
             let raw = try r.readUInt8("type of summaries of \(name)")
             _ = try r.readUInt16LE("reserved")
             let n = Int(try r.readUInt32LE("block count of \(name)"))
-            guard present != 0 else { list.append(nil); continue }
+            guard present != 0 else {
+                list.append(nil)
+                continue
+            }
             guard raw == columns[i].type.rawValue else { throw r.fail("summaries of \(name) have type \(raw)") }
             guard n == blocks else { throw r.fail("\(n) blocks of summaries for column \(name), \(rowCount) rows need \(blocks)") }
             switch columns[i].type {
@@ -376,7 +395,9 @@ struct SnapshotFooter: Sendable, Equatable {
         return out
     }
 
-    private static func readSummaries<T: ColumnElement>(_ r: inout SnapshotByteReader, _ n: Int, _ name: String) throws(SnapshotError) -> BlockSummaries<T> {
+    private static func readSummaries<T: ColumnElement>(
+        _ r: inout SnapshotByteReader, _ n: Int, _ name: String
+    ) throws(SnapshotError) -> BlockSummaries<T> {
         let mins: [T] = try r.readArray(n, "minimums of \(name)")
         let maxs: [T] = try r.readArray(n, "maximums of \(name)")
         let unknowns: [UInt32] = try r.readArray(n, "unknown counts of \(name)")

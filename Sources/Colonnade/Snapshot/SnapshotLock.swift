@@ -34,8 +34,10 @@ package final class SnapshotLock {
     /// - Throws: `SnapshotError`: `locked` (with `wait: false`), `danglingSymlink`,
     ///   `isADirectory`, `notARegularFile`, `noSuchFile` (no such directory), `permissionDenied`,
     ///   `ioError`.
-    package init(snapshotAt path: String, wait: Bool = true,
-                whileWaiting: (_ holder: Int32?) -> Void = { _ in }) throws(SnapshotError) {
+    package init(
+        snapshotAt path: String, wait: Bool = true,
+        whileWaiting: (_ holder: Int32?) -> Void = { _ in }
+    ) throws(SnapshotError) {
         let target: FileTarget
         do { target = try FileTarget(forWriting: path) } catch { throw SnapshotError(error, file: path) }
         snapshotPath = path
@@ -54,13 +56,14 @@ package final class SnapshotLock {
                     close(fd)
                     throw .locked(file: path, lockFile: lockPath, holder: holder)
                 }
-                if !announced { whileWaiting(holder); announced = true }
-                while flock(fd, LOCK_EX) != 0 {
-                    guard errno == EINTR else {
-                        let code = errno
-                        close(fd)
-                        throw SnapshotError.system(path, "flock", code)
-                    }
+                if !announced {
+                    whileWaiting(holder)
+                    announced = true
+                }
+                if SystemCall.retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
+                    let code = errno
+                    close(fd)
+                    throw SnapshotError.system(path, "flock", code)
                 }
             }
             // The lock counts only if the file we locked is still the one at lockPath (nobody
@@ -74,7 +77,7 @@ package final class SnapshotLock {
         }
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
-        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        _ = text.withUnsafeBytes { SystemCall.writeAll(descriptor, $0.baseAddress, $0.count, at: 0) }
     }
 
     deinit { release() }
@@ -118,7 +121,7 @@ package final class SnapshotLock {
     /// The PID written in the lock file, if there is one.
     private static func holder(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 24)
-        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let n = buffer.withUnsafeMutableBytes { SystemCall.readFully(fd, $0.baseAddress!, $0.count, at: 0) }
         guard n > 0 else { return nil }
         let text = String(decoding: buffer.prefix(n), as: UTF8.self).trimmingSuffix("\n")
         return Int32(text).flatMap { $0 > 0 ? $0 : nil }

@@ -165,7 +165,7 @@ extension SnapshotLog {
             throw .checksumMismatch(file: file, section: "version log header", column: nil, expected: u64(56), actual: headerSum)
         }
         guard UInt32(littleEndian: b.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) == 0,
-              (32 ..< 56).allSatisfy({ b[$0] == 0 })
+            (32 ..< 56).allSatisfy({ b[$0] == 0 })
         else { throw .malformedHeader(file: file, detail: "version log flags or reserved bytes are not 0") }
         let length = u64(16)
         guard length == UInt64(b.count) else {
@@ -186,7 +186,9 @@ extension SnapshotLog {
         var names = Set<String>()
         for i in 0 ..< fileCount {
             let name = try r.readString("file \(i) name")
-            guard isPlainName(name), names.insert(name).inserted else { throw r.fail("file \(i) name '\(name)' is not a plain, unique file name") }
+            guard isPlainName(name), names.insert(name).inserted else {
+                throw r.fail("file \(i) name '\(name)' is not a plain, unique file name")
+            }
             let size = try r.readCount64("file \(i) size", limit: Int.max)
             let sum = try r.readUInt64LE("file \(i) checksum")
             let rows = try r.readCount64("file \(i) rows", limit: Int(Int32.max) * 64)
@@ -199,7 +201,9 @@ extension SnapshotLog {
             let number = try r.readCount64("version \(i) number", limit: Int(Int64.max))
             let time = Int64(bitPattern: try r.readUInt64LE("version \(i) time"))
             let kindCode = try r.readUInt8("version \(i) kind")
-            guard let kind = SnapshotVersion.Kind(rawValue: kindCode) else { throw r.fail("version \(number) has unknown kind \(kindCode)") }
+            guard let kind = SnapshotVersion.Kind(rawValue: kindCode) else {
+                throw r.fail("version \(number) has unknown kind \(kindCode)")
+            }
             let rows = try r.readCount64("version \(i) rows", limit: Int(Int32.max) * 64)
             let written = try r.readCount64("version \(i) written rows", limit: Int(Int32.max) * 64)
             let bytes = try r.readCount64("version \(i) written bytes", limit: Int.max)
@@ -214,9 +218,11 @@ extension SnapshotLog {
                 indices.append(index)
             }
             guard number > (versions.last?.number ?? 0) else { throw r.fail("version numbers do not ascend at version \(number)") }
-            versions.append(SnapshotVersion(number: number, millisecondsSince1970: time, kind: kind, command: command,
-                                            rowCount: rows, writtenRows: written, writtenBytes: bytes,
-                                            restoredFrom: restored == 0 ? nil : restored, files: indices))
+            versions.append(
+                SnapshotVersion(
+                    number: number, millisecondsSince1970: time, kind: kind, command: command,
+                    rowCount: rows, writtenRows: written, writtenBytes: bytes,
+                    restoredFrom: restored == 0 ? nil : restored, files: indices))
         }
         try r.expectEnd()
         return SnapshotLog(dataDirectory: directory, files: files, versions: versions)

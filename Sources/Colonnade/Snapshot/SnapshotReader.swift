@@ -34,7 +34,8 @@ extension QuoteTable {
     }
 
     /// `load(from:verify:)` from a reader already opened (tests cut the file in between).
-    static func load(_ reader: SnapshotReader, verify: Bool, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable {
+    static func load(_ reader: SnapshotReader, verify: Bool, threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable
+    {
         do throws(SnapshotError) {
             if let problem = reader.layoutProblems().first { throw problem }
             if verify {
@@ -123,8 +124,9 @@ struct SnapshotReader {
         func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
         let majorVersion = u16(8), minorVersion = u16(10)
         guard majorVersion == SnapshotFormat.majorVersion else {
-            throw .unsupportedVersion(file: path, found: "\(majorVersion).\(minorVersion)",
-                                      supported: "\(SnapshotFormat.majorVersion).x (up to \(SnapshotFormat.majorVersion).\(SnapshotFormat.minorVersion))")
+            throw .unsupportedVersion(
+                file: path, found: "\(majorVersion).\(minorVersion)",
+                supported: "\(SnapshotFormat.majorVersion).x (up to \(SnapshotFormat.majorVersion).\(SnapshotFormat.minorVersion))")
         }
         let recordedLength = u64(16)
         guard size >= SnapshotFormat.payloadStart else {
@@ -168,11 +170,14 @@ struct SnapshotReader {
         let recordedFooterOffset = u64(32)
         let footerEnd = size - SnapshotFormat.trailerSize
         guard recordedFooterOffset >= UInt64(SnapshotFormat.payloadStart), recordedFooterOffset <= UInt64(footerEnd),
-              recordedFooterOffset % UInt64(SnapshotFormat.sectionAlignment) == 0,
-              recordedFooterLength == UInt64(footerEnd) - recordedFooterOffset
+            recordedFooterOffset % UInt64(SnapshotFormat.sectionAlignment) == 0,
+            recordedFooterLength == UInt64(footerEnd) - recordedFooterOffset
         else {
-            throw .offsetOutOfRange(file: path, section: "trailer",
-                                    detail: "footer at \(recordedFooterOffset) of \(recordedFooterLength) bytes does not end at \(footerEnd) (8-aligned, after byte \(SnapshotFormat.payloadStart))")
+            throw .offsetOutOfRange(
+                file: path, section: "trailer",
+                detail:
+                    "footer at \(recordedFooterOffset) of \(recordedFooterLength) bytes does not end at \(footerEnd) (8-aligned, after byte \(SnapshotFormat.payloadStart))"
+            )
         }
         let footerOffset = Int(recordedFooterOffset)
         let footerBytes = UnsafeRawBufferPointer(rebasing: b[footerOffset ..< footerEnd])
@@ -206,20 +211,30 @@ struct SnapshotReader {
             for (name, payload, expected) in parts {
                 guard let p = payload else { continue }
                 if p.offset % SnapshotFormat.payloadAlignment != 0 {
-                    problems.append(.offsetOutOfRange(file: path, section: "COLS", detail: "\(name) at offset \(p.offset) is not 64-byte aligned"))
+                    problems.append(
+                        .offsetOutOfRange(file: path, section: "COLS", detail: "\(name) at offset \(p.offset) is not 64-byte aligned"))
                 } else if p.offset < SnapshotFormat.payloadStart || p.offset > footerOffset || p.paddedLength > footerOffset - p.offset {
-                    problems.append(.offsetOutOfRange(file: path, section: "COLS",
-                                                      detail: "\(name) at \(p.offset)..<\(p.offset + p.paddedLength) is outside the payload region \(SnapshotFormat.payloadStart)..<\(footerOffset)"))
+                    problems.append(
+                        .offsetOutOfRange(
+                            file: path, section: "COLS",
+                            detail:
+                                "\(name) at \(p.offset)..<\(p.offset + p.paddedLength) is outside the payload region \(SnapshotFormat.payloadStart)..<\(footerOffset)"
+                        ))
                 } else if p.length != expected {
-                    problems.append(.malformedFooter(file: path, section: "COLS",
-                                                     detail: "\(name) has \(p.length) bytes; \(rows) rows of \(name.hasSuffix(".validity") ? "validity" : "\(c.type)") need \(expected)"))
+                    problems.append(
+                        .malformedFooter(
+                            file: path, section: "COLS",
+                            detail:
+                                "\(name) has \(p.length) bytes; \(rows) rows of \(name.hasSuffix(".validity") ? "validity" : "\(c.type)") need \(expected)"
+                        ))
                 }
             }
         }
         if problems.isEmpty {
             let extents = payloads.filter { $0.payload.length > 0 }.sorted { $0.payload.offset < $1.payload.offset }
             for (a, b) in zip(extents, extents.dropFirst()) where a.payload.offset + a.payload.paddedLength > b.payload.offset {
-                problems.append(.offsetOutOfRange(file: path, section: "COLS", detail: "\(a.name) and \(b.name) overlap at \(b.payload.offset)"))
+                problems.append(
+                    .offsetOutOfRange(file: path, section: "COLS", detail: "\(a.name) and \(b.name) overlap at \(b.payload.offset)"))
             }
             // Packed: the padded payloads tile 4096 ..< F with no gap (a gap is bytes nothing
             // describes: hidden data, or a sparse hole that every populating load would fault in).
@@ -227,26 +242,33 @@ struct SnapshotReader {
                 var expected = SnapshotFormat.payloadStart
                 for e in extents {
                     if e.payload.offset != expected {
-                        problems.append(.offsetOutOfRange(file: path, section: "COLS",
-                                                          detail: "\(e.name) starts at \(e.payload.offset), expected \(expected): payloads must be packed"))
+                        problems.append(
+                            .offsetOutOfRange(
+                                file: path, section: "COLS",
+                                detail: "\(e.name) starts at \(e.payload.offset), expected \(expected): payloads must be packed"))
                         break
                     }
                     expected += e.payload.paddedLength
                 }
                 if problems.isEmpty && expected != footerOffset {
-                    problems.append(.offsetOutOfRange(file: path, section: "trailer",
-                                                      detail: "the footer starts at \(footerOffset) but the payloads end at \(expected): no gap is allowed"))
+                    problems.append(
+                        .offsetOutOfRange(
+                            file: path, section: "trailer",
+                            detail: "the footer starts at \(footerOffset) but the payloads end at \(expected): no gap is allowed"))
                 }
             }
         }
         var next = 0
         for t in footer.tickers {
             guard t.rowCount <= rows else {  // also keeps the sum below from overflowing
-                problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) has \(t.rowCount) rows of \(rows)"))
+                problems.append(
+                    .malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) has \(t.rowCount) rows of \(rows)"))
                 return problems
             }
             if t.firstRow != next {
-                problems.append(.malformedFooter(file: path, section: "TIDX", detail: "ticker \(t.symbol) starts at row \(t.firstRow), expected \(next)"))
+                problems.append(
+                    .malformedFooter(
+                        file: path, section: "TIDX", detail: "ticker \(t.symbol) starts at row \(t.firstRow), expected \(next)"))
                 next = t.firstRow
             }
             next += t.rowCount
@@ -265,8 +287,10 @@ struct SnapshotReader {
     /// NaN) of a block lies within the block's stored minimum and maximum, and the block's count
     /// of nulls and NaNs is exact. (`verifySnapshot` compares summaries bit for bit instead.)
     /// - Precondition: `layoutProblems()` is empty.
-    func checksumProblems(checkSummaries: Bool = false, threads: Int = QueryOptions.availableCores,
-                          progress: (@Sendable (Int) -> Void)? = nil) -> [SnapshotError] {
+    func checksumProblems(
+        checkSummaries: Bool = false, threads: Int = QueryOptions.availableCores,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) -> [SnapshotError] {
         let list = payloads
         let rows = footer.rowCount
         // For each payload: the column whose values it is (nil for validity), for the summary check.
@@ -296,8 +320,9 @@ struct SnapshotReader {
                         // Safe: as above, for the validity payload (ceil(rows / 64) words).
                         UnsafePointer<UInt64>(OpaquePointer(sendableBase.value + v.offset))
                     }
-                    let (sum, block) = Self.hashCheckingSummaries(bytes, seed: UInt64(p.offset), rows: rows,
-                                                                   summaries: summaries, validity: validity)
+                    let (sum, block) = Self.hashCheckingSummaries(
+                        bytes, seed: UInt64(p.offset), rows: rows,
+                        summaries: summaries, validity: validity)
                     shared.base[i] = sum
                     sharedBad.base[i] = block ?? -1
                 }
@@ -309,16 +334,20 @@ struct SnapshotReader {
         }
         for (i, (name, _)) in list.enumerated() where badBlocks[i] >= 0 {
             let first = badBlocks[i] * BlockSummaries<Int32>.blockRows
-            problems.append(.inconsistentData(file: path, section: "SUMM",
-                                              detail: "block summary \(badBlocks[i]) of \(name) (rows from \(first)) does not match the data"))
+            problems.append(
+                .inconsistentData(
+                    file: path, section: "SUMM",
+                    detail: "block summary \(badBlocks[i]) of \(name) (rows from \(first)) does not match the data"))
         }
         return problems
     }
 
     /// The checksum of a value payload, and the first block whose summary does not hold for its
     /// values (nil when every one does).
-    private static func hashCheckingSummaries(_ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
-                                              summaries: AnyBlockSummaries, validity: UnsafePointer<UInt64>?) -> (UInt64, Int?) {
+    private static func hashCheckingSummaries(
+        _ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
+        summaries: AnyBlockSummaries, validity: UnsafePointer<UInt64>?
+    ) -> (UInt64, Int?) {
         switch summaries {
         case .int32(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
         case .int64(let s): hashCheckingSummaries(bytes, seed: seed, rows: rows, s, validity)
@@ -327,9 +356,11 @@ struct SnapshotReader {
         }
     }
 
-    private static func hashCheckingSummaries<T: ColumnElement>(_ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
-                                                                _ summaries: BlockSummaries<T>,
-                                                                _ validity: UnsafePointer<UInt64>?) -> (UInt64, Int?) {
+    private static func hashCheckingSummaries<T: ColumnElement>(
+        _ bytes: UnsafeRawBufferPointer, seed: UInt64, rows: Int,
+        _ summaries: BlockSummaries<T>,
+        _ validity: UnsafePointer<UInt64>?
+    ) -> (UInt64, Int?) {
         let blockRows = BlockSummaries<T>.blockRows
         let piecesBlocks = 32  // 32 blocks of 512 rows: 64–128 KiB, hashed then checked in L2
         let pieceBytes = piecesBlocks * blockRows * MemoryLayout<T>.stride
@@ -347,7 +378,9 @@ struct SnapshotReader {
             let end = min(rows, done / MemoryLayout<T>.stride)
             while firstBad == nil, block < summaries.count, (block + 1) * blockRows <= end || end == rows {
                 let lo = block * blockRows, count = min(blockRows, rows - lo)
-                if !scratch.withUnsafeMutableBufferPointer({ summaryHolds(summaries, block: block, values!, lo, count, validity, $0.baseAddress!) }) {
+                if !scratch.withUnsafeMutableBufferPointer({
+                    summaryHolds(summaries, block: block, values!, lo, count, validity, $0.baseAddress!)
+                }) {
                     firstBad = block
                 }
                 block += 1
@@ -359,8 +392,10 @@ struct SnapshotReader {
     /// Whether block `block` (rows `lo ..< lo + count`) agrees with its summary: every known value
     /// within [minimum, maximum], and exactly the stored number of nulls and NaNs.
     @inline(__always)
-    private static func summaryHolds<T: ColumnElement>(_ s: BlockSummaries<T>, block: Int, _ values: UnsafePointer<T>, _ lo: Int, _ count: Int,
-                                                       _ validity: UnsafePointer<UInt64>?, _ scratch: UnsafeMutablePointer<UInt64>) -> Bool {
+    private static func summaryHolds<T: ColumnElement>(
+        _ s: BlockSummaries<T>, block: Int, _ values: UnsafePointer<T>, _ lo: Int, _ count: Int,
+        _ validity: UnsafePointer<UInt64>?, _ scratch: UnsafeMutablePointer<UInt64>
+    ) -> Bool {
         let words = (count + 63) >> 6
         let inRange = scratch, known = scratch + words
         RangeKernels._evaluate(.closed(s.minimums[block], s.maximums[block]), values + lo, count: count, inRange, .store)
@@ -394,8 +429,9 @@ struct SnapshotReader {
         // in a file whose dates ascend (every writer's; `verify` checks every row).
         if let problem = dateRangeProblems(dates, everyRow: checkDates, limit: 1).first { throw problem.error }
         do {
-            return try QuoteTable(schema: footer.schema, columns: columns, dates: dates, tickers: footer.tickers,
-                                  dateColumnName: footer.dateColumnName, metadata: footer.metadata, checkDates: false)
+            return try QuoteTable(
+                schema: footer.schema, columns: columns, dates: dates, tickers: footer.tickers,
+                dateColumnName: footer.dateColumnName, metadata: footer.metadata, checkDates: false)
         } catch {
             throw .malformedFooter(file: path, section: "TIDX", detail: error.description)
         }
@@ -406,7 +442,9 @@ struct SnapshotReader {
         ColumnStorage(borrowing: mapping.base + p.offset, byteCount: p.paddedLength, owner: mapping)
     }
 
-    private func column(_ entry: SnapshotColumnEntry, name: String, summaries: AnyBlockSummaries?, checkPadding: Bool) throws(SnapshotError) -> AnyColumn {
+    private func column(
+        _ entry: SnapshotColumnEntry, name: String, summaries: AnyBlockSummaries?, checkPadding: Bool
+    ) throws(SnapshotError) -> AnyColumn {
         let rows = footer.rowCount
         var validity: Bitmask?
         if let v = entry.validity {
@@ -442,14 +480,20 @@ struct SnapshotReader {
                     found += 1
                     if found > limit { continue }
                     let what = d[r] == d[r - 1] ? "repeats" : "is before"
-                    let detail = "date \(Day.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(Day.format(day: d[r - 1]))"
-                    out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: r,
-                                               error: .inconsistentData(file: path, section: "payload", detail: detail)))
+                    let detail =
+                        "date \(Day.format(day: d[r])) of ticker \(t.symbol) at row \(r) \(what) the previous row's \(Day.format(day: d[r - 1]))"
+                    out.append(
+                        SnapshotProblem(
+                            section: "payload", column: "date", ticker: t.symbol, row: r,
+                            error: .inconsistentData(file: path, section: "payload", detail: detail)))
                 }
                 if found > limit && limit > 1 {
-                    out.append(SnapshotProblem(section: "payload", column: "date", ticker: t.symbol, row: nil,
-                                               error: .inconsistentData(file: path, section: "payload",
-                                                                        detail: "\(found - limit) more date order problems in ticker \(t.symbol)")))
+                    out.append(
+                        SnapshotProblem(
+                            section: "payload", column: "date", ticker: t.symbol, row: nil,
+                            error: .inconsistentData(
+                                file: path, section: "payload",
+                                detail: "\(found - limit) more date order problems in ticker \(t.symbol)")))
                 }
                 if limit == 1 && !out.isEmpty { return }
             }
@@ -464,9 +508,12 @@ struct SnapshotReader {
         var out = [SnapshotProblem]()
         var tickers = footer.tickers
         while out.count < limit, let problem = QuoteTable.dateRangeProblem(dates, tickers, everyRow: everyRow),
-              case let .dateOutOfRange(symbol, row, _) = problem {
-            out.append(SnapshotProblem(section: "payload", column: "date", ticker: symbol, row: row,
-                                       error: .inconsistentData(file: path, section: "payload", detail: problem.description)))
+            case let .dateOutOfRange(symbol, row, _) = problem
+        {
+            out.append(
+                SnapshotProblem(
+                    section: "payload", column: "date", ticker: symbol, row: row,
+                    error: .inconsistentData(file: path, section: "payload", detail: problem.description)))
             // The next ticker after this one.
             tickers.removeAll { $0.firstRow <= row }
         }
@@ -480,9 +527,11 @@ struct SnapshotReader {
     func nullDateProblem(_ dates: Column<Int32>) -> SnapshotProblem? {
         guard let row = dates.validity?.firstClearRow else { return nil }
         let ticker = footer.tickers.last { $0.firstRow <= row }?.symbol
-        return SnapshotProblem(section: "payload", column: "date.validity", ticker: ticker, row: row,
-                               error: .inconsistentData(file: path, section: "payload",
-                                                        detail: "row \(row) has no date (date.validity bit 0); every row needs a date, so a date bitmap must have every bit set"))
+        return SnapshotProblem(
+            section: "payload", column: "date.validity", ticker: ticker, row: row,
+            error: .inconsistentData(
+                file: path, section: "payload",
+                detail: "row \(row) has no date (date.validity bit 0); every row needs a date, so a date bitmap must have every bit set"))
     }
 
     /// The date column, for checks that run before the table is built.
@@ -495,11 +544,12 @@ struct SnapshotReader {
     }
 
     var info: SnapshotInfo {
-        SnapshotInfo(path: path, majorVersion: majorVersion, minorVersion: minorVersion, fileSize: mapping.size,
-                     rowCount: footer.rowCount, tickerCount: footer.tickers.count, schema: footer.schema,
-                     dateColumnName: footer.dateColumnName, metadata: footer.metadata,
-                     payloadBytes: footerOffset - SnapshotFormat.payloadStart, footerBytes: footerLength,
-                     hasBlockSummaries: footer.summaries?.allSatisfy { $0 != nil } ?? false,
-                     nullableColumns: footer.columns.indices.dropFirst().filter { footer.columns[$0].validity != nil }.map { footer.columnName($0) })
+        SnapshotInfo(
+            path: path, majorVersion: majorVersion, minorVersion: minorVersion, fileSize: mapping.size,
+            rowCount: footer.rowCount, tickerCount: footer.tickers.count, schema: footer.schema,
+            dateColumnName: footer.dateColumnName, metadata: footer.metadata,
+            payloadBytes: footerOffset - SnapshotFormat.payloadStart, footerBytes: footerLength,
+            hasBlockSummaries: footer.summaries?.allSatisfy { $0 != nil } ?? false,
+            nullableColumns: footer.columns.indices.dropFirst().filter { footer.columns[$0].validity != nil }.map { footer.columnName($0) })
     }
 }

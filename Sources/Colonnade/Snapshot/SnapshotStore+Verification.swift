@@ -17,11 +17,12 @@ extension SnapshotStore {
             footer += i.footerBytes
         }
         let table = try Self.merge(log.current, of: log, directory: directory, verify: false, threads: QueryOptions.availableCores)
-        return SnapshotInfo(path: path, majorVersion: SnapshotLog.majorVersion, minorVersion: SnapshotLog.minorVersion,
-                            fileSize: log.bytes(of: log.current), rowCount: table.rowCount, tickerCount: table.tickers.count,
-                            schema: table.schema, dateColumnName: table.dateColumnName, metadata: table.metadata,
-                            payloadBytes: payload, footerBytes: footer, hasBlockSummaries: table.hasSummaries,
-                            nullableColumns: table.columns.indices.filter { table.columns[$0].validity != nil }.map { table.schema[$0].identifier })
+        return SnapshotInfo(
+            path: path, majorVersion: SnapshotLog.majorVersion, minorVersion: SnapshotLog.minorVersion,
+            fileSize: log.bytes(of: log.current), rowCount: table.rowCount, tickerCount: table.tickers.count,
+            schema: table.schema, dateColumnName: table.dateColumnName, metadata: table.metadata,
+            payloadBytes: payload, footerBytes: footer, hasBlockSummaries: table.hasSummaries,
+            nullableColumns: table.columns.indices.filter { table.columns[$0].validity != nil }.map { table.schema[$0].identifier })
     }
 
     /// Checks the store completely: the version log (checksums, structure), then every data file
@@ -47,9 +48,12 @@ extension SnapshotStore {
             do throws(SnapshotError) {
                 _ = try Self.checkedReader(file, directory: directory)
             } catch {
-                problems.append(SnapshotProblem(section: "version log", column: nil, ticker: nil, row: nil,
-                                                error: .inconsistentData(file: error.file, section: "data file of version \(users.joined(separator: ", "))",
-                                                                         detail: error.description)))
+                problems.append(
+                    SnapshotProblem(
+                        section: "version log", column: nil, ticker: nil, row: nil,
+                        error: .inconsistentData(
+                            file: error.file, section: "data file of version \(users.joined(separator: ", "))",
+                            detail: error.description)))
                 continue
             }
             problems += QuoteTable.verifySnapshot(at: directory + "/" + file.name, progress: progress, single: true).problems
@@ -59,8 +63,12 @@ extension SnapshotStore {
             do throws(SnapshotError) {
                 let table = try Self.merge(log.current, of: log, directory: directory, verify: false, threads: QueryOptions.availableCores)
                 if table.rowCount != log.current.rowCount {
-                    problems.append(SnapshotProblem(.inconsistentData(file: path, section: "version log",
-                                                                      detail: "version \(log.current.number) holds \(table.rowCount) rows, the log records \(log.current.rowCount)")))
+                    problems.append(
+                        SnapshotProblem(
+                            .inconsistentData(
+                                file: path, section: "version log",
+                                detail:
+                                    "version \(log.current.number) holds \(table.rowCount) rows, the log records \(log.current.rowCount)")))
                 }
                 info = try self.info()
             } catch {

@@ -33,16 +33,20 @@ extension SnapshotStore {
     ///   - durable: `fsync` the segment, the log and their directories before returning.
     /// - Throws: `SnapshotError`; on any error the current version is unchanged.
     @discardableResult
-    public func append(_ rows: QuoteTable, command: String = "", durable: Bool = true, wait: Bool = true,
-                       threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> SnapshotCommit {
+    public func append(
+        _ rows: QuoteTable, command: String = "", durable: Bool = true, wait: Bool = true,
+        threads: Int = QueryOptions.availableCores
+    ) throws(SnapshotError) -> SnapshotCommit {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait)
         defer { lock.release() }
         return try appendLocked(rows, command: command, durable: durable, threads: threads)
     }
 
     /// ``append(_:command:durable:wait:threads:)`` for a caller that holds the write lock.
-    package func appendLocked(_ rows: QuoteTable, command: String, durable: Bool, threads: Int,
-                              now: Int64? = nil) throws(SnapshotError) -> SnapshotCommit {
+    package func appendLocked(
+        _ rows: QuoteTable, command: String, durable: Bool, threads: Int,
+        now: Int64? = nil
+    ) throws(SnapshotError) -> SnapshotCommit {
         guard var state = try prepare(durable: durable, threads: threads) else {
             return try writeSingleFile(rows, command: command, durable: durable, threads: threads)
         }
@@ -56,46 +60,55 @@ extension SnapshotStore {
         var identifiers = Set(rows.schema.map(\.identifier))
         for t in earlier { identifiers.formUnion(t.schema.map(\.identifier)) }
         if identifiers.count > QuoteTable.maximumColumnCount {
-            throw .unsavable(file: path, reason: "\(identifiers.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
+            throw .unsavable(
+                file: path, reason: "\(identifiers.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
         }
         let file = try state.writeDataFile(rows, version: state.nextNumber, durable: durable, threads: threads)
         let rowCount = try mergedRowCount(state, earlier: earlier, extra: file, threads: threads)
         state.log.files.append(file)
-        let version = SnapshotVersion(number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .append,
-                                      command: command, rowCount: rowCount, writtenRows: rows.rowCount, writtenBytes: file.size,
-                                      restoredFrom: nil, files: previous.files + [state.log.files.count - 1])
+        let version = SnapshotVersion(
+            number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .append,
+            command: command, rowCount: rowCount, writtenRows: rows.rowCount, writtenBytes: file.size,
+            restoredFrom: nil, files: previous.files + [state.log.files.count - 1])
         return try state.commit(version, durable: durable, newBytes: file.size)
     }
 
     /// Writes `table` whole as a new version (a full rewrite: the history keeps every earlier
     /// version). Where nothing exists yet, writes a single-file snapshot (version 1).
     @discardableResult
-    public func write(_ table: QuoteTable, command: String = "", durable: Bool = true, wait: Bool = true,
-                      threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> SnapshotCommit {
+    public func write(
+        _ table: QuoteTable, command: String = "", durable: Bool = true, wait: Bool = true,
+        threads: Int = QueryOptions.availableCores
+    ) throws(SnapshotError) -> SnapshotCommit {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait)
         defer { lock.release() }
         return try writeLocked(table, kind: .full, command: command, durable: durable, threads: threads)
     }
 
     /// ``write(_:command:durable:wait:threads:)`` for a caller that holds the write lock.
-    package func writeLocked(_ table: QuoteTable, kind: SnapshotVersion.Kind = .full, command: String, durable: Bool,
-                             threads: Int, now: Int64? = nil) throws(SnapshotError) -> SnapshotCommit {
+    package func writeLocked(
+        _ table: QuoteTable, kind: SnapshotVersion.Kind = .full, command: String, durable: Bool,
+        threads: Int, now: Int64? = nil
+    ) throws(SnapshotError) -> SnapshotCommit {
         guard var state = try prepare(durable: durable, threads: threads) else {
             return try writeSingleFile(table, command: command, durable: durable, threads: threads)
         }
         let file = try state.writeDataFile(table, version: state.nextNumber, durable: durable, threads: threads)
         state.log.files.append(file)
-        let version = SnapshotVersion(number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: kind,
-                                      command: command, rowCount: table.rowCount, writtenRows: table.rowCount,
-                                      writtenBytes: file.size, restoredFrom: nil, files: [state.log.files.count - 1])
+        let version = SnapshotVersion(
+            number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: kind,
+            command: command, rowCount: table.rowCount, writtenRows: table.rowCount,
+            writtenBytes: file.size, restoredFrom: nil, files: [state.log.files.count - 1])
         return try state.commit(version, durable: durable, newBytes: file.size)
     }
 
     /// Folds the current version's files into one, as a new version (the table is unchanged).
     /// - Returns: nil when the current version is one file already.
     @discardableResult
-    public func compact(command: String = "", durable: Bool = true, wait: Bool = true,
-                        threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> SnapshotCommit? {
+    public func compact(
+        command: String = "", durable: Bool = true, wait: Bool = true,
+        threads: Int = QueryOptions.availableCores
+    ) throws(SnapshotError) -> SnapshotCommit? {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait)
         defer { lock.release() }
         return try compactLocked(command: command, durable: durable, threads: threads)
@@ -114,7 +127,9 @@ extension SnapshotStore {
     /// copied, nothing is lost: the versions after it stay in the log).
     /// - Throws: `versionUnavailable` for a version the log does not hold, or the current one.
     @discardableResult
-    public func restore(_ number: Int, command: String = "", durable: Bool = true, wait: Bool = true) throws(SnapshotError) -> SnapshotCommit {
+    public func restore(
+        _ number: Int, command: String = "", durable: Bool = true, wait: Bool = true
+    ) throws(SnapshotError) -> SnapshotCommit {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait)
         defer { lock.release() }
         return try restoreLocked(number, command: command, durable: durable)
@@ -135,9 +150,10 @@ extension SnapshotStore {
         let names = old.files.map { log.files[$0].name }
         let indices = names.map { name in state.log.files.firstIndex { $0.name == name } ?? -1 }
         guard !indices.contains(-1) else { throw unavailable(number, state.log) }
-        let version = SnapshotVersion(number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .restore,
-                                      command: command, rowCount: old.rowCount, writtenRows: 0, writtenBytes: 0,
-                                      restoredFrom: number, files: indices)
+        let version = SnapshotVersion(
+            number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .restore,
+            command: command, rowCount: old.rowCount, writtenRows: 0, writtenBytes: 0,
+            restoredFrom: number, files: indices)
         return try state.commit(version, durable: durable, newBytes: 0)
     }
 
@@ -148,15 +164,19 @@ extension SnapshotStore {
     /// versions. The new log is committed first, then the files are unlinked: a crash in
     /// between leaves files no version names, which the next write or gc removes.
     @discardableResult
-    public func collectGarbage(keepLast: Int?, keepDays: Int?, now: Int64? = nil, durable: Bool = true,
-                               wait: Bool = true) throws(SnapshotError) -> SnapshotCollection {
+    public func collectGarbage(
+        keepLast: Int?, keepDays: Int?, now: Int64? = nil, durable: Bool = true,
+        wait: Bool = true
+    ) throws(SnapshotError) -> SnapshotCollection {
         let lock = try SnapshotLock(snapshotAt: path, wait: wait)
         defer { lock.release() }
         return try collectGarbageLocked(keepLast: keepLast, keepDays: keepDays, now: now, durable: durable)
     }
 
     /// ``collectGarbage(keepLast:keepDays:now:durable:wait:)`` for a caller that holds the lock.
-    package func collectGarbageLocked(keepLast: Int?, keepDays: Int?, now: Int64? = nil, durable: Bool) throws(SnapshotError) -> SnapshotCollection {
+    package func collectGarbageLocked(
+        keepLast: Int?, keepDays: Int?, now: Int64? = nil, durable: Bool
+    ) throws(SnapshotError) -> SnapshotCollection {
         let (log, resolved) = try readLog(path)
         guard !log.isSingleFile else { return SnapshotCollection(removedVersions: [], removedFiles: 0, freedBytes: 0) }
         let directory = dataDirectory(resolved, log)
@@ -164,18 +184,28 @@ extension SnapshotStore {
         let count = log.versions.count
         var kept = [SnapshotVersion](), removed = [Int]()
         for (i, v) in log.versions.enumerated() {
-            let keep = i == count - 1 || (keepLast.map { i >= count - $0 } ?? false)
+            let keep =
+                i == count - 1 || (keepLast.map { i >= count - $0 } ?? false)
                 || (cutoff.map { v.millisecondsSince1970 >= $0 } ?? false) || (keepLast == nil && keepDays == nil)
             if keep { kept.append(v) } else { removed.append(v.number) }
         }
         // Renumber the file table to the files the kept versions name.
         var newFiles = [SnapshotDataFile](), newIndex = [Int: Int]()
-        for v in kept { for i in v.files where newIndex[i] == nil { newIndex[i] = newFiles.count; newFiles.append(log.files[i]) } }
+        for v in kept {
+            for i in v.files where newIndex[i] == nil {
+                newIndex[i] = newFiles.count
+                newFiles.append(log.files[i])
+            }
+        }
         var freed = 0, files = 0
         if !removed.isEmpty {
             var newLog = log
             newLog.files = newFiles
-            newLog.versions = kept.map { v in var v = v; v.files = v.files.map { newIndex[$0] ?? 0 }; return v }
+            newLog.versions = kept.map { v in
+                var v = v
+                v.files = v.files.map { newIndex[$0] ?? 0 }
+                return v
+            }
             try Self.writeLog(newLog, to: path, durable: durable)
         }
         // Unlink what no kept version names: the removed versions' files and any leftovers.
@@ -183,7 +213,10 @@ extension SnapshotStore {
         for name in Self.dataFileNames(in: directory, temporaries: true) where !keptNames.contains(name) {
             var st = stat()
             let p = directory + "/" + name
-            if stat(p, &st) == 0, unlink(p) == 0 { freed += Int(st.st_size); files += 1 }
+            if stat(p, &st) == 0, unlink(p) == 0 {
+                freed += Int(st.st_size)
+                files += 1
+            }
         }
         if files > 0, durable { Self.syncDirectory(directory) }
         return SnapshotCollection(removedVersions: removed, removedFiles: files, freedBytes: freed)
@@ -211,7 +244,8 @@ extension SnapshotStore {
             }
             let reader = try SnapshotReader(path: p)
             let size = reader.mapping.size
-            let sum = UInt64(littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: size - SnapshotFormat.trailerSize, as: UInt64.self))
+            let sum = UInt64(
+                littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: size - SnapshotFormat.trailerSize, as: UInt64.self))
             return SnapshotDataFile(name: name, size: size, footerChecksum: sum, rowCount: table.rowCount)
         }
 
@@ -266,9 +300,10 @@ extension SnapshotStore {
     func writeSingleFile(_ table: QuoteTable, command: String, durable: Bool, threads: Int) throws(SnapshotError) -> SnapshotCommit {
         try table.save(to: path, durable: durable, threads: threads)
         let info = try QuoteTable.snapshotInfo(at: path)
-        let version = SnapshotVersion(number: 1, millisecondsSince1970: Self.now(), kind: .single, command: command,
-                                      rowCount: table.rowCount, writtenRows: table.rowCount, writtenBytes: info.fileSize,
-                                      restoredFrom: nil, files: [0])
+        let version = SnapshotVersion(
+            number: 1, millisecondsSince1970: Self.now(), kind: .single, command: command,
+            rowCount: table.rowCount, writtenRows: table.rowCount, writtenBytes: info.fileSize,
+            restoredFrom: nil, files: [0])
         return SnapshotCommit(version: version, writtenBytes: info.fileSize)
     }
 
@@ -280,7 +315,7 @@ extension SnapshotStore {
         var replaced = 0
         for entry in segment.tickers {
             let runs: [(QuoteTable, Int, Int)] = earlier.compactMap { t in
-                guard let code = t.code(of: entry.symbol) else { return nil }
+                guard let code = t.tickerNumber(of: entry.symbol) else { return nil }
                 let e = t.tickers[Int(code)]
                 return (t, e.firstRow, e.firstRow + e.rowCount)
             }
@@ -293,7 +328,10 @@ extension SnapshotStore {
                         let mid = (lo + hi) / 2
                         if t.dates[mid] < day { lo = mid + 1 } else { hi = mid }
                     }
-                    if lo < end && t.dates[lo] == day { replaced += 1; break }
+                    if lo < end && t.dates[lo] == day {
+                        replaced += 1
+                        break
+                    }
                 }
             }
         }

@@ -61,8 +61,10 @@ public struct SnapshotStore: Sendable {
     /// - Parameters:
     ///   - verify: check every data file as `QuoteTable.load(from:verify:)` does.
     /// - Throws: `SnapshotError`: `versionUnavailable` for a version the log does not hold.
-    public func table(atVersion version: Int? = nil, verify: Bool = true,
-                      threads: Int = QueryOptions.availableCores) throws(SnapshotError) -> QuoteTable {
+    public func table(
+        atVersion version: Int? = nil, verify: Bool = true,
+        threads: Int = QueryOptions.availableCores
+    ) throws(SnapshotError) -> QuoteTable {
         var attempt = 0
         while true {
             attempt += 1
@@ -94,7 +96,8 @@ public struct SnapshotStore: Sendable {
     public func version(atOrBefore millisecondsSince1970: Int64) throws(SnapshotError) -> SnapshotVersion {
         let log = try log()
         guard let v = log.version(atOrBefore: millisecondsSince1970) else {
-            throw .versionUnavailable(file: path, detail: "no version was committed by then (the first is version \(log.versions[0].number))")
+            throw .versionUnavailable(
+                file: path, detail: "no version was committed by then (the first is version \(log.versions[0].number))")
         }
         return v
     }
@@ -106,8 +109,10 @@ public struct SnapshotStore: Sendable {
     }
 
     /// Loads a version's files and merges them: base, then each segment upserted in order.
-    static func merge(_ version: SnapshotVersion, of log: SnapshotLog, directory: String,
-                      verify: Bool, threads: Int) throws(SnapshotError) -> QuoteTable {
+    static func merge(
+        _ version: SnapshotVersion, of log: SnapshotLog, directory: String,
+        verify: Bool, threads: Int
+    ) throws(SnapshotError) -> QuoteTable {
         var tables = [QuoteTable]()
         for index in version.files {
             tables.append(try loadDataFile(log.files[index], directory: directory, verify: verify, threads: threads))
@@ -128,11 +133,14 @@ public struct SnapshotStore: Sendable {
         let p = directory + "/" + file.name
         let reader = try SnapshotReader(path: p)
         guard reader.mapping.size == file.size else {
-            throw .inconsistentData(file: p, section: "version log", detail: "the file has \(reader.mapping.size) bytes, the version log records \(file.size)")
+            throw .inconsistentData(
+                file: p, section: "version log", detail: "the file has \(reader.mapping.size) bytes, the version log records \(file.size)")
         }
-        let sum = UInt64(littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: file.size - SnapshotFormat.trailerSize, as: UInt64.self))
+        let sum = UInt64(
+            littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: file.size - SnapshotFormat.trailerSize, as: UInt64.self))
         guard sum == file.footerChecksum else {
-            throw .checksumMismatch(file: p, section: "footer (against the version log)", column: nil, expected: file.footerChecksum, actual: sum)
+            throw .checksumMismatch(
+                file: p, section: "footer (against the version log)", column: nil, expected: file.footerChecksum, actual: sum)
         }
         return reader
     }
@@ -152,7 +160,10 @@ public struct SnapshotStore: Sendable {
         var got = 0
         while got < head.count {
             let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
-            if n < 0 { if errno == EINTR { continue }; throw SnapshotError.system(path, "read", errno) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SnapshotError.system(path, "read", errno)
+            }
             if n == 0 { break }
             got += n
         }
@@ -170,11 +181,15 @@ public struct SnapshotStore: Sendable {
         // A single-file snapshot: one version, timed by its modification time.
         let reader = try SnapshotReader(path: target.resolvedPath)
         let info = reader.info
-        let sum = UInt64(littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: reader.mapping.size - SnapshotFormat.trailerSize, as: UInt64.self))
-        let file = SnapshotDataFile(name: FileTarget.name(of: target.resolvedPath), size: info.fileSize, footerChecksum: sum, rowCount: info.rowCount)
+        let sum = UInt64(
+            littleEndian: reader.mapping.bytes.loadUnaligned(
+                fromByteOffset: reader.mapping.size - SnapshotFormat.trailerSize, as: UInt64.self))
+        let file = SnapshotDataFile(
+            name: FileTarget.name(of: target.resolvedPath), size: info.fileSize, footerChecksum: sum, rowCount: info.rowCount)
         let millis = Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec / 1_000_000)
-        let version = SnapshotVersion(number: 1, millisecondsSince1970: millis, kind: .single, command: "", rowCount: info.rowCount,
-                                      writtenRows: info.rowCount, writtenBytes: info.fileSize, restoredFrom: nil, files: [0])
+        let version = SnapshotVersion(
+            number: 1, millisecondsSince1970: millis, kind: .single, command: "", rowCount: info.rowCount,
+            writtenRows: info.rowCount, writtenBytes: info.fileSize, restoredFrom: nil, files: [0])
         return (SnapshotLog(dataDirectory: "", files: [file], versions: [version]), target.resolvedPath)
     }
 
@@ -216,8 +231,9 @@ public struct SnapshotStore: Sendable {
             // A path is kept as typed (its random-looking names would read as keys); a URL or
             // any other argument goes through the token redaction.
             if a.contains("://") || !a.contains("/") { a = CredentialRedaction.redacting(a) }
-            out.append(a.contains(where: { $0 == " " || $0 == "'" || $0 == "\"" || $0 == "\n" })
-                       ? "'" + a.replacing("'", with: "'\\''") + "'" : a)
+            out.append(
+                a.contains(where: { $0 == " " || $0 == "'" || $0 == "\"" || $0 == "\n" })
+                    ? "'" + a.replacing("'", with: "'\\''") + "'" : a)
         }
         return out.joined(separator: " ")
     }

@@ -99,7 +99,9 @@ extension SnapshotProblem {
     init(_ error: SnapshotError, ticker: String? = nil, row: Int? = nil) {
         var section = "file", column: String?
         switch error {
-        case let .checksumMismatch(_, s, c, _, _): section = s; column = c
+        case let .checksumMismatch(_, s, c, _, _):
+            section = s
+            column = c
         case let .offsetOutOfRange(_, s, _), let .malformedFooter(_, s, _), let .inconsistentData(_, s, _): section = s
         case let .unsupportedSection(_, tag): section = tag
         case .malformedHeader, .unsupportedVersion, .notASnapshot: section = "header"
@@ -116,8 +118,9 @@ extension SnapshotReader {
         payloads.compactMap { name, p in
             let pad = UnsafeRawBufferPointer(start: mapping.base + p.offset + p.length, count: p.paddedLength - p.length)
             guard pad.contains(where: { $0 != 0 }) else { return nil }
-            return SnapshotProblem(section: "payload", column: name, ticker: nil, row: nil,
-                                   error: .inconsistentData(file: path, section: "payload", detail: "padding of \(name) is not zero"))
+            return SnapshotProblem(
+                section: "payload", column: name, ticker: nil, row: nil,
+                error: .inconsistentData(file: path, section: "payload", detail: "padding of \(name) is not zero"))
         }
     }
 
@@ -130,8 +133,9 @@ extension SnapshotReader {
             let last = UInt64(littleEndian: mapping.bytes.loadUnaligned(fromByteOffset: v.offset + v.length - 8, as: UInt64.self))
             guard last >> UInt64(rows & 63) != 0 else { return nil }
             let name = footer.columnName(i) + ".validity"
-            return SnapshotProblem(section: "payload", column: name, ticker: nil, row: rows,
-                                   error: .inconsistentData(file: path, section: "payload", detail: "\(name) has bits set past row \(rows)"))
+            return SnapshotProblem(
+                section: "payload", column: name, ticker: nil, row: rows,
+                error: .inconsistentData(file: path, section: "payload", detail: "\(name) has bits set past row \(rows)"))
         }
     }
 
@@ -153,14 +157,20 @@ extension SnapshotReader {
             }
             for b in bad.prefix(20) {
                 let rows = b * BlockSummaries<Int32>.blockRows
-                out.append(SnapshotProblem(section: "SUMM", column: name, ticker: nil, row: rows,
-                                           error: .inconsistentData(file: path, section: "SUMM",
-                                                                    detail: "block summary \(b) of \(name) (rows from \(rows)) does not match the data")))
+                out.append(
+                    SnapshotProblem(
+                        section: "SUMM", column: name, ticker: nil, row: rows,
+                        error: .inconsistentData(
+                            file: path, section: "SUMM",
+                            detail: "block summary \(b) of \(name) (rows from \(rows)) does not match the data")))
             }
             if bad.count > 20 {
-                out.append(SnapshotProblem(section: "SUMM", column: name, ticker: nil, row: nil,
-                                           error: .inconsistentData(file: path, section: "SUMM",
-                                                                    detail: "\(bad.count - 20) more block summaries of \(name) do not match")))
+                out.append(
+                    SnapshotProblem(
+                        section: "SUMM", column: name, ticker: nil, row: nil,
+                        error: .inconsistentData(
+                            file: path, section: "SUMM",
+                            detail: "\(bad.count - 20) more block summaries of \(name) do not match")))
             }
         }
         return out

@@ -150,16 +150,19 @@ struct SnapshotWriter {
             return place(storage, column.count * width)
         }
         let entries = zip(all, values).map { column, values in
-            SnapshotColumnEntry(type: column.elementType, values: values,
-                                validity: column.validity.map { place($0.wordStorage, $0.wordCount * 8) })
+            SnapshotColumnEntry(
+                type: column.elementType, values: values,
+                validity: column.validity.map { place($0.wordStorage, $0.wordCount * 8) })
         }
         let footerOffset = placer.offset
-        let footer = SnapshotFooter(dateColumnName: table.dateColumnName, schema: table.schema, tickers: table.tickers,
-                                    rowCount: table.rowCount, columns: entries, summaries: all.map { AnyBlockSummaries($0) },
-                                    metadata: table.metadata)
+        let footer = SnapshotFooter(
+            dateColumnName: table.dateColumnName, schema: table.schema, tickers: table.tickers,
+            rowCount: table.rowCount, columns: entries, summaries: all.map { AnyBlockSummaries($0) },
+            metadata: table.metadata)
         let footerLength = footer.encoded().count  // checksums do not change the length
-        return Layout(sources: sources, footer: footer, footerOffset: footerOffset,
-                      fileLength: footerOffset + footerLength + SnapshotFormat.trailerSize)
+        return Layout(
+            sources: sources, footer: footer, footerOffset: footerOffset,
+            fileLength: footerOffset + footerLength + SnapshotFormat.trailerSize)
     }
 
     /// Writes the whole file at `fd` by `layout`: reserves its length, the header page, the
@@ -169,17 +172,21 @@ struct SnapshotWriter {
         precondition(inPlace >= 0 && inPlace <= layout.sources.count, "more payloads in place than the layout has")
         try SnapshotFile.reserve(fd, length: layout.fileLength, file: path)
         try SnapshotFile.writeAll(fd, Self.header(fileLength: layout.fileLength, footerOffset: layout.footerOffset), at: 0, file: path)
-        let checksums = Self.checksums(Array(layout.sources.prefix(inPlace)), threads: threads)
-            + (try Self.writePayloads(fd, Array(layout.sources.dropFirst(inPlace)), threads: threads,
-                                      startsWriteback: startsWriteback, file: path, progress: progress))
+        let checksums =
+            Self.checksums(Array(layout.sources.prefix(inPlace)), threads: threads)
+            + (try Self.writePayloads(
+                fd, Array(layout.sources.dropFirst(inPlace)), threads: threads,
+                startsWriteback: startsWriteback, file: path, progress: progress))
         // In `layout()`'s order: every column's values, then the bitmaps.
         var footer = layout.footer
         var k = 0
         for i in footer.columns.indices {
-            footer.columns[i].values.checksum = checksums[k]; k += 1
+            footer.columns[i].values.checksum = checksums[k]
+            k += 1
         }
         for i in footer.columns.indices where footer.columns[i].validity != nil {
-            footer.columns[i].validity!.checksum = checksums[k]; k += 1
+            footer.columns[i].validity!.checksum = checksums[k]
+            k += 1
         }
         let footerBytes = footer.encoded()
         var trailer = SnapshotByteWriter()
@@ -246,8 +253,10 @@ struct SnapshotWriter {
     /// `rwsem_spin_on_owner`) without copying any faster. With `threads` ≥ 2 a second thread
     /// computes the checksums meanwhile; with one, each chunk is hashed just before it is written.
     /// - Throws: The first failing write's error (in file order).
-    static func writePayloads(_ fd: Int32, _ sources: [Source], threads: Int, startsWriteback: Bool = false,
-                              file: String, progress: (@Sendable (Int) -> Void)? = nil) throws(SnapshotError) -> [UInt64] {
+    static func writePayloads(
+        _ fd: Int32, _ sources: [Source], threads: Int, startsWriteback: Bool = false,
+        file: String, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws(SnapshotError) -> [UInt64] {
         if threads <= 1 || sources.count < 2 {
             var checksums: [UInt64] = []
             checksums.reserveCapacity(sources.count)
@@ -305,7 +314,9 @@ struct SnapshotWriter {
             done += n
         }
         let tailError: SnapshotError? = withPaddedTail(s, body: body) { t in
-            do throws(SnapshotError) { try SnapshotFile.writeAll(fd, t.baseAddress, t.count, at: s.offset + body, file: file) } catch { return error }
+            do throws(SnapshotError) { try SnapshotFile.writeAll(fd, t.baseAddress, t.count, at: s.offset + body, file: file) } catch {
+                return error
+            }
             return nil
         }
         if let tailError { throw tailError }
@@ -344,7 +355,9 @@ struct SnapshotWriter {
         }
         tail.withUnsafeBytes { hasher.combineFinal($0) }
         let tailError: SnapshotError? = tail.withUnsafeBytes { t in
-            do throws(SnapshotError) { try SnapshotFile.writeAll(fd, t.baseAddress, t.count, at: s.offset + body, file: file) } catch { return error }
+            do throws(SnapshotError) { try SnapshotFile.writeAll(fd, t.baseAddress, t.count, at: s.offset + body, file: file) } catch {
+                return error
+            }
             return nil
         }
         if let tailError { throw tailError }

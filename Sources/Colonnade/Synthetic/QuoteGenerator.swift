@@ -20,8 +20,10 @@ public struct QuoteGenerator: Sendable {
     public var start: Int32
 
     /// WIKI's column names, in its order (after `Date`).
-    public static let columnNames = ["Open", "High", "Low", "Close", "Volume", "Ex-Dividend", "Split Ratio",
-                                     "Adj. Open", "Adj. High", "Adj. Low", "Adj. Close", "Adj. Volume"]
+    public static let columnNames = [
+        "Open", "High", "Low", "Close", "Volume", "Ex-Dividend", "Split Ratio",
+        "Adj. Open", "Adj. High", "Adj. Low", "Adj. Close", "Adj. Volume",
+    ]
 
     /// A generator for `tickers` × `days` rows.
     public init(tickers: Int, days: Int, seed: UInt64 = 42, start: Int32 = 10_959 /* 2000-01-03 */) {
@@ -62,7 +64,10 @@ public struct QuoteGenerator: Sendable {
     public var lastTradingDay: Int {
         var first = Int(start)
         var weekday = ((first + 3) % 7 + 7) % 7  // 1970-01-01 was a Thursday: 0 = Monday
-        if weekday >= 5 { first += 7 - weekday; weekday = 0 }
+        if weekday >= 5 {
+            first += 7 - weekday
+            weekday = 0
+        }
         let later = weekday + (days - 1)
         return first - weekday + 7 * (later / 5) + later % 5
     }
@@ -103,16 +108,20 @@ public struct QuoteGenerator: Sendable {
         let columns = values.map { AnyColumn(Column<Double>($0)) }
         let entries = (0 ..< tickers).map { t -> TickerEntry in
             let s = Self.symbol(t)
-            return TickerEntry(symbol: s, metadata: ["name": "\(s) Synthetic Corp (\(s)) Prices, Dividends, Splits and Trading Volume"],
-                               firstRow: t * days, rowCount: days)
+            return TickerEntry(
+                symbol: s, metadata: ["name": "\(s) Synthetic Corp (\(s)) Prices, Dividends, Splits and Trading Volume"],
+                firstRow: t * days, rowCount: days)
         }
-        let metadata = ["source": "synthetic sample", "generator": "colonnade QuoteGenerator",
-                        "seed": String(seed), "tickers": String(tickers), "days": String(days),
-                        "start": Day.format(day: start)]
+        let metadata = [
+            "source": "synthetic sample", "generator": "colonnade QuoteGenerator",
+            "seed": String(seed), "tickers": String(tickers), "days": String(days),
+            "start": Day.format(day: start),
+        ]
         dates.computeSummaries()
         do {
-            var table = try QuoteTable(schema: schema, columns: columns, dates: dates, tickers: entries,
-                                       metadata: metadata, checkDates: false)
+            var table = try QuoteTable(
+                schema: schema, columns: columns, dates: dates, tickers: entries,
+                metadata: metadata, checkDates: false)
             table.computeSummaries()
             return table
         } catch {
@@ -153,8 +162,13 @@ public struct QuoteGenerator: Sendable {
             if paysDividends && d % 63 == 17 && rng.nextUnit() < 0.9 {
                 dividend = cents(close * (0.002 + 0.006 * rng.nextUnit()))
             }
-            v[0][r] = open; v[1][r] = high; v[2][r] = low; v[3][r] = close
-            v[4][r] = volume; v[5][r] = dividend; v[6][r] = split
+            v[0][r] = open
+            v[1][r] = high
+            v[2][r] = low
+            v[3][r] = close
+            v[4][r] = volume
+            v[5][r] = dividend
+            v[6][r] = split
         }
         // Backward adjustment by WIKI's rule, with the arithmetic of
         // `QuoteTable.recomputeAdjustments` (docs/ADJUSTMENTS.md): rows before an event day are
@@ -169,7 +183,8 @@ public struct QuoteGenerator: Sendable {
             v[11][r] = v[4][r] * volumeFactor
             let dividend = v[5][r], split = v[6][r]
             if dividend != 0 || split != 1,
-               let f = AdjustmentRule.eventFactor(close: v[3][r], dividend: dividend, split: split) {
+                let f = AdjustmentRule.eventFactor(close: v[3][r], dividend: dividend, split: split)
+            {
                 priceFactor *= f
                 volumeFactor *= AdjustmentRule.splitRatio(split)
             }

@@ -51,9 +51,10 @@ enum ArgumentParser {
             if option.isList {
                 let items = splitList(value)
                 guard !items.isEmpty, !items.contains("") else {
-                    throw .invalidValue(option: option.displayName, value: value,
-                                        reason: "expected a comma-separated list without empty items",
-                                        suggestion: nil, command: spec.name)
+                    throw .invalidValue(
+                        option: option.displayName, value: value,
+                        reason: "expected a comma-separated list without empty items",
+                        suggestion: nil, command: spec.name)
                 }
                 for item in items { try validate(item, for: option, in: spec) }
                 given[option.name, default: []].append(contentsOf: items)
@@ -171,12 +172,13 @@ enum ArgumentParser {
             }
         case .notAfter(let first, let second):
             guard let firstValue = given[first]?.last, let secondValue = given[second]?.last,
-                  let firstDay = try? DateArgument.parse(firstValue).get(),
-                  let secondDay = try? DateArgument.parse(secondValue).get()
+                let firstDay = try? DateArgument.parse(firstValue).get(),
+                let secondDay = try? DateArgument.parse(secondValue).get()
             else { return }
             if firstDay > secondDay {
-                throw .reversedRange(first: "--" + first, firstValue: firstValue,
-                                     second: "--" + second, secondValue: secondValue, command: spec.name)
+                throw .reversedRange(
+                    first: "--" + first, firstValue: firstValue,
+                    second: "--" + second, secondValue: secondValue, command: spec.name)
             }
         }
     }

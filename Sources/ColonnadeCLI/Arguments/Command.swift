@@ -1,3 +1,5 @@
+import Colonnade
+
 /// One `colonnade` subcommand: a declaration the parser checks arguments against, and the work.
 ///
 /// To implement a command, declare a type whose options are ``OptionKey``s in a nested
@@ -56,6 +58,9 @@ struct TestTuning: Sendable {
     var maximumResponseBytes: Int?
     /// A shorter first wait between a bulk export's status requests.
     var exportFirstPoll: Duration?
+    /// How long work runs before its progress line appears (else ``ImportProgressLine/defaultDelay``,
+    /// a second), so a test need not work for a whole second to see the line.
+    var progressDelay: Duration?
 }
 
 /// What a command may touch of its process, passed in so tests can run commands in-process
@@ -86,6 +91,9 @@ struct CommandContext {
         self.environment = environment
         self.currentDirectory = currentDirectory
     }
+
+    /// How long work runs before its progress line appears: a second, or a test's ``TestTuning/progressDelay``.
+    var progressDelay: Duration { tuning.progressDelay ?? ImportProgressLine.defaultDelay }
 
     /// `path` made absolute against ``currentDirectory`` (unchanged when already absolute).
     /// `-` is returned as is: by convention it means standard input or output.

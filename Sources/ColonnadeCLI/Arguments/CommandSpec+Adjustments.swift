@@ -25,7 +25,8 @@ extension CommandSpec {
 extension AdjustCommand {
     /// `adjust`'s options, in help order.
     enum Options {
-        static let tickers = OptionKey.list("tickers", value: "A,B", abstract: "Only these tickers (comma-separated; may be repeated). Default: all.")
+        static let tickers = OptionKey.list(
+            "tickers", value: "A,B", abstract: "Only these tickers (comma-separated; may be repeated). Default: all.")
         static let snapshot = SharedOptions.writeSnapshot("Snapshot file to rewrite.")
         static let noWait = SharedOptions.noWait
 

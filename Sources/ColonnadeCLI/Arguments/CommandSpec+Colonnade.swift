@@ -20,10 +20,19 @@ extension CommandSpec {
             With --timing, one JSON object goes to standard error: load_ms, query_ms (the median \
             of --repeat runs of the query alone, after one untimed warm-up run when --repeat is \
             given), repeat, warmup, rows, matched, threads.
+
+            Across tickers: xrank(x), xpct(x), xz(x), xmean(x) and xcount(x) compare a row with \
+            the other tickers' rows of the same date. Their universe is every ticker's row on that \
+            date in the table, whatever --tickers, --from, --to and the other --where terms then \
+            select (as series functions see a ticker's whole history); with --on, each row gets \
+            the value of its own date. ref(x, 'SPY') is x on SPY's history that date (null when SPY \
+            has no row); mvar, mcov, mcorr and mbeta are moving variance, covariance, correlation \
+            and beta over a ticker's last n rows: mbeta(pct_change(close), ref(pct_change(close), 'SPY'), 60).
             """,
         options: FilterCommand.Options.all,
         constraints: [
             .requires(option: FilterCommand.Options.by.name, anyOf: [FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
+            .requires(option: FilterCommand.Options.having.name, anyOf: [FilterCommand.Options.by.name]),
             .mutuallyExclusive([FilterCommand.Options.count.name, FilterCommand.Options.agg.name]),
             .requires(option: FilterCommand.Options.repeat.name, anyOf: [FilterCommand.Options.timing.name]),
             .requires(option: FilterCommand.Options.maxStale.name, anyOf: [FilterCommand.Options.on.name]),
@@ -36,6 +45,9 @@ extension CommandSpec {
             "filter --where 'close > 100' --count --timing --repeat 5",
             "filter --where 'close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)' --on latest",
             "filter --on latest --sort '-pct_change(close, 5)' --limit 10 --columns ticker,close",
+            "filter --on latest --where 'xpct(pct_change(close, 250)) > 0.9' --columns ticker,close,xrank(close)",
+            "filter --agg 'avg(volume) as v' --by ticker --sort -v --limit 10",
+            "filter --agg 'first(open),max(high),min(low),last(close),sum(volume)' --by ticker,week --tickers AAPL",
         ]
     )
 
@@ -43,8 +55,10 @@ extension CommandSpec {
     static let info = CommandSpec(
         name: "info",
         abstract: "Describe a snapshot: columns, tickers, date range, row count and size.",
-        options: [InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec,
-                  VersionOptions.atVersion.spec, VersionOptions.atTime.spec],
+        options: [
+            InfoCommand.Options.snapshot.spec, InfoCommand.Options.format.spec, InfoCommand.Options.ticker.spec,
+            VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
+        ],
         examples: ["info", "info --snapshot snapshots/quotes.snapshot --format json", "info --ticker AAPL"]
     )
 
@@ -66,9 +80,13 @@ extension CommandSpec {
         discussion: "Write them to exactly one destination: a snapshot, a directory of JSON "
             + "responses shaped like Nasdaq Data Link's, or one CSV file.",
         options: GenerateCommand.Options.all,
-        constraints: [.exactlyOne([GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
-                                   GenerateCommand.Options.csv.name]),
-                      .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name])],
+        constraints: [
+            .exactlyOne([
+                GenerateCommand.Options.snapshot.name, GenerateCommand.Options.jsonDirectory.name,
+                GenerateCommand.Options.csv.name,
+            ]),
+            .requires(option: GenerateCommand.Options.force.name, anyOf: [GenerateCommand.Options.snapshot.name]),
+        ],
         examples: [
             "generate --tickers 500 --days 5000 --seed 7 --snapshot snapshots/synthetic.snapshot",
             "generate --tickers 3 --days 20 --csv quotes.csv",
@@ -78,14 +96,15 @@ extension CommandSpec {
     /// `colonnade export`: stream rows out of a snapshot.
     static let export = CommandSpec(
         name: "export",
-        abstract: "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
+        abstract:
+            "Write a snapshot's rows (or those selected as filter selects them) as CSV, NDJSON, Arrow IPC, Parquet or a Delta Lake table.",
         discussion: "arrow is the Arrow IPC file format, arrows the Arrow IPC stream format (for pipes). "
             + "parquet writes one file, or with --partition-by year|month a directory PATH/year=YYYY[/month=MM]/part-00000.parquet; "
             + "its rows are sorted by ticker, then date. Files are written to a temporary and renamed. "
             + "delta writes (or commits a new version to) a Delta Lake table in the directory --output: zstd Parquet data files "
             + "and a _delta_log/ commit; into an existing table, --mode append adds the rows and --mode overwrite replaces "
             + "the partitions they fall in (the whole table when it has no partitions), atomically. "
-            + "--compression: none, snappy, zstd or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
+            + "--compression: none, snappy, zstd (level 1) or zstd:LEVEL (1-19), lz4 (parquet LZ4_RAW, arrow LZ4_FRAME).",
         options: ExportCommand.Options.all,
         constraints: [.notAfter(ExportCommand.Options.from.name, ExportCommand.Options.to.name)],
         examples: [
@@ -104,17 +123,24 @@ extension CommandSpec {
     /// `colonnade import`: load quote files into a snapshot.
     static let importFiles = CommandSpec(
         name: "import",
-        abstract: "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
+        abstract:
+            "Import Nasdaq Data Link JSON or CSV files, Arrow IPC or Parquet files into a snapshot, replacing rows with the same ticker and date.",
         discussion: "Arrow (.arrow, .arrows, .feather) and Parquet (.parquet) files from pyarrow, Polars, DuckDB or "
             + "'colonnade export' are read when uncompressed or Snappy-compressed; a directory is read as a "
             + "dataset (every .parquet/.arrow file under it, as 'export --partition-by year' writes). Columns map by "
             + "name: ticker or symbol, date (a timestamp becomes its day), and numeric value columns.",
-        positionals: [PositionalSpec("FILE", isRepeating: true,
-                                     abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input.")],
+        positionals: [
+            PositionalSpec(
+                "FILE", isRepeating: true,
+                abstract: "Files to import (.json, .csv, .zip of those, .arrow, .arrows, .parquet, or a directory); - reads standard input."
+            )
+        ],
         options: ImportCommand.Options.all,
-        examples: ["import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
-                   "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
-                   "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot"]
+        examples: [
+            "import WIKI-AAPL.csv --ticker AAPL", "import responses/*.json --snapshot snapshots/quotes.snapshot",
+            "import WIKI_PRICES.zip", "unzip -p WIKI_PRICES.zip | colonnade import -",
+            "import quotes.parquet", "import dataset/ --snapshot snapshots/quotes.snapshot",
+        ]
     )
 
     /// `colonnade fetch`: download quotes from Nasdaq Data Link.
@@ -130,8 +156,11 @@ extension CommandSpec {
             + "512 MiB (counted as it arrives, decoded) is refused. A paged table stops at a page with no rows but "
             + "a next cursor, and after ceil(tickers x weekdays / 10000) + 2 pages (10,000 pages without --from, "
             + "--to and tickers); the whole fetch stops at --deadline.",
-        positionals: [PositionalSpec("TICKER", isRepeating: true, isRequired: false,
-                                     abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")],
+        positionals: [
+            PositionalSpec(
+                "TICKER", isRepeating: true, isRequired: false,
+                abstract: "Tickers to fetch (AAPL, BRK_A); with --bulk, none means the whole table.")
+        ],
         options: FetchCommand.Options.all,
         constraints: [
             .mutuallyExclusive([FetchCommand.Options.database.name, FetchCommand.Options.table.name]),
@@ -176,22 +205,27 @@ extension CommandSpec {
 enum SharedOptions {
     /// `--snapshot` of a command that reads. Without it: `SnapshotLocation.readOrder`.
     static func readSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
-            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
+        .string(
+            "snapshot", value: "PATH",
+            abstract: abstract
+                + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+                + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in sample.")
     }
 
     /// `--snapshot` of a command that writes. Without it: `SnapshotLocation.writeOrder`.
     static func writeSnapshot(_ abstract: String) -> OptionKey<String?> {
-        .string("snapshot", value: "PATH", abstract: abstract
-            + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
-            + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
+        .string(
+            "snapshot", value: "PATH",
+            abstract: abstract
+                + " Default: $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, else "
+                + "${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot. Its directory must exist.")
     }
 
     /// `--no-wait`, for commands that write a snapshot.
     static let noWait = OptionKey.flag(
         "no-wait",
-        abstract: "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
+        abstract:
+            "If another colonnade process is writing the snapshot, fail at once (exit status 1, naming its PID) instead of waiting for it."
     )
 
     /// `--where`, for commands that select rows.
@@ -231,6 +265,11 @@ extension FilterCommand {
             "max-stale", value: "DAYS|none",
             abstract: "With --on: leave out a ticker whose last row is more than DAYS calendar days before the day "
                 + "(default 7; 0: the day itself only; none: keep every ticker).")
+        static let adjusted = OptionKey.flag(
+            "adjusted",
+            abstract: "Read open, high, low, close and volume as their adjusted columns (adj_open … adj_volume: adjusted for "
+                + "splits and dividends) in every expression, so one screen runs on either; the output keeps the names "
+                + "(a table marks them '(adjusted)'). An error if the table has no adjusted columns.")
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to print, in order; 'all' for every column; also computed columns, each an expression with an "
@@ -250,15 +289,26 @@ extension FilterCommand {
         static let agg = OptionKey.list(
             "agg", value: "LIST",
             abstract: "Aggregates to compute over the matches instead of printing rows: count, sum, min, max, avg, first, last "
-                + "(by date) or stddev of a column or an expression, e.g. 'count(*),avg(high - low),max(pct_change(close)),last(close)'. "
-                + "Nulls are skipped; count(*) counts rows.")
+                + "(by date), stddev, median, quantile(x, q) (linear interpolation, DuckDB's quantile_cont) of a column or an "
+                + "expression, or corr(x, y) (Pearson), each optionally named with 'as', e.g. "
+                + "'count(*) as n,avg(high - low),max(pct_change(close)),last(close)'. Nulls are skipped (and NaN of a bare column "
+                + "by min, max, median and quantile); count(*) counts rows.")
         static let by = OptionKey<Grouping?>.choice(
-            "by", abstract: "Compute --count or --agg per ticker, per calendar year or month of the date, or per ticker and year or month.")
+            "by", value: "KEYS",
+            abstract: "Compute --count or --agg per ticker, per date (one group a day, across tickers), week (Monday to Sunday, "
+                + "labelled by its Monday), month, quarter (2014-Q2) or year, or per ticker and one of those in either order "
+                + "(ticker,week: weekly bars). --sort, --limit and --having then apply to the groups.")
+        static let having = OptionKey.string(
+            "having", value: "EXPR",
+            abstract: "With --agg or --count and --by, keep the groups for which EXPR holds; it reads the aggregates by name "
+                + "('count(*) as n' → n, or \"avg(volume)\" in double quotes), count with --count, and the keys ticker and date "
+                + "(date and week groups).")
         static let sort = OptionKey.list(
             "sort", value: "KEYS",
             abstract: "Order rows by these keys (comma-separated): date, ticker or an expression such as pct_change(close); "
-                + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k.")
-        static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows.")
+                + "a leading '-' sorts descending; nulls last. By default by ticker, then date. With --limit, a top-k. "
+                + "With --by, sorts the groups by an aggregate (its name or text), count, or a key; ties by the keys.")
+        static let limit = OptionKey.integer("limit", value: "N", minimum: 1, abstract: "Print at most N rows (with --by, N groups).")
         static let showAll = OptionKey.flag(
             "all",
             abstract: "On a terminal, print every row of a table (by default at most a screenful: the first and last rows, "
@@ -271,16 +321,20 @@ extension FilterCommand {
         static let `repeat` = OptionKey.integer(
             "repeat", value: "N", minimum: 1, default: 1,
             abstract: "Run the query N times after one untimed warm-up run (for --timing).")
-        static let threads = OptionKey.integer("threads", value: "N", minimum: 1, abstract: "Use at most N threads (default: one per core).")
+        static let threads = OptionKey.integer(
+            "threads", value: "N", minimum: 1, abstract: "Use at most N threads (default: one per core).")
         static let noVerify = OptionKey.flag(
             "no-verify",
-            abstract: "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots.")
-        static let noZonemaps = OptionKey.flag("no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
+            abstract:
+                "Skip the checksums of column data when loading (structure and footer are still checked); for large trusted snapshots.")
+        static let noZonemaps = OptionKey.flag(
+            "no-zonemaps", abstract: "Do not use block summaries to skip or fill blocks (for measurement).")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec, count.spec,
-            agg.spec, by.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec, noVerify.spec, noZonemaps.spec,
-            VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec,
+            output.spec, count.spec,
+            agg.spec, by.spec, having.spec, sort.spec, limit.spec, showAll.spec, precision.spec, timing.spec, `repeat`.spec, threads.spec,
+            noVerify.spec, noZonemaps.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
 
         /// `--format`: a text format written row by row, or a columnar one written as `export` does.
@@ -309,21 +363,19 @@ extension FilterCommand {
             }
         }
 
-        /// `--by`: what `--count` and `--agg` are computed per.
+        /// `--by`: what `--count` and `--agg` are computed per: a ticker, a calendar bucket of the
+        /// date, or both in either order (the first key orders the groups).
         enum Grouping: String, CaseIterable, Sendable {
-            case ticker, year, month
-            case tickerYear = "ticker,year"
-            case tickerMonth = "ticker,month"
+            case ticker, date, week, month, quarter, year
+            case tickerDate = "ticker,date", tickerWeek = "ticker,week", tickerMonth = "ticker,month"
+            case tickerQuarter = "ticker,quarter", tickerYear = "ticker,year"
+            case dateTicker = "date,ticker", weekTicker = "week,ticker", monthTicker = "month,ticker"
+            case quarterTicker = "quarter,ticker", yearTicker = "year,ticker"
 
             /// The engine's grouping.
             var aggregateGrouping: AggregateGrouping {
-                switch self {
-                case .ticker: .ticker
-                case .year: .year
-                case .month: .month
-                case .tickerYear: AggregateGrouping(byTicker: true, bucket: .year)
-                case .tickerMonth: AggregateGrouping(byTicker: true, bucket: .month)
-                }
+                // The raw values are the engine's own key lists.
+                (try? AggregateGrouping(parsing: rawValue)) ?? .none
             }
         }
     }
@@ -354,8 +406,9 @@ extension GenerateCommand {
     enum Options {
         static let tickers = OptionKey.requiredInteger("tickers", value: "N", minimum: 1, abstract: "Number of tickers.")
         static let days = OptionKey.requiredInteger("days", value: "D", minimum: 1, abstract: "Trading days per ticker.")
-        static let seed = OptionKey.integer("seed", value: "S", minimum: 0, default: 1,
-                                            abstract: "Random seed; the same seed gives the same quotes.")
+        static let seed = OptionKey.integer(
+            "seed", value: "S", minimum: 0, default: 1,
+            abstract: "Random seed; the same seed gives the same quotes.")
         static let start = OptionKey.date("start", default: Day(2000, 1, 3), abstract: "First trading day.")
         static let snapshot = OptionKey.string("snapshot", value: "PATH", abstract: "Write a snapshot file (its directory must exist).")
         static let force = OptionKey.flag("force", abstract: "With --snapshot: replace a snapshot that exists (else refused).")
@@ -379,6 +432,7 @@ extension ExportCommand {
         static let to = FilterCommand.Options.to
         static let on = FilterCommand.Options.on
         static let maxStale = FilterCommand.Options.maxStale
+        static let adjusted = FilterCommand.Options.adjusted
         static let columns = OptionKey.list(
             "columns", value: "a,b|all",
             abstract: "Columns to write, in order (default: all). csv and ndjson also take computed columns, as filter does; "
@@ -389,16 +443,20 @@ extension ExportCommand {
             abstract: "Write to FILE instead of standard output ('-' is standard output; not for arrow or parquet).")
         static let partitionBy = OptionKey<Partitioning?>.choice(
             "partition-by", abstract: "parquet, delta: one partition per year or month (Hive layout year=YYYY/month=MM).")
-        static let rowGroupRows = OptionKey.integer("row-group-rows", value: "N", minimum: 1, default: 1_048_576,
-                                                    abstract: "parquet, delta: rows per row group.")
+        static let rowGroupRows = OptionKey.integer(
+            "row-group-rows", value: "N", minimum: 1, default: 1_048_576,
+            abstract: "parquet, delta: rows per row group.")
         static let compression = OptionKey.string(
             "compression", value: "none|snappy|zstd[:LEVEL]|lz4",
-            abstract: "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd.")
+            abstract:
+                "parquet: page compression (default none); arrow: body compression (zstd, lz4); delta: default zstd; zstd alone is level 1."
+        )
         static let mode = OptionKey<Mode?>.choice(
             "mode", abstract: "delta: into an existing table, append the rows or overwrite the partitions they fall in.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, columns.spec, format.spec, output.spec,
+            snapshot.spec, `where`.spec, tickers.spec, from.spec, to.spec, on.spec, maxStale.spec, adjusted.spec, columns.spec, format.spec,
+            output.spec,
             partitionBy.spec, rowGroupRows.spec, compression.spec, mode.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
 
@@ -442,14 +500,19 @@ extension ImportCommand {
         static let maxInflateSize = SharedOptions.maxInflateSize
         static let noWait = SharedOptions.noWait
         static let strict = OptionKey.flag(
-            "strict", abstract: "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note.")
+            "strict",
+            abstract:
+                "Refuse an Arrow or Parquet file with columns that are not quotes (strings, booleans, nested) instead of skipping them with a note."
+        )
 
         static let deltaVersion = OptionKey.integer(
             "delta-version", value: "N", minimum: 0,
             abstract: "A Delta Lake table is read at version N (time travel) instead of its latest.")
 
-        static let all: [OptionSpec] = [ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
-                                        deltaVersion.spec]
+        static let all: [OptionSpec] = [
+            ticker.spec, snapshot.spec, threads.spec, maxInflateRatio.spec, maxInflateSize.spec, noWait.spec, strict.spec,
+            deltaVersion.spec,
+        ]
     }
 }
 
@@ -463,7 +526,8 @@ extension FetchCommand {
         static let snapshot = SharedOptions.writeSnapshot("Snapshot file to create or update.")
         static let format = OptionKey.choice("format", default: Format.json, abstract: "Response format to request.")
         static let update = OptionKey.flag("update", abstract: "Fetch only dates after the newest one already in the snapshot.")
-        static let keepGoing = OptionKey.flag("keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end.")
+        static let keepGoing = OptionKey.flag(
+            "keep-going", abstract: "Keep fetching other tickers after one fails; exit status 1 at the end.")
         static let columns = OptionKey.list(
             "columns", value: "C,…",
             abstract: "Table columns to ask for (qopts.columns), e.g. ticker,date,close; --table only.")

@@ -111,24 +111,24 @@ extension CommandLineTool {
         let listed = commands.map(\.spec).filter { $0.listing != .hidden }
         let rows = listed.map { spec in (spec.name, spec.abstract) }
         return """
-        \(Self.programName) \(version) — \(abstract)
+            \(Self.programName) \(version) — \(abstract)
 
-        USAGE: \(Self.programName) <command> [options]
+            USAGE: \(Self.programName) <command> [options]
 
-        COMMANDS:
-        \(alignedRows(rows))
+            COMMANDS:
+            \(alignedRows(rows))
 
-        OPTIONS:
-        \(alignedRows([("-h, --help", "Show this help."), ("--version", "Print the version and exit.")]))
+            OPTIONS:
+            \(alignedRows([("-h, --help", "Show this help."), ("--version", "Print the version and exit.")]))
 
-        SNAPSHOTS:
-        \(wrap("Commands that read use " + SnapshotLocation.readOrder + " (20 tickers × 2,520 days of made-up quotes, "
+            SNAPSHOTS:
+            \(wrap("Commands that read use " + SnapshotLocation.readOrder + " (20 tickers × 2,520 days of made-up quotes, "
                + "generated in memory). Commands that write (fetch, import) use " + SnapshotLocation.writeOrder
                + ". A --snapshot or $COLONNADE_SNAPSHOT whose directory does not exist is refused.", indent: 2))
 
-        Run '\(Self.programName) help <command>' or '\(Self.programName) <command> --help' for a command's options.
+            Run '\(Self.programName) help <command>' or '\(Self.programName) <command> --help' for a command's options.
 
-        """
+            """
     }
 }
 

@@ -42,15 +42,29 @@ extension CommandSpec {
             --normalize each starts at 1.0 (growth). Rows matching --where are marked with a dot, \
             --overlay draws more columns or expressions (mavg(close,50), computed with the history before --from) as dashed lines, --volume adds volume bars beneath. Nulls \
             leave gaps. The same input gives the same bytes.
+
+            When the table has adjusted columns (adj_open … adj_volume), prices are drawn adjusted for \
+            splits and dividends, and --where, --overlay and --price read open, high, low, close and \
+            volume as their adjusted columns (as filter --adjusted), so marks and overlays agree with \
+            the drawn prices; --raw draws the raw prices and reads the raw columns. Candlesticks always \
+            use one set of open, high, low and close; --price COLUMN draws that column as a line. Split \
+            days are marked on the time axis. --on DAY ends each ticker's chart at its last row on or \
+            before DAY, as filter --on chooses it (--max-stale leaves out a ticker with no row since).
             """,
         positionals: [PositionalSpec("TICKER", isRepeating: true, abstract: "Tickers to draw (AAPL, or AAPL,MSFT).")],
         options: ChartCommand.Options.all,
-        constraints: [.notAfter(ChartCommand.Options.from.name, ChartCommand.Options.to.name)],
+        constraints: [
+            .notAfter(ChartCommand.Options.from.name, ChartCommand.Options.to.name),
+            .mutuallyExclusive([ChartCommand.Options.on.name, ChartCommand.Options.to.name]),
+            .requires(option: ChartCommand.Options.maxStale.name, anyOf: [ChartCommand.Options.on.name]),
+        ],
         examples: [
             "chart AAPL --from 2005-01-01 --to 2005-12-31 --volume -o aapl-2005.svg",
             "chart AAPL --where 'volume > 5e5' --overlay adj_close -o aapl.svg",
             "chart AAPL --from 2006-01-01 --overlay 'mavg(close,50)' --overlay 'mavg(close,200)' -o aapl-averages.svg",
             "chart AAPL,MSFT,KO --normalize --from 2005-01-01 -o growth.svg",
+            "chart AAPL --log --raw --from 2000-01-01 -o aapl-raw-log.svg",
+            "chart AAPL,MSFT --on 2005-06-30 --from 2005-01-01 -o as-of.svg",
         ]
     )
 }
@@ -68,7 +82,10 @@ extension CommandSpec {
             running query, Ctrl-D quits. From a pipe or file: no prompt, one answer per line read, \
             errors name the line; the exit status is 1 if any line failed.
             """,
-        options: [ShellCommand.Options.snapshot.spec, ShellCommand.Options.noVerify.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec],
+        options: [
+            ShellCommand.Options.snapshot.spec, ShellCommand.Options.noVerify.spec, VersionOptions.atVersion.spec,
+            VersionOptions.atTime.spec,
+        ],
         examples: [
             "shell --snapshot snapshots/quotes.snapshot",
             "shell < screens.txt",
@@ -94,20 +111,31 @@ extension ChartCommand {
         static let snapshot = SharedOptions.readSnapshot("Snapshot file to read.")
         static let from = OptionKey.date("from", abstract: "First day shown.")
         static let to = OptionKey.date("to", abstract: "Last day shown.")
-        static let `where` = OptionKey.string("where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where).")
+        static let `where` = OptionKey.string(
+            "where", value: "EXPR", abstract: "Mark the rows matching this predicate (as filter's --where).")
         static let overlay = OptionKey.list(
             "overlay", value: "EXPR",
             abstract: "Draw a column or series expression too, as a dashed line (may be repeated), e.g. adj_close or 'mavg(close,50)'.")
         static let price = OptionKey.string("price", value: "COLUMN", default: "close", abstract: "The column drawn as the price line.")
         static let volume = OptionKey.flag("volume", abstract: "Draw volume bars beneath (one ticker).")
         static let normalize = OptionKey.flag("normalize", abstract: "Divide each ticker's prices by its first one, so all start at 1.0.")
+        static let raw = OptionKey.flag(
+            "raw",
+            abstract: "Draw the raw prices, and read --where, --overlay and --price with the raw columns (by default, "
+                + "when the table has adjusted columns, everything is adjusted for splits and dividends).")
+        static let log = OptionKey.flag("log", abstract: "Draw prices on a logarithmic scale (values at or below 0 leave gaps).")
+        static let on = OptionKey.string(
+            "on", value: "YYYY-MM-DD|latest",
+            abstract: "End each ticker's chart at its last row on or before this day ('latest': the newest date in the "
+                + "snapshot), as filter --on chooses it; not with --to.")
+        static let maxStale = FilterCommand.Options.maxStale
         static let output = OptionKey.string(
             "output", short: "o", value: "FILE.svg", abstract: "Write to FILE.svg instead of standard output ('-' is standard output).")
         static let noVerify = OptionKey.flag("no-verify", abstract: "Skip the checksums of column data when loading.")
 
         static let all: [OptionSpec] = [
-            snapshot.spec, from.spec, to.spec, `where`.spec, overlay.spec, price.spec, volume.spec, normalize.spec,
-            output.spec, noVerify.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
+            snapshot.spec, from.spec, to.spec, on.spec, maxStale.spec, `where`.spec, overlay.spec, price.spec, volume.spec, normalize.spec,
+            raw.spec, log.spec, output.spec, noVerify.spec, VersionOptions.atVersion.spec, VersionOptions.atTime.spec,
         ]
     }
 }

@@ -38,7 +38,9 @@ extension CommandSpec {
         name: "gc",
         abstract: "Remove old versions and the data files only they need; the only command that deletes versions.",
         discussion: "The current version is always kept. With both options, a version either keeps is kept.",
-        options: [GCCommand.Options.keep.spec, GCCommand.Options.keepDays.spec, VersionOptions.writeSnapshot.spec, SharedOptions.noWait.spec],
+        options: [
+            GCCommand.Options.keep.spec, GCCommand.Options.keepDays.spec, VersionOptions.writeSnapshot.spec, SharedOptions.noWait.spec,
+        ],
         constraints: [],
         examples: ["gc --keep 10", "gc --keep-days 30"]
     )
@@ -49,12 +51,14 @@ enum VersionOptions {
     static let snapshot = SharedOptions.readSnapshot("Snapshot (store) to read.")
     static let writeSnapshot = SharedOptions.writeSnapshot("Snapshot (store) to change.")
     /// `--at-version N` of a reading command.
-    static let atVersion = OptionKey.integer("at-version", value: "N", minimum: 1,
-                                             abstract: "Read version N of the snapshot ('colonnade log' lists them), not the current one.")
+    static let atVersion = OptionKey.integer(
+        "at-version", value: "N", minimum: 1,
+        abstract: "Read version N of the snapshot ('colonnade log' lists them), not the current one.")
     /// `--at-time TIME` of a reading command.
-    static let atTime = OptionKey.string("at-time", value: "TIME",
-                                         abstract: "Read the version current at TIME, 'YYYY-MM-DD HH:MM' in local time, or with an offset "
-                                            + "('2026-11-20 17:00+01:00', '… Z').")
+    static let atTime = OptionKey.string(
+        "at-time", value: "TIME",
+        abstract: "Read the version current at TIME, 'YYYY-MM-DD HH:MM' in local time, or with an offset "
+            + "('2026-11-20 17:00+01:00', '… Z').")
 }
 
 extension LogCommand {
@@ -71,6 +75,7 @@ extension LogCommand {
 extension GCCommand {
     enum Options {
         static let keep = OptionKey.integer("keep", value: "N", minimum: 1, abstract: "Keep the newest N versions.")
-        static let keepDays = OptionKey.integer("keep-days", value: "D", minimum: 0, abstract: "Keep the versions committed in the last D days.")
+        static let keepDays = OptionKey.integer(
+            "keep-days", value: "D", minimum: 0, abstract: "Keep the versions committed in the last D days.")
     }
 }

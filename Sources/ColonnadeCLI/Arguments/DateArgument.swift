@@ -16,7 +16,8 @@ enum DateArgument {
             return value
         }
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = number(0 ..< 4), let month = number(5 ..< 7), number(8 ..< 10) != nil else {
+            let year = number(0 ..< 4), let month = number(5 ..< 7), number(8 ..< 10) != nil
+        else {
             return .failure(.notYearMonthDay)
         }
         guard (1 ... 12).contains(month) else { return .failure(.noSuchMonth(month)) }
@@ -42,8 +43,10 @@ enum DateArgument {
         }
 
         private var monthNames: [String] {
-            ["January", "February", "March", "April", "May", "June", "July",
-             "August", "September", "October", "November", "December"]
+            [
+                "January", "February", "March", "April", "May", "June", "July",
+                "August", "September", "October", "November", "December",
+            ]
         }
     }
 }

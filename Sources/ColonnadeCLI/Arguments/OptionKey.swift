@@ -67,11 +67,16 @@ extension OptionKey where Value == Int {
     /// A decimal integer no smaller than `minimum`, with a default.
     ///
     /// - Precondition: `defaultValue >= minimum`.
-    static func integer(_ name: String, value valueName: String, minimum: Int, default defaultValue: Int,
-                        abstract: String) -> Self {
+    static func integer(
+        _ name: String, value valueName: String, minimum: Int, default defaultValue: Int,
+        abstract: String
+    ) -> Self {
         precondition(defaultValue >= minimum, "default of '--\(name)' below its minimum")
-        return Self(OptionSpec(name, value: valueName, kind: .integer(minimum: minimum), defaultValue: String(defaultValue),
-                               abstract: abstract)) { $0?.last.flatMap { Int($0) } ?? defaultValue }
+        return Self(
+            OptionSpec(
+                name, value: valueName, kind: .integer(minimum: minimum), defaultValue: String(defaultValue),
+                abstract: abstract)
+        ) { $0?.last.flatMap { Int($0) } ?? defaultValue }
     }
 
     /// A decimal integer no smaller than `minimum` that must be given.
@@ -116,8 +121,11 @@ extension OptionKey where Value: RawRepresentable & CaseIterable & Sendable, Val
     /// - Parameter valueName: the placeholder; by default the raw values joined by `|`.
     static func choice(_ name: String, value valueName: String? = nil, default defaultValue: Value, abstract: String) -> Self {
         let words = Value.allCases.map(\.rawValue)
-        return Self(OptionSpec(name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
-                               defaultValue: defaultValue.rawValue, abstract: abstract)) { typed in
+        return Self(
+            OptionSpec(
+                name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
+                defaultValue: defaultValue.rawValue, abstract: abstract)
+        ) { typed in
             typed?.last.flatMap(Value.init(rawValue:)) ?? defaultValue
         }
     }
@@ -125,8 +133,11 @@ extension OptionKey where Value: RawRepresentable & CaseIterable & Sendable, Val
     /// One of the cases of `Value`, by raw value, that must be given.
     static func requiredChoice(_ name: String, value valueName: String? = nil, abstract: String) -> Self {
         let words = Value.allCases.map(\.rawValue)
-        return Self(OptionSpec(name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
-                               isRequired: true, abstract: abstract)) { typed in
+        return Self(
+            OptionSpec(
+                name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
+                isRequired: true, abstract: abstract)
+        ) { typed in
             guard let choice = typed?.last.flatMap(Value.init(rawValue:)) else {
                 preconditionFailure("required option '--\(name)' read without a value")
             }
@@ -141,8 +152,11 @@ extension OptionKey {
         _ name: String, value valueName: String? = nil, abstract: String
     ) -> Self where Value == Choice?, Choice.RawValue == String {
         let words = Choice.allCases.map(\.rawValue)
-        return Self(OptionSpec(name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
-                               abstract: abstract)) { typed in
+        return Self(
+            OptionSpec(
+                name, value: valueName ?? words.joined(separator: "|"), kind: .choice(words),
+                abstract: abstract)
+        ) { typed in
             typed?.last.flatMap(Choice.init(rawValue:))
         }
     }

@@ -51,7 +51,8 @@ struct ParsedArguments: Sendable {
         guard let option = spec.option(named: key.name) else {
             preconditionFailure("'\(spec.name)' declares no option '--\(key.name)'")
         }
-        precondition(option.kind == key.spec.kind && option.isList == key.spec.isList && option.isFlag == key.spec.isFlag,
-                     "'--\(key.name)' of '\(spec.name)' is declared differently from the key read")
+        precondition(
+            option.kind == key.spec.kind && option.isList == key.spec.isList && option.isFlag == key.spec.isFlag,
+            "'--\(key.name)' of '\(spec.name)' is declared differently from the key read")
     }
 }

@@ -42,10 +42,10 @@ enum UsageError: Error, Equatable, Sendable {
         case .missingCommand, .unknownCommand: nil
         case .unknownOption(_, let command, _), .unexpectedArgument(_, let command, _): command
         case .missingValue(_, _, let command), .unexpectedValue(_, _, let command),
-             .invalidValue(_, _, _, _, let command), .missingOption(_, let command),
-             .missingArgument(_, let command), .conflictingOptions(_, let command),
-             .missingOneOf(_, let command), .missingCompanion(_, _, let command),
-             .reversedRange(_, _, _, _, let command), .inapplicable(_, _, _, let command):
+            .invalidValue(_, _, _, _, let command), .missingOption(_, let command),
+            .missingArgument(_, let command), .conflictingOptions(_, let command),
+            .missingOneOf(_, let command), .missingCompanion(_, _, let command),
+            .reversedRange(_, _, _, _, let command), .inapplicable(_, _, _, let command):
             command
         }
     }

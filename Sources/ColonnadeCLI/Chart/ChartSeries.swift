@@ -28,6 +28,8 @@ struct ChartSeries {
     var overlays: [Overlay]
     /// Whether each row matches `--where` (all false without it).
     var marked: [Bool]
+    /// The split days among the rows: the row's index in the series and its split ratio.
+    var splits: [(index: Int, ratio: Double)] = []
 
     var count: Int { days.count }
 }
@@ -44,8 +46,13 @@ extension ChartSeries {
     ///   - marks: Rows to mark (a selection over the whole table), or `nil`.
     /// - Returns: `nil` when the table has no such ticker.
     /// - Throws: `QueryError` when an overlay cannot be evaluated on `table`.
-    init?(table: QuoteTable, symbol: String, from first: Int32?, to last: Int32?, priceColumn: Int,
-          overlays overlayExpressions: [(label: String, expression: ValueExpression)], volumeColumn: Int?, marks: Bitmask?) throws(QueryError) {
+    ///   - candles: Whether to take open, high and low for candlesticks (a chart of another
+    ///     column than `close` is a line: its candles would mix two sets of prices).
+    init?(
+        table: QuoteTable, symbol: String, from first: Int32?, to last: Int32?, priceColumn: Int,
+        overlays overlayExpressions: [(label: String, expression: ValueExpression)], volumeColumn: Int?, marks: Bitmask?,
+        candles: Bool = true
+    ) throws(QueryError) {
         guard let ticker = table.ticker(symbol) else { return nil }
         let rows = Self.rows(of: ticker, in: table, from: first, to: last)
         self.symbol = ticker.symbol
@@ -56,7 +63,9 @@ extension ChartSeries {
             return rows.map { row in c.doubleValue(at: row).flatMap { $0.isFinite ? $0 : nil } }
         }
         close = values(priceColumn)
-        if let o = table.columnIndex(named: "open"), let h = table.columnIndex(named: "high"), let l = table.columnIndex(named: "low") {
+        if candles, let o = table.columnIndex(named: "open"), let h = table.columnIndex(named: "high"),
+            let l = table.columnIndex(named: "low")
+        {
             ohlc = (values(o), values(h), values(l))
         } else {
             ohlc = nil
@@ -69,6 +78,13 @@ extension ChartSeries {
         }
         self.overlays = overlays
         marked = marks.map { mask in rows.map { mask[$0] } } ?? Array(repeating: false, count: rows.count)
+        if let s = table.columnIndex(named: "split_ratio") {
+            let column = table.columns[s]
+            splits = rows.enumerated().compactMap { k, row in
+                guard let ratio = column.doubleValue(at: row), ratio.isFinite, ratio > 0, ratio != 1 else { return nil }
+                return (k, ratio)
+            }
+        }
     }
 
     /// The rows of `ticker` with `first <= date <= last`, by binary search (a ticker's rows are

@@ -46,7 +46,10 @@ struct NiceTicks: Equatable {
         search: while true {
             for m in [1, 2, 5] {
                 let (_, _, count) = ticks(m, exponent)
-                if count <= maxCount { mantissa = m; break search }
+                if count <= maxCount {
+                    mantissa = m
+                    break search
+                }
             }
             exponent += 1
         }

@@ -22,6 +22,10 @@ struct SVGChart {
     var priceLabel = "close"
     /// The `--where` text, for the subtitle when rows are marked.
     var whereText: String?
+    /// Said after the price in the subtitle (`adjusted for splits and dividends`), if anything.
+    var priceNote: String?
+    /// Prices on a logarithmic scale (values at or below 0 leave gaps).
+    var logScale = false
 
     /// Candlesticks only up to this many trading days; lines beyond.
     static let candlestickLimit = 250
@@ -39,11 +43,11 @@ struct SVGChart {
     var height: Double { (showVolume ? volumeBottom : priceBottom) + marginBottom }
 
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"]
-    static let upColor = "#2b8a3e", downColor = "#c92a2a", markColor = "#f08c00"
+    static let upColor = "#2b8a3e", downColor = "#c92a2a", markColor = "#f08c00", splitColor = "#5f3dc4"
 
     /// Whether the prices are drawn as candlesticks.
     var usesCandlesticks: Bool {
-        series.count == 1 && !normalize && series[0].ohlc != nil && (1...Self.candlestickLimit).contains(series[0].count)
+        series.count == 1 && !normalize && series[0].ohlc != nil && (1 ... Self.candlestickLimit).contains(series[0].count)
     }
 
     /// The document.
@@ -51,10 +55,16 @@ struct SVGChart {
         var svg = ""
         let w = SVGText.number(width), h = SVGText.number(height)
         svg.append(line: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        svg.append(line: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\" font-family=\"sans-serif\" font-size=\"11\">")
+        svg.append(
+            line:
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\" font-family=\"sans-serif\" font-size=\"11\">"
+        )
         svg.append(line: "<title>\(SVGText.escaped(title))</title>")
         svg.append(line: "<rect x=\"0\" y=\"0\" width=\"\(w)\" height=\"\(h)\" fill=\"#ffffff\"/>")
-        svg.append(line: "<text x=\"\(n(marginLeft))\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"#212529\">\(SVGText.escaped(title))</text>")
+        svg.append(
+            line:
+                "<text x=\"\(n(marginLeft))\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"#212529\">\(SVGText.escaped(title))</text>"
+        )
 
         let days = unionOfDays()
         guard let firstDay = days.first, let lastDay = days.last else {
@@ -62,7 +72,9 @@ struct SVGChart {
             svg.append(line: "</svg>")
             return svg
         }
-        svg.append(line: "<text x=\"\(n(marginLeft))\" y=\"40\" fill=\"#495057\">\(SVGText.escaped(subtitle(firstDay, lastDay, days.count)))</text>")
+        svg.append(
+            line:
+                "<text x=\"\(n(marginLeft))\" y=\"40\" fill=\"#495057\">\(SVGText.escaped(subtitle(firstDay, lastDay, days.count)))</text>")
 
         let positions = series.map { self.positions(of: $0, in: days) }
         let scaled = series.map(scaledValues)
@@ -74,15 +86,21 @@ struct SVGChart {
         var low = Double.infinity, high = -Double.infinity
         for s in scaled {
             for values in [s.close] + (candles ? [s.open, s.high, s.low] : []) + s.overlays {
-                for case let v? in values { low = min(low, v); high = max(high, v) }
+                for case let v? in values {
+                    low = min(low, v)
+                    high = max(high, v)
+                }
             }
         }
-        if low > high { (low, high) = (0, 1) }
+        if low > high { (low, high) = logScale ? (1, 10) : (0, 1) }
         if normalize { (low, high) = (min(low, 1), max(high, 1)) }
-        let priceTicks = NiceTicks(covering: low, high, maxCount: max(2, Int(priceHeight / 45)))
+        let priceTicks =
+            logScale
+            ? PriceAxis(logCovering: low, high, maxCount: max(2, Int(priceHeight / 45)))
+            : PriceAxis(NiceTicks(covering: low, high, maxCount: max(2, Int(priceHeight / 45))))
         func y(_ value: Double) -> Double {
-            let span = priceTicks.upper - priceTicks.lower
-            return clampY(priceBottom - (value - priceTicks.lower) / span * priceHeight)
+            let span = priceTicks.position(priceTicks.upper) - priceTicks.position(priceTicks.lower)
+            return clampY(priceBottom - (priceTicks.position(value) - priceTicks.position(priceTicks.lower)) / span * priceHeight)
         }
 
         // Grid and axes.
@@ -95,7 +113,10 @@ struct SVGChart {
         }
         svg.append(line: "<path d=\"\(grid)\" fill=\"none\" stroke=\"#e9ecef\" stroke-width=\"1\"/>")
         if normalize {
-            svg.append(line: "<path d=\"M\(n(marginLeft)) \(n(y(1)))H\(n(marginLeft + plotWidth))\" fill=\"none\" stroke=\"#868e96\" stroke-width=\"1\"/>")
+            svg.append(
+                line:
+                    "<path d=\"M\(n(marginLeft)) \(n(y(1)))H\(n(marginLeft + plotWidth))\" fill=\"none\" stroke=\"#868e96\" stroke-width=\"1\"/>"
+            )
         }
         var frame = "M\(n(marginLeft)) \(n(priceTop))V\(n(priceBottom))H\(n(marginLeft + plotWidth))"
         if showVolume { frame += "M\(n(marginLeft)) \(n(volumeTop))V\(n(volumeBottom))H\(n(marginLeft + plotWidth))" }
@@ -129,16 +150,25 @@ struct SVGChart {
                 // One bar per pixel column: the largest volume in it.
                 barWidth = 1
                 var column = Int.min, largest = 0.0
-                func flush() { if column != Int.min && largest > 0 { bars += "M\(n(Double(column) + 0.5)) \(n(volumeBottom))V\(n(vy(largest)))" } }
+                func flush() {
+                    if column != Int.min && largest > 0 { bars += "M\(n(Double(column) + 0.5)) \(n(volumeBottom))V\(n(vy(largest)))" }
+                }
                 for (row, index) in positions[0].enumerated() {
                     let c = Int(x(index).rounded(.down))
-                    if c != column { flush(); column = c; largest = 0 }
+                    if c != column {
+                        flush()
+                        column = c
+                        largest = 0
+                    }
                     if let v = volume[row] { largest = max(largest, v) }
                 }
                 flush()
             }
             svg.append(line: "<path d=\"\(bars)\" fill=\"none\" stroke=\"#adb5bd\" stroke-width=\"\(n(barWidth))\"/>")
-            svg.append(line: "<text x=\"\(n(marginLeft - 6))\" y=\"\(n(volumeTop + 10))\" fill=\"#495057\" text-anchor=\"end\">\(Self.compact(volumeTicks.upper))</text>")
+            svg.append(
+                line:
+                    "<text x=\"\(n(marginLeft - 6))\" y=\"\(n(volumeTop + 10))\" fill=\"#495057\" text-anchor=\"end\">\(Self.compact(volumeTicks.upper))</text>"
+            )
             svg.append(line: "<text x=\"\(n(marginLeft + 4))\" y=\"\(n(volumeTop + 10))\" fill=\"#868e96\">volume</text>")
         }
 
@@ -148,7 +178,10 @@ struct SVGChart {
         } else {
             for (i, s) in scaled.enumerated() {
                 let points = zip(positions[i], s.close).map { index, v in v.map { (x(index), y($0)) } }
-                svg.append(line: "<path d=\"\(Self.linePath(points))\" fill=\"none\" stroke=\"\(color(ofSeries: i))\" stroke-width=\"1.5\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>")
+                svg.append(
+                    line:
+                        "<path d=\"\(Self.linePath(points))\" fill=\"none\" stroke=\"\(color(ofSeries: i))\" stroke-width=\"1.5\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>"
+                )
             }
         }
         // Overlays.
@@ -159,10 +192,30 @@ struct SVGChart {
                 let path = Self.linePath(points)
                 // Null throughout (a window longer than the history): no line, the legend still names it.
                 if !path.isEmpty {
-                    svg.append(line: "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color(ofOverlay: overlayNumber))\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" stroke-linejoin=\"round\"/>")
+                    svg.append(
+                        line:
+                            "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color(ofOverlay: overlayNumber))\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" stroke-linejoin=\"round\"/>"
+                    )
                 }
                 overlayNumber += 1
             }
+        }
+        // Split days: a dotted line over the prices, a triangle on the time axis and the ratio.
+        var splitLines = "", splitTriangles = "", splitLabels = ""
+        for (i, s) in series.enumerated() {
+            for split in s.splits where split.index < positions[i].count {
+                let px = x(positions[i][split.index])
+                splitLines += "M\(n(px)) \(n(priceTop))V\(n(priceBottom))"
+                splitTriangles += "M\(n(px)) \(n(priceBottom - 7))L\(n(clampX(px + 4))) \(n(priceBottom))H\(n(clampX(px - 4)))Z"
+                let label = (series.count > 1 ? "\(s.symbol) " : "") + "split " + FetchCommand.splitText(split.ratio)
+                splitLabels += "<text x=\"\(n(clampX(px + 3)))\" y=\"\(n(priceTop + 11))\">\(SVGText.escaped(label))</text>"
+            }
+        }
+        if !splitLines.isEmpty {
+            svg.append(
+                line:
+                    "<g class=\"splits\" fill=\"\(Self.splitColor)\" font-size=\"10\"><path d=\"\(splitLines)\" fill=\"none\" stroke=\"\(Self.splitColor)\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>"
+                    + "<path d=\"\(splitTriangles)\" stroke=\"none\"/>\(splitLabels)</g>")
         }
         // Marks: one dot per pixel column and series, at the price (above the candle's high with
         // candlesticks; at the pane's foot when the price is null).
@@ -201,8 +254,11 @@ struct SVGChart {
     }
 
     private func subtitle(_ first: Int32, _ last: Int32, _ count: Int) -> String {
-        var text = "\(Day(daysSinceEpoch: first).description) to \(Day(daysSinceEpoch: last).description) · \(count) trading day\(count == 1 ? "" : "s") · \(priceLabel)"
+        var text =
+            "\(Day(daysSinceEpoch: first).description) to \(Day(daysSinceEpoch: last).description) · \(count) trading day\(count == 1 ? "" : "s") · \(priceLabel)"
         if normalize { text += " ÷ first \(priceLabel)" }
+        if let priceNote { text += ", \(priceNote)" }
+        if logScale { text += " · log scale" }
         if let whereText {
             let marked = series.reduce(0) { $0 + $1.marked.lazy.filter { $0 }.count }
             text += " · ● where \(whereText) (\(marked) row\(marked == 1 ? "" : "s"))"
@@ -257,7 +313,13 @@ struct SVGChart {
             var top = y(max(o, c)), bottom = y(min(o, c))
             if bottom - top < 1 { (top, bottom) = (clampY(top - 0.5), clampY(top + 0.5)) }
             let body = "M\(n(clampX(cx - half))) \(n(top))H\(n(clampX(cx + half)))V\(n(bottom))H\(n(clampX(cx - half)))Z"
-            if up { upWicks += wick; upBodies += body } else { downWicks += wick; downBodies += body }
+            if up {
+                upWicks += wick
+                upBodies += body
+            } else {
+                downWicks += wick
+                downBodies += body
+            }
         }
         return "<path d=\"\(upWicks)\" fill=\"none\" stroke=\"\(Self.upColor)\" stroke-width=\"1\"/>\n"
             + "<path d=\"\(downWicks)\" fill=\"none\" stroke=\"\(Self.downColor)\" stroke-width=\"1\"/>\n"
@@ -294,7 +356,10 @@ struct SVGChart {
             column = Int.min
         }
         for (order, point) in points.enumerated() {
-            guard let (x, y) = point else { endRun(); continue }
+            guard let (x, y) = point else {
+                endRun()
+                continue
+            }
             let c = Int(x.rounded(.down))
             if c != column {
                 flush()
@@ -325,11 +390,18 @@ struct SVGChart {
             if let base = s.close.lazy.compactMap({ $0 }).first(where: { $0 != 0 }) { factor = 1 / base } else { factor = .nan }
         }
         func scale(_ values: [Double?]) -> [Double?] {
-            guard factor != 1 else { return values }
-            return values.map { $0.flatMap { v in let r = v * factor; return r.isFinite ? r : nil } }
+            guard factor != 1 || logScale else { return values }
+            // On a log scale a value at or below 0 has no place: a gap.
+            return values.map {
+                $0.flatMap { v in
+                    let r = v * factor
+                    return r.isFinite && (!logScale || r > 0) ? r : nil
+                }
+            }
         }
-        return ScaledSeries(close: scale(s.close), open: scale(s.ohlc?.open ?? []), high: scale(s.ohlc?.high ?? []),
-                            low: scale(s.ohlc?.low ?? []), overlays: s.overlays.map { scale($0.values) })
+        return ScaledSeries(
+            close: scale(s.close), open: scale(s.ohlc?.open ?? []), high: scale(s.ohlc?.high ?? []),
+            low: scale(s.ohlc?.low ?? []), overlays: s.overlays.map { scale($0.values) })
     }
 
     /// Every day any series has, ascending.

@@ -17,7 +17,7 @@ enum SVGText {
             case "\t": out += " "
             default:
                 let v = scalar.value
-                if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0xFFFE || v == 0xFFFF { continue }
+                if v < 0x20 || (0x7F ... 0x9F).contains(v) || v == 0xFFFE || v == 0xFFFF { continue }
                 out.unicodeScalars.append(scalar)
             }
         }

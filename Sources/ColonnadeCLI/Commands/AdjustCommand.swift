@@ -13,14 +13,16 @@ struct AdjustCommand: Command {
         try SnapshotLocation.update(path, wait: !parsed[Options.noWait], context: context) { table in
             // `update` starts an empty table where no file is: nothing to adjust there.
             if table.schema.isEmpty && table.rowCount == 0 {
-                throw CommandFailure("no snapshot at \(path)", hint: "create one with 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH")
+                throw CommandFailure(
+                    "no snapshot at \(path)", hint: "create one with 'colonnade import' or 'colonnade fetch', or pass --snapshot PATH")
             }
             created = !table.hasAdjustedColumns
             summaries = try table.recomputeAdjustments(tickers: tickers.isEmpty ? nil : tickers)
         }
         let rows = summaries.reduce(0) { $0 + $1.rows }, events = summaries.reduce(0) { $0 + $1.events }
-        context.note("\(created ? "created" : "recomputed") the adjusted columns of \(summaries.count.groupedText) ticker\(summaries.count == 1 ? "" : "s") "
-            + "(\(rows.groupedText) rows, \(events.groupedText) split and dividend days) by WIKI's rule; saved \(path)")
+        context.note(
+            "\(created ? "created" : "recomputed") the adjusted columns of \(summaries.count.groupedText) ticker\(summaries.count == 1 ? "" : "s") "
+                + "(\(rows.groupedText) rows, \(events.groupedText) split and dividend days) by WIKI's rule; saved \(path)")
         return ExitStatus.success
     }
 }

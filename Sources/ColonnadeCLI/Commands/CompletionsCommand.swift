@@ -12,8 +12,9 @@ struct CompletionsCommand: Command {
         let name = parsed.positionals[0]
         guard let shell = CompletionScript.Shell(rawValue: name) else {
             let shells = CompletionScript.Shell.allCases.map(\.rawValue)
-            throw UsageError.invalidValue(option: "SHELL", value: name, reason: "expected one of " + shells.joined(separator: ", "),
-                                          suggestion: Suggestions.closest(to: name, among: shells).first, command: spec.name)
+            throw UsageError.invalidValue(
+                option: "SHELL", value: name, reason: "expected one of " + shells.joined(separator: ", "),
+                suggestion: Suggestions.closest(to: name, among: shells).first, command: spec.name)
         }
         try context.standardOutput.write(CompletionScript(commands: commands ?? CommandSpec.colonnadeCommands).text(for: shell))
         return ExitStatus.success

@@ -45,21 +45,25 @@ extension ExportCommand {
     /// - Parameters:
     ///   - given: `-o` as typed, if any.
     ///   - command: the command whose options these are, for usage errors.
-    static func writeColumnar(_ table: QuoteTable, format: Options.Format, output given: String?, snapshot: SnapshotSource,
-                              parquet: ParquetSettings = ParquetSettings(), command: String = CommandSpec.export.name,
-                              context: CommandContext) throws -> Int32 {
+    static func writeColumnar(
+        _ table: QuoteTable, format: Options.Format, output given: String?, snapshot: SnapshotSource,
+        parquet: ParquetSettings = ParquetSettings(), command: String = CommandSpec.export.name,
+        context: CommandContext
+    ) throws -> Int32 {
         let output = given.map { $0 == "-" ? "-" : context.resolve($0) }
         if let output, output != "-", let given {
             try refuseSameFile(output: output, snapshot: snapshot, given: given)
         }
         if format == .arrows, output == nil || output == "-", context.standardOutput.isTerminal {
-            throw UsageError.invalidValue(option: "--format", value: format.rawValue,
-                                          reason: "binary output to a terminal; redirect standard output to a file or a pipe, or pass -o FILE",
-                                          suggestion: nil, command: command)
+            throw UsageError.invalidValue(
+                option: "--format", value: format.rawValue,
+                reason: "binary output to a terminal; redirect standard output to a file or a pipe, or pass -o FILE",
+                suggestion: nil, command: command)
         }
         // On a terminal, an export over a second shows its progress (rows and bytes written).
-        let progress = ProgressLine("exporting", total: table.rowCount, enabled: context.standardError.isTerminal,
-                                    writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+        let progress = ProgressLine(
+            "exporting", total: table.rowCount, enabled: context.standardError.isTerminal,
+            writer: context.standardError, delay: context.progressDelay)
         let advance: @Sendable (Int, Int) -> Void = { rows, bytes in progress.advance(rows: rows, bytes: bytes) }
         var partitions: Int?
         do {
@@ -75,7 +79,8 @@ extension ExportCommand {
                     try writeToStandardOutput(context) { out throws(InteropError) in try writer.write(to: out) }
                     return ExitStatus.success
                 } else {
-                    throw UsageError.missingOption(option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: command)
+                    throw UsageError.missingOption(
+                        option: "--output FILE (the Arrow file format needs a file; use --format arrows for a pipe)", command: command)
                 }
             case .delta:
                 guard let output, output != "-" else {
@@ -86,19 +91,17 @@ extension ExportCommand {
                 writer.rowGroupRows = parquet.rowGroupRows
                 writer.partitioning = parquet.partitioning
                 if let c = parquet.compression { writer.compression = c.parquet }
-                if let step = context.environment["COLONNADE_TEST_DELTA_KILL_AT"] {
-                    // Tests stop the writer at one step of its commit, as a crash would.
-                    writer.step = { if $0 == step { kill(getpid(), SIGKILL) } }
-                }
                 let outcome = try writer.write(to: output, mode: parquet.mode.map { $0 == .append ? .append : .overwrite })
                 progress.finish()
-                context.note("committed version \(outcome.version) of \(given ?? output): \(table.rowCount.groupedText) rows in "
-                    + "\(outcome.added.count) file\(outcome.added.count == 1 ? "" : "s")"
-                    + (outcome.removed > 0 ? ", \(outcome.removed) file\(outcome.removed == 1 ? "" : "s") removed" : ""))
+                context.note(
+                    "committed version \(outcome.version) of \(given ?? output): \(table.rowCount.groupedText) rows in "
+                        + "\(outcome.added.count) file\(outcome.added.count == 1 ? "" : "s")"
+                        + (outcome.removed > 0 ? ", \(outcome.removed) file\(outcome.removed == 1 ? "" : "s") removed" : ""))
                 return ExitStatus.success
-            default: // .parquet (the text formats are written row by row in `run`)
+            default:  // .parquet (the text formats are written row by row in `run`)
                 guard let output, output != "-" else {
-                    throw UsageError.missingOption(option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: command)
+                    throw UsageError.missingOption(
+                        option: "--output PATH (Parquet needs a file or, with --partition-by, a directory)", command: command)
                 }
                 var writer = ParquetWriter(table: table)
                 writer.progress = advance
@@ -134,15 +137,17 @@ extension ExportCommand {
                 let computed = ColumnSelection.computed(name) != nil
                 throw UsageError.invalidValue(
                     option: "--columns", value: name,
-                    reason: computed ? "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson" : "no such column",
+                    reason: computed
+                        ? "arrow, arrows and parquet take value columns; computed columns go to csv or ndjson" : "no such column",
                     suggestion: computed ? nil : close.first, command: CommandSpec.export.name)
             }
             if !indices.contains(index) { indices.append(index) }
         }
         if indices == Array(table.schema.indices) { return table }
         do {
-            return try QuoteTable(schema: indices.map { table.schema[$0] }, columns: indices.map { table.columns[$0] }, dates: table.dates,
-                                  tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata, checkDates: false)
+            return try QuoteTable(
+                schema: indices.map { table.schema[$0] }, columns: indices.map { table.columns[$0] }, dates: table.dates,
+                tickers: table.tickers, dateColumnName: table.dateColumnName, metadata: table.metadata, checkDates: false)
         } catch {
             throw CommandFailure("cannot select the columns \(names.joined(separator: ",")): \(error)")
         }
@@ -150,8 +155,10 @@ extension ExportCommand {
 
     /// Binary output to standard output: the text writer is flushed first, then bytes go to its
     /// descriptor. In-process callers without a descriptor get an error.
-    static func writeToStandardOutput(_ context: CommandContext,
-                                      _ body: (DescriptorInteropOutput) throws(InteropError) -> Void) throws {
+    static func writeToStandardOutput(
+        _ context: CommandContext,
+        _ body: (DescriptorInteropOutput) throws(InteropError) -> Void
+    ) throws {
         try context.standardOutput.flush()
         guard let fdWriter = context.standardOutput as? FileDescriptorWriter else {
             throw CommandFailure("binary output needs a file descriptor", hint: "pass --output FILE")

@@ -9,17 +9,22 @@ struct ExportCommand: Command {
 
     func run(_ parsed: ParsedArguments, context: CommandContext) throws -> Int32 {
         let source = try SnapshotLocation.forReading(parsed, Options.snapshot, context: context)
-        let table = try source.load(verify: true)
+        let stored = try source.load(verify: true)
+        // --adjusted: --where, computed columns and the written open … volume read the adjusted columns.
+        let table = parsed[Options.adjusted] ? try FilterCommand.adjustedTable(stored) : stored
+        if parsed[Options.adjusted] { context.note(FilterCommand.adjustedNote) }
         // The rows and columns filter would select.
-        let predicate = try FilterCommand.predicate(where: parsed[Options.where],
-                                                    tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
-                                                    from: parsed[Options.from], to: parsed[Options.to], table: table)
+        let predicate = try FilterCommand.predicate(
+            where: parsed[Options.where],
+            tickers: parsed.isGiven(Options.tickers) ? parsed[Options.tickers] : nil,
+            from: parsed[Options.from], to: parsed[Options.to], table: table)
         FilterCommand.warnAboutUnknownTickers(in: predicate, table: table, context: context)
         let selection: Selection
         if let text = parsed[Options.on] {
             guard let day = ScreenDay(text) else {
-                throw UsageError.invalidValue(option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
-                                              suggestion: nil, command: spec.name)
+                throw UsageError.invalidValue(
+                    option: "--on", value: text, reason: "expected a date YYYY-MM-DD or 'latest'",
+                    suggestion: nil, command: spec.name)
             }
             let maxStale = try FilterCommand.maxStale(parsed[Options.maxStale], command: spec.name)
             selection = try table.select(predicate, on: day, maxStale: maxStale)
@@ -33,26 +38,30 @@ struct ExportCommand: Command {
         let requested = parsed[Options.format]
         guard let format = requested.textFormat else {
             try Self.checkColumnarOptions(parsed, format: requested, command: spec.name)
-            let parquet = ParquetSettings(partitioning: parsed[Options.partitionBy].map { $0 == .year ? .year : .month },
-                                          rowGroupRows: parsed[Options.rowGroupRows],
-                                          compression: try Self.compressionChoice(parsed[Options.compression], command: spec.name),
-                                          mode: parsed[Options.mode])
+            let parquet = ParquetSettings(
+                partitioning: parsed[Options.partitionBy].map { $0 == .year ? .year : .month },
+                rowGroupRows: parsed[Options.rowGroupRows],
+                compression: try Self.compressionChoice(parsed[Options.compression], command: spec.name),
+                mode: parsed[Options.mode])
             let columnar = try Self.projected(table.subtable(selection), onto: names)
-            return try Self.writeColumnar(columnar, format: requested, output: parsed[Options.output], snapshot: source,
-                                          parquet: parquet, context: context)
+            return try Self.writeColumnar(
+                columnar, format: requested, output: parsed[Options.output], snapshot: source,
+                parquet: parquet, context: context)
         }
         if Self.givesParquetOptions(parsed) {
-            throw UsageError.invalidValue(option: "--format", value: requested.rawValue,
-                                          reason: "--partition-by, --row-group-rows, --compression and --mode apply to --format parquet, delta or arrow only",
-                                          suggestion: "parquet", command: spec.name)
+            throw UsageError.invalidValue(
+                option: "--format", value: requested.rawValue,
+                reason: "--partition-by, --row-group-rows, --compression and --mode apply to --format parquet, delta or arrow only",
+                suggestion: "parquet", command: spec.name)
         }
         var rows = try TableRows(table: table, columnNames: names, rows: MaskRowIterator(selection.mask, limit: nil))
 
         let file = parsed[Options.output].flatMap { $0 == "-" ? nil : $0 }
         // Progress on a terminal's standard error, unless the rows themselves go to that terminal.
-        let progress = ProgressLine("exporting", total: selection.count,
-                                    enabled: context.standardError.isTerminal && (file != nil || !context.standardOutput.isTerminal),
-                                    writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+        let progress = ProgressLine(
+            "exporting", total: selection.count,
+            enabled: context.standardError.isTerminal && (file != nil || !context.standardOutput.isTerminal),
+            writer: context.standardError, delay: context.progressDelay)
         defer { progress.finish() }
         let headerLines = format == .csv ? 1 : 0
         if let output = file {
@@ -79,16 +88,18 @@ struct ExportCommand: Command {
     /// Refuses the columnar options `format` does not take.
     static func checkColumnarOptions(_ parsed: ParsedArguments, format: Options.Format, command: String) throws {
         func refuse(_ option: String, _ formats: String) throws {
-            throw UsageError.invalidValue(option: "--format", value: format.rawValue, reason: "\(option) applies to --format \(formats) only",
-                                          suggestion: nil, command: command)
+            throw UsageError.invalidValue(
+                option: "--format", value: format.rawValue, reason: "\(option) applies to --format \(formats) only",
+                suggestion: nil, command: command)
         }
         if format != .delta && parsed.isGiven(Options.mode) { try refuse("--mode", "delta") }
         if format == .arrow || format == .arrows {
             if parsed.isGiven(Options.partitionBy) { try refuse("--partition-by", "parquet or delta") }
             if parsed.isGiven(Options.rowGroupRows) { try refuse("--row-group-rows", "parquet or delta") }
             if try compressionChoice(parsed[Options.compression], command: command) == .snappy {
-                throw UsageError.invalidValue(option: "--compression", value: "snappy", reason: "Arrow IPC compresses with zstd or lz4",
-                                              suggestion: "zstd", command: command)
+                throw UsageError.invalidValue(
+                    option: "--compression", value: "snappy", reason: "Arrow IPC compresses with zstd or lz4",
+                    suggestion: "zstd", command: command)
             }
         }
     }
@@ -101,14 +112,16 @@ struct ExportCommand: Command {
         case "none", "uncompressed": return CompressionChoice.none
         case "snappy": return .snappy
         case "lz4", "lz4_raw", "lz4raw": return .lz4
-        case "zstd": return .zstd(ZstdCompressor.defaultLevel)
+        case "zstd": return .zstd(ZstdCompressor.fileDefaultLevel)
         default:
             if lower.hasPrefix("zstd:"), let level = Int(lower.dropFirst(5)), ZstdCompressor.levels.contains(level) {
                 return .zstd(level)
             }
-            throw UsageError.invalidValue(option: "--compression", value: text,
-                                          reason: "expected none, snappy, zstd, zstd:LEVEL (LEVEL \(ZstdCompressor.levels.lowerBound)-\(ZstdCompressor.levels.upperBound)) or lz4",
-                                          suggestion: nil, command: command)
+            throw UsageError.invalidValue(
+                option: "--compression", value: text,
+                reason:
+                    "expected none, snappy, zstd, zstd:LEVEL (LEVEL \(ZstdCompressor.levels.lowerBound)-\(ZstdCompressor.levels.upperBound)) or lz4",
+                suggestion: nil, command: command)
         }
     }
 
@@ -120,8 +133,9 @@ struct ExportCommand: Command {
         var out = stat(), snap = stat()
         guard stat(output, &out) == 0, stat(snapshot, &snap) == 0 else { return }
         if out.st_dev == snap.st_dev && out.st_ino == snap.st_ino {
-            throw CommandFailure("\(given) is the snapshot being exported (\(snapshot)); writing it would destroy the snapshot",
-                                 hint: "choose another --output file")
+            throw CommandFailure(
+                "\(given) is the snapshot being exported (\(snapshot)); writing it would destroy the snapshot",
+                hint: "choose another --output file")
         }
     }
 }

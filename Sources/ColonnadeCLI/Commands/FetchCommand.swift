@@ -20,15 +20,17 @@ struct FetchCommand: Command {
         let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         let deadlineText = parsed[Options.deadline]
         guard let deadline = DurationText.parseDuration(deadlineText) else {
-            throw UsageError.invalidValue(option: "--deadline", value: deadlineText, reason: "expected a duration such as 90s, 30m or 6h",
-                                          suggestion: nil, command: spec.name)
+            throw UsageError.invalidValue(
+                option: "--deadline", value: deadlineText, reason: "expected a duration such as 90s, 30m or 6h",
+                suggestion: nil, command: spec.name)
         }
 
         var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
         if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.invalidValue(option: "--base-url", value: Self.withoutCredentials(base), reason: "expected an http(s) URL",
-                                              suggestion: nil, command: spec.name)
+                throw UsageError.invalidValue(
+                    option: "--base-url", value: Self.withoutCredentials(base), reason: "expected an http(s) URL",
+                    suggestion: nil, command: spec.name)
             }
             configuration.baseURL = url
         }
@@ -36,8 +38,9 @@ struct FetchCommand: Command {
         configuration.transferProcess = Self.transferProcess(context)
         if let limit = context.tuning.maximumResponseBytes { configuration.maximumResponseSize = limit }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
-        configuration.apiKey = try APIKey.resolve(environment: context.environment, homeDirectory: home,
-                                                  explicitKeyFile: parsed[Options.apiKeyFile].map(context.resolve))
+        configuration.apiKey = try APIKey.resolve(
+            environment: context.environment, homeDirectory: home,
+            explicitKeyFile: parsed[Options.apiKeyFile].map(context.resolve))
         if let key = configuration.apiKey { (context.standardError as? RedactingWriter)?.add(key) }
         let quiet = parsed[Options.quiet]
         if !quiet, Self.choosesWIKI(database: parsed[Options.database], table: parsed[Options.table]) {
@@ -73,8 +76,9 @@ struct FetchCommand: Command {
         if bulk {
             let timeoutText = parsed[Options.bulkTimeout]
             guard let timeout = DurationText.parseDuration(timeoutText) else {
-                throw UsageError.invalidValue(option: "--bulk-timeout", value: timeoutText, reason: "expected a duration such as 90s, 10m or 1h",
-                                              suggestion: nil, command: spec.name)
+                throw UsageError.invalidValue(
+                    option: "--bulk-timeout", value: timeoutText, reason: "expected a duration such as 90s, 10m or 1h",
+                    suggestion: nil, command: spec.name)
             }
             options.exportPolling = ExportPolling(timeout: timeout)
             if let first = context.tuning.exportFirstPoll { options.exportPolling.firstInterval = first }
@@ -107,14 +111,17 @@ struct FetchCommand: Command {
             if let hint = report.hint { try context.standardError.writeLine("hint: \(hint)") }
         }
         if !result.failures.isEmpty && !options.keepGoing {
-            try context.standardError.writeLine("\(result.failures.count) of \(symbols.count) tickers failed; "
-                + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
+            try context.standardError.writeLine(
+                "\(result.failures.count) of \(symbols.count) tickers failed; "
+                    + "nothing was saved (\(path) is unchanged). --keep-going saves the tickers that succeeded.")
             return ExitStatus.failure
         }
         if !quiet { try ImportCommand.printSummary(of: result.fetched, into: path, verb: "fetched", context: context) }
+        for restatement in result.restatements { context.note(TerminalText.escaped(Self.restatementNote(restatement))) }
         if !result.failures.isEmpty {
-            try context.standardError.writeLine("\(result.failures.count) of \(symbols.count) tickers failed: "
-                + TerminalText.escaped(result.failures.map(\.symbol).joined(separator: ", ")))
+            try context.standardError.writeLine(
+                "\(result.failures.count) of \(symbols.count) tickers failed: "
+                    + TerminalText.escaped(result.failures.map(\.symbol).joined(separator: ", ")))
             return ExitStatus.failure
         }
         return ExitStatus.success
@@ -131,7 +138,8 @@ struct FetchCommand: Command {
     }
 
     /// The note `fetch` prints when the chosen database is WIKI.
-    static let wikiNote = "note: WIKI stopped updating in March 2018 (its last prices are from 2018-03-27); for later prices "
+    static let wikiNote =
+        "note: WIKI stopped updating in March 2018 (its last prices are from 2018-03-27); for later prices "
         + "use --table with a table your own Nasdaq Data Link subscription covers"
 
     /// Whether the data comes from WIKI: the time-series database `WIKI` (datasets `WIKI/…`) or
@@ -185,8 +193,10 @@ final class Progress: @unchecked Sendable {
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let rate = seconds > 0 ? Double(self.bytes) / seconds / 1e6 : 0
-            try? writer.write(String(format: "\r\u{1B}[Kfetched %d/%d tickers · %@ rows · %.1f MB · %.1f MB/s · %.1f s",
-                                     self.tickers, total, self.rows.groupedText, Double(self.bytes) / 1e6, rate, seconds))
+            try? writer.write(
+                String(
+                    format: "\r\u{1B}[Kfetched %d/%d tickers · %@ rows · %.1f MB · %.1f MB/s · %.1f s",
+                    self.tickers, total, self.rows.groupedText, Double(self.bytes) / 1e6, rate, seconds))
             try? writer.flush()
         }
     }
@@ -207,7 +217,8 @@ extension DataLinkError: CLIReportableError {
         switch self {
         case .gone: "the time-series API no longer serves many datasets; the Tables API does: --table WIKI/PRICES"
         case .unauthorized(_, _, _, let keySent), .forbidden(_, _, _, let keySent):
-            keySent ? "check the key in $NASDAQ_DATA_LINK_API_KEY or ~/.nasdaq/data_link_apikey"
+            keySent
+                ? "check the key in $NASDAQ_DATA_LINK_API_KEY or ~/.nasdaq/data_link_apikey"
                 : "no API key was sent: set $NASDAQ_DATA_LINK_API_KEY or write it to ~/.nasdaq/data_link_apikey"
         case .rateLimited: "wait and run again with --update; --concurrency 1 sends one request at a time"
         case .notFound: "check the ticker and --database (a ticker like BRK.B is sent as BRK_B)"

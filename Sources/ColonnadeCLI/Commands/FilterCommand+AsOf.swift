@@ -7,9 +7,10 @@ extension FilterCommand {
     static func maxStale(_ text: String?, command: String) throws -> StaleLimit {
         guard let text else { return .default }
         guard let limit = StaleLimit(text) else {
-            throw UsageError.invalidValue(option: "--max-stale", value: text,
-                                          reason: "expected a whole number of calendar days (0 to 100000) or 'none'",
-                                          suggestion: nil, command: command)
+            throw UsageError.invalidValue(
+                option: "--max-stale", value: text,
+                reason: "expected a whole number of calendar days (0 to 100000) or 'none'",
+                suggestion: nil, command: command)
         }
         return limit
     }

@@ -44,7 +44,8 @@ extension FilterCommand {
             return false
         }
         guard outside else { return }
-        context.note("no rows match: the dates asked for lie outside this table's, "
-            + "\(Day(daysSinceEpoch: range.lowerBound)) to \(Day(daysSinceEpoch: range.upperBound))")
+        context.note(
+            "no rows match: the dates asked for lie outside this table's, "
+                + "\(Day(daysSinceEpoch: range.lowerBound)) to \(Day(daysSinceEpoch: range.upperBound))")
     }
 }

@@ -13,8 +13,9 @@ struct ImportCommand: Command {
         let files = parsed.positionals.map(context.resolve)
         let path = try SnapshotLocation.forWriting(parsed[Options.snapshot], context: context)
         try SnapshotLocation.requireWritableDirectory(of: path)
-        let progress = ImportProgressLine(enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
-                                          delay: ImportProgressLine.delay(environment: context.environment))
+        let progress = ImportProgressLine(
+            enabled: context.standardError.isTerminal, total: files.count, writer: context.standardError,
+            delay: context.progressDelay)
         var options = ImportOptions()
         options.ticker = parsed[Options.ticker]
         options.threads = parsed[Options.threads] ?? QueryOptions.availableCores
@@ -25,7 +26,6 @@ struct ImportCommand: Command {
         options.progress = progress.counters
         options.waitingForLock = context.waitingNoter(path: path)
         options.ordinaryPathOnly = context.tuning.ordinaryImport
-        options.whileLocked = SnapshotLocation.testHold(context)
         options.command = context.commandText
         let result: ImportResult
         do {
@@ -45,11 +45,13 @@ struct ImportCommand: Command {
     /// `version N: appended …` and, apart, the compaction that followed it.
     static func noteVersions(_ commit: SnapshotCommit?, _ compaction: SnapshotCommit?, context: CommandContext) {
         guard let commit, commit.version.kind != .single else { return }
-        context.note("version \(commit.version.number): \(commit.version.kind.name) of \(commit.version.writtenRows.groupedText) rows "
-            + "(\(LogCommand.bytes(commit.writtenBytes)) written); 'colonnade restore \(commit.version.number - 1)' undoes it")
+        context.note(
+            "version \(commit.version.number): \(commit.version.kind.name) of \(commit.version.writtenRows.groupedText) rows "
+                + "(\(LogCommand.bytes(commit.writtenBytes)) written); 'colonnade restore \(commit.version.number - 1)' undoes it")
         if let compaction {
-            context.note("then compacted into version \(compaction.version.number) (\(LogCommand.bytes(compaction.writtenBytes)) written), "
-                + "as the store had more than \(SnapshotStore.compactionSegmentLimit) segments or more segment rows than base rows")
+            context.note(
+                "then compacted into version \(compaction.version.number) (\(LogCommand.bytes(compaction.writtenBytes)) written), "
+                    + "as the store had more than \(SnapshotStore.compactionSegmentLimit) segments or more segment rows than base rows")
         }
     }
 
@@ -68,17 +70,23 @@ struct ImportCommand: Command {
     static func noteSkipped(_ notes: [InteropSkippedColumn], context: CommandContext) {
         // A date column whose timestamps are not at midnight: one note, each row taken as its day.
         for n in notes where n.kind == .timeOfDay {
-            context.note(TerminalText.escaped("\(n.file): column '\(n.column)' holds times of day other than midnight (first: \(n.type)); "
-                + "each row is taken as its day"))
+            context.note(
+                TerminalText.escaped(
+                    "\(n.file): column '\(n.column)' holds times of day other than midnight (first: \(n.type)); "
+                        + "each row is taken as its day"))
         }
         let skipped = notes.filter { $0.kind == .notAQuote }
         var files: [String] = []
         for s in skipped where !files.contains(s.file) { files.append(s.file) }
         for file in files {
             let columns = skipped.filter { $0.file == file }
-            let list = columns.map { "\($0.column) (\($0.type.hasPrefix("type ") ? String($0.type.dropFirst(5).prefix { $0 != "," }) : $0.type))" }
-            context.note(TerminalText.escaped("\(file): skipped \(columns.count) column\(columns.count == 1 ? "" : "s") that \(columns.count == 1 ? "is" : "are") not numbers: "
-                + list.joined(separator: ", ")) + " (--strict refuses such a file)")
+            let list = columns.map {
+                "\($0.column) (\($0.type.hasPrefix("type ") ? String($0.type.dropFirst(5).prefix { $0 != "," }) : $0.type))"
+            }
+            context.note(
+                TerminalText.escaped(
+                    "\(file): skipped \(columns.count) column\(columns.count == 1 ? "" : "s") that \(columns.count == 1 ? "is" : "are") not numbers: "
+                        + list.joined(separator: ", ")) + " (--strict refuses such a file)")
         }
     }
 
@@ -86,14 +94,17 @@ struct ImportCommand: Command {
     static func printSummary(of incoming: QuoteTable, into path: String, verb: String, context: CommandContext) throws {
         var rows = [[Cell]]()
         for t in incoming.tickers {
-            rows.append([.text(t.symbol), .integer(Int64(t.rowCount)),
-                         t.rowCount > 0 ? .day(incoming.dates[t.firstRow]) : .null,
-                         t.rowCount > 0 ? .day(incoming.dates[t.firstRow + t.rowCount - 1]) : .null])
+            rows.append([
+                .text(t.symbol), .integer(Int64(t.rowCount)),
+                t.rowCount > 0 ? .day(incoming.dates[t.firstRow]) : .null,
+                t.rowCount > 0 ? .day(incoming.dates[t.firstRow + t.rowCount - 1]) : .null,
+            ])
         }
         var source = MaterializedRows(columns: ["ticker", "rows", "first", "last"].map(ResultColumn.init(name:)), rows: rows)
         try TableFormatter().write(&source, to: context.standardOutput)
-        try context.standardOutput.writeLine("\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
-            + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(TerminalText.escaped(path))")
+        try context.standardOutput.writeLine(
+            "\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
+                + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(TerminalText.escaped(path))")
     }
 }
 

@@ -66,20 +66,22 @@ struct InfoCommand: Command {
         } catch {
             verification = "FAILED: \(error)"
         }
-        let tickers: [TickerLine] = table.map { t in
-            t.tickers.enumerated().map { code, e -> TickerLine in
-                let events = try? t.corporateEvents(ofTicker: code)
-                return TickerLine(symbol: e.symbol, rows: e.rowCount, first: e.rowCount > 0 ? t.dates[e.firstRow] : nil,
-                                  last: e.rowCount > 0 ? t.dates[e.firstRow + e.rowCount - 1] : nil, name: e.metadata["name"],
-                                  splits: events?.filter { $0.split != nil }.count, dividends: events?.filter { $0.dividend != nil }.count)
-            }
-        } ?? []
+        let tickers: [TickerLine] =
+            table.map { t in
+                t.tickers.enumerated().map { number, e -> TickerLine in
+                    let events = try? t.corporateEvents(ofTicker: number)
+                    return TickerLine(
+                        symbol: e.symbol, rows: e.rowCount, first: e.rowCount > 0 ? t.dates[e.firstRow] : nil,
+                        last: e.rowCount > 0 ? t.dates[e.firstRow + e.rowCount - 1] : nil, name: e.metadata["name"],
+                        splits: events?.filter { $0.split != nil }.count, dividends: events?.filter { $0.dividend != nil }.count)
+                }
+            } ?? []
         var report = Report(path: path, info: info, verification: verification, tickers: tickers)
         if let ticker, let table {
-            guard let code = table.code(of: ticker) else {
+            guard let number = table.tickerNumber(of: ticker) else {
                 throw CommandFailure("no ticker \(ticker) in \(path)", hint: "'colonnade info' lists the tickers")
             }
-            report.events = (ticker, try table.corporateEvents(ofTicker: Int(code)))
+            report.events = (ticker, try table.corporateEvents(ofTicker: Int(number)))
         }
         return report
     }
@@ -92,8 +94,12 @@ struct InfoCommand: Command {
             "ticker_count": info.tickerCount, "date_column": info.dateColumnName, "metadata": info.metadata,
             "checksums": report.verification, "block_summaries": info.hasBlockSummaries,
             "columns": [["name": info.dateColumnName, "identifier": "date", "type": "date", "nullable": false] as [String: Any]]
-                + info.schema.map { ["name": $0.name, "identifier": $0.identifier, "type": $0.type.description,
-                                     "nullable": report.isNullable($0)] },
+                + info.schema.map {
+                    [
+                        "name": $0.name, "identifier": $0.identifier, "type": $0.type.description,
+                        "nullable": report.isNullable($0),
+                    ]
+                },
             "tickers": report.tickers.map { t -> [String: Any] in
                 var o: [String: Any] = ["symbol": t.symbol, "rows": t.rows]
                 if let f = t.first { o["first_date"] = Day(daysSinceEpoch: f).description }
@@ -105,17 +111,23 @@ struct InfoCommand: Command {
             },
         ]
         if let events = report.events {
-            object["events"] = ["ticker": events.ticker, "list": events.list.map { e -> [String: Any] in
-                var o: [String: Any] = ["date": Day(daysSinceEpoch: e.day).description]
-                if let s = e.split { o["split_ratio"] = s }
-                if let d = e.dividend { o["ex_dividend"] = d }
-                if e.ignored { o["ignored"] = true }
-                return o
-            }] as [String: Any]
+            object["events"] =
+                [
+                    "ticker": events.ticker,
+                    "list": events.list.map { e -> [String: Any] in
+                        var o: [String: Any] = ["date": Day(daysSinceEpoch: e.day).description]
+                        if let s = e.split { o["split_ratio"] = s }
+                        if let d = e.dividend { o["ex_dividend"] = d }
+                        if e.ignored { o["ignored"] = true }
+                        return o
+                    },
+                ] as [String: Any]
         }
         if let log = report.log {
-            object["versions"] = ["count": log.versions.count, "current": log.current.number, "current_files": log.current.files.count,
-                                  "current_bytes": log.bytes(of: log.current), "history_bytes": log.totalBytes - log.bytes(of: log.current)]
+            object["versions"] = [
+                "count": log.versions.count, "current": log.current.number, "current_files": log.current.files.count,
+                "current_bytes": log.bytes(of: log.current), "history_bytes": log.totalBytes - log.bytes(of: log.current),
+            ]
         }
         if let firstDay = report.firstDay { object["first_date"] = Day(daysSinceEpoch: firstDay).description }
         if let lastDay = report.lastDay { object["last_date"] = Day(daysSinceEpoch: lastDay).description }
@@ -130,13 +142,16 @@ struct InfoCommand: Command {
         // Everything below but the fixed labels comes from the file (or its name): escaped.
         try out.writeLine("snapshot    \(TerminalText.escaped(report.path))")
         try out.writeLine("format      version \(info.formatVersion), \(Self.bytes(info.fileSize))")
-        try out.writeLine("rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
-            + (report.firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "")
-            + (report.lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
+        try out.writeLine(
+            "rows        \(info.rowCount.groupedText) in \(info.tickerCount.groupedText) tickers"
+                + (report.firstDay.map { " from \(Day(daysSinceEpoch: $0).description)" } ?? "")
+                + (report.lastDay.map { " to \(Day(daysSinceEpoch: $0).description)" } ?? ""))
         if let log = report.log {
             let current = log.bytes(of: log.current)
-            try out.writeLine("versions    \(log.versions.count) (current: \(log.current.number), \(log.current.files.count) file\(log.current.files.count == 1 ? "" : "s")); "
-                + "history \(Self.bytes(log.totalBytes - current)) in \(log.files.count - log.current.files.count) more files ('colonnade gc' removes it)")
+            try out.writeLine(
+                "versions    \(log.versions.count) (current: \(log.current.number), \(log.current.files.count) file\(log.current.files.count == 1 ? "" : "s")); "
+                    + "history \(Self.bytes(log.totalBytes - current)) in \(log.files.count - log.current.files.count) more files ('colonnade gc' removes it)"
+            )
         }
         try out.writeLine("checksums   \(TerminalText.escaped(report.verification))")
         try out.writeLine("zone maps   \(info.hasBlockSummaries ? "yes (min/max per \(zoneMapBlockRows) rows)" : "no")")
@@ -145,25 +160,34 @@ struct InfoCommand: Command {
         }
         try out.writeLine("")
         var columns = MaterializedRows(
-            columns: [ResultColumn(name: "column"), ResultColumn(name: "source name"), ResultColumn(name: "type"), ResultColumn(name: "nulls")],
-            rows: [[.text("date"), .text(info.dateColumnName), .text("date (int32 days)"), .text("no")]] + info.schema.map {
-                [.text($0.identifier), .text($0.name), .text($0.type.description), .text(report.isNullable($0) ? "yes" : "no")]
-            })
+            columns: [
+                ResultColumn(name: "column"), ResultColumn(name: "source name"), ResultColumn(name: "type"), ResultColumn(name: "nulls"),
+            ],
+            rows: [[.text("date"), .text(info.dateColumnName), .text("date (int32 days)"), .text("no")]]
+                + info.schema.map {
+                    [.text($0.identifier), .text($0.name), .text($0.type.description), .text(report.isNullable($0) ? "yes" : "no")]
+                })
         try TableFormatter().write(&columns, to: out)
         try out.writeLine("")
         let withEvents = report.tickers.contains { $0.splits != nil }
-        var list = MaterializedRows(columns: (withEvents ? ["ticker", "rows", "first", "last", "splits", "dividends", "name"]
-                                                         : ["ticker", "rows", "first", "last", "name"]).map(ResultColumn.init(name:)),
-                                    rows: tickerRows(report.tickers, withEvents: withEvents))
+        var list = MaterializedRows(
+            columns: (withEvents
+                ? ["ticker", "rows", "first", "last", "splits", "dividends", "name"]
+                : ["ticker", "rows", "first", "last", "name"]).map(ResultColumn.init(name:)),
+            rows: tickerRows(report.tickers, withEvents: withEvents))
         try TableFormatter().write(&list, to: out)
         if let events = report.events {
             try out.writeLine("")
-            try out.writeLine("events of \(TerminalText.escaped(events.ticker)): \(events.list.count) (splits and dividends; docs/ADJUSTMENTS.md)")
-            var rows = MaterializedRows(columns: ["date", "split_ratio", "ex_dividend", "note"].map(ResultColumn.init(name:)),
-                                        rows: events.list.map { e in
-                                            [.day(e.day), e.split.map(Cell.number) ?? .null, e.dividend.map(Cell.number) ?? .null,
-                                             .text(e.ignored ? "no close: ignored by the rule" : "")]
-                                        })
+            try out.writeLine(
+                "events of \(TerminalText.escaped(events.ticker)): \(events.list.count) (splits and dividends; docs/ADJUSTMENTS.md)")
+            var rows = MaterializedRows(
+                columns: ["date", "split_ratio", "ex_dividend", "note"].map(ResultColumn.init(name:)),
+                rows: events.list.map { e in
+                    [
+                        .day(e.day), e.split.map(Cell.number) ?? .null, e.dividend.map(Cell.number) ?? .null,
+                        .text(e.ignored ? "no close: ignored by the rule" : ""),
+                    ]
+                })
             try TableFormatter().write(&rows, to: out)
         }
     }
@@ -188,8 +212,10 @@ struct InfoCommand: Command {
         }
         if omitted > 0 {
             let counts = tickers.map(\.rows)
-            var summary: [Cell] = [.text("…"), .text("\(omitted.groupedText) more tickers, \(counts.min() ?? 0)–\(counts.max() ?? 0) rows each"),
-                                   .null, .null]
+            var summary: [Cell] = [
+                .text("…"), .text("\(omitted.groupedText) more tickers, \(counts.min() ?? 0)–\(counts.max() ?? 0) rows each"),
+                .null, .null,
+            ]
             if withEvents { summary += [.null, .null] }
             summary.append(.text(""))
             rows.insert(summary, at: 20)
@@ -201,7 +227,10 @@ struct InfoCommand: Command {
     static func bytes(_ n: Int) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(n), unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(n) bytes" : String(format: "%.1f %@ (%@ bytes)", value, units[unit], n.groupedText)
     }
 }

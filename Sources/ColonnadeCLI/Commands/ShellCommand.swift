@@ -51,7 +51,10 @@ struct ShellCommand: Command {
                     _ = try session.answer(parsed, context: context, isCancelled: { false })
                     let elapsed = ContinuousClock.now - start
                     try context.standardOutput.flush()  // the answer before its time, even when both go to one terminal
-                    if session.settings.timing { try context.standardError.writeLine(Self.timing(elapsed)); try context.standardError.flush() }
+                    if session.settings.timing {
+                        try context.standardError.writeLine(Self.timing(elapsed))
+                        try context.standardError.flush()
+                    }
                 }
                 try context.standardOutput.flush()
             } catch OutputError.brokenPipe {
@@ -73,8 +76,9 @@ struct ShellCommand: Command {
         editor.signals = signals
         editor.completer = { session.completions(for: $0) }
         let table = session.table
-        editor.write("colonnade shell: \(TerminalText.escaped(session.source.displayName)), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
-            + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
+        editor.write(
+            "colonnade shell: \(TerminalText.escaped(session.source.displayName)), \(table.rowCount.groupedText) rows, \(table.tickers.count) tickers. "
+                + "Type a screen (close > 100), .help for help, Ctrl-D to quit.\n")
         while true {
             let line: String
             switch editor.readLine(prompt: "colonnade> ") {
@@ -120,13 +124,15 @@ struct ShellCommand: Command {
         let environment = context.environment, directory = context.currentDirectory
         let writeEnd = wake[1]
         let worker = Thread {
-            let queryContext = CommandContext(standardOutput: output, standardError: errors,
-                                              environment: environment, currentDirectory: directory)
+            let queryContext = CommandContext(
+                standardOutput: output, standardError: errors,
+                environment: environment, currentDirectory: directory)
             let start = ContinuousClock.now
             var message: String?
             do {
-                _ = try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: rowCap, context: queryContext,
-                                             isCancelled: { output.isCancelled })
+                _ = try FilterCommand.answer(
+                    parsed, table: table, loadTime: .zero, source: source, rowCap: rowCap, context: queryContext,
+                    isCancelled: { output.isCancelled })
                 try output.flush()
             } catch {
                 if !output.isCancelled {
@@ -145,11 +151,12 @@ struct ShellCommand: Command {
         worker.stackSize = 8 << 20
         worker.start()
 
-        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: editor.signals?.interruptDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            pollfd(fd: editor.signals?.interruptDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
-            let n = poll(&fds, 3, -1)
-            if n < 0 && errno == EINTR { continue }
+            let n = SystemCall.retryingOnInterrupt { poll(&fds, 3, -1) }
             if n < 0 { break }
             if fds[1].revents != 0 { break }  // the answer is complete
             if fds[2].revents != 0, editor.signals?.takeInterrupt() == true {  // SIGINT: as Ctrl-C
@@ -161,7 +168,10 @@ struct ShellCommand: Command {
             if fds[0].revents & Int16(POLLIN) != 0 {
                 var bytes = [UInt8](repeating: 0, count: 256)
                 let count = read(input, &bytes, bytes.count)
-                if count <= 0 { fds[0].fd = -1; continue }  // input closed: just wait for the answer
+                if count <= 0 {
+                    fds[0].fd = -1
+                    continue
+                }  // input closed: just wait for the answer
                 let typed = bytes[..<count]
                 if let interrupt = typed.firstIndex(of: 0x03) {
                     output.cancel()

@@ -18,14 +18,17 @@ extension SnapshotLocation {
     /// ``lock(_:wait:context:)``), load or start empty, `body`, save (on at most `threads` threads),
     /// unlock. Imports and fetches go through ColonnadeIngest's `QuoteStore` instead.
     @discardableResult
-    static func update(_ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
-                       _ body: (inout QuoteTable) throws -> Void) throws -> QuoteTable {
+    static func update(
+        _ path: String, wait: Bool, threads: Int = QueryOptions.availableCores, context: CommandContext,
+        _ body: (inout QuoteTable) throws -> Void
+    ) throws -> QuoteTable {
         try requireWritableDirectory(of: path)
-        let hold = testHold(context)
-        return try QuoteTable.update(at: path, wait: wait, threads: threads, command: context.commandText, whileWaiting: { holder in
-            context.note(waitingNote(path: path, holder: holder))
-        }) { table in
-            try hold?()
+        return try QuoteTable.update(
+            at: path, wait: wait, threads: threads, command: context.commandText,
+            whileWaiting: { holder in
+                context.note(waitingNote(path: path, holder: holder))
+            }
+        ) { table in
             try body(&table)
         }
     }
@@ -36,24 +39,12 @@ extension SnapshotLocation {
         let directory = directory(of: path)
         guard access(directory, W_OK | X_OK) != 0, errno == EACCES || errno == EROFS else { return }
         let why = errno == EROFS ? "a read-only file system" : "permission denied"
-        throw CommandFailure("cannot write \(path): \(why) (no new files may be created in \(directory))",
-                             hint: "choose a directory you may write with --snapshot PATH or $\(environmentVariable)")
+        throw CommandFailure(
+            "cannot write \(path): \(why) (no new files may be created in \(directory))",
+            hint: "choose a directory you may write with --snapshot PATH or $\(environmentVariable)")
     }
 
     static func waitingNote(path: String, holder: Int32?) -> String {
         "waiting for \(holder.map { "process \($0)" } ?? "another process"), which is writing \(path)"
-    }
-
-    /// Hidden, for tests of the lock (`COLONNADE_TEST_HOLD_LOCK=PREFIX`): once the snapshot is
-    /// locked and loaded, create `PREFIX.held` and wait until `PREFIX.release` exists, so a test
-    /// can start a second writer while this one holds the lock. nil when not asked for.
-    static func testHold(_ context: CommandContext) -> (@Sendable () throws -> Void)? {
-        guard let prefix = context.environment["COLONNADE_TEST_HOLD_LOCK"], !prefix.isEmpty else { return nil }
-        return {
-            _ = FileManager.default.createFile(atPath: prefix + ".held", contents: Data("\(getpid())\n".utf8))
-            while !FileManager.default.fileExists(atPath: prefix + ".release") {
-                usleep(5_000)
-            }
-        }
     }
 }

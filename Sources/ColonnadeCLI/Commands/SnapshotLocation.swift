@@ -22,9 +22,11 @@ struct SnapshotLocation {
     static let dataHomeSnapshot = "colonnade/quotes.snapshot"
 
     /// The order both lookups follow, for `colonnade help` and option descriptions.
-    static let readOrder = "--snapshot, else $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, "
+    static let readOrder =
+        "--snapshot, else $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, "
         + "else ${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot if it exists, else the built-in synthetic sample"
-    static let writeOrder = "--snapshot, else $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, "
+    static let writeOrder =
+        "--snapshot, else $COLONNADE_SNAPSHOT, else ./snapshots/quotes.snapshot if it exists, "
         + "else ${XDG_DATA_HOME:-~/.local/share}/colonnade/quotes.snapshot (its directory is created)"
 
     /// What to read.
@@ -39,8 +41,9 @@ struct SnapshotLocation {
             if FileManager.default.fileExists(atPath: stored) { return .file(stored) }
         }
         if context.standardError.isTerminal {
-            context.note("no snapshot yet: using the built-in synthetic sample (made-up quotes); "
-                + "add real data with 'colonnade fetch' or 'colonnade import' (see 'colonnade help')")
+            context.note(
+                "no snapshot yet: using the built-in synthetic sample (made-up quotes); "
+                    + "add real data with 'colonnade fetch' or 'colonnade import' (see 'colonnade help')")
         }
         return .sample
     }
@@ -102,16 +105,18 @@ struct SnapshotLocation {
             }
             return
         }
-        throw CommandFailure("cannot write \(path): the directory \(directory) does not exist",
-                             hint: "create it first ('mkdir -p \(directory)') or choose another path")
+        throw CommandFailure(
+            "cannot write \(path): the directory \(directory) does not exist",
+            hint: "create it first ('mkdir -p \(directory)') or choose another path")
     }
 
     /// Creates `path`'s directory and its missing parents (mode 0700) if they do not exist.
     private static func createDirectory(of path: String) throws {
         let directory = directory(of: path)
         if let code = makeDirectories(directory) {
-            throw CommandFailure("cannot create the directory \(directory) for \(path): \(systemMessage(code))",
-                                 hint: "pass --snapshot PATH or set $\(environmentVariable) to a writable place")
+            throw CommandFailure(
+                "cannot create the directory \(directory) for \(path): \(systemMessage(code))",
+                hint: "pass --snapshot PATH or set $\(environmentVariable) to a writable place")
         }
     }
 

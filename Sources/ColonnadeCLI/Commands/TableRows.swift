@@ -14,7 +14,7 @@ struct ColumnSelection {
     }
 
     let sources: [Source]
-    let columns: [ResultColumn]
+    var columns: [ResultColumn]
     /// The computed columns' expressions.
     let expressions: [ValueExpression]
 
@@ -27,8 +27,12 @@ struct ColumnSelection {
         let dateName = table.dateColumnName.lowercased()
         for (name, index) in zip(names, indices) {
             switch name.lowercased() {
-            case "ticker": sources.append(.ticker); columns.append(ResultColumn(name: "ticker"))
-            case "date", dateName: sources.append(.date); columns.append(ResultColumn(name: "date"))
+            case "ticker":
+                sources.append(.ticker)
+                columns.append(ResultColumn(name: "ticker"))
+            case "date", dateName:
+                sources.append(.date)
+                columns.append(ResultColumn(name: "date"))
             default:
                 if let i = index {
                     sources.append(.value(i))
@@ -38,8 +42,9 @@ struct ColumnSelection {
                 guard let (text, alias) = ColumnSelection.computed(name) else {
                     let candidates = ["ticker", "date"] + table.schema.map(\.identifier)
                     let close = Suggestions.closest(to: name, among: candidates)
-                    throw UsageError.invalidValue(option: "--columns", value: name, reason: "no such column",
-                                                  suggestion: close.first, command: CommandSpec.filter.name)
+                    throw UsageError.invalidValue(
+                        option: "--columns", value: name, reason: "no such column",
+                        suggestion: close.first, command: CommandSpec.filter.name)
                 }
                 do {
                     expressions.append(try QueryParser(table: table).parseValue(text))
@@ -59,8 +64,9 @@ struct ColumnSelection {
             case .value, .expression: .other
             }
         }
-        try OutputNames.check(zip(zip(columns, contents), names).map { OutputNames.Column($0.0.name, holds: $0.1, item: $1) },
-                              option: "--columns", command: CommandSpec.filter.name)
+        try OutputNames.check(
+            zip(zip(columns, contents), names).map { OutputNames.Column($0.0.name, holds: $0.1, item: $1) },
+            option: "--columns", command: CommandSpec.filter.name)
         self.sources = sources
         self.columns = columns
         self.expressions = expressions
@@ -74,8 +80,9 @@ struct ColumnSelection {
         // ` as NAME` at the end, outside parentheses.
         let words = trimmed.split(separator: " ", omittingEmptySubsequences: true)
         if words.count >= 3, words[words.count - 2].lowercased() == "as",
-           let alias = words.last, alias.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
-           let range = trimmed.range(of: " " + words[words.count - 2] + " ", options: .backwards) {
+            let alias = words.last, alias.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+            let range = trimmed.range(of: " " + words[words.count - 2] + " ", options: .backwards)
+        {
             let text = trimmed[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
             if !text.isEmpty && text.filter({ $0 == "(" }).count == text.filter({ $0 == ")" }).count {
                 return (text, String(alias))
@@ -112,7 +119,7 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
     /// The next row number, refilling the batch (and its computed values) when it runs out.
     private mutating func nextRowNumber() throws -> Int? {
         if expressions.isEmpty { return rows.next() }
-        if position == batch.count {
+        if position >= batch.count {
             batch.removeAll(keepingCapacity: true)
             while batch.count < Self.batchRows, let r = rows.next() { batch.append(r) }
             if batch.isEmpty { return nil }
@@ -144,7 +151,7 @@ struct TableRows<Rows: IteratorProtocol<Int>>: RowSource {
         row.removeAll(keepingCapacity: true)
         for source in sources {
             switch source {
-            case .ticker: row.append(.text(table.tickers[Int(table.tickerCode(ofRow: r))].symbol))
+            case .ticker: row.append(.text(table.tickers[Int(table.tickerNumber(ofRow: r))].symbol))
             case .date: row.append(.day(table.dates[r]))
             case .expression(let k): row.append(batchValues[k][position - 1].map(Cell.number) ?? .null)
             case .value(let i):

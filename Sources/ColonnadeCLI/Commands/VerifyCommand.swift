@@ -15,15 +15,18 @@ struct VerifyCommand: Command {
         let result = try source.withFile { file in
             let info = try? QuoteTable.snapshotInfo(at: file)
             let rows = info?.rowCount ?? 0, payload = max(1, info?.payloadBytes ?? 1)
-            let progress = ProgressLine("verifying", total: info?.rowCount, enabled: context.standardError.isTerminal,
-                                        writer: context.standardError, delay: ImportProgressLine.delay(environment: context.environment))
+            let progress = ProgressLine(
+                "verifying", total: info?.rowCount, enabled: context.standardError.isTerminal,
+                writer: context.standardError, delay: context.progressDelay)
             defer { progress.finish() }
             return QuoteTable.verifySnapshot(at: file) { bytes in
                 progress.advance(rows: Int(Double(rows) * Double(bytes) / Double(payload)), bytes: bytes)
             }
         }
         if result.isValid {
-            let summary = result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" } ?? ""
+            let summary =
+                result.info.map { "\($0.rowCount.groupedText) rows, \($0.tickerCount.groupedText) tickers, \($0.schema.count + 1) columns" }
+                ?? ""
             try context.standardOutput.writeLine(TerminalText.escaped("ok: \(path): \(summary); every checksum and invariant holds"))
             if parsed[Options.adjustments] {
                 // Verified just now: loaded without checking the checksums a second time.
@@ -46,7 +49,8 @@ struct VerifyCommand: Command {
             // Sections, columns, tickers and messages come from the file: escaped.
             try context.standardError.writeLine(TerminalText.escaped("error: [\(place.joined(separator: ", "))] \(problem.error)"))
         }
-        try context.standardError.writeLine(TerminalText.escaped("\(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s") found"))
+        try context.standardError.writeLine(
+            TerminalText.escaped("\(path): \(result.problems.count) problem\(result.problems.count == 1 ? "" : "s") found"))
         return ExitStatus.failure
     }
 
@@ -66,21 +70,27 @@ struct VerifyCommand: Command {
             break
         }
         if problems.isEmpty {
-            try context.standardOutput.writeLine(TerminalText.escaped(
-                "ok: \(path): the adjusted columns of every ticker (\(table.tickers.count.groupedText)) follow WIKI's rule"))
+            try context.standardOutput.writeLine(
+                TerminalText.escaped(
+                    "ok: \(path): the adjusted columns of every ticker (\(table.tickers.count.groupedText)) follow WIKI's rule"))
             return ExitStatus.success
         }
         for p in problems {
-            let what = p.column == "adj_close" || p.column == "adj_volume"
+            let what =
+                p.column == "adj_close" || p.column == "adj_volume"
                 ? "\(p.column) ratio to the day before is \(p.actual), the rule gives \(p.expected)"
                 : "\(p.column) is \(p.actual), the rule gives \(p.expected)"
-            try context.standardError.writeLine(TerminalText.escaped(
-                "error: [ticker \(p.ticker), \(Day(daysSinceEpoch: p.day)), row \(p.row)] stale adjusted history: \(what) "
-                    + "(relative difference \(String(format: "%.3g", p.relativeError)))"))
+            try context.standardError.writeLine(
+                TerminalText.escaped(
+                    "error: [ticker \(p.ticker), \(Day(daysSinceEpoch: p.day)), row \(p.row)] stale adjusted history: \(what) "
+                        + "(relative difference \(String(format: "%.3g", p.relativeError)))"))
         }
-        try context.standardError.writeLine(TerminalText.escaped(
-            "\(path): \(problems.count.groupedText) ticker\(problems.count == 1 ? "" : "s") with stale adjusted history"))
-        try context.standardError.writeLine("hint: 'colonnade adjust --tickers \(problems.prefix(20).map(\.ticker).joined(separator: ","))' recomputes them from the raw prices and events")
+        try context.standardError.writeLine(
+            TerminalText.escaped(
+                "\(path): \(problems.count.groupedText) ticker\(problems.count == 1 ? "" : "s") with stale adjusted history"))
+        try context.standardError.writeLine(
+            "hint: 'colonnade adjust --tickers \(problems.prefix(20).map(\.ticker).joined(separator: ","))' recomputes them from the raw prices and events"
+        )
         return ExitStatus.staleAdjustments
     }
 }

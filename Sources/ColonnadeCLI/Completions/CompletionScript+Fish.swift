@@ -34,10 +34,12 @@ extension CompletionScript {
 
             """
         for command in commands {
-            out += "complete -c \(programName) -n __fish_use_subcommand -a \(shellWord(command.name)) -d \(fishQuote(completionSummary(command.abstract)))\n"
+            out +=
+                "complete -c \(programName) -n __fish_use_subcommand -a \(shellWord(command.name)) -d \(fishQuote(completionSummary(command.abstract)))\n"
         }
         out += "complete -c \(programName) -n __fish_use_subcommand -a help -d 'Show help for a command'\n"
-        out += "complete -c \(programName) -n '__fish_seen_subcommand_from help' -a \(fishQuote(commands.map(\.name).joined(separator: " ")))\n"
+        out +=
+            "complete -c \(programName) -n '__fish_seen_subcommand_from help' -a \(fishQuote(commands.map(\.name).joined(separator: " ")))\n"
         for command in commands {
             let condition = fishQuote("__fish_seen_subcommand_from \(command.name)")
             out += "\n# \(command.name)\n"

@@ -63,7 +63,9 @@ func completionSummary(_ text: String) -> String {
 /// `word` as one shell word: unchanged when it holds only characters no shell treats specially,
 /// else in single quotes (valid in bash, zsh and fish alike for these characters).
 func shellWord(_ word: String) -> String {
-    let plain = word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "-_./,+@%".unicodeScalars.contains($0) }
+    let plain = word.unicodeScalars.allSatisfy {
+        $0.properties.isAlphabetic && $0.isASCII || ("0" ... "9").contains($0) || "-_./,+@%".unicodeScalars.contains($0)
+    }
     if plain && !word.isEmpty { return word }
     return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

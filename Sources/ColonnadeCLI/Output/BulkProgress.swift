@@ -1,3 +1,4 @@
+import Colonnade
 import DataLink
 import Foundation
 
@@ -25,7 +26,9 @@ final class BulkProgress: @unchecked Sendable {
                 // The status and the link's host are the server's words.
                 line = "waiting for the export: \(TerminalText.escaped(status)), \(seconds / 60):\(String(format: "%02d", seconds % 60))"
             case let .downloading(host, offset):
-                line = offset > 0 ? "downloading the export from \(TerminalText.escaped(host)), resuming at byte \(offset.groupedText)"
+                line =
+                    offset > 0
+                    ? "downloading the export from \(TerminalText.escaped(host)), resuming at byte \(offset.groupedText)"
                     : "downloading the export from \(TerminalText.escaped(host))"
             case let .linkRefused(status):
                 line = "the download link was refused (HTTP \(status)); asking for a fresh one"

@@ -1,3 +1,5 @@
+import Colonnade
+
 /// Writes a result as CSV (RFC 4180): a header line of column names, then one line per row.
 ///
 ///     ticker,date,close,name

@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// An error that knows how `colonnade` should show it: conform an error type to choose its

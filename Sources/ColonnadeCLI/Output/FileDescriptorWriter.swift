@@ -52,8 +52,10 @@ final class FileDescriptorWriter: OutputWriter {
         self.init(fileDescriptor: fileDescriptor, destination: destination, bufferCapacity: bufferCapacity, owns: false)
     }
 
-    private init(fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool,
-                 replacement: ReplacementFile? = nil) {
+    private init(
+        fileDescriptor: Int32, destination: String, bufferCapacity: Int, owns: Bool,
+        replacement: ReplacementFile? = nil
+    ) {
         self.fileDescriptor = fileDescriptor
         self.destination = destination
         self.capacity = bufferCapacity
@@ -74,8 +76,9 @@ final class FileDescriptorWriter: OutputWriter {
     convenience init(creatingFileAt path: String, bufferCapacity: Int = 64 * 1024) throws(OutputError) {
         let file: ReplacementFile
         do { file = try ReplacementFile(replacing: path) } catch { throw OutputError(error) }
-        self.init(fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
-                  replacement: file)
+        self.init(
+            fileDescriptor: file.fileDescriptor, destination: path, bufferCapacity: bufferCapacity, owns: true,
+            replacement: file)
     }
 
     /// Standard output, buffered in 64 KiB.
@@ -107,20 +110,7 @@ final class FileDescriptorWriter: OutputWriter {
     func flush() throws(OutputError) {
         try checkOpen()
         defer { buffer.removeAll(keepingCapacity: true) }
-        var failure: Int32 = 0
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                // Safe: offset < bytes.count, so the pointer and length stay inside the buffer.
-                let written = systemWrite(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written >= 0 {
-                    offset += written
-                } else if errno != EINTR {
-                    failure = errno
-                    return
-                }
-            }
-        }
+        let failure = buffer.withUnsafeBytes { SystemCall.writeAll(fileDescriptor, $0.baseAddress, $0.count) }
         switch failure {
         case 0: return
         case EPIPE:
@@ -162,14 +152,6 @@ final class FileDescriptorWriter: OutputWriter {
         case .closed: preconditionFailure("write to \(destination) after close()")
         }
     }
-}
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }
 
 private func systemClose(_ descriptor: Int32) -> Int32 {

@@ -22,23 +22,12 @@ final class ImportProgressLine: Sendable {
         line = ProgressLine(enabled: enabled, writer: writer, delay: delay) { _, seconds in
             let (files, rows, bytes) = counters.current
             let rate = seconds > 0 ? Double(bytes) / seconds / 1e6 : 0
-            return String(format: "importing %d/%d files · %@ rows · %.0f MB · %.0f MB/s · %.1f s",
-                          files, total, rows.groupedText, Double(bytes) / 1e6, rate, seconds)
+            return String(
+                format: "importing %d/%d files · %@ rows · %.0f MB · %.0f MB/s · %.1f s",
+                files, total, rows.groupedText, Double(bytes) / 1e6, rate, seconds)
         }
     }
 
     /// Stops drawing and erases the line if one was drawn.
     func finish() { line.finish() }
-}
-
-extension ImportProgressLine {
-    /// The delay before the line appears: one second, or — for tests only, so that a pseudo-
-    /// terminal test need not import for a whole second — `$COLONNADE_PROGRESS_AFTER_MS`
-    /// milliseconds (0 to 60,000; anything else is ignored). Not documented for users.
-    static func delay(environment: [String: String]) -> Duration {
-        guard let text = environment["COLONNADE_PROGRESS_AFTER_MS"], let ms = Int(text), (0 ... 60_000).contains(ms) else {
-            return defaultDelay
-        }
-        return .milliseconds(ms)
-    }
 }

@@ -1,3 +1,5 @@
+import Colonnade
+
 /// Writes a result as JSON: one array of objects (`json`), or one object per line (`ndjson`).
 ///
 ///     [

@@ -45,7 +45,8 @@ enum OutputNames {
         var first = [String: Int]()
         for (index, column) in columns.enumerated() {
             let key = column.name.lowercased()
-            for (reserved, content) in [("ticker", Content.ticker), ("date", Content.date)] where key == reserved && column.content != content {
+            for (reserved, content) in [("ticker", Content.ticker), ("date", Content.date)]
+            where key == reserved && column.content != content {
                 throw UsageError.invalidValue(
                     option: option, value: column.item,
                     reason: "column \(index + 1) would be named '\(column.name)', which is reserved for the \(reserved) column"

@@ -24,7 +24,7 @@ final class ProgressLine: @unchecked Sendable {
     ///   - verb: what is happening (`exporting`).
     ///   - total: the rows the work will do, when known.
     ///   - enabled: whether to draw at all (standard error is a terminal).
-    ///   - delay: how long the work runs before the first line (see ``ImportProgressLine/delay(environment:)``).
+    ///   - delay: how long the work runs before the first line (``CommandContext/progressDelay``: a second).
     convenience init(_ verb: String, total: Int?, enabled: Bool, writer: any OutputWriter, delay: Duration) {
         self.init(enabled: enabled, writer: writer, delay: delay) { line, seconds in
             let done = line.rows.load(ordering: .relaxed), written = line.bytes.load(ordering: .relaxed)
@@ -46,7 +46,7 @@ final class ProgressLine: @unchecked Sendable {
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.draw() }
         timer.resume()
-        // No delay (only the tests' `$COLONNADE_PROGRESS_AFTER_MS=0`): the first line is drawn
+        // No delay (only in-process tests set one, `TestTuning.progressDelay`): the first line is drawn
         // before the work starts, so that even work faster than the timer's first tick shows it.
         if delay <= .zero { queue.sync { draw() } }
     }

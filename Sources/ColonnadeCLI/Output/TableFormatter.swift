@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// Writes a result as aligned columns for people to read.
@@ -141,7 +142,9 @@ struct TableFormatter: ResultFormatter {
                 switch cell {
                 case .null: break
                 case .integer, .number: hasValue[index] = true
-                case .day, .text: hasValue[index] = true; isNumeric[index] = false
+                case .day, .text:
+                    hasValue[index] = true
+                    isNumeric[index] = false
                 }
                 if case .number = cell, let (integer, fraction) = Self.split(text), widening {
                     integerWidths[index] = max(integerWidths[index], integer)

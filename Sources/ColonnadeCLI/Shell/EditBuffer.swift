@@ -1,3 +1,5 @@
+import Colonnade
+
 /// The line being edited at `colonnade shell`'s prompt (``LineEditor``): its characters and the
 /// cursor, and the edits keys make.
 ///
@@ -57,7 +59,9 @@ struct EditBuffer: Equatable {
     @discardableResult
     mutating func moveCursor(by offset: Int) -> Bool {
         // Compared before adding, so that no offset overflows.
-        let target = offset < 0 ? (offset < -cursor ? 0 : cursor + offset)
+        let target =
+            offset < 0
+            ? (offset < -cursor ? 0 : cursor + offset)
             : (offset > characters.count - cursor ? characters.count : cursor + offset)
         defer { cursor = target }
         return target != cursor

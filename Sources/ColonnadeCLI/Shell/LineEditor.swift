@@ -1,3 +1,4 @@
+import Colonnade
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -96,13 +97,23 @@ final class LineEditor {
                 if buffer.deleteForward() { refresh() }
             case 0x7F, 0x08:  // Backspace
                 if buffer.deleteBackward() { refresh() }
-            case 0x01: buffer.moveToStart(); refresh()                               // Ctrl-A
-            case 0x05: buffer.moveToEnd(); refresh()                                 // Ctrl-E
-            case 0x02: if buffer.moveCursor(by: -1) { refresh() }                    // Ctrl-B
-            case 0x06: if buffer.moveCursor(by: 1) { refresh() }                     // Ctrl-F
-            case 0x0B: buffer.eraseToEnd(); refresh()                                // Ctrl-K
-            case 0x15: buffer.eraseToStart(); refresh()                              // Ctrl-U
-            case 0x0C: write("\u{1B}[H\u{1B}[2J"); refresh()                        // Ctrl-L
+            case 0x01:
+                buffer.moveToStart()
+                refresh()  // Ctrl-A
+            case 0x05:
+                buffer.moveToEnd()
+                refresh()  // Ctrl-E
+            case 0x02: if buffer.moveCursor(by: -1) { refresh() }  // Ctrl-B
+            case 0x06: if buffer.moveCursor(by: 1) { refresh() }  // Ctrl-F
+            case 0x0B:
+                buffer.eraseToEnd()
+                refresh()  // Ctrl-K
+            case 0x15:
+                buffer.eraseToStart()
+                refresh()  // Ctrl-U
+            case 0x0C:
+                write("\u{1B}[H\u{1B}[2J")
+                refresh()  // Ctrl-L
             case 0x09:  // Tab
                 guard let completer else { break }
                 let (start, candidates) = completer(buffer.textBeforeCursor)
@@ -118,7 +129,7 @@ final class LineEditor {
                     write("\r\n" + candidates.map { TerminalText.escaped($0) }.joined(separator: "  ") + "\r\n")
                     refresh()
                 }
-            case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }             // Ctrl-P
+            case 0x10: if historyIndex > 0 { recall(historyIndex - 1) }  // Ctrl-P
             case 0x0E: if historyIndex < history.count { recall(historyIndex + 1) }  // Ctrl-N
             case 0x1B:
                 switch readEscape() {
@@ -126,8 +137,12 @@ final class LineEditor {
                 case "B": if historyIndex < history.count { recall(historyIndex + 1) }
                 case "C": if buffer.moveCursor(by: 1) { refresh() }
                 case "D": if buffer.moveCursor(by: -1) { refresh() }
-                case "H", "1~", "7~": buffer.moveToStart(); refresh()
-                case "F", "4~", "8~": buffer.moveToEnd(); refresh()
+                case "H", "1~", "7~":
+                    buffer.moveToStart()
+                    refresh()
+                case "F", "4~", "8~":
+                    buffer.moveToEnd()
+                    refresh()
                 case "3~": if buffer.deleteForward() { refresh() }
                 default: break
                 }
@@ -151,7 +166,7 @@ final class LineEditor {
         var sequence = ""
         while let b = nextByte() {
             sequence.unicodeScalars.append(Unicode.Scalar(b))
-            if (0x40...0x7E).contains(b) || sequence.count > 8 { break }
+            if (0x40 ... 0x7E).contains(b) || sequence.count > 8 { break }
         }
         return sequence
     }
@@ -160,15 +175,18 @@ final class LineEditor {
     private func readCharacter(startingWith first: UInt8) -> Character? {
         let length: Int
         switch first {
-        case 0x20..<0x80: length = 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0...0xEF: length = 3
-        case 0xF0...0xF4: length = 4
+        case 0x20 ..< 0x80: length = 1
+        case 0xC2 ... 0xDF: length = 2
+        case 0xE0 ... 0xEF: length = 3
+        case 0xF0 ... 0xF4: length = 4
         default: return nil
         }
         var bytes = [first]
         while bytes.count < length, let b = nextByte() {
-            guard b & 0xC0 == 0x80 else { pending.insert(b, at: 0); return nil }
+            guard b & 0xC0 == 0x80 else {
+                pending.insert(b, at: 0)
+                return nil
+            }
             bytes.append(b)
         }
         guard let text = String(validating: bytes, as: UTF8.self), text.count == 1 else { return nil }
@@ -182,17 +200,16 @@ final class LineEditor {
         var byte: UInt8 = 0
         while true {
             if let signals {
-                var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: signals.interruptDescriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, -1)
-                if ready < 0 && errno == EINTR { continue }
+                var fds = [
+                    pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: signals.interruptDescriptor, events: Int16(POLLIN), revents: 0),
+                ]
+                let ready = SystemCall.retryingOnInterrupt { poll(&fds, 2, -1) }
                 if fds[1].revents != 0 && signals.takeInterrupt() { return 0x03 }
                 if ready > 0 && fds[0].revents == 0 { continue }
             }
-            let n = read(input, &byte, 1)
-            if n == 1 { return byte }
-            if n < 0 && errno == EINTR { continue }
-            return nil
+            let n = SystemCall.retryingOnInterrupt { read(input, &byte, 1) }
+            return n == 1 ? byte : nil
         }
     }
 
@@ -208,10 +225,7 @@ final class LineEditor {
 
     /// Writes `text` to the terminal, all of it.
     func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-            if n > 0 { bytes = bytes.dropFirst(n) } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        // A terminal that cannot be written to has no one to tell.
+        _ = Array(text.utf8).withUnsafeBytes { SystemCall.writeAll(output, $0.baseAddress, $0.count) }
     }
 }

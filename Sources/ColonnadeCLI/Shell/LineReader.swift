@@ -1,3 +1,4 @@
+import Colonnade
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,8 +30,8 @@ final class LineReader {
                 return String(decoding: buffer, as: UTF8.self)
             }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let n = read(fileDescriptor, &chunk, chunk.count)
-            if n > 0 { buffer += chunk[..<n] } else if n < 0 && errno == EINTR { continue } else { atEnd = true }
+            let n = SystemCall.retryingOnInterrupt { read(fileDescriptor, &chunk, chunk.count) }
+            if n > 0 { buffer += chunk[..<n] } else { atEnd = true }
         }
     }
 }

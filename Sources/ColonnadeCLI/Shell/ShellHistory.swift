@@ -1,3 +1,4 @@
+import Colonnade
 import Foundation
 
 /// `~/.colonnade_history`: the lines typed at `colonnade shell`'s prompt, one per line, oldest
@@ -37,7 +38,7 @@ struct ShellHistory {
         guard fd >= 0 else { return }
         defer { close(fd) }
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { SystemCall.writeAll(fd, $0.baseAddress, $0.count) }
     }
 
     private func rewrite(_ lines: [String]) {

@@ -5,8 +5,11 @@ import Colonnade
 /// otherwise column names, functions and the language's words.
 extension ShellSession {
     /// The dot-commands, as `.help` lists them.
-    static let dotCommands = [".tickers", ".from", ".to", ".on", ".max-stale", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open",
-                              ".info", ".help", ".quit"]
+    static let dotCommands = [
+        ".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show",
+        ".open",
+        ".info", ".help", ".quit",
+    ]
 
     /// Where the word before the end of `prefix` starts (a character offset) and what it may
     /// become, in a stable order; matches ignore case.
@@ -32,7 +35,8 @@ extension ShellSession {
         } else if previous == ".open" {
             return (start, [])
         } else {
-            pool = ["ticker", "date"] + table.schema.map(\.identifier)
+            pool =
+                ["ticker", "date"] + table.schema.map(\.identifier)
                 + ValueExpression.SeriesFunction.allCases.map { $0.rawValue + "(" }
                 + ValueExpression.MathFunction.allCases.map { $0.rawValue + "(" }
                 + ["avg(", "count(", "sum(", "min(", "max(", "first(", "last(", "stddev("]

@@ -67,8 +67,9 @@ final class ShellSession {
 
     /// Answers a screen as `filter` does, on the loaded table.
     func answer(_ parsed: ParsedArguments, context: CommandContext, isCancelled: () -> Bool) throws -> Int32 {
-        try FilterCommand.answer(parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
-                                 isCancelled: isCancelled)
+        try FilterCommand.answer(
+            parsed, table: table, loadTime: .zero, source: source, rowCap: settings.maxRows, context: context,
+            announcesAdjusted: false, isCancelled: isCancelled)
     }
 
     // MARK: Dot-commands
@@ -82,6 +83,7 @@ final class ShellSession {
           .to YYYY-MM-DD        only rows on or before (.to alone: no bound)
           .on YYYY-MM-DD|latest screens as of a day, as filter --on (.on alone: every day)
           .max-stale DAYS|none  with .on: how old a ticker's row may be (default 7)
+          .adjusted on|off      open, high, low, close, volume read adj_open … adj_volume
           .format FORMAT        table, csv, json or ndjson
           .columns a,b|all      columns to print (.columns alone: the default)
           .limit N              print at most N rows (.limit alone: no limit)
@@ -112,17 +114,22 @@ final class ShellSession {
             guard let value else {
                 let symbols = table.tickers.map(\.symbol)
                 let setting = settings.tickers.isEmpty ? "all" : settings.tickers.joined(separator: ",")
-                return .message(wrap("\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
-                    + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
+                return .message(
+                    wrap(
+                        "\(symbols.count.groupedText) tickers in this snapshot (screens use: \(setting)): "
+                            + TerminalText.escaped(symbols.joined(separator: " ")), indent: 0))
             }
             settings.tickers = value.lowercased() == "all" ? [] : splitList(value).filter { !$0.isEmpty }
-            let unknown = settings.tickers.filter { table.code(of: $0) == nil }
-            return .message(unknown.isEmpty ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
+            let unknown = settings.tickers.filter { table.tickerNumber(of: $0) == nil }
+            return .message(
+                unknown.isEmpty
+                    ? "" : "warning: no ticker \(unknown.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")) in this snapshot")
         case ".from", ".to":
             if let value, case .failure(let problem) = DateArgument.parse(value) { throw invalid("\(problem)") }
             if name == ".from" { settings.from = value } else { settings.to = value }
             if let from = settings.from.flatMap({ Day($0) }), let to = settings.to.flatMap({ Day($0) }), from > to {
-                return .message(TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
+                return .message(
+                    TerminalText.escaped("warning: .from \(settings.from ?? "") is after .to \(settings.to ?? ""): screens match nothing"))
             }
             return .message("")
         case ".on":
@@ -133,6 +140,11 @@ final class ShellSession {
             if let value, StaleLimit(value) == nil { throw invalid("expected a whole number of calendar days or 'none'") }
             settings.maxStale = value
             return .message("")
+        case ".adjusted":
+            guard value == "on" || value == "off" else { throw invalid("expected on or off") }
+            if value == "on" { _ = try FilterCommand.adjustedTable(table, option: ".adjusted") }  // refused now, not on every line
+            settings.adjusted = value == "on"
+            return .message(settings.adjusted ? "note: " + FilterCommand.adjustedNote : "")
         case ".format":
             let formats = OutputFormat.allCases.map(\.rawValue)
             guard let value, formats.contains(value) else { throw invalid("expected one of " + formats.joined(separator: ", ")) }
@@ -142,12 +154,18 @@ final class ShellSession {
             settings.columns = value.map(splitList)?.filter { !$0.isEmpty } ?? []
             return .message("")
         case ".limit":
-            guard let value else { settings.limit = nil; return .message("") }
+            guard let value else {
+                settings.limit = nil
+                return .message("")
+            }
             guard let n = Int(value), n >= 1 else { throw invalid("expected a positive integer") }
             settings.limit = n
             return .message("")
         case ".maxrows":
-            guard let value else { settings.maxRows = .screen; return .message("") }
+            guard let value else {
+                settings.maxRows = .screen
+                return .message("")
+            }
             guard let n = Int(value), n >= 0 else { throw invalid("expected a number of rows (0: all)") }
             settings.maxRows = n == 0 ? .none : .rows(n)
             return .message("")
@@ -168,10 +186,14 @@ final class ShellSession {
             try InfoCommand.writeText(report, to: output)
             return .message(output.text.hasSuffix("\n") ? String(output.text.dropLast()) : output.text)
         default:
-            let known = [".tickers", ".from", ".to", ".on", ".max-stale", ".format", ".columns", ".limit", ".maxrows", ".timing", ".show", ".open", ".info",
-                         ".help", ".quit"]
+            let known = [
+                ".tickers", ".from", ".to", ".on", ".max-stale", ".adjusted", ".format", ".columns", ".limit", ".maxrows", ".timing",
+                ".show", ".open", ".info",
+                ".help", ".quit",
+            ]
             let close = Suggestions.closest(to: name, among: known)
-            throw CommandFailure("unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
+            throw CommandFailure(
+                "unknown command '\(name)'", hint: close.isEmpty ? "type .help for the commands" : "did you mean '\(close[0])'?")
         }
     }
 }

@@ -1,3 +1,5 @@
+import Colonnade
+
 /// What `colonnade shell`'s dot-commands set, applied to every screen typed after them: the
 /// equivalent of `filter` options given on each command line.
 struct ShellSettings: Equatable {
@@ -21,6 +23,8 @@ struct ShellSettings: Equatable {
     var on: String?
     /// `.max-stale`: filter's `--max-stale` with `.on` (nil: its default, 7 days).
     var maxStale: String?
+    /// `.adjusted on`: filter's `--adjusted` (open … volume read the adjusted columns).
+    var adjusted = false
 
     /// The `filter` arguments these settings stand for, before the line's own.
     ///
@@ -36,6 +40,7 @@ struct ShellSettings: Equatable {
             out += ["--on", on]
             if let maxStale { out += ["--max-stale", maxStale] }
         }
+        if adjusted { out.append("--adjusted") }
         out += ["--format", format]
         if !summarizing, !columns.isEmpty { out += ["--columns", columns.joined(separator: ",")] }
         if !summarizing, let limit { out += ["--limit", String(limit)] }
@@ -60,6 +65,7 @@ struct ShellSettings: Equatable {
             "to       \(to.map(e) ?? "(last day)")",
             "on       \(on.map(e) ?? "(every day)")",
             "maxstale \(maxStale.map(e) ?? "7")",
+            "adjusted \(adjusted ? "on (open … volume read adj_open … adj_volume)" : "off")",
             "format   \(e(format))",
             "columns  \(columns.isEmpty ? "(ticker, date and the columns a screen mentions)" : e(columns.joined(separator: ",")))",
             "limit    \(limit.map(String.init) ?? "(none)")",

@@ -1,4 +1,4 @@
-import Dispatch
+import Colonnade
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,47 +15,46 @@ import Darwin
 ///   at the prompt it abandons the line, during a query it cancels the query. It is reported on
 ///   ``interruptDescriptor``, which the line editor and the query watcher poll beside the terminal.
 ///
-/// The handlers run on a dispatch queue, not in signal context, so they may lock and write.
+/// The handlers run on the thread of a ``SignalCatcher`` (the package's one signal mechanism, also
+/// Ctrl-C during a fetch), not in signal context, so they may lock and write.
 final class ShellSignals {
     /// Becomes readable when SIGINT arrived; ``takeInterrupt()`` drains it.
     let interruptDescriptor: Int32
     private let interruptWriteEnd: Int32
-    private var sources: [any DispatchSourceSignal] = []
+    private var catcher: SignalCatcher?
     private static let ending: [Int32] = [SIGTERM, SIGHUP, SIGQUIT]
 
     /// Installs the handlers; `mode` is restored before an ending signal ends the process, and a
     /// line feed written to `terminal` so the next prompt starts at the left edge.
-    /// - Returns: nil when the interrupt pipe cannot be made (the shell then runs without them).
+    /// - Returns: nil when the interrupt pipe cannot be made or the signals cannot be caught (the
+    ///   shell then runs without them).
     init?(restoring mode: TerminalMode, terminal: Int32) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
-        interruptDescriptor = ends[0]
-        interruptWriteEnd = ends[1]
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
-        for number in Self.ending {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                mode.restore()
-                var newline: [UInt8] = [13, 10]
-                _ = write(terminal, &newline, 2)
-                Self.endBy(number)
+        let writeEnd = ends[1]
+        let catcher = SignalCatcher(catching: Self.ending + [SIGINT]) { number in
+            if number == SIGINT {
+                var byte: UInt8 = 3
+                _ = write(writeEnd, &byte, 1)  // a full pipe already says "interrupted"
+                return
             }
-            source.resume()
-            sources.append(source)
+            mode.restore()
+            var newline: [UInt8] = [13, 10]
+            _ = write(terminal, &newline, 2)
+            Self.endBy(number)
         }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let writeEnd = interruptWriteEnd
-        interrupt.setEventHandler {
-            var byte: UInt8 = 3
-            _ = write(writeEnd, &byte, 1)  // a full pipe already says "interrupted"
+        guard let catcher else {
+            close(ends[0])
+            close(ends[1])
+            return nil
         }
-        interrupt.resume()
-        sources.append(interrupt)
+        interruptDescriptor = ends[0]
+        interruptWriteEnd = ends[1]
+        self.catcher = catcher
     }
 
     /// Whether SIGINT arrived since the last call (and forgets it).
@@ -66,11 +65,10 @@ final class ShellSignals {
         return any
     }
 
-    /// Removes the handlers and gives the signals their default actions back.
+    /// Removes the handlers and gives the signals their earlier actions back.
     func stop() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
-        for number in Self.ending + [SIGINT] { signal(number, SIG_DFL) }
+        catcher?.stop()
+        catcher = nil
     }
 
     deinit {

@@ -30,7 +30,11 @@ enum ShellWords {
                 if c == "\"" { quote = nil } else if c == "\\" { escaped = true } else { current.append(c) }
             default:
                 if c == " " || c == "\t" {
-                    if inWord { words.append(current); current = ""; inWord = false }
+                    if inWord {
+                        words.append(current)
+                        current = ""
+                        inWord = false
+                    }
                 } else if c == "'" || c == "\"" {
                     quote = c
                     inWord = true

@@ -22,7 +22,9 @@ import Foundation
 nonisolated(unsafe) var scratchDirectory = ""
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     scratchDirectory = NSTemporaryDirectory() + "colonnade-fuzz-completion-\(getpid())"
     try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
     let scripts = CompletionScript(commands: CommandSpec.colonnadeCommands)
@@ -70,8 +72,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let offered = names.filter(CompletionCandidates.isOffered)
     for name in offered {
-        precondition(!name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F },
-                     "offered a name that is not one printable word: \(name.debugDescription)")
+        precondition(
+            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F },
+            "offered a name that is not one printable word: \(name.debugDescription)")
     }
 
     let typed = word ?? ""
@@ -96,9 +99,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = scratchDirectory + "/names.snapshot"
     do {
         let entries = symbols.enumerated().map { TickerEntry(symbol: $1, firstRow: $0, rowCount: 1) }
-        var table = try QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)],
-                                   columns: [AnyColumn(Column<Double>(symbols.map { _ in 1 }))],
-                                   dates: Column<Int32>(symbols.map { _ in 0 }), tickers: entries)
+        var table = try QuoteTable(
+            schema: [ColumnDescriptor(name: "Close", type: .float64)],
+            columns: [AnyColumn(Column<Double>(symbols.map { _ in 1 }))],
+            dates: Column<Int32>(symbols.map { _ in 0 }), tickers: entries)
         table.computeSummaries()
         try table.save(to: path, durable: false)
     } catch {
@@ -113,7 +117,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(complete([]) == symbols.filter(CompletionCandidates.isOffered).map { $0 + "\n" }.joined(), "_complete's names")
     if let word {
         let printed = complete(["--word=" + word])
-        precondition(printed == CompletionCandidates.quotedForBash(symbols, completing: word).map { $0 + "\n" }.joined(), "_complete --word")
+        precondition(
+            printed == CompletionCandidates.quotedForBash(symbols, completing: word).map { $0 + "\n" }.joined(), "_complete --word")
     }
     return 0
 }

@@ -10,7 +10,9 @@
 @testable import Colonnade
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     _ = buildOnce { importBase.rowCount }
     return 0
 }
@@ -22,7 +24,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let name = String(decoding: bytes.prefix { $0 != 10 }.prefix(256), as: UTF8.self)
     if let (key, value) = HiveDataset.partitionKey(name) {
         precondition(key.utf8.count <= name.utf8.count && (value?.utf8.count ?? 0) <= name.utf8.count, "a decoded key grew: \(name)")
-        if !name.contains("%") { precondition(key + "=" + (value ?? "__HIVE_DEFAULT_PARTITION__") == name, "\(name) → \(key)=\(value ?? "nil")") }
+        if !name.contains("%") {
+            precondition(key + "=" + (value ?? "__HIVE_DEFAULT_PARTITION__") == name, "\(name) → \(key)=\(value ?? "nil")")
+        }
     }
     guard let archive = try? ZipArchive(bytes: bytes, name: "fuzz.zip") else { return 0 }
     var skipped: [InteropSkippedColumn] = []

@@ -45,8 +45,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let expected = Double((negative ? "-" : "") + digits + "e-\(scale)")!
     for (bytes, bigEndian) in [(be, true), (le, false)] {
         let got = bytes.withUnsafeBytes { InteropDecimal.double($0, bigEndian: bigEndian, scale: scale) }
-        precondition(got.bitPattern == expected.bitPattern || (got == 0 && expected == 0),
-                     "\(negative ? "-" : "")\(digits)e-\(scale): \(got), Double(String) says \(expected)")
+        precondition(
+            got.bitPattern == expected.bitPattern || (got == 0 && expected == 0),
+            "\(negative ? "-" : "")\(digits)e-\(scale): \(got), Double(String) says \(expected)")
         let whole = bytes.withUnsafeBytes { InteropDecimal.int64($0, bigEndian: bigEndian) }
         let exact = Int64((negative ? "-" : "") + digits)
         precondition(whole == exact, "Int64 of \(negative ? "-" : "")\(digits): \(String(describing: whole))")

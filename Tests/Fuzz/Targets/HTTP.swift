@@ -36,7 +36,8 @@ let requests: [PreparedRequest] = {
         return [
             try client.datasetRequest(database: "WIKI", ticker: "BRK.A", from: nil, to: nil, format: .json, options: DatasetOptions()),
             try client.datasetRequest(database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .csv, options: DatasetOptions()),
-            try client.tableRequest("WIKI/PRICES", codes: ["AAPL", "BRK_A"], from: nil, to: nil, columns: nil, perPage: nil, cursorID: nil),
+            try client.tableRequest(
+                "WIKI/PRICES", codes: ["AAPL", "BRK_A"], from: nil, to: nil, columns: nil, perPage: nil, cursorID: nil),
         ]
     } catch {
         fatalError("fuzz requests: \(error)")
@@ -45,7 +46,9 @@ let requests: [PreparedRequest] = {
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     lsanDisable()
     _ = clients.count + requests.count
     lsanEnable()
@@ -69,7 +72,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     while i < rest.count {
         if rest[i] == 0x0A {
             let line = String(decoding: rest[lineStart ..< i], as: UTF8.self)
-            if line.isEmpty || line == "\r" { bodyStart = i + 1; break }
+            if line.isEmpty || line == "\r" {
+                bodyStart = i + 1
+                break
+            }
             if let colon = line.firstIndex(of: ":") {
                 let name = line[..<colon].lowercased()
                 let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)

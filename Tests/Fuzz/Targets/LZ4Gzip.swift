@@ -32,7 +32,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .success(let out):
         precondition(out.count <= bound, "\(out.count) bytes out under a bound of \(bound)")
         if kind % 4 == 0 || kind % 4 == 3 {
-            guard case .success(let big) = decode(kind, input, bound: 1 << 20) else { preconditionFailure("decodes under \(bound) but not 1 MiB") }
+            guard case .success(let big) = decode(kind, input, bound: 1 << 20) else {
+                preconditionFailure("decodes under \(bound) but not 1 MiB")
+            }
             precondition(big == out, "the bound changed the output")
         }
     case .failure(let error):

@@ -42,22 +42,30 @@ let table: QuoteTable = {
             if let v = value(base - 2) { low.append(v) } else { low.appendNull() }
             if let v = value(base + 1) { close.append(v) } else { close.appendNull() }
             let u = rng.nextUnit()
-            if u < 0.04 { volume.appendNull() } else if u < 0.07 { volume.append(extremes[Int(rng.next() % 6)]) } else {
+            if u < 0.04 {
+                volume.appendNull()
+            } else if u < 0.07 {
+                volume.append(extremes[Int(rng.next() % 6)])
+            } else {
                 volume.append(Int64(rng.next() % 10_000_000))
             }
             if let v = value(base * 0.97) { adjClose.append(Float(v)) } else { adjClose.appendNull() }
             if rng.nextUnit() < 0.5 { split.appendNull() } else { split.append(rng.nextUnit() < 0.01 ? Int32.max : 1) }
         }
     }
-    let schema = [ColumnDescriptor(name: "Open", type: .float64), ColumnDescriptor(name: "High", type: .float64),
-                  ColumnDescriptor(name: "Low", type: .float64), ColumnDescriptor(name: "Close", type: .float64),
-                  ColumnDescriptor(name: "Volume", type: .int64), ColumnDescriptor(name: "Adj. Close", type: .float32),
-                  ColumnDescriptor(name: "Split Ratio", type: .int32)]
+    let schema = [
+        ColumnDescriptor(name: "Open", type: .float64), ColumnDescriptor(name: "High", type: .float64),
+        ColumnDescriptor(name: "Low", type: .float64), ColumnDescriptor(name: "Close", type: .float64),
+        ColumnDescriptor(name: "Volume", type: .int64), ColumnDescriptor(name: "Adj. Close", type: .float32),
+        ColumnDescriptor(name: "Split Ratio", type: .int32),
+    ]
     do {
         var table = try QuoteTable(
             sortingRows: symbols.map { TickerEntry(symbol: $0) }, rowTickers: rowTickers, dates: dates, schema: schema,
-            columns: [AnyColumn(open), AnyColumn(high), AnyColumn(low), AnyColumn(close), AnyColumn(volume),
-                      AnyColumn(adjClose), AnyColumn(split)])
+            columns: [
+                AnyColumn(open), AnyColumn(high), AnyColumn(low), AnyColumn(close), AnyColumn(volume),
+                AnyColumn(adjClose), AnyColumn(split),
+            ])
         table.computeSummaries()
         return table
     } catch {
@@ -67,7 +75,9 @@ let table: QuoteTable = {
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     lsanDisable()
     _ = table.rowCount
     lsanEnable()
@@ -109,7 +119,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let separator = Array("\n--\n".utf8)
     var cut = bytes.count
     if bytes.count >= separator.count {
-        for i in 0 ... bytes.count - separator.count where bytes[i] == separator[0] && bytes[i ..< i + separator.count].elementsEqual(separator) {
+        for i in 0 ... bytes.count - separator.count
+        where bytes[i] == separator[0] && bytes[i ..< i + separator.count].elementsEqual(separator) {
             cut = i
             break
         }
@@ -156,7 +167,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if rows != expected {
             let firstDifference = zip(rows, expected).first { $0 != $1 }.map { "\($0)" } ?? "lengths"
-            fatalError("\(expression): \(rows.count) rows selected, reference \(expected.count) (summaries \(useSummaries), first difference \(firstDifference))")
+            fatalError(
+                "\(expression): \(rows.count) rows selected, reference \(expected.count) (summaries \(useSummaries), first difference \(firstDifference))"
+            )
         }
         if let aggregateList, let aggregates = try? Aggregate.parseList(aggregateList) {
             _ = try? selection.aggregate(aggregates, byTicker: useSummaries)

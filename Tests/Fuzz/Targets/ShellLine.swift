@@ -28,7 +28,9 @@ nonisolated(unsafe) var linesFile = ""
 nonisolated(unsafe) var session: ShellSession?
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     let directory = NSTemporaryDirectory() + "colonnade-fuzz-shellline-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     screenFile = open(directory + "/screen", O_RDWR | O_CREAT | O_TRUNC, 0o600)
@@ -41,8 +43,9 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
             var table = importBase
             table.computeSummaries()
             try table.save(to: path, durable: false)
-            let context = CommandContext(standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
-                                         environment: [:], currentDirectory: directory)
+            let context = CommandContext(
+                standardOutput: MemoryOutputWriter(), standardError: MemoryOutputWriter(),
+                environment: [:], currentDirectory: directory)
             return try ShellSession(path: path, verify: true, context: context)
         } catch {
             fatalError("fuzz snapshot: \(error)")

@@ -27,7 +27,9 @@ let path = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") + "/colonnade-f
 
 // LeakSanitizer: see Support/Harness.swift (`buildOnce`).
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     if let dir = ProcessInfo.processInfo.environment["FUZZ_MAKE_SEEDS"] {
         makeSeeds(into: dir)
         exit(0)
@@ -74,26 +76,32 @@ func query(_ table: QuoteTable, checked: Bool) {
     }
     for descriptor in table.schema.prefix(8) {
         let name = descriptor.identifier
-        predicates += [.range(column: name, bounds: .greater(than: 0)), .range(column: name, bounds: .less(than: 1000)),
-                       .range(column: name, bounds: .open(60, 90)), .not(.range(column: name, bounds: .atMost(75))),
-                       .range(column: name, bounds: .any)]
+        predicates += [
+            .range(column: name, bounds: .greater(than: 0)), .range(column: name, bounds: .less(than: 1000)),
+            .range(column: name, bounds: .open(60, 90)), .not(.range(column: name, bounds: .atMost(75))),
+            .range(column: name, bounds: .any),
+        ]
     }
     for predicate in predicates {
         // The row-at-a-time reference is most of this target's time: computed once per predicate.
         var expected: [Int]?
         for useSummaries in [true, false] {
-            guard let selection = try? table.select(predicate, options: QueryOptions(threads: 1, useBlockSummaries: useSummaries)) else { continue }
+            guard let selection = try? table.select(predicate, options: QueryOptions(threads: 1, useBlockSummaries: useSummaries)) else {
+                continue
+            }
             if checked {
                 if expected == nil { expected = Reference.rows(predicate, table: table) }
                 guard let expected else { continue }
                 let rows = selection.rows()
                 if rows != expected {
-                    fatalError("verified snapshot, \(predicate) (summaries \(useSummaries)): \(rows.count) rows, reference \(expected.count)")
+                    fatalError(
+                        "verified snapshot, \(predicate) (summaries \(useSummaries)): \(rows.count) rows, reference \(expected.count)")
                 }
             }
             if let column = table.schema.first?.identifier {
-                _ = try? selection.aggregate([.count, .sum(column), .min(column), .max(column), .mean(column)], byTicker: true,
-                                             options: QueryOptions(threads: 1))
+                _ = try? selection.aggregate(
+                    [.count, .sum(column), .min(column), .max(column), .mean(column)], byTicker: true,
+                    options: QueryOptions(threads: 1))
             }
         }
     }
@@ -173,17 +181,21 @@ func makeSeeds(into dir: String) {
         ("empty", QuoteTable(schema: [ColumnDescriptor(name: "Close", type: .float64)])),
         ("small", TestTables.random(rows: 40, tickers: 2, seed: 1, nullRate: 0.1, specialRate: 0.1)),
         ("nulls", TestTables.random(rows: 100, tickers: 3, seed: 2, nullRate: 0.5, specialRate: 0.2)),
-        ("two-blocks", { () -> QuoteTable in
-            let wide = TestTables.random(rows: 4_200, tickers: 2, seed: 3)
-            do {
-                var t = try QuoteTable(schema: [wide.schema[3]], columns: [wide.columns[3]], dates: wide.dates,
-                                       tickers: wide.tickers, dateColumnName: "Date", metadata: ["source": "fuzz seed"])
-                t.computeSummaries()
-                return t
-            } catch {
-                fatalError("seed table: \(error)")
-            }
-        }()),
+        (
+            "two-blocks",
+            { () -> QuoteTable in
+                let wide = TestTables.random(rows: 4_200, tickers: 2, seed: 3)
+                do {
+                    var t = try QuoteTable(
+                        schema: [wide.schema[3]], columns: [wide.columns[3]], dates: wide.dates,
+                        tickers: wide.tickers, dateColumnName: "Date", metadata: ["source": "fuzz seed"])
+                    t.computeSummaries()
+                    return t
+                } catch {
+                    fatalError("seed table: \(error)")
+                }
+            }()
+        ),
     ]
     for (name, table) in tables {
         let full = dir + "/" + name + ".full"

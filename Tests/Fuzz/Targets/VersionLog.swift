@@ -11,7 +11,9 @@
 import Foundation
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     if let dir = ProcessInfo.processInfo.environment["FUZZ_MAKE_SEEDS"] {
         makeSeeds(into: dir)
         exit(0)
@@ -46,16 +48,20 @@ func seal(_ body: [UInt8]) -> [UInt8] {
 func makeSeeds(into dir: String) {
     let file = SnapshotDataFile(name: "v000001-0123456789abcdef.snapshot", size: 8192, footerChecksum: 42, rowCount: 100)
     let segment = SnapshotDataFile(name: "v000002-fedcba9876543210.snapshot", size: 5000, footerChecksum: 7, rowCount: 10)
-    let v1 = SnapshotVersion(number: 1, millisecondsSince1970: 1_700_000_000_000, kind: .single, command: "", rowCount: 100,
-                             writtenRows: 100, writtenBytes: 8192, restoredFrom: nil, files: [0])
-    let v2 = SnapshotVersion(number: 2, millisecondsSince1970: 1_700_000_060_000, kind: .append, command: "colonnade import day.csv",
-                             rowCount: 110, writtenRows: 10, writtenBytes: 5000, restoredFrom: nil, files: [0, 1])
+    let v1 = SnapshotVersion(
+        number: 1, millisecondsSince1970: 1_700_000_000_000, kind: .single, command: "", rowCount: 100,
+        writtenRows: 100, writtenBytes: 8192, restoredFrom: nil, files: [0])
+    let v2 = SnapshotVersion(
+        number: 2, millisecondsSince1970: 1_700_000_060_000, kind: .append, command: "colonnade import day.csv",
+        rowCount: 110, writtenRows: 10, writtenBytes: 5000, restoredFrom: nil, files: [0, 1])
     var v3 = v1
     v3.number = 3
     v3.kind = .restore
     v3.restoredFrom = 1
-    let logs = [SnapshotLog(dataDirectory: "q.snapshot.data", files: [file], versions: [v1]),
-                SnapshotLog(dataDirectory: "q.snapshot.data", files: [file, segment], versions: [v1, v2, v3])]
+    let logs = [
+        SnapshotLog(dataDirectory: "q.snapshot.data", files: [file], versions: [v1]),
+        SnapshotLog(dataDirectory: "q.snapshot.data", files: [file, segment], versions: [v1, v2, v3]),
+    ]
     for (i, log) in logs.enumerated() {
         let bytes = Array(log.encoded().dropFirst(64))
         FileManager.default.createFile(atPath: "\(dir)/seed-\(i)", contents: Data(bytes))

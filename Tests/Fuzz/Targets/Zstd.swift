@@ -12,10 +12,13 @@
 let cap = 8 << 20
 
 func decode(_ input: UnsafeRawBufferPointer, maximum: Int, expected: Int? = nil) -> Result<[UInt8], ZstdError> {
-    let result = Result { () throws(ZstdError) -> [UInt8] in try Zstd.decompress(input, maximumOutputSize: maximum, expectedSize: expected) }
+    let result = Result { () throws(ZstdError) -> [UInt8] in try Zstd.decompress(input, maximumOutputSize: maximum, expectedSize: expected)
+    }
     if case .failure(let error) = result {
         _ = "\(error)"
-        if let offset = error.offset { precondition(offset >= 0 && offset <= input.count, "error offset \(offset) outside the input of \(input.count) bytes: \(error)") }
+        if let offset = error.offset {
+            precondition(offset >= 0 && offset <= input.count, "error offset \(offset) outside the input of \(input.count) bytes: \(error)")
+        }
     }
     return result
 }

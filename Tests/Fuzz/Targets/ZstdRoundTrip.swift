@@ -12,7 +12,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let level = Int(data[0]) % 19 + 1
     let input = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
     let frame = ZstdCompressor.compress(input, level: level)
-    precondition(frame.count <= input.count + 18 + 3 * (input.count / (128 << 10) + 1), "a frame of \(frame.count) bytes for \(input.count)")
+    precondition(
+        frame.count <= input.count + 18 + 3 * (input.count / (128 << 10) + 1), "a frame of \(frame.count) bytes for \(input.count)")
     let back = frame.withUnsafeBytes { f in
         Result { () throws(ZstdError) -> [UInt8] in try Zstd.decompress(f, maximumOutputSize: input.count, expectedSize: input.count) }
     }

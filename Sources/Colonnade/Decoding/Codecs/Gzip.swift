@@ -12,10 +12,13 @@ public enum Gzip {
 
     /// Decodes every member of `input`.
     /// - Parameters:
+    ///   - input: the compressed bytes.
     ///   - maximumOutputSize: The most bytes the output may hold.
     ///   - expectedSize: When given, the output must be exactly this long.
-    public static func decompress(_ input: UnsafeRawBufferPointer, maximumOutputSize: Int,
-                                  expectedSize: Int? = nil) throws(CodecError) -> [UInt8] {
+    public static func decompress(
+        _ input: UnsafeRawBufferPointer, maximumOutputSize: Int,
+        expectedSize: Int? = nil
+    ) throws(CodecError) -> [UInt8] {
         // DEFLATE expands at most 1032:1; a larger expected size is refused before it is allocated.
         let (scaled, overflow) = input.count.multipliedReportingOverflow(by: 1_032)
         let possible = overflow ? Int.max : scaled + 1_024
@@ -23,7 +26,8 @@ public enum Gzip {
             throw .malformed(codec: name, offset: 0, detail: "\(input.count) bytes cannot decode to the \(expectedSize) expected")
         }
         let limit = Swift.max(0, Swift.min(possible, expectedSize.map { Swift.min($0, maximumOutputSize) } ?? maximumOutputSize))
-        let output = GrowingBytes(limit: limit, initial: expectedSize ?? Swift.min(limit, Swift.max(64 << 10, input.count * 4)), codec: name)
+        let output = GrowingBytes(
+            limit: limit, initial: expectedSize ?? Swift.min(limit, Swift.max(64 << 10, input.count * 4)), codec: name)
         var p = 0
         repeat {
             p = try decodeMember(input, at: p, into: output)
@@ -37,8 +41,12 @@ public enum Gzip {
     private static func decodeMember(_ input: UnsafeRawBufferPointer, at start: Int, into output: GrowingBytes) throws(CodecError) -> Int {
         var p = start
         guard input.count - p >= 10 else { throw .truncated(codec: name, offset: p, needed: 10 - (input.count - p)) }
-        guard input[p] == 0x1F, input[p + 1] == 0x8B else { throw .malformed(codec: name, offset: p, detail: "not a gzip member (no 1F 8B)") }
-        guard input[p + 2] == 8 else { throw .malformed(codec: name, offset: p + 2, detail: "compression method \(input[p + 2]), only 8 (deflate) exists") }
+        guard input[p] == 0x1F, input[p + 1] == 0x8B else {
+            throw .malformed(codec: name, offset: p, detail: "not a gzip member (no 1F 8B)")
+        }
+        guard input[p + 2] == 8 else {
+            throw .malformed(codec: name, offset: p + 2, detail: "compression method \(input[p + 2]), only 8 (deflate) exists")
+        }
         let flags = input[p + 3]
         guard flags & 0xE0 == 0 else { throw .malformed(codec: name, offset: p + 3, detail: "reserved flag bits are set") }
         p += 10
@@ -59,7 +67,9 @@ public enum Gzip {
             guard input.count - p >= 2 else { throw .truncated(codec: name, offset: p, needed: 2) }
             let stored = UInt32(input[p]) | UInt32(input[p + 1]) << 8
             let actual = CRC32.checksum(UnsafeRawBufferPointer(rebasing: input[start ..< p])) & 0xFFFF
-            guard stored == actual else { throw .checksumMismatch(codec: name, offset: p, what: "header", expected: stored, actual: actual) }
+            guard stored == actual else {
+                throw .checksumMismatch(codec: name, offset: p, what: "header", expected: stored, actual: actual)
+            }
             p += 2
         }
         // The DEFLATE stream, into a buffer of its own (a member's matches may not reach into the

@@ -42,17 +42,33 @@ public struct XXHash32: Sendable {
         total += bytes.count
         var i = 0
         if !pending.isEmpty {
-            while pending.count < 16 && i < bytes.count { pending.append(bytes[i]); i += 1 }
+            while pending.count < 16 && i < bytes.count {
+                pending.append(bytes[i])
+                i += 1
+            }
             if pending.count < 16 { return }
             pending.withUnsafeBytes { stripe($0.baseAddress!) }
             pending.removeAll(keepingCapacity: true)
         }
         guard let base = bytes.baseAddress else { return }
+        // The four lanes in locals, so the loop keeps them in registers.
+        var a = v1, b = v2, c = v3, d = v4
         while bytes.count - i >= 16 {
-            stripe(base + i)
+            let p = base + i
+            a = Self.round(a, UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+            b = Self.round(b, UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            c = Self.round(c, UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+            d = Self.round(d, UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
             i += 16
         }
-        while i < bytes.count { pending.append(bytes[i]); i += 1 }
+        v1 = a
+        v2 = b
+        v3 = c
+        v4 = d
+        while i < bytes.count {
+            pending.append(bytes[i])
+            i += 1
+        }
     }
 
     @inline(__always) private mutating func stripe(_ p: UnsafeRawPointer) {

@@ -45,8 +45,10 @@ struct HuffmanTable {
     /// symbols at all gives a table of invalid entries (a block may use no distances).
     ///
     /// - Throws: `.overSubscribed` (more codes than the lengths allow) or `.incomplete`.
-    mutating func build(lengths: UnsafeBufferPointer<UInt8>, primaryBits requestedBits: Int,
-                        meaning: SymbolMeaning) throws(Problem) {
+    mutating func build(
+        lengths: UnsafeBufferPointer<UInt8>, primaryBits requestedBits: Int,
+        meaning: SymbolMeaning
+    ) throws(Problem) {
         var counts = [Int](repeating: 0, count: 16)
         var maxLength = 0
         for l in lengths where l > 0 {
@@ -122,13 +124,19 @@ struct HuffmanTable {
 
     // MARK: The meanings of DEFLATE's alphabets
 
-    static let lengthBases: [UInt32] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59,
-                                        67, 83, 99, 115, 131, 163, 195, 227, 258]
+    static let lengthBases: [UInt32] = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59,
+        67, 83, 99, 115, 131, 163, 195, 227, 258,
+    ]
     static let lengthExtra: [UInt32] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBases: [UInt32] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769,
-                                          1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-    static let distanceExtra: [UInt32] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
-                                          11, 11, 12, 12, 13, 13]
+    static let distanceBases: [UInt32] = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769,
+        1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+    ]
+    static let distanceExtra: [UInt32] = [
+        0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
+        11, 11, 12, 12, 13, 13,
+    ]
 
     /// Literal/length alphabet: 0…255 literals, 256 end of block, 257…285 lengths, 286–287 invalid.
     static func literalLengthMeaning(_ symbol: Int) -> UInt32 {

@@ -21,7 +21,7 @@ public enum InflateError: Error, Sendable, Hashable, CustomStringConvertible {
     public var offset: Int {
         switch self {
         case .truncated(let o), .reservedBlockType(let o), .storedLengthMismatch(let o, _, _), .invalidCode(let o, _),
-             .invalidSymbol(let o, _), .distanceTooFar(let o, _, _):
+            .invalidSymbol(let o, _), .distanceTooFar(let o, _, _):
             o
         }
     }

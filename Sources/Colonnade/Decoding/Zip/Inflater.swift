@@ -262,16 +262,19 @@ package struct Inflater {
         guard lengths[256] != 0 else { throw .invalidCode(offset: at, detail: "no end-of-block code") }
         do {
             try lengths.withUnsafeBufferPointer { l throws(HuffmanTable.Problem) in
-                try literalLength.build(lengths: UnsafeBufferPointer(rebasing: l[0 ..< literalCount]),
-                                        primaryBits: Self.literalLengthBits, meaning: HuffmanTable.literalLengthMeaning)
+                try literalLength.build(
+                    lengths: UnsafeBufferPointer(rebasing: l[0 ..< literalCount]),
+                    primaryBits: Self.literalLengthBits, meaning: HuffmanTable.literalLengthMeaning)
             }
         } catch {
-            throw .invalidCode(offset: at, detail: "the literal/length code is \(error == .overSubscribed ? "over-subscribed" : "incomplete")")
+            throw .invalidCode(
+                offset: at, detail: "the literal/length code is \(error == .overSubscribed ? "over-subscribed" : "incomplete")")
         }
         do {
             try lengths.withUnsafeBufferPointer { l throws(HuffmanTable.Problem) in
-                try distance.build(lengths: UnsafeBufferPointer(rebasing: l[literalCount ..< total]),
-                                   primaryBits: Self.distanceBits, meaning: HuffmanTable.distanceMeaning)
+                try distance.build(
+                    lengths: UnsafeBufferPointer(rebasing: l[literalCount ..< total]),
+                    primaryBits: Self.distanceBits, meaning: HuffmanTable.distanceMeaning)
             }
         } catch {
             throw .invalidCode(offset: at, detail: "the distance code is \(error == .overSubscribed ? "over-subscribed" : "incomplete")")
@@ -285,8 +288,9 @@ package struct Inflater {
         let tables: (literalLength: HuffmanTable, distance: HuffmanTable) = usesFixed ? HuffmanTable.fixed : (literalLength, distance)
         return try tables.literalLength.entries.withUnsafeBufferPointer { litTable throws(InflateError) in
             try tables.distance.entries.withUnsafeBufferPointer { distTable throws(InflateError) in
-                try decodeSymbols(out, start, limit, litTable, tables.literalLength.primaryBits,
-                                  distTable, tables.distance.primaryBits)
+                try decodeSymbols(
+                    out, start, limit, litTable, tables.literalLength.primaryBits,
+                    distTable, tables.distance.primaryBits)
             }
         }
     }
@@ -301,9 +305,11 @@ package struct Inflater {
     /// are stored back once, when it returns or throws; the table pointers and masks are hoisted
     /// too, and the literal, length, distance and copy steps share them. Split into functions, or
     /// kept in `self`, they would be stored and reloaded per symbol.
-    private mutating func decodeSymbols(_ out: UnsafeMutablePointer<UInt8>, _ start: Int, _ limit: Int,
-                                        _ litTable: UnsafeBufferPointer<UInt32>, _ litBits: Int,
-                                        _ distTable: UnsafeBufferPointer<UInt32>, _ distBits: Int) throws(InflateError) -> Int {
+    private mutating func decodeSymbols(
+        _ out: UnsafeMutablePointer<UInt8>, _ start: Int, _ limit: Int,
+        _ litTable: UnsafeBufferPointer<UInt32>, _ litBits: Int,
+        _ distTable: UnsafeBufferPointer<UInt32>, _ distBits: Int
+    ) throws(InflateError) -> Int {
         // Safe: tables are non-empty (build always makes the primary table).
         guard let lit = litTable.baseAddress, let dist = distTable.baseAddress else { return start }
         let litMask = UInt64((1 << litBits) - 1), distMask = UInt64((1 << distBits) - 1)
@@ -396,8 +402,11 @@ package struct Inflater {
                 self.bits = bits
                 self.bitCount = bitCount
                 self.position = position
-                throw .invalidSymbol(offset: offset, detail: e & 0xFF == 0 ? "a literal/length code the block does not define"
-                                     : "literal/length symbol \(e >> 16)")
+                throw .invalidSymbol(
+                    offset: offset,
+                    detail: e & 0xFF == 0
+                        ? "a literal/length code the block does not define"
+                        : "literal/length symbol \(e >> 16)")
             }
             // Length: code, then extra bits (at most 15 + 5 of the ≥ 56 refilled).
             var n = e & 0xFF
@@ -419,8 +428,11 @@ package struct Inflater {
                 self.bits = bits
                 self.bitCount = bitCount
                 self.position = position
-                throw .invalidSymbol(offset: offset, detail: d & 0xFF == 0 ? "a distance code the block does not define"
-                                     : "distance symbol \(d >> 16)")
+                throw .invalidSymbol(
+                    offset: offset,
+                    detail: d & 0xFF == 0
+                        ? "a distance code the block does not define"
+                        : "distance symbol \(d >> 16)")
             }
             n = d & 0xFF
             bits &>>= UInt64(n)

@@ -122,8 +122,10 @@ package final class ZipArchive: @unchecked Sendable {
     /// - Throws: `ZipError`: encrypted or unsupported member, over the limits (checked against the
     ///   recorded size first, then against the bytes produced), corrupt data, size or CRC mismatch.
     /// - Complexity: O(uncompressed size); memory about two chunks plus what the consumer keeps.
-    package func stream(_ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
-                       checksByCaller: Bool = false, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
+    package func stream(
+        _ member: ZipMember, limits: ZipLimits = .standard, chunkSize: Int = 4 << 20,
+        checksByCaller: Bool = false, _ consume: (InflatedChunk) -> Int?
+    ) throws(ZipError) {
         do {
             try streamMapped(member, limits: limits, chunkSize: chunkSize, checksByCaller: checksByCaller, consume)
         } catch {
@@ -134,28 +136,33 @@ package final class ZipArchive: @unchecked Sendable {
     }
 
     /// `stream`'s work, on the archive's bytes as they read (zeros where a shrunk file lost pages).
-    private func streamMapped(_ member: ZipMember, limits: ZipLimits, chunkSize: Int,
-                              checksByCaller: Bool, _ consume: (InflatedChunk) -> Int?) throws(ZipError) {
+    private func streamMapped(
+        _ member: ZipMember, limits: ZipLimits, chunkSize: Int,
+        checksByCaller: Bool, _ consume: (InflatedChunk) -> Int?
+    ) throws(ZipError) {
         if member.isEncrypted { throw .encrypted(archive: name, member: member.name, offset: member.localHeaderOffset) }
         guard member.method == 0 || member.method == 8 else {
             throw .unsupportedMethod(archive: name, member: member.name, offset: member.localHeaderOffset, method: member.method)
         }
         let allowed = limits.allowedSize(compressedSize: member.compressedSize)
         if member.uncompressedSize > allowed {
-            throw .tooLarge(archive: name, member: member.name, size: member.uncompressedSize,
-                            compressedSize: member.compressedSize, limit: allowed)
+            throw .tooLarge(
+                archive: name, member: member.name, size: member.uncompressedSize,
+                compressedSize: member.compressedSize, limit: allowed)
         }
         // Then the whole archive: every member's recorded size counts, so a directory of many
         // members, each within its own limit, cannot add up to more than the file allows.
         let allowedTotal = limits.allowedTotalSize(archiveSize: storage.count)
         if totalUncompressedSize > allowedTotal {
-            throw .tooLarge(archive: name, member: "(all \(members.count) members)", size: totalUncompressedSize,
-                            compressedSize: storage.count, limit: allowedTotal)
+            throw .tooLarge(
+                archive: name, member: "(all \(members.count) members)", size: totalUncompressedSize,
+                compressedSize: storage.count, limit: allowedTotal)
         }
         if member.method == 0 && member.compressedSize != member.uncompressedSize {
-            throw .malformed(archive: name, member: member.name, offset: member.localHeaderOffset,
-                             detail: "a stored member with compressed size \(member.compressedSize) "
-                                 + "and uncompressed size \(member.uncompressedSize)")
+            throw .malformed(
+                archive: name, member: member.name, offset: member.localHeaderOffset,
+                detail: "a stored member with compressed size \(member.compressedSize) "
+                    + "and uncompressed size \(member.uncompressedSize)")
         }
         let window = 32 << 10
         let chunk = Swift.max(chunkSize, Inflater.minimumSpace)
@@ -182,8 +189,9 @@ package final class ZipArchive: @unchecked Sendable {
                 do {
                     end = try inflater.inflate(into: buffer.base, from: from, capacity: buffer.capacity)
                 } catch {
-                    throw .corruptData(archive: name, member: member.name, offset: member.dataOffset + Swift.min(error.offset, member.compressedSize),
-                                       reason: error.reason)
+                    throw .corruptData(
+                        archive: name, member: member.name, offset: member.dataOffset + Swift.min(error.offset, member.compressedSize),
+                        reason: error.reason)
                 }
                 finished = inflater.isFinished
             }

@@ -35,15 +35,19 @@ struct ZipDirectoryReader {
         if locator >= 0 && storage.getUInt32LE(at: locator) == Signature.zip64Locator {
             let recordOffset64 = storage.getUInt64LE(at: locator + 8)
             guard recordOffset64 <= UInt64(count) else {
-                throw .malformed(archive: archive, member: nil, offset: locator, detail: "the ZIP64 locator points past the end of the file")
+                throw .malformed(
+                    archive: archive, member: nil, offset: locator, detail: "the ZIP64 locator points past the end of the file")
             }
             let record = Int(recordOffset64)
             try need(record, 56, "a ZIP64 end-of-central-directory record")
             guard storage.getUInt32LE(at: record) == Signature.zip64End else {
-                throw .malformed(archive: archive, member: nil, offset: record, detail: "no ZIP64 end-of-central-directory record where the locator points")
+                throw .malformed(
+                    archive: archive, member: nil, offset: record,
+                    detail: "no ZIP64 end-of-central-directory record where the locator points")
             }
             guard storage.getUInt32LE(at: record + 16) == 0, storage.getUInt32LE(at: record + 20) == 0 else {
-                throw .malformed(archive: archive, member: nil, offset: record, detail: "a split (multi-disk) archive, which colonnade cannot read")
+                throw .malformed(
+                    archive: archive, member: nil, offset: record, detail: "a split (multi-disk) archive, which colonnade cannot read")
             }
             let entries64 = storage.getUInt64LE(at: record + 32)
             let size64 = storage.getUInt64LE(at: record + 40)
@@ -56,11 +60,13 @@ struct ZipDirectoryReader {
             directoryOffset = Int(offset64)
             directoryEnd = record
         } else if disk != 0 || directoryDisk != 0 {
-            throw .malformed(archive: archive, member: nil, offset: end, detail: "a split (multi-disk) archive, which colonnade cannot read")
+            throw .malformed(
+                archive: archive, member: nil, offset: end, detail: "a split (multi-disk) archive, which colonnade cannot read")
         }
         guard directoryOffset <= directoryEnd, directorySize <= directoryEnd - directoryOffset else {
-            throw .malformed(archive: archive, member: nil, offset: end,
-                             detail: "the central directory (\(directorySize) bytes at \(directoryOffset)) does not fit before its end record")
+            throw .malformed(
+                archive: archive, member: nil, offset: end,
+                detail: "the central directory (\(directorySize) bytes at \(directoryOffset)) does not fit before its end record")
         }
 
         var members: [ZipMember] = []
@@ -86,9 +92,10 @@ struct ZipDirectoryReader {
         for i in order.dropFirst() {
             let end = extentEnd(members[previous]), start = members[i].localHeaderOffset
             if start < end {
-                throw .malformed(archive: archive, member: members[i].name, offset: start,
-                                 detail: "its local header at byte \(start) lies inside the bytes of member '\(members[previous].name)' "
-                                     + "(\(members[previous].localHeaderOffset) ..< \(end)): members of an archive may not overlap")
+                throw .malformed(
+                    archive: archive, member: members[i].name, offset: start,
+                    detail: "its local header at byte \(start) lies inside the bytes of member '\(members[previous].name)' "
+                        + "(\(members[previous].localHeaderOffset) ..< \(end)): members of an archive may not overlap")
             }
             previous = i
         }
@@ -145,7 +152,8 @@ struct ZipDirectoryReader {
         var localOffset = storage.getUInt32LE(at: at + 42)
         let variable = nameLength + extraLength + commentLength
         guard at + 46 + variable <= stop else {
-            throw .truncated(archive: archive, member: nil, offset: at, expected: "the name, extra field and comment of a central directory header")
+            throw .truncated(
+                archive: archive, member: nil, offset: at, expected: "the name, extra field and comment of a central directory header")
         }
         let name = String(decoding: UnsafeBufferPointer(start: storage.base + at + 46, count: nameLength), as: UTF8.self)
 
@@ -192,16 +200,19 @@ struct ZipDirectoryReader {
         let local = localOffset
         try need(local, 30, "a local header", member: name)
         guard storage.getUInt32LE(at: local) == Signature.localHeader else {
-            throw .malformed(archive: archive, member: name, offset: local, detail: "no local header signature where the central directory points")
+            throw .malformed(
+                archive: archive, member: name, offset: local, detail: "no local header signature where the central directory points")
         }
         let localMethod = storage.getUInt16LE(at: local + 8)
         let localName = storage.getUInt16LE(at: local + 26), localExtra = storage.getUInt16LE(at: local + 28)
         guard localMethod == method else {
-            throw .malformed(archive: archive, member: name, offset: local + 8,
-                             detail: "the local header says method \(localMethod), the central directory \(method)")
+            throw .malformed(
+                archive: archive, member: name, offset: local + 8,
+                detail: "the local header says method \(localMethod), the central directory \(method)")
         }
         try need(local + 30, localName + localExtra, "the local header's name and extra field", member: name)
-        let localNameMatches = localName == nameLength
+        let localNameMatches =
+            localName == nameLength
             && (0 ..< nameLength).allSatisfy { storage.base[local + 30 + $0] == storage.base[at + 46 + $0] }
         guard localNameMatches else {
             throw .malformed(archive: archive, member: name, offset: local + 30, detail: "the local header names a different file")
@@ -210,9 +221,10 @@ struct ZipDirectoryReader {
         try need(dataOffset, compressed, "\(compressed) bytes of compressed data", member: name)
 
         // Version made by: the high byte is the host system, 3 = Unix (APPNOTE 4.4.2).
-        let member = ZipMember(name: name, method: method, flags: flags, crc32: crc, compressedSize: compressed,
-                               uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset,
-                               unixMode: madeBy >> 8 == 3 ? external >> 16 : nil)
+        let member = ZipMember(
+            name: name, method: method, flags: flags, crc32: crc, compressedSize: compressed,
+            uncompressedSize: uncompressed, localHeaderOffset: local, dataOffset: dataOffset,
+            unixMode: madeBy >> 8 == 3 ? external >> 16 : nil)
         if member.hasDataDescriptor && !member.isEncrypted {
             try checkDataDescriptor(of: member)
         }
@@ -230,8 +242,9 @@ struct ZipDirectoryReader {
         }
         let crc = UInt32(storage.getUInt32LE(at: d))
         guard crc == member.crc32 else {
-            throw .malformed(archive: archive, member: member.name, offset: d,
-                             detail: "the data descriptor's CRC-32 differs from the central directory's")
+            throw .malformed(
+                archive: archive, member: member.name, offset: d,
+                detail: "the data descriptor's CRC-32 differs from the central directory's")
         }
     }
 }

@@ -29,8 +29,8 @@ public enum ZipError: Error, Sendable, Hashable, CustomStringConvertible {
     public var archive: String {
         switch self {
         case .notAZip(let a, _), .truncated(let a, _, _, _), .malformed(let a, _, _, _), .unsupportedMethod(let a, _, _, _),
-             .encrypted(let a, _, _), .corruptData(let a, _, _, _), .checksumMismatch(let a, _, _, _),
-             .sizeMismatch(let a, _, _, _), .tooLarge(let a, _, _, _, _):
+            .encrypted(let a, _, _), .corruptData(let a, _, _, _), .checksumMismatch(let a, _, _, _),
+            .sizeMismatch(let a, _, _, _), .tooLarge(let a, _, _, _, _):
             a
         }
     }
@@ -41,7 +41,7 @@ public enum ZipError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAZip: nil
         case .truncated(_, let m, _, _), .malformed(_, let m, _, _): m
         case .unsupportedMethod(_, let m, _, _), .encrypted(_, let m, _), .corruptData(_, let m, _, _),
-             .checksumMismatch(_, let m, _, _), .sizeMismatch(_, let m, _, _), .tooLarge(_, let m, _, _, _):
+            .checksumMismatch(_, let m, _, _), .sizeMismatch(_, let m, _, _), .tooLarge(_, let m, _, _, _):
             m
         }
     }

@@ -19,8 +19,10 @@ public struct ZipLimits: Sendable, Hashable {
     public var maximumTotalSize: Int
 
     /// Limits; see the properties.
-    public init(maximumRatio: Int = 200, maximumSize: Int = 16 << 30, ratioFloor: Int = 64 << 20,
-                maximumTotalSize: Int = 64 << 30) {
+    public init(
+        maximumRatio: Int = 200, maximumSize: Int = 16 << 30, ratioFloor: Int = 64 << 20,
+        maximumTotalSize: Int = 64 << 30
+    ) {
         self.maximumRatio = Swift.max(1, maximumRatio)
         self.maximumSize = Swift.max(0, maximumSize)
         self.ratioFloor = Swift.max(0, ratioFloor)

@@ -41,7 +41,10 @@ enum XXHash64 {
                 position += 32
             }
             h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
-            h = merge(h, v1); h = merge(h, v2); h = merge(h, v3); h = merge(h, v4)
+            h = merge(h, v1)
+            h = merge(h, v2)
+            h = merge(h, v3)
+            h = merge(h, v4)
         } else {
             h = seed &+ prime5
         }

@@ -87,6 +87,17 @@ struct ZstdBackwardBitReader {
         container = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
+    /// Moves to the eight bytes at `position` with `consumed` (0...7) of their bits used: how a
+    /// decoding loop that kept the state in its own form hands it back.
+    /// - Precondition: `start <= position` and `position + 8` is at most the stream's end.
+    @inline(__always)
+    mutating func resume(at position: Int, consumed: Int) {
+        self.position = position
+        self.consumed = consumed
+        // Safe: the caller's precondition.
+        container = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+    }
+
     /// Reads have gone past the stream's first bit.
     var isOverflowed: Bool { consumed > 64 }
 

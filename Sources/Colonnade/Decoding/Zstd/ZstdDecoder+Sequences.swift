@@ -25,7 +25,9 @@ extension ZstdDecoder {
             guard position == end else {
                 throw .malformed(offset: position, detail: "\(end - position) bytes after a sequences section with no sequences")
             }
-            guard literals.count <= room else { throw overflow(total: output.count + literals.count, limit: output.limit, blockStart: start) }
+            guard literals.count <= room else {
+                throw overflow(total: output.count + literals.count, limit: output.limit, blockStart: start)
+            }
             (output.base! + output.count).update(from: literals.start, count: literals.count)
             output.count += literals.count
             return
@@ -94,7 +96,8 @@ extension ZstdDecoder {
         count: Int, reader: inout ZstdBackwardBitReader, literals: Literals, output: ZstdOutputBuffer, room: Int, blockStart: Int
     ) throws(ZstdError) -> Int {
         guard let literalTable = literalLengths, let offsetTable = offsets, let matchTable = matchLengths,
-              let outputBase = output.base else { return 0 }
+            let outputBase = output.base
+        else { return 0 }
         var decoder = ZstdSequenceReader(
             bits: reader, literalLengths: literalTable, matchLengths: matchTable, offsets: offsetTable, repeatOffsets: repeatOffsets)
         let frameFirst = outputBase + frameStart
@@ -106,12 +109,37 @@ extension ZstdDecoder {
         let literalEnd = literals.start + literals.count
         let window = windowSize
         let streamStart = reader.start
+        // The fast path's limits, checked once per sequence: literals read and output written
+        // wholly before them leave room for whole 16-byte vectors past their ends (32 bytes of
+        // margin: a copy ends at most 15 bytes past its length).
+        let literalFastEnd = min(literalEnd, literals.readable - 32)
+        let outFastEnd = min(outEnd, writableEnd - 32)
         for index in 0 ..< count {
             let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
+            if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out &- literalLength
+                && offset <= min(out + literalLength - frameFirst, window)
+            {
+                // Safe: the literals lie before `literalFastEnd` and the output before
+                // `outFastEnd`, each with 32 bytes readable or writable past it; the match starts
+                // in the frame's output (offsets are at least 1), and each copy reads only bytes
+                // already written (16-byte vectors from 16 back or more, else 8-byte words once
+                // the source is 8 or more bytes behind).
+                copyLiteralVectors(from: literal, count: literalLength, to: out)
+                literal += literalLength
+                out += literalLength
+                if offset >= 16 {
+                    copyFarMatchVectors(to: out, offset: offset, count: matchLength)
+                } else {
+                    copyNearMatchWords(to: out, offset: offset, count: matchLength)
+                }
+                out += matchLength
+                continue
+            }
             guard literalLength <= literalEnd - literal else {
-                throw .malformed(offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
+                throw .malformed(
+                    offset: streamStart, detail: "sequence \(index): \(literalLength) literals, only \(literalEnd - literal) left")
             }
             guard matchLength <= outEnd - out - literalLength else {
                 throw overflow(total: out - outputBase + literalLength + matchLength, limit: output.limit, blockStart: blockStart)
@@ -120,7 +148,11 @@ extension ZstdDecoder {
             literal += literalLength
             out += literalLength
             guard offset <= out - frameFirst, offset <= window else {
-                throw .malformed(offset: streamStart, detail: "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)")
+                throw .malformed(
+                    offset: streamStart,
+                    detail:
+                        "sequence \(index): a match \(offset) bytes back, with \(out - frameFirst) bytes of output before it and a window of \(window)"
+                )
             }
             copyMatch(to: out, offset: offset, count: matchLength, writableEnd: writableEnd)
             out += matchLength
@@ -171,75 +203,183 @@ struct ZstdSequenceReader {
         offsetState = Int(self.bits.read(offsets.accuracyLog))
         matchLengthState = Int(self.bits.read(matchLengths.accuracyLog))
         self.repeatOffsets = repeatOffsets
+        self.bits.reload()
     }
 
     /// The next sequence; the states are not updated after the last one.
+    ///
+    /// One reload per sequence, at its end (as the reference decoder does): after a reload at
+    /// least 57 bits are in the container (or the stream's first bit is near), and a sequence
+    /// reads at most 31 + 16 + 16 extra bits and 9 + 9 + 8 state bits; when its extra bits
+    /// exceed 31, a second reload comes before the literal length's.
     @inline(__always)
     mutating func next(isLast: Bool, index: Int, streamStart: Int) throws(ZstdError) -> ZstdSequence {
-        bits.reload()
         // Safe: states come from `accuracyLog`-bit reads or `nextBase + bits`, both below the
         // table's size.
         let llEntry = literalLengths[literalLengthState], mlEntry = matchLengths[matchLengthState]
         let ofEntry = offsets[offsetState]
-        let ofBits = Int(ofEntry.extraBits)
-        var offset = Int(ofEntry.baseValue) + Int(bits.read(ofBits))
-        if ofBits > 24 { bits.reload() }
-        let matchLength = Int(mlEntry.baseValue) + Int(bits.read(Int(mlEntry.extraBits)))
-        let literalLength = Int(llEntry.baseValue) + Int(bits.read(Int(llEntry.extraBits)))
+        let ofBits = Int(ofEntry.extraBits), mlBits = Int(mlEntry.extraBits), llBits = Int(llEntry.extraBits)
+        // Wrapping arithmetic: the values are at most 2^32 + 2^31 (a base below 2^32 plus at most
+        // 31 bits), far from overflow.
+        var offset = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
+        let matchLength = Int(mlEntry.baseValue) &+ Int(bits.read(mlBits))
+        if ofBits &+ mlBits &+ llBits > 31 { bits.reload() }
+        let literalLength = Int(llEntry.baseValue) &+ Int(bits.read(llBits))
         var (rep1, rep2, rep3) = repeatOffsets
         if offset > 3 {
-            offset -= 3
-            rep3 = rep2; rep2 = rep1; rep1 = offset
+            offset &-= 3
+            rep3 = rep2
+            rep2 = rep1
+            rep1 = offset
         } else {
-            let choice = literalLength == 0 ? offset + 1 : offset
+            let choice = literalLength == 0 ? offset &+ 1 : offset
             if choice == 1 {
                 offset = rep1
             } else if choice == 2 {
                 offset = rep2
-                rep2 = rep1; rep1 = offset
+                rep2 = rep1
+                rep1 = offset
             } else if choice == 3 {
                 offset = rep3
-                rep3 = rep2; rep2 = rep1; rep1 = offset
+                rep3 = rep2
+                rep2 = rep1
+                rep1 = offset
             } else {
-                offset = rep1 - 1
+                offset = rep1 &- 1
                 guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
-                rep3 = rep2; rep2 = rep1; rep1 = offset
+                rep3 = rep2
+                rep2 = rep1
+                rep1 = offset
             }
         }
         repeatOffsets = (rep1, rep2, rep3)
         if !isLast {
+            literalLengthState = Int(llEntry.nextBase) &+ Int(bits.read(Int(llEntry.bitCount)))
+            matchLengthState = Int(mlEntry.nextBase) &+ Int(bits.read(Int(mlEntry.bitCount)))
+            offsetState = Int(ofEntry.nextBase) &+ Int(bits.read(Int(ofEntry.bitCount)))
             bits.reload()
-            literalLengthState = Int(llEntry.nextBase) + Int(bits.read(Int(llEntry.bitCount)))
-            matchLengthState = Int(mlEntry.nextBase) + Int(bits.read(Int(mlEntry.bitCount)))
-            offsetState = Int(ofEntry.nextBase) + Int(bits.read(Int(ofEntry.bitCount)))
         }
         return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
     }
 }
 
-/// Copies `count` literal bytes; whole 16-byte words when both sides have room past the end.
+/// Copies `count` literal bytes as whole 16-byte vectors: one, then more only for a longer run.
+/// - Precondition: `count` rounded up to 16 bytes may be read at `source` and written at
+///   `destination`, and the two do not overlap.
+@inline(__always)
+private func copyLiteralVectors(from source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
+    var s = UnsafeRawPointer(source), d = UnsafeMutableRawPointer(destination)
+    d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+    guard count > 16 else { return }
+    let end = d + count
+    s += 16
+    d += 16
+    repeat {
+        d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        s += 16
+        d += 16
+    } while d < end
+}
+
+/// Copies a match of `count` bytes from `offset` (16 or more) bytes back as whole 16-byte
+/// vectors: one, then more only for a longer match.
+/// - Precondition: `offset >= 16`, the source lies in the output, and `count` rounded up to 16
+///   bytes is writable at `destination`.
+@inline(__always)
+private func copyFarMatchVectors(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int) {
+    var d = UnsafeMutableRawPointer(destination)
+    d.storeBytes(of: UnsafeRawPointer(d - offset).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+    guard count > 16 else { return }
+    let end = d + count
+    d += 16
+    repeat {
+        d.storeBytes(of: UnsafeRawPointer(d - offset).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        d += 16
+    } while d < end
+}
+
+/// Copies a match of `count` bytes from `offset` (1...15) bytes back, overlapping, in 8-byte
+/// words (as the reference decoder's `ZSTD_overlapCopy8` and short-offset wild copy do): the first
+/// eight bytes so that the source then lies 8 or more bytes behind, at a multiple of `offset`
+/// (a period of the repeated pattern), then whole words. Writes at most 8 bytes, or `count`
+/// rounded up to 8, past `destination`.
+/// - Precondition: `1 <= offset <= 15`, the source lies in the output, and `max(8, count)`
+///   rounded up to 8 bytes is writable at `destination`.
+@inline(__always)
+private func copyNearMatchWords(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int) {
+    var d = UnsafeMutableRawPointer(destination)
+    var s = UnsafeRawPointer(destination - offset)
+    if offset < 8 {
+        // Four bytes one by one (each reads a byte already written), then four from a source
+        // moved on by a multiple of the period; the source then moves back so that it lies a
+        // multiple of `offset`, and at least 8, behind. Tables of the reference decoder:
+        // {0, 1, 2, 1, 4, 4, 4, 4} added and {8, 8, 8, 7, 8, 9, 10, 11} subtracted, as nibbles.
+        let added = (0x4444_1210 &>> (4 &* offset)) & 15
+        let subtracted = (0xBA98_7888 &>> (4 &* offset)) & 15
+        d.storeBytes(of: s.load(as: UInt8.self), as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 1, as: UInt8.self), toByteOffset: 1, as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 2, as: UInt8.self), toByteOffset: 2, as: UInt8.self)
+        d.storeBytes(of: s.load(fromByteOffset: 3, as: UInt8.self), toByteOffset: 3, as: UInt8.self)
+        d.storeBytes(of: s.loadUnaligned(fromByteOffset: added, as: UInt32.self), toByteOffset: 4, as: UInt32.self)
+        // The source now lies 8, 8, 9, 8, 10, 12 or 14 bytes behind for offsets 1 to 7 (never
+        // before `destination - offset`).
+        s += added &- subtracted &+ 8
+    } else {
+        d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        s += 8
+    }
+    d += 8
+    let end = UnsafeMutableRawPointer(destination) + count
+    while d < end {
+        d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        s += 8
+        d += 8
+    }
+}
+
+/// Copies `count` literal bytes in whole 16-byte vectors when both sides have room for the last
+/// one's overshoot (literals come from the scratch buffer or the input, never the output, so
+/// the two do not overlap); by `memmove` otherwise.
 @inline(__always)
 private func copyLiterals(
     from source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>,
     readable: UnsafePointer<UInt8>, writableEnd: UnsafeMutablePointer<UInt8>
 ) {
-    if count <= 16 && readable - source >= 16 && writableEnd - destination >= 16 {
-        // Safe: 16 bytes may be read from `source` and written at `destination`.
-        let raw = UnsafeRawPointer(source), target = UnsafeMutableRawPointer(destination)
-        target.storeBytes(of: raw.loadUnaligned(as: UInt64.self), as: UInt64.self)
-        (target + 8).storeBytes(of: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self), as: UInt64.self)
+    let rounded = (count &+ 15) & ~15
+    if readable - source >= rounded && writableEnd - destination >= rounded {
+        // Safe: `rounded` bytes may be read from `source` and written at `destination`.
+        var s = UnsafeRawPointer(source), d = UnsafeMutableRawPointer(destination)
+        let end = d + count
+        while d < end {
+            d.storeBytes(of: s.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            s += 16
+            d += 16
+        }
     } else {
         destination.update(from: source, count: count)
     }
 }
 
-/// Copies `count` bytes from `offset` bytes back, overlapping when `offset < count`.
+/// Copies `count` bytes from `offset` bytes back, overlapping when `offset < count`: 16-byte
+/// vectors from 16 back or more (each read wholly behind where it is written), 8-byte words from
+/// 8 back, and below 8 the pattern first repeated byte by byte to a period of at least 8. Up to
+/// 15 bytes past the end may be written where the output has that room; byte by byte where not.
 /// - Precondition: `1 <= offset`, the source lies in the output, `destination + count` is writable.
 @inline(__always)
 private func copyMatch(to destination: UnsafeMutablePointer<UInt8>, offset: Int, count: Int, writableEnd: UnsafeMutablePointer<UInt8>) {
     var out = destination
     let end = destination + count
     var distance = offset
+    if distance >= 16 && writableEnd - destination >= (count &+ 15) & ~15 {
+        // Safe: every vector is read at least 16 bytes behind where it is written, and the
+        // rounded-up length is writable.
+        while out < end {
+            UnsafeMutableRawPointer(out).storeBytes(
+                of: UnsafeRawPointer(out - distance).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            out += 16
+        }
+        return
+    }
     if distance < 8 {
         // Copy bytes until the pattern, repeated, is at least 8 long: a period of `offset` is also
         // a period of any multiple of it, once that many bytes exist.

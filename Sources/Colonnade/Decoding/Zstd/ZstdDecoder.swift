@@ -68,7 +68,8 @@ struct ZstdDecoder {
             return start + 8 + size
         }
         guard magic == 0xFD2F_B528 else {
-            throw .malformed(offset: start, detail: "not a Zstandard frame (magic number 0x\(String(magic, radix: 16)), expected 0xfd2fb528)")
+            throw .malformed(
+                offset: start, detail: "not a Zstandard frame (magic number 0x\(String(magic, radix: 16)), expected 0xfd2fb528)")
         }
         return try decodeFrame(at: start, into: &output)
     }
@@ -170,8 +171,10 @@ struct ZstdDecoder {
         if hasChecksum {
             try need(4, at: position)
             let stored = UInt32(littleEndian(position, size: 4))
-            let computed = UInt32(truncatingIfNeeded: XXHash64.hash(UnsafeRawBufferPointer(
-                start: output.base.map { UnsafeRawPointer($0 + frameStart) }, count: output.count - frameStart)))
+            let computed = UInt32(
+                truncatingIfNeeded: XXHash64.hash(
+                    UnsafeRawBufferPointer(
+                        start: output.base.map { UnsafeRawPointer($0 + frameStart) }, count: output.count - frameStart)))
             guard stored == computed else { throw .checksumMismatch(offset: position, stored: stored, computed: computed) }
             position += 4
         }

@@ -24,8 +24,8 @@ public enum ZstdError: Error, Sendable, Hashable, CustomStringConvertible {
     public var offset: Int? {
         switch self {
         case .truncated(let o, _), .malformed(let o, _), .checksumMismatch(let o, _, _),
-             .dictionaryNotSupported(let o, _), .windowTooLarge(let o, _, _), .tooLarge(let o, _),
-             .contentSizeMismatch(let o, _, _):
+            .dictionaryNotSupported(let o, _), .windowTooLarge(let o, _, _), .tooLarge(let o, _),
+            .contentSizeMismatch(let o, _, _):
             o
         case .sizeMismatch:
             nil

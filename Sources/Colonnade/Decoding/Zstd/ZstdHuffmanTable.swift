@@ -35,7 +35,8 @@ struct ZstdHuffmanTable {
             let streamEnd = start + 1 + header
             guard header > 0 else { throw .malformed(offset: start, detail: "a Huffman tree description of 0 bytes") }
             guard streamEnd <= end else { throw .truncated(offset: end, needed: streamEnd - end) }
-            let (fse, tableEnd) = try ZstdFSETable.read(from: base, start: start + 1, end: streamEnd, maximumAccuracyLog: 6, maximumSymbol: 12)
+            let (fse, tableEnd) = try ZstdFSETable.read(
+                from: base, start: start + 1, end: streamEnd, maximumAccuracyLog: 6, maximumSymbol: 12)
             guard tableEnd < streamEnd else { throw .truncated(offset: streamEnd, needed: 1) }
             var reader = try ZstdBackwardBitReader(base: base, start: tableEnd, end: streamEnd)
             let log = fse.accuracyLog

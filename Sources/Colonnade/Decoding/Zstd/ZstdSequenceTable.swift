@@ -85,10 +85,11 @@ struct ZstdSequenceTable: Sendable {
     /// The sequence table of an FSE table whose symbols are `field`'s codes.
     /// - Precondition: every symbol is at most `field.maximumSymbol`.
     init(_ fse: ZstdFSETable, field: Field) {
-        storage = Storage(fse.entries.map { e in
-            let (base, bits) = field.code(Int(e.symbol))
-            return Entry(baseValue: base, nextBase: e.baseline, bitCount: e.bitCount, extraBits: bits)
-        })
+        storage = Storage(
+            fse.entries.map { e in
+                let (base, bits) = field.code(Int(e.symbol))
+                return Entry(baseValue: base, nextBase: e.baseline, bitCount: e.bitCount, extraBits: bits)
+            })
         accuracyLog = fse.accuracyLog
     }
 
@@ -104,8 +105,10 @@ struct ZstdSequenceTable: Sendable {
         [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1],
         accuracyLog: 6, field: .literalLength)
     static let predefinedMatchLengths = predefined(
-        [1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1],
+        [
+            1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+            1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1,
+        ],
         accuracyLog: 6, field: .matchLength)
     static let predefinedOffsets = predefined(
         [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1],

@@ -80,7 +80,11 @@ public enum DeltaTable {
         let target = version ?? latest
         guard target >= 0, target <= latest else { throw .noSuchVersion(path: directory, version: target, latest: latest) }
         guard all.first == 0 else {
-            throw .unsupportedProtocol(path: directory, detail: "the log starts at version \(all[0]) (earlier commits were cleaned up after a checkpoint); Colonnade replays commits from version 0 and reads no checkpoints")
+            throw .unsupportedProtocol(
+                path: directory,
+                detail:
+                    "the log starts at version \(all[0]) (earlier commits were cleaned up after a checkpoint); Colonnade replays commits from version 0 and reads no checkpoints"
+            )
         }
         var snapshot = Snapshot(version: target)
         var live: [String: File] = [:]
@@ -108,15 +112,19 @@ public enum DeltaTable {
         if snapshot.minReaderVersion > 1 || !snapshot.readerFeatures.isEmpty {
             let features = snapshot.readerFeatures.isEmpty ? "" : " (reader features: \(snapshot.readerFeatures.joined(separator: ", ")))"
             let meaning = snapshot.minReaderVersion == 2 ? " — column mapping" : snapshot.readerFeatures.isEmpty ? "" : ""
-            throw .unsupportedProtocol(path: path, detail: "the table needs Delta reader version \(snapshot.minReaderVersion)\(meaning)\(features); "
-                + "Colonnade reads reader version 1 tables (no deletion vectors, no column mapping)")
+            throw .unsupportedProtocol(
+                path: path,
+                detail: "the table needs Delta reader version \(snapshot.minReaderVersion)\(meaning)\(features); "
+                    + "Colonnade reads reader version 1 tables (no deletion vectors, no column mapping)")
         }
     }
 
     /// The current version (or `version`) as one table: every data file read as Parquet and
     /// merged (`year`/`month` partition columns are not in the files, so they are not imported).
-    public static func read(at directory: String, version: Int? = nil, ticker: String? = nil, strict: Bool,
-                            skipped: inout [InteropSkippedColumn]) throws(DeltaError) -> QuoteTable {
+    public static func read(
+        at directory: String, version: Int? = nil, ticker: String? = nil, strict: Bool,
+        skipped: inout [InteropSkippedColumn]
+    ) throws(DeltaError) -> QuoteTable {
         let paths = try files(at: directory, version: version)
         guard !paths.isEmpty else {
             throw .data(.missingColumn(file: directory, column: "data file (the version has no files)", available: []))
@@ -135,7 +143,9 @@ public enum DeltaTable {
     // MARK: Replay
 
     static func apply(commit path: String, to snapshot: inout Snapshot, files: inout [String: File]) throws(DeltaError) {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .io(file: path, operation: "read", errno: errno == 0 ? EIO : errno) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .io(file: path, operation: "read", errno: errno == 0 ? EIO : errno)
+        }
         var lineNumber = 0
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -165,7 +175,8 @@ public enum DeltaTable {
                 }
                 var records: Int?
                 if let stats = a["stats"] as? String, let d = stats.data(using: .utf8),
-                   let s = try? JSONSerialization.jsonObject(with: d) as? [String: Any] {
+                    let s = try? JSONSerialization.jsonObject(with: d) as? [String: Any]
+                {
                     records = s["numRecords"] as? Int
                 }
                 let values = (a["partitionValues"] as? [String: Any] ?? [:]).mapValues { $0 as? String }
@@ -183,7 +194,11 @@ public enum DeltaTable {
     /// A data file's path from the log: a relative URI (percent-encoded) or a `file:` URI.
     static func decodePath(_ raw: String) -> String? {
         var text = raw
-        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) } else if text.hasPrefix("file:") { text = String(text.dropFirst(5)) }
+        if text.hasPrefix("file://") {
+            text = String(text.dropFirst(7))
+        } else if text.hasPrefix("file:") {
+            text = String(text.dropFirst(5))
+        }
         if text.contains("://") { return nil }
         return text.removingPercentEncoding
     }

@@ -47,7 +47,7 @@ public struct DeltaWriter {
     /// Hive partitions (`year=2014/`, `year=2014/month=5/`); nil: none.
     public var partitioning: ParquetWriter.Partitioning?
     /// The data files' page compression.
-    public var compression: ParquetWriter.Compression = .zstd(level: ZstdCompressor.defaultLevel)
+    public var compression: ParquetWriter.Compression = .zstd(level: ZstdCompressor.fileDefaultLevel)
     public var rowGroupRows = 1 << 20
     /// Data files written at once (nil: one per core).
     public var threads: Int?
@@ -75,13 +75,18 @@ public struct DeltaWriter {
             throw .data(error)
         }
         let lock = try Self.lock(directory + "/.colonnade-delta.lock")
-        defer { flock(lock, LOCK_UN); close(lock) }
+        defer {
+            flock(lock, LOCK_UN)
+            close(lock)
+        }
 
         let schema = schemaFields()
         var existing = try currentSnapshot(directory)
         if let snapshot = existing {
             guard let mode else {
-                throw .refused(path: directory, detail: "a Delta table is already there (version \(snapshot.version)); say whether to append to it or overwrite it")
+                throw .refused(
+                    path: directory,
+                    detail: "a Delta table is already there (version \(snapshot.version)); say whether to append to it or overwrite it")
             }
             try checkWritable(snapshot, mode: mode, schema: schema, path: directory)
         }
@@ -102,12 +107,13 @@ public struct DeltaWriter {
         } catch {
             throw .data(error)
         }
-        let suffix = switch compression {
-        case .none: ""
-        case .snappy: ".snappy"
-        case .zstd: ".zstd"
-        case .lz4Raw: ".lz4raw"
-        }
+        let suffix =
+            switch compression {
+            case .none: ""
+            case .snappy: ".snappy"
+            case .zstd: ".zstd"
+            case .lz4Raw: ".lz4raw"
+            }
         var files: [(relative: String, segments: [ParquetWriter.Segment], partition: ParquetWriter.Partition?)] = []
         do throws(InteropError) {
             for part in parts {
@@ -126,8 +132,9 @@ public struct DeltaWriter {
         for (i, f) in files.enumerated() {
             let values = f.partition?.values ?? []
             let stats = Self.stats(table, f.segments, schema: table.schema)
-            adds.append("{\"add\":{\"path\":\(Self.json(Self.encodePath(f.relative))),\"partitionValues\":\(Self.jsonObject(values)),"
-                + "\"size\":\(sizes[i]),\"modificationTime\":\(now),\"dataChange\":true,\"stats\":\(Self.json(stats))}}")
+            adds.append(
+                "{\"add\":{\"path\":\(Self.json(Self.encodePath(f.relative))),\"partitionValues\":\(Self.jsonObject(values)),"
+                    + "\"size\":\(sizes[i]),\"modificationTime\":\(now),\"dataChange\":true,\"stats\":\(Self.json(stats))}}")
         }
         let partitionColumns = partitioning == nil ? [] : partitioning == .year ? ["year"] : ["year", "month"]
         let touched = Set(files.compactMap { f in f.partition.map { Self.partitionKey($0.values) } })
@@ -140,8 +147,9 @@ public struct DeltaWriter {
             let operation = existing == nil ? "CREATE TABLE" : "WRITE"
             let modeName = existing == nil ? "ErrorIfExists" : mode == .overwrite ? "Overwrite" : "Append"
             let partitionBy = "[" + partitionColumns.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-            lines.append("{\"commitInfo\":{\"timestamp\":\(now),\"operation\":\(Self.json(operation)),\"operationParameters\":{\"mode\":\(Self.json(modeName)),"
-                + "\"partitionBy\":\(Self.json(partitionBy))},\"engineInfo\":\"Colonnade\",\"isBlindAppend\":\(mode != .overwrite)}}")
+            lines.append(
+                "{\"commitInfo\":{\"timestamp\":\(now),\"operation\":\(Self.json(operation)),\"operationParameters\":{\"mode\":\(Self.json(modeName)),"
+                    + "\"partitionBy\":\(Self.json(partitionBy))},\"engineInfo\":\"Colonnade\",\"isBlindAppend\":\(mode != .overwrite)}}")
             var removed = 0
             if let snapshot = existing {
                 if mode == .overwrite {
@@ -150,16 +158,19 @@ public struct DeltaWriter {
                         let key = Self.partitionKey(snapshot.partitionColumns.map { ($0, f.partitionValues[$0].flatMap { $0 } ?? "") })
                         guard snapshot.partitionColumns.isEmpty || touched.contains(key) else { continue }
                         let values = snapshot.partitionColumns.map { ($0, f.partitionValues[$0].flatMap { $0 } ?? "") }
-                        lines.append("{\"remove\":{\"path\":\(Self.json(Self.encodePath(f.path))),\"deletionTimestamp\":\(now),\"dataChange\":true,"
-                            + "\"extendedFileMetadata\":true,\"partitionValues\":\(Self.jsonObject(values)),\"size\":\(f.size)}}")
+                        lines.append(
+                            "{\"remove\":{\"path\":\(Self.json(Self.encodePath(f.path))),\"deletionTimestamp\":\(now),\"dataChange\":true,"
+                                + "\"extendedFileMetadata\":true,\"partitionValues\":\(Self.jsonObject(values)),\"size\":\(f.size)}}")
                         removed += 1
                     }
                 }
             } else {
                 lines.append("{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}")
                 let schemaString = Self.schemaString(schema + partitionColumns.map { ($0, "integer", true) })
-                lines.append("{\"metaData\":{\"id\":\(Self.json(UUID().uuidString.lowercased())),\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-                    + "\"schemaString\":\(Self.json(schemaString)),\"partitionColumns\":\(partitionBy),\"configuration\":{},\"createdTime\":\(now)}}")
+                lines.append(
+                    "{\"metaData\":{\"id\":\(Self.json(UUID().uuidString.lowercased())),\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+                        + "\"schemaString\":\(Self.json(schemaString)),\"partitionColumns\":\(partitionBy),\"configuration\":{},\"createdTime\":\(now)}}"
+                )
             }
             lines += adds
             let text = lines.joined(separator: "\n") + "\n"
@@ -184,9 +195,11 @@ public struct DeltaWriter {
     func checkWritable(_ snapshot: DeltaTable.Snapshot, mode: Mode, schema: [(String, String, Bool)], path: String) throws(DeltaError) {
         if snapshot.minWriterVersion > 2 || !snapshot.writerFeatures.isEmpty || !snapshot.readerFeatures.isEmpty {
             let features = (snapshot.readerFeatures + snapshot.writerFeatures)
-            throw .unsupportedProtocol(path: path, detail: "the table needs Delta writer version \(snapshot.minWriterVersion)"
-                + (features.isEmpty ? "" : " with features \(Set(features).sorted().joined(separator: ", "))")
-                + "; Colonnade writes writer version 2 tables without features")
+            throw .unsupportedProtocol(
+                path: path,
+                detail: "the table needs Delta writer version \(snapshot.minWriterVersion)"
+                    + (features.isEmpty ? "" : " with features \(Set(features).sorted().joined(separator: ", "))")
+                    + "; Colonnade writes writer version 2 tables without features")
         }
         try DeltaTable.checkReadable(snapshot, path: path)
         if mode == .overwrite && snapshot.configuration["delta.appendOnly"]?.lowercased() == "true" {
@@ -197,14 +210,18 @@ public struct DeltaWriter {
         }
         let expectedPartitions = partitioning == nil ? [] : partitioning == .year ? ["year"] : ["year", "month"]
         guard snapshot.partitionColumns == expectedPartitions else {
-            throw .refused(path: path, detail: "the table is partitioned by [\(snapshot.partitionColumns.joined(separator: ", "))], "
-                + "this export by [\(expectedPartitions.joined(separator: ", "))]")
+            throw .refused(
+                path: path,
+                detail: "the table is partitioned by [\(snapshot.partitionColumns.joined(separator: ", "))], "
+                    + "this export by [\(expectedPartitions.joined(separator: ", "))]")
         }
         let theirs = Self.fields(ofSchemaString: snapshot.schemaString).filter { !snapshot.partitionColumns.contains($0.0) }
         let ours = schema.map { ($0.0, $0.1) }
         guard theirs.count == ours.count, zip(theirs, ours).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 }) else {
-            throw .refused(path: path, detail: "the table's columns (\(theirs.map { "\($0.0) \($0.1)" }.joined(separator: ", "))) "
-                + "differ from this export's (\(ours.map { "\($0.0) \($0.1)" }.joined(separator: ", ")))")
+            throw .refused(
+                path: path,
+                detail: "the table's columns (\(theirs.map { "\($0.0) \($0.1)" }.joined(separator: ", "))) "
+                    + "differ from this export's (\(ours.map { "\($0.0) \($0.1)" }.joined(separator: ", ")))")
         }
     }
 
@@ -225,7 +242,11 @@ public struct DeltaWriter {
             close(fd)
             throw .data(error)
         }
-        if durable && fsync(fd) != 0 { let e = errno; close(fd); throw .io(file: temporary, operation: "fsync", errno: e) }
+        if durable && fsync(fd) != 0 {
+            let e = errno
+            close(fd)
+            throw .io(file: temporary, operation: "fsync", errno: e)
+        }
         close(fd)
         step?("temporary")
         if link(temporary, final) != 0 {
@@ -246,7 +267,10 @@ public struct DeltaWriter {
         if files.count > 1 { inner.columnThreads = 1 }
         let results = UnsafeMutablePointer<Result<Int, DeltaError>?>.allocate(capacity: files.count)
         results.initialize(repeating: nil, count: files.count)
-        defer { results.deinitialize(count: files.count); results.deallocate() }
+        defer {
+            results.deinitialize(count: files.count)
+            results.deallocate()
+        }
         let shared = SharedPointer(base: results)
         let durable = durable
         forEachChunk(files.count, threads: threads ?? QueryOptions.availableCores) { i, _ in
@@ -284,10 +308,9 @@ public struct DeltaWriter {
     }
 
     static func lock(_ path: String) throws(DeltaError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = SystemCall.retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw .io(file: path, operation: "open", errno: errno) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
+        if SystemCall.retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
             let e = errno
             close(fd)
             throw .io(file: path, operation: "lock", errno: e)
@@ -306,27 +329,31 @@ public struct DeltaWriter {
 
     /// (name, Delta type, nullable) of the data files' columns.
     func schemaFields() -> [(String, String, Bool)] {
-        [("ticker", "string", false), ("date", "date", false)] + table.schema.map { d in
-            let type = switch d.type {
-            case .int32: "integer"
-            case .int64: "long"
-            case .float32: "float"
-            case .float64: "double"
+        [("ticker", "string", false), ("date", "date", false)]
+            + table.schema.map { d in
+                let type =
+                    switch d.type {
+                    case .int32: "integer"
+                    case .int64: "long"
+                    case .float32: "float"
+                    case .float64: "double"
+                    }
+                return (d.identifier, type, true)
             }
-            return (d.identifier, type, true)
-        }
     }
 
     static func schemaString(_ fields: [(String, String, Bool)]) -> String {
-        "{\"type\":\"struct\",\"fields\":[" + fields.map { f in
-            "{\"name\":\(json(f.0)),\"type\":\(json(f.1)),\"nullable\":\(f.2),\"metadata\":{}}"
-        }.joined(separator: ",") + "]}"
+        "{\"type\":\"struct\",\"fields\":["
+            + fields.map { f in
+                "{\"name\":\(json(f.0)),\"type\":\(json(f.1)),\"nullable\":\(f.2),\"metadata\":{}}"
+            }.joined(separator: ",") + "]}"
     }
 
     /// (name, type) of a schema string's top-level fields.
     static func fields(ofSchemaString text: String) -> [(String, String)] {
         guard let d = text.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
-              let fields = o["fields"] as? [[String: Any]] else { return [] }
+            let fields = o["fields"] as? [[String: Any]]
+        else { return [] }
         return fields.map { ($0["name"] as? String ?? "", $0["type"] as? String ?? "?") }
     }
 
@@ -335,24 +362,32 @@ public struct DeltaWriter {
         let rows = segments.reduce(0) { $0 + $1.rows.count }
         var minimums: [(String, String)] = [], maximums: [(String, String)] = [], nulls: [(String, String)] = []
         if let first = segments.first, let last = segments.last {
-            minimums.append(("ticker", json(table.tickers[first.code].symbol)))
-            maximums.append(("ticker", json(table.tickers[last.code].symbol)))
+            minimums.append(("ticker", json(table.tickers[first.ticker].symbol)))
+            maximums.append(("ticker", json(table.tickers[last.ticker].symbol)))
             var lo = Int32.max, hi = Int32.min
             table.dates.withUnsafeBufferPointer { d in
-                for s in segments { lo = min(lo, d[s.rows.lowerBound]); hi = max(hi, d[s.rows.upperBound - 1]) }
+                for s in segments {
+                    lo = min(lo, d[s.rows.lowerBound])
+                    hi = max(hi, d[s.rows.upperBound - 1])
+                }
             }
             minimums.append(("date", json(Day(daysSinceEpoch: lo).description)))
             maximums.append(("date", json(Day(daysSinceEpoch: hi).description)))
         }
-        nulls.append(("ticker", "0")); nulls.append(("date", "0"))
+        nulls.append(("ticker", "0"))
+        nulls.append(("date", "0"))
         for (d, column) in zip(schema, table.columns) {
-            let s: (min: String?, max: String?, nulls: Int) = switch column {
-            case .int32(let c): columnStats(c, segments)
-            case .int64(let c): columnStats(c, segments)
-            case .float32(let c): columnStats(c, segments)
-            case .float64(let c): columnStats(c, segments)
+            let s: (min: String?, max: String?, nulls: Int) =
+                switch column {
+                case .int32(let c): columnStats(c, segments)
+                case .int64(let c): columnStats(c, segments)
+                case .float32(let c): columnStats(c, segments)
+                case .float64(let c): columnStats(c, segments)
+                }
+            if let lo = s.min, let hi = s.max {
+                minimums.append((d.identifier, lo))
+                maximums.append((d.identifier, hi))
             }
-            if let lo = s.min, let hi = s.max { minimums.append((d.identifier, lo)); maximums.append((d.identifier, hi)) }
             nulls.append((d.identifier, String(s.nulls)))
         }
         func object(_ pairs: [(String, String)]) -> String { "{" + pairs.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}" }
@@ -361,28 +396,33 @@ public struct DeltaWriter {
 
     /// Min and max as JSON numbers (nil when there is no non-null value, or a NaN or ±infinity),
     /// and the null count, of `column`'s rows in `segments`.
-    static func columnStats<T: ColumnElement>(_ column: Column<T>, _ segments: [ParquetWriter.Segment]) -> (min: String?, max: String?, nulls: Int) {
+    static func columnStats<T: ColumnElement>(
+        _ column: Column<T>, _ segments: [ParquetWriter.Segment]
+    ) -> (min: String?, max: String?, nulls: Int) {
         var lo = T.nullPlaceholder, hi = T.nullPlaceholder
         var any = false, unrepresentable = false
         var nulls = 0
+        /// One non-null value: NaN and ±infinity cannot be JSON numbers, so they drop min and max.
+        func observe(_ x: T) {
+            if !x.doubleValue.isFinite {
+                unrepresentable = true
+            } else if !any {
+                lo = x
+                hi = x
+                any = true
+            } else {
+                lo = x < lo ? x : lo
+                hi = x > hi ? x : hi
+            }
+        }
         column.withUnsafeBufferPointer { v in
             for s in segments {
-                if let validity = column.validity {
-                    let valid = validity.nonzeroBitCount(in: s.rows)
-                    nulls += s.rows.count - valid
-                    if valid < s.rows.count {
-                        for r in s.rows where !column.isNull(r) {
-                            let x = v[r]
-                            if !x.doubleValue.isFinite { unrepresentable = true; continue }
-                            if !any { lo = x; hi = x; any = true } else { lo = x < lo ? x : lo; hi = x > hi ? x : hi }
-                        }
-                        continue
-                    }
-                }
-                for r in s.rows {
-                    let x = v[r]
-                    if !x.doubleValue.isFinite { unrepresentable = true; continue }
-                    if !any { lo = x; hi = x; any = true } else { lo = x < lo ? x : lo; hi = x > hi ? x : hi }
+                let valid = column.validity?.nonzeroBitCount(in: s.rows) ?? s.rows.count
+                nulls += s.rows.count - valid
+                if valid < s.rows.count {
+                    for r in s.rows where !column.isNull(r) { observe(v[r]) }
+                } else {
+                    for r in s.rows { observe(v[r]) }
                 }
             }
         }

@@ -20,9 +20,13 @@ func buildOnce<T>(_ make: () -> T) -> T {
 let importBase: QuoteTable = {
     let schema = ["Open", "Close", "Volume"].map { ColumnDescriptor(name: $0, type: .float64) }
     do {
-        return try QuoteTable(schema: schema, columns: [AnyColumn(Column<Double>([4, 1])), AnyColumn(Column<Double>([5, 2])),
-                                                        AnyColumn(Column<Double>([6, 3]))],
-                              dates: Column<Int32>([16_072, 16_073]), tickers: [TickerEntry(symbol: "FUZZ", firstRow: 0, rowCount: 2)])
+        return try QuoteTable(
+            schema: schema,
+            columns: [
+                AnyColumn(Column<Double>([4, 1])), AnyColumn(Column<Double>([5, 2])),
+                AnyColumn(Column<Double>([6, 3])),
+            ],
+            dates: Column<Int32>([16_072, 16_073]), tickers: [TickerEntry(symbol: "FUZZ", firstRow: 0, rowCount: 2)])
     } catch {
         fatalError("fuzz base table: \(error)")
     }
@@ -48,8 +52,9 @@ func exerciseImported(_ decoded: QuoteTable) {
     for descriptor in table.schema.prefix(6) {
         let name = descriptor.identifier
         if let selection = try? table.select(.range(column: name, bounds: .greater(than: 0)), options: QueryOptions(threads: 1)) {
-            _ = try? selection.aggregate([.count, .sum(name), .min(name), .max(name), .mean(name)], byTicker: true,
-                                         options: QueryOptions(threads: 1))
+            _ = try? selection.aggregate(
+                [.count, .sum(name), .min(name), .max(name), .mean(name)], byTicker: true,
+                options: QueryOptions(threads: 1))
         }
     }
 }

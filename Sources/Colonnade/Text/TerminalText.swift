@@ -1,8 +1,10 @@
 /// Text from a file or the network (tickers, column names, metadata, server messages, paths),
 /// made safe to print on a terminal: control characters cannot move the cursor, set the
-/// title, write to the clipboard (OSC 52) or reorder the line. The CLI's one escaper: every
-/// place that prints such text calls ``escaped(_:lineBreaks:)`` (directly, or through
-/// `ErrorReport`, `CommandContext.warn`, the table, CSV and JSON formatters).
+/// title, write to the clipboard (OSC 52) or reorder the line. The package's one escaper: every
+/// place that prints such text calls ``escaped(_:lineBreaks:)`` — the CLI directly or through
+/// `ErrorReport`, `CommandContext.warn` and the table, CSV and JSON formatters; the engine's and
+/// the format's error descriptions through `DecodeError.oneLine`; the HTTP client's messages
+/// through `Redactor.oneLine`, after redaction.
 ///
 /// Escaped as `\n`, `\r`, `\t` and `\u{HEX}`: C0 controls, DEL, C1 controls (U+0080–U+009F,
 /// which some terminals read as 8-bit CSI/OSC), the line and paragraph separators U+2028/U+2029,
@@ -11,9 +13,9 @@
 /// non-ASCII letters and emoji, passes through unchanged. Backslashes are not escaped: the
 /// result is for reading, not for parsing back. Invalid UTF-8 never reaches here: text is
 /// decoded with U+FFFD in place of bad bytes, and U+FFFD prints as itself.
-enum TerminalText {
+package enum TerminalText {
     /// What ``escaped(_:lineBreaks:)`` does with line feeds, carriage returns and tabs.
-    enum LineBreaks: Sendable {
+    package enum LineBreaks: Sendable {
         /// Written as `\n`, `\r`, `\t`: the text stays on one line (names, paths, values).
         case escaped
         /// Every line break (`Character.isNewline`: LF, CR, CR LF, VT, FF, NEL, U+2028, U+2029)
@@ -25,7 +27,7 @@ enum TerminalText {
     }
 
     /// Whether `scalar` is escaped.
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00 ... 0x1F, 0x7F ... 0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A ... 0x202E, 0x2066 ... 0x2069: true
         default: false
@@ -36,7 +38,7 @@ enum TerminalText {
     /// as `lineBreaks` says.
     ///
     /// - Complexity: O(*n*) in the length of `text`; `text` itself when nothing needs escaping.
-    static func escaped(_ text: String, lineBreaks: LineBreaks = .escaped) -> String {
+    package static func escaped(_ text: String, lineBreaks: LineBreaks = .escaped) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         let source = lineBreaks == .spaces ? String(text.map { $0.isNewline ? " " : $0 }) : text
         var out = ""
@@ -55,14 +57,14 @@ enum TerminalText {
 
     /// `text` split into lines, each escaped: for multi-line output (a debug log entry) whose
     /// line breaks are meant, but whose lines hold text from elsewhere.
-    static func escapedLines(_ text: String) -> String {
+    package static func escapedLines(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
     }
 
     /// Serialized JSON with the escaped scalars that JSON allows raw (DEL, C1, the separators,
     /// the bidirectional controls) written as `\uXXXX`: the same JSON value, safe on a terminal.
     /// C0 controls never appear raw in valid JSON.
-    static func escapedJSON(_ json: String) -> String {
+    package static func escapedJSON(_ json: String) -> String {
         guard json.unicodeScalars.contains(where: needsEscape) else { return json }
         var out = ""
         for scalar in json.unicodeScalars {
