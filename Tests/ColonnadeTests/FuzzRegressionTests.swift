@@ -264,4 +264,46 @@ import ColonnadeTestSupport
         #expect(work.tokens <= tokens && work.nodes <= 3 * tokens, "\(work)")
         #expect(try table.select(parsed).rows() == (try table.select(where: "close > 1 and open < 45").rows()))
     }
+
+    // MARK: VersionLog target
+
+    /// VersionLog fuzz finding: a log whose data files' sizes (each at most `Int.max`) add up past
+    /// `Int.max`, or a version naming one file twice, decoded, and then `bytes(of:)` (the sum
+    /// `info` and `log` print) overflowed: a trap. The decoder now refuses both, and a log whose
+    /// sizes add up to exactly `Int.max` still decodes and sums.
+    @Test func versionLogSizesThatOverflowTheirSumAreRefused() throws {
+        func file(_ n: Int, size: Int) -> SnapshotDataFile {
+            SnapshotDataFile(name: "v\(n).snapshot", size: size, footerChecksum: 0, rowCount: 1)
+        }
+        func version(_ files: [Int]) -> SnapshotVersion {
+            SnapshotVersion(
+                number: 1, millisecondsSince1970: 0, kind: .append, command: "", rowCount: 1, writtenRows: 1,
+                writtenBytes: 0, restoredFrom: nil, files: files)
+        }
+        func decode(_ log: SnapshotLog) -> Result<SnapshotLog, SnapshotError> {
+            log.encoded().withUnsafeBytes { b in
+                Result { () throws(SnapshotError) in try SnapshotLog.decode(b, file: "log") }
+            }
+        }
+        let half = Int.max / 2 + 1  // two of them are Int.max + 1
+        let overflowing = [
+            SnapshotLog(dataDirectory: "d", files: [file(1, size: half), file(2, size: half)], versions: [version([0])]),
+            SnapshotLog(dataDirectory: "d", files: [file(1, size: half)], versions: [version([0, 0])]),
+        ]
+        for log in overflowing {
+            guard case .failure(let error) = decode(log) else {
+                Issue.record("decoded: \(log.files.map(\.size)), versions naming \(log.versions.map(\.files))")
+                continue
+            }
+            guard case .malformedFooter = error else {
+                Issue.record("\(error)")
+                continue
+            }
+        }
+        let fitting = SnapshotLog(
+            dataDirectory: "d", files: [file(1, size: half), file(2, size: Int.max - half)], versions: [version([0, 1])])
+        let decoded = try decode(fitting).get()
+        #expect(decoded == fitting)
+        #expect(decoded.bytes(of: decoded.current) == Int.max && decoded.totalBytes == Int.max)
+    }
 }

@@ -194,6 +194,14 @@ extension SnapshotLog {
             let rows = try r.readCount64("file \(i) rows", limit: Int(Int32.max) * 64)
             files.append(SnapshotDataFile(name: name, size: size, footerChecksum: sum, rowCount: rows))
         }
+        // Sizes are each at most Int.max; their total must be too, so that the bytes of a version
+        // (distinct files, checked below) and of the whole history sum without overflow.
+        var totalSize = 0
+        for f in files {
+            let (sum, overflow) = totalSize.addingReportingOverflow(f.size)
+            guard !overflow else { throw r.fail("the data files' sizes add up to more than \(Int.max) bytes") }
+            totalSize = sum
+        }
         let versionCount = try r.readCount32("version count", minimumItemBytes: 57)
         guard versionCount > 0 else { throw r.fail("no versions") }
         var versions = [SnapshotVersion]()
@@ -212,9 +220,11 @@ extension SnapshotLog {
             let count = try r.readCount32("version \(i) file count", minimumItemBytes: 4)
             guard count > 0 else { throw r.fail("version \(number) names no file") }
             var indices = [Int]()
+            var named = Set<Int>()
             for _ in 0 ..< count {
                 let index = Int(try r.readUInt32LE("version \(i) file index"))
                 guard index < files.count else { throw r.fail("version \(number) names file \(index) of \(files.count)") }
+                guard named.insert(index).inserted else { throw r.fail("version \(number) names file \(index) twice") }
                 indices.append(index)
             }
             guard number > (versions.last?.number ?? 0) else { throw r.fail("version numbers do not ascend at version \(number)") }
