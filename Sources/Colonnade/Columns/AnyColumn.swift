@@ -120,10 +120,10 @@ public enum AnyColumn: Sendable, Equatable {
     /// Whether block summaries are present.
     public var hasSummaries: Bool {
         switch self {
-        case .int32(let c): c.summaries != nil
-        case .int64(let c): c.summaries != nil
-        case .float32(let c): c.summaries != nil
-        case .float64(let c): c.summaries != nil
+        case .int32(let c): c.hasSummaries
+        case .int64(let c): c.hasSummaries
+        case .float32(let c): c.hasSummaries
+        case .float64(let c): c.hasSummaries
         }
     }
 }

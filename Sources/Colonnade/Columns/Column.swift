@@ -12,21 +12,92 @@
 /// there are nulls, plus block summaries (3 values per 4,096 rows) — under 5 % of the element bytes
 /// for any column of more than a few thousand rows once built (see `shrinkToFit()`).
 public struct Column<Element: ColumnElement>: Sendable {
-    @usableFromInline var storage: ColumnStorage
+    @usableFromInline var storedStorage: ColumnStorage
     /// The number of rows.
     public private(set) var count: Int
-    /// Which rows hold a value; nil when every row does.
-    public private(set) var validity: Bitmask?
-    /// Per-block minimum, maximum and unknown count, or nil until `computeSummaries()` runs.
-    /// Any mutation drops them.
-    public internal(set) var summaries: BlockSummaries<Element>?
+    var storedValidity: Bitmask?
+    var storedSummaries: BlockSummaries<Element>?
     /// Facts computed from the values on first use (the decimal scale, see `Column+DecimalScale`),
     /// shared by copies; every mutation replaces it (as it drops `summaries`).
     var derived = ColumnDerivedValues()
+    /// Values not computed yet (a deferred merge, `PendingColumn`): storage, validity and
+    /// summaries are then read from it, and the first mutation copies them in and drops it.
+    @usableFromInline var pending: PendingColumn<Element>?
+
+    /// The storage behind the values.
+    @usableFromInline var storage: ColumnStorage {
+        get { pending.map { $0.column.storedStorage } ?? storedStorage }
+        set {
+            resolvePending()
+            storedStorage = newValue
+        }
+        _modify {
+            resolvePending()
+            yield &storedStorage
+        }
+    }
+    /// Which rows hold a value; nil when every row does.
+    public private(set) var validity: Bitmask? {
+        get {
+            if let pending { return pending.column.storedValidity }
+            return storedValidity
+        }
+        set {
+            resolvePending()
+            storedValidity = newValue
+        }
+        _modify {
+            resolvePending()
+            yield &storedValidity
+        }
+    }
+    /// Per-block minimum, maximum and unknown count, or nil until `computeSummaries()` runs.
+    /// Any mutation drops them.
+    public internal(set) var summaries: BlockSummaries<Element>? {
+        get {
+            if let pending { return pending.column.storedSummaries }
+            return storedSummaries
+        }
+        set {
+            resolvePending()
+            storedSummaries = newValue
+        }
+        _modify {
+            resolvePending()
+            yield &storedSummaries
+        }
+    }
+
+    /// Whether block summaries are present (or will be: a pending column's are computed with its
+    /// values), without computing pending values.
+    public var hasSummaries: Bool { pending != nil || storedSummaries != nil }
+
+    /// Whether the values are still to be computed (a deferred merge not read yet; for tests).
+    package var isPending: Bool { pending.map { !$0.isResolved } ?? false }
+
+    /// A column of `count` rows whose values `make` computes on first use, once for every copy
+    /// (`PendingColumn`). `make` must return `count` rows, with summaries when they are wanted.
+    init(pendingCount count: Int, _ make: @escaping @Sendable () -> Column<Element>) {
+        self.storedStorage = ColumnStorage(byteCount: 0)
+        self.count = count
+        self.pending = PendingColumn(make)
+    }
+
+    /// Copies pending values in (the first mutation of a deferred column does this).
+    mutating func resolvePending() {
+        guard let p = pending else { return }
+        let c = p.column
+        precondition(c.count == count, "a pending column resolved to \(c.count) rows, not \(count)")
+        pending = nil
+        storedStorage = c.storedStorage
+        storedValidity = c.storedValidity
+        storedSummaries = c.storedSummaries
+        derived = c.derived
+    }
 
     /// An empty column.
     public init() {
-        storage = ColumnStorage(byteCount: 0)
+        storedStorage = ColumnStorage(byteCount: 0)
         count = 0
     }
 
@@ -72,7 +143,7 @@ public struct Column<Element: ColumnElement>: Sendable {
         precondition(count >= 0, "negative count")
         let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         guard !overflow, let storage = ColumnStorage(allocatingByteCount: bytes) else { return nil }
-        self.storage = storage
+        self.storedStorage = storage
         self.count = count
         initializer(UnsafeMutableBufferPointer(start: storage.base.assumingMemoryBound(to: Element.self), count: count))
     }
@@ -82,10 +153,10 @@ public struct Column<Element: ColumnElement>: Sendable {
     public init(viewing storage: ColumnStorage, count: Int, validity: Bitmask?, summaries: BlockSummaries<Element>?) {
         precondition(storage.byteCapacity >= count * MemoryLayout<Element>.stride, "view too short for column")
         precondition(validity.map { $0.count == count } ?? true, "validity length differs from column length")
-        self.storage = storage
+        self.storedStorage = storage
         self.count = count
-        self.validity = validity
-        self.summaries = summaries
+        self.storedValidity = validity
+        self.storedSummaries = summaries
     }
 
     /// The element type.
@@ -140,7 +211,8 @@ public struct Column<Element: ColumnElement>: Sendable {
 
     /// Appends a value.
     public mutating func append(_ value: Element) {
-        if count == capacity || storage.isView || !isKnownUniquelyReferenced(&storage) {
+        resolvePending()
+        if count == capacity || storedStorage.isView || !isKnownUniquelyReferenced(&storedStorage) {
             makeUnique(minimumCapacity: count == capacity ? grownCapacity() : count)
         }
         storage.base.assumingMemoryBound(to: Element.self)[count] = value
@@ -204,6 +276,8 @@ public struct Column<Element: ColumnElement>: Sendable {
     /// Drops the validity bitmap when no row is null, and frees unused capacity so the column holds
     /// its elements padded to 64 bytes and nothing more.
     public mutating func shrinkToFit() {
+        // Pending values are shrunk when computed (the deferred merge does it).
+        if pending != nil { return }
         if let v = validity, v.nonzeroBitCount == count { validity = nil }
         let needed = ColumnStorage.paddedByteCount(count * MemoryLayout<Element>.stride)
         if !storage.isView && storage.byteCapacity > needed {
@@ -223,9 +297,10 @@ public struct Column<Element: ColumnElement>: Sendable {
     private func grownCapacity() -> Int { Swift.max(16, capacity * 2) }
 
     private mutating func makeUnique(minimumCapacity: Int) {
+        resolvePending()
         let stride = MemoryLayout<Element>.stride
-        if storage.isView || !isKnownUniquelyReferenced(&storage) || minimumCapacity > capacity {
-            storage = storage.copy(usedBytes: count * stride, byteCount: Swift.max(minimumCapacity, count) * stride)
+        if storedStorage.isView || !isKnownUniquelyReferenced(&storedStorage) || minimumCapacity > capacity {
+            storedStorage = storedStorage.copy(usedBytes: count * stride, byteCount: Swift.max(minimumCapacity, count) * stride)
         }
     }
 

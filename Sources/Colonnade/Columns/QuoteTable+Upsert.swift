@@ -30,6 +30,16 @@ extension QuoteTable {
     /// - Complexity: O(rows of all tables); tickers present in one table only are copied as whole
     ///   runs.
     public mutating func upsert(contentsOf others: [QuoteTable], threads: Int = 1) {
+        upsert(contentsOf: others, threads: threads, deferringColumns: false)
+    }
+
+    /// ``upsert(contentsOf:threads:)``, with `deferringColumns`: the ticker index and the dates
+    /// are merged at once, each value column only when first read (`PendingColumn`: once, on the
+    /// reading thread, shared by every copy of the table), so a query that reads two of twelve
+    /// columns merges two. The table is the same, bit for bit, either way; deferred columns keep
+    /// the tables merged alive until they are read. How a store's version with segments is read
+    /// (`SnapshotStore.table(atVersion:)`; ARCHITECTURE.md, *Versions and appends*).
+    package mutating func upsert(contentsOf others: [QuoteTable], threads: Int, deferringColumns: Bool) {
         let others = others.filter { $0.rowCount > 0 || !$0.tickers.isEmpty }
         guard !others.isEmpty else { return }
         if others.count == 1 && rowCount == 0 && tickers.isEmpty && schema.isEmpty {
@@ -39,7 +49,9 @@ extension QuoteTable {
         let sources = [self] + others  // source 0 is this table
         let plan = UpsertPlan(sources)
         let newDates = QuoteTable.gather(plan.runs, total: plan.rowCount) { sources[$0].dates }
-        let newColumns = QuoteTable.gatherColumns(plan, sources, threads: threads)
+        let newColumns =
+            deferringColumns
+            ? QuoteTable.pendingColumns(plan, sources) : QuoteTable.gatherColumns(plan, sources, threads: threads)
         schema = plan.schema
         columns = newColumns
         dates = newDates
@@ -80,6 +92,33 @@ extension QuoteTable {
             }
         }
         return results.map { $0! }
+    }
+
+    /// Every column of the plan's schema as a `PendingColumn`: gathered along its runs, shrunk and
+    /// summarized, as `upsert` does eagerly, when first read.
+    private static func pendingColumns(_ plan: UpsertPlan, _ sources: [QuoteTable]) -> [AnyColumn] {
+        let sourceIndexes = sources.map { source in
+            Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let runs = plan.runs, total = plan.rowCount
+        return plan.schema.map { d in
+            let columns = sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } }
+            func pending<T: ColumnElement>(_: T.Type) -> AnyColumn {
+                AnyColumn(
+                    Column<T>(pendingCount: total) {
+                        var c = T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!
+                        c.shrinkToFit()
+                        c.computeSummaries()
+                        return c
+                    })
+            }
+            switch d.type {
+            case .int32: return pending(Int32.self)
+            case .int64: return pending(Int64.self)
+            case .float32: return pending(Float.self)
+            case .float64: return pending(Double.self)
+            }
+        }
     }
 
     /// One column along `runs`: each run is one bulk copy from its source, or nulls where the

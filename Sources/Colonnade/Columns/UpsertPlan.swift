@@ -7,7 +7,7 @@
 /// later one winning on equal (ticker, date).
 struct UpsertPlan {
     /// One run of the result: `count` rows of source `source` from row `start`.
-    struct Run {
+    struct Run: Sendable {
         var source: Int
         var start: Int
         var count: Int

@@ -117,6 +117,8 @@ public enum BlockOutcome: Sendable {
 extension Column {
     /// Computes (or recomputes) the block summaries.
     public mutating func computeSummaries() {
+        // Pending values get their summaries when computed (the deferred merge does it).
+        if pending != nil { return }
         summaries = BlockSummaries(of: self)
     }
 }

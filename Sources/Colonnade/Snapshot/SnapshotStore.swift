@@ -57,7 +57,8 @@ public struct SnapshotStore: Sendable {
     ///
     /// A version with one data file is returned as that file's mapping (no copy); one with
     /// segments is merged into fresh memory (`upsert(contentsOf:)`: one pass, each ticker's rows
-    /// copied in runs), O(rows).
+    /// copied in runs): the ticker index and dates at once, each value column when first read
+    /// (a query reading two of twelve columns merges two), O(rows) per column read.
     /// - Parameters:
     ///   - verify: check every data file as `QuoteTable.load(from:verify:)` does.
     /// - Throws: `SnapshotError`: `versionUnavailable` for a version the log does not hold.
@@ -81,7 +82,8 @@ public struct SnapshotStore: Sendable {
                 chosen = log.current
             }
             do throws(SnapshotError) {
-                return try Self.merge(chosen, of: log, directory: dataDirectory(resolved, log), verify: verify, threads: threads)
+                return try Self.merge(
+                    chosen, of: log, directory: dataDirectory(resolved, log), verify: verify, threads: threads, deferringColumns: true)
             } catch .noSuchFile(let file) {
                 // A gc removed the files of the version read: read the log again (a few times,
                 // as writers may keep committing); the version asked for may be gone for good.
@@ -108,17 +110,20 @@ public struct SnapshotStore: Sendable {
         return .versionUnavailable(file: path, detail: "no version \(version) (the log holds \(range); gc removes old versions)")
     }
 
-    /// Loads a version's files and merges them: base, then each segment upserted in order.
+    /// Loads a version's files and merges them: base, then each segment upserted in order. With
+    /// `deferringColumns`, the ticker index and dates are merged here and each value column when
+    /// first read (`QuoteTable.upsert(contentsOf:threads:deferringColumns:)`): for readers, not
+    /// for writers, which read every column anyway and merge them on `threads` threads.
     static func merge(
         _ version: SnapshotVersion, of log: SnapshotLog, directory: String,
-        verify: Bool, threads: Int
+        verify: Bool, threads: Int, deferringColumns: Bool = false
     ) throws(SnapshotError) -> QuoteTable {
         var tables = [QuoteTable]()
         for index in version.files {
             tables.append(try loadDataFile(log.files[index], directory: directory, verify: verify, threads: threads))
         }
         var table = tables.removeFirst()
-        if !tables.isEmpty { table.upsert(contentsOf: tables, threads: threads) }
+        if !tables.isEmpty { table.upsert(contentsOf: tables, threads: threads, deferringColumns: deferringColumns) }
         return table
     }
 
