@@ -123,4 +123,22 @@ import ColonnadeTestSupport
         Self.expectSame(reader, expected, "read after gc")
         #expect(try QuoteTable.load(from: path) == SnapshotStoreTests.model(base, segs + [SnapshotStoreTests.segment(seed: 99)]))
     }
+
+    /// A query merges only the columns it reads (the evaluator must not read every column's
+    /// values up front): after each query the other columns are still to be merged.
+    @Test func aQueryMergesOnlyTheColumnsItReads() throws {
+        let (base, segs) = Self.sources(seed: 13, segments: 3)
+        var eager = base
+        eager.upsert(contentsOf: segs, threads: 1)
+        let names = eager.schema.filter { $0.type == .float64 }.map(\.identifier)
+        let name = try #require(names.first)
+        for q in ["\(name) > 80", "\(name) > mavg(\(name), 5) and \(name) > 1.01 * prev(\(name))", "\(name) > ema(\(name), 3)"] {
+            var deferred = base
+            deferred.upsert(contentsOf: segs, threads: 2, deferringColumns: true)
+            #expect(try deferred.select(where: q).rows() == eager.select(where: q).rows(), "\(q)")
+            for (d, c) in zip(deferred.schema, deferred.columns) {
+                #expect(Self.isPending(c) == (d.identifier != name), "\(q): \(d.name)")
+            }
+        }
+    }
 }

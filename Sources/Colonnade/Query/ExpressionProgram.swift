@@ -213,8 +213,11 @@ struct ExpressionProgram: @unchecked Sendable {
             return (.ordering(a, b), max(la, lb))
         }
         columns = table.columns
+        // A column still to be merged (a store's version with segments: `PendingColumn`) is not
+        // read here, only when the program reads it (`directPointer`): a program over two
+        // columns must not merge all of them.
         direct = table.columns.map { column in
-            guard case .float64(let c) = column, c.validity == nil else { return nil }
+            guard case .float64(let c) = column, !c.isPending, c.validity == nil else { return nil }
             // Safe: the storage is a class instance that `columns` keeps alive, and its base
             // address never moves; the program only reads it.
             return c.withUnsafeBufferPointer { $0.baseAddress }
@@ -229,8 +232,18 @@ struct ExpressionProgram: @unchecked Sendable {
 
     /// The values of the column the program is, when it is one that can be read in place.
     var directValues: UnsafePointer<Double>? {
-        if case .column(let i) = root { return direct[i] }
+        if case .column(let i) = root { return directPointer(i) }
         return nil
+    }
+
+    /// Column `index`'s values in place, when it is a Float64 column without nulls (`direct`, or,
+    /// for a column that was still to be merged when the program was made, its merged values).
+    func directPointer(_ index: Int) -> UnsafePointer<Double>? {
+        if let p = direct[index] { return p }
+        guard case .float64(let c) = columns[index], c.pending != nil, c.validity == nil else { return nil }
+        // Safe: the merged storage is kept alive by the column's `PendingColumn`, which
+        // `columns` keeps alive; the program only reads it.
+        return c.withUnsafeBufferPointer { $0.baseAddress }
     }
 
     /// Whether `name` is the ticker or the date, which are keys, not values.
@@ -323,7 +336,7 @@ struct ExpressionProgram: @unchecked Sendable {
         switch node {
         case .column(let index):
             // Safe: `range` lies within the table, so within the column.
-            if let values = direct[index] { return values + range.lowerBound }
+            if let values = directPointer(index) { return values + range.lowerBound }
             ExpressionProgram.load(columns[index], range, into: dst)
         case .constant(let c):
             dst.update(repeating: c, count: n)
