@@ -162,4 +162,28 @@ import Testing
             }
         }
     }
+
+    /// A compressed file's chunks are compressed several row groups at a time on many threads
+    /// (`ParquetWriter.rowGroupsAtOnce`) and written in order: the bytes are those of one thread
+    /// writing chunk after chunk, for a group count that ends mid-batch and one that fills batches
+    /// exactly, with and without nulls.
+    @Test(arguments: [ParquetWriter.Compression.zstd(level: 1), .lz4Raw], [0.1, 0])
+    func chunksCompressedInBatchesOnManyThreadsAreTheBytesOfOneThread(compression: ParquetWriter.Compression, nullRate: Double) throws {
+        let table = TestTables.random(rows: 3_001, tickers: 9, seed: 21, nullRate: nullRate, specialRate: 0.05)
+        for (rowGroupRows, threads) in [(300, 2), (375, 2), (1_000, 3), (5_000, 2)] {
+            var writer = ParquetWriter(table: table)
+            writer.rowGroupRows = rowGroupRows
+            writer.pageRows = 128
+            writer.compression = compression
+            writer.columnThreads = 1
+            let serial = MemoryInteropOutput()
+            try writer.write(to: serial)
+            writer.columnThreads = threads
+            let parallel = MemoryInteropOutput()
+            try writer.write(to: parallel)
+            let groups = (table.rowCount + rowGroupRows - 1) / rowGroupRows
+            #expect(try Self.footer(serial.bytes)[4]?.list?.count == groups, "\(groups) row groups")
+            #expect(parallel.bytes == serial.bytes, "\(rowGroupRows) rows a group on \(threads) threads")
+        }
+    }
 }

@@ -302,26 +302,41 @@ public struct ParquetWriter {
         try output.reserve(estimatedLength(rows: total, segments: segments.count))
         try output.write(ParquetFormat.magic)
         var groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)] = []
+        // A compressed file's column chunks are compressed on `columnThreads` threads, the chunks
+        // of `batch` row groups at once: one group's seven chunks would leave a thread idle for
+        // the last of its five costly value columns.
+        let parallel = compression != .none && columnThreads > 1
+        let batch = parallel ? Self.rowGroupsAtOnce(threads: columnThreads) : 1
         var row = 0
         while row < total {
-            let end = min(total, row + rowGroupRows)
-            let pieces = Self.slice(segments, starts: starts, row ..< end)
+            var ranges: [Range<Int>] = []
+            while ranges.count < batch, row < total {
+                let end = min(total, row + rowGroupRows)
+                ranges.append(row ..< end)
+                row = end
+            }
+            if parallel {
+                let written = try writeChunksInParallel(
+                    ranges.map { (pieces: Self.slice(segments, starts: starts, $0), rows: $0.count) }, to: output, base: base)
+                for (range, group) in zip(ranges, written) {
+                    groups.append((range.count, group.chunks, group.offset))
+                    progress?(range.count, group.bytes)
+                }
+                continue
+            }
+            let range = ranges[0]
+            let pieces = Self.slice(segments, starts: starts, range)
             let offset = output.position - base
             var chunks: [ChunkInfo] = []
-            if compression == .none || columnThreads <= 1 {
-                chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
+            chunks.append(try writeTickerChunk(pieces, rows: range.count, to: output, base: base))
+            chunks.append(
+                try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: range.count, to: output, base: base))
+            for (d, column) in zip(table.schema, table.columns) {
                 chunks.append(
-                    try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
-                for (d, column) in zip(table.schema, table.columns) {
-                    chunks.append(
-                        try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
-                }
-            } else {
-                chunks = try writeChunksInParallel(pieces, rows: end - row, to: output, base: base)
+                    try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: range.count, to: output, base: base))
             }
-            groups.append((end - row, chunks, offset))
-            progress?(end - row, output.position - base - offset)
-            row = end
+            groups.append((range.count, chunks, offset))
+            progress?(range.count, output.position - base - offset)
         }
         let footer = footerBytes(rowCount: total, groups: groups, tickerNumbers: segments.map(\.ticker))
         try output.write(footer)
@@ -330,50 +345,67 @@ public struct ParquetWriter {
         try output.write(trailer.bytes + ParquetFormat.magic)
     }
 
-    /// The row group's column chunks, each encoded and compressed into memory on a thread of its
-    /// own, then written in order; their offsets are moved to where they land.
-    func writeChunksInParallel(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> [ChunkInfo] {
+    /// Row groups whose chunks are compressed at once on `threads` threads: enough chunks that
+    /// the threads finish together (a group has five costly value columns of equal cost, so two
+    /// threads idle half a chunk's time per batch, not per group), few enough that the batch's
+    /// compressed bytes (about 36 MB a group of quotes) stay small.
+    static func rowGroupsAtOnce(threads: Int) -> Int { max(2, 2 * threads) }
+
+    /// The column chunks of `groups` (row groups in file order), each encoded and compressed into
+    /// memory on a thread of its own, then written in order; their offsets are moved to where
+    /// they land. Returns each group's chunks, its offset from `base` and its bytes.
+    func writeChunksInParallel(
+        _ groups: [(pieces: [Segment], rows: Int)], to output: InteropOutput, base: Int
+    ) throws(InteropError) -> [(chunks: [ChunkInfo], offset: Int, bytes: Int)] {
         let columns = 2 + table.columns.count
-        let buffers = (0 ..< columns).map { _ in MemoryInteropOutput() }
-        let results = UnsafeMutablePointer<Result<ChunkInfo, InteropError>?>.allocate(capacity: columns)
-        results.initialize(repeating: nil, count: columns)
+        let tasks = groups.count * columns
+        let buffers = (0 ..< tasks).map { _ in MemoryInteropOutput() }
+        let results = UnsafeMutablePointer<Result<ChunkInfo, InteropError>?>.allocate(capacity: tasks)
+        results.initialize(repeating: nil, count: tasks)
         defer {
-            results.deinitialize(count: columns)
+            results.deinitialize(count: tasks)
             results.deallocate()
         }
         let shared = SharedPointer(base: results)
-        forEachChunk(columns, threads: columnThreads) { i, _ in
+        forEachChunk(tasks, threads: columnThreads) { task, _ in
+            let (pieces, rows) = groups[task / columns]
+            let i = task % columns
             let result: Result<ChunkInfo, InteropError>
             do throws(InteropError) {
                 switch i {
-                case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffers[i], base: 0))
+                case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffers[task], base: 0))
                 case 1:
                     result = .success(
                         try writeValueChunk(
                             .int32(table.dates), name: "date", required: true, pieces, rows: rows,
-                            to: buffers[i], base: 0))
+                            to: buffers[task], base: 0))
                 default:
                     result = .success(
                         try writeValueChunk(
                             table.columns[i - 2], name: table.schema[i - 2].identifier, required: false,
-                            pieces, rows: rows, to: buffers[i], base: 0))
+                            pieces, rows: rows, to: buffers[task], base: 0))
                 }
             } catch {
                 result = .failure(error)
             }
-            // Safe: worker i alone writes slot i.
-            shared.base[i] = result
+            // Safe: worker `task` alone writes slot `task`.
+            shared.base[task] = result
         }
-        var chunks: [ChunkInfo] = []
-        for i in 0 ..< columns {
-            guard var chunk = try results[i]?.get() else { continue }
-            let at = output.position - base
-            chunk.dataPageOffset += at
-            chunk.dictionaryPageOffset = chunk.dictionaryPageOffset.map { $0 + at }
-            try output.write(buffers[i].bytes)
-            chunks.append(chunk)
+        var written: [(chunks: [ChunkInfo], offset: Int, bytes: Int)] = []
+        for g in groups.indices {
+            let offset = output.position - base
+            var chunks: [ChunkInfo] = []
+            for task in g * columns ..< (g + 1) * columns {
+                guard var chunk = try results[task]?.get() else { continue }
+                let at = output.position - base
+                chunk.dataPageOffset += at
+                chunk.dictionaryPageOffset = chunk.dictionaryPageOffset.map { $0 + at }
+                try output.write(buffers[task].bytes)
+                chunks.append(chunk)
+            }
+            written.append((chunks, offset, output.position - base - offset))
         }
-        return chunks
+        return written
     }
 
     /// About the length of a file of `rows` rows in `segments` runs, a little above it when
