@@ -169,7 +169,7 @@ import Testing
     /// writing chunk after chunk, for one row group and many, more threads than groups' chunks
     /// finish at once, with and without nulls.
     @Test(arguments: [ParquetWriter.Compression.zstd(level: 1), .lz4Raw], [0.1, 0])
-    func chunksCompressedInBatchesOnManyThreadsAreTheBytesOfOneThread(compression: ParquetWriter.Compression, nullRate: Double) throws {
+    func chunksCompressedOnManyThreadsAreTheBytesOfOneThread(compression: ParquetWriter.Compression, nullRate: Double) throws {
         let table = TestTables.random(rows: 3_001, tickers: 9, seed: 21, nullRate: nullRate, specialRate: 0.05)
         for (rowGroupRows, threads) in [(300, 2), (375, 2), (1_000, 3), (5_000, 2)] {
             var writer = ParquetWriter(table: table)
