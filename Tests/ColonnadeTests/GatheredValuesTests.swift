@@ -30,7 +30,10 @@ import ColonnadeTestSupport
         var sets = [(String, [Int])]()
         let dates = (0 ..< table.rowCount).map { table.dates[$0] }
         let lo = dates.min()!, hi = dates.max()!
-        for day in [ScreenDay.latest, .day(Day(daysSinceEpoch: (lo + hi) / 2)), .day(Day(daysSinceEpoch: lo + 30)), .day(Day(daysSinceEpoch: hi + 3))] {
+        for day in [
+            ScreenDay.latest, .day(Day(daysSinceEpoch: (lo + hi) / 2)), .day(Day(daysSinceEpoch: lo + 30)),
+            .day(Day(daysSinceEpoch: hi + 3)),
+        ] {
             for stale in [StaleLimit.default, .none, .days(0)] {
                 sets.append(("as of \(day) \(stale)", table.rows(on: day, maxStale: stale)))
             }
@@ -79,17 +82,24 @@ import ColonnadeTestSupport
         #expect(gathered == expressions.count)  // none of these reads rows by number
     }
 
-    /// The work counted is the rows the runs read, as run by run: the rows asked for with their
-    /// lookback, cut at row 0.
+    /// The work counted is the rows the runs read, as run by run: the same count as a program with
+    /// the same lookback that cannot be gathered (a condition on dates reads rows by number).
     @Test func gatheredRunsCountTheRowsTheyRead() throws {
         let table = Self.table(seed: 5, nullRate: 0, specialRate: 0)
-        let program = try ExpressionProgram(QueryParser(table: table).parseValue("close - mavg(close, 50)"), table: table)
-        let rows = table.rows(on: .latest, maxStale: .none)
-        let scratch = ExpressionScratch()
-        _ = program.evaluateValues(atRows: rows, scratch: scratch)
-        #expect(program.lookback == 49)
-        #expect(scratch.rowsEvaluated == rows.reduce(0) { $0 + min($1, 49) + 1 })
-        #expect(scratch.windowRows == scratch.rowsEvaluated)
+        let parser = QueryParser(table: table)
+        let gathered = try ExpressionProgram(parser.parseValue("close - mavg(close, 50)"), table: table)
+        let inPlace = try ExpressionProgram(parser.parseValue("if(date >= 1970-01-01, close - mavg(close, 50), 0)"), table: table)
+        #expect(gathered.gatheredColumns != nil && inPlace.gatheredColumns == nil)
+        #expect(gathered.lookback == 49 && inPlace.lookback == 49)
+        for day in [ScreenDay.latest, .day(Day(daysSinceEpoch: table.dates[table.rowCount / 2]))] {
+            let rows = table.rows(on: day, maxStale: .none)
+            let (a, b) = (ExpressionScratch(), ExpressionScratch())
+            let values = gathered.evaluateValues(atRows: rows, scratch: a)
+            let expected = inPlace.evaluateValues(atRows: rows, scratch: b)
+            #expect(values.map(\.bitPattern) == expected.map(\.bitPattern))
+            #expect(a.rowsEvaluated == b.rowsEvaluated && a.rowsEvaluated > rows.count)
+            #expect(a.windowRows == a.rowsEvaluated)
+        }
     }
 
     /// Moving extremes whose window is the whole gathered piece (an as-of row's `mmax(x, n)` reads
@@ -133,7 +143,10 @@ import ColonnadeTestSupport
         for p in predicates {
             let all = oracle.rows(p)
             #expect(try table.select(p).rows() == all, "\(p)")
-            for day in [ScreenDay.latest, .day(Day(daysSinceEpoch: table.dates[table.rowCount / 2])), .day(Day(daysSinceEpoch: table.dates[table.rowCount - 1] + 9))] {
+            for day in [
+                ScreenDay.latest, .day(Day(daysSinceEpoch: table.dates[table.rowCount / 2])),
+                .day(Day(daysSinceEpoch: table.dates[table.rowCount - 1] + 9)),
+            ] {
                 for stale in [StaleLimit.default, .none, .days(0)] {
                     let asOf = Set(table.rows(on: day, maxStale: stale))
                     let got = try table.select(p, on: day, maxStale: stale).rows()
