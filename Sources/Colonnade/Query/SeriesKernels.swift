@@ -281,6 +281,70 @@ enum SeriesKernels {
     private enum MinimumSide: ExtremeSide { static var isMin: Bool { true } }
     private enum MaximumSide: ExtremeSide { static var isMin: Bool { false } }
 
+    /// The extreme of rows `[b, e)` as the prefix loop of `blockExtreme` finds it (NaN skipped;
+    /// of equal values the later row's; `none` when every row is NaN) and the last NaN row, if
+    /// any: four partial extremes side by side, without that loop's dependency from each row to
+    /// the next (the first block of a segment is the whole of an as-of screen's window, S4L's 252
+    /// rows a ticker). Equal values other than ±0 are the same bits, so only a zero extreme
+    /// depends on the order of equal rows: the plain loop then answers.
+    @inline(__always)
+    private static func firstBlockExtreme<Side: ExtremeSide>(
+        _: Side.Type, _ src: UnsafePointer<Double>, _ b: Int, _ e: Int, none: Double
+    ) -> (extreme: Double, lastNaN: Int?) {
+        let isMin = Side.isMin
+        // Safe throughout: every index is within [b, e), inside the buffer.
+        var g0 = none, g1 = none, g2 = none, g3 = none
+        var nans = 0
+        var i = b
+        while i + 4 <= e {
+            let x0 = src[i], x1 = src[i + 1], x2 = src[i + 2], x3 = src[i + 3]
+            if isMin {
+                g0 = x0 < g0 ? x0 : g0
+                g1 = x1 < g1 ? x1 : g1
+                g2 = x2 < g2 ? x2 : g2
+                g3 = x3 < g3 ? x3 : g3
+            } else {
+                g0 = x0 > g0 ? x0 : g0
+                g1 = x1 > g1 ? x1 : g1
+                g2 = x2 > g2 ? x2 : g2
+                g3 = x3 > g3 ? x3 : g3
+            }
+            nans &+= (x0 != x0 ? 1 : 0) &+ (x1 != x1 ? 1 : 0) &+ (x2 != x2 ? 1 : 0) &+ (x3 != x3 ? 1 : 0)
+            i += 4
+        }
+        while i < e {
+            let x = src[i]
+            if isMin { g0 = x < g0 ? x : g0 } else { g0 = x > g0 ? x : g0 }
+            nans &+= x != x ? 1 : 0
+            i += 1
+        }
+        var g: Double
+        if isMin {
+            g = g1 < g0 ? g1 : g0
+            g = g2 < g ? g2 : g
+            g = g3 < g ? g3 : g
+        } else {
+            g = g1 > g0 ? g1 : g0
+            g = g2 > g ? g2 : g
+            g = g3 > g ? g3 : g
+        }
+        if g == 0 {
+            // +0 and -0 tie: the later row's wins.
+            g = none
+            for j in b ..< e {
+                let x = src[j]
+                if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
+            }
+        }
+        var lastNaN: Int?
+        if nans > 0 {
+            var j = e - 1
+            while src[j] == src[j] { j -= 1 }
+            lastNaN = j
+        }
+        return (g, lastNaN)
+    }
+
     @inline(__always)
     private static func blockExtreme<Side: ExtremeSide>(
         _: Side.Type, _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
@@ -312,13 +376,11 @@ enum SeriesKernels {
             // comparisons with it are false), and `lastNaN` makes the window's result NaN.
             var g = none
             if b == s {
-                for i in b ..< blockEnd {
-                    let x = src[i]
-                    if x != x { lastNaN = i }
-                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
-                    dst[i] = .nan
-                }
-                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? g : .nan }
+                // Only the block's last row has a window in the segment: the block's extreme.
+                for i in b ..< blockEnd { dst[i] = .nan }
+                let (extreme, nanRow) = firstBlockExtreme(Side.self, src, b, blockEnd, none: none)
+                if let nanRow { lastNaN = nanRow }
+                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? extreme : .nan }
             } else {
                 var k = 1
                 for i in b ..< blockEnd {
