@@ -489,7 +489,7 @@ import Testing
     /// with slack) and with the checked path alone: the bytes, or the error's text.
     static func fastAndChecked(_ frame: [UInt8], size: Int) -> (exact: String, array: String, checked: String) {
         func text(_ run: () throws -> [UInt8]) -> String {
-            do { return "bytes \(XXHash64.hash(try run()))" } catch { return "\(error)" }
+            do { return "bytes \(try run().withUnsafeBytes { XXHash64.hash($0) })" } catch { return "\(error)" }
         }
         return frame.withUnsafeBytes { input in
             (
