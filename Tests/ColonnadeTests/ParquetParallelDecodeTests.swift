@@ -54,6 +54,20 @@ import Testing
         #expect(regions == 0, "one thread stays on the caller's thread")
     }
 
+    @Test(
+        "One ZSTD page of PLAIN values without nulls per chunk (as Polars writes): decoded into the rows, borrowing the previous chunk's last rows once it is done, the same table at 1, 2 and 3 threads"
+    )
+    func onePagePerChunkAtEveryThreadCount() throws {
+        let table = TestTables.random(rows: 4_007, tickers: 7, seed: 17, nullRate: 0, specialRate: 0.05)
+        // 41 row groups of 98 rows (the last one shorter), one page each.
+        let bytes = try Self.file(table, compression: .zstd(level: 3), rowGroupRows: 98, pageRows: 98)
+        #expect(try ParquetLayoutTests.footer(bytes)[4]?.list?.count == 41)
+        #expect(try Self.read(bytes, threads: 1) == table)
+        for threads in [2, 3] {
+            for _ in 0 ..< 5 { #expect(try Self.read(bytes, threads: threads) == table, "\(threads) threads") }
+        }
+    }
+
     @Test("Every interop fixture (Parquet and Arrow) reads the same at 1 and 3 threads (or fails the same way)")
     func fixturesAtEveryThreadCount() throws {
         let dir = Fixtures.directory.appendingPathComponent("interop")

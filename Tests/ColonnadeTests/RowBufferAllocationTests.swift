@@ -108,4 +108,31 @@ import Testing
         let mask = try #require(Bitmask(allocatingCount: 130, allSet: true))
         #expect(mask == Bitmask(count: 130, allSet: true))
     }
+
+    /// Reusable storage (the columns file readers fill) is zeroed and aligned whether its mapping is
+    /// fresh or one a freed storage left: a mapping freed with garbage in it comes back, to the next
+    /// storage of its size or up to an eighth smaller, zeroed; a much smaller one gets a new
+    /// mapping. (Sizes no other test uses, so the kept mapping is this test's.)
+    @Test func reusableStorageIsZeroedWhenItsMappingIsReused() throws {
+        #expect(ColumnStorage(reusableByteCount: 1 << 50) == nil)
+        #expect(ColumnStorage(reusableByteCount: Int.max) == nil)
+        for byteCount in [0, 1, 65, (1 << 20) - 1] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount))
+            #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 })
+        }
+        let size = (5 << 20) + 4096 * 3 + 64
+        var first: ColumnStorage? = try #require(ColumnStorage(reusableByteCount: size))
+        let address = first!.base
+        #expect(first!.byteCapacity == ColumnStorage.paddedByteCount(size))
+        first!.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first!.byteCapacity)
+        first = nil
+        for (byteCount, reused) in [(size, true), (size - size / 10, true), (size / 2, false)] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount))
+            #expect((storage.base == address) == reused, "\(byteCount) bytes")
+            #expect(storage.byteCapacity >= ColumnStorage.paddedByteCount(byteCount))
+            #expect(Int(bitPattern: storage.base) % ColumnStorage.alignment == 0)
+            #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 }, "\(byteCount) bytes")
+            storage.base.initializeMemory(as: UInt8.self, repeating: 0x5A, count: storage.byteCapacity)
+        }
+    }
 }

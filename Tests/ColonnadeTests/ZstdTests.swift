@@ -450,6 +450,87 @@ import Testing
         #expect(repeatDetail.contains("repeat mode"))
     }
 
+    // MARK: The fast sequence loop against the checked path
+
+    /// Seeded data that makes encoders emit every kind of sequence: literal runs of 0 to 40 bytes,
+    /// matches 1 to 15 bytes back (overlapping), 16 to 64 back, and up to 200 KB back (across
+    /// blocks), lengths 3 to 300, runs of one byte, and 8-byte values like a column of doubles.
+    static func sequenceMix(size: Int, seed: UInt64) -> [UInt8] {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var data = [UInt8]()
+        data.reserveCapacity(size + 400)
+        while data.count < size {
+            switch next(6) {
+            case 0:
+                for _ in 0 ..< next(41) { data.append(UInt8(truncatingIfNeeded: next(256))) }
+            case 1, 2:
+                let distance = [1 + next(15), 16 + next(49), 1 + next(200_000)][next(3)]
+                let length = 3 + next(next(8) == 0 ? 298 : 30)
+                if distance > data.count {
+                    data.append(UInt8(truncatingIfNeeded: next(256)))
+                    continue
+                }
+                for _ in 0 ..< length { data.append(data[data.count - distance]) }
+            case 3:
+                data += repeatElement(UInt8(truncatingIfNeeded: next(4)), count: 1 + next(100))
+            default:
+                let price = Double(100 + next(20)) + Double(next(100)) / 100
+                for _ in 0 ..< 1 + next(8) { withUnsafeBytes(of: price.bitPattern.littleEndian) { data += $0 } }
+            }
+        }
+        return Array(data.prefix(size))
+    }
+
+    /// Decoding `frame` with the fast loop (into an exact buffer, no slack; and into an array
+    /// with slack) and with the checked path alone: the bytes, or the error's text.
+    static func fastAndChecked(_ frame: [UInt8], size: Int) -> (exact: String, array: String, checked: String) {
+        func text(_ run: () throws -> [UInt8]) -> String {
+            do { return "bytes \(try run().withUnsafeBytes { XXHash64.hash($0) })" } catch { return "\(error)" }
+        }
+        return frame.withUnsafeBytes { input in
+            (
+                text {
+                    var buffer = [UInt8](repeating: 0xAA, count: size)
+                    let n = try buffer.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) }
+                    return Array(buffer.prefix(n))
+                },
+                text { try Zstd.decompress(input, maximumOutputSize: size) },
+                text { try Zstd.decompressCheckedOnly(input, maximumOutputSize: size) }
+            )
+        }
+    }
+
+    @Test("The fast sequence loop decodes seeded frames (ours and the zstd tool's) as the checked path does, and damaged ones fail alike")
+    func theFastLoopMatchesTheCheckedPath() throws {
+        var tool: [[String]] = []
+        if Self.zstdTool != nil { tool = [["-1"], ["-19"], ["-3", "--no-content-size"], ["-19", "--zstd=wlog=10"]] }
+        for seed in 1 ... 6 as ClosedRange<UInt64> {
+            let size = [100, 5_000, 131_072, 131_073, 300_000, 700_001][Int(seed) - 1]
+            let data = Self.sequenceMix(size: size, seed: seed)
+            var frames = [1, 3, 9].map { level in data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) } }
+            for arguments in tool { frames.append(try Self.compress(data, arguments)) }
+            let expected = "bytes \(data.withUnsafeBytes { XXHash64.hash($0) })"
+            var state = seed
+            for (f, frame) in frames.enumerated() {
+                let clean = Self.fastAndChecked(frame, size: size)
+                #expect(clean.exact == expected && clean.array == expected && clean.checked == expected, "seed \(seed), frame \(f)")
+                for _ in 0 ..< 12 {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    var damaged = frame
+                    let at = Int((state >> 33) % UInt64(frame.count))
+                    damaged[at] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
+                    let result = Self.fastAndChecked(damaged, size: size)
+                    #expect(result.exact == result.checked, "seed \(seed), frame \(f), byte \(at) changed")
+                    #expect(result.array == result.checked, "seed \(seed), frame \(f), byte \(at) changed")
+                }
+            }
+        }
+    }
+
     @Test func xxHash64MatchesKnownValues() {
         #expect([UInt8]().withUnsafeBytes { XXHash64.hash($0) } == 0xEF46_DB37_51D8_E999)
         #expect(Array("abc".utf8).withUnsafeBytes { XXHash64.hash($0) } == 0x44BC_2CF5_AD77_0999)

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,6 +27,8 @@ public final class ColumnStorage: @unchecked Sendable {
     public let owner: AnyObject?
     /// Whether owned memory came from `mmap` (freed with `munmap`) rather than the allocator.
     private let isMapped: Bool
+    /// Whether the mapping goes back to `ReusedMappings` when freed (`init?(reusableByteCount:)`).
+    private var isReusable = false
 
     /// Owned buffers at least this large are anonymous mappings: the kernel hands out zeroed
     /// pages, so no `memset` pass writes them a second time before the column's own writes
@@ -58,6 +61,29 @@ public final class ColumnStorage: @unchecked Sendable {
     public convenience init?(allocatingByteCount byteCount: Int, mapLargeBuffers: Bool = true) {
         guard let storage = ColumnStorage.allocateZeroed(byteCount: byteCount, mapLargeBuffers: mapLargeBuffers) else { return nil }
         self.init(owning: storage.base, byteCount: storage.capacity, isMapped: storage.isMapped)
+    }
+
+    /// Zero-filled storage of at least `byteCount` bytes, like `init?(allocatingByteCount:)`,
+    /// whose mapping (when large) is kept when it is freed and handed to the next such storage of
+    /// about its size, zeroed again by `memset` instead of faulted in afresh (see ARCHITECTURE.md,
+    /// Interop: reused column memory). For the columns a file reader fills, which a program that
+    /// reads files one after the other frees and allocates again at the same sizes; nil when the
+    /// memory cannot be allocated.
+    package convenience init?(reusableByteCount byteCount: Int) {
+        guard byteCount >= 0, byteCount <= Int.max - ColumnStorage.alignment * 2 else { return nil }
+        let capacity = ColumnStorage.paddedByteCount(byteCount)
+        if capacity >= ColumnStorage.mappingThreshold {
+            if let reused = ReusedMappings.take(capacity) {
+                reused.base.initializeMemory(as: UInt8.self, repeating: 0, count: reused.capacity)
+                self.init(owning: reused.base, byteCount: reused.capacity, isMapped: true)
+            } else {
+                guard let mapped = ColumnStorage.mapZeroedPages(capacity) else { return nil }
+                self.init(owning: mapped, byteCount: capacity, isMapped: true)
+            }
+            isReusable = true
+        } else {
+            self.init(allocatingByteCount: byteCount)
+        }
     }
 
     private init(owning base: UnsafeMutableRawPointer, byteCount: Int, isMapped: Bool) {
@@ -147,6 +173,7 @@ public final class ColumnStorage: @unchecked Sendable {
 
     deinit {
         if owner != nil { return }
+        if isReusable && ReusedMappings.keep(base, capacity: byteCapacity) { return }
         if isMapped { munmap(base, byteCapacity) } else { free(base) }
     }
 
@@ -163,5 +190,53 @@ public final class ColumnStorage: @unchecked Sendable {
         let fresh = ColumnStorage(byteCount: Swift.max(byteCount, usedBytes))
         fresh.base.copyMemory(from: base, byteCount: usedBytes)
         return fresh
+    }
+}
+
+/// Mappings of freed reusable column storages (`ColumnStorage.init?(reusableByteCount:)`), kept up
+/// to `limit` bytes in all. A fresh anonymous page costs a fault and the kernel's zeroing (on this
+/// project's virtual machines about 1 GB/s, see ARCHITECTURE.md), a kept one only a `memset`: how
+/// an allocator such as Polars' keeps the memory of one file's columns for the next file's.
+enum ReusedMappings {
+    /// A quarter of the machine's memory (1 GiB where it cannot be read).
+    static let limit: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        return pages > 0 && size > 0 ? pages * size / 4 : 1 << 30
+    }()
+
+    /// Addresses (as integers) and sizes of the kept mappings, and their total.
+    private struct Kept {
+        var mappings: [(address: Int, capacity: Int)] = []
+        var bytes = 0
+    }
+
+    private static let kept = Mutex(Kept())
+
+    /// Takes the smallest kept mapping of `capacity` bytes or at most an eighth more, if any (its
+    /// content is whatever its last storage left).
+    static func take(_ capacity: Int) -> (base: UnsafeMutableRawPointer, capacity: Int)? {
+        let found = kept.withLock { kept -> (address: Int, capacity: Int)? in
+            var best: Int?
+            for (i, m) in kept.mappings.enumerated() where m.capacity >= capacity && m.capacity - capacity <= capacity / 8 {
+                if best.map({ m.capacity < kept.mappings[$0].capacity }) ?? true { best = i }
+            }
+            guard let best else { return nil }
+            let m = kept.mappings.remove(at: best)
+            kept.bytes -= m.capacity
+            return m
+        }
+        guard let found, let base = UnsafeMutableRawPointer(bitPattern: found.address) else { return nil }
+        return (base, found.capacity)
+    }
+
+    /// Keeps the mapping `base` of `capacity` bytes when the total stays within `limit`.
+    /// - Returns: whether it was kept (else the caller unmaps it).
+    static func keep(_ base: UnsafeMutableRawPointer, capacity: Int) -> Bool {
+        kept.withLock { kept in
+            guard kept.bytes + capacity <= limit else { return false }
+            kept.mappings.append((Int(bitPattern: base), capacity))
+            kept.bytes += capacity
+            return true
+        }
     }
 }

@@ -150,7 +150,7 @@ struct ParquetDecoder {
         // Up to 8 bytes per value for 8 rows per byte of file: a hostile footer can still ask for
         // more than there is, which is an error naming the file, not a stop.
         func storage(_ byteCount: Int) throws(InteropError) -> ColumnStorage {
-            guard let storage = ColumnStorage(allocatingByteCount: byteCount) else {
+            guard let storage = ColumnStorage(reusableByteCount: byteCount) else {
                 throw .io(file: file, operation: "allocate", errno: ENOMEM)
             }
             return storage
@@ -194,8 +194,9 @@ struct ParquetDecoder {
         let pageBuffer: ParquetPageBuffer
         var failure: InteropError?
         /// The first row of a value column whose bytes this decode may borrow for a moment
-        /// (`decodePlainPageInPlace`): the chunk's own rows when other threads decode other chunks
-        /// of the column, any row when one thread decodes them all.
+        /// (`decodePlainPageInPlace`): when other threads decode other chunks of the column, the
+        /// chunk's own rows and those of the chunk before it once that one is done; any row when
+        /// one thread decodes them all.
         var borrowableFrom = Int.max
     }
 
@@ -248,13 +249,30 @@ struct ParquetDecoder {
         }
         let shared = SharedPointer(base: results)
         let firstFailure = ChunkFailure()
+        // The chunk of the same column just before each (its rows end where this one's begin),
+        // and which chunks are done: a chunk may borrow the rows of the one before it
+        // (`decodePlainPageInPlace`) once no other thread writes them.
+        var before = [Int](repeating: -1, count: rest.count)
+        var lastOfLeaf = [Int: Int]()
+        for (n, t) in rest.enumerated() {
+            let task = tasks[t]
+            if let p = lastOfLeaf[task.leaf], tasks[rest[p]].at + tasks[rest[p]].rows == task.at { before[n] = p }
+            lastOfLeaf[task.leaf] = n
+        }
+        let finished = workers == 1 ? [] : (0 ..< rest.count).map { _ in ChunkDone() }
         let decoder = self
         forEachChunk(rest.count, threads: workers) { n, worker in
             // A chunk after one that failed is not needed: the first failure is the error.
             if n > firstFailure.index.load(ordering: .relaxed) { return }
             let task = tasks[rest[n]]
             var state = ChunkState(firstRow: task.at, rows: task.rows, pageBuffer: buffers[worker])
-            state.borrowableFrom = workers == 1 ? 0 : task.at
+            if workers == 1 {
+                state.borrowableFrom = 0
+            } else if before[n] >= 0, finished[before[n]].done.load(ordering: .acquiring) {
+                state.borrowableFrom = tasks[rest[before[n]]].at
+            } else {
+                state.borrowableFrom = task.at
+            }
             do throws(InteropError) {
                 try decoder.decodeChunk(task, state: &state)
             } catch {
@@ -262,6 +280,7 @@ struct ParquetDecoder {
                 firstFailure.index.min(n, ordering: .relaxed)
             }
             shared.base[n] = state
+            if workers > 1 { finished[n].done.store(true, ordering: .releasing) }
         }
         for n in 0 ..< rest.count {
             guard let state = results[n] else { continue }
@@ -969,6 +988,12 @@ struct ParquetDecoder {
 /// The index of the first column chunk that failed (`Int.max` while none has).
 final class ChunkFailure: Sendable {
     let index = Atomic<Int>(Int.max)
+}
+
+/// Set when a chunk's decode has finished, so that the next chunk of its column may borrow its
+/// last rows.
+final class ChunkDone: Sendable {
+    let done = Atomic<Bool>(false)
 }
 
 /// Memory for one decompressed page at a time, grown to the largest page seen (16-byte aligned,
