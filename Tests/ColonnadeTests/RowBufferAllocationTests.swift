@@ -121,7 +121,8 @@ import Testing
             #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 })
         }
         let size = (5 << 20) + 4096 * 3 + 64
-        var first: ColumnStorage? = try #require(ColumnStorage(reusableByteCount: size))
+        let made = try #require(ColumnStorage(reusableByteCount: size))
+        var first: ColumnStorage? = made
         let address = first!.base
         #expect(first!.byteCapacity == ColumnStorage.paddedByteCount(size))
         first!.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first!.byteCapacity)
