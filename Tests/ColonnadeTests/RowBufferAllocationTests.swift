@@ -121,12 +121,14 @@ import Testing
             #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 })
         }
         let size = (5 << 20) + 4096 * 3 + 64
-        let made = try #require(ColumnStorage(reusableByteCount: size))
-        var first: ColumnStorage? = made
-        let address = first!.base
-        #expect(first!.byteCapacity == ColumnStorage.paddedByteCount(size))
-        first!.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first!.byteCapacity)
-        first = nil
+        // The first storage is freed at the end of this scope, leaving its mapping to be reused.
+        let address: UnsafeMutableRawPointer
+        do {
+            let first = try #require(ColumnStorage(reusableByteCount: size))
+            address = first.base
+            #expect(first.byteCapacity == ColumnStorage.paddedByteCount(size))
+            first.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first.byteCapacity)
+        }
         for (byteCount, reused) in [(size, true), (size - size / 10, true), (size / 2, false)] {
             let storage = try #require(ColumnStorage(reusableByteCount: byteCount))
             #expect((storage.base == address) == reused, "\(byteCount) bytes")
