@@ -138,4 +138,27 @@ import Testing
             storage.base.initializeMemory(as: UInt8.self, repeating: 0x5A, count: storage.byteCapacity)
         }
     }
+
+    /// Reusable storage whose caller writes every byte below its size (`overwritten: true`, the
+    /// Parquet reader's columns) is zeroed from that size on when its mapping is reused: the
+    /// padding, and the rest of a kept mapping up to an eighth larger than asked for. (Sizes no
+    /// other test uses, so the kept mapping is this test's.)
+    @Test func overwrittenReusableStorageZeroesItsPaddingOnly() throws {
+        let size = (7 << 20) + 4096 * 5 + 64
+        var first: ColumnStorage? = ColumnStorage(reusableByteCount: size, overwritten: true)
+        try #require(first != nil)
+        let address = first!.base
+        first!.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first!.byteCapacity)
+        first = nil
+        #expect(ReusedMappings.keptCount(capacity: ColumnStorage.paddedByteCount(size)) == 1)
+        // Asked for 40 bytes past a 64-byte boundary, then a tenth less than the mapping holds.
+        for byteCount in [size - 24, size - size / 10] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount, overwritten: true))
+            #expect(storage.base == address, "\(byteCount) bytes: the kept mapping")
+            #expect(storage.byteCapacity == ColumnStorage.paddedByteCount(size))
+            let padding = UnsafeRawBufferPointer(start: storage.base + byteCount, count: storage.byteCapacity - byteCount)
+            #expect(padding.allSatisfy { $0 == 0 }, "\(byteCount) bytes: \(padding.count) bytes of padding")
+            storage.base.initializeMemory(as: UInt8.self, repeating: 0x5A, count: storage.byteCapacity)
+        }
+    }
 }

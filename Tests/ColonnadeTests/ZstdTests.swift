@@ -293,6 +293,78 @@ import Testing
         #expect(detail.contains("repeat mode"))
     }
 
+    /// A raw block of 64 bytes, then a compressed block of `count` sequences with no literals and
+    /// RLE-mode tables (literal length code 0, offset code 1, match length code 0: every sequence
+    /// has no literals, a match of 3 and an offset value of 2 or 3 from its one extra bit), the
+    /// bit of sequence i (from 0) being `bits(i)`; and what it decodes to when every bit is 0 (each
+    /// sequence's offset then the third repeat offset: 8, 4, 1 in turn).
+    static func repeatOffsetFrame(count: Int, bits: (Int) -> Bool) -> (frame: [UInt8], zeros: [UInt8]) {
+        let raw = (0 ..< 64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        // The bitstream is read backwards: written forwards from the last sequence's bit to the
+        // first's, then the marker bit.
+        var stream: [UInt8] = []
+        var used = 0
+        for bit in (0 ..< count).reversed().map(bits) + [true] {
+            if used % 8 == 0 { stream.append(0) }
+            if bit { stream[stream.count - 1] |= 1 << UInt8(used % 8) }
+            used += 1
+        }
+        let block: [UInt8] = [0x00, UInt8(0x80 + (count >> 8)), UInt8(count & 0xFF), 0x54, 0x00, 0x01, 0x00] + stream
+        let frame = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 0, size: raw.count) + raw,
+                Self.blockHeader(last: true, type: 2, size: block.count) + block,
+            ])
+        var zeros = raw
+        for i in 0 ..< count {
+            let offset = [8, 4, 1][i % 3]
+            for _ in 0 ..< 3 { zeros.append(zeros[zeros.count - offset]) }
+        }
+        return (frame, zeros)
+    }
+
+    @Test(
+        "The repeat offsets (RFC 8878 §3.1.2.5) resolve alike in the fast loop and the checked path, a repeat offset of 0 refused by both")
+    func repeatOffsetsAgreeOnBothPathsAndZeroIsRefused() throws {
+        // 300 sequences: a bitstream long enough for the fast loop.
+        let good = Self.repeatOffsetFrame(count: 300) { _ in false }
+        let expected = "bytes \(good.zeros.withUnsafeBytes { XXHash64.hash($0) })"
+        let clean = Self.fastAndChecked(good.frame, size: good.zeros.count)
+        #expect(clean.exact == expected && clean.array == expected && clean.checked == expected)
+        #expect(try Self.decode(good.frame) == good.zeros)
+        // After a multiple of three sequences the repeat offsets are 1, 4, 8 again: an offset
+        // value of 3 with no literals is the first repeat offset less 1, which is 0. Early in the
+        // block (the fast loop's) and last (the checked path's alone).
+        for bad in [3, 9, 297] {
+            let frame = Self.repeatOffsetFrame(count: 300) { $0 == bad }.frame
+            let result = Self.fastAndChecked(frame, size: good.zeros.count)
+            #expect(result.checked.contains("sequence \(bad): a repeat offset of 0"), "\(result.checked)")
+            #expect(result.exact == result.checked && result.array == result.checked, "sequence \(bad)")
+        }
+        // An offset value of 3 after sequences that leave the first repeat offset at 8 or 4 is
+        // that less 1 (7 or 3): not refused.
+        for fine in [1, 2] {
+            let frame = Self.repeatOffsetFrame(count: 300) { $0 == fine }.frame
+            var reference = Array(good.zeros.prefix(64))
+            var reps = (1, 4, 8)
+            for i in 0 ..< 300 {
+                let offset: Int
+                if i == fine {
+                    offset = reps.0 - 1
+                    reps = (offset, reps.0, reps.1)
+                } else {
+                    offset = reps.2
+                    reps = (offset, reps.0, reps.1)
+                }
+                for _ in 0 ..< 3 { reference.append(reference[reference.count - offset]) }
+            }
+            let want = "bytes \(reference.withUnsafeBytes { XXHash64.hash($0) })"
+            let result = Self.fastAndChecked(frame, size: reference.count)
+            #expect(result.exact == want && result.array == want && result.checked == want, "sequence \(fine)")
+        }
+    }
+
     @Test func anEmptyFrameDecodesToNothing() throws {
         #expect(try Self.decode(Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 0, size: 0)])) == [])
         #expect(try Self.decode(Self.frame(contentSize: 0, blocks: [Self.blockHeader(last: true, type: 1, size: 0) + [1]])) == [])

@@ -69,12 +69,18 @@ public final class ColumnStorage: @unchecked Sendable {
     /// Interop: reused column memory). For the columns a file reader fills, which a program that
     /// reads files one after the other frees and allocates again at the same sizes; nil when the
     /// memory cannot be allocated.
-    package convenience init?(reusableByteCount byteCount: Int) {
+    ///
+    /// `overwritten: true` is the caller's promise to write every byte below `byteCount` before
+    /// anything reads it (a reader that writes every row, a null as zeros, and throws the storage
+    /// away when it fails): a kept mapping is then zeroed only from `byteCount` on (the padding),
+    /// and its first `byteCount` bytes are whatever they were, so no pass writes the rows twice.
+    package convenience init?(reusableByteCount byteCount: Int, overwritten: Bool = false) {
         guard byteCount >= 0, byteCount <= Int.max - ColumnStorage.alignment * 2 else { return nil }
         let capacity = ColumnStorage.paddedByteCount(byteCount)
         if capacity >= ColumnStorage.mappingThreshold {
             if let reused = ReusedMappings.take(capacity) {
-                reused.base.initializeMemory(as: UInt8.self, repeating: 0, count: reused.capacity)
+                let kept = overwritten ? byteCount : 0
+                (reused.base + kept).initializeMemory(as: UInt8.self, repeating: 0, count: reused.capacity - kept)
                 self.init(owning: reused.base, byteCount: reused.capacity, isMapped: true)
             } else {
                 guard let mapped = ColumnStorage.mapZeroedPages(capacity) else { return nil }
@@ -197,6 +203,11 @@ public final class ColumnStorage: @unchecked Sendable {
 /// to `limit` bytes in all. A fresh anonymous page costs a fault and the kernel's zeroing (on this
 /// project's virtual machines about 1 GB/s, see ARCHITECTURE.md), a kept one only a `memset`: how
 /// an allocator such as Polars' keeps the memory of one file's columns for the next file's.
+///
+/// A kept mapping is given back to the kernel lazily (`MADV_FREE` on Linux): while it is kept,
+/// the kernel may take its pages whenever it needs memory (they then read as zeros, and a write
+/// faults in a fresh page), and as long as it does not, a write reuses them without a fault. So
+/// the memory a program no longer uses is not held from the rest of the machine until it exits.
 enum ReusedMappings {
     /// A quarter of the machine's memory (1 GiB where it cannot be read).
     static let limit: Int = {
@@ -229,14 +240,24 @@ enum ReusedMappings {
         return (base, found.capacity)
     }
 
+    /// How many kept mappings have exactly `capacity` bytes (for tests: whether a reader took them).
+    static func keptCount(capacity: Int) -> Int {
+        kept.withLock { kept in kept.mappings.count { $0.capacity == capacity } }
+    }
+
     /// Keeps the mapping `base` of `capacity` bytes when the total stays within `limit`.
     /// - Returns: whether it was kept (else the caller unmaps it).
     static func keep(_ base: UnsafeMutableRawPointer, capacity: Int) -> Bool {
-        kept.withLock { kept in
+        #if os(Linux)
+        // Before it is shared: no other storage may take it while the kernel is told.
+        _ = madvise(base, capacity, 8 /* MADV_FREE */)
+        #endif
+        let isKept = kept.withLock { kept in
             guard kept.bytes + capacity <= limit else { return false }
             kept.mappings.append((Int(bitPattern: base), capacity))
             kept.bytes += capacity
             return true
         }
+        return isKept
     }
 }

@@ -148,9 +148,11 @@ struct ParquetDecoder {
         if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
         if tickers.count > 1 { throw .unsupportedColumn(file: file, column: tickers[1].name, type: "a second ticker column") }
         // Up to 8 bytes per value for 8 rows per byte of file: a hostile footer can still ask for
-        // more than there is, which is an error naming the file, not a stop.
-        func storage(_ byteCount: Int) throws(InteropError) -> ColumnStorage {
-            guard let storage = ColumnStorage(reusableByteCount: byteCount) else {
+        // more than there is, which is an error naming the file, not a stop. Not zeroed first
+        // when the memory is reused: the decode writes every row (a null as zeros, in
+        // `decodeValues`), or fails and the columns are thrown away.
+        func storage(_ byteCount: Int, overwritten: Bool = true) throws(InteropError) -> ColumnStorage {
+            guard let storage = ColumnStorage(reusableByteCount: byteCount, overwritten: overwritten) else {
                 throw .io(file: file, operation: "allocate", errno: ENOMEM)
             }
             return storage
@@ -161,7 +163,8 @@ struct ParquetDecoder {
             if case .value = leaf.role { storages.append(try storage(totalRows * leaf.width)) } else { storages.append(nil) }
         }
         self.storages = storages
-        rowTickers = try storage(totalRows * 4)
+        // Without a ticker column nothing writes the tickers (every row is `defaultTicker`'s).
+        rowTickers = try storage(totalRows * 4, overwritten: !tickers.isEmpty)
         validity = leaves.map { _ in nil }
     }
 
@@ -845,7 +848,14 @@ struct ParquetDecoder {
             var slots: [Int] = []
             if let defined {
                 slots.reserveCapacity(k)
-                for (i, v) in defined.enumerated() where v != 0 { slots.append(i) }
+                for (i, v) in defined.enumerated() {
+                    if v != 0 {
+                        slots.append(i)
+                    } else {
+                        // A null is zeros: the storage is not zeroed beforehand (`storage(_:)`).
+                        (out + i * width).initializeMemory(as: UInt8.self, repeating: 0, count: width)
+                    }
+                }
             }
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name)
             { i, p in

@@ -288,32 +288,7 @@ struct ZstdFastSequences {
             if Int(of.extraBits) &+ Int(ml.extraBits) &+ Int(ll.extraBits) > 31 { reload() }
             var literalLength = Int(ll.baseValue)
             if ll.extraBits != 0 { literalLength &+= read(ll.extraBits) }
-            // Repeat offsets (RFC 8878 §3.1.2.5): values 1-3 choose a repeat offset (one further
-            // along after no literals; the fourth choice is the first less 1), larger values are a
-            // new offset (value - 3).
-            var offset = value &- 3
-            if value > 3 {
-                rep3 = rep2
-                rep2 = rep1
-                rep1 = offset
-            } else {
-                let choice = literalLength == 0 ? value &+ 1 : value
-                if choice == 1 {
-                    offset = rep1
-                } else {
-                    if choice == 2 {
-                        offset = rep2
-                    } else if choice == 3 {
-                        offset = rep3
-                        rep3 = rep2
-                    } else {
-                        offset = rep1 &- 1
-                        rep3 = rep2
-                    }
-                    rep2 = rep1
-                    rep1 = offset
-                }
-            }
+            let offset = resolveOffset(value, literalLength: literalLength, &rep1, &rep2, &rep3)
             llState = Int(ll.nextBase) &+ read(ll.bitCount)
             mlState = Int(ml.nextBase) &+ read(ml.bitCount)
             ofState = Int(of.nextBase) &+ read(of.bitCount)
@@ -401,37 +376,13 @@ struct ZstdSequenceReader {
         let ofBits = Int(ofEntry.extraBits), mlBits = Int(mlEntry.extraBits), llBits = Int(llEntry.extraBits)
         // Wrapping arithmetic: the values are at most 2^32 + 2^31 (a base below 2^32 plus at most
         // 31 bits), far from overflow.
-        var offset = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
+        let value = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
         let matchLength = Int(mlEntry.baseValue) &+ Int(bits.read(mlBits))
         if ofBits &+ mlBits &+ llBits > 31 { bits.reload() }
         let literalLength = Int(llEntry.baseValue) &+ Int(bits.read(llBits))
         var (rep1, rep2, rep3) = repeatOffsets
-        if offset > 3 {
-            offset &-= 3
-            rep3 = rep2
-            rep2 = rep1
-            rep1 = offset
-        } else {
-            let choice = literalLength == 0 ? offset &+ 1 : offset
-            if choice == 1 {
-                offset = rep1
-            } else if choice == 2 {
-                offset = rep2
-                rep2 = rep1
-                rep1 = offset
-            } else if choice == 3 {
-                offset = rep3
-                rep3 = rep2
-                rep2 = rep1
-                rep1 = offset
-            } else {
-                offset = rep1 &- 1
-                guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
-                rep3 = rep2
-                rep2 = rep1
-                rep1 = offset
-            }
-        }
+        let offset = resolveOffset(value, literalLength: literalLength, &rep1, &rep2, &rep3)
+        guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
         repeatOffsets = (rep1, rep2, rep3)
         if !isLast {
             literalLengthState = Int(llEntry.nextBase) &+ Int(bits.read(Int(llEntry.bitCount)))
@@ -441,6 +392,41 @@ struct ZstdSequenceReader {
         }
         return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
     }
+}
+
+/// A sequence's offset from its offset value (RFC 8878 §3.1.2.5), the three repeat offsets
+/// `rep1` (newest) to `rep3` updated: values 1-3 choose a repeat offset (one further along after
+/// no literals; the fourth choice is the first less 1), larger values are a new offset (value -
+/// 3). The one place both the fast loop and the checked path resolve offsets.
+/// - Returns: the offset, 0 only for the fourth choice when `rep1` is 1 (which the checked path
+///   refuses and the fast loop hands back to it).
+/// - Precondition: `value >= 1` (an offset code's baseline is at least 1).
+@inline(__always)
+private func resolveOffset(_ value: Int, literalLength: Int, _ rep1: inout Int, _ rep2: inout Int, _ rep3: inout Int) -> Int {
+    var offset = value &- 3
+    if value > 3 {
+        rep3 = rep2
+        rep2 = rep1
+        rep1 = offset
+    } else {
+        let choice = literalLength == 0 ? value &+ 1 : value
+        if choice == 1 {
+            offset = rep1
+        } else {
+            if choice == 2 {
+                offset = rep2
+            } else if choice == 3 {
+                offset = rep3
+                rep3 = rep2
+            } else {
+                offset = rep1 &- 1
+                rep3 = rep2
+            }
+            rep2 = rep1
+            rep1 = offset
+        }
+    }
+    return offset
 }
 
 /// Copies `count` literal bytes as whole 16-byte vectors: one, then more only for a longer run.
