@@ -731,6 +731,11 @@ def run_section(run):
                 "average it records, shown with each section.")
     lines = ["`Benchmarks/reproduce.sh --size %s` at commit %s, %s → %s, %s cores (%s)." % (
         run["size"], run["commit"], run["started"], run["ended"], run["cores"], run.get("cpu", "?")), ""]
+    refreshed = [r for r in run["suites"] if r.get("refreshed")]
+    if refreshed:
+        lines += ["Suites run again on their own later (`Benchmarks/reproduce.sh --suite NAME --update-page`, same size and "
+                  "rules) say so in their last column, with the commit they ran at; their sections show that run, and the "
+                  "others the full run above: %s." % ", ".join(r["name"] for r in refreshed), ""]
     judged = all("other_cores" in r for r in run["suites"])
     if judged:
         lines += ["A suite counts as loaded when the load average at its start exceeded its threads, or other "
@@ -750,6 +755,8 @@ def run_section(run):
         verdict = ("**loaded**: %s in every attempt; compare its rows with each other, not with an idle machine" % (
             "the machine was busy with other work" if judged else "the load exceeded the %d threads" % r["threads"])
             if r["loaded"] else ("quiet" if judged else "quiet enough (load ≤ threads)"))
+        if r.get("refreshed"):
+            verdict += "; run again at commit %s, ended %s" % (r["commit"], r["ended"])
         others = ["%.2f" % r["other_cores"]] if judged else []
         lines.append("| " + " | ".join([r["name"], "%d" % r["attempts"], "%.2f / %.2f" % (r["load_start"], r["load_end"])]
                                        + others + ["%.0f" % r["seconds"], verdict]) + " |")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure and chart in docs/BENCHMARKS.md, with one command:
 #
-#   Benchmarks/reproduce.sh [--size small|medium|large] [--repeat R] [--attempts N] [--suite a,b] [--out DIR]
+#   Benchmarks/reproduce.sh [--size small|medium|large] [--repeat R] [--attempts N] [--suite a,b [--update-page | --out DIR]]
 #
 # 1. Builds colonnade and colonnade-bench (release).
 # 2. Runs every suite hook Benchmarks/suites/NN-NAME.sh in order (colonnade-bench, peers, ingest,
@@ -18,13 +18,16 @@
 # 3. A full run (no --suite) writes into docs/bench/: the JSON, run.json (what ran, with the load
 #    averages), the charts redrawn from that JSON (report.py --draw-charts), and docs/BENCHMARKS.md.
 #    --suite a,b runs only those, into --out DIR (default .build/bench-partial), and leaves the
-#    page alone: subsets are for iterating, only a full run rewrites the page.
+#    page alone: subsets are for iterating. With --update-page a subset replaces only its own
+#    suites' JSON in docs/bench/ and their rows of run.json (each refreshed row carries its own
+#    commit and end time, which the page shows beside the full run's), then renders the page: a
+#    full run takes about 2 h 45 min at large, a suite 5 to 30 min. The size must be the page's.
 # The page's size is large (20 M rows: the memory-bound figures need a column ≥ 4× the L3 cache);
 # run it on a quiet machine.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-size=large repeat=10 attempts=2 only="" out=""
+size=large repeat=10 attempts=2 only="" out="" update_page=false
 die() { echo "reproduce.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,7 +36,8 @@ while [ $# -gt 0 ]; do
         --attempts) attempts="${2:?--attempts needs a value}"; shift 2 ;;
         --suite) only="${2:?--suite needs a list}"; shift 2 ;;
         --out) out="${2:?--out needs a directory}"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --update-page) update_page=true; shift ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1'" ;;
     esac
 done
@@ -55,8 +59,16 @@ if [ -n "$only" ]; then
     for w in "${wanted[@]}"; do
         printf '%s\n' "${names[@]}" | grep -qx "$w" || die "no suite '$w' (suites: ${names[*]})"
     done
+    if $update_page; then
+        [ -z "$out" ] || die "--update-page writes docs/bench/: leave out --out"
+        page_size="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["size"])' "$root/docs/bench/run.json")" \
+            || die "--update-page needs docs/bench/run.json (a full run makes it)"
+        [ "$page_size" = "$size" ] || die "the page is at size $page_size; --update-page needs --size $page_size"
+        out="$root/docs/bench"
+    fi
     out="${out:-$root/.build/bench-partial}"
 else
+    ! $update_page || die "--update-page is for --suite runs: a full run rewrites the page anyway"
     [ -z "$out" ] || die "--out is for --suite runs: a full run writes docs/bench/"
     out="$root/docs/bench"
 fi
@@ -128,9 +140,34 @@ print('%.2f %s %.0f' % (others, 'true' if l0 > threads or others > 0.25 else 'fa
         echo "reproduce.sh: suite $name ran at load average $l0 (start), other processes using $others cores on average: running it again" >&2
     done
     mv "$out/$name.json.tmp" "$out/$name.json"
-    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "other_cores": %s, "seconds": %s, "threads": %d, "loaded": %s}\n' \
-        "$name" "$attempt" "$l0" "$l1" "$others" "$seconds" "$threads" "$loaded" >> "$records"
+    printf '{"name": "%s", "attempts": %d, "load_start": %s, "load_end": %s, "other_cores": %s, "seconds": %s, "threads": %d, "loaded": %s, "commit": "%s", "ended": "%s"}\n' \
+        "$name" "$attempt" "$l0" "$l1" "$others" "$seconds" "$threads" "$loaded" "$commit" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$records"
 done
+if $update_page; then
+    # Replace the refreshed suites' rows of the page's run.json; every other row, and the full
+    # run's own commit and times, stay as they were.
+    python3 - "$records" "$out/run.json" <<'EOF'
+import json, os, sys
+records, path = sys.argv[1:]
+fresh = {r["name"]: dict(r, refreshed=True) for r in (json.loads(l) for l in open(records) if l.strip())}
+with open(path) as f:
+    run = json.load(f)
+names = [r["name"] for r in run["suites"]]
+run["suites"] = [fresh.get(r["name"], r) for r in run["suites"]] + [r for n, r in fresh.items() if n not in names]
+with open(path + ".tmp", "w") as f:
+    json.dump(run, f, indent=1)
+    f.write("\n")
+os.replace(path + ".tmp", path)
+EOF
+    if printf '%s\n' "${wanted[@]}" | grep -qx colonnade-bench; then
+        python3 "$here/report.py" --draw-charts "$bin/colonnade-bench"
+    else
+        python3 "$here/report.py"
+    fi
+    python3 "$here/report.py" --check
+    echo "reproduce.sh: --update-page: $only refreshed in docs/bench and docs/BENCHMARKS.md; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    exit 0
+fi
 python3 - "$records" "$out/run.json" "$size" "$commit" "$started" "$threads" <<'EOF'
 import json, sys
 records, path, size, commit, started, threads = sys.argv[1:]

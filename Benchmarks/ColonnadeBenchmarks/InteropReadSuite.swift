@@ -47,8 +47,19 @@ struct InteropReadSuite {
         if let files = env["COLONNADE_INTEROP_READ_FILES"] {
             for path in files.split(separator: ":").map(String.init) {
                 for threads in Set([1, QueryOptions.availableCores]).sorted() {
-                    let ours = try measure(runs: 5) { sink(try InteropReader.read(path: path, threads: threads).rowCount) }
-                    print(String(format: "%@ t=%d: median %.3f s, spread %.0f %%", path, threads, ours.median, ours.spread * 100))
+                    // CPU seconds (user and system, all threads) of each run too: on a loaded
+                    // machine a one-thread decode's CPU time is steadier than its wall time.
+                    var cpu: [Double] = []
+                    let ours = try measure(runs: 5) {
+                        let before = processCPUSeconds()
+                        sink(try InteropReader.read(path: path, threads: threads).rowCount)
+                        cpu.append(processCPUSeconds() - before)
+                    }
+                    let counted = cpu.suffix(5).sorted()
+                    print(
+                        String(
+                            format: "%@ t=%d: median %.3f s, spread %.0f %%; CPU median %.3f s (min %.3f s)", path, threads, ours.median,
+                            ours.spread * 100, counted[counted.count / 2], counted[0]))
                 }
             }
             return
@@ -130,6 +141,14 @@ struct InteropReadSuite {
             }
         }
     }
+}
+
+/// User and system CPU seconds of this process so far (every thread), from `getrusage`.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// The 1-minute load average now (`/proc/loadavg`), NaN where there is none.

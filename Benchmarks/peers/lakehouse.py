@@ -8,7 +8,11 @@ Checks (always):
 1. Colonnade answers Q1-Q4 and the screen S1 (`filter --agg count,sum(close)`).
 2. `colonnade export` writes zstd, zstd:9 and LZ4_RAW Parquet, a month-partitioned zstd Parquet
    directory, and zstd and LZ4_FRAME Arrow IPC; pyarrow, Polars and DuckDB (Parquet) read each and
-   must give Colonnade's answers (count exactly, sum(close) within 1e-9 relative).
+   must give Colonnade's answers (count exactly, sum(close) within 1e-9 relative). So must Spark
+   (PySpark in local mode, `spark.read.parquet`, Q1-Q4 and S1 in Spark SQL) on the Parquet outputs
+   when `pyspark` imports and `java` runs (`pip install pyspark` into the venv; Java 17 is on our
+   machines); otherwise it says it skipped Spark and why. Delta through Spark needs delta-spark's
+   jars from Maven Central, which this machine cannot reach: not run.
 3. A Delta table built by create -> append -> overwrite of one year -> append (`--partition-by
    year`): delta-rs (`deltalake.DeltaTable(path, version=N)`) and Polars `scan_delta` open every
    version with the rows Colonnade says it has (`colonnade import DIR --delta-version N`), and
@@ -113,6 +117,7 @@ def check_files(binary, snapshot, workdir, answers, rows):
         ("arrow zstd", ["--format", "arrow", "--compression", "zstd"], "q-zstd.arrow", "arrow"),
         ("arrow lz4 (LZ4_FRAME)", ["--format", "arrow", "--compression", "lz4"], "q-lz4.arrow", "arrow"),
     ]
+    spark = spark_session()
     for label, args, name, kind in outputs:
         path = os.path.join(workdir, name)
         run([binary, "export", "--snapshot", snapshot, "--output", path] + args)
@@ -137,11 +142,48 @@ def check_files(binary, snapshot, workdir, answers, rows):
                 n, a = duckdb_answers(path, "parquet")
             a["S1"] = s1_duckdb(source)
             compare("DuckDB   " + label, n, a, rows, answers)
+            if spark is not None:
+                n, a = spark_answers(spark, path)
+                compare("Spark    " + label, n, a, rows, answers)
         # And back into Colonnade.
         back = os.path.join(workdir, "back-%s.snapshot" % name.replace("/", "_"))
         run([binary, "import", path, "--snapshot", back])
         compare("Colonnade " + label, colonnade_count(binary, back), colonnade_answers(binary, back), rows, answers)
         os.remove(back)
+    if spark is not None:
+        print("  (Spark %s, Java: %s)" % (spark.version, subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]))
+        spark.stop()
+
+
+def spark_session():
+    """A local PySpark session on every core, or None (with the reason printed) without pyspark or Java."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        print("  Spark: skipped (pyspark is not installed in the venv: pip install pyspark)")
+        return None
+    if shutil.which("java") is None:
+        print("  Spark: skipped (no java on PATH)")
+        return None
+    spark = (SparkSession.builder.master("local[%d]" % (os.cpu_count() or 1)).appName("colonnade-lakehouse")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def spark_answers(spark, path):
+    """Rows, Q1-Q4 and S1 from Spark SQL over the Parquet file or Hive directory at path."""
+    spark.read.parquet(path).createOrReplaceTempView("quotes")
+    rows = spark.sql("SELECT count(*) FROM quotes").collect()[0][0]
+    out = {}
+    for q in ("Q1", "Q2", "Q3", "Q4"):
+        sql = "SELECT count(*), sum(close) FROM quotes WHERE " + SQL_WHERE[q].format(
+            d0="DATE '%s'" % DATE_FROM, d1="DATE '%s'" % DATE_TO)
+        n, s = spark.sql(sql).collect()[0]
+        out[q] = (int(n), float(s) if s is not None else 0.0)
+    n, s = spark.sql(SCREEN_SQL["S1"].format(table="quotes")).collect()[0]
+    out["S1"] = (int(n), float(s) if s is not None else 0.0)
+    return int(rows), out
 
 
 def read_pyarrow_month(path):

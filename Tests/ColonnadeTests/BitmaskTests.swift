@@ -44,10 +44,11 @@ import ColonnadeTestSupport
         #expect(all.nonzeroBitCount == n)
     }
 
-    @Test("A sparsely written mask (as-of screens) starts clear, on mapped pages past 1 MB and on the allocator below")
+    @Test("A sparsely written mask (as-of screens) starts clear, on mapped pages from 64 KB and on the allocator below")
     func sparselyWrittenMaskStartsClear() {
-        // 10 M bits = 1.25 MB of words: an anonymous mapping; 1,000 bits: the allocator.
-        for count in [10_000_000, 1_000, 65] {
+        // 10 M bits (1.25 MB of words) and 524,288 bits (64 KB): anonymous mappings; 1,000 and
+        // 65 bits: the allocator.
+        for count in [10_000_000, 524_288, 1_000, 65] {
             var mask = Bitmask(sparselyWrittenCount: count)
             #expect(mask.count == count)
             #expect(mask.nonzeroBitCount == 0)

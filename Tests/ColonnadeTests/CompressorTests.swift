@@ -191,6 +191,106 @@ import Testing
         try Self.decodeWithTool(Self.zstdTool ?? "zstd", extensionName: "zst", frames)
     }
 
+    /// Level 1's sequences carry their offset values from the match finder, which tracks the
+    /// decoder's repeat offsets itself (issue 35): inputs whose matches are mostly at the last
+    /// offset, at the one before it right after a match, and at the last offset across a block
+    /// boundary (where a match may reach back to the block's first byte: offset value 1 there,
+    /// after no literals, would name the wrong offset).
+    static func repeatOffsetInputs() -> [(name: String, data: [UInt8])] {
+        var out: [(name: String, data: [UInt8])] = []
+        var state: UInt64 = 35
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        for period in [5, 24, 1000, 40_000] {
+            let unit = (0 ..< period).map { _ in UInt8(truncatingIfNeeded: next()) }
+            for size in [128 * 1024 + 3, 300_000] {
+                out.append(("period-\(period)-\(size)", (0 ..< size).map { unit[$0 % period] }))
+            }
+        }
+        // Chunks copied from one or three chunks back, now and then a noise byte between.
+        for chunk in [16, 64, 333] {
+            var data = (0 ..< 3 * chunk).map { _ in UInt8(truncatingIfNeeded: next()) }
+            while data.count < 400_000 {
+                let from = data.count - (next() % 2 == 0 ? chunk : 3 * chunk)
+                for i in 0 ..< chunk { data.append(data[from + i]) }
+                if next() % 5 == 0 { data.append(UInt8(truncatingIfNeeded: next())) }
+            }
+            out.append(("interleaved-\(chunk)", data))
+        }
+        return out
+    }
+
+    /// Sequences with more extra bits than a register holds with their states, so written in two
+    /// stores: after 128 KiB of a 64-byte unit repeated, five pairs of 5 KiB of noise and 5 KiB of
+    /// the unit at a new phase (12 bits of literal length, 12 of match length, 13 or more of
+    /// offset), the unit to the end of the block, then a block of 40 KiB of noise, 60 KiB of the
+    /// unit (15, 15 and 16 bits: the block's last sequence, which starts the bitstream) and 1,000
+    /// bytes of noise.
+    static func wideSequenceInput() -> [UInt8] {
+        var state: UInt64 = 36
+        func noise(_ n: Int) -> [UInt8] {
+            (0 ..< n).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }
+        }
+        let unit = noise(64)
+        func repeated(_ n: Int, phase: Int) -> [UInt8] { (0 ..< n).map { unit[($0 + phase) % 64] } }
+        var data = repeated(128 * 1024, phase: 0)
+        for pair in 1 ... 5 { data += noise(5 * 1024) + repeated(5 * 1024, phase: 7 * pair) }
+        data += repeated(256 * 1024 - data.count, phase: 0)
+        return data + noise(40 * 1024) + repeated(60 * 1024, phase: 3) + noise(1000)
+    }
+
+    @Test func levelOneRepeatOffsetsAndWideSequencesRoundTripThroughOurDecoder() throws {
+        for (name, data) in Self.repeatOffsetInputs() + [("wide", Self.wideSequenceInput())] {
+            for level in [1, 3] {
+                let frame = data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) }
+                let decoded = try Self.decode(frame, expected: data.count)
+                let same = decoded == data
+                #expect(same, "\(name) at level \(level)")
+                if name.hasPrefix("period") {
+                    // Found as matches (else the test would not exercise the repeat offsets).
+                    #expect(frame.count < data.count / 20 + 40_100, "\(name) at level \(level): \(frame.count) bytes")
+                }
+            }
+        }
+        // The unit is found as matches (66 KiB of the input are noise).
+        let wide = Self.wideSequenceInput()
+        let frame = wide.withUnsafeBytes { ZstdCompressor.compress($0, level: 1) }
+        #expect(frame.count < 70 * 1024, "wide: \(frame.count) bytes")
+    }
+
+    @Test(.enabled(if: zstdTool != nil, "the zstd tool is not installed (apt-get install zstd)"))
+    func levelOneRepeatOffsetsAndWideSequencesRoundTripThroughTheZstdTool() throws {
+        let frames = (Self.repeatOffsetInputs() + [("wide", Self.wideSequenceInput())]).map { name, data in
+            (name: name, frame: data.withUnsafeBytes { ZstdCompressor.compress($0, level: 1) }, data: data)
+        }
+        try Self.decodeWithTool(Self.zstdTool ?? "zstd", extensionName: "zst", frames)
+    }
+
+    /// The match tables a frame takes from a finished one (kept with its block encoder) start
+    /// empty: a position left from the last frame's input would be matched in the next one's.
+    @Test func matchTablesTakenFromAFinishedFrameStartEmpty() {
+        for level in [1, 3, 9] {
+            // A finished frame's tables, full of positions.
+            var hashStorage = [Int32](repeating: 5, count: 1 << 18)
+            var chainStorage = [Int32](repeating: 7, count: 1 << 18)
+            var none: [Int32] = [], noChain: [Int32] = []
+            let fresh = ZstdCompressor.MatchState(level: level, size: 1 << 20, hashStorage: &none, chainStorage: &noChain)
+            let used = ZstdCompressor.MatchState(level: level, size: 1 << 20, hashStorage: &hashStorage, chainStorage: &chainStorage)
+            #expect(used.hash == fresh.hash && used.chain == fresh.chain, "level \(level)")
+            #expect(!used.hash.contains(5) && !used.chain.contains(7), "level \(level)")
+            // Tables of the same size are refilled in place.
+            var sameHash = [Int32](repeating: 5, count: fresh.hash.count)
+            var sameChain = [Int32](repeating: 7, count: fresh.chain.count)
+            let refilled = ZstdCompressor.MatchState(level: level, size: 1 << 20, hashStorage: &sameHash, chainStorage: &sameChain)
+            #expect(refilled.hash == fresh.hash && refilled.chain == fresh.chain, "level \(level), same size")
+        }
+    }
+
     // MARK: LZ4
 
     @Test func lz4BlocksAndFramesRoundTripThroughOurDecoder() throws {

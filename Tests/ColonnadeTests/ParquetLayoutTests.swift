@@ -1,6 +1,7 @@
 @testable import Colonnade
 import ColonnadeTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// What our Parquet files say about themselves, read from the footer field by field with the
@@ -161,5 +162,68 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A compressed file's chunks are compressed on many threads and written in file order as
+    /// they finish (`ParquetWriter.writeChunksInParallel`): the bytes are those of one thread
+    /// writing chunk after chunk, for one row group and many, more threads than groups' chunks
+    /// finish at once, with and without nulls.
+    @Test(arguments: [ParquetWriter.Compression.zstd(level: 1), .lz4Raw], [0.1, 0])
+    func chunksCompressedOnManyThreadsAreTheBytesOfOneThread(compression: ParquetWriter.Compression, nullRate: Double) throws {
+        let table = TestTables.random(rows: 3_001, tickers: 9, seed: 21, nullRate: nullRate, specialRate: 0.05)
+        for (rowGroupRows, threads) in [(300, 2), (375, 2), (1_000, 3), (5_000, 2)] {
+            var writer = ParquetWriter(table: table)
+            writer.rowGroupRows = rowGroupRows
+            writer.pageRows = 128
+            writer.compression = compression
+            writer.columnThreads = 1
+            let serial = MemoryInteropOutput()
+            try writer.write(to: serial)
+            writer.columnThreads = threads
+            let parallel = MemoryInteropOutput()
+            try writer.write(to: parallel)
+            let groups = (table.rowCount + rowGroupRows - 1) / rowGroupRows
+            #expect(try Self.footer(serial.bytes)[4]?.list?.count == groups, "\(groups) row groups")
+            #expect(parallel.bytes == serial.bytes, "\(rowGroupRows) rows a group on \(threads) threads")
+        }
+    }
+
+    /// An output that takes `limit` bytes, then fails every write with ENOSPC.
+    final class FullDiskOutput: InteropOutput {
+        let limit: Int
+        private(set) var position = 0
+        init(limit: Int) { self.limit = limit }
+        func write(_ bytes: UnsafeRawBufferPointer) throws(InteropError) {
+            guard position + bytes.count <= limit else { throw .io(file: "full", operation: "write", errno: ENOSPC) }
+            position += bytes.count
+        }
+    }
+
+    /// Chunks written in order by whichever thread finishes: a write that fails midway is the
+    /// write's error (the chunks after it are neither written nor waited for), wherever the disk
+    /// fills; and progress is told of each row group once, in file order, with its rows.
+    @Test func aFailedWriteOnManyThreadsIsTheErrorAndProgressSeesEachGroupOnce() throws {
+        let table = TestTables.random(rows: 4_000, tickers: 7, seed: 5, nullRate: 0.05, specialRate: 0.05)
+        var writer = ParquetWriter(table: table)
+        writer.rowGroupRows = 250
+        writer.pageRows = 100
+        writer.compression = .zstd(level: 1)
+        writer.columnThreads = 2
+        let whole = MemoryInteropOutput()
+        try writer.write(to: whole)
+        for limit in [0, 4, 1_000, whole.bytes.count / 3, whole.bytes.count - 9] {
+            #expect(throws: InteropError.io(file: "full", operation: "write", errno: ENOSPC)) {
+                try writer.write(to: FullDiskOutput(limit: limit))
+            }
+        }
+        let seen = Mutex<[Int]>([])
+        writer.progress = { rows, bytes in
+            #expect(bytes > 0)
+            seen.withLock { $0.append(rows) }
+        }
+        let again = MemoryInteropOutput()
+        try writer.write(to: again)
+        #expect(again.bytes == whole.bytes)
+        #expect(seen.withLock { $0 } == Array(repeating: 250, count: 16))
     }
 }

@@ -54,6 +54,74 @@ import Testing
         #expect(regions == 0, "one thread stays on the caller's thread")
     }
 
+    @Test(
+        "One ZSTD page of PLAIN values without nulls per chunk (as Polars writes): decoded into the rows, borrowing the previous chunk's last rows once it is done, the same table at 1, 2 and 3 threads"
+    )
+    func onePagePerChunkAtEveryThreadCount() throws {
+        let table = TestTables.random(rows: 4_007, tickers: 7, seed: 17, nullRate: 0, specialRate: 0.05)
+        // 41 row groups of 98 rows (the last one shorter), one page each.
+        let bytes = try Self.file(table, compression: .zstd(level: 3), rowGroupRows: 98, pageRows: 98)
+        #expect(try ParquetLayoutTests.footer(bytes)[4]?.list?.count == 41)
+        #expect(try Self.read(bytes, threads: 1) == table)
+        for threads in [2, 3] {
+            for _ in 0 ..< 5 { #expect(try Self.read(bytes, threads: threads) == table, "\(threads) threads") }
+        }
+    }
+
+    @Test(
+        "Column memory reused from freed columns full of garbage is not zeroed first: every row is written, a null as zeros, at 1 and 2 threads"
+    )
+    func nullsAreZerosInReusedColumnMemory() throws {
+        // 270 011 rows: 4-byte columns (dates, tickers, i32, f32) of about 1.08 MB and 8-byte ones
+        // of 2.16 MB, both reusable mappings (1 MiB or more) of sizes no other test uses.
+        let rows = 270_011
+        let table = TestTables.random(rows: rows, tickers: 9, seed: 29, nullRate: 0.2, specialRate: 0.05)
+        let bytes = try Self.file(table, compression: .none, rowGroupRows: 100_000, pageRows: 30_000)
+        let narrow = ColumnStorage.paddedByteCount(rows * 4), wide = ColumnStorage.paddedByteCount(rows * 8)
+        for threads in [1, 2] {
+            // Freed mappings of exactly the reader's sizes, full of garbage, for it to take.
+            var garbage =
+                (0 ..< 4).compactMap { _ in ColumnStorage(reusableByteCount: rows * 4) }
+                + (0 ..< 3).compactMap { _ in ColumnStorage(reusableByteCount: rows * 8) }
+            for g in garbage { g.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: g.byteCapacity) }
+            garbage = []
+            #expect(ReusedMappings.keptCount(capacity: narrow) >= 4 && ReusedMappings.keptCount(capacity: wide) >= 3)
+            let read = try Self.read(bytes, threads: threads)
+            // The reader took them (its table's columns are views of its storages; the tickers'
+            // are copied out, and their storage is back).
+            #expect(ReusedMappings.keptCount(capacity: narrow) <= 1, "\(threads) threads")
+            #expect(ReusedMappings.keptCount(capacity: wide) == 0, "\(threads) threads")
+            #expect(read == table, "\(threads) threads")
+            var nulls = 0
+            for name in ["i32", "i64", "f32", "f64", "Adj. F64"] {
+                var nonZero = 0
+                switch read.column(named: name) {
+                case .int32(let c)?: nonZero = Self.nonZeroNulls(c, nulls: &nulls)
+                case .int64(let c)?: nonZero = Self.nonZeroNulls(c, nulls: &nulls)
+                case .float32(let c)?: nonZero = Self.nonZeroNulls(c, nulls: &nulls)
+                case .float64(let c)?: nonZero = Self.nonZeroNulls(c, nulls: &nulls)
+                default: Issue.record("no column \(name)")
+                }
+                #expect(nonZero == 0, "\(name), \(threads) threads: nulls that are not zeros")
+            }
+            #expect(nulls > rows / 2, "the table has nulls in every column")
+        }
+    }
+
+    /// The null rows of `column` whose bytes are not all zero; `nulls` counts the null rows.
+    static func nonZeroNulls<T: ColumnElement>(_ column: Column<T>, nulls: inout Int) -> Int {
+        column.withUnsafeBufferPointer { values in
+            let bytes = UnsafeRawBufferPointer(values)
+            var nonZero = 0
+            for row in 0 ..< column.count where column.isNull(row) {
+                nulls += 1
+                let size = MemoryLayout<T>.stride
+                if !bytes[row * size ..< (row + 1) * size].allSatisfy({ $0 == 0 }) { nonZero += 1 }
+            }
+            return nonZero
+        }
+    }
+
     @Test("Every interop fixture (Parquet and Arrow) reads the same at 1 and 3 threads (or fails the same way)")
     func fixturesAtEveryThreadCount() throws {
         let dir = Fixtures.directory.appendingPathComponent("interop")

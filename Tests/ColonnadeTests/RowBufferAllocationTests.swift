@@ -108,4 +108,57 @@ import Testing
         let mask = try #require(Bitmask(allocatingCount: 130, allSet: true))
         #expect(mask == Bitmask(count: 130, allSet: true))
     }
+
+    /// Reusable storage (the columns file readers fill) is zeroed and aligned whether its mapping is
+    /// fresh or one a freed storage left: a mapping freed with garbage in it comes back, to the next
+    /// storage of its size or up to an eighth smaller, zeroed; a much smaller one gets a new
+    /// mapping. (Sizes no other test uses, so the kept mapping is this test's.)
+    @Test func reusableStorageIsZeroedWhenItsMappingIsReused() throws {
+        #expect(ColumnStorage(reusableByteCount: 1 << 50) == nil)
+        #expect(ColumnStorage(reusableByteCount: Int.max) == nil)
+        for byteCount in [0, 1, 65, (1 << 20) - 1] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount))
+            #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 })
+        }
+        let size = (5 << 20) + 4096 * 3 + 64
+        // The first storage is freed at the end of this scope, leaving its mapping to be reused.
+        let address: UnsafeMutableRawPointer
+        do {
+            let first = try #require(ColumnStorage(reusableByteCount: size))
+            address = first.base
+            #expect(first.byteCapacity == ColumnStorage.paddedByteCount(size))
+            first.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first.byteCapacity)
+        }
+        for (byteCount, reused) in [(size, true), (size - size / 10, true), (size / 2, false)] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount))
+            #expect((storage.base == address) == reused, "\(byteCount) bytes")
+            #expect(storage.byteCapacity >= ColumnStorage.paddedByteCount(byteCount))
+            #expect(Int(bitPattern: storage.base) % ColumnStorage.alignment == 0)
+            #expect(UnsafeRawBufferPointer(start: storage.base, count: storage.byteCapacity).allSatisfy { $0 == 0 }, "\(byteCount) bytes")
+            storage.base.initializeMemory(as: UInt8.self, repeating: 0x5A, count: storage.byteCapacity)
+        }
+    }
+
+    /// Reusable storage whose caller writes every byte below its size (`overwritten: true`, the
+    /// Parquet reader's columns) is zeroed from that size on when its mapping is reused: the
+    /// padding, and the rest of a kept mapping up to an eighth larger than asked for. (Sizes no
+    /// other test uses, so the kept mapping is this test's.)
+    @Test func overwrittenReusableStorageZeroesItsPaddingOnly() throws {
+        let size = (7 << 20) + 4096 * 5 + 64
+        var first: ColumnStorage? = ColumnStorage(reusableByteCount: size, overwritten: true)
+        try #require(first != nil)
+        let address = first!.base
+        first!.base.initializeMemory(as: UInt8.self, repeating: 0xA5, count: first!.byteCapacity)
+        first = nil
+        #expect(ReusedMappings.keptCount(capacity: ColumnStorage.paddedByteCount(size)) == 1)
+        // Asked for 40 bytes past a 64-byte boundary, then a tenth less than the mapping holds.
+        for byteCount in [size - 24, size - size / 10] {
+            let storage = try #require(ColumnStorage(reusableByteCount: byteCount, overwritten: true))
+            #expect(storage.base == address, "\(byteCount) bytes: the kept mapping")
+            #expect(storage.byteCapacity == ColumnStorage.paddedByteCount(size))
+            let padding = UnsafeRawBufferPointer(start: storage.base + byteCount, count: storage.byteCapacity - byteCount)
+            #expect(padding.allSatisfy { $0 == 0 }, "\(byteCount) bytes: \(padding.count) bytes of padding")
+            storage.base.initializeMemory(as: UInt8.self, repeating: 0x5A, count: storage.byteCapacity)
+        }
+    }
 }

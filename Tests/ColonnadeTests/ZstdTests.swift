@@ -293,6 +293,78 @@ import Testing
         #expect(detail.contains("repeat mode"))
     }
 
+    /// A raw block of 64 bytes, then a compressed block of `count` sequences with no literals and
+    /// RLE-mode tables (literal length code 0, offset code 1, match length code 0: every sequence
+    /// has no literals, a match of 3 and an offset value of 2 or 3 from its one extra bit), the
+    /// bit of sequence i (from 0) being `bits(i)`; and what it decodes to when every bit is 0 (each
+    /// sequence's offset then the third repeat offset: 8, 4, 1 in turn).
+    static func repeatOffsetFrame(count: Int, bits: (Int) -> Bool) -> (frame: [UInt8], zeros: [UInt8]) {
+        let raw = (0 ..< 64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        // The bitstream is read backwards: written forwards from the last sequence's bit to the
+        // first's, then the marker bit.
+        var stream: [UInt8] = []
+        var used = 0
+        for bit in (0 ..< count).reversed().map(bits) + [true] {
+            if used % 8 == 0 { stream.append(0) }
+            if bit { stream[stream.count - 1] |= 1 << UInt8(used % 8) }
+            used += 1
+        }
+        let block: [UInt8] = [0x00, UInt8(0x80 + (count >> 8)), UInt8(count & 0xFF), 0x54, 0x00, 0x01, 0x00] + stream
+        let frame = Self.frame(
+            contentSize: nil,
+            blocks: [
+                Self.blockHeader(last: false, type: 0, size: raw.count) + raw,
+                Self.blockHeader(last: true, type: 2, size: block.count) + block,
+            ])
+        var zeros = raw
+        for i in 0 ..< count {
+            let offset = [8, 4, 1][i % 3]
+            for _ in 0 ..< 3 { zeros.append(zeros[zeros.count - offset]) }
+        }
+        return (frame, zeros)
+    }
+
+    @Test(
+        "The repeat offsets (RFC 8878 §3.1.2.5) resolve alike in the fast loop and the checked path, a repeat offset of 0 refused by both")
+    func repeatOffsetsAgreeOnBothPathsAndZeroIsRefused() throws {
+        // 300 sequences: a bitstream long enough for the fast loop.
+        let good = Self.repeatOffsetFrame(count: 300) { _ in false }
+        let expected = "bytes \(good.zeros.withUnsafeBytes { XXHash64.hash($0) })"
+        let clean = Self.fastAndChecked(good.frame, size: good.zeros.count)
+        #expect(clean.exact == expected && clean.array == expected && clean.checked == expected)
+        #expect(try Self.decode(good.frame) == good.zeros)
+        // After a multiple of three sequences the repeat offsets are 1, 4, 8 again: an offset
+        // value of 3 with no literals is the first repeat offset less 1, which is 0. Early in the
+        // block (the fast loop's) and last (the checked path's alone).
+        for bad in [3, 9, 297] {
+            let frame = Self.repeatOffsetFrame(count: 300) { $0 == bad }.frame
+            let result = Self.fastAndChecked(frame, size: good.zeros.count)
+            #expect(result.checked.contains("sequence \(bad): a repeat offset of 0"), "\(result.checked)")
+            #expect(result.exact == result.checked && result.array == result.checked, "sequence \(bad)")
+        }
+        // An offset value of 3 after sequences that leave the first repeat offset at 8 or 4 is
+        // that less 1 (7 or 3): not refused.
+        for fine in [1, 2] {
+            let frame = Self.repeatOffsetFrame(count: 300) { $0 == fine }.frame
+            var reference = Array(good.zeros.prefix(64))
+            var reps = (1, 4, 8)
+            for i in 0 ..< 300 {
+                let offset: Int
+                if i == fine {
+                    offset = reps.0 - 1
+                    reps = (offset, reps.0, reps.1)
+                } else {
+                    offset = reps.2
+                    reps = (offset, reps.0, reps.1)
+                }
+                for _ in 0 ..< 3 { reference.append(reference[reference.count - offset]) }
+            }
+            let want = "bytes \(reference.withUnsafeBytes { XXHash64.hash($0) })"
+            let result = Self.fastAndChecked(frame, size: reference.count)
+            #expect(result.exact == want && result.array == want && result.checked == want, "sequence \(fine)")
+        }
+    }
+
     @Test func anEmptyFrameDecodesToNothing() throws {
         #expect(try Self.decode(Self.frame(contentSize: nil, blocks: [Self.blockHeader(last: true, type: 0, size: 0)])) == [])
         #expect(try Self.decode(Self.frame(contentSize: 0, blocks: [Self.blockHeader(last: true, type: 1, size: 0) + [1]])) == [])
@@ -448,6 +520,87 @@ import Testing
             return
         }
         #expect(repeatDetail.contains("repeat mode"))
+    }
+
+    // MARK: The fast sequence loop against the checked path
+
+    /// Seeded data that makes encoders emit every kind of sequence: literal runs of 0 to 40 bytes,
+    /// matches 1 to 15 bytes back (overlapping), 16 to 64 back, and up to 200 KB back (across
+    /// blocks), lengths 3 to 300, runs of one byte, and 8-byte values like a column of doubles.
+    static func sequenceMix(size: Int, seed: UInt64) -> [UInt8] {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var data = [UInt8]()
+        data.reserveCapacity(size + 400)
+        while data.count < size {
+            switch next(6) {
+            case 0:
+                for _ in 0 ..< next(41) { data.append(UInt8(truncatingIfNeeded: next(256))) }
+            case 1, 2:
+                let distance = [1 + next(15), 16 + next(49), 1 + next(200_000)][next(3)]
+                let length = 3 + next(next(8) == 0 ? 298 : 30)
+                if distance > data.count {
+                    data.append(UInt8(truncatingIfNeeded: next(256)))
+                    continue
+                }
+                for _ in 0 ..< length { data.append(data[data.count - distance]) }
+            case 3:
+                data += repeatElement(UInt8(truncatingIfNeeded: next(4)), count: 1 + next(100))
+            default:
+                let price = Double(100 + next(20)) + Double(next(100)) / 100
+                for _ in 0 ..< 1 + next(8) { withUnsafeBytes(of: price.bitPattern.littleEndian) { data += $0 } }
+            }
+        }
+        return Array(data.prefix(size))
+    }
+
+    /// Decoding `frame` with the fast loop (into an exact buffer, no slack; and into an array
+    /// with slack) and with the checked path alone: the bytes, or the error's text.
+    static func fastAndChecked(_ frame: [UInt8], size: Int) -> (exact: String, array: String, checked: String) {
+        func text(_ run: () throws -> [UInt8]) -> String {
+            do { return "bytes \(try run().withUnsafeBytes { XXHash64.hash($0) })" } catch { return "\(error)" }
+        }
+        return frame.withUnsafeBytes { input in
+            (
+                text {
+                    var buffer = [UInt8](repeating: 0xAA, count: size)
+                    let n = try buffer.withUnsafeMutableBytes { try Zstd.decompress(input, into: $0) }
+                    return Array(buffer.prefix(n))
+                },
+                text { try Zstd.decompress(input, maximumOutputSize: size) },
+                text { try Zstd.decompressCheckedOnly(input, maximumOutputSize: size) }
+            )
+        }
+    }
+
+    @Test("The fast sequence loop decodes seeded frames (ours and the zstd tool's) as the checked path does, and damaged ones fail alike")
+    func theFastLoopMatchesTheCheckedPath() throws {
+        var tool: [[String]] = []
+        if Self.zstdTool != nil { tool = [["-1"], ["-19"], ["-3", "--no-content-size"], ["-19", "--zstd=wlog=10"]] }
+        for seed in 1 ... 6 as ClosedRange<UInt64> {
+            let size = [100, 5_000, 131_072, 131_073, 300_000, 700_001][Int(seed) - 1]
+            let data = Self.sequenceMix(size: size, seed: seed)
+            var frames = [1, 3, 9].map { level in data.withUnsafeBytes { ZstdCompressor.compress($0, level: level) } }
+            for arguments in tool { frames.append(try Self.compress(data, arguments)) }
+            let expected = "bytes \(data.withUnsafeBytes { XXHash64.hash($0) })"
+            var state = seed
+            for (f, frame) in frames.enumerated() {
+                let clean = Self.fastAndChecked(frame, size: size)
+                #expect(clean.exact == expected && clean.array == expected && clean.checked == expected, "seed \(seed), frame \(f)")
+                for _ in 0 ..< 12 {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    var damaged = frame
+                    let at = Int((state >> 33) % UInt64(frame.count))
+                    damaged[at] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
+                    let result = Self.fastAndChecked(damaged, size: size)
+                    #expect(result.exact == result.checked, "seed \(seed), frame \(f), byte \(at) changed")
+                    #expect(result.array == result.checked, "seed \(seed), frame \(f), byte \(at) changed")
+                }
+            }
+        }
     }
 
     @Test func xxHash64MatchesKnownValues() {

@@ -6,13 +6,15 @@ import Testing
 
 @Suite struct LimitsAndCancellationTests {
     static let limit = 1 << 20
-    /// 256 MiB: at the server's pace (≤ 128 MB/s) that is ≥ 2 s of sending, far longer than a
-    /// client needs to hang up, so "stopped early" does not depend on scheduling luck.
-    static let oversized = 256 << 20
-    /// 1 GiB for the body without a declared length, which the client can only cut once it has
-    /// read past the limit: ≥ 8 s of sending leaves room for a client starved of CPU on a loaded
-    /// 2-core machine (256 MiB was once sent in full there), and costs nothing when it passes.
-    static let streamedOversized = 1 << 30
+    /// 1 TiB, declared or streamed: at the server's pace (≤ 128 MB/s) that is hours of sending,
+    /// so a body sent in full can only mean a client that never hung up. (A 1 GiB stream was once
+    /// sent in full on a loaded CI machine: the client's transfer kept draining the socket while
+    /// the task that counts and cancels waited for a thread.) Nothing near this is ever sent.
+    static let oversized = 1 << 40
+    static let streamedOversized = 1 << 40
+    /// How long the server may take to see the hang-up: a bound on failure only, never waited
+    /// out when the client behaves, and long enough for a client starved of CPU.
+    static let hangUpTimeout = Duration.seconds(600)
 
     @Test func declaredOversizedBodyIsRefusedUpFront() async throws {
         try await LoopbackHTTPServer.run({ _ in
@@ -25,7 +27,7 @@ import Testing
                 return
             }
             #expect(server.requests.count == 1, "too large is not retried")
-            #expect(await server.waitUntilIdle(), "the client hung up")
+            #expect(await server.waitUntilIdle(timeout: Self.hangUpTimeout), "the client hung up")
             #expect(server.bodyBytesSent(forRequest: 0) < Self.oversized, "the client stopped reading early")
         }
     }
@@ -43,7 +45,7 @@ import Testing
             // Counted at receipt: reading stopped within one delivered piece of the limit.
             #expect(received > Self.limit && received <= Self.limit + TransferProcess.maximumFrame)
             #expect(server.requests.count == 1)
-            #expect(await server.waitUntilIdle(), "the client hung up")
+            #expect(await server.waitUntilIdle(timeout: Self.hangUpTimeout), "the client hung up")
             #expect(server.bodyBytesSent(forRequest: 0) < Self.streamedOversized, "the client stopped reading early")
         }
     }

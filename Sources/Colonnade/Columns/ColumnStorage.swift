@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,12 +27,16 @@ public final class ColumnStorage: @unchecked Sendable {
     public let owner: AnyObject?
     /// Whether owned memory came from `mmap` (freed with `munmap`) rather than the allocator.
     private let isMapped: Bool
+    /// Whether the mapping goes back to `ReusedMappings` when freed (`init?(reusableByteCount:)`).
+    private var isReusable = false
 
     /// Owned buffers at least this large are anonymous mappings: the kernel hands out zeroed
     /// pages, so no `memset` pass writes them a second time before the column's own writes
     /// (a fresh import writes each value once into its final column; see ARCHITECTURE.md,
     /// Decoding).
     static let mappingThreshold = 1 << 20
+    /// Size from which a sparsely written buffer is an anonymous mapping (16 pages).
+    static let sparseMappingThreshold = 64 << 10
 
     /// Allocates zero-filled storage of at least `byteCount` bytes, rounded up to 64.
     ///
@@ -56,6 +61,35 @@ public final class ColumnStorage: @unchecked Sendable {
     public convenience init?(allocatingByteCount byteCount: Int, mapLargeBuffers: Bool = true) {
         guard let storage = ColumnStorage.allocateZeroed(byteCount: byteCount, mapLargeBuffers: mapLargeBuffers) else { return nil }
         self.init(owning: storage.base, byteCount: storage.capacity, isMapped: storage.isMapped)
+    }
+
+    /// Zero-filled storage of at least `byteCount` bytes, like `init?(allocatingByteCount:)`,
+    /// whose mapping (when large) is kept when it is freed and handed to the next such storage of
+    /// about its size, zeroed again by `memset` instead of faulted in afresh (see ARCHITECTURE.md,
+    /// Interop: reused column memory). For the columns a file reader fills, which a program that
+    /// reads files one after the other frees and allocates again at the same sizes; nil when the
+    /// memory cannot be allocated.
+    ///
+    /// `overwritten: true` is the caller's promise to write every byte below `byteCount` before
+    /// anything reads it (a reader that writes every row, a null as zeros, and throws the storage
+    /// away when it fails): a kept mapping is then zeroed only from `byteCount` on (the padding),
+    /// and its first `byteCount` bytes are whatever they were, so no pass writes the rows twice.
+    package convenience init?(reusableByteCount byteCount: Int, overwritten: Bool = false) {
+        guard byteCount >= 0, byteCount <= Int.max - ColumnStorage.alignment * 2 else { return nil }
+        let capacity = ColumnStorage.paddedByteCount(byteCount)
+        if capacity >= ColumnStorage.mappingThreshold {
+            if let reused = ReusedMappings.take(capacity) {
+                let kept = overwritten ? byteCount : 0
+                (reused.base + kept).initializeMemory(as: UInt8.self, repeating: 0, count: reused.capacity - kept)
+                self.init(owning: reused.base, byteCount: reused.capacity, isMapped: true)
+            } else {
+                guard let mapped = ColumnStorage.mapZeroedPages(capacity) else { return nil }
+                self.init(owning: mapped, byteCount: capacity, isMapped: true)
+            }
+            isReusable = true
+        } else {
+            self.init(allocatingByteCount: byteCount)
+        }
     }
 
     private init(owning base: UnsafeMutableRawPointer, byteCount: Int, isMapped: Bool) {
@@ -104,10 +138,14 @@ public final class ColumnStorage: @unchecked Sendable {
     /// memory and reading the rest maps the shared zero page. A fresh page costs far more than its
     /// size suggests on a machine that hands memory back to its host (the first memset of fresh
     /// memory ran at 1.1 GB/s here, see ARCHITECTURE.md, Bitmasks): zeroing a 20 M-row mask took
-    /// about 2.3 ms of a 3 ms `--on latest` query.
+    /// about 2.3 ms of a 3 ms `--on latest` query. Mapped from `sparseMappingThreshold` on, not
+    /// `mappingThreshold`: the allocator hands a 5 M-row mask (625 KB) fresh pages too, and
+    /// zeroing them was a quarter of a 0.45 ms `--on latest` query at that size.
     package convenience init(sparselyWrittenByteCount byteCount: Int) {
         let capacity = ColumnStorage.paddedByteCount(byteCount)
-        if capacity >= ColumnStorage.mappingThreshold, let mapped = ColumnStorage.mapZeroedPages(capacity, hugePages: false) {
+        if capacity >= ColumnStorage.sparseMappingThreshold,
+            let mapped = ColumnStorage.mapZeroedPages(capacity, hugePages: false)
+        {
             self.init(owning: mapped, byteCount: capacity, isMapped: true)
         } else {
             self.init(byteCount: byteCount, mapLargeBuffers: false)
@@ -141,6 +179,7 @@ public final class ColumnStorage: @unchecked Sendable {
 
     deinit {
         if owner != nil { return }
+        if isReusable && ReusedMappings.keep(base, capacity: byteCapacity) { return }
         if isMapped { munmap(base, byteCapacity) } else { free(base) }
     }
 
@@ -157,5 +196,68 @@ public final class ColumnStorage: @unchecked Sendable {
         let fresh = ColumnStorage(byteCount: Swift.max(byteCount, usedBytes))
         fresh.base.copyMemory(from: base, byteCount: usedBytes)
         return fresh
+    }
+}
+
+/// Mappings of freed reusable column storages (`ColumnStorage.init?(reusableByteCount:)`), kept up
+/// to `limit` bytes in all. A fresh anonymous page costs a fault and the kernel's zeroing (on this
+/// project's virtual machines about 1 GB/s, see ARCHITECTURE.md), a kept one only a `memset`: how
+/// an allocator such as Polars' keeps the memory of one file's columns for the next file's.
+///
+/// A kept mapping is given back to the kernel lazily (`MADV_FREE` on Linux): while it is kept,
+/// the kernel may take its pages whenever it needs memory (they then read as zeros, and a write
+/// faults in a fresh page), and as long as it does not, a write reuses them without a fault. So
+/// the memory a program no longer uses is not held from the rest of the machine until it exits.
+enum ReusedMappings {
+    /// A quarter of the machine's memory (1 GiB where it cannot be read).
+    static let limit: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        return pages > 0 && size > 0 ? pages * size / 4 : 1 << 30
+    }()
+
+    /// Addresses (as integers) and sizes of the kept mappings, and their total.
+    private struct Kept {
+        var mappings: [(address: Int, capacity: Int)] = []
+        var bytes = 0
+    }
+
+    private static let kept = Mutex(Kept())
+
+    /// Takes the smallest kept mapping of `capacity` bytes or at most an eighth more, if any (its
+    /// content is whatever its last storage left).
+    static func take(_ capacity: Int) -> (base: UnsafeMutableRawPointer, capacity: Int)? {
+        let found = kept.withLock { kept -> (address: Int, capacity: Int)? in
+            var best: Int?
+            for (i, m) in kept.mappings.enumerated() where m.capacity >= capacity && m.capacity - capacity <= capacity / 8 {
+                if best.map({ m.capacity < kept.mappings[$0].capacity }) ?? true { best = i }
+            }
+            guard let best else { return nil }
+            let m = kept.mappings.remove(at: best)
+            kept.bytes -= m.capacity
+            return m
+        }
+        guard let found, let base = UnsafeMutableRawPointer(bitPattern: found.address) else { return nil }
+        return (base, found.capacity)
+    }
+
+    /// How many kept mappings have exactly `capacity` bytes (for tests: whether a reader took them).
+    static func keptCount(capacity: Int) -> Int {
+        kept.withLock { kept in kept.mappings.count { $0.capacity == capacity } }
+    }
+
+    /// Keeps the mapping `base` of `capacity` bytes when the total stays within `limit`.
+    /// - Returns: whether it was kept (else the caller unmaps it).
+    static func keep(_ base: UnsafeMutableRawPointer, capacity: Int) -> Bool {
+        #if os(Linux)
+        // Before it is shared: no other storage may take it while the kernel is told.
+        _ = madvise(base, capacity, 8 /* MADV_FREE */)
+        #endif
+        let isKept = kept.withLock { kept in
+            guard kept.bytes + capacity <= limit else { return false }
+            kept.mappings.append((Int(bitPattern: base), capacity))
+            kept.bytes += capacity
+            return true
+        }
+        return isKept
     }
 }

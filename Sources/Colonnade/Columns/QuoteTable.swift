@@ -140,6 +140,19 @@ public struct QuoteTable: Sendable {
         return Int32(lo)
     }
 
+    /// The first row of every ticker that has rows, ascending: where per-ticker series restart.
+    /// Read from the index in place (an entry's symbol and metadata are not copied, so a query
+    /// that plans several programs pays no reference counting per ticker for this).
+    /// - Complexity: O(tickers).
+    var nonEmptyTickerStarts: [Int] {
+        tickers.withUnsafeBufferPointer { entries in
+            var starts = [Int]()
+            starts.reserveCapacity(entries.count)
+            for i in entries.indices where entries[i].rowCount > 0 { starts.append(entries[i].firstRow) }
+            return starts
+        }
+    }
+
     /// The most value columns a table may have (SQLite's default limit): decoders and the
     /// snapshot reader refuse more, with an error naming the count. Wide inputs stay linear
     /// anyway; the limit bounds memory and output width.

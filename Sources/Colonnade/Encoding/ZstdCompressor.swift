@@ -15,7 +15,8 @@ import Glibc
 /// 6-byte prefixes, no chains); from level 5 a chained hash table searched deeper as the level
 /// rises, with lazy matching; the last offset is tried first. Sequences and literals go into
 /// buffers allocated once per frame, and the sequences' bitstream is written from a 64-bit
-/// register through a pointer, as the Huffman streams are. Literals are
+/// register through a pointer (stored once a sequence), as the Huffman streams are (once every
+/// four codes). Literals are
 /// Huffman-coded (one or four streams, weights written directly or FSE-compressed) and sequences
 /// FSE-coded, each of the three fields with the predefined table, one symbol (RLE) or a table
 /// fitted to the block, whichever is smallest. A block that does not shrink is stored raw, one of
@@ -93,7 +94,9 @@ public enum ZstdCompressor {
 
     // MARK: Matching
 
-    /// One LZ77 sequence: `literals` bytes, then `length` bytes copied from `offset` back.
+    /// One LZ77 sequence: `literals` bytes, then `length` bytes copied from `offset` back; or,
+    /// from the fast strategy (`SequenceStore.offsetValues`), `offset` is already the offset
+    /// value the decoder reads (1 a repeat offset, else the offset plus 3).
     struct Sequence {
         var literals: UInt32
         var length: UInt32
@@ -454,8 +457,11 @@ public enum ZstdCompressor {
     /// of 4-byte matches), no chains. Positions are searched in pairs, the next pair `step` on:
     /// every position while `step` is 2, which grows by one every 128 bytes without a match. At
     /// each pair the last offset is tried two bytes on first. A match found is extended backward
-    /// over the literals before it; after a match two positions are indexed and the offset before
-    /// the last is tried at once.
+    /// over the literals before it (one literal is left before a match at the last offset); after
+    /// a match two positions are indexed and the offset before the last is tried at once. Its
+    /// last two offsets are the decoder's first two repeat offsets (restored with them when a
+    /// block is stored raw), so it stores offset values (`SequenceStore.offsetValues`): 1 for
+    /// either repeat, else the offset plus 3, as the reference's fast strategy does.
     static func findSequencesFast(
         _ base: UnsafePointer<UInt8>, start: Int, end: Int, state: inout MatchState,
         store: inout SequenceStore
@@ -470,6 +476,8 @@ public enum ZstdCompressor {
         let prime: UInt64 =
             state.minimumMatch == 5 ? 889_523_592_379 : state.minimumMatch == 6 ? 227_718_039_650_203 : 58_295_818_150_454_627
         var rep1 = state.lastOffset, rep2 = state.secondOffset
+        // rep1 and rep2 are the decoder's first two repeat offsets (its third is never used).
+        store.offsetValues = true
         state.hash.withUnsafeMutableBufferPointer { hashTable in
             // Safe: the table holds 1 << hashLog entries and a hash is the top hashLog bits of a
             // 64-bit product.
@@ -496,7 +504,7 @@ public enum ZstdCompressor {
                 // The position of the last table write before the match: indexed again 2 on.
                 var current = ip0
                 var matchStart = 0, matchFrom = 0, length = 0
-                var found = false
+                var found = false, repeated = false
                 repeat {
                     current = ip0
                     put(hash0, ip0)
@@ -512,6 +520,7 @@ public enum ZstdCompressor {
                         }
                         put(hash1, ip1)
                         found = true
+                        repeated = true
                         break
                     }
                     if usable(candidate, ip0) && load32(base + candidate) == load32(base + ip0) {
@@ -555,14 +564,19 @@ public enum ZstdCompressor {
                     }
                 } while ip3 <= limit
                 guard found else { break }
-                // Backward over the literals (a new offset; the last offset went one byte back).
-                while matchStart > anchor && matchFrom > 0 && base[matchStart - 1] == base[matchFrom - 1] {
+                // Backward over the literals, leaving one before a match at the last offset: offset
+                // value 1 names the last offset only after literals (after none, the one before).
+                let lowest = repeated ? anchor + 1 : anchor
+                while matchStart > lowest && matchFrom > 0 && base[matchStart - 1] == base[matchFrom - 1] {
                     matchStart -= 1
                     matchFrom -= 1
                     length += 1
                 }
                 length += matchLength(base + matchStart + length, base + matchFrom + length, limit: end - matchStart - length)
-                store.add(base + anchor, literals: matchStart - anchor, length: length, offset: matchStart - matchFrom)
+                // The offset value: 1 for the last offset (tried two bytes on, so after at least
+                // one literal), else the new offset plus 3.
+                let value = repeated ? 1 : matchStart - matchFrom + 3
+                store.add(base + anchor, literals: matchStart - anchor, length: length, offset: value)
                 ip0 = matchStart + length
                 anchor = ip0
                 guard ip0 <= limit else { continue }
@@ -573,7 +587,8 @@ public enum ZstdCompressor {
                     let n = matchLength(base + ip0 + 4, base + ip0 + 4 - rep2, limit: end - ip0 - 4) + 4
                     (rep1, rep2) = (rep2, rep1)
                     put(hashOf(ip0), ip0)
-                    store.add(base + ip0, literals: 0, length: n, offset: rep1)
+                    // Offset value 1 after no literals: the decoder's second repeat offset.
+                    store.add(base + ip0, literals: 0, length: n, offset: 1)
                     ip0 += n
                     anchor = ip0
                 }
@@ -594,6 +609,9 @@ public enum ZstdCompressor {
         let inputEnd: UnsafePointer<UInt8>
         var count = 0
         var literalCount = 0
+        /// Whether the sequences' offsets are offset values (`Sequence`), as the fast strategy
+        /// stores them.
+        var offsetValues = false
 
         /// Appends `n` literals from `from`.
         @inline(__always)
@@ -669,6 +687,7 @@ public enum ZstdCompressor {
             }
             var store = SequenceStore(sequences: sequences, literals: literals, inputEnd: inputEnd)
             let savedRepeats = state.repeats
+            let savedOffsets = (state.lastOffset, state.secondOffset)
             if count > 16 {
                 ZstdCompressor.findSequences(base, start: start, end: end, state: &state, store: &store)
             } else {
@@ -678,7 +697,7 @@ public enum ZstdCompressor {
             let headerAt = out.count
             ZstdCompressor.appendLE(&out, 0, 3)
             ZstdCompressor.encodeLiterals(UnsafeBufferPointer(start: literals, count: store.literalCount), into: &out)
-            encodeSequences(store.count, repeats: &state.repeats, into: &out)
+            encodeSequences(store.count, offsetValues: store.offsetValues, repeats: &state.repeats, into: &out)
             let size = out.count - headerAt - 3
             // RFC 8878 §3.1.1.2.4: a block's size may not exceed its maximum.
             if size < count && size <= ZstdCompressor.blockSize {
@@ -690,6 +709,7 @@ public enum ZstdCompressor {
                 // Stored raw: the decoder's repeat offsets stay as they were.
                 out.removeSubrange(headerAt...)
                 state.repeats = savedRepeats
+                (state.lastOffset, state.secondOffset) = savedOffsets
                 ZstdCompressor.appendLE(&out, lastBit | UInt64(count) << 3, 3)
                 out.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
             }
@@ -697,8 +717,11 @@ public enum ZstdCompressor {
 
         /// The sequences section (RFC 8878 §3.1.1.3.2) of the first `n` sequences: offsets
         /// turned into offset values against the repeat offsets (which it updates as the decoder
-        /// will), codes, tables, the bitstream.
-        func encodeSequences(_ n: Int, repeats: inout (UInt32, UInt32, UInt32), into out: inout [UInt8]) {
+        /// will), unless they are `given` as offset values (by the fast strategy, which tracks the
+        /// decoder's repeat offsets itself); codes, tables, the bitstream.
+        func encodeSequences(
+            _ n: Int, offsetValues given: Bool, repeats: inout (UInt32, UInt32, UInt32), into out: inout [UInt8]
+        ) {
             if n < 128 {
                 out.append(UInt8(n))
             } else if n < 0x7F00 {
@@ -722,22 +745,26 @@ public enum ZstdCompressor {
                                 for i in 0 ..< n {
                                     let s = sequences[i]
                                     let o = s.offset
-                                    var value: UInt32
-                                    if s.literals > 0 {
-                                        value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
+                                    let value: UInt32
+                                    if given {
+                                        value = o
                                     } else {
-                                        value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
-                                    }
-                                    // The decoder's update (RFC 8878 §3.1.2.5).
-                                    if value > 3 {
-                                        (r0, r1, r2) = (o, r0, r1)
-                                    } else {
-                                        let index = s.literals > 0 ? Int(value) - 1 : Int(value)
-                                        switch index {
-                                        case 0: break
-                                        case 1: (r0, r1) = (r1, r0)
-                                        case 2: (r0, r1, r2) = (r2, r0, r1)
-                                        default: (r0, r1, r2) = (r0 - 1, r0, r1)
+                                        if s.literals > 0 {
+                                            value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
+                                        } else {
+                                            value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
+                                        }
+                                        // The decoder's update (RFC 8878 §3.1.2.5).
+                                        if value > 3 {
+                                            (r0, r1, r2) = (o, r0, r1)
+                                        } else {
+                                            let index = s.literals > 0 ? Int(value) - 1 : Int(value)
+                                            switch index {
+                                            case 0: break
+                                            case 1: (r0, r1) = (r1, r0)
+                                            case 2: (r0, r1, r2) = (r2, r0, r1)
+                                            default: (r0, r1, r2) = (r0 - 1, r0, r1)
+                                            }
                                         }
                                     }
                                     offsetValues[i] = value
@@ -787,7 +814,8 @@ public enum ZstdCompressor {
 
         /// Writes the sequences' bitstream into `bits`, the last sequence first (its codes start
         /// the three states); returns its byte count. The bits as `ZstdBitWriter` lays them out,
-        /// written from a register stored 8 bytes at a time.
+        /// written from a register stored 8 bytes at a time: once a sequence, unless its extra
+        /// bits would overfill the register (then after its states and after its lengths too).
         func writeSequenceBits(_ n: Int, ll: ZstdFSEEncoder.Tables, of: ZstdFSEEncoder.Tables, ml: ZstdFSEEncoder.Tables) -> Int {
             let llCodes = codes, mlCodes = codes + n, ofCodes = codes + 2 * n
             var writer = ZstdRegisterBitWriter(bits)
@@ -796,12 +824,19 @@ public enum ZstdCompressor {
                     ZstdSequenceTable.Field.literalLengthBase.withUnsafeBufferPointer { llBase in
                         ZstdSequenceTable.Field.matchLengthBase.withUnsafeBufferPointer { mlBase in
                             // Safe: the codes index the tables' 36 and 53 entries.
-                            @inline(__always) func extraBits(_ i: Int) {
+                            /// Sequence `i`'s extra bits, the register holding at most 7 bits
+                            /// more than `room` allows (the lengths' are below their code's base
+                            /// plus 1 << bits, so need no mask).
+                            @inline(__always) func extraBits(_ i: Int, room: Int) {
                                 let s = sequences[i]
                                 let lc = Int(llCodes[i]), mc = Int(mlCodes[i]), oc = Int(ofCodes[i])
-                                writer.add(UInt64(s.literals &- llBase[lc]), Int(llBits[lc]))
-                                writer.add(UInt64(s.length &- mlBase[mc]), Int(mlBits[mc]))
-                                writer.flush()
+                                let lb = Int(llBits[lc]), mb = Int(mlBits[mc])
+                                // Lengths at most 16 bits each, an offset value at most 31.
+                                let split = lb &+ mb &+ oc > room
+                                if split { writer.flush() }
+                                writer.add(below: UInt64(s.literals &- llBase[lc]), lb)
+                                writer.add(below: UInt64(s.length &- mlBase[mc]), mb)
+                                if split { writer.flush() }
                                 writer.add(UInt64(offsetValues[i]), oc)
                                 writer.flush()
                             }
@@ -809,15 +844,16 @@ public enum ZstdCompressor {
                             var mlState = ml.initialState(Int(mlCodes[lastIndex]))
                             var ofState = of.initialState(Int(ofCodes[lastIndex]))
                             var llState = ll.initialState(Int(llCodes[lastIndex]))
-                            extraBits(lastIndex)
+                            extraBits(lastIndex, room: 0)
                             var i = lastIndex
                             while i > 0 {
                                 i -= 1
+                                // At most 7 bits pending and 9 + 8 + 9 of states (the logs
+                                // `chooseTable` allows): 33, so 30 bits of extras fit in 63.
                                 ofState = of.encode(Int(ofCodes[i]), state: ofState, into: &writer)
                                 mlState = ml.encode(Int(mlCodes[i]), state: mlState, into: &writer)
                                 llState = ll.encode(Int(llCodes[i]), state: llState, into: &writer)
-                                writer.flush()
-                                extraBits(i)
+                                extraBits(i, room: 30)
                             }
                             writer.add(UInt64(mlState), ml.accuracyLog)
                             writer.add(UInt64(ofState), of.accuracyLog)
@@ -857,10 +893,10 @@ public enum ZstdCompressor {
                     h3.withUnsafeMutableBufferPointer { h3 in
                         var i = 0
                         while i + 4 <= n {
-                            h[Int(literals[i])] += 1
-                            h1[Int(literals[i + 1])] += 1
-                            h2[Int(literals[i + 2])] += 1
-                            h3[Int(literals[i + 3])] += 1
+                            h[Int(literals[i])] &+= 1
+                            h1[Int(literals[i + 1])] &+= 1
+                            h2[Int(literals[i + 2])] &+= 1
+                            h3[Int(literals[i + 3])] &+= 1
                             i += 4
                         }
                         while i < n {
@@ -917,8 +953,8 @@ public enum ZstdCompressor {
     /// One Huffman-coded stream of `literals[range]`: the last byte first, so the decoder, reading
     /// backward, meets the first byte first. The bits as `ZstdBitWriter` lays them out (the first
     /// in the lowest bit, little-endian bytes, a final 1-bit, zero padding to a byte), written
-    /// from a register: after each code (at most 11 bits) its eight bytes are stored and the whole
-    /// bytes among them passed over.
+    /// from a register: after every four codes (at most 44 bits on top of 7 pending) its eight
+    /// bytes are stored and the whole bytes among them passed over.
     static func huffmanStream(_ literals: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ huffman: ZstdHuffmanEncoder) -> [UInt8] {
         // At most 11 bits a byte, the closing bit, and the last 8-byte store's overshoot.
         let capacity = range.count * ZstdHuffmanEncoder.maximumBits / 8 + 16
@@ -929,19 +965,35 @@ public enum ZstdCompressor {
             var accumulator: UInt64 = 0, bits = 0, position = 0
             huffman.codes.withUnsafeBufferPointer { codes in
                 huffman.lengths.withUnsafeBufferPointer { lengths in
-                    var i = range.upperBound
-                    while i > range.lowerBound {
-                        i -= 1
+                    // Safe: a literal indexes the 256-entry tables; a code is below 1 << its
+                    // length (canonical codes), so needs no mask.
+                    @inline(__always) func put(_ i: Int) {
                         let s = Int(literals[i])
-                        let n = Int(lengths[s])
-                        accumulator |= (UInt64(codes[s]) & ((1 &<< UInt64(n)) &- 1)) &<< UInt64(bits)
-                        bits += n
-                        // Safe: position + 8 <= capacity, as each byte passed over holds 8 bits
-                        // of codes of at most 11 bits a literal.
+                        accumulator |= UInt64(codes[s]) &<< UInt64(truncatingIfNeeded: bits)
+                        bits &+= Int(lengths[s])
+                    }
+                    // Safe: position + 8 <= capacity, as each byte passed over holds 8 bits of
+                    // codes of at most 11 bits a literal.
+                    @inline(__always) func flush() {
                         o.storeBytes(of: accumulator.littleEndian, toByteOffset: position, as: UInt64.self)
-                        position += bits &>> 3
-                        accumulator = accumulator &>> UInt64(bits & ~7)
+                        position &+= bits &>> 3
+                        accumulator = accumulator &>> UInt64(truncatingIfNeeded: bits & ~7)
                         bits &= 7
+                    }
+                    let lower = range.lowerBound
+                    var i = range.upperBound
+                    while (i &- lower) & 3 != 0 {
+                        i &-= 1
+                        put(i)
+                    }
+                    flush()
+                    while i > lower {
+                        put(i &- 1)
+                        put(i &- 2)
+                        put(i &- 3)
+                        put(i &- 4)
+                        i &-= 4
+                        flush()
                     }
                 }
             }

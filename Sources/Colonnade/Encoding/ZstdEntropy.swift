@@ -64,6 +64,13 @@ struct ZstdRegisterBitWriter {
         count &+= bits
     }
 
+    /// Adds `value`, which is below `1 << bits` (`bits` ≤ 32), without masking it.
+    @inline(__always)
+    mutating func add(below value: UInt64, _ bits: Int) {
+        accumulator |= value &<< UInt64(truncatingIfNeeded: count)
+        count &+= bits
+    }
+
     /// Stores the register; keeps the bits of a partial byte.
     @inline(__always)
     mutating func flush() {

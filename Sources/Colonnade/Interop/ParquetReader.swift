@@ -148,9 +148,11 @@ struct ParquetDecoder {
         if tickers.isEmpty && defaultTicker == nil { throw .missingColumn(file: file, column: "ticker (or symbol)", available: names) }
         if tickers.count > 1 { throw .unsupportedColumn(file: file, column: tickers[1].name, type: "a second ticker column") }
         // Up to 8 bytes per value for 8 rows per byte of file: a hostile footer can still ask for
-        // more than there is, which is an error naming the file, not a stop.
-        func storage(_ byteCount: Int) throws(InteropError) -> ColumnStorage {
-            guard let storage = ColumnStorage(allocatingByteCount: byteCount) else {
+        // more than there is, which is an error naming the file, not a stop. Not zeroed first
+        // when the memory is reused: the decode writes every row (a null as zeros, in
+        // `decodeValues`), or fails and the columns are thrown away.
+        func storage(_ byteCount: Int, overwritten: Bool = true) throws(InteropError) -> ColumnStorage {
+            guard let storage = ColumnStorage(reusableByteCount: byteCount, overwritten: overwritten) else {
                 throw .io(file: file, operation: "allocate", errno: ENOMEM)
             }
             return storage
@@ -161,7 +163,8 @@ struct ParquetDecoder {
             if case .value = leaf.role { storages.append(try storage(totalRows * leaf.width)) } else { storages.append(nil) }
         }
         self.storages = storages
-        rowTickers = try storage(totalRows * 4)
+        // Without a ticker column nothing writes the tickers (every row is `defaultTicker`'s).
+        rowTickers = try storage(totalRows * 4, overwritten: !tickers.isEmpty)
         validity = leaves.map { _ in nil }
     }
 
@@ -194,8 +197,9 @@ struct ParquetDecoder {
         let pageBuffer: ParquetPageBuffer
         var failure: InteropError?
         /// The first row of a value column whose bytes this decode may borrow for a moment
-        /// (`decodePlainPageInPlace`): the chunk's own rows when other threads decode other chunks
-        /// of the column, any row when one thread decodes them all.
+        /// (`decodePlainPageInPlace`): when other threads decode other chunks of the column, the
+        /// chunk's own rows and those of the chunk before it once that one is done; any row when
+        /// one thread decodes them all.
         var borrowableFrom = Int.max
     }
 
@@ -248,13 +252,30 @@ struct ParquetDecoder {
         }
         let shared = SharedPointer(base: results)
         let firstFailure = ChunkFailure()
+        // The chunk of the same column just before each (its rows end where this one's begin),
+        // and which chunks are done: a chunk may borrow the rows of the one before it
+        // (`decodePlainPageInPlace`) once no other thread writes them.
+        var before = [Int](repeating: -1, count: rest.count)
+        var lastOfLeaf = [Int: Int]()
+        for (n, t) in rest.enumerated() {
+            let task = tasks[t]
+            if let p = lastOfLeaf[task.leaf], tasks[rest[p]].at + tasks[rest[p]].rows == task.at { before[n] = p }
+            lastOfLeaf[task.leaf] = n
+        }
+        let finished = workers == 1 ? [] : (0 ..< rest.count).map { _ in ChunkDone() }
         let decoder = self
         forEachChunk(rest.count, threads: workers) { n, worker in
             // A chunk after one that failed is not needed: the first failure is the error.
             if n > firstFailure.index.load(ordering: .relaxed) { return }
             let task = tasks[rest[n]]
             var state = ChunkState(firstRow: task.at, rows: task.rows, pageBuffer: buffers[worker])
-            state.borrowableFrom = workers == 1 ? 0 : task.at
+            if workers == 1 {
+                state.borrowableFrom = 0
+            } else if before[n] >= 0, finished[before[n]].done.load(ordering: .acquiring) {
+                state.borrowableFrom = tasks[rest[before[n]]].at
+            } else {
+                state.borrowableFrom = task.at
+            }
             do throws(InteropError) {
                 try decoder.decodeChunk(task, state: &state)
             } catch {
@@ -262,6 +283,7 @@ struct ParquetDecoder {
                 firstFailure.index.min(n, ordering: .relaxed)
             }
             shared.base[n] = state
+            if workers > 1 { finished[n].done.store(true, ordering: .releasing) }
         }
         for n in 0 ..< rest.count {
             guard let state = results[n] else { continue }
@@ -826,7 +848,14 @@ struct ParquetDecoder {
             var slots: [Int] = []
             if let defined {
                 slots.reserveCapacity(k)
-                for (i, v) in defined.enumerated() where v != 0 { slots.append(i) }
+                for (i, v) in defined.enumerated() {
+                    if v != 0 {
+                        slots.append(i)
+                    } else {
+                        // A null is zeros: the storage is not zeroed beforehand (`storage(_:)`).
+                        (out + i * width).initializeMemory(as: UInt8.self, repeating: 0, count: width)
+                    }
+                }
             }
             try gather(values, indices: indices, dictionary: dictionary, width: width, count: k, fileOffset: fileOffset, column: leaf.name)
             { i, p in
@@ -969,6 +998,12 @@ struct ParquetDecoder {
 /// The index of the first column chunk that failed (`Int.max` while none has).
 final class ChunkFailure: Sendable {
     let index = Atomic<Int>(Int.max)
+}
+
+/// Set when a chunk's decode has finished, so that the next chunk of its column may borrow its
+/// last rows.
+final class ChunkDone: Sendable {
+    let done = Atomic<Bool>(false)
 }
 
 /// Memory for one decompressed page at a time, grown to the largest page seen (16-byte aligned,

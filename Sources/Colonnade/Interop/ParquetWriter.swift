@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -302,26 +304,37 @@ public struct ParquetWriter {
         try output.reserve(estimatedLength(rows: total, segments: segments.count))
         try output.write(ParquetFormat.magic)
         var groups: [(rows: Int, chunks: [ChunkInfo], offset: Int)] = []
+        var ranges: [Range<Int>] = []
         var row = 0
         while row < total {
             let end = min(total, row + rowGroupRows)
-            let pieces = Self.slice(segments, starts: starts, row ..< end)
-            let offset = output.position - base
-            var chunks: [ChunkInfo] = []
-            if compression == .none || columnThreads <= 1 {
-                chunks.append(try writeTickerChunk(pieces, rows: end - row, to: output, base: base))
+            ranges.append(row ..< end)
+            row = end
+        }
+        if compression != .none && columnThreads > 1 {
+            // Every chunk of the file compressed on `columnThreads` threads, written in order as
+            // they finish: one row group at a time left a thread idle through the last of its
+            // five costly value columns, and through every group's write.
+            let written = try writeChunksInParallel(
+                ranges.map { (pieces: Self.slice(segments, starts: starts, $0), rows: $0.count) }, to: output, base: base)
+            groups = zip(ranges, written).map { ($0.count, $1.chunks, $1.offset) }
+        } else {
+            for range in ranges {
+                let pieces = Self.slice(segments, starts: starts, range)
+                let offset = output.position - base
+                var chunks: [ChunkInfo] = []
+                chunks.append(try writeTickerChunk(pieces, rows: range.count, to: output, base: base))
                 chunks.append(
-                    try writeValueChunk(.int32(table.dates), name: "date", required: true, pieces, rows: end - row, to: output, base: base))
+                    try writeValueChunk(
+                        .int32(table.dates), name: "date", required: true, pieces, rows: range.count, to: output, base: base))
                 for (d, column) in zip(table.schema, table.columns) {
                     chunks.append(
-                        try writeValueChunk(column, name: d.identifier, required: false, pieces, rows: end - row, to: output, base: base))
+                        try writeValueChunk(
+                            column, name: d.identifier, required: false, pieces, rows: range.count, to: output, base: base))
                 }
-            } else {
-                chunks = try writeChunksInParallel(pieces, rows: end - row, to: output, base: base)
+                groups.append((range.count, chunks, offset))
+                progress?(range.count, output.position - base - offset)
             }
-            groups.append((end - row, chunks, offset))
-            progress?(end - row, output.position - base - offset)
-            row = end
         }
         let footer = footerBytes(rowCount: total, groups: groups, tickerNumbers: segments.map(\.ticker))
         try output.write(footer)
@@ -330,50 +343,45 @@ public struct ParquetWriter {
         try output.write(trailer.bytes + ParquetFormat.magic)
     }
 
-    /// The row group's column chunks, each encoded and compressed into memory on a thread of its
-    /// own, then written in order; their offsets are moved to where they land.
-    func writeChunksInParallel(_ pieces: [Segment], rows: Int, to output: InteropOutput, base: Int) throws(InteropError) -> [ChunkInfo] {
+    /// The column chunks of `groups` (row groups in file order), each encoded and compressed into
+    /// memory on one of `columnThreads` threads, taken in file order; a thread that finishes a
+    /// chunk writes every finished chunk that is next in the file (under a lock, so one at a time
+    /// and in order), so writing overlaps compressing and only the chunks finished ahead of a
+    /// slow one wait in memory. Offsets are moved to where the chunks land; `progress` is called
+    /// for each group, on the thread that wrote its last chunk. Returns each group's chunks and
+    /// its offset from `base`.
+    func writeChunksInParallel(
+        _ groups: [(pieces: [Segment], rows: Int)], to output: InteropOutput, base: Int
+    ) throws(InteropError) -> [(chunks: [ChunkInfo], offset: Int)] {
         let columns = 2 + table.columns.count
-        let buffers = (0 ..< columns).map { _ in MemoryInteropOutput() }
-        let results = UnsafeMutablePointer<Result<ChunkInfo, InteropError>?>.allocate(capacity: columns)
-        results.initialize(repeating: nil, count: columns)
-        defer {
-            results.deinitialize(count: columns)
-            results.deallocate()
-        }
-        let shared = SharedPointer(base: results)
-        forEachChunk(columns, threads: columnThreads) { i, _ in
+        let sequencer = ChunkSequencer(tasks: groups.count * columns, columns: columns)
+        forEachChunk(groups.count * columns, threads: columnThreads) { task, _ in
+            let (pieces, rows) = groups[task / columns]
+            let i = task % columns
+            let buffer = MemoryInteropOutput()
             let result: Result<ChunkInfo, InteropError>
             do throws(InteropError) {
+                if sequencer.failed { throw InteropError.io(file: "", operation: "write", errno: ECANCELED) }
                 switch i {
-                case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffers[i], base: 0))
+                case 0: result = .success(try writeTickerChunk(pieces, rows: rows, to: buffer, base: 0))
                 case 1:
                     result = .success(
                         try writeValueChunk(
-                            .int32(table.dates), name: "date", required: true, pieces, rows: rows,
-                            to: buffers[i], base: 0))
+                            .int32(table.dates), name: "date", required: true, pieces, rows: rows, to: buffer, base: 0))
                 default:
                     result = .success(
                         try writeValueChunk(
                             table.columns[i - 2], name: table.schema[i - 2].identifier, required: false,
-                            pieces, rows: rows, to: buffers[i], base: 0))
+                            pieces, rows: rows, to: buffer, base: 0))
                 }
             } catch {
                 result = .failure(error)
             }
-            // Safe: worker i alone writes slot i.
-            shared.base[i] = result
+            sequencer.finished(task, result.map { ($0, buffer) }, output: output, base: base) { g, bytes in
+                progress?(groups[g].rows, bytes)
+            }
         }
-        var chunks: [ChunkInfo] = []
-        for i in 0 ..< columns {
-            guard var chunk = try results[i]?.get() else { continue }
-            let at = output.position - base
-            chunk.dataPageOffset += at
-            chunk.dictionaryPageOffset = chunk.dictionaryPageOffset.map { $0 + at }
-            try output.write(buffers[i].bytes)
-            chunks.append(chunk)
-        }
-        return chunks
+        return try sequencer.result()
     }
 
     /// About the length of a file of `rows` rows in `segments` runs, a little above it when
@@ -673,4 +681,60 @@ struct ParquetStatistics {
     var nullCount: Int
     var min: [UInt8]?
     var max: [UInt8]?
+}
+
+/// Writes the column chunks of `ParquetWriter.writeChunksInParallel` in file order as threads
+/// finish them: a chunk finished out of order waits in `pending` until every chunk before it is
+/// written.
+///
+/// Safe to share between the writing threads: its fields are read and written under `lock` only.
+private final class ChunkSequencer: @unchecked Sendable {
+    typealias Finished = Result<(ParquetWriter.ChunkInfo, MemoryInteropOutput), InteropError>
+    private let lock = Mutex<Void>(())
+    private let columns: Int
+    private var pending: [Finished?]
+    private var next = 0
+    private var failure: InteropError?
+    private var groups: [(chunks: [ParquetWriter.ChunkInfo], offset: Int)] = []
+
+    init(tasks: Int, columns: Int) {
+        self.columns = columns
+        pending = Array(repeating: nil, count: tasks)
+    }
+
+    /// Whether a chunk failed: the chunks not yet begun are skipped.
+    var failed: Bool { lock.withLock { _ in failure != nil } }
+
+    /// Takes chunk `task`'s result and writes every finished chunk next in the file to `output`
+    /// (offsets from `base`); `groupWritten(g, bytes)` after the last chunk of group `g`.
+    func finished(_ task: Int, _ result: Finished, output: InteropOutput, base: Int, groupWritten: (Int, Int) -> Void) {
+        lock.withLock { _ in
+            pending[task] = result
+            while failure == nil, next < pending.count, let done = pending[next] {
+                pending[next] = nil
+                do throws(InteropError) {
+                    var (chunk, buffer) = try done.get()
+                    let at = output.position - base
+                    if next % columns == 0 { groups.append(([], at)) }
+                    chunk.dataPageOffset += at
+                    chunk.dictionaryPageOffset = chunk.dictionaryPageOffset.map { $0 + at }
+                    try output.write(buffer.bytes)
+                    groups[groups.count - 1].chunks.append(chunk)
+                    if next % columns == columns - 1 {
+                        groupWritten(groups.count - 1, output.position - base - groups[groups.count - 1].offset)
+                    }
+                    next += 1
+                } catch {
+                    failure = error
+                }
+            }
+        }
+    }
+
+    /// Every group's chunks and offset, or the first failure; called once every thread has
+    /// returned (`forEachChunk` joins them), so without the lock.
+    func result() throws(InteropError) -> [(chunks: [ParquetWriter.ChunkInfo], offset: Int)] {
+        if let failure { throw failure }
+        return groups
+    }
 }

@@ -213,7 +213,7 @@ final class MaterializedValues: @unchecked Sendable {
         self.kind = kind
         self.argument = argument
         self.table = table
-        tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
+        tickerStarts = table.nonEmptyTickerStarts
     }
 
     /// Values for `range` into `dst`; prepares the whole table first if nobody prepared anything.

@@ -52,8 +52,14 @@ struct ExpressionProgram: @unchecked Sendable {
     /// Per column: its values, when they can be read in place (Float64 with no nulls: NaN already
     /// stands for null), else nil (the values are converted into a buffer).
     private let direct: [UnsafePointer<Double>?]
-    /// First row of every non-empty ticker, ascending.
+    /// First row of every non-empty ticker, ascending: where the program's rows are cut into
+    /// segments that series functions run over one at a time.
     let tickerStarts: [Int]
+    /// Per segment of `tickerStarts`, the row its ticker begins at, which moving sums count their
+    /// restart points from: the segment's own start, except in a program over gathered rows
+    /// (`ExpressionProgram+Gathered.swift`), whose segments are pieces of tickers and whose origin
+    /// lies as far before a piece (perhaps before row 0) as the ticker's first row does in the table.
+    let segmentOrigins: [Int]
     let rowCount: Int
     /// Cross-sectional and `ref` nodes of this program (not those inside their own arguments),
     /// computed by `prepare` before evaluation.
@@ -222,13 +228,34 @@ struct ExpressionProgram: @unchecked Sendable {
             // address never moves; the program only reads it.
             return c.withUnsafeBufferPointer { $0.baseAddress }
         }
-        tickerStarts = table.tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
+        tickerStarts = table.nonEmptyTickerStarts
+        segmentOrigins = tickerStarts
         rowCount = table.rowCount
         materialized = crossTicker.stores
         ExpressionProgram.assignLookbackAbove(root, stores: materialized, programLookback: lookback)
         ExpressionProgram.extendSharedReach(root, programLookback: lookback)
         cache.noteReach(lookback)
     }
+
+    /// `program` over other rows: the rows `tickerStarts` and `segmentOrigins` cut into segments,
+    /// whose column `i`'s values are at `direct[i]` (NaN for null) for every column it reads.
+    init(
+        _ program: ExpressionProgram, readingGathered direct: [UnsafePointer<Double>?], tickerStarts: [Int],
+        segmentOrigins: [Int], rowCount: Int
+    ) {
+        root = program.root
+        depth = program.depth
+        lookback = program.lookback
+        columns = program.columns
+        self.direct = direct
+        self.tickerStarts = tickerStarts
+        self.segmentOrigins = segmentOrigins
+        self.rowCount = rowCount
+        materialized = program.materialized
+    }
+
+    /// The values of column `i` when they can be read in place (Float64 without nulls), else nil.
+    func directValues(ofColumn i: Int) -> UnsafePointer<Double>? { direct[i] }
 
     /// The values of the column the program is, when it is one that can be read in place.
     var directValues: UnsafePointer<Double>? {
@@ -305,6 +332,10 @@ struct ExpressionProgram: @unchecked Sendable {
     /// `values(atRows:scratch:)` for a program already prepared for `rows`.
     func evaluateValues(atRows rows: [Int], scratch: ExpressionScratch) -> [Double] {
         var result = [Double](repeating: .nan, count: rows.count)
+        // Short runs (an as-of screen's row per ticker with its lookback) are gathered and
+        // evaluated together (`ExpressionProgram+Gathered.swift`); long ones in place.
+        let gathered = gatheredColumns
+        var batch = GatheredRuns(capacity: gathered == nil ? 0 : rows.count)
         result.withUnsafeMutableBufferPointer { r in
             var i = 0
             while i < rows.count {
@@ -314,12 +345,22 @@ struct ExpressionProgram: @unchecked Sendable {
                 let gapLimit = max(64, lookback)
                 while j < rows.count && rows[j] - rows[j - 1] <= gapLimit && rows[j] - rows[i] < QueryOptions.chunkRows { j += 1 }
                 let range = rows[i] ..< rows[j - 1] + 1
-                let buffer = scratch.acquire(range.count)
-                evaluate(rows: range, into: buffer, scratch: scratch)
-                for k in i ..< j { r[k] = buffer[rows[k] - range.lowerBound] }
-                scratch.release()
+                let extended = max(0, range.lowerBound - lookback) ..< range.upperBound
+                if let gathered, extended.count <= ExpressionProgram.gatheredRunLimit {
+                    if batch.rowCount + extended.count > QueryOptions.chunkRows {
+                        evaluateGathered(batch, columns: gathered, rows: rows, into: r, scratch: scratch)
+                        batch.removeAll()
+                    }
+                    batch.append(extended, members: i ..< j)
+                } else {
+                    let buffer = scratch.acquire(range.count)
+                    evaluate(rows: range, into: buffer, scratch: scratch)
+                    for k in i ..< j { r[k] = buffer[rows[k] - range.lowerBound] }
+                    scratch.release()
+                }
                 i = j
             }
+            if let gathered, batch.rowCount > 0 { evaluateGathered(batch, columns: gathered, rows: rows, into: r, scratch: scratch) }
         }
         return result
     }
@@ -436,7 +477,8 @@ struct ExpressionProgram: @unchecked Sendable {
         return UnsafePointer(dst)
     }
 
-    /// Calls `body` with each part of `range` that lies in one ticker, with that ticker's first row.
+    /// Calls `body` with each part of `range` that lies in one ticker (one segment), with that
+    /// ticker's first row (the segment's origin).
     func forEachTickerSegment(_ range: Range<Int>, _ body: (Range<Int>, Int) -> Void) {
         // The last ticker starting at or before range.lowerBound.
         var lo = 0, hi = tickerStarts.count
@@ -448,7 +490,7 @@ struct ExpressionProgram: @unchecked Sendable {
         while t < tickerStarts.count && tickerStarts[t] < range.upperBound {
             let end = t + 1 < tickerStarts.count ? tickerStarts[t + 1] : rowCount
             let segment = max(tickerStarts[t], range.lowerBound) ..< min(end, range.upperBound)
-            if !segment.isEmpty { body(segment, tickerStarts[t]) }
+            if !segment.isEmpty { body(segment, segmentOrigins[t]) }
             t += 1
         }
     }
@@ -722,6 +764,27 @@ final class ExpressionScratch {
         fill(entry.pointer)
         prefixes[id] = (rows, entry.pointer, entry.capacity)
         return entry.pointer
+    }
+
+    /// The scratch of a program over gathered rows (`ExpressionProgram+Gathered.swift`): its row
+    /// numbers are not the table's, so the caches kept by row (scaled prefix sums, shared
+    /// windows) are kept apart from this scratch's, and forgotten before each use.
+    private var gathered: ExpressionScratch?
+
+    /// The scratch for a program over newly gathered rows, holding nothing from earlier ones.
+    func scratchForGatheredRows() -> ExpressionScratch {
+        let g = gathered ?? ExpressionScratch()
+        gathered = g
+        g.forgetRows()
+        return g
+    }
+
+    /// Drops every value kept by row number (the rows they were kept for now hold others).
+    private func forgetRows() {
+        for k in scaledPrefixes.indices { scaledPrefixes[k].rows = 0 ..< 0 }
+        for m in memos.values { m.pointer.deallocate() }
+        memos = [:]
+        span = nil
     }
 
     /// A buffer of at least `count` values, valid until the matching `release()`.

@@ -56,14 +56,14 @@ extension QuoteTable {
         }
         // At most one bit a ticker: only the mask's pages that get a bit are given memory.
         var mask = Bitmask(sparselyWrittenCount: rowCount)
-        var count = 0
+        var kept = [Int]()
         mask.withUnsafeMutableWords { w in
             for (row, k) in zip(candidates, keep) where k {
                 w[row >> 6] |= 1 << UInt64(row & 63)
-                count += 1
+                kept.append(row)
             }
         }
-        return Selection(table: self, mask: mask, count: count)
+        return Selection(table: self, mask: mask, rows: kept)
     }
 
     /// Screening as of a day with the predicate written as text.
@@ -95,7 +95,7 @@ extension QuoteTable {
         _ rows: [Int], threads: Int, counters: EvaluationCounters?,
         _ body: (_ row: Int, _ scratch: ExpressionScratch) -> T
     ) -> [T] {
-        let firstRows = tickers.filter { $0.rowCount > 0 }.map(\.firstRow)
+        let firstRows = nonEmptyTickerStarts
         let groupSize = 16
         let groups = (rows.count + groupSize - 1) / groupSize
         let workers = Swift.max(1, Swift.min(threads, groups))

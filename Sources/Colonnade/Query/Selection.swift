@@ -11,6 +11,9 @@ public struct Selection: Sendable {
     public let mask: Bitmask
     /// The number of matching rows.
     public let count: Int
+    /// The matching rows, ascending, when the selection was made from a list of them (an as-of
+    /// screen's, at most one a ticker): aggregates read them instead of passing over the mask.
+    let knownRows: [Int]?
 
     /// A selection of the rows set in `mask`.
     /// - Precondition: the mask covers every row of the table.
@@ -19,6 +22,7 @@ public struct Selection: Sendable {
         self.table = table
         self.mask = mask
         self.count = mask.nonzeroBitCount
+        self.knownRows = nil
     }
 
     /// A selection of the rows set in `mask`, whose number the caller knows (no pass over the
@@ -30,6 +34,18 @@ public struct Selection: Sendable {
         self.table = table
         self.mask = mask
         self.count = count
+        self.knownRows = nil
+    }
+
+    /// A selection of `rows` (ascending, distinct), whose bits `mask` has set and no others.
+    /// - Precondition: the mask covers every row of the table and has exactly `rows` set.
+    init(table: QuoteTable, mask: Bitmask, rows: [Int]) {
+        precondition(mask.count == table.rowCount, "mask does not cover the table")
+        assert(mask.nonzeroBitCount == rows.count && rows.allSatisfy { mask[$0] }, "rows do not match the mask")
+        self.table = table
+        self.mask = mask
+        self.count = rows.count
+        self.knownRows = rows
     }
 
     /// The matching row numbers in table order (ticker by ticker, dates ascending), at most `limit`.

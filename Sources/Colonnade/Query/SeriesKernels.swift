@@ -277,16 +277,80 @@ enum SeriesKernels {
         }
     }
 
-    private protocol ExtremeSide { static var isMin: Bool { get } }
-    private enum MinimumSide: ExtremeSide { static var isMin: Bool { true } }
-    private enum MaximumSide: ExtremeSide { static var isMin: Bool { false } }
+    /// The side of a window's extreme, as the comparisons every loop of `blockExtreme` makes: each
+    /// specialization compares one way, with no test of the side per row. NaN never wins either
+    /// comparison (every comparison with it is false), so a NaN `x` leaves `g`.
+    private protocol ExtremeSide {
+        /// The extreme of nothing: a value that never wins.
+        static var none: Double { get }
+        /// `x` when it is strictly more extreme than `g`, else `g` (of equal values, `g`).
+        static func better(_ x: Double, _ g: Double) -> Double
+        /// `x` when it is at least as extreme as `g`, else `g` (of equal values, `x`).
+        static func betterOrEqual(_ x: Double, _ g: Double) -> Double
+    }
+    private enum MinimumSide: ExtremeSide {
+        static var none: Double { .infinity }
+        @inline(__always) static func better(_ x: Double, _ g: Double) -> Double { x < g ? x : g }
+        @inline(__always) static func betterOrEqual(_ x: Double, _ g: Double) -> Double { x <= g ? x : g }
+    }
+    private enum MaximumSide: ExtremeSide {
+        static var none: Double { -.infinity }
+        @inline(__always) static func better(_ x: Double, _ g: Double) -> Double { x > g ? x : g }
+        @inline(__always) static func betterOrEqual(_ x: Double, _ g: Double) -> Double { x >= g ? x : g }
+    }
+
+    /// The extreme of rows `[b, e)` as the prefix loop of `blockExtreme` finds it (NaN skipped;
+    /// of equal values the later row's; `none` when every row is NaN) and the last NaN row, if
+    /// any: four partial extremes side by side, without that loop's dependency from each row to
+    /// the next (the first block of a segment is the whole of an as-of screen's window, S4L's 252
+    /// rows a ticker). Equal values other than ±0 are the same bits, so only a zero extreme
+    /// depends on the order of equal rows: the plain loop then answers.
+    @inline(__always)
+    private static func firstBlockExtreme<Side: ExtremeSide>(
+        _: Side.Type, _ src: UnsafePointer<Double>, _ b: Int, _ e: Int, none: Double
+    ) -> (extreme: Double, lastNaN: Int?) {
+        // Safe throughout: every index is within [b, e), inside the buffer.
+        var g0 = none, g1 = none, g2 = none, g3 = none
+        var nans = 0
+        var i = b
+        while i + 4 <= e {
+            let x0 = src[i], x1 = src[i + 1], x2 = src[i + 2], x3 = src[i + 3]
+            g0 = Side.better(x0, g0)
+            g1 = Side.better(x1, g1)
+            g2 = Side.better(x2, g2)
+            g3 = Side.better(x3, g3)
+            nans &+= (x0 != x0 ? 1 : 0) &+ (x1 != x1 ? 1 : 0) &+ (x2 != x2 ? 1 : 0) &+ (x3 != x3 ? 1 : 0)
+            i += 4
+        }
+        while i < e {
+            let x = src[i]
+            g0 = Side.better(x, g0)
+            nans &+= x != x ? 1 : 0
+            i += 1
+        }
+        var g = Side.better(g3, Side.better(g2, Side.better(g1, g0)))
+        if g == 0 {
+            // +0 and -0 tie: the later row's wins.
+            g = none
+            for j in b ..< e {
+                let x = src[j]
+                g = Side.betterOrEqual(x, g)
+            }
+        }
+        var lastNaN: Int?
+        if nans > 0 {
+            var j = e - 1
+            while src[j] == src[j] { j -= 1 }
+            lastNaN = j
+        }
+        return (g, lastNaN)
+    }
 
     @inline(__always)
     private static func blockExtreme<Side: ExtremeSide>(
         _: Side.Type, _ n: Int, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>,
         _ s: Int, _ e: Int, suffixes h: UnsafeMutablePointer<Double>
     ) {
-        let isMin = Side.isMin
         // Safe throughout: rows are within [s, e), inside the buffer; `h` indices within 0 ... n.
         let firstFull = s + n - 1  // the first row whose window lies inside the segment
         if firstFull >= e {
@@ -298,8 +362,7 @@ enum SeriesKernels {
             for i in s ..< e { dst[i] = src[i] }
             return
         }
-        // The extreme of nothing: a value that never wins.
-        let none: Double = isMin ? .infinity : -.infinity
+        let none = Side.none
         h[n] = none  // the window ending a block is that block alone: nothing from the previous one
         var lastNaN = s - n - 1  // the latest NaN row seen (none yet: any window starts after it)
         var b = s
@@ -312,22 +375,18 @@ enum SeriesKernels {
             // comparisons with it are false), and `lastNaN` makes the window's result NaN.
             var g = none
             if b == s {
-                for i in b ..< blockEnd {
-                    let x = src[i]
-                    if x != x { lastNaN = i }
-                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
-                    dst[i] = .nan
-                }
-                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? g : .nan }
+                // Only the block's last row has a window in the segment: the block's extreme.
+                for i in b ..< blockEnd { dst[i] = .nan }
+                let (extreme, nanRow) = firstBlockExtreme(Side.self, src, b, blockEnd, none: none)
+                if let nanRow { lastNaN = nanRow }
+                if blockEnd == b + n { dst[blockEnd - 1] = lastNaN < s ? extreme : .nan }
             } else {
                 var k = 1
                 for i in b ..< blockEnd {
                     let x = src[i]
                     if x != x { lastNaN = i }
-                    if isMin { g = x <= g ? x : g } else { g = x >= g ? x : g }
-                    let p = h[k]
-                    let r: Double
-                    if isMin { r = g <= p ? g : p } else { r = g >= p ? g : p }
+                    g = Side.betterOrEqual(x, g)
+                    let r = Side.betterOrEqual(g, h[k])
                     dst[i] = lastNaN <= i - n ? r : .nan
                     k += 1
                 }
@@ -339,7 +398,7 @@ enum SeriesKernels {
                 var j = blockEnd - 1
                 while j >= b {
                     let x = src[j]
-                    if isMin { acc = x < acc ? x : acc } else { acc = x > acc ? x : acc }
+                    acc = Side.better(x, acc)
                     h[j - b] = acc
                     j -= 1
                 }

@@ -5,7 +5,8 @@
 // then decoding with the maximum exactly B's size gives B again, one byte less is `tooLarge`,
 // decoding into a caller's buffer of B's size gives B, and expecting B's size gives B; after an
 // error, a smaller maximum fails too (with E or `tooLarge`, never bytes). An error's offset lies
-// inside the input. Seeds: frames made by the `zstd` tool (Tests/Fuzz/Corpus/Zstd, see
+// inside the input. Every sequence through the checked path alone (no fast loop,
+// `Zstd.decompressCheckedOnly`) gives the same B or E. Seeds: frames made by the `zstd` tool (Tests/Fuzz/Corpus/Zstd, see
 // docs/FUZZING.md), never generated here.
 @testable import Colonnade
 
@@ -26,7 +27,10 @@ func decode(_ input: UnsafeRawBufferPointer, maximum: Int, expected: Int? = nil)
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
-    switch decode(input, maximum: cap) {
+    let first = decode(input, maximum: cap)
+    let checked = Result { () throws(ZstdError) -> [UInt8] in try Zstd.decompressCheckedOnly(input, maximumOutputSize: cap) }
+    precondition(checked == first, "the checked path alone disagrees with the fast loop: \(checked) against \(first)")
+    switch first {
     case .success(let bytes):
         guard case .success(let again) = decode(input, maximum: bytes.count), again == bytes else {
             preconditionFailure("a maximum of exactly \(bytes.count) bytes does not give the same bytes")

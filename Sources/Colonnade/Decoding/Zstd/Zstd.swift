@@ -83,9 +83,21 @@ public enum Zstd {
         return output.count
     }
 
-    private static func decode(_ input: UnsafeRawBufferPointer, into output: inout ZstdOutputBuffer) throws(ZstdError) {
+    /// Decompresses every frame of `input` with every sequence through the checked path (no fast
+    /// loop): the slow reference tests compare the fast loop with.
+    static func decompressCheckedOnly(_ input: UnsafeRawBufferPointer, maximumOutputSize: Int) throws(ZstdError) -> [UInt8] {
+        var output = ZstdOutputBuffer(limit: max(0, maximumOutputSize), initialCapacity: 0)
+        defer { output.release() }
+        try decode(input, into: &output, usesFastLoop: false)
+        return output.array()
+    }
+
+    private static func decode(
+        _ input: UnsafeRawBufferPointer, into output: inout ZstdOutputBuffer, usesFastLoop: Bool = true
+    ) throws(ZstdError) {
         guard let base = input.baseAddress, input.count > 0 else { throw .truncated(offset: 0, needed: 4) }
         var decoder = ZstdDecoder(base: base, count: input.count)
+        decoder.usesFastLoop = usesFastLoop
         defer { decoder.release() }
         var position = 0
         while position < input.count {

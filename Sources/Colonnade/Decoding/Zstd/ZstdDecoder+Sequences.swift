@@ -114,8 +114,33 @@ extension ZstdDecoder {
         // margin: a copy ends at most 15 bytes past its length).
         let literalFastEnd = min(literalEnd, literals.readable - 32)
         let outFastEnd = min(outEnd, writableEnd - 32)
-        for index in 0 ..< count {
-            let sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
+        // Most sequences go through the fast loop, which stops (with the sequence it could not
+        // execute still to do) near the ends of the bitstream, the literals or the output.
+        var first = 0
+        var pending: ZstdSequence?
+        if usesFastLoop {
+            let tables = combinedTables ?? .allocate(capacity: ZstdFastSequences.tableCapacity)
+            combinedTables = tables
+            var fast = ZstdFastSequences(
+                out: out, literal: literal, outFastEnd: outFastEnd, literalFastEnd: literalFastEnd, frameFirst: frameFirst, window: window)
+            pending = fast.run(
+                count: count, decoder: &decoder, tables: tables, literalLengths: literalTable, matchLengths: matchTable,
+                offsets: offsetTable)
+            out = fast.out
+            literal = fast.literal
+            first = pending == nil ? fast.done : fast.done - 1
+        }
+        for index in first ..< count {
+            let sequence: ZstdSequence
+            if let decoded = pending, index == first {
+                // Decoded by the fast loop (states updated, bits reloaded): executed here, checked.
+                guard decoded.offset > 0 else {
+                    throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0")
+                }
+                sequence = decoded
+            } else {
+                sequence = try decoder.next(isLast: index + 1 == count, index: index, streamStart: streamStart)
+            }
             let literalLength = sequence.literalLength, matchLength = sequence.matchLength, offset = sequence.offset
             // Execution (RFC 8878 §3.1.2).
             if literalLength <= literalFastEnd - literal && matchLength <= outFastEnd - out &- literalLength
@@ -170,6 +195,136 @@ extension ZstdDecoder {
     }
 }
 
+/// The fast loop over a block's sequences (RFC 8878 §3.1.1.3.2.1, §3.1.2), as the reference
+/// decoder's `ZSTD_decompressSequences_body`: each sequence decoded from bits held in locals and
+/// executed with whole-vector copies, nothing checked but one comparison per limit, nothing thrown.
+///
+/// Runs while more than one sequence is left (so every sequence updates the states) and the
+/// bitstream has 16 or more bytes before its reading position (so each of a sequence's at most
+/// two reloads moves down by whole bytes without a bounds check: a reload moves at most 8). Stops
+/// at the first sequence whose literals, output or match fail the fast path's checks (a repeat
+/// offset of 0 among them) and hands it back, decoded, for the checked path to execute or refuse.
+struct ZstdFastSequences {
+    var out: UnsafeMutablePointer<UInt8>
+    var literal: UnsafePointer<UInt8>
+    /// Sequences decoded, the one handed back included.
+    var done = 0
+    let outFastEnd: UnsafeMutablePointer<UInt8>
+    let literalFastEnd: UnsafePointer<UInt8>
+    let frameFirst: UnsafeMutablePointer<UInt8>
+    let window: Int
+
+    init(
+        out: UnsafeMutablePointer<UInt8>, literal: UnsafePointer<UInt8>, outFastEnd: UnsafeMutablePointer<UInt8>,
+        literalFastEnd: UnsafePointer<UInt8>, frameFirst: UnsafeMutablePointer<UInt8>, window: Int
+    ) {
+        self.out = out
+        self.literal = literal
+        self.outFastEnd = outFastEnd
+        self.literalFastEnd = literalFastEnd
+        self.frameFirst = frameFirst
+        self.window = window
+    }
+
+    /// Where the match length and offset tables start in the combined table (after the literal
+    /// lengths' at most 512 entries and the match lengths' at most 512), and its size.
+    static let matchLengthStart = 512
+    static let offsetStart = 1024
+    static let tableCapacity = 1280
+
+    /// Decodes and executes sequences from `decoder` (its bits just reloaded) of the block's
+    /// `count`; returns the sequence it decoded but did not execute, if any. `tables` (of
+    /// `tableCapacity` entries) receives the three tables side by side, each next state already
+    /// counted from the combined table's start, so that one pointer reaches all three.
+    @inline(never)
+    mutating func run(
+        count: Int, decoder: inout ZstdSequenceReader, tables: UnsafeMutablePointer<ZstdSequenceTable.Entry>,
+        literalLengths: ZstdSequenceTable, matchLengths: ZstdSequenceTable, offsets: ZstdSequenceTable
+    ) -> ZstdSequence? {
+        let base = decoder.bits.base
+        var position = decoder.bits.position
+        var consumed = decoder.bits.consumed
+        var container = decoder.bits.container
+        let positionLimit = decoder.bits.start &+ 16
+        // Already overflowed (a stream too short for its tables): the checked path reports it.
+        guard consumed <= 7, count > 1, position >= positionLimit else { return nil }
+        @inline(__always) func place(_ table: ZstdSequenceTable, at start: Int) {
+            // Safe: a table has at most 1 << 9 entries (1 << 8 for offsets).
+            for i in 0 ..< 1 << table.accuracyLog {
+                var entry = table.entries[i]
+                entry.nextBase &+= UInt16(start)
+                tables[start + i] = entry
+            }
+        }
+        place(literalLengths, at: 0)
+        place(matchLengths, at: Self.matchLengthStart)
+        place(offsets, at: Self.offsetStart)
+        let llTable = tables, mlTable = tables, ofTable = tables
+        var llState = decoder.literalLengthState, mlState = decoder.matchLengthState &+ Self.matchLengthStart
+        var ofState = decoder.offsetState &+ Self.offsetStart
+        var (rep1, rep2, rep3) = decoder.repeatOffsets
+        var out = self.out, literal = self.literal
+        var left = count
+        var handedBack: ZstdSequence?
+        @inline(__always) func read(_ bits: UInt8) -> Int {
+            let value = ((container &<< UInt64(truncatingIfNeeded: consumed)) &>> 1) &>> (63 &- UInt64(bits))
+            consumed &+= Int(bits)
+            return Int(truncatingIfNeeded: value)
+        }
+        @inline(__always) func reload() {
+            // Safe: position >= start + 8 here and consumed <= 64, so the window stays in the stream.
+            position &-= consumed &>> 3
+            consumed &= 7
+            container = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        }
+        while left > 1 && position >= positionLimit {
+            // Safe: states index their tables (see ZstdSequenceReader.next).
+            let ll = llTable[llState], ml = mlTable[mlState], of = ofTable[ofState]
+            // Lengths' extra bits are read only when there are some (most codes have none): as the
+            // reference decoder does, and the loop then keeps more of its state in registers.
+            let value = Int(of.baseValue) &+ read(of.extraBits)
+            var matchLength = Int(ml.baseValue)
+            if ml.extraBits != 0 { matchLength &+= read(ml.extraBits) }
+            if Int(of.extraBits) &+ Int(ml.extraBits) &+ Int(ll.extraBits) > 31 { reload() }
+            var literalLength = Int(ll.baseValue)
+            if ll.extraBits != 0 { literalLength &+= read(ll.extraBits) }
+            let offset = resolveOffset(value, literalLength: literalLength, &rep1, &rep2, &rep3)
+            llState = Int(ll.nextBase) &+ read(ll.bitCount)
+            mlState = Int(ml.nextBase) &+ read(ml.bitCount)
+            ofState = Int(of.nextBase) &+ read(of.bitCount)
+            reload()
+            left &-= 1
+            // Execution (RFC 8878 §3.1.2): the literals and the output lie before their fast ends
+            // (32 bytes of room past them for whole vectors), the match within the frame and the
+            // window and at least 1 back.
+            let literalsEnd = out + literalLength
+            guard literalLength <= literalFastEnd - literal, matchLength <= outFastEnd - literalsEnd,
+                UInt(bitPattern: offset &- 1) < UInt(bitPattern: min(literalsEnd - frameFirst, window))
+            else {
+                handedBack = ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
+                break
+            }
+            copyLiteralVectors(from: literal, count: literalLength, to: out)
+            literal += literalLength
+            if offset >= 16 {
+                copyFarMatchVectors(to: literalsEnd, offset: offset, count: matchLength)
+            } else {
+                copyNearMatchWords(to: literalsEnd, offset: offset, count: matchLength)
+            }
+            out = literalsEnd + matchLength
+        }
+        done = count &- left
+        self.out = out
+        self.literal = literal
+        decoder.literalLengthState = llState
+        decoder.matchLengthState = mlState &- Self.matchLengthStart
+        decoder.offsetState = ofState &- Self.offsetStart
+        decoder.repeatOffsets = (rep1, rep2, rep3)
+        decoder.bits.resume(at: position, consumed: consumed)
+        return handedBack
+    }
+}
+
 /// One decoded sequence: copy `literalLength` literals, then `matchLength` bytes from `offset` back.
 struct ZstdSequence {
     var literalLength: Int
@@ -221,37 +376,13 @@ struct ZstdSequenceReader {
         let ofBits = Int(ofEntry.extraBits), mlBits = Int(mlEntry.extraBits), llBits = Int(llEntry.extraBits)
         // Wrapping arithmetic: the values are at most 2^32 + 2^31 (a base below 2^32 plus at most
         // 31 bits), far from overflow.
-        var offset = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
+        let value = Int(ofEntry.baseValue) &+ Int(bits.read(ofBits))
         let matchLength = Int(mlEntry.baseValue) &+ Int(bits.read(mlBits))
         if ofBits &+ mlBits &+ llBits > 31 { bits.reload() }
         let literalLength = Int(llEntry.baseValue) &+ Int(bits.read(llBits))
         var (rep1, rep2, rep3) = repeatOffsets
-        if offset > 3 {
-            offset &-= 3
-            rep3 = rep2
-            rep2 = rep1
-            rep1 = offset
-        } else {
-            let choice = literalLength == 0 ? offset &+ 1 : offset
-            if choice == 1 {
-                offset = rep1
-            } else if choice == 2 {
-                offset = rep2
-                rep2 = rep1
-                rep1 = offset
-            } else if choice == 3 {
-                offset = rep3
-                rep3 = rep2
-                rep2 = rep1
-                rep1 = offset
-            } else {
-                offset = rep1 &- 1
-                guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
-                rep3 = rep2
-                rep2 = rep1
-                rep1 = offset
-            }
-        }
+        let offset = resolveOffset(value, literalLength: literalLength, &rep1, &rep2, &rep3)
+        guard offset > 0 else { throw .malformed(offset: streamStart, detail: "sequence \(index): a repeat offset of 0") }
         repeatOffsets = (rep1, rep2, rep3)
         if !isLast {
             literalLengthState = Int(llEntry.nextBase) &+ Int(bits.read(Int(llEntry.bitCount)))
@@ -261,6 +392,41 @@ struct ZstdSequenceReader {
         }
         return ZstdSequence(literalLength: literalLength, matchLength: matchLength, offset: offset)
     }
+}
+
+/// A sequence's offset from its offset value (RFC 8878 §3.1.2.5), the three repeat offsets
+/// `rep1` (newest) to `rep3` updated: values 1-3 choose a repeat offset (one further along after
+/// no literals; the fourth choice is the first less 1), larger values are a new offset (value -
+/// 3). The one place both the fast loop and the checked path resolve offsets.
+/// - Returns: the offset, 0 only for the fourth choice when `rep1` is 1 (which the checked path
+///   refuses and the fast loop hands back to it).
+/// - Precondition: `value >= 1` (an offset code's baseline is at least 1).
+@inline(__always)
+private func resolveOffset(_ value: Int, literalLength: Int, _ rep1: inout Int, _ rep2: inout Int, _ rep3: inout Int) -> Int {
+    var offset = value &- 3
+    if value > 3 {
+        rep3 = rep2
+        rep2 = rep1
+        rep1 = offset
+    } else {
+        let choice = literalLength == 0 ? value &+ 1 : value
+        if choice == 1 {
+            offset = rep1
+        } else {
+            if choice == 2 {
+                offset = rep2
+            } else if choice == 3 {
+                offset = rep3
+                rep3 = rep2
+            } else {
+                offset = rep1 &- 1
+                rep3 = rep2
+            }
+            rep2 = rep1
+            rep1 = offset
+        }
+    }
+    return offset
 }
 
 /// Copies `count` literal bytes as whole 16-byte vectors: one, then more only for a longer run.

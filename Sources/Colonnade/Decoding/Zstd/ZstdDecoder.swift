@@ -17,6 +17,13 @@ struct ZstdDecoder {
     var offsets: ZstdSequenceTable?
     /// Where Huffman and RLE literals are decoded (`maximumBlockSize` plus slack), made on first use.
     var scratch: UnsafeMutablePointer<UInt8>?
+    /// The block's three sequence tables side by side for the fast loop (`ZstdFastSequences`),
+    /// made on first use.
+    var combinedTables: UnsafeMutablePointer<ZstdSequenceTable.Entry>?
+
+    /// Whether sequences go through `ZstdFastSequences` (false: every sequence through the checked
+    /// path, which tests compare it with).
+    var usesFastLoop = true
 
     /// The current frame: the output's count when it started, its window and block limit.
     var frameStart = 0
@@ -31,6 +38,8 @@ struct ZstdDecoder {
     mutating func release() {
         scratch?.deallocate()
         scratch = nil
+        combinedTables?.deallocate()
+        combinedTables = nil
     }
 
     // MARK: Reading the input

@@ -40,23 +40,37 @@ struct ZstdFSETable {
         guard total == size else {
             throw .malformed(offset: offset, detail: "an FSE distribution summing to \(total), not \(size)")
         }
+        // Pointer loops (a table is built for most blocks of a page): positions are masked to the
+        // table, symbols come from `counts`' indices and next states from `next`.
         let step = (size >> 1) + (size >> 3) + 3
         let mask = size - 1
-        var position = 0
-        for (symbol, count) in counts.enumerated() where count > 0 {
-            for _ in 0 ..< Int(count) {
-                entries[position].symbol = UInt8(symbol)
-                repeat { position = (position + step) & mask } while position > high
+        let position = entries.withUnsafeMutableBufferPointer { e in
+            let table = e.baseAddress!
+            var position = 0
+            counts.withUnsafeBufferPointer { c in
+                for symbol in 0 ..< c.count where c[symbol] > 0 {
+                    for _ in 0 ..< Int(c[symbol]) {
+                        table[position].symbol = UInt8(truncatingIfNeeded: symbol)
+                        repeat { position = (position &+ step) & mask } while position > high
+                    }
+                }
             }
+            return position
         }
         guard position == 0 else { throw .malformed(offset: offset, detail: "an FSE distribution that does not fill its table") }
-        for state in 0 ..< size {
-            let symbol = Int(entries[state].symbol)
-            let nextState = next[symbol]
-            next[symbol] += 1
-            let bits = accuracyLog - (Int.bitWidth - 1 - nextState.leadingZeroBitCount)
-            entries[state].bitCount = UInt8(bits)
-            entries[state].baseline = UInt16((nextState << bits) - size)
+        entries.withUnsafeMutableBufferPointer { e in
+            next.withUnsafeMutableBufferPointer { n in
+                // Safe: every entry's symbol has a `next` (a symbol of `counts`), states are below size.
+                let table = e.baseAddress!, next = n.baseAddress!
+                for state in 0 ..< size {
+                    let symbol = Int(table[state].symbol)
+                    let nextState = next[symbol]
+                    next[symbol] = nextState &+ 1
+                    let bits = accuracyLog &- (Int.bitWidth &- 1 &- nextState.leadingZeroBitCount)
+                    table[state].bitCount = UInt8(truncatingIfNeeded: bits)
+                    table[state].baseline = UInt16(truncatingIfNeeded: (nextState &<< bits) &- size)
+                }
+            }
         }
         self.entries = entries
         self.accuracyLog = accuracyLog

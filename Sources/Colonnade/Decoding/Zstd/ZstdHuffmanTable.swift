@@ -104,27 +104,40 @@ struct ZstdHuffmanTable {
             starts[w] = position
             position += rankCounts[w] << (w - 1)
         }
-        var entries = [UInt16](repeating: 0, count: 1 << maximumBits)
-        for (symbol, w) in weights.enumerated() where w > 0 {
-            let width = 1 << (Int(w) - 1)
-            let length = maximumBits + 1 - Int(w)
-            let entry = UInt16(symbol) | UInt16(length) << 8
-            let first = starts[Int(w)]
-            for i in first ..< first + width { entries[i] = entry }
-            starts[Int(w)] = first + width
+        // Every entry is written once: the weights, the implied one included, fill the table
+        // exactly (checked above). Pointer loops: a table is built for most blocks of a page.
+        let size = 1 << maximumBits
+        let entries = [UInt16](unsafeUninitializedCapacity: size) { e, initialized in
+            // Safe: each symbol's run starts where the runs of its weight so far end, and the runs
+            // of all weights tile 0 ..< size.
+            let table = e.baseAddress!
+            for (symbol, w) in weights.enumerated() where w > 0 {
+                let width = 1 << (Int(w) - 1)
+                let length = maximumBits + 1 - Int(w)
+                let first = starts[Int(w)]
+                (table + first).initialize(repeating: UInt16(symbol) | UInt16(length) << 8, count: width)
+                starts[Int(w)] = first + width
+            }
+            initialized = size
         }
         self.entries = entries
         self.maximumBits = maximumBits
-        let mask = (1 << maximumBits) - 1
-        pairs = (0 ..< entries.count).map { i in
-            let e1 = entries[i]
-            let n1 = Int(e1 >> 8)
-            let e2 = entries[(i << n1) & mask]
-            let n2 = Int(e2 >> 8)
-            if n1 + n2 <= maximumBits {
-                return UInt32(e1 & 0xFF) | UInt32(e2 & 0xFF) << 8 | UInt32(n1 + n2) << 16 | 2 << 24
+        let mask = size - 1
+        pairs = entries.withUnsafeBufferPointer { e in
+            [UInt32](unsafeUninitializedCapacity: size) { p, initialized in
+                // Safe: i and (i << n1) & mask are below size.
+                let table = e.baseAddress!, out = p.baseAddress!
+                for i in 0 ..< size {
+                    let e1 = table[i]
+                    let n1 = Int(e1 >> 8)
+                    let e2 = table[(i &<< n1) & mask]
+                    let n2 = Int(e2 >> 8)
+                    let one = UInt32(e1 & 0xFF) | UInt32(n1) << 16 | 1 << 24
+                    let two = UInt32(e1 & 0xFF) | UInt32(e2 & 0xFF) << 8 | UInt32(n1 &+ n2) << 16 | 2 << 24
+                    out[i] = n1 &+ n2 <= maximumBits ? two : one
+                }
+                initialized = size
             }
-            return UInt32(e1 & 0xFF) | UInt32(n1) << 16 | 1 << 24
         }
     }
 }
