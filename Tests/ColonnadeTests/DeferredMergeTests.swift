@@ -60,6 +60,7 @@ import ColonnadeTestSupport
             deferred.upsert(contentsOf: segs, threads: 2, deferringColumns: true)
             // Nothing read yet: every value column is still to be merged.
             #expect(deferred.columns.allSatisfy(Self.isPending), "seed \(seed), \(segments) segments")
+            #expect(deferred.dates.isPending && deferred.hasSummaries, "seed \(seed), \(segments) segments")
             #expect(deferred.rowCount == eager.rowCount)
             Self.expectSame(deferred, eager, "seed \(seed), \(segments) segments")
             #expect(!deferred.columns.contains(where: Self.isPending))
@@ -70,6 +71,64 @@ import ColonnadeTestSupport
                 #expect(e == d, "\(q)")
             }
         }
+    }
+
+    /// The summarized gather (pieces on threads, each summarized while in cache: how a pending
+    /// column and a version's dates are merged) against the plain gather then `computeSummaries`,
+    /// the reference: the same values and summaries bit for bit, over several pieces, runs
+    /// crossing pieces and blocks, NaN, ±0, a block of only NaN, integer extremes; 1 and 2 threads.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func summarizedGatherIsTheGatherThenSummaries(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let sizes = [70_001, 3_000, 40_000]
+        let doubles: [Column<Double>] = sizes.enumerated().map { s, n in
+            Column(
+                (0 ..< n).map { r -> Double in
+                    if s == 1 && (512 ..< 1_536).contains(r) { return .nan }  // whole blocks of NaN
+                    switch rng.below(20) {
+                    case 0: return .nan
+                    case 1: return 0.0
+                    case 2: return -0.0
+                    default: return Double(rng.below(1_000)) / 8 - 60
+                    }
+                })
+        }
+        let ints: [Column<Int32>] = sizes.map { n in
+            Column((0 ..< n).map { _ in rng.chance(10) ? (rng.chance(2) ? .min : .max) : Int32(truncatingIfNeeded: rng.next()) })
+        }
+        var runs: [UpsertPlan.Run] = []
+        var total = 0
+        while total < 150_000 {
+            let s = rng.below(sizes.count), start = rng.below(sizes[s])
+            let count = 1 + rng.below(Swift.min(sizes[s] - start, rng.chance(4) ? 40_000 : 700))
+            runs.append(UpsertPlan.Run(source: s, start: start, count: count))
+            total += count
+        }
+        var expectedDoubles = QuoteTable.gather(runs, total: total) { doubles[$0] }
+        expectedDoubles.shrinkToFit()
+        expectedDoubles.computeSummaries()
+        var expectedInts = QuoteTable.gather(runs, total: total) { ints[$0] }
+        expectedInts.shrinkToFit()
+        expectedInts.computeSummaries()
+        for threads in [1, 2] {
+            let d = try #require(QuoteTable.gatherSummarized(runs, total: total, threads: threads) { doubles[$0] })
+            #expect(d.count == total && d.validity == nil)
+            #expect(d.withUnsafeBufferPointer { $0.map(\.bitPattern) } == expectedDoubles.withUnsafeBufferPointer { $0.map(\.bitPattern) })
+            let (s, e) = (try #require(d.summaries), try #require(expectedDoubles.summaries))
+            #expect(s.minimums.map(\.bitPattern) == e.minimums.map(\.bitPattern), "threads \(threads)")
+            #expect(s.maximums.map(\.bitPattern) == e.maximums.map(\.bitPattern), "threads \(threads)")
+            #expect(s.unknownCounts == e.unknownCounts, "threads \(threads)")
+            let i = try #require(QuoteTable.gatherSummarized(runs, total: total, threads: threads) { ints[$0] })
+            #expect(i == expectedInts, "threads \(threads)")
+            #expect(i.summaries == expectedInts.summaries, "threads \(threads)")
+        }
+        // A source with nulls, a missing source or a type without fast summaries: the plain gather's.
+        var withNull = doubles[0]
+        withNull.appendNull()
+        #expect(QuoteTable.gatherSummarized(runs, total: total, threads: 2) { $0 == 0 ? withNull : doubles[$0] } == nil)
+        #expect(QuoteTable.gatherSummarized(runs, total: total, threads: 2) { $0 == 2 ? nil : doubles[$0] } == nil)
+        let int64s = sizes.map { Column<Int64>([Int64](repeating: 7, count: $0)) }
+        #expect(QuoteTable.gatherSummarized(runs, total: total, threads: 2) { int64s[$0] } == nil)
     }
 
     /// Copies share the one merge; a mutation of one copy (an append, a write through the buffer)
@@ -139,6 +198,7 @@ import ColonnadeTestSupport
             for (d, c) in zip(deferred.schema, deferred.columns) {
                 #expect(Self.isPending(c) == (d.identifier != name), "\(q): \(d.name)")
             }
+            #expect(deferred.dates.isPending, "\(q): the dates")  // no query here reads a day
         }
     }
 }

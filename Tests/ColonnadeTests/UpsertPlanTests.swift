@@ -11,7 +11,7 @@ import ColonnadeTestSupport
     static let names = ["Open", "High", "Low", "Close", "Volume"]
 
     /// A table of random tickers from `symbols`, random days, a random subset of the columns.
-    static func randomPart(_ rng: inout SplitMix64, symbols: Int) -> QuoteTable {
+    static func randomPart(_ rng: inout SplitMix64, symbols: Int, days dayRange: Range<Int> = 0 ..< 80) -> QuoteTable {
         let columns = names.filter { _ in !rng.chance(3) }
         let schema = columns.map { ColumnDescriptor(name: $0, type: .float64) }
         var entries: [TickerEntry] = []
@@ -21,7 +21,7 @@ import ColonnadeTestSupport
         for _ in 0 ..< 1 + rng.below(4) {
             let s = rng.below(symbols)
             guard used.insert(s).inserted else { continue }
-            let days = Set((0 ..< rng.below(40)).map { _ in Int32(rng.below(80)) }).sorted()
+            let days = Set((0 ..< rng.below(40)).map { _ in Int32(dayRange.lowerBound + rng.below(dayRange.count)) }).sorted()
             entries.append(TickerEntry(symbol: "S\(s)", firstRow: dates.count, rowCount: days.count))
             for d in days {
                 dates.append(d)
@@ -72,6 +72,43 @@ import ColonnadeTestSupport
             }
         }
         #expect(results.allSatisfy { $0 == results[0] })
+    }
+
+    /// Parts whose days mostly follow the earlier parts' (appends: each ticker's holders ascend,
+    /// the plan's one-run-per-holder path), sometimes overlap them by a few days (the merge by
+    /// date) or touch them on one day (replaced): against the model, for 1 and 2 threads.
+    @Test(arguments: [UInt64(5), 6, 7, 8, 9, 10])
+    func appendedDaysMatchTheModelWhetherTheyAscendOrOverlap(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let base = Self.randomPart(&rng, symbols: 6, days: 0 ..< 80)
+        var model = Model(), order = [String]()
+        Self.apply(base, to: &model, order: &order)
+        var parts: [QuoteTable] = []
+        var start = 80
+        for _ in 0 ..< 3 + rng.below(10) {
+            let overlap = rng.chance(3) ? 1 + rng.below(3) : 0  // 0: strictly after what came before
+            let part = Self.randomPart(&rng, symbols: 8, days: start - overlap ..< start + 5)
+            parts.append(part)
+            Self.apply(part, to: &model, order: &order)
+            start += 5
+        }
+        for threads in [1, 2] {
+            var t = base
+            t.upsert(contentsOf: parts, threads: threads)
+            #expect(t.tickers.map(\.symbol) == order, "threads \(threads)")
+            for (symbol, days) in model {
+                let entry = try #require(t.ticker(symbol))
+                let sortedDays = days.keys.sorted()
+                #expect(entry.rows.map { t.dates[$0] } == sortedDays, "\(symbol)")
+                for (i, day) in sortedDays.enumerated() {
+                    for name in Self.names {
+                        let expected = days[day]![name] ?? nil
+                        let actual = t.column(named: name).flatMap { $0.doubleValue(at: entry.firstRow + i) }
+                        #expect(actual?.bitPattern == expected?.bitPattern, "\(symbol) \(day) \(name)")
+                    }
+                }
+            }
+        }
     }
 
     @Test func upsertIntoAnEmptyTableTakesTheTableKeepingTheDateColumnNameAndMetadata() throws {

@@ -33,8 +33,8 @@ extension QuoteTable {
         upsert(contentsOf: others, threads: threads, deferringColumns: false)
     }
 
-    /// ``upsert(contentsOf:threads:)``, with `deferringColumns`: the ticker index and the dates
-    /// are merged at once, each value column only when first read (`PendingColumn`: once, on the
+    /// ``upsert(contentsOf:threads:)``, with `deferringColumns`: the ticker index is merged at
+    /// once, the dates and each value column only when first read (`PendingColumn`: once, on the
     /// reading thread, shared by every copy of the table), so a query that reads two of twelve
     /// columns merges two. The table is the same, bit for bit, either way; deferred columns keep
     /// the tables merged alive until they are read. How a store's version with segments is read
@@ -48,10 +48,20 @@ extension QuoteTable {
         }
         let sources = [self] + others  // source 0 is this table
         let plan = UpsertPlan(sources)
-        let newDates = QuoteTable.gather(plan.runs, total: plan.rowCount) { sources[$0].dates }
+        let runs = plan.runs, total = plan.rowCount
+        @Sendable func mergedDates() -> Column<Int32> {
+            if let d = QuoteTable.gatherSummarized(runs, total: total, threads: threads, { sources[$0].dates }) { return d }
+            var d = QuoteTable.gather(runs, total: total) { sources[$0].dates }
+            d.shrinkToFit()
+            d.computeSummaries()
+            return d
+        }
+        // Deferred, the dates too are merged when first read: a range over prices reads none.
+        let newDates = deferringColumns ? Column<Int32>(pendingCount: total, mergedDates) : mergedDates()
         let newColumns =
             deferringColumns
-            ? QuoteTable.pendingColumns(plan, sources) : QuoteTable.gatherColumns(plan, sources, threads: threads)
+            ? QuoteTable.pendingColumns(plan, sources, threads: threads)
+            : QuoteTable.gatherColumns(plan, sources, threads: threads)
         schema = plan.schema
         columns = newColumns
         dates = newDates
@@ -59,7 +69,10 @@ extension QuoteTable {
         numberBySymbol = plan.numberBySymbol
         for other in others { for (k, v) in other.metadata where metadata[k] == nil { metadata[k] = v } }
         shrinkToFit()
-        computeSummaries()
+        // Summaries of the columns gathered without them (the summarized gather and pending
+        // columns bring their own).
+        if !dates.hasSummaries { dates.computeSummaries() }
+        for i in columns.indices where !columns[i].hasSummaries { columns[i].computeSummaries() }
         InternalChecks.check(self, "after upsert")
     }
 
@@ -96,7 +109,7 @@ extension QuoteTable {
 
     /// Every column of the plan's schema as a `PendingColumn`: gathered along its runs, shrunk and
     /// summarized, as `upsert` does eagerly, when first read.
-    private static func pendingColumns(_ plan: UpsertPlan, _ sources: [QuoteTable]) -> [AnyColumn] {
+    private static func pendingColumns(_ plan: UpsertPlan, _ sources: [QuoteTable], threads: Int) -> [AnyColumn] {
         let sourceIndexes = sources.map { source in
             Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -106,6 +119,8 @@ extension QuoteTable {
             func pending<T: ColumnElement>(_: T.Type) -> AnyColumn {
                 AnyColumn(
                     Column<T>(pendingCount: total) {
+                        let typed = columns.map { $0.flatMap(T.unwrap) }
+                        if let c = gatherSummarized(runs, total: total, threads: threads, { typed[$0] }) { return c }
                         var c = T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!
                         c.shrinkToFit()
                         c.computeSummaries()
@@ -121,9 +136,97 @@ extension QuoteTable {
         }
     }
 
+    /// Rows of the summarized gather written (and summarized) at a time: 64 zone-map blocks, whose
+    /// 256 kB of Float64 values stay in the core's L2 cache between the copy and the summaries.
+    static let gatherPieceRows = 64 * zoneMapBlockRows
+
+    /// One column along `runs` with its block summaries, as `gather` followed by `shrinkToFit` and
+    /// `computeSummaries` make it, bit for bit, in one pass: pieces of `gatherPieceRows` rows on up
+    /// to `threads` threads, each copied along its runs and summarized while it is in cache. A
+    /// merged column is fresh memory, and first touch of it is most of a merge's cost
+    /// (MEASUREMENTS.md, *Versions*): two threads clear their own pieces' pages at once.
+    ///
+    /// Nil, for `gather` to do, when a run's source lacks the column, has nulls or holds another
+    /// type, or the type has no fast summaries (Float64 and Int32 do: prices and dates).
+    static func gatherSummarized<T: ColumnElement>(
+        _ runs: [UpsertPlan.Run], total: Int, threads: Int,
+        _ source: (Int) -> Column<T>?
+    ) -> Column<T>? {
+        guard T.self == Double.self || T.self == Int32.self, total > 0 else { return nil }
+        var held: [Int: Column<T>] = [:]  // the sources the runs read, kept alive for their pointers
+        for run in runs where held[run.source] == nil {
+            guard let c = source(run.source), c.validity == nil, !c.isPending else { return nil }
+            held[run.source] = c
+        }
+        let stride = MemoryLayout<T>.stride
+        guard let storage = ColumnStorage(allocatingByteCount: ColumnStorage.paddedByteCount(total * stride)) else { return nil }
+        storage.populateForWriting()
+        // Safe: `held` keeps every source column (and so its storage) alive until we return, and
+        // a column's base address never moves; the sources are only read.
+        let bases = held.mapValues { c in
+            SharedPointer(
+                base: UnsafeMutableRawPointer(mutating: c.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress!) })
+                    .assumingMemoryBound(to: T.self))
+        }
+        var starts = [Int](repeating: 0, count: runs.count + 1)  // each run's first row in the result
+        for (i, run) in runs.enumerated() { starts[i + 1] = starts[i] + run.count }
+        precondition(starts[runs.count] == total, "runs of \(starts[runs.count]) rows, not \(total)")
+        let blockRows = zoneMapBlockRows, blocks = BlockSummaries<T>.blockCount(forRows: total)
+        var minimums = [T](repeating: .nullPlaceholder, count: blocks)
+        var maximums = [T](repeating: .nullPlaceholder, count: blocks)
+        var unknowns = [UInt32](repeating: 0, count: blocks)
+        let out = SharedPointer(base: storage.base.assumingMemoryBound(to: T.self))
+        minimums.withUnsafeMutableBufferPointer { mins in
+            maximums.withUnsafeMutableBufferPointer { maxs in
+                unknowns.withUnsafeMutableBufferPointer { unknownCounts in
+                    let mn = SharedPointer(base: mins.baseAddress!), mx = SharedPointer(base: maxs.baseAddress!)
+                    let un = SharedPointer(base: unknownCounts.baseAddress!)
+                    let pieces = (total + gatherPieceRows - 1) / gatherPieceRows
+                    forEachChunk(pieces, threads: threads) { piece, _ in
+                        // Safe: each piece (rows and blocks) is claimed by one worker; the runs
+                        // cover 0..<total (checked above) and each lies within its source.
+                        let lo = piece * gatherPieceRows, hi = Swift.min(lo + gatherPieceRows, total)
+                        var i = 0, upper = runs.count  // the run holding row lo: starts[i] <= lo < starts[i + 1]
+                        while upper - i > 1 {
+                            let mid = (i + upper) / 2
+                            if starts[mid] <= lo { i = mid } else { upper = mid }
+                        }
+                        var row = lo
+                        while row < hi {
+                            let run = runs[i], offset = row - starts[i]
+                            let n = Swift.min(run.count - offset, hi - row)
+                            (out.base + row).update(from: bases[run.source]!.base + run.start + offset, count: n)
+                            row += n
+                            i += 1
+                        }
+                        for b in lo / blockRows ..< (hi + blockRows - 1) / blockRows {
+                            let first = b * blockRows, n = Swift.min(blockRows, total - first)
+                            (mn.base[b], mx.base[b], un.base[b]) = blockSummary(out.base + first, count: n)
+                        }
+                    }
+                }
+            }
+        }
+        let summaries = BlockSummaries(minimums: minimums, maximums: maximums, unknownCounts: unknowns)
+        return Column(viewing: storage, count: total, validity: nil, summaries: summaries)
+    }
+
+    /// One block's summary through the fast summaries of Float64 and Int32 (`BlockSummaries+Fast`).
+    @inline(__always)
+    private static func blockSummary<T: ColumnElement>(_ p: UnsafeMutablePointer<T>, count: Int) -> (T, T, UInt32) {
+        if T.self == Double.self {
+            // Safe: T is Double, checked above.
+            let s = BlockSummaries<Double>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Double.self), count: count)
+            return (unsafeBitCast(s.0, to: T.self), unsafeBitCast(s.1, to: T.self), s.2)
+        }
+        // Safe: T is Int32 (gatherSummarized takes no other type).
+        let s = BlockSummaries<Int32>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Int32.self), count: count)
+        return (unsafeBitCast(s.0, to: T.self), unsafeBitCast(s.1, to: T.self), 0)
+    }
+
     /// One column along `runs`: each run is one bulk copy from its source, or nulls where the
     /// source lacks the column.
-    private static func gather<T: ColumnElement>(
+    static func gather<T: ColumnElement>(
         _ runs: [UpsertPlan.Run], total: Int,
         _ source: (Int) -> Column<T>?
     ) -> Column<T> {

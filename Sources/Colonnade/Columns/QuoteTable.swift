@@ -195,7 +195,7 @@ public struct QuoteTable: Sendable {
     }
 
     /// Whether every column carries block summaries.
-    public var hasSummaries: Bool { dates.summaries != nil && columns.allSatisfy(\.hasSummaries) }
+    public var hasSummaries: Bool { dates.hasSummaries && columns.allSatisfy(\.hasSummaries) }
 
     /// Frees unused capacity in every column and drops validity bitmaps without nulls.
     public mutating func shrinkToFit() {

@@ -38,7 +38,13 @@ struct UpsertPlan {
             if held.count == 1 {
                 UpsertPlan.emit(&runs, &planned, held[0].source, held[0].rows.lowerBound, held[0].rows.count)
             } else if held.count > 1 {
-                for (source, row) in UpsertPlan.mergeByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
+                if UpsertPlan.ascend(held, sources) {
+                    // Each holder's days all follow the previous one's (an append): its rows are
+                    // one run each, with nothing to merge or replace.
+                    for part in held { UpsertPlan.emit(&runs, &planned, part.source, part.rows.lowerBound, part.rows.count) }
+                } else {
+                    for (source, row) in UpsertPlan.mergeByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
+                }
             }
             tickers[number].firstRow = first
             tickers[number].rowCount = planned - first
@@ -102,6 +108,18 @@ struct UpsertPlan {
         } else {
             runs.append(Run(source: source, start: start, count: count))
         }
+    }
+
+    /// Whether each holder's first day comes after the previous holder's last (dates ascend
+    /// within a holder): then the merge by date is the holders' rows in order.
+    static func ascend(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> Bool {
+        var previousLast: Int32?
+        for part in held where !part.rows.isEmpty {
+            let dates = sources[part.source].dates
+            if let p = previousLast, !(p < dates[part.rows.lowerBound]) { return false }
+            previousLast = dates[part.rows.upperBound - 1]
+        }
+        return true
     }
 
     /// One ticker's rows from several sources, merged by date; for equal dates the later source wins.
