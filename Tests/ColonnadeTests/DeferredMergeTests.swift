@@ -75,8 +75,9 @@ import ColonnadeTestSupport
 
     /// The summarized gather (pieces on threads, each summarized while in cache: how a pending
     /// column and a version's dates are merged) against the plain gather then `computeSummaries`,
-    /// the reference: the same values and summaries bit for bit, over several pieces, runs
-    /// crossing pieces and blocks, NaN, ±0, a block of only NaN, integer extremes; 1 and 2 threads.
+    /// the reference: the same values and summaries bit for bit, over several chunks and pieces,
+    /// runs crossing chunks, pieces and blocks, NaN, ±0, a block of only NaN, integer extremes; 1
+    /// and 2 threads.
     @Test(arguments: [UInt64(1), 2, 3])
     func summarizedGatherIsTheGatherThenSummaries(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
@@ -98,7 +99,7 @@ import ColonnadeTestSupport
         }
         var runs: [UpsertPlan.Run] = []
         var total = 0
-        while total < 150_000 {
+        while total < 4 * 8 * QuoteTable.gatherPieceRows + 12_345 {  // four chunks of pieces and a part
             let s = rng.below(sizes.count), start = rng.below(sizes[s])
             let count = 1 + rng.below(Swift.min(sizes[s] - start, rng.chance(4) ? 40_000 : 700))
             runs.append(UpsertPlan.Run(source: s, start: start, count: count))

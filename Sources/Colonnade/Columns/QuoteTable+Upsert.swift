@@ -141,10 +141,11 @@ extension QuoteTable {
     static let gatherPieceRows = 64 * zoneMapBlockRows
 
     /// One column along `runs` with its block summaries, as `gather` followed by `shrinkToFit` and
-    /// `computeSummaries` make it, bit for bit, in one pass: pieces of `gatherPieceRows` rows on up
-    /// to `threads` threads, each copied along its runs and summarized while it is in cache. A
-    /// merged column is fresh memory, and first touch of it is most of a merge's cost
-    /// (MEASUREMENTS.md, *Versions*): two threads clear their own pieces' pages at once.
+    /// `computeSummaries` make it, bit for bit, in one pass: chunks of eight pieces of
+    /// `gatherPieceRows` rows on up to `threads` threads, each chunk's pages populated at once,
+    /// each piece copied along its runs and summarized while it is in cache. A merged column is
+    /// fresh memory, and clearing its pages is most of a merge's cost (MEASUREMENTS.md,
+    /// *Versions*): two threads clear their own chunks' pages at once.
     ///
     /// Nil, for `gather` to do, when a run's source lacks the column, has nulls or holds another
     /// type, or the type has no fast summaries (Float64 and Int32 do: prices and dates).
@@ -160,11 +161,11 @@ extension QuoteTable {
         }
         let stride = MemoryLayout<T>.stride
         guard let storage = ColumnStorage(allocatingByteCount: ColumnStorage.paddedByteCount(total * stride)) else { return nil }
-        storage.populateForWriting()
         // Safe: `held` keeps every source column (and so its storage) alive until we return, and
         // a column's base address never moves; the sources are only read.
-        let bases = held.mapValues { c in
-            SharedPointer(
+        var bases = [SharedPointer<T>?](repeating: nil, count: (held.keys.max() ?? 0) + 1)
+        for (s, c) in held {
+            bases[s] = SharedPointer(
                 base: UnsafeMutableRawPointer(mutating: c.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress!) })
                     .assumingMemoryBound(to: T.self))
         }
@@ -176,32 +177,38 @@ extension QuoteTable {
         var maximums = [T](repeating: .nullPlaceholder, count: blocks)
         var unknowns = [UInt32](repeating: 0, count: blocks)
         let out = SharedPointer(base: storage.base.assumingMemoryBound(to: T.self))
+        // Each worker takes chunks of 8 pieces (2 MB of Float64, a huge page's worth), populates
+        // their pages at once, then copies and summarizes them a piece at a time.
+        let chunkRows = 8 * gatherPieceRows
         minimums.withUnsafeMutableBufferPointer { mins in
             maximums.withUnsafeMutableBufferPointer { maxs in
                 unknowns.withUnsafeMutableBufferPointer { unknownCounts in
                     let mn = SharedPointer(base: mins.baseAddress!), mx = SharedPointer(base: maxs.baseAddress!)
                     let un = SharedPointer(base: unknownCounts.baseAddress!)
-                    let pieces = (total + gatherPieceRows - 1) / gatherPieceRows
-                    forEachChunk(pieces, threads: threads) { piece, _ in
-                        // Safe: each piece (rows and blocks) is claimed by one worker; the runs
+                    forEachChunk((total + chunkRows - 1) / chunkRows, threads: threads) { chunk, _ in
+                        // Safe: each chunk (rows and blocks) is claimed by one worker; the runs
                         // cover 0..<total (checked above) and each lies within its source.
-                        let lo = piece * gatherPieceRows, hi = Swift.min(lo + gatherPieceRows, total)
-                        var i = 0, upper = runs.count  // the run holding row lo: starts[i] <= lo < starts[i + 1]
+                        let chunkStart = chunk * chunkRows, chunkEnd = Swift.min(chunkStart + chunkRows, total)
+                        storage.populateForWriting(bytes: chunkStart * stride ..< chunkEnd * stride)
+                        var i = 0, upper = runs.count  // the run holding the chunk's first row
                         while upper - i > 1 {
                             let mid = (i + upper) / 2
-                            if starts[mid] <= lo { i = mid } else { upper = mid }
+                            if starts[mid] <= chunkStart { i = mid } else { upper = mid }
                         }
-                        var row = lo
-                        while row < hi {
-                            let run = runs[i], offset = row - starts[i]
-                            let n = Swift.min(run.count - offset, hi - row)
-                            (out.base + row).update(from: bases[run.source]!.base + run.start + offset, count: n)
-                            row += n
-                            i += 1
-                        }
-                        for b in lo / blockRows ..< (hi + blockRows - 1) / blockRows {
-                            let first = b * blockRows, n = Swift.min(blockRows, total - first)
-                            (mn.base[b], mx.base[b], un.base[b]) = blockSummary(out.base + first, count: n)
+                        var row = chunkStart
+                        while row < chunkEnd {
+                            let lo = row, hi = Swift.min(lo + gatherPieceRows, chunkEnd)
+                            while row < hi {
+                                let run = runs[i], offset = row - starts[i]
+                                let n = Swift.min(run.count - offset, hi - row)
+                                (out.base + row).update(from: bases[run.source]!.base + run.start + offset, count: n)
+                                row += n
+                                if n == run.count - offset { i += 1 }
+                            }
+                            for b in lo / blockRows ..< (hi + blockRows - 1) / blockRows {
+                                let first = b * blockRows, n = Swift.min(blockRows, total - first)
+                                (mn.base[b], mx.base[b], un.base[b]) = blockSummary(out.base + first, count: n)
+                            }
                         }
                     }
                 }
