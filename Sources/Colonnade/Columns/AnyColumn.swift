@@ -117,6 +117,16 @@ public enum AnyColumn: Sendable, Equatable {
         }
     }
 
+    /// `Column.resolvePendingValues()`.
+    package func resolvePendingValues() {
+        switch self {
+        case .int32(let c): c.resolvePendingValues()
+        case .int64(let c): c.resolvePendingValues()
+        case .float32(let c): c.resolvePendingValues()
+        case .float64(let c): c.resolvePendingValues()
+        }
+    }
+
     /// Whether block summaries are present.
     public var hasSummaries: Bool {
         switch self {

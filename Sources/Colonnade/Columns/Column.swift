@@ -75,6 +75,11 @@ public struct Column<Element: ColumnElement>: Sendable {
     /// Whether the values are still to be computed (a deferred merge not read yet; for tests).
     package var isPending: Bool { pending.map { !$0.isResolved } ?? false }
 
+    /// Computes pending values now, on this thread (every copy shares them). For a query about
+    /// to read the column from a parallel loop: merged there, the merge would run inside one
+    /// worker while the others wait for it; here it runs on every thread (`gatherSummarized`).
+    package func resolvePendingValues() { _ = pending?.column }
+
     /// A column of `count` rows whose values `make` computes on first use, once for every copy
     /// (`PendingColumn`). `make` must return `count` rows, with summaries when they are wanted.
     init(pendingCount count: Int, _ make: @escaping @Sendable () -> Column<Element>) {

@@ -40,6 +40,7 @@ struct Evaluator {
         }
         let chunks = (rowCount + chunkRows - 1) / chunkRows
         counters?.addRun(chunks: chunks, threads: threads)
+        resolveColumns(of: plan)
         mask.withUnsafeMutableWords { words in
             guard let base = words.baseAddress else { return }
             let shared = SharedPointer(base: base)
@@ -55,6 +56,20 @@ struct Evaluator {
         assert(mask.paddingIsClear, "a kernel set bits past the last row")
         InternalChecks.check(mask, "query result")
         return mask
+    }
+
+    /// Merges the pending columns `plan`'s range leaves read (a store's version with segments)
+    /// before the workers start (`Column.resolvePendingValues`); expressions merge theirs when
+    /// compiled. A loop, not recursion: the tree may be as deep as the parser allows.
+    private func resolveColumns(of plan: PlanNode) {
+        var nodes = [plan]
+        while let node = nodes.popLast() {
+            switch node {
+            case .range(let column, _): columns[column].resolvePendingValues()
+            case .and(let children), .or(let children): nodes += children
+            case .rows, .expression, .all, .none: break
+            }
+        }
     }
 
     /// Evaluates `node` over `rows` (a chunk) into `out`, the chunk's first word.

@@ -88,6 +88,7 @@ struct ExpressionProgram: @unchecked Sendable {
         // caps; a tree built in Swift is checked here. Deep trees compile on a deep stack.
         depth = Swift.max(expression.treeDepth, right?.treeDepth ?? 0) + (right == nil ? 0 : 1)
         let crossTicker = CrossTickerCompilation()
+        var read = Set<Int>()  // the columns the program reads
         func compile(_ e: ValueExpression, depth: Int) throws(QueryError) -> (Node, Int) {
             if depth > QueryParser.maximumTreeDepth { throw QueryParser.nestingError() }
             switch e {
@@ -99,6 +100,7 @@ struct ExpressionProgram: @unchecked Sendable {
                     let candidates = table.schema.map(\.identifier)
                     throw QueryError("unknown column '\(name)'", suggestions: Suggestions.closest(to: name, among: candidates))
                 }
+                read.insert(i)
                 return (.column(i), 0)
             case .number(let v):
                 return (.constant(v), 0)
@@ -219,9 +221,10 @@ struct ExpressionProgram: @unchecked Sendable {
             return (.ordering(a, b), max(la, lb))
         }
         columns = table.columns
-        // A column still to be merged (a store's version with segments: `PendingColumn`) is not
-        // read here, only when the program reads it (`directPointer`): a program over two
-        // columns must not merge all of them.
+        // A column still to be merged (a store's version with segments: `PendingColumn`) is
+        // merged here when the program reads it, before any parallel loop evaluates it; the
+        // others stay pending (a program over two columns must not merge all of them).
+        for i in read { table.columns[i].resolvePendingValues() }
         direct = table.columns.map { column in
             guard case .float64(let c) = column, !c.isPending, c.validity == nil else { return nil }
             // Safe: the storage is a class instance that `columns` keeps alive, and its base

@@ -34,6 +34,11 @@ extension Selection {
         options: QueryOptions = QueryOptions()
     ) throws(QueryError) -> AggregateResult {
         let plan = try AggregationPlan(aggregates, table: table)
+        // Pending columns the aggregates read are merged here, not inside a worker of the loops
+        // below (`Column.resolvePendingValues`); expressions merge theirs when compiled.
+        for argument in plan.arguments {
+            if case .column(let i) = argument.source { table.columns[i].resolvePendingValues() }
+        }
         if plan.programs.contains(where: { !$0.materialized.isEmpty }) {
             // Cross-ticker values for the matching rows only, unless most rows match.
             let scope: RowScope = count * 8 < table.rowCount ? .rows(rows()) : .all
