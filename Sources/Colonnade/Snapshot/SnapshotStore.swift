@@ -118,12 +118,36 @@ public struct SnapshotStore: Sendable {
         _ version: SnapshotVersion, of log: SnapshotLog, directory: String,
         verify: Bool, threads: Int, deferringColumns: Bool = false
     ) throws(SnapshotError) -> QuoteTable {
-        var tables = [QuoteTable]()
-        for index in version.files {
-            tables.append(try loadDataFile(log.files[index], directory: directory, verify: verify, threads: threads))
+        let files = version.files.map { log.files[$0] }
+        var table = try loadDataFile(files[0], directory: directory, verify: verify, threads: threads)
+        guard files.count > 1 else { return table }
+        // The segments are loaded and checked side by side, a thread each when there are enough
+        // of them (30 days of appends are 29 small files); the first failure in file order is
+        // the error, as loading them one after the other would report.
+        let segments = files.count - 1
+        let threadsEach = segments >= threads ? 1 : threads
+        var loaded = [Result<QuoteTable, SnapshotError>?](repeating: nil, count: segments)
+        loaded.withUnsafeMutableBufferPointer { slots in
+            let shared = SharedPointer(base: slots.baseAddress!)
+            forEachChunk(segments, threads: threads) { i, _ in
+                // Safe: each slot is written by the one worker that claimed its index.
+                do throws(SnapshotError) {
+                    shared.base[i] = .success(
+                        try loadDataFile(files[i + 1], directory: directory, verify: verify, threads: threadsEach))
+                } catch {
+                    shared.base[i] = .failure(error)
+                }
+            }
         }
-        var table = tables.removeFirst()
-        if !tables.isEmpty { table.upsert(contentsOf: tables, threads: threads, deferringColumns: deferringColumns) }
+        var tables = [QuoteTable]()
+        tables.reserveCapacity(segments)
+        for result in loaded {
+            switch result! {
+            case .success(let t): tables.append(t)
+            case .failure(let error): throw error
+            }
+        }
+        table.upsert(contentsOf: tables, threads: threads, deferringColumns: deferringColumns)
         return table
     }
 
