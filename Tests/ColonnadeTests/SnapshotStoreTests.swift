@@ -281,6 +281,42 @@ import Glibc
         #expect(QuoteTable.verifySnapshot(at: path).isValid)
     }
 
+    /// Segments are loaded side by side; with two of them damaged the error names the earlier
+    /// one, as loading them in order did, for one and two threads.
+    @Test func theFirstDamagedSegmentInOrderIsTheOneReported() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("d.snapshot")
+        let store = SnapshotStore(at: path)
+        try store.write(TestTables.random(rows: 2_000, tickers: 5, seed: 3), durable: false)
+        for seed in UInt64(71) ... 76 { try store.append(Self.segment(seed: seed), durable: false) }
+        let log = try store.log()
+        let names = log.current.files.map { log.files[$0].name }
+        #expect(names.count == 7)
+        for (first, second) in [(2, 5), (1, 6), (4, 5)] {
+            var originals: [(String, [UInt8])] = []
+            for k in [second, first] {  // the later one damaged first: no order of damage helps
+                let p = dir.file("d.snapshot.data/" + names[k])
+                let bytes = readBytes(p)
+                originals.append((p, bytes))
+                writeBytes(Array(bytes.prefix(bytes.count - 1)), to: p)
+            }
+            for threads in [1, 2] {
+                do {
+                    _ = try store.table(verify: true, threads: threads)
+                    Issue.record("damaged segments \(first) and \(second) loaded")
+                } catch {
+                    #expect("\(error)".contains(names[first]), "\(error)")
+                    #expect(!"\(error)".contains(names[second]), "\(error)")
+                }
+            }
+            for (p, bytes) in originals { writeBytes(bytes, to: p) }
+        }
+        #expect(
+            try store.table()
+                == Self.model(TestTables.random(rows: 2_000, tickers: 5, seed: 3), (UInt64(71) ... 76).map { Self.segment(seed: $0) }))
+    }
+
     /// The promises made about a snapshot file hold for a store: writes go through a symbolic
     /// link, mode is kept on the log and given to new data files, and the lock file is beside the target.
     @Test func symlinkModeAndLockAreKept() throws {

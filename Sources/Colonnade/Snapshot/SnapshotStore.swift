@@ -57,8 +57,8 @@ public struct SnapshotStore: Sendable {
     ///
     /// A version with one data file is returned as that file's mapping (no copy); one with
     /// segments is merged into fresh memory (`upsert(contentsOf:)`: one pass, each ticker's rows
-    /// copied in runs): the ticker index and dates at once, each value column when first read
-    /// (a query reading two of twelve columns merges two), O(rows) per column read.
+    /// copied in runs): the ticker index at once, the dates and each value column when first
+    /// read (a query reading two of twelve columns merges two), O(rows) per column read.
     /// - Parameters:
     ///   - verify: check every data file as `QuoteTable.load(from:verify:)` does.
     /// - Throws: `SnapshotError`: `versionUnavailable` for a version the log does not hold.
