@@ -57,6 +57,21 @@ enum AnyBlockSummaries: Sendable, Equatable {
 ///
 /// Column entries and summaries list the date column first, then the value columns in schema order.
 struct SnapshotFooter: Sendable, Equatable {
+    /// How much of a footer a decode reads.
+    enum Extent: Sendable, Equatable {
+        /// Every section (loads, `info`, verification).
+        case whole
+        /// What a writer building on a file without loading it needs (an append: ARCHITECTURE.md,
+        /// *Versions and appends*): the schema, the symbols, the ticker index and the column
+        /// entries, decoded and checked as `whole` does. Each ticker's metadata is stepped over
+        /// (its counts and lengths checked against the section, not its UTF-8 or keys), and
+        /// `SUMM` and `META` are not read: `summaries` is nil and `metadata` empty. Such a footer
+        /// never becomes a table (`SnapshotReader.makeTable`).
+        case index
+    }
+
+    /// How much of the file's footer this holds.
+    var extent = Extent.whole
     var dateColumnName: String
     var schema: [ColumnDescriptor]
     /// Symbols and metadata from `TDIC`, row ranges from `TIDX`.
@@ -180,7 +195,10 @@ struct SnapshotFooter: Sendable, Equatable {
 
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
-    static func decode(_ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int) throws(SnapshotError) -> SnapshotFooter {
+    /// With `.index`, only what that extent holds is decoded (see ``Extent``).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole
+    ) throws(SnapshotError) -> SnapshotFooter {
         let (sections, unknown) = try sectionBodies(bytes, file: file)
         func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
             guard let body = sections[tag] else {
@@ -191,11 +209,16 @@ struct SnapshotFooter: Sendable, Equatable {
         var schemaReader = try required(SnapshotFormat.Tag.schema)
         let (dateColumnName, schema) = try decodeSchema(&schemaReader)
         var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
-        var tickers = try decodeTickerDictionary(&dictionaryReader)
+        var tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
         var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
         try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
+        guard extent == .whole else {
+            return SnapshotFooter(
+                extent: extent, dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
+                columns: columns, summaries: nil, metadata: [:], unknownSections: unknown)
+        }
         var summaries: [AnyBlockSummaries?]?
         if let body = sections[SnapshotFormat.Tag.summaries] {
             var r = SnapshotByteReader(body, file: file, section: "SUMM")
@@ -285,17 +308,21 @@ struct SnapshotFooter: Sendable, Equatable {
         return (dateColumnName, schema)
     }
 
-    /// `TDIC`: distinct symbols and their metadata, rows not yet known.
-    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader) throws(SnapshotError) -> [TickerEntry] {
+    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not yet known.
+    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader, metadata: Bool) throws(SnapshotError) -> [TickerEntry] {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
-        var symbols = Set<String>()
+        var symbols = Set<String>(minimumCapacity: tickerCount)
         for i in 0 ..< tickerCount {
             let symbol = try r.readString("symbol of ticker \(i)")
             guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
-            let metadata = try readDictionary(&r, "metadata of ticker \(symbol)")
-            tickers.append(TickerEntry(symbol: symbol, metadata: metadata))
+            if metadata {
+                tickers.append(TickerEntry(symbol: symbol, metadata: try readDictionary(&r, "metadata of ticker \(symbol)")))
+            } else {
+                try skipDictionary(&r, "metadata of ticker \(symbol)")
+                tickers.append(TickerEntry(symbol: symbol))
+            }
         }
         try r.expectEnd()
         return tickers
@@ -393,6 +420,12 @@ struct SnapshotFooter: Sendable, Equatable {
             guard out.updateValue(value, forKey: key) == nil else { throw r.fail("\(what) has key \(key) twice") }
         }
         return out
+    }
+
+    /// Steps over a dictionary, checking only that its count and every string length fit the section.
+    private static func skipDictionary(_ r: inout SnapshotByteReader, _ what: @autoclosure () -> String) throws(SnapshotError) {
+        let n = try r.readCount32("\(what()) count", minimumItemBytes: 8)
+        for _ in 0 ..< 2 * n { try r.skipString("\(what()) entry") }
     }
 
     private static func readSummaries<T: ColumnElement>(

@@ -80,8 +80,9 @@ struct SnapshotReader {
     let footer: SnapshotFooter
 
     /// Opens, maps and validates everything but the payloads' placement and contents: the file
-    /// (a non-empty regular file), the header page, the trailer, then the footer's sections.
-    init(path: String) throws(SnapshotError) {
+    /// (a non-empty regular file), the header page, the trailer, then the footer's sections
+    /// (all of them, or with `.index` only those `SnapshotFooter.Extent.index` names).
+    init(path: String, extent: SnapshotFooter.Extent = .whole) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
@@ -91,7 +92,7 @@ struct SnapshotReader {
         (majorVersion, minorVersion) = try Self.validateHeader(bytes, path: path)
         (footerOffset, footerLength) = try Self.locateFooter(bytes, path: path)
         let footerBytes = UnsafeRawBufferPointer(rebasing: bytes[footerOffset ..< footerOffset + footerLength])
-        footer = try SnapshotFooter.decode(footerBytes, file: path, rowLimit: bytes.count)
+        footer = try SnapshotFooter.decode(footerBytes, file: path, rowLimit: bytes.count, extent: extent)
     }
 
     /// Maps the file at `path`, refusing what is not a non-empty regular file.
@@ -413,8 +414,9 @@ struct SnapshotReader {
 
     /// Builds the table of views. Checks validity padding bits (cheap) and, with `checkDates`,
     /// that dates ascend strictly within each ticker.
-    /// - Precondition: `layoutProblems()` is empty.
+    /// - Precondition: `layoutProblems()` is empty, and the whole footer was read.
     func makeTable(checkDates: Bool, checkValidityPadding: Bool = true) throws(SnapshotError) -> QuoteTable {
+        precondition(footer.extent == .whole, "a table needs the whole footer (summaries, metadata)")
         var columns = [AnyColumn]()
         for (i, entry) in footer.columns.enumerated() {
             let summaries = footer.summaries?[i]
@@ -437,6 +439,39 @@ struct SnapshotReader {
         }
     }
 
+    /// The checks `load(verify: false)` makes, without building a table, for a reader of the
+    /// footer's index (`SnapshotFooter.Extent.index`): payload placement and the ticker index
+    /// tiling the rows (`layoutProblems()`), validity padding bits, no null date, and each
+    /// ticker's first and last dates storable.
+    /// - Returns: the date column (a view into the mapping).
+    func checkedDateColumn() throws(SnapshotError) -> Column<Int32> {
+        do throws(SnapshotError) {
+            if let problem = layoutProblems().first { throw problem }
+            for (i, entry) in footer.columns.enumerated() {
+                if let problem = validityPaddingProblem(entry, name: footer.columnName(i)) { throw problem }
+            }
+            let dates = try dateColumn()
+            if let problem = nullDateProblem(dates) { throw problem.error }
+            if let problem = dateRangeProblems(dates, everyRow: false, limit: 1).first { throw problem.error }
+            if mapping.lostPages { throw shrank }
+            return dates
+        } catch {
+            // As in `load`: what went wrong came from the zeros a file cut meanwhile reads as.
+            if mapping.lostPages { throw shrank }
+            throw error
+        }
+    }
+
+    /// Bits set past the row count in the last word of `entry`'s validity bitmap, if it has one.
+    /// - Precondition: `layoutProblems()` is empty.
+    private func validityPaddingProblem(_ entry: SnapshotColumnEntry, name: String) -> SnapshotError? {
+        let rows = footer.rowCount
+        guard let v = entry.validity, rows & 63 != 0 else { return nil }
+        let last = Bitmask(viewing: storage(v), count: rows).withUnsafeWords { $0[$0.count - 1] }
+        guard last >> UInt64(rows & 63) != 0 else { return nil }
+        return .inconsistentData(file: path, section: "payload", detail: "\(name).validity has bits set past row \(rows)")
+    }
+
     private func storage(_ p: SnapshotPayload) -> ColumnStorage {
         // Safe: layoutProblems() checked the extent; the base is page-aligned and the offset a multiple of 64.
         ColumnStorage(borrowing: mapping.base + p.offset, byteCount: p.paddedLength, owner: mapping)
@@ -448,14 +483,8 @@ struct SnapshotReader {
         let rows = footer.rowCount
         var validity: Bitmask?
         if let v = entry.validity {
-            let mask = Bitmask(viewing: storage(v), count: rows)
-            if checkPadding && rows & 63 != 0 {
-                let last = mask.withUnsafeWords { $0[$0.count - 1] }
-                if last >> UInt64(rows & 63) != 0 {
-                    throw .inconsistentData(file: path, section: "payload", detail: "\(name).validity has bits set past row \(rows)")
-                }
-            }
-            validity = mask
+            if checkPadding, let problem = validityPaddingProblem(entry, name: name) { throw problem }
+            validity = Bitmask(viewing: storage(v), count: rows)
         }
         let values = storage(entry.values)
         switch (entry.type, summaries) {

@@ -51,20 +51,24 @@ extension SnapshotStore {
             return try writeSingleFile(rows, command: command, durable: durable, threads: threads)
         }
         let previous = state.log.current
-        var earlier = [QuoteTable]()
+        // Of the files already there, an append needs their schemas, symbols, row ranges and
+        // dates: each is read to its footer's index (no block summaries, no ticker metadata),
+        // checked as a non-verifying load checks it, and its dates are read where mapped.
+        var earlier = [IndexedDataFile]()
         for index in previous.files {
-            earlier.append(try Self.loadDataFile(state.log.files[index], directory: state.dataDirectory, verify: false, threads: threads))
+            let reader = try Self.checkedReader(state.log.files[index], directory: state.dataDirectory, extent: .index)
+            earlier.append(IndexedDataFile(reader: reader, dates: try reader.checkedDateColumn()))
         }
         // The version must load as a table: refused before anything is written when the columns
         // of its files together pass the limit (as a rewrite's save refuses the merged table).
         var identifiers = Set(rows.schema.map(\.identifier))
-        for t in earlier { identifiers.formUnion(t.schema.map(\.identifier)) }
+        for f in earlier { identifiers.formUnion(f.reader.footer.schema.map(\.identifier)) }
         if identifiers.count > QuoteTable.maximumColumnCount {
             throw .unsavable(
                 file: path, reason: "\(identifiers.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
         }
         let file = try state.writeDataFile(rows, version: state.nextNumber, durable: durable, threads: threads)
-        let rowCount = try mergedRowCount(state, earlier: earlier, extra: file, threads: threads)
+        let rowCount = previous.rowCount + rows.rowCount - Self.replacedRowCount(by: rows, in: earlier)
         state.log.files.append(file)
         let version = SnapshotVersion(
             number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .append,
@@ -242,7 +246,8 @@ extension SnapshotStore {
                 _ = chmod(p, st.st_mode & 0o7777)
                 _ = chown(p, st.st_uid, st.st_gid)
             }
-            let reader = try SnapshotReader(path: p)
+            // Read back (header, trailer, footer checksum and index) for what the log records.
+            let reader = try SnapshotReader(path: p, extent: .index)
             let size = reader.mapping.size
             let sum = UInt64(
                 littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: size - SnapshotFormat.trailerSize, as: UInt64.self))
@@ -307,35 +312,72 @@ extension SnapshotStore {
         return SnapshotCommit(version: version, writtenBytes: info.fileSize)
     }
 
-    /// The rows of the table the current version's files (`earlier`) plus the segment `extra` make: the
-    /// segment's rows whose ticker and date an earlier file holds replace a row, the others add
-    /// one. One binary search per segment row and earlier file (dates ascend within a ticker).
-    func mergedRowCount(_ state: PendingCommit, earlier: [QuoteTable], extra: SnapshotDataFile, threads: Int) throws(SnapshotError) -> Int {
-        let segment = try Self.loadDataFile(extra, directory: state.dataDirectory, verify: false, threads: threads)
-        var replaced = 0
-        for entry in segment.tickers {
-            let runs: [(QuoteTable, Int, Int)] = earlier.compactMap { t in
-                guard let code = t.tickerNumber(of: entry.symbol) else { return nil }
-                let e = t.tickers[Int(code)]
-                return (t, e.firstRow, e.firstRow + e.rowCount)
-            }
-            guard !runs.isEmpty else { continue }
-            for r in entry.firstRow ..< entry.firstRow + entry.rowCount {
-                let day = segment.dates[r]
-                for (t, start, end) in runs {
-                    var lo = start, hi = end
-                    while lo < hi {
-                        let mid = (lo + hi) / 2
-                        if t.dates[mid] < day { lo = mid + 1 } else { hi = mid }
+    /// A data file of the current version as an append reads it: its footer's index
+    /// (`SnapshotFooter.Extent.index`) and its date column.
+    struct IndexedDataFile {
+        let reader: SnapshotReader
+        let dates: Column<Int32>
+    }
+
+    /// How many rows of `segment` replace a row of the table `earlier` (the current version's
+    /// files) make: those whose ticker and date an earlier file holds. The others add a row.
+    ///
+    /// A row dated after its ticker's last date in every earlier file (a new day, the usual
+    /// append) replaces nothing: found from each file's last row of the ticker. Any other row is
+    /// looked up by binary search in the ticker's run of each file (dates ascend within it).
+    /// - Complexity: O(tickers) symbol lookups per file, plus O(log rows) per file for each row
+    ///   dated at or before its ticker's last stored date.
+    static func replacedRowCount(by segment: QuoteTable, in earlier: [IndexedDataFile]) -> Int {
+        // Each file's tickers as segment ticker numbers (nil: not in the segment), and each
+        // segment ticker's latest date in any file.
+        var numbers = [[Int?]]()
+        var latest = [Int32](repeating: .min, count: segment.tickers.count)
+        for file in earlier {
+            let tickers = file.reader.footer.tickers
+            var n = [Int?](repeating: nil, count: tickers.count)
+            file.dates.withUnsafeBufferPointer { dates in
+                // The files of a store mostly list the same tickers in the same order: the segment
+                // ticker after the one matched last is tried before the symbol is hashed.
+                var guess = 0
+                for (e, t) in tickers.enumerated() where t.rowCount > 0 {
+                    let number: Int
+                    if guess < segment.tickers.count, segment.tickers[guess].symbol == t.symbol {
+                        number = guess
+                    } else if let found = segment.tickerNumber(of: t.symbol) {
+                        number = Int(found)
+                    } else {
+                        continue
                     }
-                    if lo < end && t.dates[lo] == day {
-                        replaced += 1
-                        break
+                    guess = number + 1
+                    n[e] = number
+                    // Safe: checkedDateColumn() checked that the ticker index tiles the file's rows.
+                    latest[number] = max(latest[number], dates[t.firstRow + t.rowCount - 1])
+                }
+            }
+            numbers.append(n)
+        }
+        // The other rows, each looked up in every file until one holds its date.
+        var replaced = [Bool]()
+        segment.dates.withUnsafeBufferPointer { segmentDates in
+            for (file, n) in zip(earlier, numbers) {
+                file.dates.withUnsafeBufferPointer { dates in
+                    for (e, t) in file.reader.footer.tickers.enumerated() {
+                        guard let number = n[e] else { continue }
+                        for r in segment.tickers[number].rows where segmentDates[r] <= latest[number] {
+                            if replaced.isEmpty { replaced = [Bool](repeating: false, count: segment.rowCount) }
+                            guard !replaced[r] else { continue }
+                            var lo = t.firstRow, hi = t.firstRow + t.rowCount
+                            while lo < hi {
+                                let mid = (lo + hi) / 2
+                                if dates[mid] < segmentDates[r] { lo = mid + 1 } else { hi = mid }
+                            }
+                            replaced[r] = lo < t.firstRow + t.rowCount && dates[lo] == segmentDates[r]
+                        }
                     }
                 }
             }
         }
-        return state.log.current.rowCount + segment.rowCount - replaced
+        return replaced.count(where: { $0 })
     }
 
     /// Writes `log` over the log file at `path` atomically (`ReplacementFile`: a symbolic link
