@@ -85,6 +85,43 @@ import Glibc
         #expect(refusedByBoth > 100 && acceptedByBoth > 10, "\(refusedByBoth) refused, \(acceptedByBoth) accepted")
     }
 
+    /// A symbol repeated in a ticker dictionary is refused whether or not the decode is given
+    /// another footer's distinct tickers: when the list departs from them, the repeat is found
+    /// among the symbols before the departure and after it. The same list is accepted as is.
+    @Test func repeatedSymbolIsRefusedWithOrWithoutDistinctTickers() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("r.snapshot")
+        let table = Self.tableWithMetadata(rows: 300, tickers: 6, seed: 5)
+        try table.save(to: path, durable: false)
+        let file = readBytes(path)
+        let footerOffset = Int(file[32 ..< 40].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        let footer = Array(file[footerOffset ..< file.count - SnapshotFormat.trailerSize])
+        let original = table.tickers
+        // The same list, with and without the known one: the same index.
+        for distinct in [[], original] {
+            let decoded = try footer.withUnsafeBytes { b in
+                try SnapshotFooter.decode(b, file: "r", rowLimit: file.count, extent: .index, distinctTickers: distinct)
+            }
+            #expect(decoded.tickers.map(\.symbol) == original.map(\.symbol))
+        }
+        // T4 renamed T1 (the length prefix and the bytes of "T4" in TDIC), then T1 renamed T0:
+        // a repeat after the departure, and one at it.
+        for (from, to) in [("T4", "T1"), ("T1", "T0")] {
+            let pattern: [UInt8] = [2, 0, 0, 0] + Array(from.utf8)
+            let at = try #require((0 ... footer.count - pattern.count).first { Array(footer[$0 ..< $0 + pattern.count]) == pattern })
+            var damaged = footer
+            damaged.replaceSubrange(at + 4 ..< at + 6, with: Array(to.utf8))
+            for distinct in [[], original, Array(original.reversed())] {
+                #expect(throws: SnapshotError.malformedFooter(file: "r", section: "TDIC", detail: "ticker \(to) appears twice")) {
+                    try damaged.withUnsafeBytes { b in
+                        _ = try SnapshotFooter.decode(b, file: "r", rowLimit: file.count, extent: .index, distinctTickers: distinct)
+                    }
+                }
+            }
+        }
+    }
+
     /// A segment around `model`: for a random part of its tickers, rows on new days after the
     /// ticker's last date, on stored dates (replacements), in gaps or before its first date
     /// (backfills), or a mix; plus new tickers; a random subset of columns, one sometimes new.

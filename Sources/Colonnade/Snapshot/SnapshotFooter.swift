@@ -196,8 +196,12 @@ struct SnapshotFooter: Sendable, Equatable {
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
     /// With `.index`, only what that extent holds is decoded (see ``Extent``).
+    /// - Parameter distinctTickers: the tickers of another footer, already checked to hold no
+    ///   symbol twice: a ticker dictionary listing the same symbols in the same order (as the
+    ///   files of one store mostly do) is not checked for repeats again.
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole
+        _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole,
+        distinctTickers: [TickerEntry] = []
     ) throws(SnapshotError) -> SnapshotFooter {
         let (sections, unknown) = try sectionBodies(bytes, file: file)
         func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
@@ -209,7 +213,7 @@ struct SnapshotFooter: Sendable, Equatable {
         var schemaReader = try required(SnapshotFormat.Tag.schema)
         let (dateColumnName, schema) = try decodeSchema(&schemaReader)
         var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
-        var tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
+        var tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole, distinct: distinctTickers)
         var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
         try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
         var columnsReader = try required(SnapshotFormat.Tag.columns)
@@ -308,15 +312,28 @@ struct SnapshotFooter: Sendable, Equatable {
         return (dateColumnName, schema)
     }
 
-    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not yet known.
-    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader, metadata: Bool) throws(SnapshotError) -> [TickerEntry] {
+    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not
+    /// yet known. Symbols are checked for repeats unless they are `distinct`'s, in its order.
+    private static func decodeTickerDictionary(
+        _ r: inout SnapshotByteReader, metadata: Bool, distinct: [TickerEntry]
+    ) throws(SnapshotError) -> [TickerEntry] {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
-        var symbols = Set<String>(minimumCapacity: tickerCount)
+        // While every symbol so far is `distinct`'s at its position, none repeats: the set is
+        // built only from the first that differs (with the symbols before it).
+        var isDistinctList = distinct.count == tickerCount
+        var symbols = Set<String>()
         for i in 0 ..< tickerCount {
             let symbol = try r.readString("symbol of ticker \(i)")
-            guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
+            if isDistinctList && distinct[i].symbol != symbol {
+                isDistinctList = false
+                symbols.reserveCapacity(tickerCount)
+                for t in tickers { symbols.insert(t.symbol) }
+            }
+            if !isDistinctList {
+                guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
+            }
             if metadata {
                 tickers.append(TickerEntry(symbol: symbol, metadata: try readDictionary(&r, "metadata of ticker \(symbol)")))
             } else {

@@ -53,10 +53,14 @@ extension SnapshotStore {
         let previous = state.log.current
         // Of the files already there, an append needs their schemas, symbols, row ranges and
         // dates: each is read to its footer's index (no block summaries, no ticker metadata),
-        // checked as a non-verifying load checks it, and its dates are read where mapped.
+        // checked as a non-verifying load checks it, and its dates are read where mapped. (A
+        // file listing the previous file's tickers, as a day's segment mostly does, is not
+        // checked for repeated symbols again.)
         var earlier = [IndexedDataFile]()
         for index in previous.files {
-            let reader = try Self.checkedReader(state.log.files[index], directory: state.dataDirectory, extent: .index)
+            let reader = try Self.checkedReader(
+                state.log.files[index], directory: state.dataDirectory, extent: .index,
+                distinctTickers: earlier.last?.reader.footer.tickers ?? [])
             earlier.append(IndexedDataFile(reader: reader, dates: try reader.checkedDateColumn()))
         }
         // The version must load as a table: refused before anything is written when the columns
