@@ -85,38 +85,54 @@ import Glibc
         #expect(refusedByBoth > 100 && acceptedByBoth > 10, "\(refusedByBoth) refused, \(acceptedByBoth) accepted")
     }
 
-    /// A symbol repeated in a ticker dictionary is refused whether or not the decode is given
-    /// another footer's distinct tickers: when the list departs from them, the repeat is found
-    /// among the symbols before the departure and after it. The same list is accepted as is.
-    @Test func repeatedSymbolIsRefusedWithOrWithoutDistinctTickers() throws {
+    /// A ticker dictionary of the same bytes as one decoded before is taken as decoded: the
+    /// same tickers as its own decode gives. One of other bytes is decoded and checked, so a
+    /// repeated symbol is refused whatever dictionary the decode was given.
+    @Test func reusedTickerDictionaryDecodesAsItsOwnBytes() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
-        let path = dir.file("r.snapshot")
-        let table = Self.tableWithMetadata(rows: 300, tickers: 6, seed: 5)
-        try table.save(to: path, durable: false)
-        let file = readBytes(path)
-        let footerOffset = Int(file[32 ..< 40].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        let footer = Array(file[footerOffset ..< file.count - SnapshotFormat.trailerSize])
-        let original = table.tickers
-        // The same list, with and without the known one: the same index.
-        for distinct in [[], original] {
-            let decoded = try footer.withUnsafeBytes { b in
-                try SnapshotFooter.decode(b, file: "r", rowLimit: file.count, extent: .index, distinctTickers: distinct)
-            }
-            #expect(decoded.tickers.map(\.symbol) == original.map(\.symbol))
+        func footer(_ table: QuoteTable, _ name: String) throws -> [UInt8] {
+            try table.save(to: dir.file(name), durable: false)
+            let file = readBytes(dir.file(name))
+            let footerOffset = Int(file[32 ..< 40].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            return Array(file[footerOffset ..< file.count - SnapshotFormat.trailerSize])
         }
-        // T4 renamed T1 (the length prefix and the bytes of "T4" in TDIC), then T1 renamed T0:
-        // a repeat after the departure, and one at it.
+        func decode(_ bytes: [UInt8], reusing: SnapshotFooter.TickerDictionary?) throws -> SnapshotFooter {
+            try bytes.withUnsafeBytes { b in
+                try SnapshotFooter.decode(b, file: "r", rowLimit: 1 << 30, extent: .index, reusing: reusing)
+            }
+        }
+        // Same tickers, other rows and values: the same TDIC bytes, another TIDX.
+        let a = Self.tableWithMetadata(rows: 300, tickers: 6, seed: 5)
+        let b = Self.tableWithMetadata(rows: 500, tickers: 6, seed: 5)
+        let other = Self.tableWithMetadata(rows: 300, tickers: 7, seed: 6)
+        let decodedA = try decode(try footer(a, "a.snapshot"), reusing: nil)
+        let dictionaryA = try #require(decodedA.tickerDictionary)
+        #expect(dictionaryA.tickers.allSatisfy { $0.firstRow == 0 && $0.rowCount == 0 })
+        for (table, name) in [(b, "b.snapshot"), (other, "o.snapshot"), (a, "a2.snapshot")] {
+            let bytes = try footer(table, name)
+            let own = try decode(bytes, reusing: nil)
+            let reused = try decode(bytes, reusing: dictionaryA)
+            #expect(reused == own, "\(name)")
+            #expect(reused.tickers.map(\.symbol) == table.tickers.map(\.symbol) && reused.tickers.map(\.rows) == table.tickers.map(\.rows))
+        }
+        // The reuse is taken exactly for the same bytes: a dictionary marked after its decode
+        // shows where it was taken.
+        var marked = dictionaryA
+        marked.tickers[0].symbol = "marked"
+        #expect(try decode(try footer(b, "b2.snapshot"), reusing: marked).tickers[0].symbol == "marked")
+        #expect(try decode(try footer(other, "o2.snapshot"), reusing: marked).tickers[0].symbol == "T0")
+        // T4 renamed T1, then T1 renamed T0 (the length prefix and the bytes in TDIC): refused,
+        // whether given A's dictionary or none.
+        let bytesA = try footer(a, "a3.snapshot")
         for (from, to) in [("T4", "T1"), ("T1", "T0")] {
             let pattern: [UInt8] = [2, 0, 0, 0] + Array(from.utf8)
-            let at = try #require((0 ... footer.count - pattern.count).first { Array(footer[$0 ..< $0 + pattern.count]) == pattern })
-            var damaged = footer
+            let at = try #require((0 ... bytesA.count - pattern.count).first { Array(bytesA[$0 ..< $0 + pattern.count]) == pattern })
+            var damaged = bytesA
             damaged.replaceSubrange(at + 4 ..< at + 6, with: Array(to.utf8))
-            for distinct in [[], original, Array(original.reversed())] {
+            for reusing in [nil, dictionaryA] {
                 #expect(throws: SnapshotError.malformedFooter(file: "r", section: "TDIC", detail: "ticker \(to) appears twice")) {
-                    try damaged.withUnsafeBytes { b in
-                        _ = try SnapshotFooter.decode(b, file: "r", rowLimit: file.count, extent: .index, distinctTickers: distinct)
-                    }
+                    _ = try decode(damaged, reusing: reusing)
                 }
             }
         }
@@ -199,11 +215,12 @@ import Glibc
             // append finds a single-file snapshot: its one file is the path itself).
             let (log, resolved) = try store.readLog(path)
             let directory = store.dataDirectory(resolved, log)
-            let earlier = try log.current.files.map { i in
+            var replaced = SnapshotStore.ReplacedRows(by: segment)
+            for i in log.current.files {
                 let reader = try SnapshotStore.checkedReader(log.files[i], directory: directory, extent: .index)
-                return SnapshotStore.IndexedDataFile(reader: reader, dates: try reader.checkedDateColumn())
+                replaced.find(in: reader.footer.tickers, dates: try reader.checkedDateColumn())
             }
-            #expect(SnapshotStore.replacedRowCount(by: segment, in: earlier) == expected, "step \(step)")
+            #expect(replaced.count == expected, "step \(step)")
             let commit = try store.append(segment, command: "append \(step)", durable: false)
             model.upsert(segment)
             #expect(commit.version.rowCount == model.rowCount, "step \(step)")
@@ -270,6 +287,27 @@ import Glibc
                 writeBytes(bytes, to: p)
             }
         }
+        // A payload is not covered by the footer checksum: a date out of the storable range at
+        // a ticker's last row is found as a non-verifying load finds it.
+        let baseName = log.files[log.current.files[0]].name
+        let baseBytes = readBytes(directory + "/" + baseName)
+        let lastRow = try SnapshotReader(path: directory + "/" + baseName).footer.tickers[0].rowCount - 1
+        var badDate = baseBytes
+        badDate.replaceSubrange(
+            SnapshotFormat.payloadStart + 4 * lastRow ..< SnapshotFormat.payloadStart + 4 * lastRow + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        writeBytes(badDate, to: directory + "/" + baseName)
+        do {
+            try store.append(SnapshotStoreTests.segment(seed: 63), durable: false)
+            Issue.record("a date out of range went through")
+        } catch {
+            guard case .inconsistentData(let file, "payload", _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(file.hasSuffix(baseName))
+        }
+        #expect(readBytes(path) == logBytes)
+        writeBytes(baseBytes, to: directory + "/" + baseName)
         // Another whole, valid snapshot in a file's place (not the one the log recorded) is refused too.
         let segmentName = log.files[log.current.files[1]].name
         let original = readBytes(directory + "/" + segmentName)

@@ -72,6 +72,18 @@ struct SnapshotFooter: Sendable, Equatable {
 
     /// How much of the file's footer this holds.
     var extent = Extent.whole
+
+    /// A `TDIC` section as the `.index` extent decodes it: its bytes and its tickers (rows not
+    /// set). A footer whose `TDIC` holds the same bytes has the same tickers, so a decode given
+    /// it (`decode(…, reusing:)`) takes them instead of decoding and checking them again (the
+    /// day segments of a store mostly list the same tickers).
+    struct TickerDictionary: Sendable {
+        var bytes: [UInt8]
+        var tickers: [TickerEntry]
+    }
+
+    /// With the `.index` extent, this footer's `TDIC`, for the next decode to reuse.
+    var tickerDictionary: TickerDictionary?
     var dateColumnName: String
     var schema: [ColumnDescriptor]
     /// Symbols and metadata from `TDIC`, row ranges from `TIDX`.
@@ -196,12 +208,11 @@ struct SnapshotFooter: Sendable, Equatable {
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
     /// With `.index`, only what that extent holds is decoded (see ``Extent``).
-    /// - Parameter distinctTickers: the tickers of another footer, already checked to hold no
-    ///   symbol twice: a ticker dictionary listing the same symbols in the same order (as the
-    ///   files of one store mostly do) is not checked for repeats again.
+    /// - Parameter reusing: with `.index`, another footer's `TDIC` (``tickerDictionary``): taken
+    ///   as this footer's when the bytes are the same.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole,
-        distinctTickers: [TickerEntry] = []
+        reusing: TickerDictionary? = nil
     ) throws(SnapshotError) -> SnapshotFooter {
         let (sections, unknown) = try sectionBodies(bytes, file: file)
         func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
@@ -213,15 +224,23 @@ struct SnapshotFooter: Sendable, Equatable {
         var schemaReader = try required(SnapshotFormat.Tag.schema)
         let (dateColumnName, schema) = try decodeSchema(&schemaReader)
         var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
-        var tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole, distinct: distinctTickers)
+        var tickers: [TickerEntry]
+        var dictionary: TickerDictionary?
+        if extent == .index, let reusing, reusing.bytes.withUnsafeBytes({ $0.elementsEqual(dictionaryReader.bytes) }) {
+            tickers = reusing.tickers  // the same bytes decode to the same tickers
+            dictionary = reusing
+        } else {
+            tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
+            if extent == .index { dictionary = TickerDictionary(bytes: Array(dictionaryReader.bytes), tickers: tickers) }
+        }
         var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
         try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
         guard extent == .whole else {
             return SnapshotFooter(
-                extent: extent, dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
-                columns: columns, summaries: nil, metadata: [:], unknownSections: unknown)
+                extent: extent, tickerDictionary: dictionary, dateColumnName: dateColumnName, schema: schema, tickers: tickers,
+                rowCount: rowCount, columns: columns, summaries: nil, metadata: [:], unknownSections: unknown)
         }
         var summaries: [AnyBlockSummaries?]?
         if let body = sections[SnapshotFormat.Tag.summaries] {
@@ -312,28 +331,15 @@ struct SnapshotFooter: Sendable, Equatable {
         return (dateColumnName, schema)
     }
 
-    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not
-    /// yet known. Symbols are checked for repeats unless they are `distinct`'s, in its order.
-    private static func decodeTickerDictionary(
-        _ r: inout SnapshotByteReader, metadata: Bool, distinct: [TickerEntry]
-    ) throws(SnapshotError) -> [TickerEntry] {
+    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not yet known.
+    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader, metadata: Bool) throws(SnapshotError) -> [TickerEntry] {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
-        // While every symbol so far is `distinct`'s at its position, none repeats: the set is
-        // built only from the first that differs (with the symbols before it).
-        var isDistinctList = distinct.count == tickerCount
-        var symbols = Set<String>()
+        var symbols = Set<String>(minimumCapacity: tickerCount)
         for i in 0 ..< tickerCount {
             let symbol = try r.readString("symbol of ticker \(i)")
-            if isDistinctList && distinct[i].symbol != symbol {
-                isDistinctList = false
-                symbols.reserveCapacity(tickerCount)
-                for t in tickers { symbols.insert(t.symbol) }
-            }
-            if !isDistinctList {
-                guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
-            }
+            guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
             if metadata {
                 tickers.append(TickerEntry(symbol: symbol, metadata: try readDictionary(&r, "metadata of ticker \(symbol)")))
             } else {

@@ -82,8 +82,10 @@ struct SnapshotReader {
     /// Opens, maps and validates everything but the payloads' placement and contents: the file
     /// (a non-empty regular file), the header page, the trailer, then the footer's sections
     /// (all of them, or with `.index` only those `SnapshotFooter.Extent.index` names;
-    /// `distinctTickers` as `SnapshotFooter.decode` takes them).
-    init(path: String, extent: SnapshotFooter.Extent = .whole, distinctTickers: [TickerEntry] = []) throws(SnapshotError) {
+    /// `reusing` as `SnapshotFooter.decode` takes it).
+    init(
+        path: String, extent: SnapshotFooter.Extent = .whole, reusing: SnapshotFooter.TickerDictionary? = nil
+    ) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)
         #endif
@@ -94,7 +96,7 @@ struct SnapshotReader {
         (footerOffset, footerLength) = try Self.locateFooter(bytes, path: path)
         let footerBytes = UnsafeRawBufferPointer(rebasing: bytes[footerOffset ..< footerOffset + footerLength])
         footer = try SnapshotFooter.decode(
-            footerBytes, file: path, rowLimit: bytes.count, extent: extent, distinctTickers: distinctTickers)
+            footerBytes, file: path, rowLimit: bytes.count, extent: extent, reusing: reusing)
     }
 
     /// Maps the file at `path`, refusing what is not a non-empty regular file.

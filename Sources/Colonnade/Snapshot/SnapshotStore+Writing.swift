@@ -54,25 +54,26 @@ extension SnapshotStore {
         // Of the files already there, an append needs their schemas, symbols, row ranges and
         // dates: each is read to its footer's index (no block summaries, no ticker metadata),
         // checked as a non-verifying load checks it, and its dates are read where mapped. (A
-        // file listing the previous file's tickers, as a day's segment mostly does, is not
-        // checked for repeated symbols again.)
-        var earlier = [IndexedDataFile]()
+        // ticker dictionary of the same bytes as the previous file's, as the day segments of a
+        // store mostly have, is taken as decoded.) One file at a time: nothing of it is kept.
+        var identifiers = Set(rows.schema.map(\.identifier))
+        var replaced = ReplacedRows(by: rows)
+        var dictionary: SnapshotFooter.TickerDictionary?
         for index in previous.files {
             let reader = try Self.checkedReader(
-                state.log.files[index], directory: state.dataDirectory, extent: .index,
-                distinctTickers: earlier.last?.reader.footer.tickers ?? [])
-            earlier.append(IndexedDataFile(reader: reader, dates: try reader.checkedDateColumn()))
+                state.log.files[index], directory: state.dataDirectory, extent: .index, reusing: dictionary)
+            replaced.find(in: reader.footer.tickers, dates: try reader.checkedDateColumn())
+            identifiers.formUnion(reader.footer.schema.map(\.identifier))
+            dictionary = reader.footer.tickerDictionary
         }
         // The version must load as a table: refused before anything is written when the columns
         // of its files together pass the limit (as a rewrite's save refuses the merged table).
-        var identifiers = Set(rows.schema.map(\.identifier))
-        for f in earlier { identifiers.formUnion(f.reader.footer.schema.map(\.identifier)) }
         if identifiers.count > QuoteTable.maximumColumnCount {
             throw .unsavable(
                 file: path, reason: "\(identifiers.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
         }
         let file = try state.writeDataFile(rows, version: state.nextNumber, durable: durable, threads: threads)
-        let rowCount = previous.rowCount + rows.rowCount - Self.replacedRowCount(by: rows, in: earlier)
+        let rowCount = previous.rowCount + rows.rowCount - replaced.count
         state.log.files.append(file)
         let version = SnapshotVersion(
             number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .append,
@@ -316,72 +317,60 @@ extension SnapshotStore {
         return SnapshotCommit(version: version, writtenBytes: info.fileSize)
     }
 
-    /// A data file of the current version as an append reads it: its footer's index
-    /// (`SnapshotFooter.Extent.index`) and its date column.
-    struct IndexedDataFile {
-        let reader: SnapshotReader
-        let dates: Column<Int32>
-    }
+    /// The rows of a segment that replace a stored row (same ticker and date), found file by
+    /// file among the files of the version the segment is appended to; the others add a row.
+    struct ReplacedRows {
+        let segment: QuoteTable
+        /// Per segment row; empty until a row is looked up.
+        private var isReplaced = [Bool]()
 
-    /// How many rows of `segment` replace a row of the table `earlier` (the current version's
-    /// files) make: those whose ticker and date an earlier file holds. The others add a row.
-    ///
-    /// A row dated after its ticker's last date in every earlier file (a new day, the usual
-    /// append) replaces nothing: found from each file's last row of the ticker. Any other row is
-    /// looked up by binary search in the ticker's run of each file (dates ascend within it).
-    /// - Complexity: O(tickers) symbol lookups per file, plus O(log rows) per file for each row
-    ///   dated at or before its ticker's last stored date.
-    static func replacedRowCount(by segment: QuoteTable, in earlier: [IndexedDataFile]) -> Int {
-        // Each file's tickers as segment ticker numbers (nil: not in the segment), and each
-        // segment ticker's latest date in any file.
-        var numbers = [[Int?]]()
-        var latest = [Int32](repeating: .min, count: segment.tickers.count)
-        for file in earlier {
-            let tickers = file.reader.footer.tickers
-            var n = [Int?](repeating: nil, count: tickers.count)
-            file.dates.withUnsafeBufferPointer { dates in
-                // The files of a store mostly list the same tickers in the same order: the segment
-                // ticker after the one matched last is tried before the symbol is hashed.
-                var guess = 0
-                for (e, t) in tickers.enumerated() where t.rowCount > 0 {
-                    let number: Int
-                    if guess < segment.tickers.count, segment.tickers[guess].symbol == t.symbol {
-                        number = guess
-                    } else if let found = segment.tickerNumber(of: t.symbol) {
-                        number = Int(found)
-                    } else {
-                        continue
-                    }
-                    guess = number + 1
-                    n[e] = number
-                    // Safe: checkedDateColumn() checked that the ticker index tiles the file's rows.
-                    latest[number] = max(latest[number], dates[t.firstRow + t.rowCount - 1])
-                }
-            }
-            numbers.append(n)
-        }
-        // The other rows, each looked up in every file until one holds its date.
-        var replaced = [Bool]()
-        segment.dates.withUnsafeBufferPointer { segmentDates in
-            for (file, n) in zip(earlier, numbers) {
-                file.dates.withUnsafeBufferPointer { dates in
-                    for (e, t) in file.reader.footer.tickers.enumerated() {
-                        guard let number = n[e] else { continue }
-                        for r in segment.tickers[number].rows where segmentDates[r] <= latest[number] {
-                            if replaced.isEmpty { replaced = [Bool](repeating: false, count: segment.rowCount) }
-                            guard !replaced[r] else { continue }
+        init(by segment: QuoteTable) { self.segment = segment }
+
+        /// How many rows of the segment replace a stored row, of the files seen so far.
+        var count: Int { isReplaced.count(where: { $0 }) }
+
+        /// Finds the segment rows that one file holds, from its ticker index and dates.
+        ///
+        /// A row dated after its ticker's last date in the file or before its first (a new day:
+        /// the usual append) is not in it, from the two dates; any other is looked up by binary
+        /// search in the ticker's run (dates ascend within it).
+        /// - Precondition: `tickers` tile the rows of `dates` (`checkedDateColumn()` checked it).
+        /// - Complexity: O(tickers) (a symbol lookup when the file's ticker order departs from
+        ///   the segment's), plus O(log rows) per row dated within its ticker's run.
+        mutating func find(in tickers: [TickerEntry], dates: Column<Int32>) {
+            dates.withUnsafeBufferPointer { dates in
+                segment.dates.withUnsafeBufferPointer { segmentDates in
+                    // The files of a store mostly list the same tickers in the same order: the
+                    // segment ticker after the one matched last is tried before the symbol is hashed.
+                    var guess = 0
+                    for t in tickers where t.rowCount > 0 {
+                        let number: Int
+                        if guess < segment.tickers.count, segment.tickers[guess].symbol == t.symbol {
+                            number = guess
+                        } else if let found = segment.tickerNumber(of: t.symbol) {
+                            number = Int(found)
+                        } else {
+                            continue
+                        }
+                        guess = number + 1
+                        // Safe: the ticker's rows lie within the file's (precondition).
+                        let first = dates[t.firstRow], last = dates[t.firstRow + t.rowCount - 1]
+                        for r in segment.tickers[number].rows where first <= segmentDates[r] && segmentDates[r] <= last {
+                            if isReplaced.isEmpty { isReplaced = [Bool](repeating: false, count: segment.rowCount) }
+                            guard !isReplaced[r] else { continue }
                             var lo = t.firstRow, hi = t.firstRow + t.rowCount
                             while lo < hi {
                                 let mid = (lo + hi) / 2
                                 if dates[mid] < segmentDates[r] { lo = mid + 1 } else { hi = mid }
                             }
-                            replaced[r] = lo < t.firstRow + t.rowCount && dates[lo] == segmentDates[r]
+                            // Safe: lo is within the run (the search moves past its last row
+                            // only for a date below this one, and `last` is not).
+                            isReplaced[r] = dates[lo] == segmentDates[r]
                         }
                     }
                 }
             }
         }
-        return replaced.count(where: { $0 })
     }
 
     /// Writes `log` over the log file at `path` atomically (`ReplacementFile`: a symbolic link

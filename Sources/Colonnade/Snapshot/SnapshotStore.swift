@@ -136,13 +136,13 @@ public struct SnapshotStore: Sendable {
 
     /// A reader of one data file (its whole footer, or with `.index` what an append needs),
     /// refused when the file is not the one the log recorded (size and footer checksum).
-    /// `distinctTickers`: as `SnapshotFooter.decode` takes them.
+    /// `reusing`: as `SnapshotFooter.decode` takes it.
     static func checkedReader(
         _ file: SnapshotDataFile, directory: String, extent: SnapshotFooter.Extent = .whole,
-        distinctTickers: [TickerEntry] = []
+        reusing: SnapshotFooter.TickerDictionary? = nil
     ) throws(SnapshotError) -> SnapshotReader {
         let p = directory + "/" + file.name
-        let reader = try SnapshotReader(path: p, extent: extent, distinctTickers: distinctTickers)
+        let reader = try SnapshotReader(path: p, extent: extent, reusing: reusing)
         guard reader.mapping.size == file.size else {
             throw .inconsistentData(
                 file: p, section: "version log", detail: "the file has \(reader.mapping.size) bytes, the version log records \(file.size)")
