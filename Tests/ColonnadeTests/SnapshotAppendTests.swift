@@ -85,10 +85,10 @@ import Glibc
         #expect(refusedByBoth > 100 && acceptedByBoth > 10, "\(refusedByBoth) refused, \(acceptedByBoth) accepted")
     }
 
-    /// A ticker dictionary of the same bytes as one decoded before is taken as decoded: the
-    /// same tickers as its own decode gives. One of other bytes is decoded and checked, so a
-    /// repeated symbol is refused whatever dictionary the decode was given.
-    @Test func reusedTickerDictionaryDecodesAsItsOwnBytes() throws {
+    /// A ticker dictionary (and index) of the same bytes as one decoded before is taken as
+    /// decoded: the same tickers as its own decode gives. Other bytes are decoded and checked,
+    /// so a repeated symbol is refused whatever tickers the decode was given.
+    @Test func reusedTickersDecodeAsTheirOwnBytes() throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
         func footer(_ table: QuoteTable, _ name: String) throws -> [UInt8] {
@@ -97,18 +97,19 @@ import Glibc
             let footerOffset = Int(file[32 ..< 40].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
             return Array(file[footerOffset ..< file.count - SnapshotFormat.trailerSize])
         }
-        func decode(_ bytes: [UInt8], reusing: SnapshotFooter.TickerDictionary?) throws -> SnapshotFooter {
+        func decode(_ bytes: [UInt8], reusing: SnapshotFooter.DecodedTickers?) throws -> SnapshotFooter {
             try bytes.withUnsafeBytes { b in
                 try SnapshotFooter.decode(b, file: "r", rowLimit: 1 << 30, extent: .index, reusing: reusing)
             }
         }
-        // Same tickers, other rows and values: the same TDIC bytes, another TIDX.
+        // Same tickers, other rows and values (the same TDIC bytes, another TIDX); the same table
+        // again (both the same); other tickers.
         let a = Self.tableWithMetadata(rows: 300, tickers: 6, seed: 5)
         let b = Self.tableWithMetadata(rows: 500, tickers: 6, seed: 5)
         let other = Self.tableWithMetadata(rows: 300, tickers: 7, seed: 6)
         let decodedA = try decode(try footer(a, "a.snapshot"), reusing: nil)
-        let dictionaryA = try #require(decodedA.tickerDictionary)
-        #expect(dictionaryA.tickers.allSatisfy { $0.firstRow == 0 && $0.rowCount == 0 })
+        let dictionaryA = try #require(decodedA.decodedTickers)
+        #expect(dictionaryA.tickers == decodedA.tickers)
         for (table, name) in [(b, "b.snapshot"), (other, "o.snapshot"), (a, "a2.snapshot")] {
             let bytes = try footer(table, name)
             let own = try decode(bytes, reusing: nil)
@@ -116,11 +117,15 @@ import Glibc
             #expect(reused == own, "\(name)")
             #expect(reused.tickers.map(\.symbol) == table.tickers.map(\.symbol) && reused.tickers.map(\.rows) == table.tickers.map(\.rows))
         }
-        // The reuse is taken exactly for the same bytes: a dictionary marked after its decode
-        // shows where it was taken.
+        // The reuse is taken exactly for the same bytes: tickers marked after their decode show
+        // where they were taken (symbols for the same TDIC, rows for the same TIDX too).
         var marked = dictionaryA
         marked.tickers[0].symbol = "marked"
-        #expect(try decode(try footer(b, "b2.snapshot"), reusing: marked).tickers[0].symbol == "marked")
+        marked.tickers[0].rowCount = 12_345
+        let fromB = try decode(try footer(b, "b2.snapshot"), reusing: marked).tickers[0]
+        #expect(fromB.symbol == "marked" && fromB.rowCount == b.tickers[0].rowCount)
+        let fromA = try decode(try footer(a, "a4.snapshot"), reusing: marked).tickers[0]
+        #expect(fromA.symbol == "marked" && fromA.rowCount == 12_345)
         #expect(try decode(try footer(other, "o2.snapshot"), reusing: marked).tickers[0].symbol == "T0")
         // T4 renamed T1, then T1 renamed T0 (the length prefix and the bytes in TDIC): refused,
         // whether given A's dictionary or none.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where one payload lies in the file and its checksum (`docs/SNAPSHOT_FORMAT.md`, "COLS").
 struct SnapshotPayload: Sendable, Equatable {
     /// Byte offset from the start of the file; a multiple of 64.
@@ -73,17 +77,19 @@ struct SnapshotFooter: Sendable, Equatable {
     /// How much of the file's footer this holds.
     var extent = Extent.whole
 
-    /// A `TDIC` section as the `.index` extent decodes it: its bytes and its tickers (rows not
-    /// set). A footer whose `TDIC` holds the same bytes has the same tickers, so a decode given
-    /// it (`decode(…, reusing:)`) takes them instead of decoding and checking them again (the
-    /// day segments of a store mostly list the same tickers).
-    struct TickerDictionary: Sendable {
-        var bytes: [UInt8]
+    /// The `TDIC` and `TIDX` sections as the `.index` extent decodes them: their bytes and the
+    /// tickers. A footer whose `TDIC` holds the same bytes has the same symbols, and with the
+    /// same `TIDX` the same rows, so a decode given them (`decode(…, reusing:)`) takes them
+    /// instead of decoding and checking them again (the day segments of a store mostly list
+    /// the same tickers, one row each).
+    struct DecodedTickers: Sendable {
+        var dictionary: [UInt8]
+        var index: [UInt8]
         var tickers: [TickerEntry]
     }
 
-    /// With the `.index` extent, this footer's `TDIC`, for the next decode to reuse.
-    var tickerDictionary: TickerDictionary?
+    /// With the `.index` extent, this footer's `TDIC` and `TIDX`, for the next decode to reuse.
+    var decodedTickers: DecodedTickers?
     var dateColumnName: String
     var schema: [ColumnDescriptor]
     /// Symbols and metadata from `TDIC`, row ranges from `TIDX`.
@@ -208,11 +214,13 @@ struct SnapshotFooter: Sendable, Equatable {
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
     /// With `.index`, only what that extent holds is decoded (see ``Extent``).
-    /// - Parameter reusing: with `.index`, another footer's `TDIC` (``tickerDictionary``): taken
-    ///   as this footer's when the bytes are the same.
+    /// - Parameter reusing: with `.index`, another footer's tickers (``decodedTickers``): its
+    ///   symbols taken as this footer's when the `TDIC` bytes are the same, and its rows too when
+    ///   the `TIDX` bytes are (rows past this file's are then refused by the reader's layout
+    ///   check rather than here).
     static func decode(
         _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole,
-        reusing: TickerDictionary? = nil
+        reusing: DecodedTickers? = nil
     ) throws(SnapshotError) -> SnapshotFooter {
         let (sections, unknown) = try sectionBodies(bytes, file: file)
         func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
@@ -224,22 +232,29 @@ struct SnapshotFooter: Sendable, Equatable {
         var schemaReader = try required(SnapshotFormat.Tag.schema)
         let (dateColumnName, schema) = try decodeSchema(&schemaReader)
         var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
+        var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
         var tickers: [TickerEntry]
-        var dictionary: TickerDictionary?
-        if extent == .index, let reusing, reusing.bytes.withUnsafeBytes({ $0.elementsEqual(dictionaryReader.bytes) }) {
-            tickers = reusing.tickers  // the same bytes decode to the same tickers
-            dictionary = reusing
+        var decoded: DecodedTickers?
+        if extent == .index, let reusing, same(reusing.dictionary, dictionaryReader.bytes) {
+            // The same bytes decode to the same symbols; the same index, to the same rows.
+            tickers = reusing.tickers
+            decoded = reusing
+            if !same(reusing.index, indexReader.bytes) {
+                try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+                decoded = DecodedTickers(dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers)
+            }
         } else {
             tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
-            if extent == .index { dictionary = TickerDictionary(bytes: Array(dictionaryReader.bytes), tickers: tickers) }
+            try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+            if extent == .index {
+                decoded = DecodedTickers(dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers)
+            }
         }
-        var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
-        try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
         guard extent == .whole else {
             return SnapshotFooter(
-                extent: extent, tickerDictionary: dictionary, dateColumnName: dateColumnName, schema: schema, tickers: tickers,
+                extent: extent, decodedTickers: decoded, dateColumnName: dateColumnName, schema: schema, tickers: tickers,
                 rowCount: rowCount, columns: columns, summaries: nil, metadata: [:], unknownSections: unknown)
         }
         var summaries: [AnyBlockSummaries?]?
@@ -256,6 +271,11 @@ struct SnapshotFooter: Sendable, Equatable {
         return SnapshotFooter(
             dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
             columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
+    }
+
+    /// Whether `a` holds exactly the bytes of `b`.
+    private static func same(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { a in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
     }
 
     /// The footer's sections by tag (each known one at most once), and the optional sections this

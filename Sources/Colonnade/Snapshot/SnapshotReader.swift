@@ -84,7 +84,7 @@ struct SnapshotReader {
     /// (all of them, or with `.index` only those `SnapshotFooter.Extent.index` names;
     /// `reusing` as `SnapshotFooter.decode` takes it).
     init(
-        path: String, extent: SnapshotFooter.Extent = .whole, reusing: SnapshotFooter.TickerDictionary? = nil
+        path: String, extent: SnapshotFooter.Extent = .whole, reusing: SnapshotFooter.DecodedTickers? = nil
     ) throws(SnapshotError) {
         #if _endian(big)
         throw SnapshotError.ioError(file: path, operation: "load (snapshots are little-endian; this host is not)", errno: ENOTSUP)

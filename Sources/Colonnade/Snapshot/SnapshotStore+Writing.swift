@@ -54,17 +54,18 @@ extension SnapshotStore {
         // Of the files already there, an append needs their schemas, symbols, row ranges and
         // dates: each is read to its footer's index (no block summaries, no ticker metadata),
         // checked as a non-verifying load checks it, and its dates are read where mapped. (A
-        // ticker dictionary of the same bytes as the previous file's, as the day segments of a
-        // store mostly have, is taken as decoded.) One file at a time: nothing of it is kept.
+        // ticker dictionary and index of the same bytes as the previous file's, as the day
+        // segments of a store mostly have, are taken as decoded.) One file at a time: nothing
+        // of it is kept.
         var identifiers = Set(rows.schema.map(\.identifier))
         var replaced = ReplacedRows(by: rows)
-        var dictionary: SnapshotFooter.TickerDictionary?
+        var decoded: SnapshotFooter.DecodedTickers?
         for index in previous.files {
             let reader = try Self.checkedReader(
-                state.log.files[index], directory: state.dataDirectory, extent: .index, reusing: dictionary)
+                state.log.files[index], directory: state.dataDirectory, extent: .index, reusing: decoded)
             replaced.find(in: reader.footer.tickers, dates: try reader.checkedDateColumn())
             identifiers.formUnion(reader.footer.schema.map(\.identifier))
-            dictionary = reader.footer.tickerDictionary
+            decoded = reader.footer.decodedTickers
         }
         // The version must load as a table: refused before anything is written when the columns
         // of its files together pass the limit (as a rewrite's save refuses the merged table).

@@ -139,7 +139,7 @@ public struct SnapshotStore: Sendable {
     /// `reusing`: as `SnapshotFooter.decode` takes it.
     static func checkedReader(
         _ file: SnapshotDataFile, directory: String, extent: SnapshotFooter.Extent = .whole,
-        reusing: SnapshotFooter.TickerDictionary? = nil
+        reusing: SnapshotFooter.DecodedTickers? = nil
     ) throws(SnapshotError) -> SnapshotReader {
         let p = directory + "/" + file.name
         let reader = try SnapshotReader(path: p, extent: extent, reusing: reusing)
