@@ -42,8 +42,35 @@ import Glibc
             #expect(index.footer.tickers.allSatisfy { $0.metadata.isEmpty })
             #expect(index.footer.summaries == nil && index.footer.metadata.isEmpty)
             #expect(whole.footer.tickers.contains { !$0.metadata.isEmpty }, "there was metadata to step over")
-            #expect(try index.checkedDateColumn() == table.dates)
+            let dates = try index.checkedDates()
+            #expect(dates.column == table.dates)
+            // Each ticker's first and last dates, read apart (0 for a ticker without rows).
+            #expect(dates.first == table.tickers.map { $0.rowCount > 0 ? table.dates[$0.firstRow] : 0 })
+            #expect(dates.last == table.tickers.map { $0.rowCount > 0 ? table.dates[$0.firstRow + $0.rowCount - 1] : 0 })
         }
+    }
+
+    /// Each ticker's first and last dates are the table's, whether read apart with `pread`
+    /// (tickers of more than 4,096 rows on average) or through the mapping, with tickers
+    /// without rows between others and at the ends.
+    @Test(arguments: [(1, 4_097), (2, 9_000), (3, 13_001), (4, 100), (3, 8_193)])
+    func tickerDatesAreTheTables(tickers: Int, rows: Int) throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("d.snapshot")
+        // Tickers 0, 2, 4, … hold the rows; 1, 3, … and one more at the end hold none.
+        let symbols = (0 ..< 2 * tickers + 1).map { "S\($0)" }
+        let rowTickers = (0 ..< rows).map { Int32(2 * ($0 % tickers)) }
+        let days = Column((0 ..< rows).map { Int32(10_000 + $0 / tickers) })
+        let values = Column((0 ..< rows).map { Double($0) })
+        let table = try QuoteTable(
+            sortingRows: symbols.map { TickerEntry(symbol: $0) }, rowTickers: rowTickers, dates: days,
+            schema: [ColumnDescriptor(name: "v", type: .float64)], columns: [AnyColumn(values)])
+        try table.save(to: path, durable: false)
+        let dates = try SnapshotReader(path: path, extent: .index).checkedDates()
+        #expect(dates.first == table.tickers.map { $0.rowCount > 0 ? table.dates[$0.firstRow] : 0 })
+        #expect(dates.last == table.tickers.map { $0.rowCount > 0 ? table.dates[$0.firstRow + $0.rowCount - 1] : 0 })
+        #expect(dates.column == table.dates)
     }
 
     /// Damaged footer bytes (no checksum in the way): the index decode never traps, and whatever
@@ -223,7 +250,7 @@ import Glibc
             var replaced = SnapshotStore.ReplacedRows(by: segment)
             for i in log.current.files {
                 let reader = try SnapshotStore.checkedReader(log.files[i], directory: directory, extent: .index)
-                replaced.find(in: reader.footer.tickers, dates: try reader.checkedDateColumn())
+                replaced.find(in: reader.footer.tickers, dates: try reader.checkedDates())
             }
             #expect(replaced.count == expected, "step \(step)")
             let commit = try store.append(segment, command: "append \(step)", durable: false)

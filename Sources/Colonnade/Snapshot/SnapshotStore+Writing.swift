@@ -63,7 +63,7 @@ extension SnapshotStore {
         for index in previous.files {
             let reader = try Self.checkedReader(
                 state.log.files[index], directory: state.dataDirectory, extent: .index, reusing: decoded)
-            replaced.find(in: reader.footer.tickers, dates: try reader.checkedDateColumn())
+            replaced.find(in: reader.footer.tickers, dates: try reader.checkedDates())
             identifiers.formUnion(reader.footer.schema.map(\.identifier))
             decoded = reader.footer.decodedTickers
         }
@@ -335,16 +335,16 @@ extension SnapshotStore {
         /// A row dated after its ticker's last date in the file or before its first (a new day:
         /// the usual append) is not in it, from the two dates; any other is looked up by binary
         /// search in the ticker's run (dates ascend within it).
-        /// - Precondition: `tickers` tile the rows of `dates` (`checkedDateColumn()` checked it).
+        /// - Precondition: `tickers` tile the rows of `dates` (`checkedDates()` checked it).
         /// - Complexity: O(tickers) (a symbol lookup when the file's ticker order departs from
         ///   the segment's), plus O(log rows) per row dated within its ticker's run.
-        mutating func find(in tickers: [TickerEntry], dates: Column<Int32>) {
-            dates.withUnsafeBufferPointer { dates in
+        mutating func find(in tickers: [TickerEntry], dates tickerDates: SnapshotReader.TickerDates) {
+            tickerDates.column.withUnsafeBufferPointer { dates in
                 segment.dates.withUnsafeBufferPointer { segmentDates in
                     // The files of a store mostly list the same tickers in the same order: the
                     // segment ticker after the one matched last is tried before the symbol is hashed.
                     var guess = 0
-                    for t in tickers where t.rowCount > 0 {
+                    for (i, t) in tickers.enumerated() where t.rowCount > 0 {
                         let number: Int
                         if guess < segment.tickers.count, segment.tickers[guess].symbol == t.symbol {
                             number = guess
@@ -354,8 +354,7 @@ extension SnapshotStore {
                             continue
                         }
                         guess = number + 1
-                        // Safe: the ticker's rows lie within the file's (precondition).
-                        let first = dates[t.firstRow], last = dates[t.firstRow + t.rowCount - 1]
+                        let first = tickerDates.first[i], last = tickerDates.last[i]
                         for r in segment.tickers[number].rows where first <= segmentDates[r] && segmentDates[r] <= last {
                             if isReplaced.isEmpty { isReplaced = [Bool](repeating: false, count: segment.rowCount) }
                             guard !isReplaced[r] else { continue }
@@ -364,9 +363,10 @@ extension SnapshotStore {
                                 let mid = (lo + hi) / 2
                                 if dates[mid] < segmentDates[r] { lo = mid + 1 } else { hi = mid }
                             }
-                            // Safe: lo is within the run (the search moves past its last row
-                            // only for a date below this one, and `last` is not).
-                            isReplaced[r] = dates[lo] == segmentDates[r]
+                            // Safe: lo is within the run, or at its end (no match) if the run's
+                            // last date were below `last`, read apart (precondition: the run
+                            // lies within the file's rows).
+                            isReplaced[r] = lo < t.firstRow + t.rowCount && dates[lo] == segmentDates[r]
                         }
                     }
                 }
