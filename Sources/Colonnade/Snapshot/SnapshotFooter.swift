@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where one payload lies in the file and its checksum (`docs/SNAPSHOT_FORMAT.md`, "COLS").
 struct SnapshotPayload: Sendable, Equatable {
     /// Byte offset from the start of the file; a multiple of 64.
@@ -57,6 +61,35 @@ enum AnyBlockSummaries: Sendable, Equatable {
 ///
 /// Column entries and summaries list the date column first, then the value columns in schema order.
 struct SnapshotFooter: Sendable, Equatable {
+    /// How much of a footer a decode reads.
+    enum Extent: Sendable, Equatable {
+        /// Every section (loads, `info`, verification).
+        case whole
+        /// What a writer building on a file without loading it needs (an append: ARCHITECTURE.md,
+        /// *Versions and appends*): the schema, the symbols, the ticker index and the column
+        /// entries, decoded and checked as `whole` does. Each ticker's metadata is stepped over
+        /// (its counts and lengths checked against the section, not its UTF-8 or keys), and
+        /// `SUMM` and `META` are not read: `summaries` is nil and `metadata` empty. Such a footer
+        /// never becomes a table (`SnapshotReader.makeTable`).
+        case index
+    }
+
+    /// How much of the file's footer this holds.
+    var extent = Extent.whole
+
+    /// The `TDIC` and `TIDX` sections as the `.index` extent decodes them: their bytes and the
+    /// tickers. A footer whose `TDIC` holds the same bytes has the same symbols, and with the
+    /// same `TIDX` the same rows, so a decode given them (`decode(…, reusing:)`) takes them
+    /// instead of decoding and checking them again (the day segments of a store mostly list
+    /// the same tickers, one row each).
+    struct DecodedTickers: Sendable {
+        var dictionary: [UInt8]
+        var index: [UInt8]
+        var tickers: [TickerEntry]
+    }
+
+    /// With the `.index` extent, this footer's `TDIC` and `TIDX`, for the next decode to reuse.
+    var decodedTickers: DecodedTickers?
     var dateColumnName: String
     var schema: [ColumnDescriptor]
     /// Symbols and metadata from `TDIC`, row ranges from `TIDX`.
@@ -180,7 +213,15 @@ struct SnapshotFooter: Sendable, Equatable {
 
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
-    static func decode(_ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int) throws(SnapshotError) -> SnapshotFooter {
+    /// With `.index`, only what that extent holds is decoded (see ``Extent``).
+    /// - Parameter reusing: with `.index`, another footer's tickers (``decodedTickers``): its
+    ///   symbols taken as this footer's when the `TDIC` bytes are the same, and its rows too when
+    ///   the `TIDX` bytes are (rows past this file's are then refused by the reader's layout
+    ///   check rather than here).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, file: String, rowLimit: Int, extent: Extent = .whole,
+        reusing: DecodedTickers? = nil
+    ) throws(SnapshotError) -> SnapshotFooter {
         let (sections, unknown) = try sectionBodies(bytes, file: file)
         func required(_ tag: UInt32) throws(SnapshotError) -> SnapshotByteReader {
             guard let body = sections[tag] else {
@@ -191,11 +232,31 @@ struct SnapshotFooter: Sendable, Equatable {
         var schemaReader = try required(SnapshotFormat.Tag.schema)
         let (dateColumnName, schema) = try decodeSchema(&schemaReader)
         var dictionaryReader = try required(SnapshotFormat.Tag.tickerDictionary)
-        var tickers = try decodeTickerDictionary(&dictionaryReader)
         var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
-        try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+        var tickers: [TickerEntry]
+        var decoded: DecodedTickers?
+        if extent == .index, let reusing, same(reusing.dictionary, dictionaryReader.bytes) {
+            // The same bytes decode to the same symbols; the same index, to the same rows.
+            tickers = reusing.tickers
+            decoded = reusing
+            if !same(reusing.index, indexReader.bytes) {
+                try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+                decoded = DecodedTickers(dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers)
+            }
+        } else {
+            tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
+            try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
+            if extent == .index {
+                decoded = DecodedTickers(dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers)
+            }
+        }
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
+        guard extent == .whole else {
+            return SnapshotFooter(
+                extent: extent, decodedTickers: decoded, dateColumnName: dateColumnName, schema: schema, tickers: tickers,
+                rowCount: rowCount, columns: columns, summaries: nil, metadata: [:], unknownSections: unknown)
+        }
         var summaries: [AnyBlockSummaries?]?
         if let body = sections[SnapshotFormat.Tag.summaries] {
             var r = SnapshotByteReader(body, file: file, section: "SUMM")
@@ -210,6 +271,11 @@ struct SnapshotFooter: Sendable, Equatable {
         return SnapshotFooter(
             dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
             columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
+    }
+
+    /// Whether `a` holds exactly the bytes of `b`.
+    private static func same(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { a in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
     }
 
     /// The footer's sections by tag (each known one at most once), and the optional sections this
@@ -285,17 +351,21 @@ struct SnapshotFooter: Sendable, Equatable {
         return (dateColumnName, schema)
     }
 
-    /// `TDIC`: distinct symbols and their metadata, rows not yet known.
-    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader) throws(SnapshotError) -> [TickerEntry] {
+    /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not yet known.
+    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader, metadata: Bool) throws(SnapshotError) -> [TickerEntry] {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
-        var symbols = Set<String>()
+        var symbols = Set<String>(minimumCapacity: tickerCount)
         for i in 0 ..< tickerCount {
             let symbol = try r.readString("symbol of ticker \(i)")
             guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
-            let metadata = try readDictionary(&r, "metadata of ticker \(symbol)")
-            tickers.append(TickerEntry(symbol: symbol, metadata: metadata))
+            if metadata {
+                tickers.append(TickerEntry(symbol: symbol, metadata: try readDictionary(&r, "metadata of ticker \(symbol)")))
+            } else {
+                try skipDictionary(&r, "metadata of ticker \(symbol)")
+                tickers.append(TickerEntry(symbol: symbol))
+            }
         }
         try r.expectEnd()
         return tickers
@@ -393,6 +463,12 @@ struct SnapshotFooter: Sendable, Equatable {
             guard out.updateValue(value, forKey: key) == nil else { throw r.fail("\(what) has key \(key) twice") }
         }
         return out
+    }
+
+    /// Steps over a dictionary, checking only that its count and every string length fit the section.
+    private static func skipDictionary(_ r: inout SnapshotByteReader, _ what: @autoclosure () -> String) throws(SnapshotError) {
+        let n = try r.readCount32("\(what()) count", minimumItemBytes: 8)
+        for _ in 0 ..< 2 * n { try r.skipString("\(what()) entry") }
     }
 
     private static func readSummaries<T: ColumnElement>(

@@ -51,20 +51,30 @@ extension SnapshotStore {
             return try writeSingleFile(rows, command: command, durable: durable, threads: threads)
         }
         let previous = state.log.current
-        var earlier = [QuoteTable]()
+        // Of the files already there, an append needs their schemas, symbols, row ranges and
+        // dates: each is read to its footer's index (no block summaries, no ticker metadata),
+        // checked as a non-verifying load checks it, and its dates are read where mapped. (A
+        // ticker dictionary and index of the same bytes as the previous file's, as the day
+        // segments of a store mostly have, are taken as decoded.) One file at a time: nothing
+        // of it is kept.
+        var identifiers = Set(rows.schema.map(\.identifier))
+        var replaced = ReplacedRows(by: rows)
+        var decoded: SnapshotFooter.DecodedTickers?
         for index in previous.files {
-            earlier.append(try Self.loadDataFile(state.log.files[index], directory: state.dataDirectory, verify: false, threads: threads))
+            let reader = try Self.checkedReader(
+                state.log.files[index], directory: state.dataDirectory, extent: .index, reusing: decoded)
+            replaced.find(in: reader.footer.tickers, dates: try reader.checkedDates())
+            identifiers.formUnion(reader.footer.schema.map(\.identifier))
+            decoded = reader.footer.decodedTickers
         }
         // The version must load as a table: refused before anything is written when the columns
         // of its files together pass the limit (as a rewrite's save refuses the merged table).
-        var identifiers = Set(rows.schema.map(\.identifier))
-        for t in earlier { identifiers.formUnion(t.schema.map(\.identifier)) }
         if identifiers.count > QuoteTable.maximumColumnCount {
             throw .unsavable(
                 file: path, reason: "\(identifiers.count) value columns; a table holds at most \(QuoteTable.maximumColumnCount)")
         }
         let file = try state.writeDataFile(rows, version: state.nextNumber, durable: durable, threads: threads)
-        let rowCount = try mergedRowCount(state, earlier: earlier, extra: file, threads: threads)
+        let rowCount = previous.rowCount + rows.rowCount - replaced.count
         state.log.files.append(file)
         let version = SnapshotVersion(
             number: state.nextNumber, millisecondsSince1970: now ?? Self.now(), kind: .append,
@@ -242,7 +252,8 @@ extension SnapshotStore {
                 _ = chmod(p, st.st_mode & 0o7777)
                 _ = chown(p, st.st_uid, st.st_gid)
             }
-            let reader = try SnapshotReader(path: p)
+            // Read back (header, trailer, footer checksum and index) for what the log records.
+            let reader = try SnapshotReader(path: p, extent: .index)
             let size = reader.mapping.size
             let sum = UInt64(
                 littleEndian: reader.mapping.bytes.loadUnaligned(fromByteOffset: size - SnapshotFormat.trailerSize, as: UInt64.self))
@@ -307,35 +318,60 @@ extension SnapshotStore {
         return SnapshotCommit(version: version, writtenBytes: info.fileSize)
     }
 
-    /// The rows of the table the current version's files (`earlier`) plus the segment `extra` make: the
-    /// segment's rows whose ticker and date an earlier file holds replace a row, the others add
-    /// one. One binary search per segment row and earlier file (dates ascend within a ticker).
-    func mergedRowCount(_ state: PendingCommit, earlier: [QuoteTable], extra: SnapshotDataFile, threads: Int) throws(SnapshotError) -> Int {
-        let segment = try Self.loadDataFile(extra, directory: state.dataDirectory, verify: false, threads: threads)
-        var replaced = 0
-        for entry in segment.tickers {
-            let runs: [(QuoteTable, Int, Int)] = earlier.compactMap { t in
-                guard let code = t.tickerNumber(of: entry.symbol) else { return nil }
-                let e = t.tickers[Int(code)]
-                return (t, e.firstRow, e.firstRow + e.rowCount)
-            }
-            guard !runs.isEmpty else { continue }
-            for r in entry.firstRow ..< entry.firstRow + entry.rowCount {
-                let day = segment.dates[r]
-                for (t, start, end) in runs {
-                    var lo = start, hi = end
-                    while lo < hi {
-                        let mid = (lo + hi) / 2
-                        if t.dates[mid] < day { lo = mid + 1 } else { hi = mid }
-                    }
-                    if lo < end && t.dates[lo] == day {
-                        replaced += 1
-                        break
+    /// The rows of a segment that replace a stored row (same ticker and date), found file by
+    /// file among the files of the version the segment is appended to; the others add a row.
+    struct ReplacedRows {
+        let segment: QuoteTable
+        /// Per segment row; empty until a row is looked up.
+        private var isReplaced = [Bool]()
+
+        init(by segment: QuoteTable) { self.segment = segment }
+
+        /// How many rows of the segment replace a stored row, of the files seen so far.
+        var count: Int { isReplaced.count(where: { $0 }) }
+
+        /// Finds the segment rows that one file holds, from its ticker index and dates.
+        ///
+        /// A row dated after its ticker's last date in the file or before its first (a new day:
+        /// the usual append) is not in it, from the two dates; any other is looked up by binary
+        /// search in the ticker's run (dates ascend within it).
+        /// - Precondition: `tickers` tile the rows of `dates` (`checkedDates()` checked it).
+        /// - Complexity: O(tickers) (a symbol lookup when the file's ticker order departs from
+        ///   the segment's), plus O(log rows) per row dated within its ticker's run.
+        mutating func find(in tickers: [TickerEntry], dates tickerDates: SnapshotReader.TickerDates) {
+            tickerDates.column.withUnsafeBufferPointer { dates in
+                segment.dates.withUnsafeBufferPointer { segmentDates in
+                    // The files of a store mostly list the same tickers in the same order: the
+                    // segment ticker after the one matched last is tried before the symbol is hashed.
+                    var guess = 0
+                    for (i, t) in tickers.enumerated() where t.rowCount > 0 {
+                        let number: Int
+                        if guess < segment.tickers.count, segment.tickers[guess].symbol == t.symbol {
+                            number = guess
+                        } else if let found = segment.tickerNumber(of: t.symbol) {
+                            number = Int(found)
+                        } else {
+                            continue
+                        }
+                        guess = number + 1
+                        let first = tickerDates.first[i], last = tickerDates.last[i]
+                        for r in segment.tickers[number].rows where first <= segmentDates[r] && segmentDates[r] <= last {
+                            if isReplaced.isEmpty { isReplaced = [Bool](repeating: false, count: segment.rowCount) }
+                            guard !isReplaced[r] else { continue }
+                            var lo = t.firstRow, hi = t.firstRow + t.rowCount
+                            while lo < hi {
+                                let mid = (lo + hi) / 2
+                                if dates[mid] < segmentDates[r] { lo = mid + 1 } else { hi = mid }
+                            }
+                            // Safe: lo is within the run, or at its end (no match) if the run's
+                            // last date were below `last`, read apart (precondition: the run
+                            // lies within the file's rows).
+                            isReplaced[r] = lo < t.firstRow + t.rowCount && dates[lo] == segmentDates[r]
+                        }
                     }
                 }
             }
         }
-        return state.log.current.rowCount + segment.rowCount - replaced
     }
 
     /// Writes `log` over the log file at `path` atomically (`ReplacementFile`: a symbolic link

@@ -158,9 +158,15 @@ public struct SnapshotStore: Sendable {
         return try QuoteTable.load(reader, verify: verify, threads: threads)
     }
 
-    static func checkedReader(_ file: SnapshotDataFile, directory: String) throws(SnapshotError) -> SnapshotReader {
+    /// A reader of one data file (its whole footer, or with `.index` what an append needs),
+    /// refused when the file is not the one the log recorded (size and footer checksum).
+    /// `reusing`: as `SnapshotFooter.decode` takes it.
+    static func checkedReader(
+        _ file: SnapshotDataFile, directory: String, extent: SnapshotFooter.Extent = .whole,
+        reusing: SnapshotFooter.DecodedTickers? = nil
+    ) throws(SnapshotError) -> SnapshotReader {
         let p = directory + "/" + file.name
-        let reader = try SnapshotReader(path: p)
+        let reader = try SnapshotReader(path: p, extent: extent, reusing: reusing)
         guard reader.mapping.size == file.size else {
             throw .inconsistentData(
                 file: p, section: "version log", detail: "the file has \(reader.mapping.size) bytes, the version log records \(file.size)")
