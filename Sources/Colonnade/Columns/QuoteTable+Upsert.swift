@@ -50,11 +50,9 @@ extension QuoteTable {
         let plan = UpsertPlan(sources)
         let runs = plan.runs, total = plan.rowCount
         @Sendable func mergedDates() -> Column<Int32> {
-            if let d = QuoteTable.gatherSummarized(runs, total: total, threads: threads, { sources[$0].dates }) { return d }
-            var d = QuoteTable.gather(runs, total: total) { sources[$0].dates }
-            d.shrinkToFit()
-            d.computeSummaries()
-            return d
+            QuoteTable.gatherMerged(runs, total: total, threads: threads, { sources[$0].dates }) {
+                QuoteTable.gather(runs, total: total) { sources[$0].dates }
+            }
         }
         // Deferred, the dates too are merged when first read: a range over prices reads none.
         let newDates = deferringColumns ? Column<Int32>(pendingCount: total, mergedDates) : mergedDates()
@@ -120,11 +118,9 @@ extension QuoteTable {
                 AnyColumn(
                     Column<T>(pendingCount: total) {
                         let typed = columns.map { $0.flatMap(T.unwrap) }
-                        if let c = gatherSummarized(runs, total: total, threads: threads, { typed[$0] }) { return c }
-                        var c = T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!
-                        c.shrinkToFit()
-                        c.computeSummaries()
-                        return c
+                        return gatherMerged(runs, total: total, threads: threads, { typed[$0] }) {
+                            T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!
+                        }
                     })
             }
             switch d.type {
@@ -134,6 +130,19 @@ extension QuoteTable {
             case .float64: return pending(Double.self)
             }
         }
+    }
+
+    /// A merged column with its summaries: `gatherSummarized` where it applies, else `gather`
+    /// (a column with nulls, another type or a widened one) shrunk and then summarized.
+    private static func gatherMerged<T: ColumnElement>(
+        _ runs: [UpsertPlan.Run], total: Int, threads: Int,
+        _ source: (Int) -> Column<T>?, otherwise gathered: () -> Column<T>
+    ) -> Column<T> {
+        if let c = gatherSummarized(runs, total: total, threads: threads, source) { return c }
+        var c = gathered()
+        c.shrinkToFit()
+        c.computeSummaries()
+        return c
     }
 
     /// Rows of the summarized gather written (and summarized) at a time: 64 zone-map blocks, whose
@@ -153,8 +162,9 @@ extension QuoteTable {
         _ runs: [UpsertPlan.Run], total: Int, threads: Int,
         _ source: (Int) -> Column<T>?
     ) -> Column<T>? {
-        guard T.self == Double.self || T.self == Int32.self, total > 0 else { return nil }
-        var held: [Int: Column<T>] = [:]  // the sources the runs read, kept alive for their pointers
+        guard BlockSummaries<T>.hasFastSummaries, total > 0 else { return nil }
+        // The sources the runs read, by source number, kept alive for their pointers.
+        var held = [Column<T>?](repeating: nil, count: (runs.map(\.source).max() ?? 0) + 1)
         for run in runs where held[run.source] == nil {
             guard let c = source(run.source), c.validity == nil, !c.isPending else { return nil }
             held[run.source] = c
@@ -163,11 +173,10 @@ extension QuoteTable {
         guard let storage = ColumnStorage(allocatingByteCount: ColumnStorage.paddedByteCount(total * stride)) else { return nil }
         // Safe: `held` keeps every source column (and so its storage) alive until we return, and
         // a column's base address never moves; the sources are only read.
-        var bases = [SharedPointer<T>?](repeating: nil, count: (held.keys.max() ?? 0) + 1)
-        for (s, c) in held {
-            bases[s] = SharedPointer(
-                base: UnsafeMutableRawPointer(mutating: c.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress!) })
-                    .assumingMemoryBound(to: T.self))
+        let bases = held.map { held in
+            held.map { c in
+                SharedPointer(base: UnsafeMutablePointer(mutating: c.withUnsafeBufferPointer { $0.baseAddress! }))
+            }
         }
         var starts = [Int](repeating: 0, count: runs.count + 1)  // each run's first row in the result
         for (i, run) in runs.enumerated() { starts[i + 1] = starts[i] + run.count }
@@ -207,7 +216,7 @@ extension QuoteTable {
                             }
                             for b in lo / blockRows ..< (hi + blockRows - 1) / blockRows {
                                 let first = b * blockRows, n = Swift.min(blockRows, total - first)
-                                (mn.base[b], mx.base[b], un.base[b]) = blockSummary(out.base + first, count: n)
+                                (mn.base[b], mx.base[b], un.base[b]) = BlockSummaries<T>.fastSummary(of: out.base + first, count: n)
                             }
                         }
                     }
@@ -216,19 +225,6 @@ extension QuoteTable {
         }
         let summaries = BlockSummaries(minimums: minimums, maximums: maximums, unknownCounts: unknowns)
         return Column(viewing: storage, count: total, validity: nil, summaries: summaries)
-    }
-
-    /// One block's summary through the fast summaries of Float64 and Int32 (`BlockSummaries+Fast`).
-    @inline(__always)
-    private static func blockSummary<T: ColumnElement>(_ p: UnsafeMutablePointer<T>, count: Int) -> (T, T, UInt32) {
-        if T.self == Double.self {
-            // Safe: T is Double, checked above.
-            let s = BlockSummaries<Double>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Double.self), count: count)
-            return (unsafeBitCast(s.0, to: T.self), unsafeBitCast(s.1, to: T.self), s.2)
-        }
-        // Safe: T is Int32 (gatherSummarized takes no other type).
-        let s = BlockSummaries<Int32>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Int32.self), count: count)
-        return (unsafeBitCast(s.0, to: T.self), unsafeBitCast(s.1, to: T.self), 0)
     }
 
     /// One column along `runs`: each run is one bulk copy from its source, or nulls where the

@@ -37,6 +37,27 @@ extension BlockSummaries {
     }
 }
 
+extension BlockSummaries {
+    /// Whether `Element` has the fast per-block summary (`fastSummary(of:count:)`): Float64 and
+    /// Int32 (prices and dates).
+    static var hasFastSummaries: Bool { Element.self == Double.self || Element.self == Int32.self }
+
+    /// One block's summary (minimum, maximum, unknown count) of `count` values without nulls,
+    /// bit-identical to the row-by-row pass, for an element type with `hasFastSummaries`.
+    @inline(__always)
+    static func fastSummary(of p: UnsafePointer<Element>, count: Int) -> (Element, Element, UInt32) {
+        if Element.self == Double.self {
+            // Safe: Element is Double, checked above.
+            let s = BlockSummaries<Double>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Double.self), count: count)
+            return (unsafeBitCast(s.0, to: Element.self), unsafeBitCast(s.1, to: Element.self), s.2)
+        }
+        precondition(Element.self == Int32.self, "no fast summary for \(Element.self)")
+        // Safe: Element is Int32, checked above.
+        let s = BlockSummaries<Int32>.summary(of: UnsafeRawPointer(p).assumingMemoryBound(to: Int32.self), count: count)
+        return (unsafeBitCast(s.0, to: Element.self), unsafeBitCast(s.1, to: Element.self), 0)
+    }
+}
+
 extension BlockSummaries where Element == Double {
     /// Summaries of `values` (no nulls), bit-identical to the row-by-row pass.
     static func doubleSummaries(_ values: UnsafeBufferPointer<Double>) -> BlockSummaries<Double> {

@@ -131,22 +131,12 @@ public struct SnapshotStore: Sendable {
             let shared = SharedPointer(base: slots.baseAddress!)
             forEachChunk(segments, threads: threads) { i, _ in
                 // Safe: each slot is written by the one worker that claimed its index.
-                do throws(SnapshotError) {
-                    shared.base[i] = .success(
-                        try loadDataFile(files[i + 1], directory: directory, verify: verify, threads: threadsEach))
-                } catch {
-                    shared.base[i] = .failure(error)
+                shared.base[i] = Result { () throws(SnapshotError) in
+                    try loadDataFile(files[i + 1], directory: directory, verify: verify, threads: threadsEach)
                 }
             }
         }
-        var tables = [QuoteTable]()
-        tables.reserveCapacity(segments)
-        for result in loaded {
-            switch result! {
-            case .success(let t): tables.append(t)
-            case .failure(let error): throw error
-            }
-        }
+        let tables = try loaded.map { result throws(SnapshotError) in try result!.get() }
         table.upsert(contentsOf: tables, threads: threads, deferringColumns: deferringColumns)
         return table
     }
