@@ -112,10 +112,12 @@ import Glibc
         #expect(refusedByBoth > 100 && acceptedByBoth > 10, "\(refusedByBoth) refused, \(acceptedByBoth) accepted")
     }
 
-    /// A ticker dictionary (and index) of the same bytes as one decoded before is taken as
-    /// decoded: the same tickers as its own decode gives. Other bytes are decoded and checked,
-    /// so a repeated symbol is refused whatever tickers the decode was given.
-    @Test func reusedTickersDecodeAsTheirOwnBytes() throws {
+    /// A ticker dictionary (and index) of the same bytes as one decoded before for the same
+    /// extent is taken as decoded: the same tickers (and, for a whole footer, metadata) as its
+    /// own decode gives. Other bytes are decoded and checked, so a repeated symbol is refused
+    /// whatever tickers the decode was given; tickers of the other extent are not taken.
+    @Test(arguments: [SnapshotFooter.Extent.index, .whole])
+    func reusedTickersDecodeAsTheirOwnBytes(extent: SnapshotFooter.Extent) throws {
         let dir = ScratchDirectory()
         defer { dir.remove() }
         func footer(_ table: QuoteTable, _ name: String) throws -> [UInt8] {
@@ -124,9 +126,11 @@ import Glibc
             let footerOffset = Int(file[32 ..< 40].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
             return Array(file[footerOffset ..< file.count - SnapshotFormat.trailerSize])
         }
-        func decode(_ bytes: [UInt8], reusing: SnapshotFooter.DecodedTickers?) throws -> SnapshotFooter {
+        func decode(
+            _ bytes: [UInt8], reusing: SnapshotFooter.DecodedTickers?, extent: SnapshotFooter.Extent = extent
+        ) throws -> SnapshotFooter {
             try bytes.withUnsafeBytes { b in
-                try SnapshotFooter.decode(b, file: "r", rowLimit: 1 << 30, extent: .index, reusing: reusing)
+                try SnapshotFooter.decode(b, file: "r", rowLimit: 1 << 30, extent: extent, reusing: reusing)
             }
         }
         // Same tickers, other rows and values (the same TDIC bytes, another TIDX); the same table
@@ -154,6 +158,12 @@ import Glibc
         let fromA = try decode(try footer(a, "a4.snapshot"), reusing: marked).tickers[0]
         #expect(fromA.symbol == "marked" && fromA.rowCount == 12_345)
         #expect(try decode(try footer(other, "o2.snapshot"), reusing: marked).tickers[0].symbol == "T0")
+        // Tickers decoded for the other extent are decoded again, not taken.
+        let otherExtent: SnapshotFooter.Extent = extent == .index ? .whole : .index
+        let fromOtherExtent = try decode(try footer(a, "a5.snapshot"), reusing: marked, extent: otherExtent)
+        #expect(fromOtherExtent.tickers[0].symbol == "T0" && fromOtherExtent.tickers[0].rowCount == a.tickers[0].rowCount)
+        if otherExtent == .whole { #expect(fromOtherExtent.tickers.map(\.metadata) == a.tickers.map(\.metadata)) }
+        if extent == .whole { #expect(try decode(try footer(a, "a6.snapshot"), reusing: marked).tickers[2].metadata == a.tickers[2].metadata) }
         // T4 renamed T1, then T1 renamed T0 (the length prefix and the bytes in TDIC): refused,
         // whether given A's dictionary or none.
         let bytesA = try footer(a, "a3.snapshot")

@@ -127,6 +127,27 @@ public enum AnyColumn: Sendable, Equatable {
         }
     }
 
+    /// The plan of a deferred merge this column can still be read through unmerged
+    /// (`Column.unmergedStitch`), or nil.
+    var unmergedStitchPlan: StitchPlan? {
+        switch self {
+        case .int32(let c): c.unmergedStitch?.plan
+        case .int64(let c): c.unmergedStitch?.plan
+        case .float32(let c): c.unmergedStitch?.plan
+        case .float64(let c): c.unmergedStitch?.plan
+        }
+    }
+
+    /// Source `source`'s column of a deferred merge (`unmergedStitchPlan` is not nil).
+    func stitchSource(_ source: Int) -> AnyColumn {
+        switch self {
+        case .int32(let c): .int32(c.unmergedStitch!.sources[source])
+        case .int64(let c): .int64(c.unmergedStitch!.sources[source])
+        case .float32(let c): .float32(c.unmergedStitch!.sources[source])
+        case .float64(let c): .float64(c.unmergedStitch!.sources[source])
+        }
+    }
+
     /// Whether block summaries are present.
     public var hasSummaries: Bool {
         switch self {

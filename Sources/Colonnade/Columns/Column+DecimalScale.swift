@@ -116,13 +116,22 @@ extension Column where Element == Double {
     var decimalScale: DecimalScale? {
         derived.decimal.withLock { cached in
             if let cached { return cached }
-            let computed = computeDecimalScale()
+            // A deferred merge read in place takes the scale of its sources' values (the same
+            // values), without merging.
+            let computed =
+                if let stitch = pending?.stitch {
+                    stitch.decimalScale
+                } else {
+                    decimalParts().flatMap { DecimalScale(digits: $0.digits, largest: $0.largest) }
+                }
             cached = .some(computed)
             return computed
         }
     }
 
-    private func computeDecimalScale() -> DecimalScale? {
+    /// The most fractional digits of any value and the largest magnitude, or nil when some value
+    /// is not a decimal of at most 15 fractional digits (or is infinite); not cached.
+    func decimalParts() -> (digits: Int, largest: Double)? {
         let chunkRows = 1 << 16
         let chunks = (count + chunkRows - 1) / chunkRows
         let digits = UnsafeMutablePointer<Int>.allocate(capacity: max(chunks, 1))
@@ -149,9 +158,17 @@ extension Column where Element == Double {
             k = Swift.max(k, digits[c])
             big = Swift.max(big, largest[c])
         }
+        return (k, big)
+    }
+}
+
+extension DecimalScale {
+    /// The scale of values of at most `digits` fractional digits and magnitude at most `largest`,
+    /// or nil when the largest scaled value is not below `scaledLimit`.
+    init?(digits: Int, largest: Double) {
         // A value with fewer digits is exact at more digits only while its scaled form stays small.
-        let maxScaled = (big * DecimalScale.powers[k]).rounded()
+        let maxScaled = (largest * DecimalScale.powers[digits]).rounded()
         guard maxScaled < DecimalScale.scaledLimit else { return nil }
-        return DecimalScale(digits: k, maxScaled: maxScaled)
+        self.init(digits: digits, maxScaled: maxScaled)
     }
 }

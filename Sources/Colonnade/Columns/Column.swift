@@ -82,10 +82,17 @@ public struct Column<Element: ColumnElement>: Sendable {
 
     /// A column of `count` rows whose values `make` computes on first use, once for every copy
     /// (`PendingColumn`). `make` must return `count` rows, with summaries when they are wanted.
-    init(pendingCount count: Int, _ make: @escaping @Sendable () -> Column<Element>) {
+    init(pendingCount count: Int, stitch: ColumnStitch<Element>? = nil, _ make: @escaping @Sendable () -> Column<Element>) {
         self.storedStorage = ColumnStorage(byteCount: 0)
         self.count = count
-        self.pending = PendingColumn(make)
+        self.pending = PendingColumn(stitch: stitch, make)
+    }
+
+    /// Where a deferred merge's values lie unmerged, while they are not merged (`ColumnStitch`):
+    /// what a query reads instead of merging. Nil once merged, or for any other column.
+    var unmergedStitch: ColumnStitch<Element>? {
+        guard let pending, !pending.isResolved else { return nil }
+        return pending.stitch
     }
 
     /// Copies pending values in (the first mutation of a deferred column does this).

@@ -12,9 +12,14 @@ final class PendingColumn<Element: ColumnElement>: @unchecked Sendable {
     private let lock = Mutex<Void>(())
     private let ready = Atomic<Bool>(false)
     private var resolved: Column<Element>?
+    /// Where the values lie unmerged, when they can be read there (`ColumnStitch`).
+    let stitch: ColumnStitch<Element>?
 
     /// `make` returns the column, with no pending values of its own; it runs at most once.
-    init(_ make: @escaping @Sendable () -> Column<Element>) { self.make = make }
+    init(stitch: ColumnStitch<Element>? = nil, _ make: @escaping @Sendable () -> Column<Element>) {
+        self.stitch = stitch
+        self.make = make
+    }
 
     /// The column, computed by the first caller (others wait for it).
     @usableFromInline var column: Column<Element> {

@@ -54,11 +54,17 @@ extension QuoteTable {
                 QuoteTable.gather(runs, total: total) { sources[$0].dates }
             }
         }
-        // Deferred, the dates too are merged when first read: a range over prices reads none.
-        let newDates = deferringColumns ? Column<Int32>(pendingCount: total, mergedDates) : mergedDates()
+        // Deferred, the dates too are merged when first read: a range over prices reads none. A
+        // merge that keeps every source row (an append) can be read where the rows lie.
+        let stitchPlan = deferringColumns ? StitchPlan(plan, sourceRowCounts: sources.map(\.rowCount)) : nil
+        let newDates =
+            deferringColumns
+            ? Column<Int32>(
+                pendingCount: total, stitch: stitchPlan.flatMap { ColumnStitch($0, sources: sources.map(\.dates)) }, mergedDates)
+            : mergedDates()
         let newColumns =
             deferringColumns
-            ? QuoteTable.pendingColumns(plan, sources, threads: threads)
+            ? QuoteTable.pendingColumns(plan, sources, stitchPlan: stitchPlan, threads: threads)
             : QuoteTable.gatherColumns(plan, sources, threads: threads)
         schema = plan.schema
         columns = newColumns
@@ -106,8 +112,11 @@ extension QuoteTable {
     }
 
     /// Every column of the plan's schema as a `PendingColumn`: gathered along its runs, shrunk and
-    /// summarized, as `upsert` does eagerly, when first read.
-    private static func pendingColumns(_ plan: UpsertPlan, _ sources: [QuoteTable], threads: Int) -> [AnyColumn] {
+    /// summarized, as `upsert` does eagerly, when first read; read where its rows lie until then
+    /// (`ColumnStitch`) when `stitchPlan` is given and every source has it without nulls.
+    private static func pendingColumns(
+        _ plan: UpsertPlan, _ sources: [QuoteTable], stitchPlan: StitchPlan?, threads: Int
+    ) -> [AnyColumn] {
         let sourceIndexes = sources.map { source in
             Dictionary(source.schema.enumerated().map { ($1.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -115,8 +124,9 @@ extension QuoteTable {
         return plan.schema.map { d in
             let columns = sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } }
             func pending<T: ColumnElement>(_: T.Type) -> AnyColumn {
-                AnyColumn(
-                    Column<T>(pendingCount: total) {
+                let stitch = stitchPlan.flatMap { ColumnStitch($0, sources: columns.map { $0.flatMap(T.unwrap) }) }
+                return AnyColumn(
+                    Column<T>(pendingCount: total, stitch: stitch) {
                         let typed = columns.map { $0.flatMap(T.unwrap) }
                         return gatherMerged(runs, total: total, threads: threads, { typed[$0] }) {
                             T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!

@@ -32,13 +32,17 @@ struct UpsertPlan {
         let holders = UpsertPlan.holders(sources, tickers: &tickers, numbers: &numbers)
         var runs: [Run] = []
         var planned = 0
+        // Each source's dates, read in place by `ascend` (a store's plan asks 30 files about
+        // every ticker). Safe: `sources` keeps every column's storage alive while the plan is
+        // made, and a storage's base address never moves; the dates are only read.
+        let dates = sources.map { source in source.dates.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) } }
         for number in tickers.indices {
             let first = planned
             let held = holders[number]
             if held.count == 1 {
                 UpsertPlan.emit(&runs, &planned, held[0].source, held[0].rows.lowerBound, held[0].rows.count)
             } else if held.count > 1 {
-                if UpsertPlan.ascend(held, sources) {
+                if UpsertPlan.ascend(held, dates) {
                     // Each holder's days all follow the previous one's (an append): its rows are
                     // one run each, with nothing to merge or replace.
                     for part in held { UpsertPlan.emit(&runs, &planned, part.source, part.rows.lowerBound, part.rows.count) }
@@ -81,20 +85,33 @@ struct UpsertPlan {
     ) -> [[(source: Int, rows: Range<Int>)]] {
         var holders = [[(source: Int, rows: Range<Int>)]](repeating: [], count: tickers.count)
         for (number, t) in tickers.enumerated() where t.rowCount > 0 { holders[number].append((0, t.rows)) }
+        // Each source ticker's number in the result: looked up by symbol, or taken from the
+        // previous source when it lists the same symbols in the same order (a store's day
+        // segments mostly do; small symbols compare without hashing).
+        var previousNumbers: [Int] = []
         for s in sources.indices.dropFirst() {
-            for t in sources[s].tickers {
-                let number: Int
-                if let c = numbers[t.symbol] {
-                    number = Int(c)
-                } else {
-                    number = tickers.count
-                    numbers[t.symbol] = Int32(number)
-                    tickers.append(TickerEntry(symbol: t.symbol))
-                    holders.append([])
+            let own = sources[s].tickers, previous = sources[s - 1].tickers
+            let sameSymbols =
+                s > 1 && own.count == previous.count && own.indices.allSatisfy { own[$0].symbol == previous[$0].symbol }
+            var numbersHere = sameSymbols ? previousNumbers : []
+            if !sameSymbols {
+                numbersHere.reserveCapacity(own.count)
+                for t in own {
+                    if let c = numbers[t.symbol] {
+                        numbersHere.append(Int(c))
+                    } else {
+                        numbers[t.symbol] = Int32(tickers.count)
+                        numbersHere.append(tickers.count)
+                        tickers.append(TickerEntry(symbol: t.symbol))
+                        holders.append([])
+                    }
                 }
-                tickers[number].metadata.merge(t.metadata) { _, new in new }
+            }
+            for (t, number) in zip(own, numbersHere) {
+                if !t.metadata.isEmpty { tickers[number].metadata.merge(t.metadata) { _, new in new } }
                 if t.rowCount > 0 { holders[number].append((s, t.rows)) }
             }
+            previousNumbers = numbersHere
         }
         return holders
     }
@@ -112,12 +129,13 @@ struct UpsertPlan {
 
     /// Whether each holder's first day comes after the previous holder's last (dates ascend
     /// within a holder): then the merge by date is the holders' rows in order.
-    static func ascend(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> Bool {
+    static func ascend(_ held: [(source: Int, rows: Range<Int>)], _ dates: [UnsafePointer<Int32>?]) -> Bool {
         var previousLast: Int32?
         for part in held where !part.rows.isEmpty {
-            let dates = sources[part.source].dates
-            if let p = previousLast, !(p < dates[part.rows.lowerBound]) { return false }
-            previousLast = dates[part.rows.upperBound - 1]
+            // Safe: the rows lie within the source (its ticker index covers them), so it has dates.
+            let d = dates[part.source].unsafelyUnwrapped
+            if let p = previousLast, !(p < d[part.rows.lowerBound]) { return false }
+            previousLast = d[part.rows.upperBound - 1]
         }
         return true
     }

@@ -18,11 +18,17 @@ struct Evaluator {
     static let blockRows = zoneMapBlockRows
 
     init(rowCount: Int, columns: [AnyColumn], options: QueryOptions) {
+        self.init(
+            rowCount: rowCount, columns: columns, useSummaries: options.useBlockSummaries, chunkRows: options.rowsPerChunk,
+            counters: options.counters)
+    }
+
+    init(rowCount: Int, columns: [AnyColumn], useSummaries: Bool, chunkRows: Int, counters: EvaluationCounters?) {
         self.rowCount = rowCount
         self.columns = columns
-        self.useSummaries = options.useBlockSummaries
-        self.chunkRows = options.rowsPerChunk
-        self.counters = options.counters
+        self.useSummaries = useSummaries
+        self.chunkRows = chunkRows
+        self.counters = counters
     }
 
     /// Mask words per chunk (the size of each scratch buffer).
@@ -38,6 +44,8 @@ struct Evaluator {
             return mask
         default: break
         }
+        // Over a store's version with segments, unmerged: over each file, stitched.
+        if let stitched = stitchedMask(plan, threads: threads) { return stitched }
         let chunks = (rowCount + chunkRows - 1) / chunkRows
         counters?.addRun(chunks: chunks, threads: threads)
         resolveColumns(of: plan)

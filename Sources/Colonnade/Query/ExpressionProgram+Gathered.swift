@@ -138,6 +138,8 @@ extension ExpressionProgram {
                 if let source = directValues(ofColumn: c) {
                     // Safe: the range lies within the table, so within the column.
                     (buffer + at).update(from: source + range.lowerBound, count: range.count)
+                } else if let stitch = stitch(ofColumn: c) {
+                    stitch.copy(range, into: buffer + at)
                 } else {
                     ExpressionProgram.load(columns[c], range, into: buffer + at)
                 }

@@ -31,7 +31,8 @@ extension ExpressionProgram {
     var supportsBlockIntervals: Bool {
         func check(_ node: Node) -> Bool {
             switch node {
-            case .column(let i): return columns[i].hasSummaries
+            // A column read unmerged has no summaries of the merged rows' blocks.
+            case .column(let i): return columns[i].hasSummaries && stitch(ofColumn: i) == nil
             case .constant: return true
             case .negate(let x): return check(x)
             case let .chain(first, steps): return check(first) && steps.allSatisfy { check($0.1) }

@@ -52,6 +52,9 @@ struct ExpressionProgram: @unchecked Sendable {
     /// Per column: its values, when they can be read in place (Float64 with no nulls: NaN already
     /// stands for null), else nil (the values are converted into a buffer).
     private let direct: [UnsafePointer<Double>?]
+    /// Per column: where a Float64 column of a deferred merge that was not merged when the
+    /// program was made lies unmerged (`ColumnStitch`); its rows are copied from there.
+    private let stitches: [ColumnStitch<Double>?]
     /// First row of every non-empty ticker, ascending: where the program's rows are cut into
     /// segments that series functions run over one at a time.
     let tickerStarts: [Int]
@@ -221,10 +224,15 @@ struct ExpressionProgram: @unchecked Sendable {
             return (.ordering(a, b), max(la, lb))
         }
         columns = table.columns
-        // A column still to be merged (a store's version with segments: `PendingColumn`) is
-        // merged here when the program reads it, before any parallel loop evaluates it; the
-        // others stay pending (a program over two columns must not merge all of them).
-        for i in read { table.columns[i].resolvePendingValues() }
+        // A Float64 column still to be merged (a store's version with segments) is read where
+        // its rows lie (`stitches`). Any other column still to be merged is merged here when the
+        // program reads it, before any parallel loop evaluates it; the others stay pending (a
+        // program over two columns must not merge all of them).
+        stitches = table.columns.map { column in
+            guard case .float64(let c) = column else { return nil }
+            return c.unmergedStitch
+        }
+        for i in read where stitches[i] == nil { table.columns[i].resolvePendingValues() }
         direct = table.columns.map { column in
             guard case .float64(let c) = column, !c.isPending, c.validity == nil else { return nil }
             // Safe: the storage is a class instance that `columns` keeps alive, and its base
@@ -251,14 +259,79 @@ struct ExpressionProgram: @unchecked Sendable {
         lookback = program.lookback
         columns = program.columns
         self.direct = direct
+        stitches = program.stitches.map { _ in nil }
         self.tickerStarts = tickerStarts
         self.segmentOrigins = segmentOrigins
         self.rowCount = rowCount
         materialized = program.materialized
     }
 
+    /// A row-local program (`isRowLocal`) over other columns of `rowCount` rows, in the same
+    /// order as the program's (a deferred merge's source table: `Evaluator+Stitched.swift`).
+    init(_ program: ExpressionProgram, readingColumns columns: [AnyColumn], rowCount: Int) {
+        precondition(program.isRowLocal, "only a row-local program reads other rows")
+        root = program.root
+        depth = program.depth
+        lookback = program.lookback
+        self.columns = columns
+        stitches = columns.map { _ in nil }
+        direct = columns.map { column in
+            guard case .float64(let c) = column, !c.isPending, c.validity == nil else { return nil }
+            // Safe: as in the main initializer.
+            return c.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        tickerStarts = rowCount > 0 ? [0] : []
+        segmentOrigins = tickerStarts
+        self.rowCount = rowCount
+        materialized = program.materialized
+    }
+
+    /// Whether each row's value depends on that row's columns alone: no series, nothing across
+    /// tickers, no condition on dates or tickers. Such a program gives every row the same value
+    /// over any table holding the row, so it can be evaluated over a deferred merge's sources.
+    var isRowLocal: Bool {
+        guard lookback == 0, materialized.isEmpty, depth <= DeepRecursion.inlineDepth else { return false }
+        func check(_ node: Node) -> Bool {
+            switch node {
+            case .column, .constant: return true
+            case .negate(let x), .math(_, let x), .isNull(let x): return check(x)
+            case let .chain(first, steps): return check(first) && steps.allSatisfy { check($0.1) }
+            case let .ordering(a, b): return check(a) && check(b)
+            case let .function(_, xs): return xs.allSatisfy(check)
+            case .series, .crossTicker, .exactSeries, .materialized, .conditional, .shared: return false
+            }
+        }
+        return check(root)
+    }
+
+    /// The columns the program reads (of a row-local program: `isRowLocal`).
+    var rowLocalColumns: Set<Int> {
+        var read = Set<Int>()
+        func collect(_ node: Node) {
+            switch node {
+            case .column(let i): read.insert(i)
+            case .constant: break
+            case .negate(let x), .math(_, let x), .isNull(let x): collect(x)
+            case let .chain(first, steps):
+                collect(first)
+                for step in steps { collect(step.1) }
+            case let .ordering(a, b):
+                collect(a)
+                collect(b)
+            case let .function(_, xs): for x in xs { collect(x) }
+            case .series, .crossTicker, .exactSeries, .materialized, .conditional, .shared: break
+            }
+        }
+        collect(root)
+        return read
+    }
+
     /// The values of column `i` when they can be read in place (Float64 without nulls), else nil.
     func directValues(ofColumn i: Int) -> UnsafePointer<Double>? { direct[i] }
+
+    /// Where column `i` lies unmerged, when it is a deferred merge's Float64 column that was not
+    /// merged when the program was made.
+    func stitch(ofColumn i: Int) -> ColumnStitch<Double>? { stitches[i] }
 
     /// The values of the column the program is, when it is one that can be read in place.
     var directValues: UnsafePointer<Double>? {
@@ -270,7 +343,7 @@ struct ExpressionProgram: @unchecked Sendable {
     /// for a column that was still to be merged when the program was made, its merged values).
     func directPointer(_ index: Int) -> UnsafePointer<Double>? {
         if let p = direct[index] { return p }
-        guard case .float64(let c) = columns[index], c.pending != nil, c.validity == nil else { return nil }
+        guard stitches[index] == nil, case .float64(let c) = columns[index], c.pending != nil, c.validity == nil else { return nil }
         // Safe: the merged storage is kept alive by the column's `PendingColumn`, which
         // `columns` keeps alive; the program only reads it.
         return c.withUnsafeBufferPointer { $0.baseAddress }
@@ -381,7 +454,11 @@ struct ExpressionProgram: @unchecked Sendable {
         case .column(let index):
             // Safe: `range` lies within the table, so within the column.
             if let values = directPointer(index) { return values + range.lowerBound }
-            ExpressionProgram.load(columns[index], range, into: dst)
+            if let stitch = stitches[index] {
+                stitch.copy(range, into: dst)
+            } else {
+                ExpressionProgram.load(columns[index], range, into: dst)
+            }
         case .constant(let c):
             dst.update(repeating: c, count: n)
         case .negate(let x):

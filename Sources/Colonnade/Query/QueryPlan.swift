@@ -218,28 +218,33 @@ extension QuoteTable {
     /// Row intervals of every ticker whose dates fall within `bounds`: two binary searches per ticker.
     func dateIntervals(_ bounds: RangeBounds<Int32>) -> [Range<Int>] {
         if bounds.isEmpty { return [] }
-        return dates.withUnsafeBufferPointer { d in
-            var out = [Range<Int>]()
-            for t in tickers where t.rowCount > 0 {
-                var lo = t.firstRow, hi = t.firstRow + t.rowCount
-                if let l = bounds.lower {
-                    lo = QuoteTable.partition(d, lo, hi) { bounds.lowerInclusive ? $0 < l : $0 <= l }
-                }
-                if let u = bounds.upper {
-                    hi = QuoteTable.partition(d, lo, hi) { bounds.upperInclusive ? $0 <= u : $0 < u }
-                }
-                if lo < hi { out.append(lo ..< hi) }
-            }
-            return out
-        }
+        // A store's version with segments searches its files' dates where they lie, unmerged.
+        if let stitch = dates.unmergedStitch { return dateIntervals(bounds) { stitch.value(at: $0) } }
+        return dates.withUnsafeBufferPointer { d in dateIntervals(bounds) { d[$0] } }
     }
 
-    /// The first index in `lo..<hi` where `isBefore` turns false (dates ascend in that range).
-    private static func partition(_ d: UnsafeBufferPointer<Int32>, _ lo: Int, _ hi: Int, _ isBefore: (Int32) -> Bool) -> Int {
+    private func dateIntervals(_ bounds: RangeBounds<Int32>, _ date: (Int) -> Int32) -> [Range<Int>] {
+        var out = [Range<Int>]()
+        for t in tickers where t.rowCount > 0 {
+            var lo = t.firstRow, hi = t.firstRow + t.rowCount
+            if let l = bounds.lower {
+                lo = QuoteTable.partition(lo, hi) { bounds.lowerInclusive ? date($0) < l : date($0) <= l }
+            }
+            if let u = bounds.upper {
+                hi = QuoteTable.partition(lo, hi) { bounds.upperInclusive ? date($0) <= u : date($0) < u }
+            }
+            if lo < hi { out.append(lo ..< hi) }
+        }
+        return out
+    }
+
+    /// The first row in `lo..<hi` where `isBefore` turns false (dates ascend in that range).
+    @inline(__always)
+    private static func partition(_ lo: Int, _ hi: Int, _ isBefore: (Int) -> Bool) -> Int {
         var lo = lo, hi = hi
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if isBefore(d[mid]) { lo = mid + 1 } else { hi = mid }
+            if isBefore(mid) { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }

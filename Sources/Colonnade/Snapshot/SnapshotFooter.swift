@@ -77,18 +77,19 @@ struct SnapshotFooter: Sendable, Equatable {
     /// How much of the file's footer this holds.
     var extent = Extent.whole
 
-    /// The `TDIC` and `TIDX` sections as the `.index` extent decodes them: their bytes and the
-    /// tickers. A footer whose `TDIC` holds the same bytes has the same symbols, and with the
-    /// same `TIDX` the same rows, so a decode given them (`decode(…, reusing:)`) takes them
-    /// instead of decoding and checking them again (the day segments of a store mostly list
-    /// the same tickers, one row each).
+    /// The `TDIC` and `TIDX` sections as a decode of one extent made them: their bytes and the
+    /// tickers (with their metadata for `.whole`). A footer of the same extent whose `TDIC`
+    /// holds the same bytes has the same symbols, and with the same `TIDX` the same rows, so a
+    /// decode given them (`decode(…, reusing:)`) takes them instead of decoding and checking
+    /// them again (the day segments of a store mostly list the same tickers, one row each).
     struct DecodedTickers: Sendable {
+        var extent: Extent
         var dictionary: [UInt8]
         var index: [UInt8]
         var tickers: [TickerEntry]
     }
 
-    /// With the `.index` extent, this footer's `TDIC` and `TIDX`, for the next decode to reuse.
+    /// This footer's `TDIC` and `TIDX`, for the next decode to reuse.
     var decodedTickers: DecodedTickers?
     var dateColumnName: String
     var schema: [ColumnDescriptor]
@@ -214,8 +215,9 @@ struct SnapshotFooter: Sendable, Equatable {
     /// Decodes footer bytes. Checks everything that can be checked without knowing the file's size
     /// (counts, types, UTF-8, agreement between sections); the reader checks payload extents.
     /// With `.index`, only what that extent holds is decoded (see ``Extent``).
-    /// - Parameter reusing: with `.index`, another footer's tickers (``decodedTickers``): its
-    ///   symbols taken as this footer's when the `TDIC` bytes are the same, and its rows too when
+    /// - Parameter reusing: another footer's tickers decoded for the same extent
+    ///   (``decodedTickers``): its symbols (and metadata) taken as this footer's when the `TDIC`
+    ///   bytes are the same, and its rows too when
     ///   the `TIDX` bytes are (rows past this file's are then refused by the reader's layout
     ///   check rather than here).
     static func decode(
@@ -235,20 +237,20 @@ struct SnapshotFooter: Sendable, Equatable {
         var indexReader = try required(SnapshotFormat.Tag.tickerIndex)
         var tickers: [TickerEntry]
         var decoded: DecodedTickers?
-        if extent == .index, let reusing, same(reusing.dictionary, dictionaryReader.bytes) {
+        if let reusing, reusing.extent == extent, same(reusing.dictionary, dictionaryReader.bytes) {
             // The same bytes decode to the same symbols; the same index, to the same rows.
             tickers = reusing.tickers
             decoded = reusing
             if !same(reusing.index, indexReader.bytes) {
                 try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
-                decoded = DecodedTickers(dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers)
+                decoded = DecodedTickers(
+                    extent: extent, dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers)
             }
         } else {
             tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
             try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
-            if extent == .index {
-                decoded = DecodedTickers(dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers)
-            }
+            decoded = DecodedTickers(
+                extent: extent, dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers)
         }
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
@@ -269,7 +271,7 @@ struct SnapshotFooter: Sendable, Equatable {
             try r.expectEnd()
         }
         return SnapshotFooter(
-            dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
+            decodedTickers: decoded, dateColumnName: dateColumnName, schema: schema, tickers: tickers, rowCount: rowCount,
             columns: columns, summaries: summaries, metadata: metadata, unknownSections: unknown)
     }
 

@@ -119,33 +119,44 @@ public struct SnapshotStore: Sendable {
         verify: Bool, threads: Int, deferringColumns: Bool = false
     ) throws(SnapshotError) -> QuoteTable {
         let files = version.files.map { log.files[$0] }
-        var table = try loadDataFile(files[0], directory: directory, verify: verify, threads: threads)
+        var table = try loadDataFile(files[0], directory: directory, verify: verify, threads: threads).table
         guard files.count > 1 else { return table }
-        // The segments are loaded and checked side by side, a thread each when there are enough
-        // of them (30 days of appends are 29 small files); the first failure in file order is
-        // the error, as loading them one after the other would report.
-        let segments = files.count - 1
-        let threadsEach = segments >= threads ? 1 : threads
-        var loaded = [Result<QuoteTable, SnapshotError>?](repeating: nil, count: segments)
+        // The first segment, then the others side by side, a thread each when there are enough
+        // of them (30 days of appends are 29 small files), each taking the first's ticker
+        // dictionary as decoded when its bytes are the same (the day segments mostly list the
+        // same tickers); the first failure in file order is the error, as loading them one after
+        // the other would report.
+        let first = Result { () throws(SnapshotError) in
+            try loadDataFile(files[1], directory: directory, verify: verify, threads: threads)
+        }
+        let decoded = try? first.get().decoded
+        let rest = files.count - 2
+        let threadsEach = rest >= threads ? 1 : threads
+        var loaded = [Result<QuoteTable, SnapshotError>?](repeating: nil, count: rest)
         loaded.withUnsafeMutableBufferPointer { slots in
             let shared = SharedPointer(base: slots.baseAddress!)
-            forEachChunk(segments, threads: threads) { i, _ in
+            forEachChunk(rest, threads: threads) { i, _ in
                 // Safe: each slot is written by the one worker that claimed its index.
                 shared.base[i] = Result { () throws(SnapshotError) in
-                    try loadDataFile(files[i + 1], directory: directory, verify: verify, threads: threadsEach)
+                    try loadDataFile(files[i + 2], directory: directory, verify: verify, threads: threadsEach, reusing: decoded).table
                 }
             }
         }
-        let tables = try loaded.map { result throws(SnapshotError) in try result!.get() }
+        let tables = try ([first.map(\.table)] + loaded.map { $0! }).map { result throws(SnapshotError) in try result.get() }
         table.upsert(contentsOf: tables, threads: threads, deferringColumns: deferringColumns)
         return table
     }
 
     /// One data file, checked against what the log recorded of it (size and footer checksum:
-    /// a file swapped, cut or rewritten since is refused), then loaded as any snapshot.
-    static func loadDataFile(_ file: SnapshotDataFile, directory: String, verify: Bool, threads: Int) throws(SnapshotError) -> QuoteTable {
-        let reader = try checkedReader(file, directory: directory)
-        return try QuoteTable.load(reader, verify: verify, threads: threads)
+    /// a file swapped, cut or rewritten since is refused), then loaded as any snapshot; with its
+    /// decoded ticker dictionary, for the next file's load to reuse (`reusing`, as
+    /// `SnapshotFooter.decode` takes it).
+    static func loadDataFile(
+        _ file: SnapshotDataFile, directory: String, verify: Bool, threads: Int,
+        reusing: SnapshotFooter.DecodedTickers? = nil
+    ) throws(SnapshotError) -> (table: QuoteTable, decoded: SnapshotFooter.DecodedTickers?) {
+        let reader = try checkedReader(file, directory: directory, reusing: reusing)
+        return (try QuoteTable.load(reader, verify: verify, threads: threads), reader.footer.decodedTickers)
     }
 
     /// A reader of one data file (its whole footer, or with `.index` what an append needs),
