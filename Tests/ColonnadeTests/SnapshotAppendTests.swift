@@ -163,7 +163,9 @@ import Glibc
         let fromOtherExtent = try decode(try footer(a, "a5.snapshot"), reusing: marked, extent: otherExtent)
         #expect(fromOtherExtent.tickers[0].symbol == "T0" && fromOtherExtent.tickers[0].rowCount == a.tickers[0].rowCount)
         if otherExtent == .whole { #expect(fromOtherExtent.tickers.map(\.metadata) == a.tickers.map(\.metadata)) }
-        if extent == .whole { #expect(try decode(try footer(a, "a6.snapshot"), reusing: marked).tickers[2].metadata == a.tickers[2].metadata) }
+        if extent == .whole {
+            #expect(try decode(try footer(a, "a6.snapshot"), reusing: marked).tickers[2].metadata == a.tickers[2].metadata)
+        }
         // T4 renamed T1, then T1 renamed T0 (the length prefix and the bytes in TDIC): refused,
         // whether given A's dictionary or none.
         let bytesA = try footer(a, "a3.snapshot")

@@ -129,7 +129,8 @@ import ColonnadeTestSupport
                     let same = actual == expected
                     #expect(
                         same,
-                        "seed \(seed), nulls \(nullRate), specials \(specialRate), \(query), threads \(threads): \(actual.count) rows, expected \(expected.count)")
+                        "seed \(seed), nulls \(nullRate), specials \(specialRate), \(query), threads \(threads): \(actual.count) rows, expected \(expected.count)"
+                    )
                     if nullRate == 0 {
                         for name in read {
                             #expect(Self.isPending(table, name), "seed \(seed): \(query) merged \(name)")
@@ -158,7 +159,10 @@ import ColonnadeTestSupport
                 let expected = try? store.merged.select(predicate, options: options).rows()
                 let actual = try? store.deferred().select(predicate, options: options).rows()
                 let same = actual == expected  // apart from the expectation, which would print every row
-                #expect(same, "seed \(seed), nulls \(nullRate), predicate \(i): \(predicate): \(actual?.count ?? -1) rows, expected \(expected?.count ?? -1)")
+                #expect(
+                    same,
+                    "seed \(seed), nulls \(nullRate), predicate \(i): \(predicate): \(actual?.count ?? -1) rows, expected \(expected?.count ?? -1)"
+                )
             }
         }
     }
@@ -176,7 +180,8 @@ import ColonnadeTestSupport
         let same = values == reference.rows().map { store.merged.column(named: "close")!.doubleValue(at: $0) }
         #expect(same, "the selected rows' values differ")
         let fresh = store.deferred()
-        guard case .float64(let unmerged) = fresh.column(named: "close")!, case .float64(let merged) = store.merged.column(named: "close")! else {
+        guard case .float64(let unmerged) = fresh.column(named: "close")!, case .float64(let merged) = store.merged.column(named: "close")!
+        else {
             Issue.record("close is not Float64")
             return
         }
