@@ -21,7 +21,8 @@ def section(data):
     writes = {w["name"]: w for w in data["writes"]}
     out += ["", "Writes, each run on a fresh copy of the store (hard links; a store's files are never written in place). "
             "Bytes written: the process's `write_bytes` from /proc/PID/io, read after it exits and before it is reaped.", "",
-            "| write | runs | median | min – max | bytes written (median) | target | |", "|---|---:|---:|---:|---:|---|---|"]
+            "| write | what | runs | median | min – max | bytes written (median) | target | |",
+            "|---|---|---:|---:|---:|---:|---|---|"]
     for w in data["writes"]:
         walls = [r["wall"] for r in w["runs"]]
         written = statistics.median(r["write_bytes"] for r in w["runs"])
@@ -29,7 +30,7 @@ def section(data):
         if w["name"] == "import of one new day":
             met = statistics.median(walls) < 0.050 and written < 2 * 1024 * 1024
             target, verdict = "< 50 ms, < 2 MB", "met" if met else "**not met**"
-        out.append("| %s (%s) | %d | %s | %s – %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %d | %s | %s – %s | %s | %s | %s |" % (
             w["name"], w["note"], len(walls), ms(statistics.median(walls)), ms(min(walls)), ms(max(walls)),
             format(int(written), ","), target, verdict))
     yardstick = writes.get("full save of the table (the yardstick)")
@@ -42,14 +43,16 @@ def section(data):
         out += ["", "An appended day costs %.1f %% of a full save's time and %.3f %% of its bytes." % (100 * x / y, 100 * xb / yb)]
     out += ["", "Reads: A against B in interleaved pairs (A B, then B A, …), the ratio taken pair by pair; medians, the "
             "ratio's min – max. A is the store of 30 appended days (31 files), B the same store compacted (one file), "
-            "unless the row says otherwise; both answered the same count in every pair.", "",
-            "| read | pairs | A | B | A/B wall | min – max | A/B CPU | target | |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+            "unless the row says otherwise; both answered the same count in every pair (but the `--at-time` row's two "
+            "versions).", "",
+            "| read | what | pairs | A | B | A/B wall | min – max | A/B CPU | target | |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for p in data["pairs"]:
         rows = p["pairs"]
         ratio = [r["a_wall"] / r["b_wall"] for r in rows]
         cpu = statistics.median(r["a_cpu"] / r["b_cpu"] for r in rows)
         med = statistics.median(ratio)
-        out.append("| %s: %s | %d | %s | %s | %.3f | %.2f – %.2f | %.3f | ≤ 1.10 | %s |" % (
+        out.append("| %s | %s | %d | %s | %s | %.3f | %.2f – %.2f | %.3f | ≤ 1.10 | %s |" % (
             p["name"], p["note"].replace("|", "\\|"), len(rows), ms(statistics.median(r["a_wall"] for r in rows)),
             ms(statistics.median(r["b_wall"] for r in rows)), med, min(ratio), max(ratio), cpu,
             "met" if med <= 1.10 else "**not met**"))
