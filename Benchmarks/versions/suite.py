@@ -5,7 +5,7 @@ docs/bench/versions.json, rendered by Benchmarks/suites/versions.py).
 
 Whole processes of the release `colonnade`, as a user runs them:
 
-- writes, one run each on a fresh copy of a template store (hard links: the store's files are
+- writes (after the reads, so that their writeback does not run beside them), one run each on a fresh copy of a template store (hard links: the store's files are
   never changed in place), timed from process start to exit, with the bytes the process caused to
   be written to storage (`write_bytes` of /proc/PID/io, read after it exits and before it is
   reaped): a full save of the table (`compact` of the base plus one appended day: every row
@@ -77,6 +77,19 @@ def run(argv, evict=()):
     if code != 0:
         sys.exit("suite.py: %s exited with %d" % (" ".join(argv), code))
     return wall, usage.ru_utime + usage.ru_stime, io.get("write_bytes", 0), b"".join(chunks).decode()
+
+
+def settle():
+    """Waits (up to two minutes) until what was written has reached the disk, so that writeback
+    does not run beside the reads that follow."""
+    subprocess.run(["sync"], check=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with open("/proc/meminfo") as f:
+            dirty = next(int(line.split()[1]) for line in f if line.startswith("Dirty:"))
+        if dirty < 64 * 1024:  # kB
+            return
+        time.sleep(1)
 
 
 def store_files(path):
@@ -175,28 +188,15 @@ def main():
         if i == 29:
             subprocess.run(["cp", "-al", b, os.path.join(work, "t29")], check=True)
     log = run([bin, "log", "--snapshot", os.path.join(b, "q.snapshot")])[3]
+    b_store = os.path.join(b, "q.snapshot")
     c = fresh_copy(b, "c", work)
-    results = {"writes": [], "pairs": []}
-    results["writes"].append(writes(
-        "compact of 30 appended days", "the store of 30 appended days (31 files) folded into one file", 3,
-        lambda: fresh_copy(c, "run", work), lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
     c_store = os.path.join(c, "q.snapshot")
     run([bin, "compact", "--snapshot", c_store])
     run([bin, "gc", "--keep", "1", "--snapshot", c_store])  # the compacted store holds one file, like a full save's
-    results["writes"].append(writes(
-        "full save of the table (the yardstick)", "`compact` of the base plus one appended day: every row written and synced",
-        3, lambda: fresh_copy(os.path.join(work, "t1"), "run", work),
-        lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
-    results["writes"].append(writes(
-        "import of one new day", "%s rows into the store of 29 appended days (30 files)" % format(tickers, ","),
-        a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[29])))
-    results["writes"].append(writes(
-        "import of one day replaced", "the 29th day again into the store of 29 appended days: %s rows replaced" % format(tickers, ","),
-        a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[28])))
-    shutil.rmtree(os.path.join(work, "run"), ignore_errors=True)
+    settle()
+    results = {"writes": [], "pairs": []}
 
-    b_store = os.path.join(b, "q.snapshot")
-
+    # Reads first, with nothing being written back meanwhile; then the writes.
     def flt(store_path, where, *extra):
         return [bin, "filter", "--snapshot", store_path, *extra, "--count", "--where", where]
     results["pairs"].append(pairs("load, warm", "`filter --count --where '%s'`" % LOAD,
@@ -210,6 +210,21 @@ def main():
         "--at-time, five appends back", "Q1 at `--at-time '%s'` (the base and 25 appended days) against the current version "
         "(30 appended days) of the same store" % at_time,
         flt(b_store, QUERIES[0][1], "--at-time", at_time), flt(b_store, QUERIES[0][1]), a.pairs, same_answer=False))
+
+    results["writes"].append(writes(
+        "full save of the table (the yardstick)", "`compact` of the base plus one appended day: every row written and synced",
+        3, lambda: fresh_copy(os.path.join(work, "t1"), "run", work),
+        lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
+    results["writes"].append(writes(
+        "import of one new day", "%s rows into the store of 29 appended days (30 files)" % format(tickers, ","),
+        a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[29])))
+    results["writes"].append(writes(
+        "import of one day replaced", "the 29th day again into the store of 29 appended days: %s rows replaced" % format(tickers, ","),
+        a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[28])))
+    results["writes"].append(writes(
+        "compact of 30 appended days", "the store of 30 appended days (31 files) folded into one file", 3,
+        lambda: fresh_copy(b, "run", work), lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
+    shutil.rmtree(os.path.join(work, "run"), ignore_errors=True)
     machine = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": os.environ.get("COLONNADE_COMMIT", "?"), "cores": os.cpu_count(), "size": a.label,

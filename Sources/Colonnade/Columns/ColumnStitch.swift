@@ -26,9 +26,10 @@ final class StitchPlan: Sendable {
         self.sourceRowCounts = sourceRowCounts
     }
 
-    /// The run holding merged row `row` (`0 <= row < rowCount`).
-    func run(holding row: Int) -> Int {
-        var lo = 0, hi = runs.count  // starts[lo] <= row < starts[hi]
+    /// The run holding merged row `row` (`0 <= row < rowCount`), searched among `runs` (which
+    /// must hold it; all of them by default).
+    func run(holding row: Int, among candidates: Range<Int>? = nil) -> Int {
+        var lo = candidates?.lowerBound ?? 0, hi = candidates?.upperBound ?? runs.count  // starts[lo] <= row < starts[hi]
         while hi - lo > 1 {
             let mid = (lo + hi) >> 1
             if starts[mid] <= row { lo = mid } else { hi = mid }
@@ -59,8 +60,9 @@ final class StitchPlan: Sendable {
         }
         return bySource.map { pieces in
             // A source's pieces come in the merged order of its tickers, which need not be its own.
+            let ordered = zip(pieces, pieces.dropFirst()).allSatisfy { $0.lowerBound < $1.lowerBound }
             var joined: [Range<Int>] = []
-            for piece in pieces.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            for piece in ordered ? pieces : pieces.sorted(by: { $0.lowerBound < $1.lowerBound }) {
                 if let last = joined.last, last.upperBound == piece.lowerBound {
                     joined[joined.count - 1] = last.lowerBound ..< piece.upperBound
                 } else {
@@ -132,9 +134,10 @@ final class ColumnStitch<Element: ColumnElement>: @unchecked Sendable {
         bases = held.map { c in c.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) } }
     }
 
-    /// The value of merged row `row` (`0 <= row < plan.rowCount`).
-    func value(at row: Int) -> Element {
-        let i = plan.run(holding: row), run = plan.runs[i]
+    /// The value of merged row `row` (`0 <= row < plan.rowCount`), held by one of the runs
+    /// `among` (all of them by default: a ticker's runs make the search shorter).
+    func value(at row: Int, among runs: Range<Int>? = nil) -> Element {
+        let i = plan.run(holding: row, among: runs), run = plan.runs[i]
         // Safe: the row lies in run `i`, which lies within its source.
         return bases[run.source].unsafelyUnwrapped[run.start + row - plan.starts[i]]
     }

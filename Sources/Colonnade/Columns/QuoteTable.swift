@@ -47,6 +47,19 @@ public struct QuoteTable: Sendable {
         schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
         dateColumnName: String = "Date", metadata: [String: String] = [:], checkDates: Bool = true
     ) throws(TableError) {
+        try self.init(
+            schema: schema, columns: columns, dates: dates, tickers: tickers, numberBySymbol: nil,
+            dateColumnName: dateColumnName, metadata: metadata, checkDates: checkDates)
+    }
+
+    /// The public initializer, given `numberBySymbol` when the caller has it already: each
+    /// symbol of `tickers` (all distinct) mapped to its position, as a snapshot footer's decode
+    /// makes it once for the files of a store that share a ticker dictionary.
+    init(
+        schema: [ColumnDescriptor], columns: [AnyColumn], dates: Column<Int32>, tickers: [TickerEntry],
+        numberBySymbol: [String: Int32]?, dateColumnName: String = "Date", metadata: [String: String] = [:],
+        checkDates: Bool = true
+    ) throws(TableError) {
         precondition(schema.count == columns.count, "schema and columns differ in count")
         if schema.count > QuoteTable.maximumColumnCount {
             throw .tooManyColumns(count: schema.count, limit: QuoteTable.maximumColumnCount)
@@ -61,11 +74,12 @@ public struct QuoteTable: Sendable {
             if c.count != dates.count { throw .lengthMismatch(column: d.name, expected: dates.count, actual: c.count) }
         }
         var next = 0
-        var numbers = [String: Int32]()
+        precondition(numberBySymbol.map { $0.count == tickers.count } ?? true, "numberBySymbol does not match the tickers")
+        var numbers = numberBySymbol ?? [String: Int32](minimumCapacity: tickers.count)
         for (number, t) in tickers.enumerated() {
             if t.firstRow != next { throw .inconsistentIndex(ticker: t.symbol, detail: "first row \(t.firstRow), expected \(next)") }
             if t.rowCount < 0 { throw .inconsistentIndex(ticker: t.symbol, detail: "negative row count") }
-            if numbers.updateValue(Int32(number), forKey: t.symbol) != nil {
+            if numberBySymbol == nil && numbers.updateValue(Int32(number), forKey: t.symbol) != nil {
                 throw .inconsistentIndex(ticker: t.symbol, detail: "symbol appears twice")
             }
             next += t.rowCount

@@ -218,15 +218,23 @@ extension QuoteTable {
     /// Row intervals of every ticker whose dates fall within `bounds`: two binary searches per ticker.
     func dateIntervals(_ bounds: RangeBounds<Int32>) -> [Range<Int>] {
         if bounds.isEmpty { return [] }
-        // A store's version with segments searches its files' dates where they lie, unmerged.
-        if let stitch = dates.unmergedStitch { return dateIntervals(bounds) { stitch.value(at: $0) } }
-        return dates.withUnsafeBufferPointer { d in dateIntervals(bounds) { d[$0] } }
+        // A store's version with segments searches its files' dates where they lie, unmerged:
+        // a row's date is found among the runs of its ticker.
+        if let stitch = dates.unmergedStitch {
+            return dateIntervals(bounds) { rows in
+                let runs = stitch.plan.run(holding: rows.lowerBound) ..< stitch.plan.run(holding: rows.upperBound - 1) + 1
+                return { stitch.value(at: $0, among: runs) }
+            }
+        }
+        return dates.withUnsafeBufferPointer { d in dateIntervals(bounds) { _ in { d[$0] } } }
     }
 
-    private func dateIntervals(_ bounds: RangeBounds<Int32>, _ date: (Int) -> Int32) -> [Range<Int>] {
+    /// `dateIntervals(_:)` with `dates(rows)`, the date of each of a ticker's rows `rows`.
+    private func dateIntervals(_ bounds: RangeBounds<Int32>, _ dates: (Range<Int>) -> (Int) -> Int32) -> [Range<Int>] {
         var out = [Range<Int>]()
         for t in tickers where t.rowCount > 0 {
             var lo = t.firstRow, hi = t.firstRow + t.rowCount
+            let date = dates(lo ..< hi)
             if let l = bounds.lower {
                 lo = QuoteTable.partition(lo, hi) { bounds.lowerInclusive ? date($0) < l : date($0) <= l }
             }

@@ -87,6 +87,9 @@ struct SnapshotFooter: Sendable, Equatable {
         var dictionary: [UInt8]
         var index: [UInt8]
         var tickers: [TickerEntry]
+        /// Each symbol's ticker number (the table's `numberBySymbol`, made once for every file
+        /// that reuses these tickers).
+        var numbers: [String: Int32]
     }
 
     /// This footer's `TDIC` and `TIDX`, for the next decode to reuse.
@@ -244,13 +247,16 @@ struct SnapshotFooter: Sendable, Equatable {
             if !same(reusing.index, indexReader.bytes) {
                 try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
                 decoded = DecodedTickers(
-                    extent: extent, dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers)
+                    extent: extent, dictionary: reusing.dictionary, index: Array(indexReader.bytes), tickers: tickers,
+                    numbers: reusing.numbers)
             }
         } else {
-            tickers = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
+            let numbers: [String: Int32]
+            (tickers, numbers) = try decodeTickerDictionary(&dictionaryReader, metadata: extent == .whole)
             try decodeTickerIndex(&indexReader, into: &tickers, rowLimit: rowLimit)
             decoded = DecodedTickers(
-                extent: extent, dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers)
+                extent: extent, dictionary: Array(dictionaryReader.bytes), index: Array(indexReader.bytes), tickers: tickers,
+                numbers: numbers)
         }
         var columnsReader = try required(SnapshotFormat.Tag.columns)
         let (rowCount, columns) = try decodeColumns(&columnsReader, schema: schema, rowLimit: rowLimit)
@@ -354,14 +360,16 @@ struct SnapshotFooter: Sendable, Equatable {
     }
 
     /// `TDIC`: distinct symbols and their metadata (without `metadata`, stepped over), rows not yet known.
-    private static func decodeTickerDictionary(_ r: inout SnapshotByteReader, metadata: Bool) throws(SnapshotError) -> [TickerEntry] {
+    private static func decodeTickerDictionary(
+        _ r: inout SnapshotByteReader, metadata: Bool
+    ) throws(SnapshotError) -> ([TickerEntry], [String: Int32]) {
         let tickerCount = try r.readCount32("ticker count", minimumItemBytes: 8)
         var tickers = [TickerEntry]()
         tickers.reserveCapacity(tickerCount)
-        var symbols = Set<String>(minimumCapacity: tickerCount)
+        var numbers = [String: Int32](minimumCapacity: tickerCount)
         for i in 0 ..< tickerCount {
             let symbol = try r.readString("symbol of ticker \(i)")
-            guard symbols.insert(symbol).inserted else { throw r.fail("ticker \(symbol) appears twice") }
+            guard numbers.updateValue(Int32(i), forKey: symbol) == nil else { throw r.fail("ticker \(symbol) appears twice") }
             if metadata {
                 tickers.append(TickerEntry(symbol: symbol, metadata: try readDictionary(&r, "metadata of ticker \(symbol)")))
             } else {
@@ -370,7 +378,7 @@ struct SnapshotFooter: Sendable, Equatable {
             }
         }
         try r.expectEnd()
-        return tickers
+        return (tickers, numbers)
     }
 
     /// `TIDX`: each ticker's first row and row count, one entry per dictionary entry.

@@ -439,6 +439,7 @@ struct SnapshotReader {
         do {
             return try QuoteTable(
                 schema: footer.schema, columns: columns, dates: dates, tickers: footer.tickers,
+                numberBySymbol: footer.decodedTickers?.numbers,
                 dateColumnName: footer.dateColumnName, metadata: footer.metadata, checkDates: false)
         } catch {
             throw .malformedFooter(file: path, section: "TIDX", detail: error.description)
