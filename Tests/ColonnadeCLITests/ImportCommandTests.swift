@@ -39,6 +39,23 @@ import Testing
         #expect(run.standardOutput.contains("AAPL"))
     }
 
+    /// Past `ImportCommand.summaryTickers` tickers the summary shows the first and last half of
+    /// them and how many it left out; the total line still counts every one.
+    @Test func aSummaryOfManyTickersShowsTheFirstAndLast() async throws {
+        let scratch = try Scratch()
+        let generated = QuoteGenerator(tickers: 25, days: 3, seed: 5).makeTable()
+        let files = try QuoteGenerator.writeTimeSeriesCSV(generated, toDirectory: scratch.file("csv"))
+        let run = await runOffPool(["import"] + files + ["--snapshot", "quotes.snapshot"], in: scratch)
+        #expect(run.status == 0, "\(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        let symbols = generated.tickers.map(\.symbol)
+        let shown = symbols.filter { s in lines.contains { $0.hasPrefix(s + " ") } }
+        #expect(shown == Array(symbols.prefix(10) + symbols.suffix(10)), "\(run.standardOutput)")
+        #expect(lines.contains("… 5 more rows …"), "\(run.standardOutput)")
+        #expect(lines.last?.hasPrefix("imported 75 rows for 25 tickers into ") == true, "\(run.standardOutput)")
+        #expect(try QuoteTable.load(from: scratch.snapshot).tickers.count == 25)
+    }
+
     @Test func importsGeneratedFilesIntoAnExistingSnapshot() async throws {
         let scratch = try Scratch()
         try await makeSnapshot(in: scratch)  // AAPL, MSFT, AMZN × 50 days

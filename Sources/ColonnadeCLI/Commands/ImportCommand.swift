@@ -90,7 +90,13 @@ struct ImportCommand: Command {
         }
     }
 
-    /// One line per ticker (rows and date range), then a total.
+    /// Tickers a summary lists in full; past this many it shows the first and last half of them
+    /// with a `… N more rows …` line between (`TableFormatter.rowCap`): a day of every ticker is
+    /// thousands of tickers, and the total line says how many.
+    static let summaryTickers = 20
+
+    /// One line per ticker (rows and date range; the first and last ones past `summaryTickers`),
+    /// then a total.
     static func printSummary(of incoming: QuoteTable, into path: String, verb: String, context: CommandContext) throws {
         var rows = [[Cell]]()
         for t in incoming.tickers {
@@ -101,7 +107,8 @@ struct ImportCommand: Command {
             ])
         }
         var source = MaterializedRows(columns: ["ticker", "rows", "first", "last"].map(ResultColumn.init(name:)), rows: rows)
-        try TableFormatter().write(&source, to: context.standardOutput)
+        let cap = incoming.tickers.count > summaryTickers ? summaryTickers : nil
+        try TableFormatter(rowCap: cap).write(&source, to: context.standardOutput)
         try context.standardOutput.writeLine(
             "\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
                 + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(TerminalText.escaped(path))")
