@@ -122,10 +122,14 @@ def fresh_copy(template, name, work):
     return target
 
 
-def writes(name, note, runs, prepare, command):
+def writes(name, note, runs, prepare, command, settle_each=False):
+    """`runs` runs of `command(prepare())`; with `settle_each`, each after the previous one's
+    writes reached the disk (a full save writes 2 GB)."""
     rows = []
     for _ in range(runs):
         argv = prepare()
+        if settle_each:
+            settle()
         wall, cpu, written, _ = run(command(argv))
         rows.append({"wall": wall, "cpu": cpu, "write_bytes": written})
     print("suite.py: %s: median %.1f ms, %d bytes written" % (
@@ -228,10 +232,7 @@ def main():
         "(30 appended days) of the same store" % at_time,
         flt(b_store, QUERIES[0][1], "--at-time", at_time), flt(b_store, QUERIES[0][1]), a.pairs, same_answer=False))
 
-    results["writes"].append(writes(
-        "full save of the table (the yardstick)", "`compact` of the base plus one appended day: every row written and synced",
-        3, lambda: fresh_copy(os.path.join(work, "t1"), "run", work),
-        lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
+    settle()  # the small writes first, with no writeback of earlier ones running beside them
     results["writes"].append(writes(
         "import of one new day", "%s rows into the store of 29 appended days (30 files)" % format(tickers, ","),
         a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[29])))
@@ -239,8 +240,13 @@ def main():
         "import of one day replaced", "the 29th day again into the store of 29 appended days: %s rows replaced" % format(tickers, ","),
         a.write_runs, lambda: fresh_copy(os.path.join(work, "t29"), "run", work), lambda d: imp(d, days[28])))
     results["writes"].append(writes(
+        "full save of the table (the yardstick)", "`compact` of the base plus one appended day: every row written and synced",
+        3, lambda: fresh_copy(os.path.join(work, "t1"), "run", work),
+        lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")], settle_each=True))
+    results["writes"].append(writes(
         "compact of 30 appended days", "the store of 30 appended days (31 files) folded into one file", 3,
-        lambda: fresh_copy(b, "run", work), lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")]))
+        lambda: fresh_copy(b, "run", work), lambda d: [bin, "compact", "--snapshot", os.path.join(d, "q.snapshot")],
+        settle_each=True))
     shutil.rmtree(os.path.join(work, "run"), ignore_errors=True)
     machine = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
