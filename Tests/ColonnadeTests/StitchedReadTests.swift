@@ -189,6 +189,26 @@ import ColonnadeTestSupport
         #expect(unmerged.isPending, "the decimal scale merged the column")
     }
 
+    /// The search of a ticker's dates in the files (how date ranges are planned unmerged),
+    /// against a linear scan of the merged dates: every ticker, every bound from before its first
+    /// day to after its last, `<` and `<=`.
+    @Test func partitionFindsWhatALinearScanOfTheMergedDatesFinds() throws {
+        let store = Store(seed: 31, nullRate: 0)
+        let table = store.deferred()
+        let stitch = try #require(table.dates.unmergedStitch)
+        for t in store.merged.tickers where t.rowCount > 0 {
+            let days = t.rows.map { store.merged.dates[$0] }
+            for bound in days.first! - 2 ... days.last! + 2 {
+                for inclusive in [false, true] {
+                    let isBefore: (Int32) -> Bool = { inclusive ? $0 <= bound : $0 < bound }
+                    let expected = t.firstRow + (days.firstIndex { !isBefore($0) } ?? days.count)
+                    #expect(stitch.partition(t.rows, isBefore) == expected, "\(t.symbol), bound \(bound), inclusive \(inclusive)")
+                }
+            }
+        }
+        #expect(table.dates.isPending)
+    }
+
     /// The bit copy that stitches per-file masks, against bit-by-bit copying: random lengths and
     /// offsets on both sides (0 to 200 bits, all 64 alignments), into a mask holding other bits.
     @Test func orBitsCopiesEveryBitOfARun() {

@@ -26,10 +26,9 @@ final class StitchPlan: Sendable {
         self.sourceRowCounts = sourceRowCounts
     }
 
-    /// The run holding merged row `row` (`0 <= row < rowCount`), searched among `runs` (which
-    /// must hold it; all of them by default).
-    func run(holding row: Int, among candidates: Range<Int>? = nil) -> Int {
-        var lo = candidates?.lowerBound ?? 0, hi = candidates?.upperBound ?? runs.count  // starts[lo] <= row < starts[hi]
+    /// The run holding merged row `row` (`0 <= row < rowCount`).
+    func run(holding row: Int) -> Int {
+        var lo = 0, hi = runs.count  // starts[lo] <= row < starts[hi]
         while hi - lo > 1 {
             let mid = (lo + hi) >> 1
             if starts[mid] <= row { lo = mid } else { hi = mid }
@@ -78,14 +77,25 @@ final class StitchPlan: Sendable {
     func stitch(_ masks: [Bitmask]) -> Bitmask {
         precondition(masks.count == sourceRowCounts.count && zip(masks, sourceRowCounts).allSatisfy { $0.count == $1 })
         var out = Bitmask(count: rowCount)
+        // Safe: `masks` keeps every source's words alive until we return; each run lies within its
+        // source (so within its mask) and within the merged rows.
         let sources = masks.map { mask in mask.withUnsafeWords { $0 } }
         out.withUnsafeMutableWords { words in
             guard let dst = words.baseAddress else { return }
-            for (i, run) in runs.enumerated() {
-                // Safe: `masks` keeps every source's words alive until we return, and the run lies
-                // within its source (so within its mask) and within the merged rows.
-                guard let src = sources[run.source].baseAddress else { continue }
-                StitchPlan.orBits(src, wordCount: sources[run.source].count, from: run.start, into: dst, at: starts[i], count: run.count)
+            runs.withUnsafeBufferPointer { runs in
+                starts.withUnsafeBufferPointer { starts in
+                    for i in runs.indices {
+                        let run = runs[i], src = sources[run.source]
+                        guard let base = src.baseAddress else { continue }
+                        if run.count == 1 {
+                            // A day's row of one ticker: most runs of a store of daily appends.
+                            let bit = (base[run.start >> 6] >> UInt64(run.start & 63)) & 1
+                            dst[starts[i] >> 6] |= bit << UInt64(starts[i] & 63)
+                        } else {
+                            StitchPlan.orBits(base, wordCount: src.count, from: run.start, into: dst, at: starts[i], count: run.count)
+                        }
+                    }
+                }
             }
         }
         return out
@@ -93,6 +103,7 @@ final class StitchPlan: Sendable {
 
     /// ORs bits `from ..< from + count` of `src` (`wordCount` words) into `dst` from bit `at`,
     /// 64 bits at a time.
+    @inline(__always)
     static func orBits(
         _ src: UnsafePointer<UInt64>, wordCount: Int, from: Int, into dst: UnsafeMutablePointer<UInt64>, at: Int, count: Int
     ) {
@@ -134,12 +145,30 @@ final class ColumnStitch<Element: ColumnElement>: @unchecked Sendable {
         bases = held.map { c in c.withUnsafeBufferPointer { UnsafePointer($0.baseAddress) } }
     }
 
-    /// The value of merged row `row` (`0 <= row < plan.rowCount`), held by one of the runs
-    /// `among` (all of them by default: a ticker's runs make the search shorter).
-    func value(at row: Int, among runs: Range<Int>? = nil) -> Element {
-        let i = plan.run(holding: row, among: runs), run = plan.runs[i]
-        // Safe: the row lies in run `i`, which lies within its source.
-        return bases[run.source].unsafelyUnwrapped[run.start + row - plan.starts[i]]
+    /// The first merged row of `rows` whose value is not `isBefore`, the values ascending over
+    /// `rows` (a ticker's dates): a search over the runs holding `rows` by their last values,
+    /// then within the one run, read in place.
+    func partition(_ rows: Range<Int>, _ isBefore: (Element) -> Bool) -> Int {
+        guard !rows.isEmpty else { return rows.lowerBound }
+        let first = plan.run(holding: rows.lowerBound), last = plan.run(holding: rows.upperBound - 1)
+        let starts = plan.starts, runs = plan.runs
+        // Safe: rows of `rows` lie in runs first ... last, and each run within its source.
+        func value(_ run: Int, _ row: Int) -> Element {
+            bases[runs[run].source].unsafelyUnwrapped[runs[run].start + row - starts[run]]
+        }
+        // The first run whose last row in `rows` is not before.
+        var lo = first, hi = last + 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if isBefore(value(mid, Swift.min(starts[mid + 1], rows.upperBound) - 1)) { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo <= last else { return rows.upperBound }
+        var a = Swift.max(starts[lo], rows.lowerBound), b = Swift.min(starts[lo + 1], rows.upperBound)
+        while a < b {
+            let mid = (a + b) >> 1
+            if isBefore(value(lo, mid)) { a = mid + 1 } else { b = mid }
+        }
+        return a
     }
 
     /// Writes merged rows `rows` to `dst` (`rows.count` values).

@@ -218,43 +218,37 @@ extension QuoteTable {
     /// Row intervals of every ticker whose dates fall within `bounds`: two binary searches per ticker.
     func dateIntervals(_ bounds: RangeBounds<Int32>) -> [Range<Int>] {
         if bounds.isEmpty { return [] }
-        // A store's version with segments searches its files' dates where they lie, unmerged:
-        // a row's date is found among the runs of its ticker.
-        if let stitch = dates.unmergedStitch {
-            return dateIntervals(bounds) { rows in
-                let runs = stitch.plan.run(holding: rows.lowerBound) ..< stitch.plan.run(holding: rows.upperBound - 1) + 1
-                return { stitch.value(at: $0, among: runs) }
+        // A store's version with segments searches its files' dates where they lie, unmerged.
+        if let stitch = dates.unmergedStitch { return dateIntervals(bounds) { rows, isBefore in stitch.partition(rows, isBefore) } }
+        return dates.withUnsafeBufferPointer { d in
+            dateIntervals(bounds) { rows, isBefore in
+                var lo = rows.lowerBound, hi = rows.upperBound
+                while lo < hi {
+                    let mid = (lo + hi) >> 1
+                    if isBefore(d[mid]) { lo = mid + 1 } else { hi = mid }
+                }
+                return lo
             }
         }
-        return dates.withUnsafeBufferPointer { d in dateIntervals(bounds) { _ in { d[$0] } } }
     }
 
-    /// `dateIntervals(_:)` with `dates(rows)`, the date of each of a ticker's rows `rows`.
-    private func dateIntervals(_ bounds: RangeBounds<Int32>, _ dates: (Range<Int>) -> (Int) -> Int32) -> [Range<Int>] {
+    /// `dateIntervals(_:)` with `partition(rows, isBefore)`: the first of a ticker's rows `rows`
+    /// whose date is not `isBefore` (dates ascend within a ticker).
+    private func dateIntervals(
+        _ bounds: RangeBounds<Int32>, _ partition: (Range<Int>, (Int32) -> Bool) -> Int
+    ) -> [Range<Int>] {
         var out = [Range<Int>]()
         for t in tickers where t.rowCount > 0 {
             var lo = t.firstRow, hi = t.firstRow + t.rowCount
-            let date = dates(lo ..< hi)
             if let l = bounds.lower {
-                lo = QuoteTable.partition(lo, hi) { bounds.lowerInclusive ? date($0) < l : date($0) <= l }
+                lo = partition(lo ..< hi) { bounds.lowerInclusive ? $0 < l : $0 <= l }
             }
             if let u = bounds.upper {
-                hi = QuoteTable.partition(lo, hi) { bounds.upperInclusive ? date($0) <= u : date($0) < u }
+                hi = partition(lo ..< hi) { bounds.upperInclusive ? $0 <= u : $0 < u }
             }
             if lo < hi { out.append(lo ..< hi) }
         }
         return out
-    }
-
-    /// The first row in `lo..<hi` where `isBefore` turns false (dates ascend in that range).
-    @inline(__always)
-    private static func partition(_ lo: Int, _ hi: Int, _ isBefore: (Int) -> Bool) -> Int {
-        var lo = lo, hi = hi
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if isBefore(mid) { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
     }
 
     static func coalesce(_ sorted: [Range<Int>]) -> [Range<Int>] {
