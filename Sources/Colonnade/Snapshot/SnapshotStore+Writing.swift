@@ -29,8 +29,11 @@ extension SnapshotStore {
     /// Rows of `rows` replace the stored rows of the same ticker and date, as
     /// `QuoteTable.upsert(_:)` does; new tickers and new columns are allowed.
     /// - Parameters:
+    ///   - rows: the rows to add or replace.
     ///   - command: the command that made it (use ``commandText(_:)`` to redact credentials).
     ///   - durable: `fsync` the segment, the log and their directories before returning.
+    ///   - wait: wait for another writer's lock (`false`: throw `SnapshotError.locked` instead).
+    ///   - threads: threads for writing the segment; the file does not depend on it.
     /// - Throws: `SnapshotError`; on any error the current version is unchanged.
     @discardableResult
     public func append(

@@ -6,7 +6,7 @@ import Glibc
 /// (docs/SNAPSHOT_FORMAT.md, *Stores: versions and appends*; ARCHITECTURE.md, *Versions and
 /// appends*). An append writes one segment (a whole 1.x snapshot of the new rows, with its own
 /// zone maps, ticker index and checksums) and a new log; every earlier version stays readable
-/// until ``collectGarbage(keepLast:keepDays:now:command:wait:)`` removes it.
+/// until ``collectGarbage(keepLast:keepDays:now:durable:wait:)`` removes it.
 ///
 ///     let store = SnapshotStore(at: "snapshots/quotes.snapshot")
 ///     try store.append(newDay, command: "colonnade import day.csv")
@@ -55,12 +55,16 @@ public struct SnapshotStore: Sendable {
     /// The table at `version` (the current one when nil): its base with every segment upserted in
     /// order, as if each write had rewritten the whole snapshot.
     ///
-    /// A version with one data file is returned as that file's mapping (no copy); one with
-    /// segments is merged into fresh memory (`upsert(contentsOf:)`: one pass, each ticker's rows
-    /// copied in runs): the ticker index at once, the dates and each value column when first
-    /// read (a query reading two of twelve columns merges two), O(rows) per column read.
+    /// A version with one data file is returned as that file's mapping (no copy). One with
+    /// segments maps each file and merges the ticker indexes at once; its columns are read where
+    /// they lie while the version keeps every row of every file (an append: queries then read
+    /// the files, stitched in the version's order), and are merged into fresh memory when first
+    /// read otherwise (`upsert(contentsOf:)`: one pass, each ticker's rows copied in runs),
+    /// O(rows) per column read. ARCHITECTURE.md, *Versions and appends*.
     /// - Parameters:
+    ///   - version: the version's number (`SnapshotLog`); nil: the current version.
     ///   - verify: check every data file as `QuoteTable.load(from:verify:)` does.
+    ///   - threads: threads for the checks and merges; the table does not depend on it.
     /// - Throws: `SnapshotError`: `versionUnavailable` for a version the log does not hold.
     public func table(
         atVersion version: Int? = nil, verify: Bool = true,
