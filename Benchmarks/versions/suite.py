@@ -22,17 +22,10 @@ Whole processes of the release `colonnade`, as a user runs them:
 """
 import argparse, datetime, json, os, shutil, statistics, subprocess, sys, time
 
-QUERIES = [
-    ("Q1", "80 < high < 83"),
-    ("Q2", "80 < high < 83 and 78 < low < 82 and 75 < adj_high < 85 and 70 < adj_low < 75"),
-    ("Q3", "ticker in (AAPL, MSFT, AMZN, GOOG, FB, FDX, KO, ORCL, IBM, INTC) and 2005-01-01 <= date <= 2014-05-10 "
-           "and volume > 1000000 and 20 < close < 200"),
-    ("Q4", "(close < 20 or close > 500) and not volume < 500000"),
-    ("S1", "open > 1.03 * prev(close)"),
-    ("S2", "(high - low) / close > 0.05 and volume > 2 * mavg(volume, 20)"),
-    ("S3", "close > mavg(close, 50) and mavg(close, 50) > mavg(close, 200)"),
-    ("S4", "high >= mmax(high, 252)"),
-]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+import peers  # noqa: E402  (the queries every suite and the page use)
+
+QUERIES = [(q, peers.QUERIES[q]) for q in ("Q1", "Q2", "Q3", "Q4", "S1", "S2", "S3", "S4")]
 LOAD = "ticker = AAPL"
 
 

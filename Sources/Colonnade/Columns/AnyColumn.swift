@@ -138,13 +138,18 @@ public enum AnyColumn: Sendable, Equatable {
         }
     }
 
-    /// Source `source`'s column of a deferred merge (`unmergedStitchPlan` is not nil).
+    /// Source `source`'s column of a deferred merge whose stitch was found (`unmergedStitchPlan`
+    /// was not nil for this copy; another copy merging it since leaves the stitch in place).
     func stitchSource(_ source: Int) -> AnyColumn {
+        func take<T: ColumnElement>(_ c: Column<T>) -> Column<T> {
+            guard let stitch = c.stitch else { preconditionFailure("not a column of a deferred merge") }
+            return stitch.sources[source]
+        }
         switch self {
-        case .int32(let c): .int32(c.unmergedStitch!.sources[source])
-        case .int64(let c): .int64(c.unmergedStitch!.sources[source])
-        case .float32(let c): .float32(c.unmergedStitch!.sources[source])
-        case .float64(let c): .float64(c.unmergedStitch!.sources[source])
+        case .int32(let c): return .int32(take(c))
+        case .int64(let c): return .int64(take(c))
+        case .float32(let c): return .float32(take(c))
+        case .float64(let c): return .float64(take(c))
         }
     }
 

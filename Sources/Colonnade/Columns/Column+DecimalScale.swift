@@ -119,7 +119,7 @@ extension Column where Element == Double {
             // A deferred merge read in place takes the scale of its sources' values (the same
             // values), without merging.
             let computed =
-                if let stitch = pending?.stitch {
+                if let stitch {
                     stitch.decimalScale
                 } else {
                     decimalParts().flatMap { DecimalScale(digits: $0.digits, largest: $0.largest) }

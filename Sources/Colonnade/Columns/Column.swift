@@ -88,8 +88,12 @@ public struct Column<Element: ColumnElement>: Sendable {
         self.pending = PendingColumn(stitch: stitch, make)
     }
 
-    /// Where a deferred merge's values lie unmerged, while they are not merged (`ColumnStitch`):
-    /// what a query reads instead of merging. Nil once merged, or for any other column.
+    /// Where a deferred merge's values lie unmerged (`ColumnStitch`), merged since or not: they
+    /// stay valid for every copy of the column. Nil for any other column.
+    var stitch: ColumnStitch<Element>? { pending?.stitch }
+
+    /// `stitch` while the values are not merged: what a query reads instead of merging (once
+    /// merged, the merged values are read). Nil once merged, or for any other column.
     var unmergedStitch: ColumnStitch<Element>? {
         guard let pending, !pending.isResolved else { return nil }
         return pending.stitch

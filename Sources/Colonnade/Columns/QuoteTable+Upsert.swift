@@ -124,11 +124,11 @@ extension QuoteTable {
         return plan.schema.map { d in
             let columns = sources.indices.map { s in sourceIndexes[s][d.identifier].map { sources[s].columns[$0] } }
             func pending<T: ColumnElement>(_: T.Type) -> AnyColumn {
-                let stitch = stitchPlan.flatMap { ColumnStitch($0, sources: columns.map { $0.flatMap(T.unwrap) }) }
+                let typed = columns.map { $0.flatMap(T.unwrap) }
+                let stitch = stitchPlan.flatMap { ColumnStitch($0, sources: typed) }
                 return AnyColumn(
                     Column<T>(pendingCount: total, stitch: stitch) {
-                        let typed = columns.map { $0.flatMap(T.unwrap) }
-                        return gatherMerged(runs, total: total, threads: threads, { typed[$0] }) {
+                        gatherMerged(runs, total: total, threads: threads, { typed[$0] }) {
                             T.unwrap(gather(type: d.type, columns, runs: runs, total: total))!
                         }
                     })

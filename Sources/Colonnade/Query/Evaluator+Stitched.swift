@@ -3,7 +3,7 @@
 /// so nothing is merged: ARCHITECTURE.md, *Versions and appends*, *Reading in place*.
 ///
 /// Applies to a plan whose leaves are ranges over columns still unmerged, row intervals, and
-/// row-local expressions (`ExpressionProgram.isRowLocal`) over such columns: each row's outcome
+/// row-local expressions (`ExpressionProgram.rowLocalColumns`) over such columns: each row's outcome
 /// depends on that row alone, so it is the same over the source as over the merge. Row intervals
 /// (tickers, dates) are in the merged order, and are taken to each source's rows. Each source is
 /// evaluated as any table is, with its own block summaries.
@@ -29,7 +29,7 @@ extension Evaluator {
             case .range(let column, _):
                 guard reads(column) else { return nil }
             case .expression(let program, _):
-                guard program.isRowLocal, program.rowLocalColumns.allSatisfy(reads) else { return nil }
+                guard let read = program.rowLocalColumns, read.allSatisfy(reads) else { return nil }
             case .and(let children), .or(let children): nodes += children.map { ($0, level + 1) }
             case .rows, .all, .none: break
             }

@@ -266,10 +266,10 @@ struct ExpressionProgram: @unchecked Sendable {
         materialized = program.materialized
     }
 
-    /// A row-local program (`isRowLocal`) over other columns of `rowCount` rows, in the same
+    /// A row-local program (`rowLocalColumns` not nil) over other columns of `rowCount` rows, in the same
     /// order as the program's (a deferred merge's source table: `Evaluator+Stitched.swift`).
     init(_ program: ExpressionProgram, readingColumns columns: [AnyColumn], rowCount: Int) {
-        precondition(program.isRowLocal, "only a row-local program reads other rows")
+        precondition(program.rowLocalColumns != nil, "only a row-local program reads other rows")
         root = program.root
         depth = program.depth
         lookback = program.lookback
@@ -286,44 +286,27 @@ struct ExpressionProgram: @unchecked Sendable {
         materialized = program.materialized
     }
 
-    /// Whether each row's value depends on that row's columns alone: no series, nothing across
-    /// tickers, no condition on dates or tickers. Such a program gives every row the same value
-    /// over any table holding the row, so it can be evaluated over a deferred merge's sources.
-    var isRowLocal: Bool {
-        guard lookback == 0, materialized.isEmpty, depth <= DeepRecursion.inlineDepth else { return false }
-        func check(_ node: Node) -> Bool {
+    /// The columns a row-local program reads, or nil when the program is not row-local: when a
+    /// row's value depends on more than that row's columns (series, anything across tickers, a
+    /// condition on dates or tickers). A row-local program gives every row the same value over
+    /// any table holding the row, so it can be evaluated over a deferred merge's sources.
+    var rowLocalColumns: Set<Int>? {
+        guard lookback == 0, materialized.isEmpty, depth <= DeepRecursion.inlineDepth else { return nil }
+        var read = Set<Int>()
+        func collect(_ node: Node) -> Bool {
             switch node {
-            case .column, .constant: return true
-            case .negate(let x), .math(_, let x), .isNull(let x): return check(x)
-            case let .chain(first, steps): return check(first) && steps.allSatisfy { check($0.1) }
-            case let .ordering(a, b): return check(a) && check(b)
-            case let .function(_, xs): return xs.allSatisfy(check)
+            case .column(let i):
+                read.insert(i)
+                return true
+            case .constant: return true
+            case .negate(let x), .math(_, let x), .isNull(let x): return collect(x)
+            case let .chain(first, steps): return collect(first) && steps.allSatisfy { collect($0.1) }
+            case let .ordering(a, b): return collect(a) && collect(b)
+            case let .function(_, xs): return xs.allSatisfy(collect)
             case .series, .crossTicker, .exactSeries, .materialized, .conditional, .shared: return false
             }
         }
-        return check(root)
-    }
-
-    /// The columns the program reads (of a row-local program: `isRowLocal`).
-    var rowLocalColumns: Set<Int> {
-        var read = Set<Int>()
-        func collect(_ node: Node) {
-            switch node {
-            case .column(let i): read.insert(i)
-            case .constant: break
-            case .negate(let x), .math(_, let x), .isNull(let x): collect(x)
-            case let .chain(first, steps):
-                collect(first)
-                for step in steps { collect(step.1) }
-            case let .ordering(a, b):
-                collect(a)
-                collect(b)
-            case let .function(_, xs): for x in xs { collect(x) }
-            case .series, .crossTicker, .exactSeries, .materialized, .conditional, .shared: break
-            }
-        }
-        collect(root)
-        return read
+        return collect(root) ? read : nil
     }
 
     /// The values of column `i` when they can be read in place (Float64 without nulls), else nil.
