@@ -108,7 +108,8 @@ struct ImportCommand: Command {
         }
         var source = MaterializedRows(columns: ["ticker", "rows", "first", "last"].map(ResultColumn.init(name:)), rows: rows)
         let cap = incoming.tickers.count > summaryTickers ? summaryTickers : nil
-        try TableFormatter(rowCap: cap).write(&source, to: context.standardOutput)
+        // The count given, the rows between the first and the last shown are skipped, not formatted.
+        _ = try TableFormatter(rowCap: cap).writeTable(&source, count: rows.count, to: context.standardOutput)
         try context.standardOutput.writeLine(
             "\(verb) \(incoming.rowCount.groupedText) rows for \(incoming.tickers.count.groupedText) "
                 + "ticker\(incoming.tickers.count == 1 ? "" : "s") into \(TerminalText.escaped(path))")
