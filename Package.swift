@@ -39,14 +39,16 @@ let package = Package(
         .library(name: "Colonnade", targets: ["Colonnade"]),
         .library(name: "DataLinkFormat", targets: ["DataLinkFormat"]),
         .library(name: "DataLink", targets: ["DataLink"]),
+        .library(name: "DataLinkURLSession", targets: ["DataLinkURLSession"]),
         .library(name: "ColonnadeIngest", targets: ["ColonnadeIngest"]),
         .executable(name: "colonnade", targets: ["colonnade"]),
+        .executable(name: "colonnade-transfer", targets: ["colonnade-transfer"]),
         .executable(name: "colonnade-bench", targets: ["ColonnadeBenchmarks"]),
     ],
     targets: [
         // MARK: Implementation
-        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeIngest ← ColonnadeCLI ← colonnade.
-        // See docs/ARCHITECTURE.md.
+        // Dependencies point one way: Colonnade ← DataLinkFormat ← DataLink ← ColonnadeIngest ← ColonnadeCLI ← colonnade,
+        // and DataLink ← DataLinkURLSession ← colonnade-transfer. See docs/ARCHITECTURE.md.
         //
         // The engine: columns, bitmasks, kernels, queries, snapshots, number and date parsing, the
         // JSON/CSV byte scanners, the generator. Knows nothing of Nasdaq Data Link.
@@ -54,8 +56,13 @@ let package = Package(
         // Nasdaq Data Link (Quandl) response shapes → tables: dataset, dataset_data, datatables,
         // error bodies, cursors, ticker codes; the generator's response files.
         .target(name: "DataLinkFormat", dependencies: ["Colonnade"], swiftSettings: engineSettings),
-        // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI.
+        // Nasdaq Data Link (Quandl) HTTP client. Knows nothing of the CLI. Does not link
+        // FoundationNetworking: requests go through an `HTTPTransport`, a child process or…
         .target(name: "DataLink", dependencies: ["Colonnade", "DataLinkFormat"]),
+        // …URLSession, in this process (`HTTPTransport.urlSession`), and the child's side
+        // (`TransferProcessServer`). The only module that imports FoundationNetworking, whose
+        // libcurl and its ~35 libraries would otherwise load at every start of `colonnade`.
+        .target(name: "DataLinkURLSession", dependencies: ["Colonnade", "DataLink"]),
         // Getting data in: every way quotes come in (files, directories, zips, standard input,
         // Arrow/Parquet, fetch with datasets, tables, bulk and --update) and every write policy
         // (the fast path, the lock, upsert, save); progress through callbacks, never printing.
@@ -63,6 +70,10 @@ let package = Package(
         // Argument parsing and the commands, as a library so tests can call them.
         .target(name: "ColonnadeCLI", dependencies: ["Colonnade", "DataLinkFormat", "DataLink", "ColonnadeIngest"]),
         .executableTarget(name: "colonnade", dependencies: ["ColonnadeCLI"]),
+        // The program `colonnade fetch` sends each request from (`TransferProcess`). Not a
+        // dependency of `colonnade`: SwiftPM would link its modules, FoundationNetworking with
+        // them, into `colonnade` too. `swift build` builds both; `swift run colonnade` only the one.
+        .executableTarget(name: "colonnade-transfer", dependencies: ["DataLinkURLSession"]),
 
         // MARK: Benchmarks
         .executableTarget(
@@ -82,8 +93,10 @@ let package = Package(
             path: "Tests/DecodingTestSupport"),
         .testTarget(name: "DataLinkFormatTests", dependencies: ["DataLinkFormat", "DecodingTestSupport"]),
         .testTarget(name: "ColonnadeIngestTests", dependencies: ["ColonnadeIngest", "DataLinkFormat", "DecodingTestSupport"]),
-        .testTarget(name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkFormat", "ColonnadeTestSupport"]),
-        .testTarget(name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "ColonnadeTestSupport"]),
+        .testTarget(
+            name: "DataLinkTests", dependencies: ["Colonnade", "DataLink", "DataLinkURLSession", "DataLinkFormat", "ColonnadeTestSupport"]),
+        .testTarget(
+            name: "ColonnadeCLITests", dependencies: ["ColonnadeCLI", "ColonnadeIngest", "DataLinkURLSession", "ColonnadeTestSupport"]),
         // A child process for tests that stop a writer at a chosen point (the shipped binary has no
         // test-only switches): saves to one path in a loop until killed; imports holding the lock.
         .executableTarget(name: "SnapshotCrashWriter", dependencies: ["Colonnade", "ColonnadeIngest"], path: "Tests/SnapshotCrashWriter"),

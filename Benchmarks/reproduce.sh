@@ -90,6 +90,7 @@ settle() {
 }
 echo "reproduce.sh: size $size, $threads threads, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 swift build -c release --product colonnade >&2
+swift build -c release --product colonnade-transfer >&2   # fetch runs its requests in it
 swift build -c release --product colonnade-bench >&2
 bin="$(swift build -c release --show-bin-path)"
 commit="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- Sources Benchmarks Package.swift || echo +dirty)"

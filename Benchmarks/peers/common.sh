@@ -17,8 +17,9 @@ peers_venv() {
     [ -x "$venv/bin/python" ] || die "no virtual environment at $venv (run Benchmarks/peers/run.sh once)"
 }
 
-# Builds the release colonnade and colonnade-bench.
+# Builds the release colonnade, colonnade-transfer (fetch runs its requests in it) and colonnade-bench.
 peers_build() {
-    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-bench >&2) \
+    (cd "$root" && swift build -c release --product colonnade >&2 && swift build -c release --product colonnade-transfer >&2 \
+        && swift build -c release --product colonnade-bench >&2) \
         || die "swift build failed"
 }

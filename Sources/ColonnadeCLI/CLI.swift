@@ -9,17 +9,10 @@ import Foundation
 /// and ends the command quietly instead of killing the process.
 public func runColonnade(_ arguments: [String]) -> Int32 {
     signal(SIGPIPE, SIG_IGN)
-    var environment = ProcessInfo.processInfo.environment
-    // fetch runs each API request in a child process of this executable (`_transfer`), unless
-    // the variable is already set (empty: in this process). `/proc/self/exe` itself, not the
-    // path it links to: it still runs this binary after an upgrade replaced the file.
-    if environment[FetchCommand.transferExecutableVariable] == nil, access("/proc/self/exe", X_OK) == 0 {
-        environment[FetchCommand.transferExecutableVariable] = "/proc/self/exe"
-    }
     let context = CommandContext(
         standardOutput: FileDescriptorWriter.standardOutput(),
         standardError: FileDescriptorWriter.standardError(),
-        environment: environment,
+        environment: ProcessInfo.processInfo.environment,
         currentDirectory: FileManager.default.currentDirectoryPath
     )
     return runColonnade(arguments, context: context)
@@ -52,7 +45,7 @@ extension CommandLineTool {
                 FilterCommand(), InfoCommand(), VerifyCommand(), GenerateCommand(), ExportCommand(),
                 ImportCommand(), FetchCommand(), AdjustCommand(), LogCommand(), RestoreCommand(), CompactCommand(), GCCommand(),
                 ChartCommand(), ShellCommand(), CompletionsCommand(),
-                HelpCommand(), VersionCommand(), CompleteNamesCommand(), TransferProcessCommand(),
+                HelpCommand(), VersionCommand(), CompleteNamesCommand(),
             ]
         )
     }

@@ -53,7 +53,7 @@ public struct FetchOptions: Sendable {
     package var decodeDepth = QueryOptions.availableCores
 
     /// Options for the time-series `database` (`WIKI`) or, when `table` is given, that table.
-    public init(client: DataLinkConfiguration = DataLinkConfiguration(), database: String = "WIKI", table: String? = nil) {
+    public init(client: DataLinkConfiguration, database: String = "WIKI", table: String? = nil) {
         self.client = client
         self.database = database
         self.table = table

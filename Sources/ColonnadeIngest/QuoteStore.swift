@@ -11,9 +11,12 @@ import DataLinkFormat
 ///
 ///     let store = try QuoteStore(at: "quotes.snapshot")
 ///     let imported = try store.import(["WIKI-AAPL.csv", "prices.parquet"])
-///     var options = FetchOptions(table: "WIKI/PRICES")
+///     var options = FetchOptions(client: DataLinkConfiguration(transport: .urlSession), table: "WIKI/PRICES")
 ///     options.update = true
 ///     let fetched = try store.fetch(["AAPL", "MSFT"], options: options)
+///
+/// (`.urlSession` sends the requests in this process; it comes with the `DataLinkURLSession`
+/// product, the only one that links FoundationNetworking.)
 ///
 /// Every write is all or nothing and goes through the snapshot's write lock (`SnapshotLock`),
 /// held from the load of the stored table to the rename of the new file, so two writers never

@@ -6,16 +6,16 @@ import DataLinkFormat
 /// value past `Int.max`, two different values — is a malformed response: libcurl ignores a
 /// value past 2^63 - 1 and reads to the end of the connection, so a server could otherwise cut
 /// a body short and have it taken as whole.
-enum ContentLength {
+package enum ContentLength {
     /// Why a `Content-Length` value cannot be used.
-    struct Problem: Error, Sendable, Equatable {
+    package struct Problem: Error, Sendable, Equatable {
         /// One line, quoting (a prefix of) the value.
-        var reason: String
+        package var reason: String
     }
 
     /// The declared length, nil when there is no header.
     /// - Complexity: O(n) in the value's length.
-    static func parse(_ value: String?) -> Result<Int?, Problem> {
+    package static func parse(_ value: String?) -> Result<Int?, Problem> {
         guard let value else { return .success(nil) }
         var declared: Int?
         for part in value.split(separator: ",", omittingEmptySubsequences: false) {

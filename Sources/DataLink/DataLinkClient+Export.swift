@@ -1,9 +1,6 @@
 import Colonnade
 import DataLinkFormat
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -61,10 +58,9 @@ extension DataLinkClient {
             if offset > 0 { resumes += 1 }
             events(.downloading(host: host, offset: offset))
             log("DataLink: downloading the export of \(request.target) from \(host)\(offset > 0 ? ", resuming at byte \(offset)" : "")")
-            let outcome = await HTTPDownload.get(
-                link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"],
-                into: fd, offset: offset, timeout: configuration.requestTimeout,
-                process: configuration.transferProcess)
+            let outcome = await configuration.transport.download(
+                .download(link, headers: ["User-Agent": Self.userAgent, "Accept": "application/zip, */*"], offset: offset),
+                fd, offset, configuration.requestTimeout)
             let result: DownloadResult
             switch outcome {
             case .failure(.cancelled):
@@ -73,7 +69,7 @@ extension DataLinkClient {
                 throw .exportDownloadFailed(
                     request.target, host: host, status: nil, reason: "malformed response: \(redactor.oneLine(reason, limit: 200))")
             case .failure(.tooLarge), .failure(.deadline):
-                // Not produced by HTTPDownload (no size limit, no whole-request deadline: the file streams to disk).
+                // Not produced by a download (no size limit, no whole-request deadline: the file streams to disk).
                 throw .exportDownloadFailed(request.target, host: host, status: nil, reason: "stopped")
             case .failure(.urlError(let code, let reason)):
                 if code == NSURLErrorCannotWriteToFile {

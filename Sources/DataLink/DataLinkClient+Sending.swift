@@ -1,8 +1,5 @@
 import DataLinkFormat
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,16 +77,13 @@ extension DataLinkClient {
         deadline: ContinuousClock.Instant
     ) async -> (Result<DataLinkResponse, DataLinkError>, Duration?) {
         let target = prepared.target
-        var request = URLRequest(url: prepared.url)
-        request.httpMethod = "GET"
-        request.setValue(prepared.format.acceptHeader, forHTTPHeaderField: "Accept")
-        request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
-        if let key = configuration.apiKey { request.setValue(key.value, forHTTPHeaderField: Self.keyHeader) }
+        var request = HTTPRequest(url: prepared.url, headers: ["Accept": prepared.format.acceptHeader, "User-Agent": Self.userAgent])
+        if let key = configuration.apiKey { request.headers[Self.keyHeader] = key.value }
         logRequest(prepared, attempt: attempt)
 
-        let outcome = await HTTPTransfer.get(
-            request, timeout: configuration.requestTimeout, deadline: deadline, limit: configuration.maximumResponseSize,
-            keyHeader: configuration.apiKey == nil ? nil : Self.keyHeader, process: configuration.transferProcess)
+        let outcome = await configuration.transport.get(
+            request, configuration.requestTimeout, deadline, configuration.maximumResponseSize,
+            configuration.apiKey == nil ? nil : Self.keyHeader)
         switch outcome {
         case .failure(let failure):
             let error: DataLinkError

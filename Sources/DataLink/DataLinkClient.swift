@@ -1,15 +1,12 @@
 import Colonnade
 import DataLinkFormat
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A Nasdaq Data Link (Quandl) client: builds requests, sends them with retries, and hands
 /// back whole response bodies or typed errors. It does not decode quote data.
 ///
 /// ```swift
-/// let client = DataLinkClient(configuration: DataLinkConfiguration(apiKey: key))
+/// let client = DataLinkClient(configuration: DataLinkConfiguration(transport: .urlSession, apiKey: key))  // DataLinkURLSession
 /// let csv = try await client.datasetData(database: "WIKI", ticker: "AAPL",
 ///                                        from: Day(2014, 1, 1), to: Day(2014, 12, 31),
 ///                                        format: .csv)

@@ -3,13 +3,21 @@ import Foundation
 /// Everything a ``DataLinkClient`` needs to know, as a value. There is no shared default client.
 ///
 /// ```swift
-/// var configuration = DataLinkConfiguration(apiKey: try APIKey.resolve(
+/// import DataLinkURLSession   // HTTPTransport.urlSession
+///
+/// var configuration = DataLinkConfiguration(transport: .urlSession, apiKey: try APIKey.resolve(
 ///     environment: ProcessInfo.processInfo.environment,
 ///     homeDirectory: FileManager.default.homeDirectoryForCurrentUser))
 /// configuration.log = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 /// let client = DataLinkClient(configuration: configuration)
 /// ```
 public struct DataLinkConfiguration: Sendable {
+    /// How requests are sent: in this process through URLSession (`.urlSession`, module
+    /// `DataLinkURLSession`), or each in a child process (``HTTPTransport/childProcess(_:)``), so
+    /// that a hostile response can neither end this process nor fill its memory. Export
+    /// downloads (``DataLinkClient/downloadTableExport(_:tickers:from:to:columns:to:polling:events:)``)
+    /// go the same way; from a child process they are streamed back and written to their file here.
+    public var transport: HTTPTransport
     /// Scheme, host and port (and optionally a path prefix) in front of `/api/v3/…`. With an API
     /// key it must be `https`, or `http` to a loopback address (see ``DataLinkClient``).
     public var baseURL: URL
@@ -35,13 +43,6 @@ public struct DataLinkConfiguration: Sendable {
     /// Responses with more body bytes than this fail with ``DataLinkError/responseTooLarge(_:limit:declaredLength:)``
     /// before they are fully read (default 512 MiB).
     public var maximumResponseSize: Int
-    /// Run each API request in a child process (see ``TransferProcess``), so that a hostile
-    /// response can neither end this process (FoundationNetworking traps on a `Content-Length`
-    /// near 2^63) nor fill its memory past ``maximumResponseSize`` (FoundationNetworking queues
-    /// body pieces without backpressure). Export downloads
-    /// (``DataLinkClient/downloadTableExport(_:tickers:from:to:columns:to:polling:events:)``) run
-    /// there too, streamed back and written to their file here. nil (the default): in this process.
-    public var transferProcess: TransferProcess?
     /// Debug hook: receives the request line and headers (the key shown as `<redacted>`), then the
     /// status, response headers and the first bytes of the body, for every attempt. The
     /// library never prints by itself.
@@ -55,8 +56,10 @@ public struct DataLinkConfiguration: Sendable {
     /// `https://data.nasdaq.com`
     public static let defaultBaseURL = URL(string: "https://data.nasdaq.com")!
 
-    /// A configuration; every setting has a default suited to the public API.
+    /// A configuration sending its requests by `transport`; every other setting has a default
+    /// suited to the public API.
     public init(
+        transport: HTTPTransport,
         baseURL: URL = DataLinkConfiguration.defaultBaseURL,
         apiKey: APIKey? = nil,
         requestTimeout: Duration = .seconds(60),
@@ -67,6 +70,7 @@ public struct DataLinkConfiguration: Sendable {
         log: (@Sendable (String) -> Void)? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await DispatchSleep.sleep(for: $0) }
     ) {
+        self.transport = transport
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.requestTimeout = requestTimeout
@@ -74,7 +78,6 @@ public struct DataLinkConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.maxConcurrentRequests = maxConcurrentRequests
         self.maximumResponseSize = maximumResponseSize
-        self.transferProcess = nil
         self.log = log
         self.sleep = sleep
     }

@@ -55,7 +55,7 @@ public enum DataLinkError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(DataLinkTarget, limit: Int, declaredLength: Int?, received: Int? = nil)
     /// The response cannot be trusted to be whole or readable: an unparsable, overflowing or
     /// contradictory `Content-Length`, a body whose length differs from it, or a transfer that
-    /// ended the process running it (see ``DataLinkConfiguration/transferProcess``). Not retried.
+    /// ended the process running it (see ``HTTPTransport/childProcess(_:)``). Not retried.
     case malformedResponse(DataLinkTarget, reason: String)
     /// A paged table asked for more pages than it can have: `limit` is the cap (see
     /// ``DataLinkClient/pageLimit(tickers:from:to:perPage:)``). A server that keeps handing out

@@ -10,18 +10,18 @@ import Synchronization
 /// busy. Here the timer fires on its own serial Dispatch queue, on time whatever the pool does,
 /// and only the resumption of the waiting task needs a pool thread.
 @usableFromInline
-enum DispatchSleep {
+package enum DispatchSleep {
     /// Suspends the current task for `duration` (not at all when it is not positive).
     ///
     /// - Throws: `CancellationError` when the task is cancelled, at once (not when the time is up).
     @usableFromInline
-    static func sleep(for duration: Duration) async throws {
+    package static func sleep(for duration: Duration) async throws {
         try await sleep(for: duration, onWake: {})
     }
 
     /// ``sleep(for:)``, calling `onWake` on the timer's queue when the time is up, before the
     /// task resumes (for tests: it runs even when no pool thread is free).
-    static func sleep(for duration: Duration, onWake: @escaping @Sendable () -> Void) async throws {
+    package static func sleep(for duration: Duration, onWake: @escaping @Sendable () -> Void) async throws {
         let wake = Wake()
         let timer = WatchdogTimer {
             onWake()

@@ -2,9 +2,6 @@ import Colonnade
 import Dispatch
 import Foundation
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +20,7 @@ import Glibc
 ///
 /// In the child, the transfer is an ordinary URLSession data task whose delegate writes each
 /// event — the response head, each piece of the body, the end — as a frame to a pipe
-/// (``TransferProcessServer``). The parent reads the pipe: it checks `Content-Length` and counts
+/// (`TransferProcessServer`, module `DataLinkURLSession`). The parent reads the pipe: it checks `Content-Length` and counts
 /// the body at receipt, and ends the child (`SIGKILL`) the moment a limit is passed, a timeout or
 /// the deadline fires, or the task is cancelled. The pipe is the backpressure: a child whose
 /// parent does not read blocks in its delegate. The child's own memory is capped with
@@ -37,10 +34,11 @@ import Glibc
 /// streaming without end: 543.7 MiB, for a baseline of 31.4 MiB); of the child: at most
 /// ``memoryLimit``.
 public struct TransferProcess: Sendable {
-    /// The program to run, e.g. the `colonnade` executable itself.
+    /// The program to run: one whose `main` is `TransferProcessServer.serve(input: 0, output: 1)`
+    /// (module `DataLinkURLSession`), such as `colonnade-transfer`.
     public var executable: String
     /// Its arguments (after the program name), which must make it run
-    /// ``TransferProcessServer/serve(input:output:)``; `colonnade` takes `["_transfer"]`.
+    /// `TransferProcessServer.serve(input:output:)`; `colonnade-transfer` takes none.
     public var arguments: [String]
     /// `RLIMIT_DATA` of the child, in bytes (default 256 MiB: the child holds no body, only
     /// pieces in flight).
@@ -59,7 +57,7 @@ public struct TransferProcess: Sendable {
     /// Frame kinds on the pipe, child to parent: one byte, then a 4-byte big-endian length,
     /// then that many bytes. Parent to child: the request, a 4-byte big-endian length, then
     /// that many bytes of JSON.
-    enum Frame: UInt8 {
+    package enum Frame: UInt8 {
         /// The response head: JSON `{"status":…,"url":…,"headers":{name:value}}`.
         case head = 0x48  // H
         /// A piece of the body, as delivered to the child's delegate (decoded).
@@ -68,17 +66,17 @@ public struct TransferProcess: Sendable {
         case end = 0x45  // E
     }
 
-    /// One exchange in a child process; the same contract as ``HTTPTransfer/get(_:timeout:deadline:limit:keyHeader:process:)``.
+    /// One exchange in a child process; the same contract as ``HTTPTransport``'s in-process `get`.
     func get(
-        _ request: URLRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
+        _ request: HTTPRequest, timeout: Duration, deadline: ContinuousClock.Instant, limit: Int,
         keyHeader: String?
     ) async -> Result<TransferResult, TransferFailure> {
         await run(request, keyHeader: keyHeader, timeout: timeout, deadline: deadline, sink: MemorySink(limit: limit))
     }
 
     /// One download streamed into `fd` in a child process; the same contract as
-    /// ``HTTPDownload/get(_:headers:into:offset:timeout:process:)``.
-    func download(_ request: URLRequest, into fd: Int32, offset: Int, timeout: Duration) async -> Result<DownloadResult, TransferFailure> {
+    /// ``HTTPTransport``'s in-process `download` (see ``DownloadWriter``).
+    func download(_ request: HTTPRequest, into fd: Int32, offset: Int, timeout: Duration) async -> Result<DownloadResult, TransferFailure> {
         // No whole-request deadline for a download (a large export takes as long as it takes):
         // the idle timeout alone, as in process.
         let far = ContinuousClock.now + .seconds(100 * 365 * 86_400)
@@ -87,11 +85,11 @@ public struct TransferProcess: Sendable {
     }
 
     private func run<Sink: ChildTransferSink>(
-        _ request: URLRequest, keyHeader: String?, timeout: Duration,
+        _ request: HTTPRequest, keyHeader: String?, timeout: Duration,
         deadline: ContinuousClock.Instant, sink: Sink
     ) async -> Result<Sink.Output, TransferFailure> {
-        var description: [String: Any] = ["url": request.url?.absoluteString ?? "", "memoryLimit": memoryLimit]
-        description["headers"] = request.allHTTPHeaderFields ?? [:]
+        var description: [String: Any] = ["url": request.url.absoluteString, "memoryLimit": memoryLimit]
+        description["headers"] = request.headers
         if let keyHeader { description["keyHeader"] = keyHeader }
         guard let requestBytes = try? JSONSerialization.data(withJSONObject: description) else {
             return .failure(.urlError(code: NSURLErrorBadURL, reason: "cannot describe the request"))

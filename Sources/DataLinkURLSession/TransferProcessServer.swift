@@ -1,4 +1,5 @@
 import Colonnade
+import DataLink
 import Dispatch
 import Foundation
 import Synchronization
@@ -41,16 +42,8 @@ public enum TransferProcessServer {
         signal(SIGPIPE, SIG_IGN)
         exitWhenTheReaderIsGone(output)
 
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 86_400
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        var request = URLRequest(url: url)
-        request.httpMethod = "GET"
-        request.timeoutInterval = 86_400
-        for (name, value) in object["headers"] as? [String: String] ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+        let configuration = sessionConfiguration()
+        let request = urlRequest(HTTPRequest(url: url, headers: object["headers"] as? [String: String] ?? [:]))
 
         let done = DispatchSemaphore(value: 0)
         let delegate = ChildDelegate(output: output, origin: url, keyHeader: object["keyHeader"] as? String) { done.signal() }

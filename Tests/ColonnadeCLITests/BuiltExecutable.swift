@@ -48,6 +48,14 @@ enum BuiltExecutable {
         try url().deletingLastPathComponent().appendingPathComponent(name).path
     }
 
+    /// `colonnade-transfer`, the program `fetch` sends its requests from, built beside
+    /// `colonnade`.
+    static func transfer() throws -> String {
+        let path = try sibling("colonnade-transfer")
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw NotFound(searched: [path]) }
+        return path
+    }
+
     /// What one run of the executable produced.
     struct Result {
         var status: Int32

@@ -26,10 +26,10 @@ import Testing
         .verbatim(head: "HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Length: \(length)\r\nConnection: close\r\n", body: nineRows)
     }
 
-    /// The environment of an in-process run whose requests go through the built executable's
-    /// `_transfer`, as the real `colonnade` does.
+    /// The environment of an in-process run whose requests go through the built
+    /// `colonnade-transfer`, as the real `colonnade` does.
     static func isolated(_ scratch: Scratch, _ extra: [String: String] = [:]) throws -> [String: String] {
-        scratch.environment([FetchCommand.transferExecutableVariable: try BuiltExecutable.url().path].merging(extra) { _, new in new })
+        scratch.environment([FetchCommand.transferExecutableVariable: try BuiltExecutable.transfer()].merging(extra) { _, new in new })
     }
 
     /// `Content-Length: 9223372036854775807` traps inside FoundationNetworking (its header

@@ -1,5 +1,6 @@
 import Colonnade
 import DataLink
+import DataLinkURLSession
 import DataLinkFormat
 @testable import ColonnadeCLI
 @testable import ColonnadeIngest
@@ -38,7 +39,7 @@ import Testing
     static func client(_ server: LoopbackHTTPServer, concurrency: Int = 1) -> DataLinkClient {
         DataLinkClient(
             configuration: DataLinkConfiguration(
-                baseURL: server.baseURL, apiKey: APIKey(fetchTestKey)!,
+                transport: .urlSession, baseURL: server.baseURL, apiKey: APIKey(fetchTestKey)!,
                 maxConcurrentRequests: concurrency))
     }
 

@@ -2,6 +2,7 @@ import Colonnade
 import DataLinkFormat
 @testable import ColonnadeCLI
 import ColonnadeTestSupport
+import DataLinkURLSession
 import Foundation
 import Synchronization
 import Testing
@@ -39,11 +40,11 @@ final class Scratch: Sendable {
     }
 
     /// The environment for a run: `HOME` is this directory, and requests go through the built
-    /// executable's `_transfer` child process, as the real `colonnade` sends them (in process
-    /// when the executable is not found); nothing else unless given.
+    /// `colonnade-transfer` child process, as the real `colonnade` sends them (in process, by
+    /// URLSession, when it is not found); nothing else unless given.
     func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ["HOME": path]
-        if let executable = try? BuiltExecutable.url() { environment[FetchCommand.transferExecutableVariable] = executable.path }
+        environment[FetchCommand.transferExecutableVariable] = (try? BuiltExecutable.transfer()) ?? ""
         return environment.merging(extra) { _, new in new }
     }
 }
@@ -70,6 +71,7 @@ func runOffPool(
                 standardOutput: output, standardError: errors,
                 environment: environment, currentDirectory: directory)
             context.tuning = tuning
+            if context.tuning.inProcessTransport == nil { context.tuning.inProcessTransport = .urlSession }
             let status = runColonnade(arguments, context: context)
             continuation.resume(returning: Invocation(status: status, standardOutput: output.text, standardError: errors.text))
         }

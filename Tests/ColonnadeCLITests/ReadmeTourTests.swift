@@ -16,8 +16,9 @@ import Testing
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("README.md")
 
-    /// A place with nothing of the repository: `bin/colonnade` (a copy of the built binary), an
-    /// empty working directory and an empty home.
+    /// A place with nothing of the repository: `bin/colonnade` and `bin/colonnade-transfer`
+    /// (copies of the built programs, installed side by side as the README says), an empty
+    /// working directory and an empty home.
     struct Place {
         let binary: URL, work: URL, home: URL
 
@@ -30,6 +31,8 @@ import Testing
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             }
             try FileManager.default.copyItem(at: try BuiltExecutable.url(), to: binary)
+            try FileManager.default.copyItem(
+                atPath: try BuiltExecutable.transfer(), toPath: root.appendingPathComponent("bin/colonnade-transfer").path)
         }
 
         var environment: [String: String] {

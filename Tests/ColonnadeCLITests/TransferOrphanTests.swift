@@ -9,7 +9,7 @@ import Glibc
 
 @testable import ColonnadeCLI
 
-/// `colonnade fetch` runs each request in a `colonnade _transfer` child. When the parent dies
+/// `colonnade fetch` runs each request in a `colonnade-transfer` child. When the parent dies
 /// without a word (SIGKILL: no handler runs, nothing is cleaned up), the child must end too —
 /// not wait on a server that never answers (it once kept running, orphaned, for the request's
 /// day-long timeout).
@@ -60,11 +60,11 @@ import Glibc
         process.arguments = [
             "fetch", "AAPL", "--format", "csv", "--base-url", server.baseURL.absoluteString, "--snapshot", scratch.snapshot,
         ]
-        // The child named outright, so that a request is never run in process, whatever
-        // /proc/self/exe is on this machine.
+        // The child named outright, whatever /proc/self/exe is on this machine.
         process.environment = [
             "HOME": scratch.path, "NASDAQ_DATA_LINK_API_KEY": fetchTestKey,
-            FetchCommand.transferExecutableVariable: executable.path,
+            FetchCommand.transferExecutableVariable: executable.deletingLastPathComponent().appendingPathComponent("colonnade-transfer")
+                .path,
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
         process.standardInput = FileHandle.nullDevice

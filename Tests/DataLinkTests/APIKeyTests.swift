@@ -2,6 +2,7 @@ import Colonnade
 import ColonnadeTestSupport
 import DataLinkFormat
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Synchronization
 import Testing
@@ -13,11 +14,11 @@ import Testing
         var dumped = ""
         dump(key, to: &dumped)
         var dumpedConfiguration = ""
-        dump(DataLinkConfiguration(apiKey: key), to: &dumpedConfiguration)
+        dump(DataLinkConfiguration(transport: .urlSession, apiKey: key), to: &dumpedConfiguration)
         let renderings = [
             key.description, key.debugDescription, "\(key)", String(describing: key), String(reflecting: key),
             dumped, dumpedConfiguration, String(describing: Mirror(reflecting: key).children.map(\.value)),
-            String(describing: DataLinkConfiguration(apiKey: key)), String(reflecting: Optional(key)),
+            String(describing: DataLinkConfiguration(transport: .urlSession, apiKey: key)), String(reflecting: Optional(key)),
         ]
         for text in renderings {
             #expect(!text.contains(fakeKey), "leaked in: \(text)")

@@ -2,6 +2,7 @@ import Colonnade
 import ColonnadeTestSupport
 import DataLinkFormat
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Testing
 
@@ -97,7 +98,8 @@ import Testing
     }
 
     @Test func invalidDatabaseAndDateRangeAreRejected() async throws {
-        let client = DataLinkClient(configuration: DataLinkConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!))
+        let client = DataLinkClient(
+            configuration: DataLinkConfiguration(transport: .urlSession, baseURL: URL(string: "http://127.0.0.1:9")!))
         for database in ["WIKI/../x", "..", ".", ""] {
             let badDatabase = await dataLinkError { try await client.datasetData(database: database, ticker: "AAPL") }
             #expect({ if case .invalidRequest? = badDatabase { true } else { false } }(), "database \(database)")
@@ -111,7 +113,7 @@ import Testing
     }
 
     @Test func baseURLWithPathPrefixAndTrailingSlash() throws {
-        var configuration = DataLinkConfiguration(baseURL: URL(string: "http://127.0.0.1:8080/proxy/")!)
+        var configuration = DataLinkConfiguration(transport: .urlSession, baseURL: URL(string: "http://127.0.0.1:8080/proxy/")!)
         configuration.apiKey = APIKey(fakeKey)
         let client = DataLinkClient(configuration: configuration)
         let request = try client.datasetRequest(

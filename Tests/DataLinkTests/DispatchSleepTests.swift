@@ -1,6 +1,7 @@
 import ColonnadeTestSupport
 import Dispatch
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Testing
 
@@ -51,7 +52,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func theDefaultSleepReturnsAndIsCancellable() async throws {
-        let sleep = DataLinkConfiguration().sleep
+        let sleep = DataLinkConfiguration(transport: .urlSession).sleep
         try await sleep(.milliseconds(1))
         try await sleep(.zero)
         try await sleep(.milliseconds(-5))
@@ -77,7 +78,7 @@ import Testing
                 configuration.retryPolicy = RetryPolicy(
                     maxAttempts: 2, baseDelay: .milliseconds(200), maxDelay: .milliseconds(200),
                     totalBudget: .seconds(3600), jitter: 0)
-                configuration.sleep = DataLinkConfiguration().sleep  // the default, not a recorder
+                configuration.sleep = DataLinkConfiguration(transport: .urlSession).sleep  // the default, not a recorder
                 let client = DataLinkClient(configuration: configuration)
                 let request = Task(executorPreference: DedicatedThreadExecutor.shared) {
                     try await client.datasetData(database: "WIKI", ticker: "AAPL")

@@ -1,6 +1,7 @@
 import Colonnade
 import ColonnadeTestSupport
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Testing
 
@@ -35,7 +36,7 @@ import Testing
     /// `judge` (the step the fuzz target drives) refuses an unusable length and a body of
     /// another length than declared, before looking at the status.
     @Test func judgeRefusesLengthsThatDoNotMatchTheBody() throws {
-        let client = DataLinkClient(configuration: DataLinkConfiguration(maximumResponseSize: 100))
+        let client = DataLinkClient(configuration: DataLinkConfiguration(transport: .urlSession, maximumResponseSize: 100))
         let request = try client.datasetRequest(
             database: "WIKI", ticker: "AAPL", from: nil, to: nil, format: .csv, options: DatasetOptions())
         let body = Data("Date,Close\n2014-01-02,1.5\n".utf8)

@@ -1,5 +1,6 @@
 import ColonnadeTestSupport
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Testing
 
@@ -176,7 +177,8 @@ import Testing
         let closed = try LoopbackClosedPort()
         let client = DataLinkClient(
             configuration: DataLinkConfiguration(
-                baseURL: closed.baseURL, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
+                transport: .urlSession, baseURL: closed.baseURL,
+                retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), jitter: 0)))
         let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
         guard case .transport? = error else {
             Issue.record("expected transport, got \(String(describing: error))")

@@ -1,5 +1,6 @@
 import ColonnadeTestSupport
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Synchronization
 import Testing
@@ -47,7 +48,7 @@ func testConfiguration(
     sleeper: SleepRecorder? = nil
 ) -> DataLinkConfiguration {
     var configuration = DataLinkConfiguration(
-        baseURL: server.baseURL,
+        transport: .urlSession, baseURL: server.baseURL,
         apiKey: key.flatMap(APIKey.init),
         requestTimeout: timeout,
         requestDeadline: .seconds(3600),

@@ -1,6 +1,7 @@
 import ColonnadeTestSupport
 import Dispatch
 @testable import DataLink
+import DataLinkURLSession
 import Foundation
 import Synchronization
 import Testing
@@ -17,7 +18,7 @@ import Testing
     ])
     func theKeyIsNeverSentOverPlainHTTPToARemoteHost(base: String) async throws {
         let url = try #require(URL(string: base))
-        let client = DataLinkClient(configuration: DataLinkConfiguration(baseURL: url, apiKey: APIKey(fakeKey)))
+        let client = DataLinkClient(configuration: DataLinkConfiguration(transport: .urlSession, baseURL: url, apiKey: APIKey(fakeKey)))
         let error = await dataLinkError { try await client.datasetData(database: "WIKI", ticker: "AAPL") }
         guard case let .insecureTransport(target, host)? = error else {
             Issue.record("\(String(describing: error))")

@@ -1,4 +1,5 @@
 import Colonnade
+import DataLink
 
 /// One `colonnade` subcommand: a declaration the parser checks arguments against, and the work.
 ///
@@ -61,6 +62,10 @@ struct TestTuning: Sendable {
     /// How long work runs before its progress line appears (else ``ImportProgressLine/defaultDelay``,
     /// a second), so a test need not work for a whole second to see the line.
     var progressDelay: Duration?
+    /// How `fetch` sends its requests when `COLONNADE_TRANSFER_EXECUTABLE` is set empty: the
+    /// tests' `.urlSession`, in their own process. The `colonnade` executable has none (it does
+    /// not link FoundationNetworking).
+    var inProcessTransport: HTTPTransport?
 }
 
 /// What a command may touch of its process, passed in so tests can run commands in-process

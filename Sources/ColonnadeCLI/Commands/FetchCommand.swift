@@ -25,7 +25,8 @@ struct FetchCommand: Command {
                 suggestion: nil, command: spec.name)
         }
 
-        var configuration = DataLinkConfiguration(maxConcurrentRequests: parsed[Options.concurrency])
+        var configuration = DataLinkConfiguration(
+            transport: try Self.transport(context), maxConcurrentRequests: parsed[Options.concurrency])
         if let base = parsed[Options.baseURL] ?? context.environment["COLONNADE_BASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw UsageError.invalidValue(
@@ -35,7 +36,6 @@ struct FetchCommand: Command {
             configuration.baseURL = url
         }
         configuration.requestDeadline = .seconds(parsed[Options.timeout])
-        configuration.transferProcess = Self.transferProcess(context)
         if let limit = context.tuning.maximumResponseBytes { configuration.maximumResponseSize = limit }
         let home = context.environment["HOME"].map { URL(fileURLWithPath: $0) }
         configuration.apiKey = try APIKey.resolve(

@@ -23,11 +23,14 @@ let key = "FUZZ-k3y-9f8e7d6c5b4a"
 let statuses = [200, 201, 202, 204, 206, 301, 304, 400, 401, 403, 404, 409, 410, 413, 414, 422, 429, 500, 502, 503, 504]
 
 let smallLimit = 256
+// Nothing is sent: the target judges responses it makes up (`judge` is the step after a transfer).
+let noTransport = HTTPTransport(
+    name: "none", get: { _, _, _, _, _ in .failure(.cancelled) }, download: { _, _, _, _ in .failure(.cancelled) })
 let clients: [DataLinkClient] = [
-    DataLinkClient(configuration: DataLinkConfiguration(apiKey: APIKey(key))),
-    DataLinkClient(configuration: DataLinkConfiguration(apiKey: nil)),
-    DataLinkClient(configuration: DataLinkConfiguration(apiKey: APIKey(key), maximumResponseSize: smallLimit)),
-    DataLinkClient(configuration: DataLinkConfiguration(apiKey: nil, maximumResponseSize: smallLimit)),
+    DataLinkClient(configuration: DataLinkConfiguration(transport: noTransport, apiKey: APIKey(key))),
+    DataLinkClient(configuration: DataLinkConfiguration(transport: noTransport, apiKey: nil)),
+    DataLinkClient(configuration: DataLinkConfiguration(transport: noTransport, apiKey: APIKey(key), maximumResponseSize: smallLimit)),
+    DataLinkClient(configuration: DataLinkConfiguration(transport: noTransport, apiKey: nil, maximumResponseSize: smallLimit)),
 ]
 
 let requests: [PreparedRequest] = {
@@ -63,7 +66,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let request = requests[Int(data[1]) % requests.count]
     let client = clients[Int(data[1] >> 6) & 3]
 
-    // Headers: lines up to the first empty line; names lower-cased as HTTPTransfer stores them.
+    // Headers: lines up to the first empty line; names lower-cased as the transports store them.
     let rest = UnsafeBufferPointer(start: data + 2, count: size - 2)
     var headers: [String: String] = [:]
     var bodyStart = rest.count
