@@ -47,7 +47,7 @@ public enum TransferProcessServer {
 
         let done = DispatchSemaphore(value: 0)
         let delegate = ChildDelegate(output: output, origin: url, keyHeader: object["keyHeader"] as? String) { done.signal() }
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.child"))
         session.dataTask(with: request).resume()
         done.wait()
         session.finishTasksAndInvalidate()

@@ -38,6 +38,34 @@ func urlRequest(_ request: HTTPRequest) -> URLRequest {
     return urlRequest
 }
 
+/// The queue a session's delegate callbacks run on: serial, on a Dispatch queue of its own.
+///
+/// Not URLSession's default (`delegateQueue: nil`): swift-corelibs-foundation runs that one on
+/// Dispatch's global concurrent queue, whose threads are as many as the cores. When other work
+/// holds them (the engine's parallel scans, a caller's `concurrentPerform`), no callback runs
+/// until they are free: measured, a body dripped over 2.5 s, with the global queue kept busy for
+/// 6 s, reached the delegate all at once after 5.9 s, while the watchdog, on a queue of its own,
+/// counted the silence and failed the transfer (the flake of `timeoutIsAboutSilenceNotTotalTime`
+/// in full test runs). A serial queue of our own is served by a thread of its own, as the
+/// watchdog's is: the same body arrived piece by piece, on time (docs/MEASUREMENTS.md,
+/// *Delegate callbacks*).
+func delegateQueue(_ label: String) -> OperationQueue { DelegateQueue(label: label) }
+
+/// A serial operation queue on a Dispatch queue it owns: swift-corelibs-foundation holds
+/// `underlyingQueue` `unowned(unsafe)`, so the queue must be kept alive by someone else.
+private final class DelegateQueue: OperationQueue, @unchecked Sendable {
+    // Safe: set once in init and only read afterwards; OperationQueue guards its own state.
+    private let dispatchQueue: DispatchQueue
+
+    init(label: String) {
+        dispatchQueue = DispatchQueue(label: label)
+        super.init()
+        name = label
+        maxConcurrentOperationCount = 1
+        underlyingQueue = dispatchQueue
+    }
+}
+
 /// An ephemeral session configuration: no cache, no cookies, URLSession's own timeout a day
 /// out (a backstop only).
 func sessionConfiguration() -> URLSessionConfiguration {
@@ -94,7 +122,7 @@ enum URLSessionTransfer {
         let configuration = sessionConfiguration()
         let delegate = TransferDelegate(limit: limit, timeout: timeout, deadline: deadline, origin: request.url, keyHeader: keyHeader)
         let session = URLSession(
-            configuration: configuration, delegate: delegate, delegateQueue: nil)
+            configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.transfer"))
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
         defer { delegate.stopWatchdog() }
@@ -319,7 +347,7 @@ enum URLSessionDownload {
         let configuration = sessionConfiguration()
         let delegate = DownloadDelegate(fd: fd, offset: offset, timeout: timeout)
         let session = URLSession(
-            configuration: configuration, delegate: delegate, delegateQueue: nil)
+            configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.download"))
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
         let watchdog = Task { await delegate.watch() }

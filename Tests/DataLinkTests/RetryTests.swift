@@ -1,6 +1,7 @@
 import ColonnadeTestSupport
 @testable import DataLink
 import DataLinkURLSession
+import Dispatch
 import Foundation
 import Testing
 
@@ -133,6 +134,27 @@ import Testing
             let response = try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv)
             #expect(response.body == body)
             #expect(ContinuousClock.now - started >= .milliseconds(12_500), "the body took longer than the timeout in total")
+        }
+    }
+
+    /// The delegate's callbacks do not wait for Dispatch's global concurrent queue. Its threads
+    /// are as many as the cores; spinners holding all of them for 8 s held URLSession's default
+    /// delegate queue too, so a body dripped over 1.75 s reached the delegate only after 8 s, and
+    /// the watchdog (on a queue of its own) failed it for 4 s of silence. The transport's delegate
+    /// queue is its own (`delegateQueue`), so the pieces arrive as they are sent. What is timed
+    /// has 2.25 s of slack per piece; only callbacks held back until the spinners stop fail it.
+    @Test func aBusyDispatchPoolDoesNotStallTheTransfer() async throws {
+        let body = Data(("Date,Close\n" + String(repeating: "2014-01-02,79.38\n", count: 100)).utf8)
+        try await LoopbackHTTPServer.run({ _ in
+            .drip(status: 200, headers: ["Content-Type": "text/csv"], body: body, pieces: 8, interval: 0.25)
+        }) { server in
+            let until = ContinuousClock.now + .seconds(8)
+            for _ in 0 ..< 4 * ProcessInfo.processInfo.activeProcessorCount {
+                DispatchQueue.global().async { while ContinuousClock.now < until {} }
+            }
+            let client = DataLinkClient(configuration: testConfiguration(server, maxAttempts: 1, timeout: .seconds(4)))
+            let response = try await client.datasetData(database: "WIKI", ticker: "AAPL", format: .csv)
+            #expect(response.body == body)
         }
     }
 
