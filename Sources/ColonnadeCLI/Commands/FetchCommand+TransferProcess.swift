@@ -32,7 +32,8 @@ extension FetchCommand {
             throw CommandFailure(
                 "fetch sends its requests from the program '\(transferProgram)', which was not found"
                     + (beside.map { " at \($0)" } ?? ""),
-                hint: "'swift build -c release' builds it beside 'colonnade'; install the two files together (README, Set up)")
+                hint: "'swift build' (-c release for a release build) builds it beside 'colonnade'; "
+                    + "install the two files together (README, Set up)")
         }
         return .childProcess(TransferProcess(executable: beside, arguments: []))
     }
