@@ -73,6 +73,35 @@ import Glibc
         #expect(dates.column == table.dates)
     }
 
+    /// The dates read with `pread` come from the file that was mapped: a file renamed over the
+    /// path after it was opened (another writer's replacement; an append reads the base's dates
+    /// by path) is refused, not read as the old one's, and a file that is still the same is read.
+    @Test func datesOfAFileReplacedAfterItWasOpenedAreRefused() throws {
+        let dir = ScratchDirectory()
+        defer { dir.remove() }
+        let path = dir.file("base.snapshot"), other = dir.file("other.snapshot")
+        // One ticker of 9,000 rows: more than 4,096 a ticker, so the dates are read with pread.
+        let table = Self.tableWithMetadata(rows: 9_000, tickers: 1, seed: 5)
+        try table.save(to: path, durable: false)
+        try table.save(to: other, durable: false)
+        let unchanged = try SnapshotReader(path: path, extent: .index)
+        #expect(try unchanged.checkedDates().last == [table.dates[8_999]])
+
+        let reader = try SnapshotReader(path: path, extent: .index)
+        #expect(rename(other, path) == 0)
+        do {
+            _ = try reader.checkedDates()
+            Issue.record("the dates of a replaced file were read")
+        } catch {
+            guard case .inconsistentData(let file, "payload", let detail) = error else {
+                Issue.record("expected inconsistentData, got \(error)")
+                return
+            }
+            #expect(file == path)
+            #expect(detail == "the file was replaced while it was read")
+        }
+    }
+
     /// Damaged footer bytes (no checksum in the way): the index decode never traps, and whatever
     /// the whole decode accepts it accepts with the same index.
     @Test func indexDecodeOfDamagedFootersAcceptsWhatTheWholeDecodeAccepts() throws {
