@@ -260,6 +260,9 @@ enum ReusedMappings {
     /// Keeps the mapping `base` of `capacity` bytes when the total stays within `limit`.
     /// - Returns: whether it was kept (else the caller unmaps it).
     static func keep(_ base: UnsafeMutableRawPointer, capacity: Int) -> Bool {
+        // A mapping past the limit goes back to the caller to unmap: no use telling the kernel
+        // about its pages first. (Checked again below: another thread may keep one meanwhile.)
+        guard kept.withLock({ $0.bytes + capacity <= limit }) else { return false }
         #if os(Linux)
         // Before it is shared: no other storage may take it while the kernel is told.
         _ = madvise(base, capacity, 8 /* MADV_FREE */)
