@@ -736,7 +736,7 @@ public enum ZstdCompressor {
             var llHistogram = [Int](repeating: 0, count: 36)
             var mlHistogram = [Int](repeating: 0, count: 53)
             var ofHistogram = [Int](repeating: 0, count: 32)
-            var (r0, r1, r2) = repeats
+            var (r0, r1, r2) = (Int(repeats.0), Int(repeats.1), Int(repeats.2))
             ZstdCompressor.literalLengthCodes.withUnsafeBufferPointer { llTable in
                 ZstdCompressor.matchLengthCodes.withUnsafeBufferPointer { mlTable in
                     llHistogram.withUnsafeMutableBufferPointer { llCount in
@@ -749,23 +749,15 @@ public enum ZstdCompressor {
                                     if given {
                                         value = o
                                     } else {
+                                        let offset = Int(o), code: Int
                                         if s.literals > 0 {
-                                            value = o == r0 ? 1 : o == r1 ? 2 : o == r2 ? 3 : o + 3
+                                            code = offset == r0 ? 1 : offset == r1 ? 2 : offset == r2 ? 3 : offset + 3
                                         } else {
-                                            value = o == r1 ? 1 : o == r2 ? 2 : (r0 > 1 && o == r0 - 1) ? 3 : o + 3
+                                            code = offset == r1 ? 1 : offset == r2 ? 2 : (r0 > 1 && offset == r0 - 1) ? 3 : offset + 3
                                         }
-                                        // The decoder's update (RFC 8878 §3.1.2.5).
-                                        if value > 3 {
-                                            (r0, r1, r2) = (o, r0, r1)
-                                        } else {
-                                            let index = s.literals > 0 ? Int(value) - 1 : Int(value)
-                                            switch index {
-                                            case 0: break
-                                            case 1: (r0, r1) = (r1, r0)
-                                            case 2: (r0, r1, r2) = (r2, r0, r1)
-                                            default: (r0, r1, r2) = (r0 - 1, r0, r1)
-                                            }
-                                        }
+                                        // The repeat offsets as the decoder will update them, by its own function.
+                                        _ = resolveOffset(code, literalLength: Int(s.literals), &r0, &r1, &r2)
+                                        value = UInt32(truncatingIfNeeded: code)
                                     }
                                     offsetValues[i] = value
                                     let literalCount = Int(s.literals), v = Int(s.length) - 3
@@ -788,7 +780,7 @@ public enum ZstdCompressor {
                     }
                 }
             }
-            repeats = (r0, r1, r2)
+            repeats = (UInt32(truncatingIfNeeded: r0), UInt32(truncatingIfNeeded: r1), UInt32(truncatingIfNeeded: r2))
             let ll = ZstdCompressor.chooseTable(
                 llHistogram, total: n, maximumLog: 9, predefined: ZstdCompressor.predefinedLiteralLengths, predefinedLog: 6,
                 predefinedTable: ZstdCompressor.predefinedTables.0)

@@ -397,12 +397,13 @@ struct ZstdSequenceReader {
 /// A sequence's offset from its offset value (RFC 8878 §3.1.2.5), the three repeat offsets
 /// `rep1` (newest) to `rep3` updated: values 1-3 choose a repeat offset (one further along after
 /// no literals; the fourth choice is the first less 1), larger values are a new offset (value -
-/// 3). The one place both the fast loop and the checked path resolve offsets.
+/// 3). The one place both the fast loop and the checked path resolve offsets, and where the
+/// compressor (`ZstdCompressor`) follows the repeat offsets its codes leave the decoder with.
 /// - Returns: the offset, 0 only for the fourth choice when `rep1` is 1 (which the checked path
 ///   refuses and the fast loop hands back to it).
 /// - Precondition: `value >= 1` (an offset code's baseline is at least 1).
 @inline(__always)
-private func resolveOffset(_ value: Int, literalLength: Int, _ rep1: inout Int, _ rep2: inout Int, _ rep3: inout Int) -> Int {
+func resolveOffset(_ value: Int, literalLength: Int, _ rep1: inout Int, _ rep2: inout Int, _ rep3: inout Int) -> Int {
     var offset = value &- 3
     if value > 3 {
         rep3 = rep2
