@@ -1,4 +1,5 @@
-# Sourced by run.sh, ingest.sh and interop.sh (needs $here and $root set).
+# Sourced by run.sh, ingest.sh, interop.sh and the suites that use the generated table (needs
+# $here and $root set).
 #
 # The generated inputs in .data/ are made once and reused, so a change to the generator would
 # otherwise leave every later run measuring the old data (as happened when the generator's
@@ -37,4 +38,14 @@ generated_snapshot() {
         || die "colonnade generate --snapshot failed"
     mv "$base.tmp.snapshot" "$base.snapshot"
     rm -f "$base.tmp.snapshot.lock"  # the lock file of the temporary name
+}
+
+# For a suite run by reproduce.sh (Benchmarks/suites/*.sh, with common.sh sourced too): the
+# generated table of $BENCH_SIZE, refreshed if the generator changed and made with
+# $BENCH_BIN/colonnade unless it is there; sets `tickers`, `days` and `size`.
+suite_generated_snapshot() {
+    peers_dimensions "$BENCH_SIZE"
+    refresh_generated_data
+    size="$BENCH_SIZE"
+    generated_snapshot "$BENCH_BIN/colonnade"
 }

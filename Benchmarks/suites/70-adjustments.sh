@@ -11,10 +11,7 @@ root="$BENCH_ROOT"
 die() { echo "70-adjustments.sh: $*" >&2; exit 2; }
 . "$here/common.sh"
 . "$here/generated-data.sh"
-peers_dimensions "$BENCH_SIZE"
-refresh_generated_data
-size="$BENCH_SIZE"
-generated_snapshot "$BENCH_BIN/colonnade"
+suite_generated_snapshot
 base="$here/.data/$size-seed42"
 label="$(python3 -c "import sys; n = int(sys.argv[1]) * int(sys.argv[2]); print('%dM' % (n // 1000000) if n >= 1000000 else '%dk' % (n // 1000))" "$tickers" "$days")"
 python3 "$here/update_e2e.py" --bin "$BENCH_BIN/colonnade" --base "$base.snapshot" \

@@ -8,9 +8,6 @@ root="$BENCH_ROOT"
 die() { echo "80-versions.sh: $*" >&2; exit 2; }
 . "$here/common.sh"
 . "$here/generated-data.sh"
-peers_dimensions "$BENCH_SIZE"
-refresh_generated_data
-size="$BENCH_SIZE"
-generated_snapshot "$BENCH_BIN/colonnade"
+suite_generated_snapshot
 python3 "$BENCH_ROOT/Benchmarks/versions/suite.py" --bin "$BENCH_BIN/colonnade" \
     --base "$here/.data/$size-seed42.snapshot" --work "$here/.data/versions-work" --label "$size" --json "$BENCH_JSON"
