@@ -7,48 +7,30 @@
 /// each ticker's last, or of new tickers. Then anything computed from a column's values as a
 /// set (its decimal scale) is the same from the sources as from the merged column.
 final class StitchPlan: Sendable {
-    let runs: [UpsertPlan.Run]
-    /// Each run's first row in the merged table, and the row count last.
-    let starts: [Int]
+    /// The runs and where each begins in the merged table (`run(holding:)`, `forEachPiece`).
+    let index: UpsertPlan.RunIndex
     /// Each source's row count.
     let sourceRowCounts: [Int]
 
+    var runs: [UpsertPlan.Run] { index.runs }
+    /// Each run's first row in the merged table, and the row count last.
+    var starts: [Int] { index.starts }
     /// The merged table's row count.
-    var rowCount: Int { starts[runs.count] }
+    var rowCount: Int { index.rowCount }
 
     /// Nil unless the runs take every row of every source exactly once.
     init?(_ plan: UpsertPlan, sourceRowCounts: [Int]) {
         guard plan.rowCount == sourceRowCounts.reduce(0, +) else { return nil }
-        var starts = [Int](repeating: 0, count: plan.runs.count + 1)
-        for (i, run) in plan.runs.enumerated() { starts[i + 1] = starts[i] + run.count }
-        runs = plan.runs
-        self.starts = starts
+        index = UpsertPlan.RunIndex(plan.runs)
         self.sourceRowCounts = sourceRowCounts
     }
 
     /// The run holding merged row `row` (`0 <= row < rowCount`).
-    func run(holding row: Int) -> Int {
-        var lo = 0, hi = runs.count  // starts[lo] <= row < starts[hi]
-        while hi - lo > 1 {
-            let mid = (lo + hi) >> 1
-            if starts[mid] <= row { lo = mid } else { hi = mid }
-        }
-        return lo
-    }
+    func run(holding row: Int) -> Int { index.run(holding: row) }
 
     /// Calls `body(source, sourceRow, count, mergedRow)` for each piece of merged rows `rows`
     /// that lies in one run, in order.
-    func forEachPiece(_ rows: Range<Int>, _ body: (Int, Int, Int, Int) -> Void) {
-        guard !rows.isEmpty else { return }
-        var i = run(holding: rows.lowerBound), row = rows.lowerBound
-        while row < rows.upperBound {
-            let run = runs[i], offset = row - starts[i]
-            let n = Swift.min(run.count - offset, rows.upperBound - row)
-            body(run.source, run.start + offset, n, row)
-            row += n
-            i += 1
-        }
-    }
+    func forEachPiece(_ rows: Range<Int>, _ body: (Int, Int, Int, Int) -> Void) { index.forEachPiece(rows, body) }
 
     /// Merged row intervals (sorted, disjoint) as each source's row intervals (sorted, disjoint,
     /// adjacent ones joined).

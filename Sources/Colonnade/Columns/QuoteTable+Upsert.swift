@@ -188,9 +188,8 @@ extension QuoteTable {
                 SharedPointer(base: UnsafeMutablePointer(mutating: c.withUnsafeBufferPointer { $0.baseAddress! }))
             }
         }
-        var starts = [Int](repeating: 0, count: runs.count + 1)  // each run's first row in the result
-        for (i, run) in runs.enumerated() { starts[i + 1] = starts[i] + run.count }
-        precondition(starts[runs.count] == total, "runs of \(starts[runs.count]) rows, not \(total)")
+        let index = UpsertPlan.RunIndex(runs)
+        precondition(index.rowCount == total, "runs of \(index.rowCount) rows, not \(total)")
         let blockRows = zoneMapBlockRows, blocks = BlockSummaries<T>.blockCount(forRows: total)
         var minimums = [T](repeating: .nullPlaceholder, count: blocks)
         var maximums = [T](repeating: .nullPlaceholder, count: blocks)
@@ -209,20 +208,10 @@ extension QuoteTable {
                         // cover 0..<total (checked above) and each lies within its source.
                         let chunkStart = chunk * chunkRows, chunkEnd = Swift.min(chunkStart + chunkRows, total)
                         storage.populateForWriting(bytes: chunkStart * stride ..< chunkEnd * stride)
-                        var i = 0, upper = runs.count  // the run holding the chunk's first row
-                        while upper - i > 1 {
-                            let mid = (i + upper) / 2
-                            if starts[mid] <= chunkStart { i = mid } else { upper = mid }
-                        }
-                        var row = chunkStart
-                        while row < chunkEnd {
-                            let lo = row, hi = Swift.min(lo + gatherPieceRows, chunkEnd)
-                            while row < hi {
-                                let run = runs[i], offset = row - starts[i]
-                                let n = Swift.min(run.count - offset, hi - row)
-                                (out.base + row).update(from: bases[run.source]!.base + run.start + offset, count: n)
-                                row += n
-                                if n == run.count - offset { i += 1 }
+                        for lo in Swift.stride(from: chunkStart, to: chunkEnd, by: gatherPieceRows) {
+                            let hi = Swift.min(lo + gatherPieceRows, chunkEnd)
+                            index.forEachPiece(lo ..< hi) { source, sourceRow, n, row in
+                                (out.base + row).update(from: bases[source]!.base + sourceRow, count: n)
                             }
                             for b in lo / blockRows ..< (hi + blockRows - 1) / blockRows {
                                 let first = b * blockRows, n = Swift.min(blockRows, total - first)

@@ -13,6 +13,50 @@ struct UpsertPlan {
         var count: Int
     }
 
+    /// Runs with each one's first row in the result: which run holds a row, and a range of the
+    /// result's rows walked run by run. Shared by the merge (`QuoteTable.gatherSummarized`) and
+    /// the reads that do not merge (`StitchPlan`).
+    struct RunIndex: Sendable {
+        let runs: [Run]
+        /// Each run's first row in the result, and the row count last.
+        let starts: [Int]
+
+        init(_ runs: [Run]) {
+            var starts = [Int](repeating: 0, count: runs.count + 1)
+            for (i, run) in runs.enumerated() { starts[i + 1] = starts[i] + run.count }
+            self.runs = runs
+            self.starts = starts
+        }
+
+        /// The result's row count.
+        var rowCount: Int { starts[runs.count] }
+
+        /// The run holding the result's row `row` (`0 <= row < rowCount`).
+        func run(holding row: Int) -> Int {
+            var lo = 0, hi = runs.count  // starts[lo] <= row < starts[hi]
+            while hi - lo > 1 {
+                let mid = (lo + hi) >> 1
+                if starts[mid] <= row { lo = mid } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// Calls `body(source, sourceRow, count, row)` for each piece of the result's rows `rows`
+        /// that lies in one run, in order (`row`: the piece's first row in the result).
+        @inline(__always)
+        func forEachPiece(_ rows: Range<Int>, _ body: (Int, Int, Int, Int) -> Void) {
+            guard !rows.isEmpty else { return }
+            var i = run(holding: rows.lowerBound), row = rows.lowerBound
+            while row < rows.upperBound {
+                let run = runs[i], offset = row - starts[i]
+                let n = Swift.min(run.count - offset, rows.upperBound - row)
+                body(run.source, run.start + offset, n, row)
+                row += n
+                i += 1
+            }
+        }
+    }
+
     /// The result's value columns: the target's, then each incoming table's new ones; a column
     /// whose types differ becomes Float64.
     let schema: [ColumnDescriptor]
