@@ -13,8 +13,11 @@ its adjusted values (the overlapping day's halved), as WIKI restates: `fetch --u
 and recompute that ticker's adjusted history. The same shape as colonnade-bench's in-process rows
 (Benchmarks/ColonnadeBenchmarks/AdjustmentSuite.swift), which leave HTTP out.
 
-Each run copies the base snapshot (not timed), then times `colonnade fetch --table WIKI/PRICES
-TICKER… --update` as a whole process, the modes alternating. Every run's exit status is checked,
+Each run copies the base snapshot (not timed), waits for the copy to reach the disk and reads it
+back (evicted first: a file just written maps about 20 % slower on this VM than one read back,
+and its writeback would run beside the timed process; MEASUREMENTS.md, *Versions: appended days
+read in place*), then times `colonnade fetch --table WIKI/PRICES TICKER… --update` as a whole
+process, the modes alternating. Every run's exit status is checked,
 and the first run of each mode is checked for its answer: one new row per ticker, `verify
 --adjustments` clean, and (split) the restatement note naming the ticker. The results are appended
 to --json (colonnade-bench's adjustments JSON) as suite "adjustments" rows.
@@ -37,6 +40,26 @@ import time
 import urllib.parse
 
 PAGE = 10_000
+
+
+def settle_and_reread(path):
+    """Waits (up to two minutes) until what was written has reached the disk, then evicts `path`
+    from the page cache and reads it back whole, as a user's snapshot is found: not just written."""
+    subprocess.run(["sync"], check=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with open("/proc/meminfo") as f:
+            dirty = next(int(line.split()[1]) for line in f if line.startswith("Dirty:"))
+        if dirty < 64 * 1024:  # kB
+            break
+        time.sleep(1)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        while os.read(fd, 1 << 20):
+            pass
+    finally:
+        os.close(fd)
 
 
 def die(message):
@@ -165,6 +188,7 @@ def main():
                     if os.path.exists(p):
                         os.remove(p)
                 shutil.copyfile(args.base, path)
+                settle_and_reread(path)
                 argv = [colonnade, "fetch", "--table", "WIKI/PRICES", *tickers, "--update", "--snapshot", path,
                         "--base-url", "http://127.0.0.1:%d/%s" % (port, mode)]
                 started = time.perf_counter()
