@@ -90,8 +90,13 @@ struct UpsertPlan {
                     // Each holder's days all follow the previous one's (an append): its rows are
                     // one run each, with nothing to merge or replace.
                     for part in held { UpsertPlan.emit(&runs, &planned, part.source, part.rows.lowerBound, part.rows.count) }
+                } else if held.count == 2 {
+                    // An update of a stored ticker: the stored rows before the first incoming day
+                    // are one run, and only the rest is merged day by day.
+                    UpsertPlan.mergeTwo(held[0], held[1], dates, &runs, &planned)
                 } else {
-                    for (source, row) in UpsertPlan.mergeByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
+                    // A ticker spread over several sources (the chunks of a file): sorted once.
+                    for (source, row) in UpsertPlan.sortByDate(held, sources) { UpsertPlan.emit(&runs, &planned, source, row, 1) }
                 }
             }
             tickers[number].firstRow = first
@@ -184,44 +189,45 @@ struct UpsertPlan {
         return true
     }
 
-    /// One ticker's rows from several sources, merged by date; for equal dates the later source wins.
-    /// Two sources (an update of a stored ticker) merge in one linear pass; more (a ticker spread
-    /// over the chunks of a file) are sorted once, so the cost stays O(m log m) however many.
-    private static func mergeByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
-        if held.count > 2 { return sortByDate(held, sources) }
-        var merged = held[0].rows.map { (held[0].source, $0) }
-        for next in held.dropFirst() {
-            let incoming = sources[next.source].dates
-            var out = [(Int, Int)]()
-            out.reserveCapacity(merged.count + next.rows.count)
-            var i = 0, j = next.rows.lowerBound
-            while i < merged.count || j < next.rows.upperBound {
-                if j == next.rows.upperBound {
-                    out.append(merged[i])
-                    i += 1
-                    continue
-                }
-                if i == merged.count {
-                    out.append((next.source, j))
-                    j += 1
-                    continue
-                }
-                let a = sources[merged[i].0].dates[merged[i].1], b = incoming[j]
-                if a < b {
-                    out.append(merged[i])
-                    i += 1
-                } else {
-                    if a == b { i += 1 }  // the later source replaces the day
-                    out.append((next.source, j))
-                    j += 1
-                }
-            }
-            merged = out
+    /// One ticker's rows from two sources, `a` then `b`, merged by date into `runs`; on an equal
+    /// date `b`'s row wins. `a`'s rows before `b`'s first day are found by a binary search and
+    /// emitted as one run; only the rest is merged a row at a time (an update's overlapping day
+    /// and the new ones: O(log m) plus the overlap, not O(m), for each ticker of a large table).
+    /// - Precondition: dates ascend within each source's rows (the table's invariant).
+    static func mergeTwo(
+        _ a: (source: Int, rows: Range<Int>), _ b: (source: Int, rows: Range<Int>), _ dates: [UnsafePointer<Int32>?],
+        _ runs: inout [Run], _ planned: inout Int
+    ) {
+        guard !a.rows.isEmpty, !b.rows.isEmpty else {
+            emit(&runs, &planned, a.source, a.rows.lowerBound, a.rows.count)
+            emit(&runs, &planned, b.source, b.rows.lowerBound, b.rows.count)
+            return
         }
-        return merged
+        // Safe: both hold rows, which lie within their sources, so both have dates.
+        let da = dates[a.source].unsafelyUnwrapped, db = dates[b.source].unsafelyUnwrapped
+        let first = db[b.rows.lowerBound]
+        var lo = a.rows.lowerBound, hi = a.rows.upperBound  // the first of a's rows dated first or later
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if da[mid] < first { lo = mid + 1 } else { hi = mid }
+        }
+        emit(&runs, &planned, a.source, a.rows.lowerBound, lo - a.rows.lowerBound)
+        var i = lo, j = b.rows.lowerBound
+        while i < a.rows.upperBound && j < b.rows.upperBound {
+            if da[i] < db[j] {
+                emit(&runs, &planned, a.source, i, 1)
+                i += 1
+            } else {
+                if da[i] == db[j] { i += 1 }  // the later source replaces the day
+                emit(&runs, &planned, b.source, j, 1)
+                j += 1
+            }
+        }
+        emit(&runs, &planned, a.source, i, a.rows.upperBound - i)
+        emit(&runs, &planned, b.source, j, b.rows.upperBound - j)
     }
 
-    /// `mergeByDate` for many sources: every row keyed by (date, position in `held`), sorted, and
+    /// Several sources' rows of one ticker merged by date: every row keyed by (date, position in `held`), sorted, and
     /// of equal dates only the last kept.
     private static func sortByDate(_ held: [(source: Int, rows: Range<Int>)], _ sources: [QuoteTable]) -> [(Int, Int)] {
         var keyed: [(date: Int32, holder: Int, row: Int)] = []
