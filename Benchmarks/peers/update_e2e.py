@@ -39,27 +39,9 @@ import threading
 import time
 import urllib.parse
 
+from pagecache import recache, settle
+
 PAGE = 10_000
-
-
-def settle_and_reread(path):
-    """Waits (up to two minutes) until what was written has reached the disk, then evicts `path`
-    from the page cache and reads it back whole, as a user's snapshot is found: not just written."""
-    subprocess.run(["sync"], check=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        with open("/proc/meminfo") as f:
-            dirty = next(int(line.split()[1]) for line in f if line.startswith("Dirty:"))
-        if dirty < 64 * 1024:  # kB
-            break
-        time.sleep(1)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        while os.read(fd, 1 << 20):
-            pass
-    finally:
-        os.close(fd)
 
 
 def die(message):
@@ -188,7 +170,8 @@ def main():
                     if os.path.exists(p):
                         os.remove(p)
                 shutil.copyfile(args.base, path)
-                settle_and_reread(path)
+                settle()
+                recache([path])
                 argv = [colonnade, "fetch", "--table", "WIKI/PRICES", *tickers, "--update", "--snapshot", path,
                         "--base-url", "http://127.0.0.1:%d/%s" % (port, mode)]
                 started = time.perf_counter()

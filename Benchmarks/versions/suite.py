@@ -24,6 +24,7 @@ import argparse, datetime, json, os, shutil, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
 import peers  # noqa: E402  (the queries every suite and the page use)
+from pagecache import recache, settle  # noqa: E402
 
 QUERIES = [(q, peers.QUERIES[q]) for q in ("Q1", "Q2", "Q3", "Q4", "S1", "S2", "S3", "S4")]
 LOAD = "ticker = AAPL"
@@ -70,35 +71,6 @@ def run(argv, evict=()):
     if code != 0:
         sys.exit("suite.py: %s exited with %d" % (" ".join(argv), code))
     return wall, usage.ru_utime + usage.ru_stime, io.get("write_bytes", 0), b"".join(chunks).decode()
-
-
-def settle():
-    """Waits (up to two minutes) until what was written has reached the disk, so that writeback
-    does not run beside the reads that follow."""
-    subprocess.run(["sync"], check=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        with open("/proc/meminfo") as f:
-            dirty = next(int(line.split()[1]) for line in f if line.startswith("Dirty:"))
-        if dirty < 64 * 1024:  # kB
-            return
-        time.sleep(1)
-
-
-def recache(paths):
-    """Evicts `paths` from the page cache and reads them back whole. A file just written (the
-    base copied into the store, the compacted file) sits in the cache as its writes left it, and
-    on this VM a 2 GB file copied by `cp` then mapped 20 % slower than the same file read back
-    (MEASUREMENTS.md, *Versions: appended days read in place*): both stores are read back, as a
-    reader finds files that were not written just before."""
-    for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            while os.read(fd, 1 << 20):
-                pass
-        finally:
-            os.close(fd)
 
 
 def store_files(path):

@@ -47,7 +47,8 @@ public enum TransferProcessServer {
 
         let done = DispatchSemaphore(value: 0)
         let delegate = ChildDelegate(output: output, origin: url, keyHeader: object["keyHeader"] as? String) { done.signal() }
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.child"))
+        let session = URLSession(
+            configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue(label: "colonnade.datalink.child"))
         session.dataTask(with: request).resume()
         done.wait()
         session.finishTasksAndInvalidate()
@@ -115,10 +116,7 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let http = response as? HTTPURLResponse
-        var headers: [String: String] = [:]
-        for (name, value) in http?.allHeaderFields ?? [:] {
-            headers[String(describing: name)] = String(describing: value)
-        }
+        let headers = headerFields(of: http, lowercasingNames: false)
         var head: [String: Any] = ["status": http?.statusCode ?? 0, "headers": headers]
         if let url = response.url { head["url"] = url.absoluteString }
         send(.head, json: head)
@@ -140,13 +138,7 @@ final class ChildDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        var request = request
-        if let keyHeader, let url = request.url,
-            url.scheme != origin.scheme || url.host != origin.host || url.port != origin.port
-        {
-            request.setValue(nil, forHTTPHeaderField: keyHeader)
-        }
-        completionHandler(request)
+        completionHandler(redirected(request, keyHeader: keyHeader, origin: origin))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -49,11 +49,10 @@ func urlRequest(_ request: HTTPRequest) -> URLRequest {
 /// in full test runs). A serial queue of our own is served by a thread of its own, as the
 /// watchdog's is: the same body arrived piece by piece, on time (docs/MEASUREMENTS.md,
 /// *Delegate callbacks*).
-func delegateQueue(_ label: String) -> OperationQueue { DelegateQueue(label: label) }
-
-/// A serial operation queue on a Dispatch queue it owns: swift-corelibs-foundation holds
-/// `underlyingQueue` `unowned(unsafe)`, so the queue must be kept alive by someone else.
-private final class DelegateQueue: OperationQueue, @unchecked Sendable {
+///
+/// It owns its Dispatch queue: swift-corelibs-foundation holds `underlyingQueue`
+/// `unowned(unsafe)`, so the queue must be kept alive by someone else.
+final class DelegateQueue: OperationQueue, @unchecked Sendable {
     // Safe: set once in init and only read afterwards; OperationQueue guards its own state.
     private let dispatchQueue: DispatchQueue
 
@@ -64,6 +63,26 @@ private final class DelegateQueue: OperationQueue, @unchecked Sendable {
         maxConcurrentOperationCount = 1
         underlyingQueue = dispatchQueue
     }
+}
+
+/// `request` for a redirect, without the key header when the redirect leaves `origin`'s scheme,
+/// host or port (a pre-signed download link on another host must not receive the key).
+func redirected(_ request: URLRequest, keyHeader: String?, origin: URL?) -> URLRequest {
+    var request = request
+    if let keyHeader, let url = request.url, url.scheme != origin?.scheme || url.host != origin?.host || url.port != origin?.port {
+        request.setValue(nil, forHTTPHeaderField: keyHeader)
+    }
+    return request
+}
+
+/// The response's header fields as text, names lower-cased when `lowercasingNames`.
+func headerFields(of response: HTTPURLResponse?, lowercasingNames: Bool) -> [String: String] {
+    var headers: [String: String] = [:]
+    for (name, value) in response?.allHeaderFields ?? [:] {
+        let name = String(describing: name)
+        headers[lowercasingNames ? name.lowercased() : name] = String(describing: value)
+    }
+    return headers
 }
 
 /// An ephemeral session configuration: no cache, no cookies, URLSession's own timeout a day
@@ -122,7 +141,7 @@ enum URLSessionTransfer {
         let configuration = sessionConfiguration()
         let delegate = TransferDelegate(limit: limit, timeout: timeout, deadline: deadline, origin: request.url, keyHeader: keyHeader)
         let session = URLSession(
-            configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.transfer"))
+            configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue(label: "colonnade.datalink.transfer"))
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
         defer { delegate.stopWatchdog() }
@@ -283,13 +302,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        var request = request
-        if let keyHeader, let url = request.url,
-            url.scheme != origin?.scheme || url.host != origin?.host || url.port != origin?.port
-        {
-            request.setValue(nil, forHTTPHeaderField: keyHeader)
-        }
-        completionHandler(request)
+        completionHandler(redirected(request, keyHeader: keyHeader, origin: origin))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -312,10 +325,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
             guard let response = state.response else {
                 return (continuation, .failure(.urlError(code: NSURLErrorBadServerResponse, reason: "no HTTP response")))
             }
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                headers[String(describing: name).lowercased()] = String(describing: value)
-            }
+            let headers = headerFields(of: response, lowercasingNames: true)
             // Belt and braces: a body shorter than its declared length is a cut connection,
             // whether or not the transport reported it (compressed bodies are not comparable;
             // `judge` refuses any other mismatch).
@@ -347,7 +357,7 @@ enum URLSessionDownload {
         let configuration = sessionConfiguration()
         let delegate = DownloadDelegate(fd: fd, offset: offset, timeout: timeout)
         let session = URLSession(
-            configuration: configuration, delegate: delegate, delegateQueue: delegateQueue("colonnade.datalink.download"))
+            configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue(label: "colonnade.datalink.download"))
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
         let watchdog = Task { await delegate.watch() }
@@ -424,10 +434,7 @@ final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let http = response as? HTTPURLResponse
-        var headers: [String: String] = [:]
-        for (name, value) in http?.allHeaderFields ?? [:] {
-            headers[String(describing: name).lowercased()] = String(describing: value)
-        }
+        let headers = headerFields(of: http, lowercasingNames: true)
         let refused = state.withLock { state -> Bool in
             state.lastActivity = .now
             guard let failure = state.writer.begin(status: http?.statusCode ?? 0, headers: headers) else { return false }
